@@ -1,0 +1,450 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * fsn.h — the one public header of libfsn.
+ *
+ * libfsn places fanotify marks and inotify watches, decodes what the kernel
+ * queues, resolves file handles to paths and answers permission events. It
+ * owns no event loop: a struct fsn_ctx hands out one pollable fd
+ * (fsn_ctx_get_fd()) and fsn_ctx_dispatch() drains it.
+ *
+ * Conventions:
+ *   - int returns: 0 (or a documented non-negative value) on success,
+ *     a negative errno on failure. Out-parameters are written only on success.
+ *   - Every destructor accepts NULL.
+ *   - The library never logs on its own and never exits; diagnostics go to
+ *     the callback set with fsn_ctx_set_log().
+ *   - The library has no global mutable state; one fsn_ctx per thread.
+ *   - Mask values are the kernel's own FAN_* and IN_* bits, so callers may
+ *     use <sys/fanotify.h> and <sys/inotify.h> constants directly.
+ *
+ * This header is C99 and needs only the standard C headers and
+ * <sys/types.h>.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Version                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* The library's version, "MAJOR.MINOR.PATCH". */
+const char *fsn_version(void);
+
+/* ------------------------------------------------------------------------ */
+/* Masks: names <-> bits                                                    */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Which name table a mask belongs to. Names are lower case, without the
+ * FAN_ / IN_ / FAN_MARK_ prefix ("open", "close_write", "event_on_child").
+ * Aliases the kernel defines ("close" = close_write|close_nowrite, "move" =
+ * moved_from|moved_to, "dfid_name" = dir_fid|name, ...) are accepted when
+ * parsing; formatting always prints single bits.
+ */
+enum fsn_mask_kind {
+	FSN_MASK_FANOTIFY_EVENT = 0, /* FAN_ACCESS ... FAN_ONDIR, FAN_EVENT_ON_CHILD */
+	FSN_MASK_INOTIFY_EVENT,      /* IN_ACCESS ... IN_ONESHOT, incl. watch flags */
+	FSN_MASK_FANOTIFY_MARK,      /* FAN_MARK_* flags for fanotify_mark() */
+	FSN_MASK_FANOTIFY_INIT,      /* FAN_CLASS_*, FAN_REPORT_*, FAN_UNLIMITED_* ... */
+	_FSN_MASK_KIND_MAX,
+};
+
+/*
+ * Parse a comma separated list of names ("open,close_write,modify") into a
+ * mask. Whitespace around names is ignored; an empty string is mask 0.
+ * Returns 0, or -EINVAL for an unknown or empty name; then, if err is not
+ * NULL, a message naming the offending word is written to err (at most
+ * errlen bytes, NUL terminated), e.g. "unknown fanotify event 'opne'".
+ */
+int fsn_mask_parse(enum fsn_mask_kind kind, const char *text, uint64_t *ret_mask, char *err,
+		   size_t errlen);
+
+/*
+ * Format a mask as comma separated names, lowest bit first. Bits without a
+ * name are printed as one hex number ("open,0x80000000000"). Returns the
+ * length the full string needs (excluding the NUL), like snprintf(); the
+ * output is truncated to len-1 bytes and always NUL terminated when len > 0.
+ * Mask 0 formats as "" (empty string). -EINVAL for an unknown kind.
+ */
+int fsn_mask_format(enum fsn_mask_kind kind, uint64_t mask, char *buf, size_t len);
+
+/* The name of one single bit, or NULL if the bit has no name. */
+const char *fsn_mask_bit_name(enum fsn_mask_kind kind, uint64_t bit);
+
+/* For FSN_MASK_FANOTIFY_INIT, FAN_CLASS_NOTIF is 0 and so has no bit: the
+ * class is the value of (flags & 0xc) and is formatted as "class_notif",
+ * "class_content" or "class_pre_content". */
+
+/* ------------------------------------------------------------------------ */
+/* Feature probe                                                            */
+/* ------------------------------------------------------------------------ */
+
+/* How a kernel answered a feature that was tried. */
+enum fsn_support {
+	FSN_SUPPORTED = 0,      /* the call succeeded */
+	FSN_UNSUPPORTED_KERNEL, /* EINVAL (ENOSYS): this kernel lacks the feature */
+	FSN_UNSUPPORTED_FS,     /* ENODEV, EOPNOTSUPP, EXDEV: this filesystem cannot */
+	FSN_NOT_PERMITTED,      /* EPERM, EACCES: needs privileges the caller lacks */
+	FSN_PROBE_FAILED,       /* anything else (ENOENT, ENOMEM, EMFILE ...) */
+	FSN_NOT_PROBED,         /* not tried, e.g. because a prerequisite failed */
+	_FSN_SUPPORT_MAX,
+};
+
+/* Classify a positive errno from a probe call (0 means supported). */
+enum fsn_support fsn_support_from_errno(int err);
+/* "supported", "not supported by this kernel", "not supported by this filesystem", ... */
+const char *fsn_support_name(enum fsn_support s);
+
+enum fsn_feature {
+	FSN_FEAT_FANOTIFY = 0,           /* fanotify_init(FAN_CLASS_NOTIF) */
+	FSN_FEAT_CLASS_CONTENT,          /* fanotify_init(FAN_CLASS_CONTENT) */
+	FSN_FEAT_CLASS_PRE_CONTENT,      /* fanotify_init(FAN_CLASS_PRE_CONTENT) */
+	FSN_FEAT_REPORT_TID,             /* FAN_REPORT_TID */
+	FSN_FEAT_REPORT_FID,             /* FAN_REPORT_FID */
+	FSN_FEAT_REPORT_DIR_FID,         /* FAN_REPORT_DIR_FID */
+	FSN_FEAT_REPORT_DFID_NAME,       /* FAN_REPORT_DFID_NAME */
+	FSN_FEAT_REPORT_TARGET_FID,      /* FAN_REPORT_DFID_NAME_TARGET */
+	FSN_FEAT_REPORT_PIDFD,           /* FAN_REPORT_PIDFD */
+	FSN_FEAT_REPORT_FD_ERROR,        /* FAN_REPORT_FD_ERROR */
+	FSN_FEAT_UNLIMITED_QUEUE,        /* FAN_UNLIMITED_QUEUE (needs CAP_SYS_ADMIN) */
+	FSN_FEAT_MARK_INODE,             /* inode mark on the path */
+	FSN_FEAT_MARK_MOUNT,             /* mount mark on the path's mount */
+	FSN_FEAT_MARK_FILESYSTEM,        /* filesystem (sb) mark on the path's fs */
+	FSN_FEAT_MARK_FID,               /* any mark from a FAN_REPORT_FID group on this fs */
+	FSN_FEAT_MARK_IGNORE,            /* FAN_MARK_IGNORE (new-style ignore mask) */
+	FSN_FEAT_MARK_EVICTABLE,         /* FAN_MARK_EVICTABLE */
+	FSN_FEAT_EVENT_OPEN_EXEC,        /* FAN_OPEN_EXEC */
+	FSN_FEAT_EVENT_DIRENT,           /* FAN_CREATE|DELETE|MOVE on a FID group */
+	FSN_FEAT_EVENT_RENAME,           /* FAN_RENAME on a DFID_NAME group */
+	FSN_FEAT_EVENT_FS_ERROR,         /* FAN_FS_ERROR on a filesystem mark */
+	FSN_FEAT_PERM_OPEN,              /* FAN_OPEN_PERM */
+	FSN_FEAT_PERM_ACCESS,            /* FAN_ACCESS_PERM */
+	FSN_FEAT_PERM_OPEN_EXEC,         /* FAN_OPEN_EXEC_PERM */
+	FSN_FEAT_PRE_ACCESS,             /* FAN_PRE_ACCESS (pre-content) on this fs */
+	FSN_FEAT_DENY_ERRNO,             /* FAN_DENY_ERRNO() responses */
+	FSN_FEAT_INOTIFY,                /* inotify_add_watch() on the path */
+	FSN_FEAT_INOTIFY_MASK_CREATE,    /* IN_MASK_CREATE */
+	_FSN_FEAT_MAX,
+};
+
+struct fsn_feature_result {
+	enum fsn_support support;
+	int error; /* the positive errno the kernel returned, 0 if supported */
+};
+
+struct fsn_probe {
+	struct fsn_feature_result feat[_FSN_FEAT_MAX];
+};
+
+/* Short identifier of a feature, e.g. "report_dfid_name", "mark_filesystem". */
+const char *fsn_feature_name(enum fsn_feature f);
+/* One line explaining the feature, e.g. "filesystem marks (FAN_MARK_FILESYSTEM)". */
+const char *fsn_feature_description(enum fsn_feature f);
+
+/*
+ * Try every feature on path (a file or directory that exists) by calling the
+ * kernel with exactly those flags; never compares kernel versions. Groups and
+ * marks created for the probe are removed before returning; no event is
+ * generated. Returns 0 and fills *ret (each feature classified), or a
+ * negative errno if path cannot be opened.
+ */
+int fsn_probe_path(const char *path, struct fsn_probe *ret);
+
+/*
+ * Describe a probe result in words, one feature per line:
+ *   "mark_filesystem: supported\n"
+ *   "pre_access: not supported by this filesystem (EOPNOTSUPP)\n"
+ * Return value and truncation as fsn_mask_format().
+ */
+int fsn_probe_describe(const struct fsn_probe *p, char *buf, size_t len);
+
+/* ------------------------------------------------------------------------ */
+/* Decoded events                                                           */
+/* ------------------------------------------------------------------------ */
+
+#define FSN_HANDLE_MAX 128 /* MAX_HANDLE_SZ */
+
+/* A file identifier: fsid plus an opaque file handle, copied out of the
+ * kernel record into aligned storage. The layout after `fsid` matches
+ * struct file_handle, so &fid->handle_bytes can be passed to
+ * open_by_handle_at(). */
+struct fsn_fid {
+	int32_t fsid[2];
+	uint32_t handle_bytes;
+	int32_t handle_type;
+	unsigned char f_handle[FSN_HANDLE_MAX];
+};
+
+enum fsn_source {
+	FSN_SOURCE_FANOTIFY = 1,
+	FSN_SOURCE_INOTIFY = 2,
+};
+
+/* Which info records a decoded fanotify event carried (event.has). */
+enum {
+	FSN_HAS_FID = 1u << 0,           /* event.fid (FAN_EVENT_INFO_TYPE_FID) */
+	FSN_HAS_DFID = 1u << 1,          /* event.dfid (DFID or DFID_NAME) */
+	FSN_HAS_NAME = 1u << 2,          /* event.name (DFID_NAME) */
+	FSN_HAS_OLD = 1u << 3,           /* event.old_dfid + old_name (OLD_DFID_NAME) */
+	FSN_HAS_NEW = 1u << 4,           /* event.new_dfid + new_name (NEW_DFID_NAME) */
+	FSN_HAS_PIDFD = 1u << 5,         /* event.pidfd */
+	FSN_HAS_ERROR = 1u << 6,         /* event.error + error_count */
+	FSN_HAS_RANGE = 1u << 7,         /* event.range_offset + range_count */
+	FSN_HAS_MNT = 1u << 8,           /* event.mnt_id */
+	FSN_HAS_UNKNOWN_INFO = 1u << 15, /* a record of an unknown type was skipped */
+};
+
+struct fsn_group; /* opaque: one fanotify group of a context */
+struct fsn_mark;  /* opaque: one mark or watch placed through a context */
+
+/*
+ * One event. Decoders fill it from a kernel buffer; fsn_ctx_dispatch()
+ * additionally sets `group` (fanotify) or `mark` (inotify).
+ * name / old_name / new_name point into the buffer that was decoded and are
+ * valid only as long as it is (in a dispatch callback: until it returns).
+ * They are NUL terminated and were checked to lie inside their record, but
+ * are otherwise the raw bytes of a filename: escape them before printing.
+ */
+struct fsn_event {
+	enum fsn_source source;
+	uint64_t mask; /* FAN_* or IN_* bits as the kernel reported them */
+
+	/* fanotify */
+	int fd;       /* event fd, FAN_NOFD (-1), or -errno with FAN_REPORT_FD_ERROR */
+	pid_t pid;    /* pid (tid with FAN_REPORT_TID) */
+	uint32_t has; /* FSN_HAS_* */
+	struct fsn_fid fid;
+	struct fsn_fid dfid;
+	const char *name;
+	struct fsn_fid old_dfid;
+	const char *old_name;
+	struct fsn_fid new_dfid;
+	const char *new_name;
+	int pidfd; /* >= 0, FAN_NOPIDFD (-1) or FAN_EPIDFD (-2) */
+	int32_t error;
+	uint32_t error_count;
+	uint64_t range_offset;
+	uint64_t range_count;
+	uint64_t mnt_id;
+
+	/* inotify */
+	int wd;
+	uint32_t cookie;
+	/* (name above is used for the inotify name too; NULL when len == 0) */
+
+	/* set by fsn_ctx_dispatch() only */
+	struct fsn_group *group;
+	struct fsn_mark *mark;
+};
+
+/*
+ * Decode the next fanotify event from buf[*offset .. len). On success
+ * returns 1, fills *ev and advances *offset past the event; returns 0 when
+ * *offset == len (nothing left). Returns -EBADMSG for a malformed event
+ * (truncated metadata, event_len below metadata_len or beyond the buffer,
+ * unsupported metadata version, an info record that is shorter than its
+ * header, overruns the event, or is malformed for its type, a duplicate
+ * record, a name without NUL inside its record); *offset is then left
+ * unchanged. Unknown info record types are skipped (FSN_HAS_UNKNOWN_INFO).
+ * buf needs no alignment. Pure: no system calls, no global state.
+ */
+int fsn_decode_fanotify(const void *buf, size_t len, size_t *offset, struct fsn_event *ev);
+
+/*
+ * Same for a buffer read from an inotify fd. -EBADMSG when the header or
+ * the name (len bytes, must contain a NUL when len > 0) overruns the buffer.
+ */
+int fsn_decode_inotify(const void *buf, size_t len, size_t *offset, struct fsn_event *ev);
+
+/* ------------------------------------------------------------------------ */
+/* Paths                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Path of an open fd (an event fd) via /proc/self/fd. If the file has been
+ * unlinked, the kernel's " (deleted)" suffix is removed and *ret_deleted is
+ * set (when not NULL). Returns the path length, -ENAMETOOLONG if it does not
+ * fit into len, or another negative errno.
+ */
+int fsn_fd_path(int fd, char *buf, size_t len, bool *ret_deleted);
+
+/* ------------------------------------------------------------------------ */
+/* Context: groups, marks, dispatch                                         */
+/* ------------------------------------------------------------------------ */
+
+struct fsn_ctx;
+
+/* Log priorities are syslog's (LOG_ERR = 3 ... LOG_DEBUG = 7). */
+typedef void (*fsn_log_fn)(void *userdata, int priority, const char *msg);
+
+/* Create a context: an epoll fd, no groups yet. */
+int fsn_ctx_new(struct fsn_ctx **ret);
+/* Close every group and watch (blocked processes are released by the
+ * kernel as allowed), free everything. Accepts NULL; returns NULL. */
+struct fsn_ctx *fsn_ctx_free(struct fsn_ctx *ctx);
+
+void fsn_ctx_set_log(struct fsn_ctx *ctx, fsn_log_fn fn, void *userdata);
+
+/* The one fd to poll for readability; it stays the same for the context's
+ * lifetime, whatever groups are created or closed. */
+int fsn_ctx_get_fd(const struct fsn_ctx *ctx);
+
+enum fsn_mark_type {
+	FSN_MARK_INODE = 0, /* fanotify inode mark (file or directory) */
+	FSN_MARK_MOUNT,     /* fanotify mount mark (the path's mount) */
+	FSN_MARK_FILESYSTEM,/* fanotify filesystem mark (the path's superblock) */
+	FSN_MARK_INOTIFY,   /* inotify watch */
+	_FSN_MARK_TYPE_MAX,
+};
+
+enum fsn_class {
+	FSN_CLASS_NOTIF = 0,    /* notification events only */
+	FSN_CLASS_CONTENT,      /* permission events */
+	FSN_CLASS_PRE_CONTENT,  /* permission and pre-content events */
+	_FSN_CLASS_MAX,
+};
+
+/* fsn_mark_spec.flags */
+enum {
+	FSN_MARK_F_DONT_FOLLOW = 1u << 0, /* FAN_MARK_DONT_FOLLOW / IN_DONT_FOLLOW */
+	FSN_MARK_F_ONLYDIR = 1u << 1,     /* FAN_MARK_ONLYDIR / IN_ONLYDIR */
+	FSN_MARK_F_EVICTABLE = 1u << 2,   /* FAN_MARK_EVICTABLE (inode marks only) */
+	FSN_MARK_F_LEGACY_IGNORE = 1u << 3, /* force FAN_MARK_IGNORED_MASK even
+					     * where FAN_MARK_IGNORE works */
+	FSN_MARK_F_IGNORE_NO_SURV = 1u << 4, /* legacy ignore mask that is cleared
+					      * by MODIFY (no SURV_MODIFY) */
+};
+
+/*
+ * What to mark. A fanotify mark lives in a group chosen by (class, report,
+ * group_tag): marks with equal values share one group, others get their own.
+ * Use different group_tag values to keep ignore masks of unrelated users
+ * apart (the kernel applies a group's ignore masks to all of its marks).
+ */
+struct fsn_mark_spec {
+	enum fsn_mark_type type;
+	enum fsn_class klass;   /* fanotify only */
+	uint32_t report;        /* FAN_REPORT_* flags of the group (fanotify only) */
+	uint32_t group_tag;     /* caller's group separator (fanotify only) */
+	uint64_t mask;          /* FAN_* (with EVENT_ON_CHILD, ONDIR) or IN_* */
+	uint64_t ignore;        /* fanotify ignore mask (may include EVENT_ON_CHILD, ONDIR) */
+	uint32_t flags;         /* FSN_MARK_F_* */
+	int dirfd;              /* AT_FDCWD or a directory fd for a relative path */
+	const char *path;
+	void *userdata;         /* returned by fsn_mark_get_userdata() */
+};
+
+/*
+ * Place a mark. Several marks on the same object in the same group (or
+ * inotify watches on the same inode) are combined: the kernel gets the union
+ * of their masks, and removing one mark removes only the bits no other mark
+ * still needs. Ignore masks use FAN_MARK_IGNORE where the kernel supports it,
+ * else the legacy FAN_MARK_IGNORED_MASK with FAN_MARK_IGNORED_SURV_MODIFY.
+ * Returns 0 and *ret (owned by the context; may be NULL if not wanted), or
+ * the kernel's negative errno; the context's log callback then gets a line
+ * naming the path, the mark type, the mask and the reason.
+ */
+int fsn_ctx_add_mark(struct fsn_ctx *ctx, const struct fsn_mark_spec *spec, struct fsn_mark **ret);
+
+/* Remove one mark (and the kernel bits only it needed). Accepts NULL. */
+int fsn_ctx_remove_mark(struct fsn_ctx *ctx, struct fsn_mark *mark);
+
+void *fsn_mark_get_userdata(const struct fsn_mark *mark);
+const struct fsn_mark_spec *fsn_mark_get_spec(const struct fsn_mark *mark); /* path copied */
+
+/* The group an event came from; a stable small integer per group. */
+unsigned fsn_group_get_id(const struct fsn_group *g);
+enum fsn_class fsn_group_get_class(const struct fsn_group *g);
+uint32_t fsn_group_get_report(const struct fsn_group *g);
+uint32_t fsn_group_get_tag(const struct fsn_group *g);
+
+/*
+ * Called once per decoded event. ev and the memory it points to are valid
+ * until the callback returns; ev->fd is closed by the library afterwards
+ * (take it with fsn_event_take_fd() to keep it). Returning a negative errno
+ * stops the dispatch, which returns that value; events not yet handed out
+ * stay queued in the context's buffer and come first at the next dispatch.
+ */
+typedef int (*fsn_event_fn)(struct fsn_ctx *ctx, struct fsn_event *ev, void *userdata);
+
+/*
+ * Read every readable group and the inotify fd until EAGAIN, decode, and
+ * call fn for each event. A malformed kernel record is logged and skipped
+ * to the end of that read. Permission events that the callback neither
+ * answered (fsn_ctx_respond()) nor took (fsn_event_take_perm()) are answered
+ * with FAN_ALLOW when the callback returns, so no process is left blocked.
+ * Returns the number of events dispatched, or a negative errno.
+ */
+int fsn_ctx_dispatch(struct fsn_ctx *ctx, fsn_event_fn fn, void *userdata);
+
+/* Take ownership of ev->fd (the caller must close it); ev->fd becomes -1. */
+int fsn_event_take_fd(struct fsn_event *ev);
+
+/* ------------------------------------------------------------------------ */
+/* Permission responses                                                     */
+/* ------------------------------------------------------------------------ */
+
+enum fsn_verdict {
+	FSN_ALLOW = 0,
+	FSN_DENY,
+};
+
+/* A pending permission decision taken out of a dispatch callback. It keeps
+ * its group open until answered or freed. */
+struct fsn_perm;
+
+/*
+ * Answer a permission event from inside the dispatch callback.
+ * err: 0 for a plain FAN_DENY (EPERM), or a positive errno for
+ * FAN_DENY_ERRNO(err); ignored for FSN_ALLOW. audit adds FAN_AUDIT.
+ * If the kernel rejects FAN_DENY_ERRNO (or FAN_AUDIT), the event is still
+ * answered with a plain deny (without audit) and -EOPNOTSUPP is returned, so
+ * the blocked process is never left waiting. -EINVAL if ev is not a
+ * permission event or was already answered.
+ */
+int fsn_ctx_respond(struct fsn_ctx *ctx, struct fsn_event *ev, enum fsn_verdict v, int err,
+		    bool audit);
+
+/* Keep a permission event to answer later (e.g. from a deadline timer). */
+int fsn_event_take_perm(struct fsn_ctx *ctx, struct fsn_event *ev, struct fsn_perm **ret);
+/* Answer and free it; same semantics as fsn_ctx_respond(). */
+int fsn_perm_respond(struct fsn_perm *p, enum fsn_verdict v, int err, bool audit);
+/* Free without answering: the event is answered FAN_ALLOW. Accepts NULL. */
+struct fsn_perm *fsn_perm_free(struct fsn_perm *p);
+/* The event fd of a pending permission event (owned by p). */
+int fsn_perm_get_fd(const struct fsn_perm *p);
+
+/* ------------------------------------------------------------------------ */
+/* File handles to paths                                                    */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Resolve a FID (and an optional entry name inside it, for DFID_NAME
+ * records) to a path: open_by_handle_at() on a mount fd the context keeps
+ * for each filesystem it has marked, then the fd's path, then "/" name.
+ * Needs CAP_DAC_READ_SEARCH. Paths resolved once are remembered in a
+ * bounded cache, so an object that has since been deleted (ESTALE) keeps
+ * the path it had; *ret_deleted is then set. name "." (the directory's own
+ * event) means the directory itself. Returns the path length,
+ * -ENAMETOOLONG if it does not fit in len, -ENODEV if no mark is on that
+ * filesystem, -ESTALE if the object is gone and was never seen, or another
+ * negative errno.
+ */
+int fsn_ctx_fid_path(struct fsn_ctx *ctx, const struct fsn_fid *fid, const char *name, char *buf,
+		     size_t len, bool *ret_deleted);
+
+/* Forget cached paths under a directory FID (call on MOVE_SELF / rename of
+ * a directory). */
+void fsn_ctx_fid_forget(struct fsn_ctx *ctx, const struct fsn_fid *fid);
+
+#ifdef __cplusplus
+}
+#endif

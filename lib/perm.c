@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* perm.c — placeholder, being written. */
+#include "fsn-private.h"

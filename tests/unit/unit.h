@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * unit.h — the suites of the unit test runner (tests/unit/runner.c) and
+ * helpers the test files share.
+ */
+#pragma once
+
+#include <check.h>
+#include <stdlib.h>
+
+/* Each test-*.c file provides one or more of these. */
+Suite *fsn_suite_mask(void);
+Suite *fsn_suite_probe(void);
+Suite *fsn_suite_decode(void);
+Suite *fsn_suite_path(void);
+Suite *fsn_suite_ctx(void);
+Suite *fsn_suite_ctx_fanotify(void);
+
+/* Exit status a forked test uses to say "skipped"; the runner counts it
+ * as a skip, not a failure (see runner.c). */
+#define FSN_TEST_SKIP_STATUS 77
+
+/* Skip the running test with a reason (printed to stderr). Only valid in a
+ * forked test (CK_FORK=yes, the default). */
+#define fsn_test_skip(...)                                                                         \
+	do {                                                                                       \
+		fprintf(stderr, "SKIP %s: ", __func__);                                            \
+		fprintf(stderr, __VA_ARGS__);                                                      \
+		fputc('\n', stderr);                                                               \
+		exit(FSN_TEST_SKIP_STATUS);                                                        \
+	} while (0)
