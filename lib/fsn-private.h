@@ -83,3 +83,12 @@ const char *fsn_errno_name(int err);
 
 /* Log through the context's callback, if any (priority as syslog). */
 void fsn_ctx_log(struct fsn_ctx *ctx, int priority, const char *fmt, ...) _printf_(3, 4);
+
+/* Test hooks (hidden; the unit tests link the static library): the inotify
+ * fd (-1 before the first watch) and a group's fanotify fd, to read their
+ * /proc/self/fdinfo; the group a fanotify mark is in; whether an inotify
+ * mark's watch is gone (IN_IGNORED was dispatched). */
+int fsn_ctx_inotify_fd(const struct fsn_ctx *ctx);
+int fsn_group_fd(const struct fsn_group *g);
+struct fsn_group *fsn_mark_group(const struct fsn_mark *mark);
+bool fsn_mark_is_dead(const struct fsn_mark *mark);

@@ -46,8 +46,9 @@ const char *fsn_version(void);
  * Which name table a mask belongs to. Names are lower case, without the
  * FAN_ / IN_ / FAN_MARK_ prefix ("open", "close_write", "event_on_child").
  * Aliases the kernel defines ("close" = close_write|close_nowrite, "move" =
- * moved_from|moved_to, "dfid_name" = dir_fid|name, ...) are accepted when
- * parsing; formatting always prints single bits.
+ * moved_from|moved_to, "report_dfid_name" = report_dir_fid|report_name, ...)
+ * are accepted when parsing; formatting always prints single bits, except
+ * for the value fields described below fsn_mask_bit_name().
  */
 enum fsn_mask_kind {
 	FSN_MASK_FANOTIFY_EVENT = 0, /* FAN_ACCESS ... FAN_ONDIR, FAN_EVENT_ON_CHILD */
@@ -79,9 +80,13 @@ int fsn_mask_format(enum fsn_mask_kind kind, uint64_t mask, char *buf, size_t le
 /* The name of one single bit, or NULL if the bit has no name. */
 const char *fsn_mask_bit_name(enum fsn_mask_kind kind, uint64_t bit);
 
-/* For FSN_MASK_FANOTIFY_INIT, FAN_CLASS_NOTIF is 0 and so has no bit: the
- * class is the value of (flags & 0xc) and is formatted as "class_notif",
- * "class_content" or "class_pre_content". */
+/* Value fields: for FSN_MASK_FANOTIFY_INIT the class is the value of
+ * (flags & 0xc), formatted as one name, "class_content" or
+ * "class_pre_content"; for FSN_MASK_FANOTIFY_MARK the mark type is the value
+ * of (flags & 0x110): "mount", "filesystem" or "mntns" (0x110, one name).
+ * The zero values "class_notif" (FAN_CLASS_NOTIF) and "inode"
+ * (FAN_MARK_INODE) are accepted when parsing but never printed, so mask 0
+ * formats as "". Naming two different values of one field is -EINVAL. */
 
 /* ------------------------------------------------------------------------ */
 /* Feature probe                                                            */
@@ -100,7 +105,8 @@ enum fsn_support {
 
 /* Classify a positive errno from a probe call (0 means supported). */
 enum fsn_support fsn_support_from_errno(int err);
-/* "supported", "not supported by this kernel", "not supported by this filesystem", ... */
+/* "supported", "not supported by this kernel", "not supported by this filesystem", ...
+ * NULL for a value out of range. */
 const char *fsn_support_name(enum fsn_support s);
 
 enum fsn_feature {
@@ -144,7 +150,8 @@ struct fsn_probe {
 	struct fsn_feature_result feat[_FSN_FEAT_MAX];
 };
 
-/* Short identifier of a feature, e.g. "report_dfid_name", "mark_filesystem". */
+/* Short identifier of a feature, e.g. "report_dfid_name", "mark_filesystem".
+ * These two return NULL for a value out of range. */
 const char *fsn_feature_name(enum fsn_feature f);
 /* One line explaining the feature, e.g. "filesystem marks (FAN_MARK_FILESYSTEM)". */
 const char *fsn_feature_description(enum fsn_feature f);
@@ -271,8 +278,9 @@ int fsn_decode_inotify(const void *buf, size_t len, size_t *offset, struct fsn_e
 /*
  * Path of an open fd (an event fd) via /proc/self/fd. If the file has been
  * unlinked, the kernel's " (deleted)" suffix is removed and *ret_deleted is
- * set (when not NULL). Returns the path length, -ENAMETOOLONG if it does not
- * fit into len, or another negative errno.
+ * set (when not NULL); a name that really ends in " (deleted)" is kept.
+ * Returns the path length, -ENAMETOOLONG if it does not fit into len, or
+ * another negative errno.
  */
 int fsn_fd_path(int fd, char *buf, size_t len, bool *ret_deleted);
 
@@ -288,7 +296,10 @@ typedef void (*fsn_log_fn)(void *userdata, int priority, const char *msg);
 /* Create a context: an epoll fd, no groups yet. */
 int fsn_ctx_new(struct fsn_ctx **ret);
 /* Close every group and watch (blocked processes are released by the
- * kernel as allowed), free everything. Accepts NULL; returns NULL. */
+ * kernel as allowed), free everything. Permission events that were read
+ * but not handed out are answered FAN_ALLOW. Taken permission events
+ * (struct fsn_perm) stay valid: each keeps its group's fd open until it is
+ * answered or freed. Accepts NULL; returns NULL. Not from a callback. */
 struct fsn_ctx *fsn_ctx_free(struct fsn_ctx *ctx);
 
 void fsn_ctx_set_log(struct fsn_ctx *ctx, fsn_log_fn fn, void *userdata);
@@ -298,27 +309,27 @@ void fsn_ctx_set_log(struct fsn_ctx *ctx, fsn_log_fn fn, void *userdata);
 int fsn_ctx_get_fd(const struct fsn_ctx *ctx);
 
 enum fsn_mark_type {
-	FSN_MARK_INODE = 0, /* fanotify inode mark (file or directory) */
-	FSN_MARK_MOUNT,     /* fanotify mount mark (the path's mount) */
-	FSN_MARK_FILESYSTEM,/* fanotify filesystem mark (the path's superblock) */
-	FSN_MARK_INOTIFY,   /* inotify watch */
+	FSN_MARK_INODE = 0,  /* fanotify inode mark (file or directory) */
+	FSN_MARK_MOUNT,      /* fanotify mount mark (the path's mount) */
+	FSN_MARK_FILESYSTEM, /* fanotify filesystem mark (the path's superblock) */
+	FSN_MARK_INOTIFY,    /* inotify watch */
 	_FSN_MARK_TYPE_MAX,
 };
 
 enum fsn_class {
-	FSN_CLASS_NOTIF = 0,    /* notification events only */
-	FSN_CLASS_CONTENT,      /* permission events */
-	FSN_CLASS_PRE_CONTENT,  /* permission and pre-content events */
+	FSN_CLASS_NOTIF = 0,   /* notification events only */
+	FSN_CLASS_CONTENT,     /* permission events */
+	FSN_CLASS_PRE_CONTENT, /* permission and pre-content events */
 	_FSN_CLASS_MAX,
 };
 
 /* fsn_mark_spec.flags */
 enum {
-	FSN_MARK_F_DONT_FOLLOW = 1u << 0, /* FAN_MARK_DONT_FOLLOW / IN_DONT_FOLLOW */
-	FSN_MARK_F_ONLYDIR = 1u << 1,     /* FAN_MARK_ONLYDIR / IN_ONLYDIR */
-	FSN_MARK_F_EVICTABLE = 1u << 2,   /* FAN_MARK_EVICTABLE (inode marks only) */
-	FSN_MARK_F_LEGACY_IGNORE = 1u << 3, /* force FAN_MARK_IGNORED_MASK even
-					     * where FAN_MARK_IGNORE works */
+	FSN_MARK_F_DONT_FOLLOW = 1u << 0,    /* FAN_MARK_DONT_FOLLOW / IN_DONT_FOLLOW */
+	FSN_MARK_F_ONLYDIR = 1u << 1,        /* FAN_MARK_ONLYDIR / IN_ONLYDIR */
+	FSN_MARK_F_EVICTABLE = 1u << 2,      /* FAN_MARK_EVICTABLE (inode marks only) */
+	FSN_MARK_F_LEGACY_IGNORE = 1u << 3,  /* force FAN_MARK_IGNORED_MASK even
+					      * where FAN_MARK_IGNORE works */
 	FSN_MARK_F_IGNORE_NO_SURV = 1u << 4, /* legacy ignore mask that is cleared
 					      * by MODIFY (no SURV_MODIFY) */
 };
@@ -331,15 +342,15 @@ enum {
  */
 struct fsn_mark_spec {
 	enum fsn_mark_type type;
-	enum fsn_class klass;   /* fanotify only */
-	uint32_t report;        /* FAN_REPORT_* flags of the group (fanotify only) */
-	uint32_t group_tag;     /* caller's group separator (fanotify only) */
-	uint64_t mask;          /* FAN_* (with EVENT_ON_CHILD, ONDIR) or IN_* */
-	uint64_t ignore;        /* fanotify ignore mask (may include EVENT_ON_CHILD, ONDIR) */
-	uint32_t flags;         /* FSN_MARK_F_* */
-	int dirfd;              /* AT_FDCWD or a directory fd for a relative path */
+	enum fsn_class klass; /* fanotify only */
+	uint32_t report;      /* FAN_REPORT_* flags of the group (fanotify only) */
+	uint32_t group_tag;   /* caller's group separator (fanotify only) */
+	uint64_t mask;        /* FAN_* (with EVENT_ON_CHILD, ONDIR) or IN_* */
+	uint64_t ignore;      /* fanotify ignore mask (may include EVENT_ON_CHILD, ONDIR) */
+	uint32_t flags;       /* FSN_MARK_F_* */
+	int dirfd;            /* AT_FDCWD or a directory fd for a relative path */
 	const char *path;
-	void *userdata;         /* returned by fsn_mark_get_userdata() */
+	void *userdata; /* returned by fsn_mark_get_userdata() */
 };
 
 /*
@@ -348,13 +359,29 @@ struct fsn_mark_spec {
  * of their masks, and removing one mark removes only the bits no other mark
  * still needs. Ignore masks use FAN_MARK_IGNORE where the kernel supports it,
  * else the legacy FAN_MARK_IGNORED_MASK with FAN_MARK_IGNORED_SURV_MODIFY.
+ * A legacy ignore mask cannot hold FAN_EVENT_ON_CHILD or FAN_ONDIR; they are
+ * dropped from it. Ignore masks of different styles (new, legacy, legacy
+ * without SURV_MODIFY) on one object: -EEXIST, as the kernel would say. The
+ * kernel mark is FAN_MARK_EVICTABLE only while every mark on it is.
+ * dirfd and path are used only here: the object is remembered, not the path.
+ * inotify: IN_MASK_CREATE fails with -EEXIST if the context already watches
+ * the inode; watch flags (IN_ONESHOT, IN_EXCL_UNLINK) apply to the watch, so
+ * to every mark on it.
  * Returns 0 and *ret (owned by the context; may be NULL if not wanted), or
  * the kernel's negative errno; the context's log callback then gets a line
  * naming the path, the mark type, the mask and the reason.
  */
 int fsn_ctx_add_mark(struct fsn_ctx *ctx, const struct fsn_mark_spec *spec, struct fsn_mark **ret);
 
-/* Remove one mark (and the kernel bits only it needed). Accepts NULL. */
+/*
+ * Remove one mark (and the kernel bits only it needed). The mark is freed
+ * even if the kernel call fails (the error is returned and logged). The
+ * object is reached again by its file handle or the path it had; if it has
+ * been renamed away since, its kernel mask keeps the bits until its group is
+ * closed (inotify: events no remaining mark asked for are not handed out).
+ * A mark whose inotify watch is gone (IN_IGNORED) is just freed. Accepts
+ * NULL.
+ */
 int fsn_ctx_remove_mark(struct fsn_ctx *ctx, struct fsn_mark *mark);
 
 void *fsn_mark_get_userdata(const struct fsn_mark *mark);
@@ -369,23 +396,36 @@ uint32_t fsn_group_get_tag(const struct fsn_group *g);
 /*
  * Called once per decoded event. ev and the memory it points to are valid
  * until the callback returns; ev->fd is closed by the library afterwards
- * (take it with fsn_event_take_fd() to keep it). Returning a negative errno
- * stops the dispatch, which returns that value; events not yet handed out
- * stay queued in the context's buffer and come first at the next dispatch.
+ * (take it with fsn_event_take_fd() to keep it), and so is ev->pidfd (set
+ * ev->pidfd to -1 to keep it). Returning a negative errno stops the
+ * dispatch, which returns that value; events not yet handed out stay queued
+ * in the context's buffer and come first at the next dispatch (the
+ * context's fd stays readable meanwhile).
+ *
+ * inotify events go to the first (oldest) mark on their watch that asked for
+ * one of the event's bits; IN_IGNORED, IN_UNMOUNT go to the first mark, once.
+ * After IN_IGNORED every mark on that watch is dead: remove them with
+ * fsn_ctx_remove_mark(). Events of removed marks are dropped. IN_Q_OVERFLOW
+ * (wd -1) and FAN_Q_OVERFLOW (fd FAN_NOFD) come like any event, with no mark.
  */
 typedef int (*fsn_event_fn)(struct fsn_ctx *ctx, struct fsn_event *ev, void *userdata);
 
 /*
  * Read every readable group and the inotify fd until EAGAIN, decode, and
  * call fn for each event. A malformed kernel record is logged and skipped
- * to the end of that read. Permission events that the callback neither
- * answered (fsn_ctx_respond()) nor took (fsn_event_take_perm()) are answered
- * with FAN_ALLOW when the callback returns, so no process is left blocked.
- * Returns the number of events dispatched, or a negative errno.
+ * to the end of that read; the fds of the events skipped that way cannot be
+ * known, so they are neither closed nor answered (a permission event among
+ * them is released when its group is closed). Permission events that the
+ * callback neither answered (fsn_ctx_respond()) nor took
+ * (fsn_event_take_perm()) are answered with FAN_ALLOW when the callback
+ * returns, so no process is left blocked. Returns the number of events
+ * dispatched, or a negative errno (-EBUSY when called from a callback).
  */
 int fsn_ctx_dispatch(struct fsn_ctx *ctx, fsn_event_fn fn, void *userdata);
 
-/* Take ownership of ev->fd (the caller must close it); ev->fd becomes -1. */
+/* Take ownership of ev->fd (the caller must close it); returns it, and
+ * ev->fd becomes -1. -EBADF if the event has no fd. For a permission event
+ * the fd number is still used to answer it: keep it open until then. */
 int fsn_event_take_fd(struct fsn_event *ev);
 
 /* ------------------------------------------------------------------------ */
@@ -402,20 +442,27 @@ enum fsn_verdict {
 struct fsn_perm;
 
 /*
- * Answer a permission event from inside the dispatch callback.
+ * Answer a permission event from inside the dispatch callback (ev is the
+ * pointer the callback got).
  * err: 0 for a plain FAN_DENY (EPERM), or a positive errno for
  * FAN_DENY_ERRNO(err); ignored for FSN_ALLOW. audit adds FAN_AUDIT.
  * If the kernel rejects FAN_DENY_ERRNO (or FAN_AUDIT), the event is still
- * answered with a plain deny (without audit) and -EOPNOTSUPP is returned, so
- * the blocked process is never left waiting. -EINVAL if ev is not a
- * permission event or was already answered.
+ * answered with the same verdict without it (a plain deny; no audit) and
+ * -EOPNOTSUPP is returned, so the blocked process is never left waiting.
+ * The kernel accepts FAN_DENY_ERRNO only from FSN_CLASS_PRE_CONTENT groups
+ * (6.14+) and only errnos valid for open/read/write (EIO, EBUSY, ETXTBSY,
+ * EAGAIN, ENOSPC, EDQUOT, EPERM); FAN_AUDIT needs a group created with
+ * FAN_ENABLE_AUDIT, which the library asks for (CAP_AUDIT_WRITE).
+ * -EINVAL (nothing written) if ev is not a permission event, was already
+ * answered or taken, or v is not a verdict.
  */
 int fsn_ctx_respond(struct fsn_ctx *ctx, struct fsn_event *ev, enum fsn_verdict v, int err,
 		    bool audit);
 
 /* Keep a permission event to answer later (e.g. from a deadline timer). */
 int fsn_event_take_perm(struct fsn_ctx *ctx, struct fsn_event *ev, struct fsn_perm **ret);
-/* Answer and free it; same semantics as fsn_ctx_respond(). */
+/* Answer and free it; same semantics as fsn_ctx_respond(). p is freed in
+ * every case (an invalid v: answered FAN_ALLOW, -EINVAL). */
 int fsn_perm_respond(struct fsn_perm *p, enum fsn_verdict v, int err, bool audit);
 /* Free without answering: the event is answered FAN_ALLOW. Accepts NULL. */
 struct fsn_perm *fsn_perm_free(struct fsn_perm *p);
@@ -429,14 +476,18 @@ int fsn_perm_get_fd(const struct fsn_perm *p);
 /*
  * Resolve a FID (and an optional entry name inside it, for DFID_NAME
  * records) to a path: open_by_handle_at() on a mount fd the context keeps
- * for each filesystem it has marked, then the fd's path, then "/" name.
- * Needs CAP_DAC_READ_SEARCH. Paths resolved once are remembered in a
- * bounded cache, so an object that has since been deleted (ESTALE) keeps
- * the path it had; *ret_deleted is then set. name "." (the directory's own
- * event) means the directory itself. Returns the path length,
- * -ENAMETOOLONG if it does not fit in len, -ENODEV if no mark is on that
- * filesystem, -ESTALE if the object is gone and was never seen, or another
- * negative errno.
+ * for each filesystem it has a fanotify mark on, then the fd's path, then
+ * "/" name. Needs CAP_DAC_READ_SEARCH. Paths resolved once are remembered in
+ * a bounded cache (4096 FIDs, least recently used go first), so an object
+ * that has since been deleted (ESTALE) keeps the path it had; *ret_deleted
+ * is then set (also when the object is still open but unlinked). name "."
+ * (the directory's own event) means the directory itself. Returns the path
+ * length, -ENAMETOOLONG if it does not fit in len, -ENODEV if no fanotify
+ * mark is on that filesystem, -ESTALE if the object is gone and was never
+ * seen, or another negative errno.
+ * The mount fd is the root of the first marked mount of the filesystem,
+ * opened O_RDONLY; it keeps that mount busy (umount: EBUSY) until the last
+ * fanotify mark on the filesystem is removed.
  */
 int fsn_ctx_fid_path(struct fsn_ctx *ctx, const struct fsn_fid *fid, const char *name, char *buf,
 		     size_t len, bool *ret_deleted);

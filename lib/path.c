@@ -1,3 +1,454 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* path.c — placeholder, being written. */
-#include "fsn-private.h"
+/*
+ * path.c — from fds and file handles to paths: fsn_fd_path(), the
+ * per-filesystem mount fds a context keeps for open_by_handle_at(), and
+ * fsn_ctx_fid_path() with its bounded FID -> path cache (LRU), which lets an
+ * object that has been deleted since (ESTALE) keep the path it had.
+ *
+ * The mount fd of a filesystem is the root directory of the first
+ * fanotify-marked mount on it, opened O_RDONLY (open_by_handle_at() refuses
+ * O_PATH fds) before the first mark there is placed, so the context's own
+ * marks do not report that open. It is not the marked object: an fd on that
+ * would pin its dentry and delay its DELETE_SELF. It does keep the mount
+ * busy (umount fails with EBUSY; a lazy umount works) until the last
+ * fanotify mark on the filesystem is removed.
+ */
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+
+#include "ctx-private.h"
+
+#define DELETED_SUFFIX " (deleted)"
+
+/* struct file_handle with room for FSN_HANDLE_MAX bytes */
+struct handle_buf {
+	_Alignas(struct file_handle) unsigned char raw[sizeof(struct file_handle) + FSN_HANDLE_MAX];
+};
+
+/* ------------------------------------------------------------------------ */
+/* fds                                                                      */
+/* ------------------------------------------------------------------------ */
+
+_public_ int fsn_fd_path(int fd, char *buf, size_t len, bool *ret_deleted) {
+	char proc[sizeof("/proc/self/fd/") + 3 * sizeof(int)];
+	char path[PATH_MAX + 1];
+	const size_t sl = strlen(DELETED_SUFFIX);
+	bool deleted = false;
+	struct stat st;
+	ssize_t n;
+
+	if (fd < 0)
+		return -EBADF;
+	if (!buf && len > 0)
+		return -EINVAL;
+	if (fstat(fd, &st) < 0)
+		return negative_errno();
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	n = readlink(proc, path, sizeof(path));
+	if (n < 0)
+		return negative_errno();
+	if ((size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	path[n] = '\0';
+
+	/* The kernel appends " (deleted)" to the path of an unlinked dentry.
+	 * A file may really be called that: strip the suffix only if the
+	 * object has no name left, or the path with the suffix is not this
+	 * object (an unlinked name of a file with another hard link). */
+	if (path[0] == '/' && (size_t)n > sl && memcmp(path + n - sl, DELETED_SUFFIX, sl) == 0) {
+		struct stat named;
+
+		if (st.st_nlink == 0 || fstatat(AT_FDCWD, path, &named, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    named.st_dev != st.st_dev || named.st_ino != st.st_ino) {
+			n -= (ssize_t)sl;
+			path[n] = '\0';
+			deleted = true;
+		}
+	}
+
+	if ((size_t)n >= len)
+		return -ENAMETOOLONG;
+	memcpy(buf, path, (size_t)n + 1);
+	if (ret_deleted)
+		*ret_deleted = deleted;
+	return (int)n;
+}
+
+int fsn_fsid_from_fd(int fd, int32_t ret_fsid[2]) {
+	struct statfs sfs;
+
+	if (fstatfs(fd, &sfs) < 0)
+		return negative_errno();
+	memcpy(ret_fsid, &sfs.f_fsid, 2 * sizeof(int32_t));
+	return 0;
+}
+
+int fsn_fid_from_fd(int fd, struct fsn_fid *ret) {
+	struct handle_buf hb;
+	struct file_handle *fh = (struct file_handle *)hb.raw;
+	struct fsn_fid fid = { 0 };
+	int mnt_id, r;
+
+	fh->handle_bytes = FSN_HANDLE_MAX;
+	if (name_to_handle_at(fd, "", fh, &mnt_id, AT_EMPTY_PATH) < 0)
+		return negative_errno();
+	if (fh->handle_bytes > FSN_HANDLE_MAX)
+		return -EOVERFLOW;
+	r = fsn_fsid_from_fd(fd, fid.fsid);
+	if (r < 0)
+		return r;
+	fid.handle_bytes = fh->handle_bytes;
+	fid.handle_type = fh->handle_type;
+	memcpy(fid.f_handle, fh->f_handle, fh->handle_bytes);
+	*ret = fid;
+	return 0;
+}
+
+int fsn_fid_open(int mount_fd, const struct fsn_fid *fid, int flags) {
+	struct handle_buf hb;
+	struct file_handle *fh = (struct file_handle *)hb.raw;
+	int fd;
+
+	if (fid->handle_bytes > FSN_HANDLE_MAX)
+		return -EINVAL;
+	fh->handle_bytes = fid->handle_bytes;
+	fh->handle_type = fid->handle_type;
+	memcpy(fh->f_handle, fid->f_handle, fid->handle_bytes);
+	fd = open_by_handle_at(mount_fd, fh, flags);
+	return fd < 0 ? negative_errno() : fd;
+}
+
+bool fsn_fid_equal(const struct fsn_fid *a, const struct fsn_fid *b) {
+	return a->fsid[0] == b->fsid[0] && a->fsid[1] == b->fsid[1] &&
+	       a->handle_type == b->handle_type && a->handle_bytes == b->handle_bytes &&
+	       a->handle_bytes <= FSN_HANDLE_MAX &&
+	       memcmp(a->f_handle, b->f_handle, a->handle_bytes) == 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* mount fds                                                                */
+/* ------------------------------------------------------------------------ */
+
+static uint64_t fsid_hash(const int32_t fsid[2]) {
+	return fsn_hash_bytes(FSN_HASH_SEED, fsid, 2 * sizeof(int32_t));
+}
+
+static struct fsn_mount *mount_find(const struct fsn_ctx *ctx, const int32_t fsid[2]) {
+	uint64_t h = fsid_hash(fsid);
+
+	for (struct fsn_hnode *n = fsn_hmap_chain(&ctx->mounts, h); n; n = n->next) {
+		struct fsn_mount *mnt = container_of(n, struct fsn_mount, node);
+
+		if (n->hash == h && mnt->fsid[0] == fsid[0] && mnt->fsid[1] == fsid[1])
+			return mnt;
+	}
+	return NULL;
+}
+
+static int statx_dir(int fd, struct statx *sx) {
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_TYPE | STATX_INO | STATX_MNT_ID, sx) < 0)
+		return negative_errno();
+	if (!(sx->stx_mask & STATX_MNT_ID))
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/* The root of the mount fd is on, opened O_RDONLY: climb ".." (with O_PATH
+ * fds) while it stays on the same mount and moves (it stops at the
+ * process's root too). */
+static int open_mount_root(int fd, const char *abspath) {
+	_cleanup_close_ int cur = -1;
+	struct statx sx;
+	uint64_t mnt_id;
+	int r;
+
+	r = statx_dir(fd, &sx);
+	if (r < 0)
+		return r;
+	mnt_id = sx.stx_mnt_id;
+
+	if (S_ISDIR(sx.stx_mode))
+		cur = openat(fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	else {
+		_cleanup_free_ char *dir = NULL;
+		char *slash;
+
+		/* a non-directory has no "..": start from its parent's path */
+		if (!abspath || abspath[0] != '/')
+			return -ENOENT;
+		dir = strdup(abspath);
+		if (!dir)
+			return -ENOMEM;
+		slash = strrchr(dir, '/');
+		slash[slash == dir ? 1 : 0] = '\0';
+		cur = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	}
+	if (cur < 0)
+		return negative_errno();
+	r = statx_dir(cur, &sx);
+	if (r < 0)
+		return r;
+	if (sx.stx_mnt_id != mnt_id)
+		return -EXDEV; /* a file bind-mounted on its own */
+
+	for (unsigned depth = 0; depth < PATH_MAX; depth++) {
+		_cleanup_close_ int up = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		struct statx usx;
+
+		if (up < 0 || statx_dir(up, &usx) < 0)
+			break; /* no search permission above: as far as we get */
+		if (usx.stx_mnt_id != mnt_id ||
+		    (usx.stx_ino == sx.stx_ino && usx.stx_dev_major == sx.stx_dev_major &&
+		     usx.stx_dev_minor == sx.stx_dev_minor))
+			break;
+		safe_close(cur);
+		cur = take_fd(&up);
+		sx = usx;
+	}
+	/* open_by_handle_at() wants a real open fd, not O_PATH */
+	r = openat(cur, ".", O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
+	return r < 0 ? negative_errno() : r;
+}
+
+int fsn_ctx_mount_ref(struct fsn_ctx *ctx, int fd, const char *abspath, const int32_t fsid[2]) {
+	struct fsn_mount *mnt = mount_find(ctx, fsid);
+	int r;
+
+	if (mnt) {
+		mnt->n_ref++;
+		return 0;
+	}
+	mnt = calloc(1, sizeof(*mnt));
+	if (!mnt)
+		return -ENOMEM;
+	mnt->fd = open_mount_root(fd, abspath);
+	if (mnt->fd < 0) {
+		r = mnt->fd;
+		free(mnt);
+		return r;
+	}
+	mnt->fsid[0] = fsid[0];
+	mnt->fsid[1] = fsid[1];
+	mnt->n_ref = 1;
+	r = fsn_hmap_put(&ctx->mounts, &mnt->node, fsid_hash(fsid));
+	if (r < 0) {
+		safe_close(mnt->fd);
+		free(mnt);
+		return r;
+	}
+	return 0;
+}
+
+void fsn_ctx_mount_unref(struct fsn_ctx *ctx, const int32_t fsid[2]) {
+	struct fsn_mount *mnt = mount_find(ctx, fsid);
+
+	if (!mnt || --mnt->n_ref > 0)
+		return;
+	fsn_hmap_remove(&ctx->mounts, &mnt->node);
+	safe_close(mnt->fd);
+	free(mnt);
+}
+
+int fsn_ctx_mount_fd(const struct fsn_ctx *ctx, const int32_t fsid[2]) {
+	const struct fsn_mount *mnt = mount_find(ctx, fsid);
+
+	return mnt ? mnt->fd : -ENODEV;
+}
+
+/* ------------------------------------------------------------------------ */
+/* FID -> path cache                                                        */
+/* ------------------------------------------------------------------------ */
+
+static uint64_t fid_hash(const struct fsn_fid *fid) {
+	uint64_t h = fsn_hash_bytes(FSN_HASH_SEED, fid->fsid, sizeof(fid->fsid));
+
+	h = fsn_hash_bytes(h, &fid->handle_type, sizeof(fid->handle_type));
+	h = fsn_hash_bytes(h, &fid->handle_bytes, sizeof(fid->handle_bytes));
+	return fsn_hash_bytes(h, fid->f_handle, fid->handle_bytes);
+}
+
+static struct fsn_fidpath *cache_find(const struct fsn_ctx *ctx, const struct fsn_fid *fid) {
+	uint64_t h = fid_hash(fid);
+
+	for (struct fsn_hnode *n = fsn_hmap_chain(&ctx->fidcache, h); n; n = n->next) {
+		struct fsn_fidpath *e = container_of(n, struct fsn_fidpath, node);
+
+		if (n->hash == h && fsn_fid_equal(&e->fid, fid))
+			return e;
+	}
+	return NULL;
+}
+
+static void lru_unlink(struct fsn_ctx *ctx, struct fsn_fidpath *e) {
+	if (e->lru_prev)
+		e->lru_prev->lru_next = e->lru_next;
+	else
+		ctx->lru_first = e->lru_next;
+	if (e->lru_next)
+		e->lru_next->lru_prev = e->lru_prev;
+	else
+		ctx->lru_last = e->lru_prev;
+	e->lru_prev = e->lru_next = NULL;
+}
+
+static void lru_push_front(struct fsn_ctx *ctx, struct fsn_fidpath *e) {
+	e->lru_prev = NULL;
+	e->lru_next = ctx->lru_first;
+	if (ctx->lru_first)
+		ctx->lru_first->lru_prev = e;
+	else
+		ctx->lru_last = e;
+	ctx->lru_first = e;
+}
+
+static void cache_drop(struct fsn_ctx *ctx, struct fsn_fidpath *e) {
+	fsn_hmap_remove(&ctx->fidcache, &e->node);
+	lru_unlink(ctx, e);
+	ctx->n_fidcache--;
+	free(e->path);
+	free(e);
+}
+
+/* Remember fid's path; best effort (a failed allocation just forgets). */
+static void cache_put(struct fsn_ctx *ctx, const struct fsn_fid *fid, const char *path) {
+	struct fsn_fidpath *e = cache_find(ctx, fid);
+
+	if (e) {
+		if (strcmp(e->path, path) != 0) {
+			char *copy = strdup(path);
+
+			if (!copy) {
+				cache_drop(ctx, e);
+				return;
+			}
+			free(e->path);
+			e->path = copy;
+		}
+		lru_unlink(ctx, e);
+		lru_push_front(ctx, e);
+		return;
+	}
+
+	if (ctx->n_fidcache >= FSN_FID_CACHE_MAX && ctx->lru_last)
+		cache_drop(ctx, ctx->lru_last);
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return;
+	e->path = strdup(path);
+	memcpy(e->fid.fsid, fid->fsid, sizeof(e->fid.fsid));
+	e->fid.handle_bytes = fid->handle_bytes;
+	e->fid.handle_type = fid->handle_type;
+	memcpy(e->fid.f_handle, fid->f_handle, fid->handle_bytes);
+	if (!e->path || fsn_hmap_put(&ctx->fidcache, &e->node, fid_hash(fid)) < 0) {
+		free(e->path);
+		free(e);
+		return;
+	}
+	lru_push_front(ctx, e);
+	ctx->n_fidcache++;
+}
+
+/* dir + "/" + name into buf (dir alone for no name or "."). */
+static int compose(const char *dir, const char *name, char *buf, size_t len) {
+	size_t dl = strlen(dir), nl = 0, need;
+	bool sep = false;
+
+	if (name && strcmp(name, ".") != 0) {
+		nl = strlen(name);
+		sep = dl == 0 || dir[dl - 1] != '/';
+	}
+	need = dl + sep + nl;
+	if (need >= len || need > INT_MAX)
+		return -ENAMETOOLONG;
+	memmove(buf, dir, dl);
+	if (sep)
+		buf[dl] = '/';
+	memcpy(buf + dl + sep, name ? name : "", nl);
+	buf[need] = '\0';
+	return (int)need;
+}
+
+_public_ int fsn_ctx_fid_path(struct fsn_ctx *ctx, const struct fsn_fid *fid, const char *name,
+			      char *buf, size_t len, bool *ret_deleted) {
+	_cleanup_close_ int fd = -1;
+	char path[PATH_MAX];
+	bool deleted = false;
+	int mfd, r;
+
+	if (!ctx || !fid || (!buf && len > 0) || fid->handle_bytes > FSN_HANDLE_MAX)
+		return -EINVAL;
+
+	mfd = fsn_ctx_mount_fd(ctx, fid->fsid);
+	if (mfd < 0)
+		return mfd;
+
+	fd = fsn_fid_open(mfd, fid, O_PATH | O_CLOEXEC);
+	if (fd >= 0) {
+		r = fsn_fd_path(fd, path, sizeof(path), &deleted);
+		if (r < 0)
+			return r;
+		if (!deleted)
+			cache_put(ctx, fid, path);
+	} else if (fd == -ESTALE) {
+		struct fsn_fidpath *e = cache_find(ctx, fid);
+
+		if (!e || strlen(e->path) >= sizeof(path))
+			return -ESTALE;
+		strcpy(path, e->path);
+		deleted = true;
+	} else
+		return fd;
+
+	r = compose(path, name, buf, len);
+	if (r < 0)
+		return r;
+	if (ret_deleted)
+		*ret_deleted = deleted;
+	return r;
+}
+
+_public_ void fsn_ctx_fid_forget(struct fsn_ctx *ctx, const struct fsn_fid *fid) {
+	_cleanup_free_ char *prefix = NULL;
+	struct fsn_fidpath *e, *next;
+	size_t pl;
+
+	if (!ctx || !fid || fid->handle_bytes > FSN_HANDLE_MAX)
+		return;
+	e = cache_find(ctx, fid);
+	if (!e)
+		return;
+	prefix = e->path;
+	e->path = NULL;
+	cache_drop(ctx, e);
+
+	/* everything below it: "prefix/..." ("/..." when prefix is "/") */
+	pl = strlen(prefix);
+	if (pl > 0 && prefix[pl - 1] == '/')
+		pl--;
+	for (e = ctx->lru_first; e; e = next) {
+		next = e->lru_next;
+		if (strncmp(e->path, prefix, pl) == 0 && e->path[pl] == '/')
+			cache_drop(ctx, e);
+	}
+}
+
+void fsn_ctx_paths_done(struct fsn_ctx *ctx) {
+	while (ctx->lru_first)
+		cache_drop(ctx, ctx->lru_first);
+	fsn_hmap_done(&ctx->fidcache);
+
+	for (size_t i = 0; i < ctx->mounts.n_buckets; i++)
+		while (ctx->mounts.buckets[i]) {
+			struct fsn_mount *mnt =
+			    container_of(ctx->mounts.buckets[i], struct fsn_mount, node);
+
+			ctx->mounts.buckets[i] = mnt->node.next;
+			safe_close(mnt->fd);
+			free(mnt);
+		}
+	fsn_hmap_done(&ctx->mounts);
+}

@@ -1,3 +1,146 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* perm.c — placeholder, being written. */
-#include "fsn-private.h"
+/*
+ * perm.c — answering permission events: from inside a dispatch callback
+ * (fsn_ctx_respond()), or later through a struct fsn_perm taken out of it.
+ *
+ * A response is struct fanotify_response written to the group fd. What the
+ * kernel may reject is tried first and dropped on EINVAL: FAN_AUDIT (needs a
+ * group created with FAN_ENABLE_AUDIT) and FAN_DENY_ERRNO() (6.14+, and
+ * only for pre-content groups), so the blocked process always gets an
+ * answer. A struct fsn_perm holds a reference on its group, which keeps the
+ * group fd open (and the event answerable) even after the group's marks
+ * were removed or the context was freed.
+ */
+#include <sys/fanotify.h>
+
+#include "ctx-private.h"
+
+struct fsn_perm {
+	struct fsn_group *group;
+	int fd;      /* the event fd number, used in the response */
+	bool own_fd; /* fd is ours to close (the caller did not take it) */
+};
+
+bool fsn_mask_is_perm(uint64_t mask) {
+	return mask & (FAN_OPEN_PERM | FAN_ACCESS_PERM | FAN_OPEN_EXEC_PERM | FAN_PRE_ACCESS);
+}
+
+static int write_response(int group_fd, int fd, uint32_t response) {
+	struct fanotify_response resp = { .fd = fd, .response = response };
+	ssize_t n;
+
+	do
+		n = write(group_fd, &resp, sizeof(resp));
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return negative_errno();
+	return (size_t)n == sizeof(resp) ? 0 : -EIO;
+}
+
+int fsn_perm_write(struct fsn_group *g, int fd, enum fsn_verdict v, int err, bool audit) {
+	uint32_t plain = v == FSN_ALLOW ? FAN_ALLOW : FAN_DENY, want = plain, tries[3];
+	bool dropped = false;
+	size_t n = 0;
+
+	/* FAN_DENY already means EPERM; an errno that does not fit the
+	 * response is treated like one the kernel refuses. */
+	if (v == FSN_DENY && err != 0 && err != EPERM) {
+		if (err > 0 && err <= FAN_ERRNO_MASK)
+			want = FAN_DENY_ERRNO(err);
+		else
+			dropped = true;
+	}
+	if (audit) {
+		if (g->audit)
+			tries[n++] = want | FAN_AUDIT;
+		else
+			dropped = true;
+	}
+	tries[n++] = want;
+	if (want != plain)
+		tries[n++] = plain;
+
+	for (size_t i = 0; i < n; i++) {
+		int r = write_response(g->fd, fd, tries[i]);
+
+		if (r == -EINVAL && i + 1 < n)
+			continue;
+		if (r < 0)
+			return r;
+		return dropped || i > 0 ? -EOPNOTSUPP : 0;
+	}
+	return -EINVAL; /* not reached */
+}
+
+/* The callback's event, if it is an unanswered permission event. */
+static struct fsn_pending_event *pending_perm(struct fsn_ctx *ctx, const struct fsn_event *ev) {
+	struct fsn_pending_event *pe = ctx ? ctx->cur : NULL;
+
+	if (!pe || !ev || &pe->ev != ev || pe->perm_fd < 0 || pe->answered)
+		return NULL;
+	return pe;
+}
+
+_public_ int fsn_ctx_respond(struct fsn_ctx *ctx, struct fsn_event *ev, enum fsn_verdict v, int err,
+			     bool audit) {
+	struct fsn_pending_event *pe = pending_perm(ctx, ev);
+
+	if (!pe || (v != FSN_ALLOW && v != FSN_DENY))
+		return -EINVAL;
+	pe->answered = true;
+	return fsn_perm_write(pe->group, pe->perm_fd, v, err, audit);
+}
+
+_public_ int fsn_event_take_perm(struct fsn_ctx *ctx, struct fsn_event *ev, struct fsn_perm **ret) {
+	struct fsn_pending_event *pe = pending_perm(ctx, ev);
+	struct fsn_perm *p;
+
+	if (!pe || !ret)
+		return -EINVAL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->group = fsn_group_ref(pe->group);
+	p->fd = pe->perm_fd;
+	/* if the callback took the fd first, it stays the caller's */
+	p->own_fd = ev->fd == pe->perm_fd;
+	if (p->own_fd)
+		ev->fd = -1;
+	pe->answered = true;
+	*ret = p;
+	return 0;
+}
+
+static void perm_release(struct fsn_perm *p) {
+	if (p->own_fd)
+		safe_close(p->fd);
+	fsn_group_unref(p->group);
+	free(p);
+}
+
+_public_ int fsn_perm_respond(struct fsn_perm *p, enum fsn_verdict v, int err, bool audit) {
+	int r;
+
+	if (!p)
+		return -EINVAL;
+	if (v != FSN_ALLOW && v != FSN_DENY) {
+		/* still answered and freed, as fsn_perm_free() does */
+		(void)fsn_perm_write(p->group, p->fd, FSN_ALLOW, 0, false);
+		r = -EINVAL;
+	} else
+		r = fsn_perm_write(p->group, p->fd, v, err, audit);
+	perm_release(p);
+	return r;
+}
+
+_public_ struct fsn_perm *fsn_perm_free(struct fsn_perm *p) {
+	if (p) {
+		(void)fsn_perm_write(p->group, p->fd, FSN_ALLOW, 0, false);
+		perm_release(p);
+	}
+	return NULL;
+}
+
+_public_ int fsn_perm_get_fd(const struct fsn_perm *p) {
+	return p ? p->fd : -EINVAL;
+}

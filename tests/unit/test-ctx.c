@@ -1,10 +1,1768 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test-ctx.c — the context: fsn_suite_ctx() with inotify (no privileges)
+ * and fsn_suite_ctx_fanotify() (root: fanotify groups, marks, ignore masks,
+ * FID paths, permission events).
+ *
+ * No sleeps: the kernel queues inotify and fanotify events synchronously
+ * in the system call that causes them, so after it returns a dispatch sees
+ * them, and a dispatch returning 0 (the fds read EAGAIN) proves that nothing
+ * else was queued. Waits for other processes are poll()s with a deadline.
+ * Kernel state (which bits a mark or watch has) is read from
+ * /proc/self/fdinfo of the group and inotify fds (internal test hooks from
+ * fsn-private.h).
+ *
+ * fanotify cases run in their own mount namespace on a private tmpfs.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/fanotify.h>
+#include <sys/inotify.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fsn-private.h"
 #include "unit.h"
 
-Suite *fsn_suite_ctx(void) {
-	return suite_create("ctx");
+#define TIMEOUT_MS 5000
+
+/* ------------------------------------------------------------------------ */
+/* helpers                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static void make_tmpdir(char *dir, size_t len) {
+	char tmpl[] = "/tmp/fsn-ctx-XXXXXX";
+	char *real;
+
+	ck_assert_ptr_nonnull(mkdtemp(tmpl));
+	real = realpath(tmpl, NULL);
+	ck_assert_ptr_nonnull(real);
+	ck_assert_uint_lt(strlen(real), len);
+	strcpy(dir, real);
+	free(real);
 }
 
+static void rm_tree(const char *dir) {
+	char cmd[PATH_MAX + 32];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static void join(char *out, size_t len, const char *dir, const char *name) {
+	ck_assert_int_lt(snprintf(out, len, "%s/%s", dir, name), (int)len);
+}
+
+static void touch(const char *path) {
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+}
+
+static void write_file(const char *path, const char *text) {
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+static void open_close(const char *path, int flags) {
+	int fd = open(path, flags | O_CLOEXEC);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+}
+
+static ino_t ino_of(const char *path) {
+	struct stat st;
+
+	ck_assert_int_eq(lstat(path, &st), 0);
+	return st.st_ino;
+}
+
+static int count_fds(void) {
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+static bool fd_is_open(int fd) {
+	return fcntl(fd, F_GETFD) >= 0;
+}
+
+static bool readable(int fd, int timeout_ms) {
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int r;
+
+	do
+		r = poll(&p, 1, timeout_ms);
+	while (r < 0 && errno == EINTR);
+	ck_assert_int_ge(r, 0);
+	return r == 1 && (p.revents & POLLIN);
+}
+
+/* The whole /proc/self/fdinfo/<fd>. */
+static void read_fdinfo(int fd, char *buf, size_t len) {
+	char path[64];
+	ssize_t n;
+	int f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = open(path, O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(f, 0);
+	n = read(f, buf, len - 1);
+	ck_assert_int_ge(n, 0);
+	buf[n] = '\0';
+	close(f);
+}
+
+static int count_lines(const char *text, const char *prefix) {
+	int n = 0;
+
+	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+		if (strncmp(l, prefix, strlen(prefix)) == 0)
+			n++;
+	return n;
+}
+
+/* mask of the inotify watch on ino, -1 if there is none */
+static long long inotify_watch_mask(int ifd, ino_t ino) {
+	char text[8192];
+
+	read_fdinfo(ifd, text, sizeof(text));
+	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		unsigned wd, sdev, mask, ign;
+		unsigned long lino;
+
+		if (sscanf(l, "inotify wd:%x ino:%lx sdev:%x mask:%x ignored_mask:%x", &wd, &lino,
+			   &sdev, &mask, &ign) == 5 &&
+		    lino == (unsigned long)ino)
+			return mask;
+	}
+	return -1;
+}
+
+struct fan_info {
+	bool found;
+	unsigned mflags, mask, ignored;
+};
+
+/* the inode mark on ino in a fanotify group's fdinfo */
+static struct fan_info fanotify_inode_mark(int gfd, ino_t ino) {
+	struct fan_info fi = { 0 };
+	char text[8192];
+
+	read_fdinfo(gfd, text, sizeof(text));
+	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		unsigned long lino;
+		unsigned sdev;
+
+		if (sscanf(l, "fanotify ino:%lx sdev:%x mflags:%x mask:%x ignored_mask:%x", &lino,
+			   &sdev, &fi.mflags, &fi.mask, &fi.ignored) == 5 &&
+		    lino == (unsigned long)ino) {
+			fi.found = true;
+			return fi;
+		}
+	}
+	return (struct fan_info){ 0 };
+}
+
+static struct fan_info fanotify_mount_mark(int gfd) {
+	struct fan_info fi = { 0 };
+	char text[8192];
+
+	read_fdinfo(gfd, text, sizeof(text));
+	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		unsigned mnt;
+
+		if (sscanf(l, "fanotify mnt_id:%x mflags:%x mask:%x ignored_mask:%x", &mnt,
+			   &fi.mflags, &fi.mask, &fi.ignored) == 4) {
+			fi.found = true;
+			return fi;
+		}
+	}
+	return (struct fan_info){ 0 };
+}
+
+/* fanotify_init() flags of a group, from "fanotify flags:%x" */
+static unsigned fanotify_init_flags(int gfd) {
+	char text[8192];
+	const char *l;
+	unsigned flags = 0;
+
+	read_fdinfo(gfd, text, sizeof(text));
+	l = strstr(text, "fanotify flags:");
+	ck_assert_ptr_nonnull(l);
+	ck_assert_int_eq(sscanf(l, "fanotify flags:%x", &flags), 1);
+	return flags;
+}
+
+/* log lines, each with a '\n' appended here */
+struct logcap {
+	char text[8192];
+	size_t len;
+	int lines;
+	bool raw_newline; /* a message itself contained '\n' */
+};
+
+static void log_cb(void *userdata, int priority, const char *msg) {
+	struct logcap *lc = userdata;
+	size_t n = strlen(msg);
+
+	ck_assert_int_ge(priority, 0);
+	if (strchr(msg, '\n'))
+		lc->raw_newline = true;
+	if (lc->len + n + 2 < sizeof(lc->text)) {
+		memcpy(lc->text + lc->len, msg, n);
+		lc->len += n;
+		lc->text[lc->len++] = '\n';
+		lc->text[lc->len] = '\0';
+	}
+	lc->lines++;
+}
+
+/* A copy of what a callback saw. */
+struct rec_ev {
+	enum fsn_source source;
+	uint64_t mask;
+	int wd;
+	uint32_t cookie;
+	pid_t pid;
+	uint32_t has;
+	bool has_name;
+	char name[256];
+	struct fsn_mark *mark;
+	struct fsn_group *group;
+	int fd;
+	int pidfd;
+	char fd_path[256];
+	struct fsn_fid dfid;
+	int respond_ret, take_perm_ret;
+};
+
+struct rec {
+	struct rec_ev ev[32];
+	int n;
+	int stop_at;                      /* > 0: return -ECANCELED from that event (1-based) */
+	bool take_fd;                     /* take fanotify event fds */
+	bool try_respond;                 /* answer (must fail: not a permission event) */
+	struct fsn_mark *remove_on_first; /* remove this mark in the first callback */
+};
+
+static int rec_cb(struct fsn_ctx *ctx, struct fsn_event *ev, void *userdata) {
+	struct rec *rc = userdata;
+	struct rec_ev *e;
+
+	ck_assert_int_lt(rc->n, (int)ELEMENTSOF(rc->ev));
+	e = &rc->ev[rc->n++];
+	*e = (struct rec_ev){
+		.source = ev->source,
+		.mask = ev->mask,
+		.wd = ev->wd,
+		.cookie = ev->cookie,
+		.pid = ev->pid,
+		.has = ev->has,
+		.mark = ev->mark,
+		.group = ev->group,
+		.fd = ev->fd,
+		.pidfd = ev->pidfd,
+		.dfid = ev->dfid,
+	};
+	if (ev->name) {
+		e->has_name = true;
+		ck_assert_uint_lt(strlen(ev->name), sizeof(e->name));
+		strcpy(e->name, ev->name);
+	}
+	if (ev->source == FSN_SOURCE_FANOTIFY && ev->fd >= 0)
+		ck_assert_int_gt(fsn_fd_path(ev->fd, e->fd_path, sizeof(e->fd_path), NULL), 0);
+	if (rc->take_fd && ev->fd >= 0) {
+		e->fd = fsn_event_take_fd(ev);
+		ck_assert_int_eq(ev->fd, -1);
+	}
+	if (rc->try_respond) {
+		struct fsn_perm *p = NULL;
+
+		e->respond_ret = fsn_ctx_respond(ctx, ev, FSN_DENY, 0, false);
+		e->take_perm_ret = fsn_event_take_perm(ctx, ev, &p);
+		ck_assert_ptr_null(p);
+	}
+	if (rc->remove_on_first && rc->n == 1)
+		ck_assert_int_eq(fsn_ctx_remove_mark(ctx, rc->remove_on_first), 0);
+	if (rc->stop_at > 0 && rc->n == rc->stop_at)
+		return -ECANCELED;
+	return 0;
+}
+
+static int dispatch(struct fsn_ctx *ctx, struct rec *rc) {
+	rc->n = 0;
+	return fsn_ctx_dispatch(ctx, rec_cb, rc);
+}
+
+static struct fsn_mark *add_inotify(struct fsn_ctx *ctx, const char *path, uint32_t mask,
+				    void *userdata) {
+	struct fsn_mark_spec spec = {
+		.type = FSN_MARK_INOTIFY,
+		.mask = mask,
+		.dirfd = AT_FDCWD,
+		.path = path,
+		.userdata = userdata,
+	};
+	struct fsn_mark *m = NULL;
+
+	ck_assert_int_eq(fsn_ctx_add_mark(ctx, &spec, &m), 0);
+	ck_assert_ptr_nonnull(m);
+	return m;
+}
+
+/* ------------------------------------------------------------------------ */
+/* ctx (inotify, unprivileged)                                              */
+/* ------------------------------------------------------------------------ */
+
+START_TEST(test_ctx_new_free) {
+	struct fsn_ctx *ctx = NULL;
+	struct rec rc = { 0 };
+	int before = count_fds(), fd;
+
+	ck_assert_int_eq(fsn_ctx_new(NULL), -EINVAL);
+	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
+	ck_assert_ptr_nonnull(ctx);
+	fd = fsn_ctx_get_fd(ctx);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fcntl(fd, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+	ck_assert_int_eq(dispatch(ctx, &rc), 0);
+	ck_assert_int_eq(fsn_ctx_dispatch(ctx, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(fsn_ctx_remove_mark(ctx, NULL), 0);
+	fsn_ctx_set_log(ctx, NULL, NULL);
+
+	ck_assert_ptr_null(fsn_ctx_free(ctx));
+	ck_assert(!fd_is_open(fd));
+	ck_assert_int_eq(count_fds(), before);
+
+	ck_assert_ptr_null(fsn_ctx_free(NULL));
+	ck_assert_int_eq(fsn_ctx_get_fd(NULL), -EINVAL);
+	ck_assert_int_eq(fsn_ctx_dispatch(NULL, rec_cb, &rc), -EINVAL);
+	ck_assert_ptr_null(fsn_mark_get_userdata(NULL));
+	ck_assert_ptr_null(fsn_mark_get_spec(NULL));
+	ck_assert_uint_eq(fsn_group_get_id(NULL), 0);
+}
+END_TEST
+
+START_TEST(test_ctx_fd_pollable) {
+	char dir[PATH_MAX], sub[PATH_MAX], file[PATH_MAX];
+	struct fsn_ctx *ctx;
+	struct rec rc = { 0 };
+	int fd;
+
+	make_tmpdir(dir, sizeof(dir));
+	join(sub, sizeof(sub), dir, "sub");
+	ck_assert_int_eq(mkdir(sub, 0700), 0);
+	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
+	fd = fsn_ctx_get_fd(ctx);
+
+	add_inotify(ctx, dir, IN_CREATE, NULL);
+	ck_assert_int_eq(fsn_ctx_get_fd(ctx), fd);
+	ck_assert(!readable(fd, 0));
+
+	join(file, sizeof(file), dir, "f");
+	touch(file);
+	ck_assert(readable(fd, 0));
+	ck_assert_int_eq(dispatch(ctx, &rc), 1);
+	ck_assert(!readable(fd, 0));
+
+	add_inotify(ctx, sub, IN_CREATE, NULL);
+	ck_assert_int_eq(fsn_ctx_get_fd(ctx), fd);
+	ck_assert(!readable(fd, 0));
+
+	fsn_ctx_free(ctx);
+	rm_tree(dir);
+}
+END_TEST
+
+START_TEST(test_inotify_events_in_order) {
+	char dir[PATH_MAX], file[PATH_MAX];
+	struct fsn_ctx *ctx;
+	struct fsn_mark *m;
+	struct rec rc = { 0 };
+	int fd, before = count_fds();
+
+	make_tmpdir(dir, sizeof(dir));
+	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
+	m = add_inotify(ctx, dir, IN_CREATE | IN_MODIFY | IN_CLOSE_WRITE, NULL);
+
+	join(file, sizeof(file), dir, "f");
+	fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "x", 1), 1);
+	close(fd);
+
+	ck_assert_int_eq(dispatch(ctx, &rc), 3);
+	ck_assert_uint_eq(rc.ev[0].mask, IN_CREATE);
+	ck_assert_uint_eq(rc.ev[1].mask, IN_MODIFY);
+	ck_assert_uint_eq(rc.ev[2].mask, IN_CLOSE_WRITE);
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_eq(rc.ev[i].source, FSN_SOURCE_INOTIFY);
+		ck_assert(rc.ev[i].has_name);
+		ck_assert_str_eq(rc.ev[i].name, "f");
+		ck_assert_ptr_eq(rc.ev[i].mark, m);
+		ck_assert_ptr_null(rc.ev[i].group);
+		ck_assert_int_ge(rc.ev[i].wd, 1);
+		ck_assert_int_eq(rc.ev[i].wd, rc.ev[0].wd);
+	}
+	ck_assert_int_eq(dispatch(ctx, &rc), 0);
+
+	/* reading is not in the mask: nothing */
+	open_close(file, O_RDONLY);
+	ck_assert_int_eq(dispatch(ctx, &rc), 0);
+
+	fsn_ctx_free(ctx);
+	ck_assert_int_eq(count_fds(), before);
+	rm_tree(dir);
+}
+END_TEST
+
+START_TEST(test_inotify_marks_combine) {
+	char dir[PATH_MAX], f[PATH_MAX], g[PATH_MAX], h[PATH_MAX], text[8192];
+	struct fsn_ctx *ctx;
+	struct fsn_mark *a, *b, *c;
+	struct rec rc = { 0 };
+	int ifd;
+	ino_t ino;
+
+	make_tmpdir(dir, sizeof(dir));
+	ino = ino_of(dir);
+	join(f, sizeof(f), dir, "f");
+	join(g, sizeof(g), dir, "g");
+	join(h, sizeof(h), dir, "h");
+	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
+	ck_assert_int_eq(fsn_ctx_inotify_fd(ctx), -1); /* created with the first watch */
+
+	a = add_inotify(ctx, dir, IN_CREATE, NULL);
+	b = add_inotify(ctx, dir, IN_DELETE, NULL);
+	c = add_inotify(ctx, dir, IN_CREATE | IN_DELETE, NULL);
+	ifd = fsn_ctx_inotify_fd(ctx);
+	ck_assert_int_ge(ifd, 0);
+	ck_assert_int_eq(inotify_watch_mask(ifd, ino), IN_CREATE | IN_DELETE);
+	read_fdinfo(ifd, text, sizeof(text));
+	ck_assert_int_eq(count_lines(text, "inotify wd:"), 1);
+
+	/* each event goes to the first (oldest) mark that asked for it */
+	touch(f);
+	ck_assert_int_eq(unlink(f), 0);
+	ck_assert_int_eq(dispatch(ctx, &rc), 2);
+	ck_assert_uint_eq(rc.ev[0].mask, IN_CREATE);
+	ck_assert_ptr_eq(rc.ev[0].mark, a);
+	ck_assert_uint_eq(rc.ev[1].mask, IN_DELETE);
+	ck_assert_ptr_eq(rc.ev[1].mark, b);
+
+	/* c still wants both: the kernel mask stays */
+	ck_assert_int_eq(fsn_ctx_remove_mark(ctx, c), 0);
+	ck_assert_int_eq(inotify_watch_mask(ifd, ino), IN_CREATE | IN_DELETE);
+	/* a gone: only b's bit */
+	ck_assert_int_eq(fsn_ctx_remove_mark(ctx, a), 0);
+	ck_assert_int_eq(inotify_watch_mask(ifd, ino), IN_DELETE);
+
+	touch(g);
+	ck_assert_int_eq(unlink(g), 0);
+	ck_assert_int_eq(dispatch(ctx, &rc), 1);
+	ck_assert_uint_eq(rc.ev[0].mask, IN_DELETE);
+	ck_assert_str_eq(rc.ev[0].name, "g");
+	ck_assert_ptr_eq(rc.ev[0].mark, b);
+
+	/* last one: the watch goes (its IN_IGNORED is not handed out) */
+	ck_assert_int_eq(fsn_ctx_remove_mark(ctx, b), 0);
+	read_fdinfo(ifd, text, sizeof(text));
+	ck_assert_int_eq(count_lines(text, "inotify wd:"), 0);
+	touch(h);
+	ck_assert_int_eq(dispatch(ctx, &rc), 0);
+
+	fsn_ctx_free(ctx);
+	rm_tree(dir);
+}
+END_TEST
+
+START_TEST(test_inotify_userdata_and_spec) {
+	char dir[PATH_MAX], file[PATH_MAX];
+	struct fsn_ctx *ctx;
+	struct fsn_mark *m;
+	const struct fsn_mark_spec *spec;
+	struct rec rc = { 0 };
+	int token;
+
+	make_tmpdir(dir, sizeof(dir));
+	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
+	m = add_inotify(ctx, dir, IN_CREATE | IN_ONLYDIR, &token);
+
+	ck_assert_ptr_eq(fsn_mark_get_userdata(m), &token);
+	spec = fsn_mark_get_spec(m);
+	ck_assert_ptr_nonnull(spec);
+	ck_assert_int_eq(spec->type, FSN_MARK_INOTIFY);
+	ck_assert_uint_eq(spec->mask, IN_CREATE | IN_ONLYDIR);
+	ck_assert_str_eq(spec->path, dir);
+	ck_assert_ptr_ne(spec->path, dir); /* a copy */
+	ck_assert_ptr_eq(spec->userdata, &token);
+
+	join(file, sizeof(file), dir, "x");
+	touch(file);
+	ck_assert_int_eq(dispatch(ctx, &rc), 1);
+	ck_assert_ptr_eq(rc.ev[0].mark, m);
+	ck_assert_ptr_eq(fsn_mark_get_userdata(rc.ev[0].mark), &token);
+
+	fsn_ctx_free(ctx);
+	rm_tree(dir);
+}
+END_TEST
+
+START_TEST(test_inotify_callback_stop) {
+	char dir[PATH_MAX], path[PATH_MAX];
+	static const char *const names[] = { "a", "b", "c", "d" };
+	struct fsn_ctx *ctx;
+	struct rec rc = { 0 };
+	int fd;
+
+	make_tmpdir(dir, sizeof(dir));
+	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
+	fd = fsn_ctx_get_fd(ctx);
+	add_inotify(ctx, dir, IN_CREATE, NULL);
+	for (int i = 0; i < 3; i++) {
+		join(path, sizeof(path), dir, names[i]);
+		touch(path);
+	}
+
+	/* stop at the second: one read got all three */
+	rc.stop_at = 2;
+	ck_assert_int_eq(dispatch(ctx, &rc), -ECANCELED);
+	ck_assert_int_eq(rc.n, 2);
+	ck_assert_str_eq(rc.ev[0].name, "a");
+	ck_assert_str_eq(rc.ev[1].name, "b");
+
+	/* the kernel queue is empty, the context fd still says "come back" */
+	ck_assert(readable(fd, 0));
+	rc.stop_at = 0;
+	ck_assert_int_eq(dispatch(ctx, &rc), 1);
+	ck_assert_str_eq(rc.ev[0].name, "c");
+	ck_assert(!readable(fd, 0));
+	ck_assert_int_eq(dispatch(ctx, &rc), 0);
+
+	/* kept events come before newer ones */
+	join(path, sizeof(path), dir, "e1");
+	touch(path);
+	join(path, sizeof(path), dir, "e2");
+	touch(path);
+	rc.stop_at = 1;
+	ck_assert_int_eq(dispatch(ctx, &rc), -ECANCELED);
+	ck_assert_str_eq(rc.ev[0].name, "e1");
+	join(path, sizeof(path), dir, names[3]);
+	touch(path);
+	rc.stop_at = 0;
+	ck_assert_int_eq(dispatch(ctx, &rc), 2);
+	ck_assert_str_eq(rc.ev[0].name, "e2");
+	ck_assert_str_eq(rc.ev[1].name, "d");
+	ck_assert_int_eq(dispatch(ctx, &rc), 0);
+
+	fsn_ctx_free(ctx);
+	rm_tree(dir);
+}
+END_TEST
+
+START_TEST(test_inotify_remove_in_callback) {
+	char dir[PATH_MAX], path[PATH_MAX];
+	struct fsn_ctx *ctx;
+	struct rec rc = { 0 };
+
+	make_tmpdir(dir, sizeof(dir));
+	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
+	rc.remove_on_first = add_inotify(ctx, dir, IN_CREATE, NULL);
+	join(path, sizeof(path), dir, "a");
+	touch(path);
+	join(path, sizeof(path), dir, "b");
+	touch(path);
+
+	/* "b" was read with "a" but its mark is gone: not handed out */
+	ck_assert_int_eq(dispatch(ctx, &rc), 1);
+	ck_assert_str_eq(rc.ev[0].name, "a");
+	rc.remove_on_first = NULL;
+	ck_assert_int_eq(dispatch(ctx, &rc), 0);
+
+	fsn_ctx_free(ctx);
+	rm_tree(dir);
+}
+END_TEST
+
+START_TEST(test_inotify_ignored_after_rmdir) {
+	char dir[PATH_MAX], sub[PATH_MAX], file[PATH_MAX];
+	struct fsn_ctx *ctx;
+	struct fsn_mark *a, *b, *c;
+	struct rec rc = { 0 };
+
+	make_tmpdir(dir, sizeof(dir));
+	join(sub, sizeof(sub), dir, "sub");
+	ck_assert_int_eq(mkdir(sub, 0700), 0);
+	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
+	a = add_inotify(ctx, sub, IN_DELETE_SELF, NULL);
+	b = add_inotify(ctx, sub, IN_DELETE_SELF | IN_CREATE, NULL);
+
+	ck_assert_int_eq(rmdir(sub), 0);
+	ck_assert_int_eq(dispatch(ctx, &rc), 2);
+	ck_assert_uint_eq(rc.ev[0].mask, IN_DELETE_SELF);
+	ck_assert_ptr_eq(rc.ev[0].mark, a);
+	/* once, with the first mark; every mark of the watch is dead */
+	ck_assert_uint_eq(rc.ev[1].mask, IN_IGNORED);
+	ck_assert_ptr_eq(rc.ev[1].mark, a);
+	ck_assert(fsn_mark_is_dead(a));
+	ck_assert(fsn_mark_is_dead(b));
+	ck_assert_int_eq(dispatch(ctx, &rc), 0);
+
+	ck_assert_int_eq(fsn_ctx_remove_mark(ctx, a), 0);
+	ck_assert_int_eq(fsn_ctx_remove_mark(ctx, b), 0);
+
+	/* the same name again is a new watch */
+	ck_assert_int_eq(mkdir(sub, 0700), 0);
+	c = add_inotify(ctx, sub, IN_CREATE, NULL);
+	ck_assert(!fsn_mark_is_dead(c));
+	join(file, sizeof(file), sub, "x");
+	touch(file);
+	ck_assert_int_eq(dispatch(ctx, &rc), 1);
+	ck_assert_ptr_eq(rc.ev[0].mark, c);
+	ck_assert_int_eq(inotify_watch_mask(fsn_ctx_inotify_fd(ctx), ino_of(sub)), IN_CREATE);
+
+	fsn_ctx_free(ctx);
+	rm_tree(dir);
+}
+END_TEST
+
+START_TEST(test_inotify_bad_path_logs) {
+	char dir[PATH_MAX], bad[PATH_MAX];
+	struct fsn_ctx *ctx;
+	struct fsn_mark *m = (struct fsn_mark *)&m;
+	struct logcap lc = { 0 };
+	struct fsn_mark_spec spec = {
+		.type = FSN_MARK_INOTIFY,
+		.mask = IN_CREATE | IN_DELETE,
+		.dirfd = AT_FDCWD,
+	};
+	int before = count_fds();
+
+	make_tmpdir(dir, sizeof(dir));
+	join(bad, sizeof(bad), dir, "missing\nline");
+	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
+	fsn_ctx_set_log(ctx, log_cb, &lc);
+
+	spec.path = bad;
+	ck_assert_int_eq(fsn_ctx_add_mark(ctx, &spec, &m), -ENOENT);
+	ck_assert_ptr_eq(m, (struct fsn_mark *)&m); /* not written on failure */
+	ck_assert_int_eq(lc.lines, 1);
+	ck_assert(!lc.raw_newline); /* the newline in the name is escaped */
+	ck_assert_ptr_nonnull(strstr(lc.text, "inotify"));
+	ck_assert_ptr_nonnull(strstr(lc.text, "missing\\x0aline"));
+	ck_assert_ptr_nonnull(strstr(lc.text, dir));
+	ck_assert_ptr_nonnull(strstr(lc.text, "create,delete"));
+	ck_assert_ptr_nonnull(strstr(lc.text, strerror(ENOENT)));
+
+	/* invalid specs */
+	spec.path = dir;
+	spec.type = _FSN_MARK_TYPE_MAX;
+	ck_assert_int_eq(fsn_ctx_add_mark(ctx, &spec, NULL), -EINVAL);
+	spec.type = FSN_MARK_INOTIFY;
+	spec.ignore = IN_CREATE;
+	ck_assert_int_eq(fsn_ctx_add_mark(ctx, &spec, NULL), -EINVAL);
+	spec.ignore = 0;
+	spec.flags = 1u << 31;
+	ck_assert_int_eq(fsn_ctx_add_mark(ctx, &spec, NULL), -EINVAL);
+	spec.flags = 0;
+	spec.path = NULL;
+	ck_assert_int_eq(fsn_ctx_add_mark(ctx, &spec, NULL), -EINVAL);
+	ck_assert_int_eq(fsn_ctx_add_mark(NULL, &spec, NULL), -EINVAL);
+	ck_assert_int_eq(lc.lines, 5);
+
+	fsn_ctx_free(ctx);
+	ck_assert_int_eq(count_fds(), before);
+	rm_tree(dir);
+}
+END_TEST
+
+START_TEST(test_inotify_relative_path_and_flags) {
+	char dir[PATH_MAX], sub[PATH_MAX], link[PATH_MAX], file[PATH_MAX];
+	struct fsn_ctx *ctx;
+	struct fsn_mark *m;
+	struct fsn_mark_spec spec = {
+		.type = FSN_MARK_INOTIFY,
+		.mask = IN_CREATE,
+	};
+	struct rec rc = { 0 };
+	int dfd;
+
+	make_tmpdir(dir, sizeof(dir));
+	join(sub, sizeof(sub), dir, "sub");
+	join(link, sizeof(link), dir, "link");
+	join(file, sizeof(file), dir, "file");
+	ck_assert_int_eq(mkdir(sub, 0700), 0);
+	ck_assert_int_eq(symlink("sub", link), 0);
+	touch(file);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(dfd, 0);
+	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
+
+	/* relative to dirfd; the fd may be closed afterwards */
+	spec.dirfd = dfd;
+	spec.path = "sub";
+	ck_assert_int_eq(fsn_ctx_add_mark(ctx, &spec, &m), 0);
+	close(dfd);
+	ck_assert_int_eq(inotify_watch_mask(fsn_ctx_inotify_fd(ctx), ino_of(sub)), IN_CREATE);
+
+	/* ONLYDIR refuses a file, IN_ONLYDIR too */
+	spec.dirfd = AT_FDCWD;
+	spec.path = file;
+	spec.flags = FSN_MARK_F_ONLYDIR;
+	ck_assert_int_eq(fsn_ctx_add_mark(ctx, &spec, NULL), -ENOTDIR);
+	spec.flags = 0;
+	spec.mask = IN_CREATE | IN_ONLYDIR;
+	ck_assert_int_eq(fsn_ctx_add_mark(ctx, &spec, NULL), -ENOTDIR);
+
+	/* through the symlink: the directory; DONT_FOLLOW: the link itself */
+	spec.mask = IN_ATTRIB;
+	spec.path = link;
+	ck_assert_int_eq(fsn_ctx_add_mark(ctx, &spec, NULL), 0);
+	ck_assert_int_eq(inotify_watch_mask(fsn_ctx_inotify_fd(ctx), ino_of(sub)),
+			 IN_CREATE | IN_ATTRIB);
+	spec.flags = FSN_MARK_F_DONT_FOLLOW;
+	ck_assert_int_eq(fsn_ctx_add_mark(ctx, &spec, NULL), 0);
+	ck_assert_int_eq(inotify_watch_mask(fsn_ctx_inotify_fd(ctx), ino_of(link)), IN_ATTRIB);
+
+	/* IN_MASK_CREATE: EEXIST for a watched inode */
+	spec.flags = 0;
+	spec.path = sub;
+	spec.mask = IN_DELETE | IN_MASK_CREATE;
+	ck_assert_int_eq(fsn_ctx_add_mark(ctx, &spec, NULL), -EEXIST);
+	spec.path = dir;
+	ck_assert_int_eq(fsn_ctx_add_mark(ctx, &spec, NULL), 0);
+
+	touch(file); /* no event: dir only has IN_DELETE */
+	ck_assert_int_eq(dispatch(ctx, &rc), 0);
+
+	fsn_ctx_free(ctx);
+	rm_tree(dir);
+}
+END_TEST
+
+START_TEST(test_inotify_unreachable_filters) {
+	char dir[PATH_MAX], d[PATH_MAX], d2[PATH_MAX], x[PATH_MAX];
+	struct fsn_ctx *ctx;
+	struct fsn_mark *a, *b;
+	struct rec rc = { 0 };
+	ino_t ino;
+
+	make_tmpdir(dir, sizeof(dir));
+	join(d, sizeof(d), dir, "d");
+	join(d2, sizeof(d2), dir, "d2");
+	join(x, sizeof(x), d2, "x");
+	ck_assert_int_eq(mkdir(d, 0700), 0);
+	ino = ino_of(d);
+	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
+	a = add_inotify(ctx, d, IN_CREATE, NULL);
+	b = add_inotify(ctx, d, IN_DELETE, NULL);
+
+	/* renamed away: the watch cannot be reached by path to drop a's
+	 * bit (and the context has no mount fd for handles); the kernel
+	 * keeps it, but no event for it is handed out */
+	ck_assert_int_eq(rename(d, d2), 0);
+	ck_assert_int_eq(mkdir(d, 0700), 0); /* same name, other directory */
+	ck_assert_int_eq(fsn_ctx_remove_mark(ctx, a), 0);
+	ck_assert_int_eq(inotify_watch_mask(fsn_ctx_inotify_fd(ctx), ino), IN_CREATE | IN_DELETE);
+	ck_assert_int_eq(inotify_watch_mask(fsn_ctx_inotify_fd(ctx), ino_of(d)), -1);
+
+	touch(x);
+	ck_assert_int_eq(unlink(x), 0);
+	ck_assert_int_eq(dispatch(ctx, &rc), 1);
+	ck_assert_uint_eq(rc.ev[0].mask, IN_DELETE);
+	ck_assert_ptr_eq(rc.ev[0].mark, b);
+
+	ck_assert_int_eq(fsn_ctx_remove_mark(ctx, b), 0);
+	ck_assert_int_eq(inotify_watch_mask(fsn_ctx_inotify_fd(ctx), ino), -1);
+	fsn_ctx_free(ctx);
+	rm_tree(dir);
+}
+END_TEST
+
+Suite *fsn_suite_ctx(void) {
+	Suite *s = suite_create("ctx");
+	TCase *tc = tcase_create("inotify");
+
+	tcase_add_test(tc, test_ctx_new_free);
+	tcase_add_test(tc, test_ctx_fd_pollable);
+	tcase_add_test(tc, test_inotify_events_in_order);
+	tcase_add_test(tc, test_inotify_marks_combine);
+	tcase_add_test(tc, test_inotify_userdata_and_spec);
+	tcase_add_test(tc, test_inotify_callback_stop);
+	tcase_add_test(tc, test_inotify_remove_in_callback);
+	tcase_add_test(tc, test_inotify_ignored_after_rmdir);
+	tcase_add_test(tc, test_inotify_bad_path_logs);
+	tcase_add_test(tc, test_inotify_relative_path_and_flags);
+	tcase_add_test(tc, test_inotify_unreachable_filters);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+/* ------------------------------------------------------------------------ */
+/* ctx-fanotify (root)                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* Own mount namespace (nothing propagates back), a private tmpfs on dir. */
+static void tmpfs_setup(char *dir, size_t len) {
+	ck_assert_int_eq(unshare(CLONE_NEWNS), 0);
+	ck_assert_int_eq(mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL), 0);
+	make_tmpdir(dir, len);
+	ck_assert_int_eq(mount("tmpfs", dir, "tmpfs", 0, "mode=0755,size=8m"), 0);
+}
+
+static void tmpfs_teardown(const char *dir) {
+	ck_assert_int_eq(umount2(dir, MNT_DETACH), 0);
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+
+static struct fsn_mark *add_fan(struct fsn_ctx *ctx, enum fsn_mark_type type, enum fsn_class klass,
+				uint32_t report, uint32_t tag, uint64_t mask, uint64_t ignore,
+				uint32_t flags, const char *path) {
+	struct fsn_mark_spec spec = {
+		.type = type,
+		.klass = klass,
+		.report = report,
+		.group_tag = tag,
+		.mask = mask,
+		.ignore = ignore,
+		.flags = flags,
+		.dirfd = AT_FDCWD,
+		.path = path,
+	};
+	struct fsn_mark *m = NULL;
+
+	ck_assert_int_eq(fsn_ctx_add_mark(ctx, &spec, &m), 0);
+	ck_assert_ptr_nonnull(m);
+	return m;
+}
+
+START_TEST(test_fan_inode_open_close) {
+	char dir[PATH_MAX], file[PATH_MAX], other[PATH_MAX];
+	struct fsn_ctx *ctx;
+	struct fsn_mark *m;
+	struct fsn_group *g;
+	struct rec rc = { .try_respond = true };
+	int fd, before;
+
+	tmpfs_setup(dir, sizeof(dir));
+	join(file, sizeof(file), dir, "f");
+	join(other, sizeof(other), dir, "other");
+	write_file(file, "hello");
+	touch(other);
+	before = count_fds();
+	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
+	m = add_fan(ctx, FSN_MARK_INODE, FSN_CLASS_NOTIF, 0, 0, FAN_OPEN | FAN_CLOSE_NOWRITE, 0, 0,
+		    file);
+	g = fsn_mark_group(m);
+	ck_assert_ptr_nonnull(g);
+	ck_assert_uint_ge(fsn_group_get_id(g), 1);
+	ck_assert_int_eq(fsn_group_get_class(g), FSN_CLASS_NOTIF);
+	ck_assert_uint_eq(fsn_group_get_report(g), 0);
+	ck_assert_uint_eq(fsn_group_get_tag(g), 0);
+
+	/* An unread OPEN and the CLOSE_NOWRITE that follows on the same file
+	 * from the same process are merged into one event
+	 * (fs/notify/fanotify/fanotify.c: fanotify_merge()); permission
+	 * events never are. */
+	open_close(file, O_RDONLY);
+	open_close(other, O_RDONLY); /* not marked */
+	ck_assert_int_eq(dispatch(ctx, &rc), 1);
+	ck_assert_int_eq(rc.ev[0].source, FSN_SOURCE_FANOTIFY);
+	ck_assert_uint_eq(rc.ev[0].mask, FAN_OPEN | FAN_CLOSE_NOWRITE);
+	ck_assert_int_eq(rc.ev[0].pid, getpid());
+	ck_assert_ptr_eq(rc.ev[0].group, g);
+	ck_assert_ptr_null(rc.ev[0].mark);
+	ck_assert_int_ge(rc.ev[0].fd, 0);
+	ck_assert_str_eq(rc.ev[0].fd_path, file);
+	ck_assert_int_eq(rc.ev[0].respond_ret, -EINVAL); /* not a permission event */
+	ck_assert_int_eq(rc.ev[0].take_perm_ret, -EINVAL);
+	ck_assert(!fd_is_open(rc.ev[0].fd)); /* closed after the callback */
+	ck_assert_int_eq(dispatch(ctx, &rc), 0);
+
+	/* read in between: two events */
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(dispatch(ctx, &rc), 1);
+	ck_assert_uint_eq(rc.ev[0].mask, FAN_OPEN);
+	close(fd);
+	ck_assert_int_eq(dispatch(ctx, &rc), 1);
+	ck_assert_uint_eq(rc.ev[0].mask, FAN_CLOSE_NOWRITE);
+	ck_assert_int_eq(dispatch(ctx, &rc), 0);
+
+	fsn_ctx_free(ctx);
+	ck_assert_int_eq(count_fds(), before);
+	tmpfs_teardown(dir);
+}
+END_TEST
+
+START_TEST(test_fan_take_fd_and_pidfd) {
+	char dir[PATH_MAX], file[PATH_MAX], buf[16];
+	struct fsn_ctx *ctx;
+	struct rec rc = { .take_fd = true };
+	struct fsn_mark_spec spec = {
+		.type = FSN_MARK_INODE,
+		.report = FAN_REPORT_PIDFD,
+		.mask = FAN_OPEN,
+		.dirfd = AT_FDCWD,
+	};
+
+	tmpfs_setup(dir, sizeof(dir));
+	join(file, sizeof(file), dir, "f");
+	write_file(file, "hello");
+	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
+	spec.path = file;
+	ck_assert_int_eq(fsn_ctx_add_mark(ctx, &spec, NULL), 0);
+
+	open_close(file, O_RDONLY);
+	ck_assert_int_eq(dispatch(ctx, &rc), 1);
+	ck_assert_uint_eq(rc.ev[0].mask, FAN_OPEN);
+	/* taken: still open, reads the file */
+	ck_assert(fd_is_open(rc.ev[0].fd));
+	ck_assert_int_eq(pread(rc.ev[0].fd, buf, sizeof(buf), 0), 5);
+	ck_assert_int_eq(memcmp(buf, "hello", 5), 0);
+	close(rc.ev[0].fd);
+	/* the pidfd was not taken: closed */
+	ck_assert(rc.ev[0].has & FSN_HAS_PIDFD);
+	ck_assert_int_ge(rc.ev[0].pidfd, 0);
+	ck_assert(!fd_is_open(rc.ev[0].pidfd));
+
+	fsn_ctx_free(ctx);
+	tmpfs_teardown(dir);
+}
+END_TEST
+
+START_TEST(test_fan_filesystem_dfid_name) {
+	char dir[PATH_MAX], sub[PATH_MAX], file[PATH_MAX], d2[PATH_MAX], buf[PATH_MAX];
+	struct fsn_ctx *ctx;
+	struct rec rc = { 0 };
+	struct fsn_fid sub_fid;
+	bool deleted;
+
+	tmpfs_setup(dir, sizeof(dir));
+	join(sub, sizeof(sub), dir, "sub");
+	join(file, sizeof(file), sub, "new\nname");
+	join(d2, sizeof(d2), sub, "d2");
+	ck_assert_int_eq(mkdir(sub, 0755), 0);
+	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
+	add_fan(ctx, FSN_MARK_FILESYSTEM, FSN_CLASS_NOTIF, FAN_REPORT_DFID_NAME, 0,
+		FAN_CREATE | FAN_DELETE | FAN_ONDIR, 0, 0, dir);
+
+	touch(file);
+	ck_assert_int_eq(mkdir(d2, 0755), 0);
+	ck_assert_int_eq(dispatch(ctx, &rc), 2);
+	ck_assert_uint_eq(rc.ev[0].mask, FAN_CREATE);
+	ck_assert_uint_eq(rc.ev[0].has, FSN_HAS_DFID | FSN_HAS_NAME);
+	ck_assert_str_eq(rc.ev[0].name, "new\nname");
+	ck_assert_int_eq(rc.ev[0].fd, FAN_NOFD);
+	ck_assert_int_eq(rc.ev[0].pid, getpid());
+	ck_assert_uint_eq(rc.ev[1].mask, FAN_CREATE | FAN_ONDIR);
+	ck_assert_str_eq(rc.ev[1].name, "d2");
+	sub_fid = rc.ev[0].dfid;
+
+	deleted = true;
+	ck_assert_int_eq(fsn_ctx_fid_path(ctx, &sub_fid, "new\nname", buf, sizeof(buf), &deleted),
+			 (int)strlen(file));
+	ck_assert_str_eq(buf, file);
+	ck_assert(!deleted);
+	ck_assert_int_eq(fsn_ctx_fid_path(ctx, &rc.ev[1].dfid, "d2", buf, sizeof(buf), NULL),
+			 (int)strlen(d2));
+	ck_assert_str_eq(buf, d2);
+	ck_assert_int_eq(fsn_ctx_fid_path(ctx, &sub_fid, NULL, buf, sizeof(buf), NULL),
+			 (int)strlen(sub));
+	ck_assert_str_eq(buf, sub);
+
+	ck_assert_int_eq(unlink(file), 0);
+	ck_assert_int_eq(rmdir(d2), 0);
+	ck_assert_int_eq(rmdir(sub), 0);
+	ck_assert_int_eq(dispatch(ctx, &rc), 3);
+	ck_assert_uint_eq(rc.ev[0].mask, FAN_DELETE);
+	ck_assert_str_eq(rc.ev[0].name, "new\nname");
+	ck_assert_uint_eq(rc.ev[1].mask, FAN_DELETE | FAN_ONDIR);
+	ck_assert_str_eq(rc.ev[1].name, "d2");
+	ck_assert_uint_eq(rc.ev[2].mask, FAN_DELETE | FAN_ONDIR);
+	ck_assert_str_eq(rc.ev[2].name, "sub");
+	ck_assert_int_eq(fsn_ctx_fid_path(ctx, &rc.ev[2].dfid, NULL, buf, sizeof(buf), NULL),
+			 (int)strlen(dir));
+	ck_assert_str_eq(buf, dir);
+
+	/* sub is gone: the path it had, from the cache */
+	deleted = false;
+	ck_assert_int_eq(
+	    fsn_ctx_fid_path(ctx, &rc.ev[0].dfid, "new\nname", buf, sizeof(buf), &deleted),
+	    (int)strlen(file));
+	ck_assert_str_eq(buf, file);
+	ck_assert(deleted);
+	ck_assert_uint_eq(rc.ev[0].dfid.handle_bytes, sub_fid.handle_bytes);
+	ck_assert_int_eq(memcmp(rc.ev[0].dfid.f_handle, sub_fid.f_handle, sub_fid.handle_bytes), 0);
+	ck_assert_int_eq(dispatch(ctx, &rc), 0);
+
+	fsn_ctx_free(ctx);
+	tmpfs_teardown(dir);
+}
+END_TEST
+
+START_TEST(test_fan_marks_combine) {
+	char dir[PATH_MAX], file[PATH_MAX], alias[PATH_MAX], text[8192];
+	struct fsn_ctx *ctx;
+	struct fsn_mark *a, *b, *c, *d;
+	struct fan_info fi;
+	struct rec rc = { 0 };
+	int gfd;
+	ino_t ino;
+
+	tmpfs_setup(dir, sizeof(dir));
+	join(file, sizeof(file), dir, "f");
+	join(alias, sizeof(alias), dir, "./f");
+	touch(file);
+	ino = ino_of(file);
+	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
+
+	a = add_fan(ctx, FSN_MARK_INODE, FSN_CLASS_NOTIF, 0, 0, FAN_OPEN, 0, 0, file);
+	b = add_fan(ctx, FSN_MARK_INODE, FSN_CLASS_NOTIF, 0, 0, FAN_CLOSE_WRITE, 0, 0, alias);
+	ck_assert_ptr_eq(fsn_mark_group(a), fsn_mark_group(b));
+	gfd = fsn_group_fd(fsn_mark_group(a));
+	ck_assert_int_ge(gfd, 0);
+	fi = fanotify_inode_mark(gfd, ino);
+	ck_assert(fi.found);
+	ck_assert_uint_eq(fi.mask, FAN_OPEN | FAN_CLOSE_WRITE);
+	ck_assert_uint_eq(fi.ignored, 0);
+	read_fdinfo(gfd, text, sizeof(text));
+	ck_assert_int_eq(count_lines(text, "fanotify ino:"), 1);
+
+	/* an ignore-only mark on the same inode: FAN_MARK_IGNORE_SURV */
+	c = add_fan(ctx, FSN_MARK_INODE, FSN_CLASS_NOTIF, 0, 0, 0, FAN_MODIFY, 0, file);
+	fi = fanotify_inode_mark(gfd, ino);
+	ck_assert_uint_eq(fi.mask, FAN_OPEN | FAN_CLOSE_WRITE);
+	ck_assert_uint_eq(fi.ignored, FAN_MODIFY);
+	ck_assert_uint_eq(fi.mflags, FAN_MARK_IGNORE | FAN_MARK_IGNORED_SURV_MODIFY);
+	/* another ignore style on it: refused */
+	{
+		struct fsn_mark_spec spec = *fsn_mark_get_spec(c);
+
+		spec.flags = FSN_MARK_F_LEGACY_IGNORE;
+		ck_assert_int_eq(fsn_ctx_add_mark(ctx, &spec, NULL), -EEXIST);
+	}
+	d = add_fan(ctx, FSN_MARK_INODE, FSN_CLASS_NOTIF, 0, 0, FAN_OPEN, FAN_ACCESS, 0, file);
+	fi = fanotify_inode_mark(gfd, ino);
+	ck_assert_uint_eq(fi.ignored, FAN_MODIFY | FAN_ACCESS);
+
+	ck_assert_int_eq(fsn_ctx_remove_mark(ctx, a), 0); /* d still wants OPEN */
+	fi = fanotify_inode_mark(gfd, ino);
+	ck_assert_uint_eq(fi.mask, FAN_OPEN | FAN_CLOSE_WRITE);
+	ck_assert_int_eq(fsn_ctx_remove_mark(ctx, d), 0);
+	fi = fanotify_inode_mark(gfd, ino);
+	ck_assert_uint_eq(fi.mask, FAN_CLOSE_WRITE);
+	ck_assert_uint_eq(fi.ignored, FAN_MODIFY);
+	ck_assert_int_eq(fsn_ctx_remove_mark(ctx, c), 0);
+	fi = fanotify_inode_mark(gfd, ino);
+	ck_assert_uint_eq(fi.mask, FAN_CLOSE_WRITE);
+	ck_assert_uint_eq(fi.ignored, 0);
+
+	/* exactly b's event */
+	open_close(file, O_RDONLY);
+	open_close(file, O_WRONLY);
+	ck_assert_int_eq(dispatch(ctx, &rc), 1);
+	ck_assert_uint_eq(rc.ev[0].mask, FAN_CLOSE_WRITE);
+
+	/* the last mark closes the group */
+	ck_assert_int_eq(fsn_ctx_remove_mark(ctx, b), 0);
+	ck_assert(!fd_is_open(gfd));
+	fsn_ctx_free(ctx);
+	tmpfs_teardown(dir);
+}
+END_TEST
+
+START_TEST(test_fan_mount_and_evictable) {
+	char dir[PATH_MAX], sub[PATH_MAX], file[PATH_MAX], text[8192];
+	struct fsn_ctx *ctx;
+	struct fsn_mark *a, *b, *e1, *e2;
+	struct fan_info fi;
+	struct rec rc = { 0 };
+	int gfd;
+
+	tmpfs_setup(dir, sizeof(dir));
+	join(sub, sizeof(sub), dir, "sub");
+	join(file, sizeof(file), sub, "f");
+	ck_assert_int_eq(mkdir(sub, 0755), 0);
+	touch(file);
+	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
+
+	/* two paths on one mount: one kernel mount mark */
+	a = add_fan(ctx, FSN_MARK_MOUNT, FSN_CLASS_NOTIF, 0, 0, FAN_OPEN, 0, 0, dir);
+	b = add_fan(ctx, FSN_MARK_MOUNT, FSN_CLASS_NOTIF, 0, 0, FAN_CLOSE_NOWRITE, 0, 0, sub);
+	gfd = fsn_group_fd(fsn_mark_group(a));
+	read_fdinfo(gfd, text, sizeof(text));
+	ck_assert_int_eq(count_lines(text, "fanotify mnt_id:"), 1);
+	fi = fanotify_mount_mark(gfd);
+	ck_assert_uint_eq(fi.mask, FAN_OPEN | FAN_CLOSE_NOWRITE);
+	open_close(file, O_RDONLY);
+	ck_assert_int_eq(dispatch(ctx, &rc), 1);
+	ck_assert_uint_eq(rc.ev[0].mask, FAN_OPEN | FAN_CLOSE_NOWRITE);
+	ck_assert_int_eq(fsn_ctx_remove_mark(ctx, a), 0);
+	fi = fanotify_mount_mark(gfd);
+	ck_assert_uint_eq(fi.mask, FAN_CLOSE_NOWRITE);
+
+	/* evictable while every mark on the inode is; adding a normal one
+	 * upgrades it, removing it cannot downgrade */
+	e1 = add_fan(ctx, FSN_MARK_INODE, FSN_CLASS_NOTIF, 0, 0, FAN_ACCESS, 0,
+		     FSN_MARK_F_EVICTABLE, file);
+	fi = fanotify_inode_mark(gfd, ino_of(file));
+	ck_assert_uint_eq(fi.mflags & FAN_MARK_EVICTABLE, FAN_MARK_EVICTABLE);
+	e2 = add_fan(ctx, FSN_MARK_INODE, FSN_CLASS_NOTIF, 0, 0, FAN_MODIFY, 0, 0, file);
+	fi = fanotify_inode_mark(gfd, ino_of(file));
+	ck_assert_uint_eq(fi.mflags & FAN_MARK_EVICTABLE, 0);
+	ck_assert_uint_eq(fi.mask, FAN_ACCESS | FAN_MODIFY);
+	ck_assert_int_eq(fsn_ctx_remove_mark(ctx, e2), 0);
+	ck_assert_int_eq(fsn_ctx_remove_mark(ctx, e1), 0);
+	ck_assert(!fanotify_inode_mark(gfd, ino_of(file)).found);
+
+	ck_assert_int_eq(fsn_ctx_remove_mark(ctx, b), 0);
+	ck_assert(!fd_is_open(gfd));
+	fsn_ctx_free(ctx);
+	tmpfs_teardown(dir);
+}
+END_TEST
+
+START_TEST(test_fan_dont_follow) {
+	char dir[PATH_MAX], file[PATH_MAX], link[PATH_MAX];
+	struct fsn_ctx *ctx;
+	struct fsn_mark *a, *b;
+	int gfd;
+
+	tmpfs_setup(dir, sizeof(dir));
+	join(file, sizeof(file), dir, "f");
+	join(link, sizeof(link), dir, "l");
+	touch(file);
+	ck_assert_int_eq(symlink("f", link), 0);
+	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
+
+	a = add_fan(ctx, FSN_MARK_INODE, FSN_CLASS_NOTIF, 0, 0, FAN_OPEN, 0, 0, link);
+	b = add_fan(ctx, FSN_MARK_INODE, FSN_CLASS_NOTIF, 0, 0, FAN_MODIFY, 0,
+		    FSN_MARK_F_DONT_FOLLOW, link);
+	gfd = fsn_group_fd(fsn_mark_group(a));
+	ck_assert_uint_eq(fanotify_inode_mark(gfd, ino_of(file)).mask, FAN_OPEN);
+	ck_assert_uint_eq(fanotify_inode_mark(gfd, ino_of(link)).mask, FAN_MODIFY);
+	ck_assert_int_eq(fsn_ctx_remove_mark(ctx, b), 0);
+	ck_assert(!fanotify_inode_mark(gfd, ino_of(link)).found);
+
+	fsn_ctx_free(ctx);
+	tmpfs_teardown(dir);
+}
+END_TEST
+
+/* dir marked for child opens; ignore FAN_OPEN on "quiet" with `flags` */
+static void ignore_case(uint32_t flags, uint32_t ignore_tag, bool hidden, unsigned want_mflags) {
+	char dir[PATH_MAX], quiet[PATH_MAX], loud[PATH_MAX];
+	struct fsn_ctx *ctx;
+	struct fsn_mark *p, *i;
+	struct rec rc = { 0 };
+
+	tmpfs_setup(dir, sizeof(dir));
+	join(quiet, sizeof(quiet), dir, "quiet");
+	join(loud, sizeof(loud), dir, "loud");
+	touch(quiet);
+	touch(loud);
+	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
+	p = add_fan(ctx, FSN_MARK_INODE, FSN_CLASS_NOTIF, 0, 0, FAN_OPEN | FAN_EVENT_ON_CHILD, 0, 0,
+		    dir);
+	i = add_fan(ctx, FSN_MARK_INODE, FSN_CLASS_NOTIF, 0, ignore_tag, 0, FAN_OPEN, flags, quiet);
+	ck_assert_uint_eq(
+	    fanotify_inode_mark(fsn_group_fd(fsn_mark_group(i)), ino_of(quiet)).mflags,
+	    want_mflags);
+
+	open_close(quiet, O_RDONLY);
+	open_close(loud, O_RDONLY);
+	ck_assert_int_eq(dispatch(ctx, &rc), hidden ? 1 : 2);
+	ck_assert_uint_eq(rc.ev[hidden ? 0 : 1].mask, FAN_OPEN);
+	ck_assert_str_eq(rc.ev[hidden ? 0 : 1].fd_path, loud);
+	if (!hidden)
+		ck_assert_str_eq(rc.ev[0].fd_path, quiet);
+	ck_assert_ptr_eq(rc.ev[0].group, fsn_mark_group(p));
+
+	if (flags & FSN_MARK_F_IGNORE_NO_SURV) {
+		/* a legacy ignored mask without SURV_MODIFY is cleared by MODIFY */
+		int fd = open(quiet, O_WRONLY | O_CLOEXEC);
+
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(dispatch(ctx, &rc), 0); /* this open still hidden */
+		ck_assert_int_eq(write(fd, "x", 1), 1);
+		close(fd);
+		open_close(quiet, O_RDONLY);
+		ck_assert_int_eq(dispatch(ctx, &rc), 1);
+		ck_assert_str_eq(rc.ev[0].fd_path, quiet);
+	} else if (hidden) {
+		/* survives MODIFY */
+		write_file(quiet, "x");
+		open_close(quiet, O_RDONLY);
+		ck_assert_int_eq(dispatch(ctx, &rc), 0);
+	}
+
+	/* removing the ignore mark brings the events back */
+	ck_assert_int_eq(fsn_ctx_remove_mark(ctx, i), 0);
+	open_close(quiet, O_RDONLY);
+	ck_assert_int_eq(dispatch(ctx, &rc), 1);
+	ck_assert_str_eq(rc.ev[0].fd_path, quiet);
+
+	fsn_ctx_free(ctx);
+	tmpfs_teardown(dir);
+}
+
+START_TEST(test_fan_ignore_new) {
+	ignore_case(0, 0, true, FAN_MARK_IGNORE | FAN_MARK_IGNORED_SURV_MODIFY);
+}
+END_TEST
+
+START_TEST(test_fan_ignore_legacy) {
+	ignore_case(FSN_MARK_F_LEGACY_IGNORE, 0, true, FAN_MARK_IGNORED_SURV_MODIFY);
+}
+END_TEST
+
+START_TEST(test_fan_ignore_legacy_no_surv) {
+	ignore_case(FSN_MARK_F_IGNORE_NO_SURV, 0, true, 0);
+}
+END_TEST
+
+START_TEST(test_fan_ignore_other_group) {
+	/* an ignore mask applies within its group only */
+	ignore_case(0, 7, false, FAN_MARK_IGNORE | FAN_MARK_IGNORED_SURV_MODIFY);
+}
+END_TEST
+
+START_TEST(test_fan_groups) {
+	char dir[PATH_MAX], file[PATH_MAX];
+	struct fsn_ctx *ctx;
+	struct fsn_mark *a, *b, *c, *d;
+	struct fsn_group *ga, *gb, *gd;
+	struct rec rc = { 0 };
+
+	tmpfs_setup(dir, sizeof(dir));
+	join(file, sizeof(file), dir, "f");
+	touch(file);
+	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
+	a = add_fan(ctx, FSN_MARK_INODE, FSN_CLASS_NOTIF, 0, 0, FAN_OPEN, 0, 0, file);
+	b = add_fan(ctx, FSN_MARK_INODE, FSN_CLASS_NOTIF, 0, 1, FAN_OPEN, 0, 0, file);
+	c = add_fan(ctx, FSN_MARK_INODE, FSN_CLASS_NOTIF, 0, 0, FAN_ACCESS, 0, 0, dir);
+	d = add_fan(ctx, FSN_MARK_INODE, FSN_CLASS_CONTENT, FAN_REPORT_TID, 0, FAN_ACCESS, 0, 0,
+		    dir);
+	ga = fsn_mark_group(a);
+	gb = fsn_mark_group(b);
+	gd = fsn_mark_group(d);
+	ck_assert_ptr_eq(fsn_mark_group(c), ga);
+	ck_assert_ptr_ne(ga, gb);
+	ck_assert_ptr_ne(ga, gd);
+	ck_assert_ptr_ne(gb, gd);
+	ck_assert_uint_ne(fsn_group_get_id(ga), fsn_group_get_id(gb));
+	ck_assert_uint_ne(fsn_group_get_id(ga), fsn_group_get_id(gd));
+	ck_assert_uint_ne(fsn_group_get_id(gb), fsn_group_get_id(gd));
+	ck_assert_uint_eq(fsn_group_get_tag(gb), 1);
+	ck_assert_int_eq(fsn_group_get_class(gd), FSN_CLASS_CONTENT);
+	ck_assert_uint_eq(fsn_group_get_report(gd), FAN_REPORT_TID);
+	ck_assert_uint_eq(fanotify_init_flags(fsn_group_fd(ga)), FAN_CLOEXEC | FAN_NONBLOCK);
+	ck_assert_uint_eq(fanotify_init_flags(fsn_group_fd(gd)),
+			  FAN_CLOEXEC | FAN_NONBLOCK | FAN_CLASS_CONTENT | FAN_REPORT_TID);
+
+	/* one open, one event per group */
+	open_close(file, O_RDONLY);
+	ck_assert_int_eq(dispatch(ctx, &rc), 2);
+	ck_assert_uint_eq(rc.ev[0].mask, FAN_OPEN);
+	ck_assert_uint_eq(rc.ev[1].mask, FAN_OPEN);
+	ck_assert_ptr_ne(rc.ev[0].group, rc.ev[1].group);
+	ck_assert(rc.ev[0].group == ga || rc.ev[0].group == gb);
+	ck_assert(rc.ev[1].group == ga || rc.ev[1].group == gb);
+
+	fsn_ctx_free(ctx);
+	tmpfs_teardown(dir);
+}
+END_TEST
+
+START_TEST(test_fan_errors_logged) {
+	char dir[PATH_MAX], missing[PATH_MAX];
+	struct fsn_ctx *ctx;
+	struct logcap lc = { 0 };
+	struct fsn_mark_spec spec = {
+		.type = FSN_MARK_INODE,
+		.mask = FAN_OPEN,
+		.dirfd = AT_FDCWD,
+	};
+	int before;
+
+	tmpfs_setup(dir, sizeof(dir));
+	join(missing, sizeof(missing), dir, "missing");
+	before = count_fds();
+	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
+	fsn_ctx_set_log(ctx, log_cb, &lc);
+
+	spec.path = missing;
+	ck_assert_int_eq(fsn_ctx_add_mark(ctx, &spec, NULL), -ENOENT);
+	ck_assert_int_eq(lc.lines, 1);
+	ck_assert_ptr_nonnull(strstr(lc.text, "inode mark"));
+	ck_assert_ptr_nonnull(strstr(lc.text, missing));
+	ck_assert_ptr_nonnull(strstr(lc.text, "mask open"));
+	ck_assert_ptr_nonnull(strstr(lc.text, strerror(ENOENT)));
+
+	/* the kernel refuses dirent events without FID reporting */
+	spec.path = dir;
+	spec.mask = FAN_CREATE;
+	ck_assert_int_eq(fsn_ctx_add_mark(ctx, &spec, NULL), -EINVAL);
+	ck_assert_int_eq(lc.lines, 2);
+	ck_assert_ptr_nonnull(strstr(lc.text, "fanotify_mark: "));
+	ck_assert_ptr_nonnull(strstr(lc.text, "mask create"));
+
+	spec.mask = FAN_OPEN;
+	spec.report = FAN_CLOEXEC;
+	ck_assert_int_eq(fsn_ctx_add_mark(ctx, &spec, NULL), -EINVAL);
+	spec.report = 0;
+	spec.klass = _FSN_CLASS_MAX;
+	ck_assert_int_eq(fsn_ctx_add_mark(ctx, &spec, NULL), -EINVAL);
+	spec.klass = FSN_CLASS_NOTIF;
+	spec.mask = 0;
+	ck_assert_int_eq(fsn_ctx_add_mark(ctx, &spec, NULL), -EINVAL);
+	ck_assert_int_eq(lc.lines, 5);
+	ck_assert(!lc.raw_newline);
+
+	/* no group left behind by the failures */
+	ck_assert_int_eq(count_fds(), before + 1);
+	fsn_ctx_free(ctx);
+	ck_assert_int_eq(count_fds(), before);
+	tmpfs_teardown(dir);
+}
+END_TEST
+
+/* ---- permission events ---- */
+
+/* A child that opens a file and reports the errno (0: success) through a
+ * pipe. It closes every inherited fd first: a copy of a group fd would keep
+ * the group (and so itself) blocked after the parent closed it. */
+struct opener {
+	pid_t pid;
+	int rfd;
+};
+
+static void opener_start(struct opener *o, const char *path) {
+	int p[2];
+
+	ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
+	o->pid = fork();
+	ck_assert_int_ge(o->pid, 0);
+	if (o->pid == 0) {
+		int fd, res;
+
+		if (dup2(p[1], 3) != 3)
+			_exit(99);
+		syscall(SYS_close_range, 4U, ~0U, 0U);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		res = fd < 0 ? errno : 0;
+		if (write(3, &res, sizeof(res)) != sizeof(res))
+			_exit(98);
+		_exit(0);
+	}
+	close(p[1]);
+	o->rfd = p[0];
+}
+
+static bool opener_done(const struct opener *o) {
+	return readable(o->rfd, 0);
+}
+
+/* The child's errno; fails the test if it does not finish in time. */
+static int opener_result(struct opener *o) {
+	int res = -1, status;
+
+	ck_assert_msg(readable(o->rfd, TIMEOUT_MS), "opener %d still blocked", (int)o->pid);
+	ck_assert_int_eq(read(o->rfd, &res, sizeof(res)), sizeof(res));
+	close(o->rfd);
+	ck_assert_int_eq(waitpid(o->pid, &status, 0), o->pid);
+	/* not the status itself: under valgrind it is valgrind's */
+	ck_assert(WIFEXITED(status));
+	return res;
+}
+
+enum perm_action { PERM_NONE, PERM_RESPOND, PERM_TAKE };
+
+struct perm_cb {
+	enum perm_action action;
+	enum fsn_verdict verdict;
+	int err;
+	bool audit;
+	bool stop;               /* return -ECANCELED */
+	struct fsn_mark *remove; /* remove this mark in the callback */
+	int n;
+	uint64_t mask;
+	pid_t pid;
+	int respond_ret, respond_again_ret;
+	struct fsn_perm *perm[4];
+	int n_perm;
+	char fd_path[PATH_MAX];
+};
+
+static int perm_cb(struct fsn_ctx *ctx, struct fsn_event *ev, void *userdata) {
+	struct perm_cb *pc = userdata;
+
+	pc->n++;
+	pc->mask = ev->mask;
+	pc->pid = ev->pid;
+	ck_assert_int_ge(ev->fd, 0);
+	ck_assert_int_gt(fsn_fd_path(ev->fd, pc->fd_path, sizeof(pc->fd_path), NULL), 0);
+	switch (pc->action) {
+	case PERM_RESPOND:
+		pc->respond_ret = fsn_ctx_respond(ctx, ev, pc->verdict, pc->err, pc->audit);
+		pc->respond_again_ret = fsn_ctx_respond(ctx, ev, FSN_ALLOW, 0, false);
+		break;
+	case PERM_TAKE:
+		ck_assert_int_lt(pc->n_perm, (int)ELEMENTSOF(pc->perm));
+		ck_assert_int_eq(fsn_event_take_perm(ctx, ev, &pc->perm[pc->n_perm]), 0);
+		ck_assert_int_eq(ev->fd, -1);
+		pc->respond_again_ret = fsn_ctx_respond(ctx, ev, FSN_ALLOW, 0, false);
+		pc->n_perm++;
+		break;
+	default: break;
+	}
+	if (pc->remove) {
+		ck_assert_int_eq(fsn_ctx_remove_mark(ctx, pc->remove), 0);
+		pc->remove = NULL;
+	}
+	return pc->stop ? -ECANCELED : 0;
+}
+
+struct perm_env {
+	char dir[PATH_MAX];
+	char file[PATH_MAX];
+	struct fsn_ctx *ctx;
+	struct fsn_mark *mark;
+};
+
+static void perm_setup(struct perm_env *pe, enum fsn_class klass) {
+	tmpfs_setup(pe->dir, sizeof(pe->dir));
+	join(pe->file, sizeof(pe->file), pe->dir, "f");
+	touch(pe->file);
+	ck_assert_int_eq(fsn_ctx_new(&pe->ctx), 0);
+	pe->mark = add_fan(pe->ctx, FSN_MARK_INODE, klass, 0, 0, FAN_OPEN_PERM, 0, 0, pe->file);
+}
+
+static void perm_teardown(struct perm_env *pe) {
+	fsn_ctx_free(pe->ctx);
+	tmpfs_teardown(pe->dir);
+}
+
+/* One child opens the file; dispatch its permission event through pc. */
+static void perm_dispatch(struct perm_env *pe, struct opener *o, struct perm_cb *pc) {
+	opener_start(o, pe->file);
+	ck_assert_msg(readable(fsn_ctx_get_fd(pe->ctx), TIMEOUT_MS), "no permission event");
+	ck_assert_int_eq(fsn_ctx_dispatch(pe->ctx, perm_cb, pc), pc->stop ? -ECANCELED : 1);
+	ck_assert_uint_eq(pc->mask, FAN_OPEN_PERM);
+	ck_assert_int_eq(pc->pid, o->pid);
+	ck_assert_str_eq(pc->fd_path, pe->file);
+}
+
+START_TEST(test_perm_deny) {
+	struct perm_env pe;
+	struct perm_cb pc = { .action = PERM_RESPOND, .verdict = FSN_DENY };
+	struct opener o;
+
+	perm_setup(&pe, FSN_CLASS_CONTENT);
+	perm_dispatch(&pe, &o, &pc);
+	ck_assert_int_eq(pc.respond_ret, 0);
+	ck_assert_int_eq(pc.respond_again_ret, -EINVAL); /* answered already */
+	ck_assert_int_eq(opener_result(&o), EPERM);
+	ck_assert_int_eq(fsn_ctx_dispatch(pe.ctx, perm_cb, &pc), 0);
+	perm_teardown(&pe);
+}
+END_TEST
+
+START_TEST(test_perm_allow) {
+	struct perm_env pe;
+	struct perm_cb pc = { .action = PERM_RESPOND, .verdict = FSN_ALLOW };
+	struct opener o;
+
+	perm_setup(&pe, FSN_CLASS_CONTENT);
+	perm_dispatch(&pe, &o, &pc);
+	ck_assert_int_eq(pc.respond_ret, 0);
+	ck_assert_int_eq(opener_result(&o), 0);
+	perm_teardown(&pe);
+}
+END_TEST
+
+START_TEST(test_perm_unanswered_allowed) {
+	struct perm_env pe;
+	struct perm_cb pc = { .action = PERM_NONE };
+	struct opener o;
+
+	perm_setup(&pe, FSN_CLASS_CONTENT);
+	perm_dispatch(&pe, &o, &pc);
+	ck_assert_int_eq(opener_result(&o), 0);
+	perm_teardown(&pe);
+}
+END_TEST
+
+START_TEST(test_perm_take_respond_later) {
+	struct perm_env pe;
+	struct perm_cb pc = { .action = PERM_TAKE };
+	struct opener o1, o2;
+	char path[PATH_MAX];
+	int fd;
+
+	perm_setup(&pe, FSN_CLASS_CONTENT);
+	perm_dispatch(&pe, &o1, &pc);
+	ck_assert_int_eq(pc.respond_again_ret, -EINVAL); /* taken */
+	/* still blocked: the dispatch did not answer it */
+	ck_assert(!opener_done(&o1));
+	fd = fsn_perm_get_fd(pc.perm[0]);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fsn_fd_path(fd, path, sizeof(path), NULL), (int)strlen(pe.file));
+	ck_assert_str_eq(path, pe.file);
+	ck_assert_int_eq(fsn_perm_respond(pc.perm[0], FSN_DENY, 0, false), 0);
+	ck_assert(!fd_is_open(fd));
+	ck_assert_int_eq(opener_result(&o1), EPERM);
+
+	/* freed without an answer: allowed */
+	perm_dispatch(&pe, &o2, &pc);
+	ck_assert(!opener_done(&o2));
+	ck_assert_ptr_null(fsn_perm_free(pc.perm[1]));
+	ck_assert_int_eq(opener_result(&o2), 0);
+
+	ck_assert_ptr_null(fsn_perm_free(NULL));
+	ck_assert_int_eq(fsn_perm_respond(NULL, FSN_ALLOW, 0, false), -EINVAL);
+	ck_assert_int_eq(fsn_perm_get_fd(NULL), -EINVAL);
+	perm_teardown(&pe);
+}
+END_TEST
+
+START_TEST(test_perm_deny_errno_content) {
+	struct perm_env pe;
+	struct perm_cb pc = { .action = PERM_RESPOND, .verdict = FSN_DENY, .err = EIO };
+	struct opener o;
+
+	/* FAN_DENY_ERRNO() is for pre-content groups only (the kernel says
+	 * EINVAL): answered with a plain deny, and told so */
+	perm_setup(&pe, FSN_CLASS_CONTENT);
+	perm_dispatch(&pe, &o, &pc);
+	ck_assert_int_eq(pc.respond_ret, -EOPNOTSUPP);
+	ck_assert_int_eq(opener_result(&o), EPERM);
+	perm_teardown(&pe);
+}
+END_TEST
+
+START_TEST(test_perm_deny_errno_pre_content) {
+	struct perm_env pe;
+	struct perm_cb pc = { .action = PERM_RESPOND, .verdict = FSN_DENY, .err = EIO };
+	struct opener o;
+
+	perm_setup(&pe, FSN_CLASS_PRE_CONTENT);
+	perm_dispatch(&pe, &o, &pc);
+	ck_assert_int_eq(pc.respond_ret, 0);
+	ck_assert_int_eq(opener_result(&o), EIO);
+
+	/* an errno the kernel does not allow for open: plain deny */
+	pc.err = ENOENT;
+	perm_dispatch(&pe, &o, &pc);
+	ck_assert_int_eq(pc.respond_ret, -EOPNOTSUPP);
+	ck_assert_int_eq(opener_result(&o), EPERM);
+	perm_teardown(&pe);
+}
+END_TEST
+
+START_TEST(test_perm_audit) {
+	struct perm_env pe;
+	struct perm_cb pc = { .action = PERM_RESPOND, .verdict = FSN_ALLOW, .audit = true };
+	struct opener o;
+	bool audit;
+	int fd;
+
+	/* FAN_ENABLE_AUDIT needs CAP_AUDIT_WRITE and CONFIG_AUDITSYSCALL (and
+	 * fdinfo does not show it): try it as the library does */
+	fd = fanotify_init(FAN_CLOEXEC | FAN_CLASS_CONTENT | FAN_ENABLE_AUDIT, O_RDONLY);
+	audit = fd >= 0;
+	if (fd >= 0)
+		close(fd);
+	else
+		ck_assert(errno == EINVAL || errno == EPERM);
+	perm_setup(&pe, FSN_CLASS_CONTENT);
+	perm_dispatch(&pe, &o, &pc);
+	ck_assert_int_eq(pc.respond_ret, audit ? 0 : -EOPNOTSUPP);
+	ck_assert_int_eq(opener_result(&o), 0);
+	perm_teardown(&pe);
+}
+END_TEST
+
+START_TEST(test_perm_taken_outlives_marks_and_ctx) {
+	struct perm_env pe;
+	struct perm_cb pc = { .action = PERM_TAKE };
+	struct opener o1, o2;
+	int gfd;
+
+	perm_setup(&pe, FSN_CLASS_CONTENT);
+	gfd = fsn_group_fd(fsn_mark_group(pe.mark));
+	perm_dispatch(&pe, &o1, &pc);
+
+	/* o2 queues an event nobody reads; removing the last mark takes the
+	 * group out of the context, but the taken event keeps it open: what
+	 * was still queued is answered (allowed) right away */
+	opener_start(&o2, pe.file);
+	ck_assert(readable(fsn_ctx_get_fd(pe.ctx), TIMEOUT_MS));
+	ck_assert_int_eq(fsn_ctx_remove_mark(pe.ctx, pe.mark), 0);
+	ck_assert(fd_is_open(gfd));
+	ck_assert_int_eq(opener_result(&o2), 0);
+	ck_assert(!opener_done(&o1));
+
+	/* and it outlives the context */
+	fsn_ctx_free(pe.ctx);
+	pe.ctx = NULL;
+	ck_assert(fd_is_open(gfd));
+	ck_assert(!opener_done(&o1));
+	ck_assert_int_eq(fsn_perm_respond(pc.perm[0], FSN_DENY, 0, false), 0);
+	ck_assert_int_eq(opener_result(&o1), EPERM);
+	ck_assert(!fd_is_open(gfd)); /* the last reference closed it */
+	tmpfs_teardown(pe.dir);
+}
+END_TEST
+
+START_TEST(test_perm_ctx_free_releases) {
+	struct perm_env pe;
+	struct opener o;
+
+	/* queued, never read: closing the group lets it through */
+	perm_setup(&pe, FSN_CLASS_CONTENT);
+	opener_start(&o, pe.file);
+	ck_assert(readable(fsn_ctx_get_fd(pe.ctx), TIMEOUT_MS));
+	ck_assert(!opener_done(&o));
+	perm_teardown(&pe);
+	ck_assert_int_eq(opener_result(&o), 0);
+}
+END_TEST
+
+/* Wait until a group has at least `bytes` queued. The kernel has no
+ * notification for "a second event was queued" (the fd is readable since
+ * the first), so this polls FIONREAD, with a deadline. */
+static void wait_queued(int gfd, int bytes) {
+	struct timespec start, now;
+	int n = 0;
+
+	ck_assert_int_eq(clock_gettime(CLOCK_MONOTONIC, &start), 0);
+	for (;;) {
+		ck_assert_int_eq(ioctl(gfd, FIONREAD, &n), 0);
+		if (n >= bytes)
+			return;
+		ck_assert_int_eq(clock_gettime(CLOCK_MONOTONIC, &now), 0);
+		ck_assert_msg((now.tv_sec - start.tv_sec) * 1000 < TIMEOUT_MS,
+			      "only %d bytes queued", n);
+		(void)poll(NULL, 0, 1);
+	}
+}
+
+START_TEST(test_perm_read_not_dispatched) {
+	struct perm_env pe;
+	struct perm_cb pc = { .action = PERM_TAKE, .stop = true };
+	struct opener o1, o2, o3, o4;
+	int gfd;
+
+	/* Two permission events in one read; the callback takes the first
+	 * and stops. The second, read but not handed out, is answered when
+	 * its group leaves the context although the taken one keeps the
+	 * group fd open (closing it would not release the second). */
+	perm_setup(&pe, FSN_CLASS_CONTENT);
+	gfd = fsn_group_fd(fsn_mark_group(pe.mark));
+	opener_start(&o1, pe.file);
+	opener_start(&o2, pe.file);
+	wait_queued(gfd, 2 * FAN_EVENT_METADATA_LEN);
+	ck_assert_int_eq(fsn_ctx_dispatch(pe.ctx, perm_cb, &pc), -ECANCELED);
+	ck_assert_int_eq(pc.n, 1);
+	ck_assert(readable(fsn_ctx_get_fd(pe.ctx), 0)); /* the kept one */
+	ck_assert(!opener_done(&o1));
+	ck_assert(!opener_done(&o2));
+	fsn_ctx_free(pe.ctx);
+	pe.ctx = NULL;
+	/* o1 or o2 (their order in the queue is theirs) */
+	if (pc.pid == o1.pid) {
+		ck_assert_int_eq(opener_result(&o2), 0);
+		ck_assert(!opener_done(&o1));
+		ck_assert_int_eq(fsn_perm_respond(pc.perm[0], FSN_DENY, 0, false), 0);
+		ck_assert_int_eq(opener_result(&o1), EPERM);
+	} else {
+		ck_assert_int_eq(pc.pid, o2.pid);
+		ck_assert_int_eq(opener_result(&o1), 0);
+		ck_assert(!opener_done(&o2));
+		ck_assert_int_eq(fsn_perm_respond(pc.perm[0], FSN_DENY, 0, false), 0);
+		ck_assert_int_eq(opener_result(&o2), EPERM);
+	}
+
+	/* same, but the callback removes the group's last mark */
+	ck_assert_int_eq(fsn_ctx_new(&pe.ctx), 0);
+	pe.mark =
+	    add_fan(pe.ctx, FSN_MARK_INODE, FSN_CLASS_CONTENT, 0, 0, FAN_OPEN_PERM, 0, 0, pe.file);
+	gfd = fsn_group_fd(fsn_mark_group(pe.mark));
+	pc = (struct perm_cb){ .action = PERM_TAKE, .remove = pe.mark };
+	opener_start(&o3, pe.file);
+	opener_start(&o4, pe.file);
+	wait_queued(gfd, 2 * FAN_EVENT_METADATA_LEN);
+	ck_assert_int_eq(fsn_ctx_dispatch(pe.ctx, perm_cb, &pc), 1);
+	ck_assert(fd_is_open(gfd));
+	if (pc.pid == o3.pid) {
+		ck_assert_int_eq(opener_result(&o4), 0);
+		ck_assert_ptr_null(fsn_perm_free(pc.perm[0]));
+		ck_assert_int_eq(opener_result(&o3), 0);
+	} else {
+		ck_assert_int_eq(opener_result(&o3), 0);
+		ck_assert_ptr_null(fsn_perm_free(pc.perm[0]));
+		ck_assert_int_eq(opener_result(&o4), 0);
+	}
+	ck_assert(!fd_is_open(gfd));
+	perm_teardown(&pe);
+}
+END_TEST
+
 Suite *fsn_suite_ctx_fanotify(void) {
-	return suite_create("ctx-fanotify");
+	Suite *s = suite_create("ctx-fanotify");
+	TCase *tc = tcase_create("marks");
+
+	tcase_add_test(tc, test_fan_inode_open_close);
+	tcase_add_test(tc, test_fan_take_fd_and_pidfd);
+	tcase_add_test(tc, test_fan_filesystem_dfid_name);
+	tcase_add_test(tc, test_fan_marks_combine);
+	tcase_add_test(tc, test_fan_mount_and_evictable);
+	tcase_add_test(tc, test_fan_dont_follow);
+	tcase_add_test(tc, test_fan_ignore_new);
+	tcase_add_test(tc, test_fan_ignore_legacy);
+	tcase_add_test(tc, test_fan_ignore_legacy_no_surv);
+	tcase_add_test(tc, test_fan_ignore_other_group);
+	tcase_add_test(tc, test_fan_groups);
+	tcase_add_test(tc, test_fan_errors_logged);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("permission");
+	tcase_add_test(tc, test_perm_deny);
+	tcase_add_test(tc, test_perm_allow);
+	tcase_add_test(tc, test_perm_unanswered_allowed);
+	tcase_add_test(tc, test_perm_take_respond_later);
+	tcase_add_test(tc, test_perm_deny_errno_content);
+	tcase_add_test(tc, test_perm_deny_errno_pre_content);
+	tcase_add_test(tc, test_perm_audit);
+	tcase_add_test(tc, test_perm_taken_outlives_marks_and_ctx);
+	tcase_add_test(tc, test_perm_ctx_free_releases);
+	tcase_add_test(tc, test_perm_read_not_dispatched);
+	suite_add_tcase(s, tc);
+	return s;
 }

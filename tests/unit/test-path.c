@@ -1,6 +1,437 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test-path.c — fsn_fd_path() (unprivileged) and fsn_ctx_fid_path() /
+ * fsn_ctx_fid_forget() (need CAP_DAC_READ_SEARCH for open_by_handle_at()
+ * and CAP_SYS_ADMIN for the fanotify mark that gives the context its mount
+ * fd; skipped otherwise).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/fanotify.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include "fsn.h"
 #include "unit.h"
 
+/* A fresh directory under /tmp (canonical path), removed by rm_tree(). */
+static void make_tmpdir(char *dir, size_t len) {
+	char tmpl[] = "/tmp/fsn-path-XXXXXX";
+	char *real;
+
+	ck_assert_ptr_nonnull(mkdtemp(tmpl));
+	real = realpath(tmpl, NULL);
+	ck_assert_ptr_nonnull(real);
+	ck_assert_uint_lt(strlen(real), len);
+	strcpy(dir, real);
+	free(real);
+}
+
+static void rm_tree(const char *dir) {
+	char cmd[PATH_MAX + 32];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static void join(char *out, size_t len, const char *dir, const char *name) {
+	ck_assert_int_lt(snprintf(out, len, "%s/%s", dir, name), (int)len);
+}
+
+static int create_file(const char *path) {
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+
+	ck_assert_int_ge(fd, 0);
+	return fd;
+}
+
+/* fsn_fd_path(fd) must give exactly `want` and the deleted flag. */
+static void assert_fd_path(int fd, const char *want, bool want_deleted) {
+	char buf[PATH_MAX];
+	bool deleted = !want_deleted;
+	int r = fsn_fd_path(fd, buf, sizeof(buf), &deleted);
+
+	ck_assert_int_eq(r, (int)strlen(want));
+	ck_assert_str_eq(buf, want);
+	ck_assert(deleted == want_deleted);
+}
+
+START_TEST(test_fd_path_file_and_dir) {
+	char dir[PATH_MAX], file[PATH_MAX];
+	int fd, dfd, pfd;
+
+	make_tmpdir(dir, sizeof(dir));
+	join(file, sizeof(file), dir, "plain");
+	fd = create_file(file);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(dfd, 0);
+	pfd = open(file, O_PATH | O_CLOEXEC);
+	ck_assert_int_ge(pfd, 0);
+
+	assert_fd_path(fd, file, false);
+	assert_fd_path(dfd, dir, false);
+	assert_fd_path(pfd, file, false);
+	/* ret_deleted is optional */
+	{
+		char buf[PATH_MAX];
+
+		ck_assert_int_eq(fsn_fd_path(fd, buf, sizeof(buf), NULL), (int)strlen(file));
+	}
+
+	close(fd);
+	close(dfd);
+	close(pfd);
+	rm_tree(dir);
+}
+END_TEST
+
+START_TEST(test_fd_path_hostile_name) {
+	static const char name[] = "a\nb\tc\"d\\e\xff"
+				   "f'g";
+	char dir[PATH_MAX], file[PATH_MAX];
+	int fd;
+
+	make_tmpdir(dir, sizeof(dir));
+	join(file, sizeof(file), dir, name);
+	fd = create_file(file);
+	/* raw bytes back, nothing escaped or cut at the newline */
+	assert_fd_path(fd, file, false);
+	close(fd);
+	rm_tree(dir);
+}
+END_TEST
+
+START_TEST(test_fd_path_unlinked) {
+	char dir[PATH_MAX], file[PATH_MAX];
+	int fd;
+
+	make_tmpdir(dir, sizeof(dir));
+	join(file, sizeof(file), dir, "gone");
+	fd = create_file(file);
+	ck_assert_int_eq(unlink(file), 0);
+	assert_fd_path(fd, file, true);
+	close(fd);
+	rm_tree(dir);
+}
+END_TEST
+
+START_TEST(test_fd_path_unlinked_dir) {
+	char dir[PATH_MAX], sub[PATH_MAX];
+	int fd;
+
+	make_tmpdir(dir, sizeof(dir));
+	join(sub, sizeof(sub), dir, "sub");
+	ck_assert_int_eq(mkdir(sub, 0700), 0);
+	fd = open(sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(rmdir(sub), 0);
+	assert_fd_path(fd, sub, true);
+	close(fd);
+	rm_tree(dir);
+}
+END_TEST
+
+START_TEST(test_fd_path_literal_deleted_suffix) {
+	char dir[PATH_MAX], file[PATH_MAX];
+	int fd;
+
+	make_tmpdir(dir, sizeof(dir));
+	/* a file that is really called that, and still exists */
+	join(file, sizeof(file), dir, "x (deleted)");
+	fd = create_file(file);
+	assert_fd_path(fd, file, false);
+
+	/* once unlinked, the kernel adds its own suffix; only that goes */
+	ck_assert_int_eq(unlink(file), 0);
+	assert_fd_path(fd, file, true);
+	close(fd);
+	rm_tree(dir);
+}
+END_TEST
+
+START_TEST(test_fd_path_unlinked_hardlink) {
+	char dir[PATH_MAX], a[PATH_MAX], b[PATH_MAX];
+	struct stat st;
+	int fd;
+
+	make_tmpdir(dir, sizeof(dir));
+	join(a, sizeof(a), dir, "a");
+	join(b, sizeof(b), dir, "b");
+	fd = create_file(a);
+	ck_assert_int_eq(link(a, b), 0);
+	ck_assert_int_eq(unlink(a), 0);
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	ck_assert_uint_eq(st.st_nlink, 1);
+	/* the name it was opened by is gone although the inode has another */
+	assert_fd_path(fd, a, true);
+	close(fd);
+	rm_tree(dir);
+}
+END_TEST
+
+START_TEST(test_fd_path_too_small) {
+	char dir[PATH_MAX], file[PATH_MAX], buf[PATH_MAX];
+	size_t n;
+	int fd;
+
+	make_tmpdir(dir, sizeof(dir));
+	join(file, sizeof(file), dir, "f");
+	fd = create_file(file);
+	n = strlen(file);
+
+	memset(buf, 'Z', sizeof(buf));
+	ck_assert_int_eq(fsn_fd_path(fd, buf, n, NULL), -ENAMETOOLONG);
+	ck_assert_int_eq(buf[0], 'Z'); /* nothing written on failure */
+	ck_assert_int_eq(fsn_fd_path(fd, buf, 0, NULL), -ENAMETOOLONG);
+	ck_assert_int_eq(fsn_fd_path(fd, buf, n + 1, NULL), (int)n);
+	ck_assert_str_eq(buf, file);
+
+	close(fd);
+	rm_tree(dir);
+}
+END_TEST
+
+START_TEST(test_fd_path_bad_fd) {
+	char buf[64];
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(fsn_fd_path(-1, buf, sizeof(buf), NULL), -EBADF);
+	ck_assert_int_eq(fsn_fd_path(fd, buf, sizeof(buf), NULL), -EBADF);
+}
+END_TEST
+
+/* ---- fsn_ctx_fid_path ---------------------------------------------------- */
+
+/* struct file_handle with room for the bytes */
+struct handle_buf {
+	_Alignas(struct file_handle) unsigned char raw[sizeof(struct file_handle) + FSN_HANDLE_MAX];
+};
+
+static struct fsn_fid fid_of(const char *path) {
+	struct handle_buf hb;
+	struct file_handle *fh = (struct file_handle *)hb.raw;
+	struct fsn_fid fid = { 0 };
+	struct statfs sfs;
+	int mnt_id;
+
+	fh->handle_bytes = FSN_HANDLE_MAX;
+	ck_assert_int_eq(name_to_handle_at(AT_FDCWD, path, fh, &mnt_id, 0), 0);
+	ck_assert_int_eq(statfs(path, &sfs), 0);
+	memcpy(fid.fsid, &sfs.f_fsid, sizeof(fid.fsid));
+	fid.handle_bytes = fh->handle_bytes;
+	fid.handle_type = fh->handle_type;
+	memcpy(fid.f_handle, fh->f_handle, fh->handle_bytes);
+	return fid;
+}
+
+/* Skip unless open_by_handle_at() works for us. */
+static void require_handles(const char *dir) {
+	struct fsn_fid fid = fid_of(dir);
+	struct handle_buf hb;
+	struct file_handle *fh = (struct file_handle *)hb.raw;
+	int fd;
+
+	fh->handle_bytes = fid.handle_bytes;
+	fh->handle_type = fid.handle_type;
+	memcpy(fh->f_handle, fid.f_handle, fid.handle_bytes);
+	fd = open_by_handle_at(AT_FDCWD, fh, O_PATH | O_CLOEXEC);
+	if (fd < 0 && (errno == EPERM || errno == EACCES)) {
+		rm_tree(dir);
+		fsn_test_skip("needs CAP_DAC_READ_SEARCH");
+	}
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+}
+
+/* A context with a fanotify inode mark on dir, so it has a mount fd for
+ * dir's filesystem. */
+static struct fsn_ctx *ctx_with_mark(const char *dir) {
+	struct fsn_mark_spec spec = {
+		.type = FSN_MARK_INODE,
+		.mask = FAN_OPEN,
+		.dirfd = AT_FDCWD,
+		.path = dir,
+	};
+	struct fsn_ctx *ctx = NULL;
+	int r;
+
+	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
+	r = fsn_ctx_add_mark(ctx, &spec, NULL);
+	if (r == -EPERM) {
+		fsn_ctx_free(ctx);
+		rm_tree(dir);
+		fsn_test_skip("needs CAP_SYS_ADMIN for a fanotify mark");
+	}
+	ck_assert_int_eq(r, 0);
+	return ctx;
+}
+
+static void assert_fid_path(struct fsn_ctx *ctx, const struct fsn_fid *fid, const char *name,
+			    const char *want, bool want_deleted) {
+	char buf[PATH_MAX];
+	bool deleted = !want_deleted;
+	int r = fsn_ctx_fid_path(ctx, fid, name, buf, sizeof(buf), &deleted);
+
+	ck_assert_int_eq(r, (int)strlen(want));
+	ck_assert_str_eq(buf, want);
+	ck_assert(deleted == want_deleted);
+}
+
+START_TEST(test_fid_path_resolve) {
+	char dir[PATH_MAX], file[PATH_MAX], child[PATH_MAX], buf[PATH_MAX];
+	struct fsn_fid dfid, ffid;
+	struct fsn_ctx *ctx;
+	int fd;
+
+	make_tmpdir(dir, sizeof(dir));
+	require_handles(dir);
+	join(file, sizeof(file), dir, "file\nname");
+	fd = create_file(file);
+	close(fd);
+	dfid = fid_of(dir);
+	ffid = fid_of(file);
+	ctx = ctx_with_mark(dir);
+
+	assert_fid_path(ctx, &ffid, NULL, file, false);
+	assert_fid_path(ctx, &dfid, NULL, dir, false);
+	assert_fid_path(ctx, &dfid, ".", dir, false);
+	join(child, sizeof(child), dir, "child");
+	assert_fid_path(ctx, &dfid, "child", child, false);
+
+	/* exactly fitting, one byte short */
+	ck_assert_int_eq(fsn_ctx_fid_path(ctx, &dfid, "child", buf, strlen(child) + 1, NULL),
+			 (int)strlen(child));
+	ck_assert_int_eq(fsn_ctx_fid_path(ctx, &dfid, "child", buf, strlen(child), NULL),
+			 -ENAMETOOLONG);
+
+	fsn_ctx_free(ctx);
+	rm_tree(dir);
+}
+END_TEST
+
+START_TEST(test_fid_path_deleted_from_cache) {
+	char dir[PATH_MAX], file[PATH_MAX], other[PATH_MAX], buf[PATH_MAX];
+	struct fsn_fid ffid, ofid;
+	struct fsn_ctx *ctx;
+	int fd;
+
+	make_tmpdir(dir, sizeof(dir));
+	require_handles(dir);
+	join(file, sizeof(file), dir, "doomed");
+	join(other, sizeof(other), dir, "never-resolved");
+	fd = create_file(file);
+	close(fd);
+	fd = create_file(other);
+	close(fd);
+	ffid = fid_of(file);
+	ofid = fid_of(other);
+	ctx = ctx_with_mark(dir);
+
+	assert_fid_path(ctx, &ffid, NULL, file, false);
+	ck_assert_int_eq(unlink(file), 0);
+	ck_assert_int_eq(unlink(other), 0);
+	/* gone (ESTALE), but seen before: the path it had */
+	assert_fid_path(ctx, &ffid, NULL, file, true);
+	/* gone and never seen */
+	ck_assert_int_eq(fsn_ctx_fid_path(ctx, &ofid, NULL, buf, sizeof(buf), NULL), -ESTALE);
+
+	fsn_ctx_free(ctx);
+	rm_tree(dir);
+}
+END_TEST
+
+START_TEST(test_fid_path_forget) {
+	char dir[PATH_MAX], sub[PATH_MAX], file[PATH_MAX], top[PATH_MAX], buf[PATH_MAX];
+	struct fsn_fid sfid, ffid, tfid;
+	struct fsn_ctx *ctx;
+	int fd;
+
+	make_tmpdir(dir, sizeof(dir));
+	require_handles(dir);
+	join(sub, sizeof(sub), dir, "sub");
+	ck_assert_int_eq(mkdir(sub, 0700), 0);
+	join(file, sizeof(file), sub, "f");
+	join(top, sizeof(top), dir, "sub-sibling");
+	fd = create_file(file);
+	close(fd);
+	fd = create_file(top);
+	close(fd);
+	sfid = fid_of(sub);
+	ffid = fid_of(file);
+	tfid = fid_of(top);
+	ctx = ctx_with_mark(dir);
+
+	assert_fid_path(ctx, &sfid, NULL, sub, false);
+	assert_fid_path(ctx, &ffid, NULL, file, false);
+	assert_fid_path(ctx, &tfid, NULL, top, false);
+
+	/* forget sub: drops sub and what is below it, not "sub-sibling" */
+	fsn_ctx_fid_forget(ctx, &sfid);
+	ck_assert_int_eq(unlink(file), 0);
+	ck_assert_int_eq(unlink(top), 0);
+	ck_assert_int_eq(rmdir(sub), 0);
+	ck_assert_int_eq(fsn_ctx_fid_path(ctx, &ffid, NULL, buf, sizeof(buf), NULL), -ESTALE);
+	ck_assert_int_eq(fsn_ctx_fid_path(ctx, &sfid, NULL, buf, sizeof(buf), NULL), -ESTALE);
+	assert_fid_path(ctx, &tfid, NULL, top, true);
+
+	/* unknown fids and NULL are fine */
+	fsn_ctx_fid_forget(ctx, &sfid);
+	fsn_ctx_fid_forget(ctx, NULL);
+	fsn_ctx_free(ctx);
+	rm_tree(dir);
+}
+END_TEST
+
+START_TEST(test_fid_path_unknown_fs) {
+	char dir[PATH_MAX], buf[PATH_MAX];
+	struct fsn_fid fid;
+	struct fsn_ctx *ctx;
+
+	make_tmpdir(dir, sizeof(dir));
+	require_handles(dir);
+	fid = fid_of(dir);
+
+	/* no mark at all: no mount fd */
+	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
+	ck_assert_int_eq(fsn_ctx_fid_path(ctx, &fid, NULL, buf, sizeof(buf), NULL), -ENODEV);
+	fsn_ctx_free(ctx);
+
+	ctx = ctx_with_mark(dir);
+	fid.fsid[0] ^= 0x5a5a5a5a;
+	ck_assert_int_eq(fsn_ctx_fid_path(ctx, &fid, NULL, buf, sizeof(buf), NULL), -ENODEV);
+	fid = fid_of(dir);
+	fid.handle_bytes = FSN_HANDLE_MAX + 1;
+	ck_assert_int_eq(fsn_ctx_fid_path(ctx, &fid, NULL, buf, sizeof(buf), NULL), -EINVAL);
+	fsn_ctx_free(ctx);
+	rm_tree(dir);
+}
+END_TEST
+
 Suite *fsn_suite_path(void) {
-	return suite_create("path");
+	Suite *s = suite_create("path");
+	TCase *tc = tcase_create("fd_path");
+
+	tcase_add_test(tc, test_fd_path_file_and_dir);
+	tcase_add_test(tc, test_fd_path_hostile_name);
+	tcase_add_test(tc, test_fd_path_unlinked);
+	tcase_add_test(tc, test_fd_path_unlinked_dir);
+	tcase_add_test(tc, test_fd_path_literal_deleted_suffix);
+	tcase_add_test(tc, test_fd_path_unlinked_hardlink);
+	tcase_add_test(tc, test_fd_path_too_small);
+	tcase_add_test(tc, test_fd_path_bad_fd);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("fid_path");
+	tcase_add_test(tc, test_fid_path_resolve);
+	tcase_add_test(tc, test_fid_path_deleted_from_cache);
+	tcase_add_test(tc, test_fid_path_forget);
+	tcase_add_test(tc, test_fid_path_unknown_fs);
+	suite_add_tcase(s, tc);
+	return s;
 }

@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * ctx-private.h — the inside of a struct fsn_ctx, shared by ctx.c (groups,
+ * marks, dispatch), perm.c (permission responses), path.c (mount fds and the
+ * FID path cache) and hashmap.c (the small intrusive hash table they use).
+ *
+ * Ownership in one picture:
+ *
+ *   fsn_ctx ── groups ──▶ fsn_group (one fanotify fd; refcounted: the
+ *      │                   context holds one reference while the group has
+ *      │                   marks, every struct fsn_perm holds one)
+ *      ├── objs ───────▶ fsn_obj (one kernel mark or inotify watch: what the
+ *      │                   kernel was told) ── marks ──▶ fsn_mark (one
+ *      │                   fsn_ctx_add_mark() call: what the caller asked)
+ *      ├── mounts ─────▶ fsn_mount (per fsid: an fd on a mount root)
+ *      └── fidcache ───▶ fsn_fidpath (FID -> last known path, LRU)
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "fsn-private.h"
+
+#define container_of(ptr, type, member) ((type *)(void *)((char *)(ptr)-offsetof(type, member)))
+
+/* steal_fd() without a statement expression (-Wpedantic under -Werror) */
+static inline int take_fd(int *fd) {
+	int r = *fd;
+
+	*fd = -1;
+	return r;
+}
+
+/* ---- hashmap.c: intrusive chained hash table ---- */
+
+struct fsn_hnode {
+	struct fsn_hnode *next;
+	uint64_t hash;
+};
+
+struct fsn_hmap {
+	struct fsn_hnode **buckets;
+	size_t n_buckets; /* 0 or a power of two */
+	size_t n_entries;
+};
+
+/* Insert node under hash. Grows the table when it gets full; -ENOMEM only
+ * when not even the first bucket array could be allocated. */
+int fsn_hmap_put(struct fsn_hmap *m, struct fsn_hnode *node, uint64_t hash);
+/* Unlink a node that is in the table. */
+void fsn_hmap_remove(struct fsn_hmap *m, struct fsn_hnode *node);
+/* First node of hash's chain (walk ->next and compare ->hash and the key). */
+struct fsn_hnode *fsn_hmap_chain(const struct fsn_hmap *m, uint64_t hash);
+/* Free the bucket array (not the nodes). */
+void fsn_hmap_done(struct fsn_hmap *m);
+/* FNV-1a over n bytes, continuing from seed (start with FSN_HASH_SEED). */
+uint64_t fsn_hash_bytes(uint64_t seed, const void *p, size_t n);
+#define FSN_HASH_SEED UINT64_C(0xcbf29ce484222325)
+
+/* ---- groups, kernel objects, marks ---- */
+
+struct fsn_group {
+	struct fsn_ctx *ctx; /* NULL once detached (no marks left, or context freed) */
+	struct fsn_group *next;
+	unsigned id;    /* >= 1; also the epoll data of its fd (0 is the inotify fd) */
+	unsigned n_ref; /* the context's (while attached), one per fsn_perm, dispatch pins */
+	unsigned n_objs;
+	int fd;
+	enum fsn_class klass;
+	uint32_t report;
+	uint32_t tag;
+	bool audit; /* created with FAN_ENABLE_AUDIT, so FAN_AUDIT responses work */
+};
+
+/* How an object's ignore mask was handed to the kernel. */
+enum fsn_ignore_mode {
+	FSN_IGN_NONE = 0,    /* no ignore mask yet */
+	FSN_IGN_NEW,         /* FAN_MARK_IGNORE_SURV */
+	FSN_IGN_LEGACY_SURV, /* FAN_MARK_IGNORED_MASK | FAN_MARK_IGNORED_SURV_MODIFY */
+	FSN_IGN_LEGACY,      /* FAN_MARK_IGNORED_MASK (cleared by MODIFY) */
+};
+
+/* One kernel mark (fanotify) or watch (inotify). */
+struct fsn_obj {
+	struct fsn_hnode by_key; /* ctx->objs_by_key (fanotify) */
+	struct fsn_hnode by_wd;  /* ctx->objs_by_wd (inotify, while not dead) */
+	struct fsn_obj *prev, *next;
+	struct fsn_group *group; /* NULL for inotify */
+	enum fsn_mark_type type;
+
+	/* identity: dev+ino (inode, inotify), mnt_id (mount), dev (filesystem);
+	 * the file handle, when the filesystem gives one, tells a reused inode
+	 * number apart */
+	dev_t dev;
+	ino_t ino;
+	uint64_t mnt_id;
+	bool has_handle;
+	struct fsn_fid handle; /* fsid + handle */
+	bool has_mount;        /* holds a reference on ctx->mounts[handle.fsid] */
+
+	int wd;    /* inotify */
+	bool dead; /* inotify: IN_IGNORED was dispatched, the wd is gone */
+
+	uint64_t kmask, kignore; /* what the kernel was told */
+	enum fsn_ignore_mode ign_mode;
+	bool kevictable;
+
+	struct fsn_mark *marks;
+	unsigned n_marks;
+};
+
+struct fsn_mark {
+	struct fsn_mark_spec spec; /* spec.path points to our copy */
+	char *abspath;             /* the object's path when marked, to reach it again */
+	struct fsn_obj *obj;
+	struct fsn_mark *prev, *next;
+	uint64_t mask, ignore; /* the bits this mark adds to its object's kernel masks */
+	enum fsn_ignore_mode ign_mode;
+};
+
+/* The event a callback is looking at. */
+struct fsn_pending_event {
+	struct fsn_event ev;
+	struct fsn_group *group;
+	int perm_fd;   /* fd number to answer with; -1 if not a permission event */
+	bool answered; /* answered or taken (fsn_event_take_perm) */
+};
+
+/* ---- path.c ---- */
+
+struct fsn_mount {
+	struct fsn_hnode node;
+	int32_t fsid[2];
+	int fd; /* root dir of the first marked mount of this fs, O_RDONLY */
+	unsigned n_ref;
+};
+
+struct fsn_fidpath {
+	struct fsn_hnode node;
+	struct fsn_fidpath *lru_prev, *lru_next; /* most recently used first */
+	struct fsn_fid fid;
+	char *path;
+};
+
+#define FSN_READ_BUF_SIZE (64 * 1024)
+#define FSN_FID_CACHE_MAX 4096
+
+struct fsn_ctx {
+	int epfd;
+	int ifd; /* inotify, -1 until the first watch */
+	fsn_log_fn log_fn;
+	void *log_userdata;
+
+	struct fsn_group *groups;
+	unsigned next_group_id;
+	struct fsn_obj *objs;
+	struct fsn_hmap objs_by_key;
+	struct fsn_hmap objs_by_wd;
+	int ignore_new; /* FAN_MARK_IGNORE: -1 not tried yet, 1 works, 0 EINVAL (legacy only) */
+
+	/* dispatch */
+	void *buf;         /* FSN_READ_BUF_SIZE, aligned */
+	unsigned pend_src; /* source (group id, 0 = inotify) of the undispatched */
+	size_t pend_off;   /* rest buf[pend_off, pend_len) after a callback failed; */
+	size_t pend_len;   /* pend_len == 0: nothing pending */
+	int pend_efd;      /* eventfd in the epoll set, readable while something is pending */
+	struct fsn_pending_event *cur;
+
+	/* path.c */
+	struct fsn_hmap mounts;
+	struct fsn_hmap fidcache;
+	struct fsn_fidpath *lru_first, *lru_last;
+	size_t n_fidcache;
+};
+
+/* ctx.c */
+struct fsn_group *fsn_group_ref(struct fsn_group *g);
+void fsn_group_unref(struct fsn_group *g);
+bool fsn_mask_is_perm(uint64_t mask);
+
+/* perm.c: write a response for the event fd `fd` of group g. Falls back to
+ * the plain verdict (and returns -EOPNOTSUPP) when the kernel rejects
+ * FAN_DENY_ERRNO or FAN_AUDIT. */
+int fsn_perm_write(struct fsn_group *g, int fd, enum fsn_verdict v, int err, bool audit);
+
+/* path.c */
+/* The FID of the object fd refers to (name_to_handle_at() plus fstatfs()'s
+ * f_fsid, the fsid fanotify reports). */
+int fsn_fid_from_fd(int fd, struct fsn_fid *ret);
+/* statfs f_fsid of fd's filesystem. */
+int fsn_fsid_from_fd(int fd, int32_t ret_fsid[2]);
+/* open_by_handle_at() of fid on mount_fd; an fd or -errno. */
+int fsn_fid_open(int mount_fd, const struct fsn_fid *fid, int flags);
+/* Same fsid and handle (type, length and bytes). */
+bool fsn_fid_equal(const struct fsn_fid *a, const struct fsn_fid *b);
+/* Take a reference on the mount fd entry for the filesystem fd lives on
+ * (opening the root of fd's mount if this is the first). abspath is fd's
+ * path, used to find the parent of a non-directory. */
+int fsn_ctx_mount_ref(struct fsn_ctx *ctx, int fd, const char *abspath, const int32_t fsid[2]);
+void fsn_ctx_mount_unref(struct fsn_ctx *ctx, const int32_t fsid[2]);
+/* The mount fd for fsid, or -ENODEV. */
+int fsn_ctx_mount_fd(const struct fsn_ctx *ctx, const int32_t fsid[2]);
+/* Close all mount fds and drop the FID cache. */
+void fsn_ctx_paths_done(struct fsn_ctx *ctx);

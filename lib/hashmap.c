@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * hashmap.c — a small intrusive chained hash table for the context's
+ * lookups (objects by key, inotify watches by wd, mount fds by fsid, the FID
+ * path cache). Nodes live inside the caller's structs; the table only owns
+ * its bucket array. Callers hash their keys and compare keys themselves.
+ */
+#include "ctx-private.h"
+
+#define HMAP_MIN_BUCKETS 16
+
+uint64_t fsn_hash_bytes(uint64_t seed, const void *p, size_t n) {
+	const unsigned char *b = p;
+	uint64_t h = seed;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= UINT64_C(0x100000001b3);
+	}
+	return h;
+}
+
+/* Fold the high bits in: FNV's low bits are weak for short keys. */
+static size_t bucket_of(const struct fsn_hmap *m, uint64_t hash) {
+	return (size_t)((hash ^ (hash >> 29) ^ (hash >> 47)) & (m->n_buckets - 1));
+}
+
+static void rehash(struct fsn_hmap *m, size_t n_buckets) {
+	struct fsn_hnode **nb = calloc(n_buckets, sizeof(*nb));
+	struct fsn_hmap tmp = { .buckets = nb, .n_buckets = n_buckets };
+
+	if (!nb)
+		return; /* keep the old, fuller table */
+	for (size_t i = 0; i < m->n_buckets; i++) {
+		struct fsn_hnode *n = m->buckets[i], *next;
+
+		for (; n; n = next) {
+			size_t b = bucket_of(&tmp, n->hash);
+
+			next = n->next;
+			n->next = nb[b];
+			nb[b] = n;
+		}
+	}
+	free(m->buckets);
+	m->buckets = nb;
+	m->n_buckets = n_buckets;
+}
+
+int fsn_hmap_put(struct fsn_hmap *m, struct fsn_hnode *node, uint64_t hash) {
+	size_t b;
+
+	if (m->n_buckets == 0) {
+		m->buckets = calloc(HMAP_MIN_BUCKETS, sizeof(*m->buckets));
+		if (!m->buckets)
+			return -ENOMEM;
+		m->n_buckets = HMAP_MIN_BUCKETS;
+	} else if (m->n_entries >= m->n_buckets && m->n_buckets <= SIZE_MAX / 2 / sizeof(void *))
+		rehash(m, m->n_buckets * 2);
+
+	node->hash = hash;
+	b = bucket_of(m, hash);
+	node->next = m->buckets[b];
+	m->buckets[b] = node;
+	m->n_entries++;
+	return 0;
+}
+
+void fsn_hmap_remove(struct fsn_hmap *m, struct fsn_hnode *node) {
+	struct fsn_hnode **p;
+
+	if (m->n_buckets == 0)
+		return;
+	for (p = &m->buckets[bucket_of(m, node->hash)]; *p; p = &(*p)->next)
+		if (*p == node) {
+			*p = node->next;
+			node->next = NULL;
+			m->n_entries--;
+			return;
+		}
+}
+
+struct fsn_hnode *fsn_hmap_chain(const struct fsn_hmap *m, uint64_t hash) {
+	if (m->n_buckets == 0)
+		return NULL;
+	return m->buckets[bucket_of(m, hash)];
+}
+
+void fsn_hmap_done(struct fsn_hmap *m) {
+	free(m->buckets);
+	*m = (struct fsn_hmap){ 0 };
+}

@@ -1,0 +1,284 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * fuzz-decode.c — the fuzz target of the decoders, and its replay program.
+ *
+ * Every input is decoded as a fanotify buffer and as an inotify buffer, both
+ * at the input's own address and from a copy at an odd address, event after
+ * event until the decoder returns 0 or an error. Checked on the way: only 1,
+ * 0 or -EBADMSG come back; 0 only at the end; an error leaves the offset
+ * alone; success moves it forward and never past the end; the FSN_HAS_* bits
+ * agree with the fields; every name byte up to the NUL is read (so ASan
+ * catches an overread) and the NUL lies inside the event just decoded.
+ *
+ * Built with -DFSN_LIBFUZZER it is a libFuzzer target (meson -Dfuzz=true,
+ * CC=clang): a failed check aborts. Without it, main() replays files:
+ *
+ *   fuzz-decode-replay FILE|DIR...
+ *
+ * runs each FILE and each file in each DIR (sorted, dot files skipped),
+ * prints one line per file and then "N passed, N failed, 0 skipped"; the exit
+ * status is 1 if any file failed (or none was found), else 0.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/fanotify.h>
+#include <sys/stat.h>
+
+#include "fsn.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define CHECK(cond)                                                                                \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);   \
+			return -1;                                                                 \
+		}                                                                                  \
+	} while (0)
+
+#define FSN_HAS_ALL                                                                                \
+	(FSN_HAS_FID | FSN_HAS_DFID | FSN_HAS_NAME | FSN_HAS_OLD | FSN_HAS_NEW | FSN_HAS_PIDFD |   \
+	 FSN_HAS_ERROR | FSN_HAS_RANGE | FSN_HAS_MNT | FSN_HAS_UNKNOWN_INFO)
+
+/* name is NULL iff `present` is false; otherwise it starts in [lo, hi) and
+ * its NUL comes before hi. Every byte is read through a volatile pointer. */
+static int check_name(const char *name, int present, const uint8_t *lo, const uint8_t *hi) {
+	const volatile char *c;
+
+	if (!present) {
+		CHECK(!name);
+		return 0;
+	}
+	CHECK(name);
+	CHECK((uintptr_t)name >= (uintptr_t)lo && (uintptr_t)name < (uintptr_t)hi);
+	for (c = name;; c++) {
+		CHECK((uintptr_t)c < (uintptr_t)hi);
+		if (*c == '\0')
+			return 0;
+	}
+}
+
+static int check_fid(const struct fsn_fid *fid) {
+	CHECK(fid->handle_bytes <= FSN_HANDLE_MAX);
+	return 0;
+}
+
+static int check_fanotify_event(const struct fsn_event *ev, const uint8_t *start,
+				const uint8_t *end) {
+	CHECK(ev->source == FSN_SOURCE_FANOTIFY);
+	CHECK((size_t)(end - start) >= sizeof(struct fanotify_event_metadata));
+	CHECK((ev->has & ~(uint32_t)FSN_HAS_ALL) == 0);
+	CHECK(!(ev->has & FSN_HAS_NAME) || (ev->has & FSN_HAS_DFID));
+	CHECK((ev->has & FSN_HAS_PIDFD) || ev->pidfd == FAN_NOPIDFD);
+	CHECK(ev->wd == -1);
+	CHECK(!ev->group && !ev->mark);
+	if (check_fid(&ev->fid) < 0 || check_fid(&ev->dfid) < 0 || check_fid(&ev->old_dfid) < 0 ||
+	    check_fid(&ev->new_dfid) < 0)
+		return -1;
+	if (check_name(ev->name, ev->has & FSN_HAS_NAME, start, end) < 0 ||
+	    check_name(ev->old_name, ev->has & FSN_HAS_OLD, start, end) < 0 ||
+	    check_name(ev->new_name, ev->has & FSN_HAS_NEW, start, end) < 0)
+		return -1;
+	return 0;
+}
+
+static int check_inotify_event(const struct fsn_event *ev, const uint8_t *start,
+			       const uint8_t *end) {
+	/* struct inotify_event is 16 bytes; the name follows it */
+	CHECK(end - start >= 16);
+	CHECK(ev->source == FSN_SOURCE_INOTIFY);
+	CHECK(ev->fd == -1 && ev->pidfd == -1 && ev->has == 0);
+	CHECK(!ev->group && !ev->mark);
+	return check_name(ev->name, end - start > 16, start + 16, end);
+}
+
+/* Decode buf as a stream of events until the end or an error. */
+static int run_stream(const uint8_t *buf, size_t size, int inotify) {
+	size_t off = 0;
+
+	for (;;) {
+		struct fsn_event ev;
+		size_t before = off;
+		int r;
+
+		r = inotify ? fsn_decode_inotify(buf, size, &off, &ev)
+			    : fsn_decode_fanotify(buf, size, &off, &ev);
+		CHECK(r == 1 || r == 0 || r == -EBADMSG);
+		if (r == 0) {
+			CHECK(off == size && before == size);
+			return 0;
+		}
+		if (r < 0) {
+			CHECK(off == before);
+			CHECK(before < size);
+			return 0;
+		}
+		CHECK(off > before && off <= size);
+		if (inotify)
+			r = check_inotify_event(&ev, buf + before, buf + off);
+		else
+			r = check_fanotify_event(&ev, buf + before, buf + off);
+		if (r < 0)
+			return r;
+	}
+}
+
+static int fuzz_one(const uint8_t *data, size_t size) {
+	uint8_t *copy;
+	int r = 0;
+
+	if (run_stream(data, size, 0) < 0 || run_stream(data, size, 1) < 0)
+		return -1;
+
+	/* again from an odd address, ending exactly at the end of the heap
+	 * block so ASan still sees a read past it */
+	copy = malloc(size + 1);
+	if (!copy)
+		return -1;
+	if (size > 0)
+		memcpy(copy + 1, data, size);
+	if (run_stream(copy + 1, size, 0) < 0 || run_stream(copy + 1, size, 1) < 0)
+		r = -1;
+	free(copy);
+	return r;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+	if (fuzz_one(data, size) < 0)
+		abort();
+	return 0;
+}
+
+#ifndef FSN_LIBFUZZER
+
+static unsigned n_passed, n_failed;
+
+static int read_file(const char *path, uint8_t **ret, size_t *ret_size) {
+	uint8_t *buf = NULL;
+	size_t size = 0, cap = 0;
+	FILE *f;
+
+	f = fopen(path, "rbe");
+	if (!f)
+		return -errno;
+	for (;;) {
+		size_t n;
+
+		if (size == cap) {
+			uint8_t *b;
+
+			cap = cap ? 2 * cap : 4096;
+			b = realloc(buf, cap);
+			if (!b) {
+				free(buf);
+				fclose(f);
+				return -ENOMEM;
+			}
+			buf = b;
+		}
+		n = fread(buf + size, 1, cap - size, f);
+		size += n;
+		if (n == 0)
+			break;
+	}
+	if (ferror(f)) {
+		free(buf);
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+
+	/* an exact-size block, so ASan sees reads past the end */
+	*ret = malloc(size + (size == 0));
+	if (!*ret) {
+		free(buf);
+		return -ENOMEM;
+	}
+	if (size > 0)
+		memcpy(*ret, buf, size);
+	free(buf);
+	*ret_size = size;
+	return 0;
+}
+
+static void replay_file(const char *path) {
+	uint8_t *data = NULL;
+	size_t size = 0;
+	int r;
+
+	r = read_file(path, &data, &size);
+	if (r < 0) {
+		printf("FAIL %s: cannot read: %s\n", path, strerror(-r));
+		n_failed++;
+		return;
+	}
+	if (fuzz_one(data, size) < 0) {
+		printf("FAIL %s (%zu bytes)\n", path, size);
+		n_failed++;
+	} else {
+		printf("ok   %s (%zu bytes)\n", path, size);
+		n_passed++;
+	}
+	free(data);
+}
+
+static int no_dot(const struct dirent *de) {
+	return de->d_name[0] != '.';
+}
+
+static void replay_path(const char *path) {
+	struct dirent **list;
+	struct stat st;
+	int n;
+
+	if (stat(path, &st) < 0) {
+		printf("FAIL %s: %s\n", path, strerror(errno));
+		n_failed++;
+		return;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		replay_file(path);
+		return;
+	}
+
+	n = scandir(path, &list, no_dot, alphasort);
+	if (n < 0) {
+		printf("FAIL %s: %s\n", path, strerror(errno));
+		n_failed++;
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		char *p;
+
+		if (asprintf(&p, "%s/%s", path, list[i]->d_name) < 0) {
+			printf("FAIL %s/%s: out of memory\n", path, list[i]->d_name);
+			n_failed++;
+		} else {
+			replay_file(p);
+			free(p);
+		}
+		free(list[i]);
+	}
+	free(list);
+}
+
+int main(int argc, char **argv) {
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s FILE|DIR...\n", argv[0]);
+		return 2;
+	}
+	for (int i = 1; i < argc; i++)
+		replay_path(argv[i]);
+	if (n_passed + n_failed == 0) {
+		printf("FAIL: no input files found\n");
+		n_failed++;
+	}
+	printf("%u passed, %u failed, 0 skipped\n", n_passed, n_failed);
+	return n_failed > 0 ? 1 : 0;
+}
+
+#endif /* FSN_LIBFUZZER */
