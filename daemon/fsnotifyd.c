@@ -54,7 +54,7 @@ static int run(int argc, char **argv) {
 		{ "config", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
-		{},
+		{ NULL, 0, NULL, 0 },
 	};
 	const char *config_path = DEFAULT_CONFIG;
 	config_setting_t *rules;
@@ -65,7 +65,9 @@ static int run(int argc, char **argv) {
 		switch (c) {
 		case 'c': config_path = optarg; break;
 		case 'h': help(); return 0;
-		case 'V': printf("fsnotifyd %s (libfsn %s)\n", FSN_VERSION, fsn_version()); return 0;
+		case 'V':
+			printf("fsnotifyd %s (libfsn %s)\n", FSN_VERSION, fsn_version());
+			return 0;
 		default: return -EINVAL;
 		}
 	}
@@ -86,8 +88,9 @@ static int run(int argc, char **argv) {
 		return -EINVAL;
 	}
 
-	printf("fsnotifyd %s: stub — reading %s and probing the kernel; no events are watched yet.\n",
-	       FSN_VERSION, config_path);
+	printf(
+	    "fsnotifyd %s: stub — reading %s and probing the kernel; no events are watched yet.\n",
+	    FSN_VERSION, config_path);
 	rules = config_lookup(&cfg, "rules");
 	for (int i = 0; rules && i < config_setting_length(rules); i++) {
 		config_setting_t *rule = config_setting_get_elem(rules, i);
@@ -102,8 +105,8 @@ static int run(int argc, char **argv) {
 			const char *path = config_setting_get_string_elem(paths, j);
 
 			if (path && create && mkdir(path, 0755) < 0 && errno != EEXIST)
-				fprintf(stderr, "fsnotifyd: rule '%s': cannot create %s: %s\n", name,
-					path, strerror(errno));
+				fprintf(stderr, "fsnotifyd: rule '%s': cannot create %s: %s\n",
+					name, path, strerror(errno));
 			if (path && report_path(name, path) < 0)
 				r = -ENOENT;
 		}

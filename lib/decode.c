@@ -197,12 +197,12 @@ _public_ int fsn_decode_fanotify(const void *buf, size_t len, size_t *offset,
 		return -EBADMSG;
 
 	e = (struct fsn_event){
-	    .source = FSN_SOURCE_FANOTIFY,
-	    .mask = md.mask,
-	    .fd = md.fd,
-	    .pid = md.pid,
-	    .pidfd = FAN_NOPIDFD,
-	    .wd = -1,
+		.source = FSN_SOURCE_FANOTIFY,
+		.mask = md.mask,
+		.fd = md.fd,
+		.pid = md.pid,
+		.pidfd = FAN_NOPIDFD,
+		.wd = -1,
 	};
 
 	/* Info records follow the metadata, up to event_len. */
@@ -252,13 +252,13 @@ _public_ int fsn_decode_inotify(const void *buf, size_t len, size_t *offset, str
 		return -EBADMSG;
 
 	*ev = (struct fsn_event){
-	    .source = FSN_SOURCE_INOTIFY,
-	    .mask = ie.mask,
-	    .fd = -1,
-	    .pidfd = -1,
-	    .wd = ie.wd,
-	    .cookie = ie.cookie,
-	    .name = ie.len > 0 ? (const char *)event + sizeof(ie) : NULL,
+		.source = FSN_SOURCE_INOTIFY,
+		.mask = ie.mask,
+		.fd = -1,
+		.pidfd = -1,
+		.wd = ie.wd,
+		.cookie = ie.cookie,
+		.name = ie.len > 0 ? (const char *)event + sizeof(ie) : NULL,
 	};
 	*offset += sizeof(ie) + ie.len;
 	return 1;

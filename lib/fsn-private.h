@@ -41,7 +41,7 @@ static inline void closep(int *fd) {
 
 /* Return *p and set it to NULL: hand an object out of a _cleanup_ scope. */
 #define steal_ptr(p)                                                                               \
-	({                                                                                         \
+	__extension__({                                                                            \
 		__typeof__(*(p)) _tmp = *(p);                                                      \
 		*(p) = NULL;                                                                       \
 		_tmp;                                                                              \
@@ -49,7 +49,7 @@ static inline void closep(int *fd) {
 
 /* Same for an fd: return it and set the variable to -1. */
 #define steal_fd(fd)                                                                               \
-	({                                                                                         \
+	__extension__({                                                                            \
 		int _tmp = *(fd);                                                                  \
 		*(fd) = -1;                                                                        \
 		_tmp;                                                                              \

@@ -110,40 +110,45 @@ enum fsn_support fsn_support_from_errno(int err);
 const char *fsn_support_name(enum fsn_support s);
 
 enum fsn_feature {
-	FSN_FEAT_FANOTIFY = 0,           /* fanotify_init(FAN_CLASS_NOTIF) */
-	FSN_FEAT_CLASS_CONTENT,          /* fanotify_init(FAN_CLASS_CONTENT) */
-	FSN_FEAT_CLASS_PRE_CONTENT,      /* fanotify_init(FAN_CLASS_PRE_CONTENT) */
-	FSN_FEAT_REPORT_TID,             /* FAN_REPORT_TID */
-	FSN_FEAT_REPORT_FID,             /* FAN_REPORT_FID */
-	FSN_FEAT_REPORT_DIR_FID,         /* FAN_REPORT_DIR_FID */
-	FSN_FEAT_REPORT_DFID_NAME,       /* FAN_REPORT_DFID_NAME */
-	FSN_FEAT_REPORT_TARGET_FID,      /* FAN_REPORT_DFID_NAME_TARGET */
-	FSN_FEAT_REPORT_PIDFD,           /* FAN_REPORT_PIDFD */
-	FSN_FEAT_REPORT_FD_ERROR,        /* FAN_REPORT_FD_ERROR */
-	FSN_FEAT_UNLIMITED_QUEUE,        /* FAN_UNLIMITED_QUEUE (needs CAP_SYS_ADMIN) */
-	FSN_FEAT_MARK_INODE,             /* inode mark on the path */
-	FSN_FEAT_MARK_MOUNT,             /* mount mark on the path's mount */
-	FSN_FEAT_MARK_FILESYSTEM,        /* filesystem (sb) mark on the path's fs */
-	FSN_FEAT_MARK_FID,               /* any mark from a FAN_REPORT_FID group on this fs */
-	FSN_FEAT_MARK_IGNORE,            /* FAN_MARK_IGNORE (new-style ignore mask) */
-	FSN_FEAT_MARK_EVICTABLE,         /* FAN_MARK_EVICTABLE */
-	FSN_FEAT_EVENT_OPEN_EXEC,        /* FAN_OPEN_EXEC */
-	FSN_FEAT_EVENT_DIRENT,           /* FAN_CREATE|DELETE|MOVE on a FID group */
-	FSN_FEAT_EVENT_RENAME,           /* FAN_RENAME on a DFID_NAME group */
-	FSN_FEAT_EVENT_FS_ERROR,         /* FAN_FS_ERROR on a filesystem mark */
-	FSN_FEAT_PERM_OPEN,              /* FAN_OPEN_PERM */
-	FSN_FEAT_PERM_ACCESS,            /* FAN_ACCESS_PERM */
-	FSN_FEAT_PERM_OPEN_EXEC,         /* FAN_OPEN_EXEC_PERM */
-	FSN_FEAT_PRE_ACCESS,             /* FAN_PRE_ACCESS (pre-content) on this fs */
-	FSN_FEAT_DENY_ERRNO,             /* FAN_DENY_ERRNO() responses */
-	FSN_FEAT_INOTIFY,                /* inotify_add_watch() on the path */
-	FSN_FEAT_INOTIFY_MASK_CREATE,    /* IN_MASK_CREATE */
+	FSN_FEAT_FANOTIFY = 0,        /* fanotify_init(FAN_CLASS_NOTIF) */
+	FSN_FEAT_CLASS_CONTENT,       /* fanotify_init(FAN_CLASS_CONTENT) */
+	FSN_FEAT_CLASS_PRE_CONTENT,   /* fanotify_init(FAN_CLASS_PRE_CONTENT) */
+	FSN_FEAT_REPORT_TID,          /* FAN_REPORT_TID */
+	FSN_FEAT_REPORT_FID,          /* FAN_REPORT_FID */
+	FSN_FEAT_REPORT_DIR_FID,      /* FAN_REPORT_DIR_FID */
+	FSN_FEAT_REPORT_DFID_NAME,    /* FAN_REPORT_DFID_NAME */
+	FSN_FEAT_REPORT_TARGET_FID,   /* FAN_REPORT_DFID_NAME_TARGET */
+	FSN_FEAT_REPORT_PIDFD,        /* FAN_REPORT_PIDFD */
+	FSN_FEAT_REPORT_FD_ERROR,     /* FAN_REPORT_FD_ERROR */
+	FSN_FEAT_UNLIMITED_QUEUE,     /* FAN_UNLIMITED_QUEUE (needs CAP_SYS_ADMIN) */
+	FSN_FEAT_MARK_INODE,          /* inode mark on the path */
+	FSN_FEAT_MARK_MOUNT,          /* mount mark on the path's mount */
+	FSN_FEAT_MARK_FILESYSTEM,     /* filesystem (sb) mark on the path's fs */
+	FSN_FEAT_MARK_FID,            /* any mark from a FAN_REPORT_FID group on this fs */
+	FSN_FEAT_MARK_IGNORE,         /* FAN_MARK_IGNORE (new-style ignore mask) */
+	FSN_FEAT_MARK_EVICTABLE,      /* FAN_MARK_EVICTABLE */
+	FSN_FEAT_EVENT_OPEN_EXEC,     /* FAN_OPEN_EXEC */
+	FSN_FEAT_EVENT_DIRENT,        /* FAN_CREATE|DELETE|MOVE on a FID group */
+	FSN_FEAT_EVENT_RENAME,        /* FAN_RENAME on a DFID_NAME group */
+	FSN_FEAT_EVENT_FS_ERROR,      /* FAN_FS_ERROR on a filesystem mark */
+	FSN_FEAT_PERM_OPEN,           /* FAN_OPEN_PERM */
+	FSN_FEAT_PERM_ACCESS,         /* FAN_ACCESS_PERM */
+	FSN_FEAT_PERM_OPEN_EXEC,      /* FAN_OPEN_EXEC_PERM */
+	FSN_FEAT_PRE_ACCESS,          /* FAN_PRE_ACCESS (pre-content) on this fs */
+	FSN_FEAT_DENY_ERRNO,          /* FAN_DENY_ERRNO() responses */
+	FSN_FEAT_INOTIFY,             /* inotify_add_watch() on the path */
+	FSN_FEAT_INOTIFY_MASK_CREATE, /* IN_MASK_CREATE */
 	_FSN_FEAT_MAX,
 };
 
+/* support is usually fsn_support_from_errno(error), but not always: a mark
+ * refused with EINVAL that the kernel accepts as a flag combination (checked
+ * with FAN_MARK_FLUSH) is FSN_UNSUPPORTED_FS, and error can be 0 for a result
+ * other than supported (a kernel that silently ignores IN_MASK_CREATE, or a
+ * feature not probed). */
 struct fsn_feature_result {
 	enum fsn_support support;
-	int error; /* the positive errno the kernel returned, 0 if supported */
+	int error; /* the positive errno the kernel returned, 0 if none */
 };
 
 struct fsn_probe {
@@ -160,8 +165,9 @@ const char *fsn_feature_description(enum fsn_feature f);
  * Try every feature on path (a file or directory that exists) by calling the
  * kernel with exactly those flags; never compares kernel versions. Groups and
  * marks created for the probe are removed before returning; no event is
- * generated. Returns 0 and fills *ret (each feature classified), or a
- * negative errno if path cannot be opened.
+ * generated (the path is looked up with stat(), never opened). Returns 0
+ * and fills *ret (each feature classified), or a negative errno if path
+ * cannot be resolved.
  */
 int fsn_probe_path(const char *path, struct fsn_probe *ret);
 
@@ -260,7 +266,12 @@ struct fsn_event {
  * unsupported metadata version, an info record that is shorter than its
  * header, overruns the event, or is malformed for its type, a duplicate
  * record, a name without NUL inside its record); *offset is then left
- * unchanged. Unknown info record types are skipped (FSN_HAS_UNKNOWN_INFO).
+ * unchanged. Unknown info record types are skipped (FSN_HAS_UNKNOWN_INFO;
+ * they may repeat and need no padding). Metadata longer than today's struct
+ * (metadata_len > 24) is accepted: info records start at metadata_len. A
+ * DFID and a DFID_NAME record in one event count as a duplicate (both fill
+ * ev->dfid). -EINVAL for NULL offset or ev, NULL buf with len > 0, or
+ * *offset > len. On any failure *ev and *offset are left untouched.
  * buf needs no alignment. Pure: no system calls, no global state.
  */
 int fsn_decode_fanotify(const void *buf, size_t len, size_t *offset, struct fsn_event *ev);

@@ -50,68 +50,68 @@ struct mask_table {
 /* ---- FSN_MASK_FANOTIFY_EVENT: include/uapi/linux/fanotify.h ---- */
 
 static const struct mask_name fanotify_event_bits[] = {
-    {"access", FAN_ACCESS},
-    {"modify", FAN_MODIFY},
-    {"attrib", FAN_ATTRIB},
-    {"close_write", FAN_CLOSE_WRITE},
-    {"close_nowrite", FAN_CLOSE_NOWRITE},
-    {"open", FAN_OPEN},
-    {"moved_from", FAN_MOVED_FROM},
-    {"moved_to", FAN_MOVED_TO},
-    {"create", FAN_CREATE},
-    {"delete", FAN_DELETE},
-    {"delete_self", FAN_DELETE_SELF},
-    {"move_self", FAN_MOVE_SELF},
-    {"open_exec", FAN_OPEN_EXEC},
-    {"q_overflow", FAN_Q_OVERFLOW},
-    {"fs_error", FAN_FS_ERROR},
-    {"open_perm", FAN_OPEN_PERM},
-    {"access_perm", FAN_ACCESS_PERM},
-    {"open_exec_perm", FAN_OPEN_EXEC_PERM},
-    {"pre_access", FAN_PRE_ACCESS},
-    {"mnt_attach", FAN_MNT_ATTACH},
-    {"mnt_detach", FAN_MNT_DETACH},
-    {"event_on_child", FAN_EVENT_ON_CHILD},
-    {"rename", FAN_RENAME},
-    {"ondir", FAN_ONDIR},
+	{ "access", FAN_ACCESS },
+	{ "modify", FAN_MODIFY },
+	{ "attrib", FAN_ATTRIB },
+	{ "close_write", FAN_CLOSE_WRITE },
+	{ "close_nowrite", FAN_CLOSE_NOWRITE },
+	{ "open", FAN_OPEN },
+	{ "moved_from", FAN_MOVED_FROM },
+	{ "moved_to", FAN_MOVED_TO },
+	{ "create", FAN_CREATE },
+	{ "delete", FAN_DELETE },
+	{ "delete_self", FAN_DELETE_SELF },
+	{ "move_self", FAN_MOVE_SELF },
+	{ "open_exec", FAN_OPEN_EXEC },
+	{ "q_overflow", FAN_Q_OVERFLOW },
+	{ "fs_error", FAN_FS_ERROR },
+	{ "open_perm", FAN_OPEN_PERM },
+	{ "access_perm", FAN_ACCESS_PERM },
+	{ "open_exec_perm", FAN_OPEN_EXEC_PERM },
+	{ "pre_access", FAN_PRE_ACCESS },
+	{ "mnt_attach", FAN_MNT_ATTACH },
+	{ "mnt_detach", FAN_MNT_DETACH },
+	{ "event_on_child", FAN_EVENT_ON_CHILD },
+	{ "rename", FAN_RENAME },
+	{ "ondir", FAN_ONDIR },
 };
 
 static const struct mask_name fanotify_event_aliases[] = {
-    {"close", FAN_CLOSE},
-    {"move", FAN_MOVE},
+	{ "close", FAN_CLOSE },
+	{ "move", FAN_MOVE },
 };
 
 /* ---- FSN_MASK_INOTIFY_EVENT: include/uapi/linux/inotify.h ---- */
 
 static const struct mask_name inotify_event_bits[] = {
-    {"access", IN_ACCESS},
-    {"modify", IN_MODIFY},
-    {"attrib", IN_ATTRIB},
-    {"close_write", IN_CLOSE_WRITE},
-    {"close_nowrite", IN_CLOSE_NOWRITE},
-    {"open", IN_OPEN},
-    {"moved_from", IN_MOVED_FROM},
-    {"moved_to", IN_MOVED_TO},
-    {"create", IN_CREATE},
-    {"delete", IN_DELETE},
-    {"delete_self", IN_DELETE_SELF},
-    {"move_self", IN_MOVE_SELF},
-    {"unmount", IN_UNMOUNT},
-    {"q_overflow", IN_Q_OVERFLOW},
-    {"ignored", IN_IGNORED},
-    {"onlydir", IN_ONLYDIR},
-    {"dont_follow", IN_DONT_FOLLOW},
-    {"excl_unlink", IN_EXCL_UNLINK},
-    {"mask_create", IN_MASK_CREATE},
-    {"mask_add", IN_MASK_ADD},
-    {"isdir", IN_ISDIR},
-    {"oneshot", IN_ONESHOT},
+	{ "access", IN_ACCESS },
+	{ "modify", IN_MODIFY },
+	{ "attrib", IN_ATTRIB },
+	{ "close_write", IN_CLOSE_WRITE },
+	{ "close_nowrite", IN_CLOSE_NOWRITE },
+	{ "open", IN_OPEN },
+	{ "moved_from", IN_MOVED_FROM },
+	{ "moved_to", IN_MOVED_TO },
+	{ "create", IN_CREATE },
+	{ "delete", IN_DELETE },
+	{ "delete_self", IN_DELETE_SELF },
+	{ "move_self", IN_MOVE_SELF },
+	{ "unmount", IN_UNMOUNT },
+	{ "q_overflow", IN_Q_OVERFLOW },
+	{ "ignored", IN_IGNORED },
+	{ "onlydir", IN_ONLYDIR },
+	{ "dont_follow", IN_DONT_FOLLOW },
+	{ "excl_unlink", IN_EXCL_UNLINK },
+	{ "mask_create", IN_MASK_CREATE },
+	{ "mask_add", IN_MASK_ADD },
+	{ "isdir", IN_ISDIR },
+	{ "oneshot", IN_ONESHOT },
 };
 
 static const struct mask_name inotify_event_aliases[] = {
-    {"close", IN_CLOSE},
-    {"move", IN_MOVE},
-    {"all_events", IN_ALL_EVENTS},
+	{ "close", IN_CLOSE },
+	{ "move", IN_MOVE },
+	{ "all_events", IN_ALL_EVENTS },
 };
 
 /* ---- FSN_MASK_FANOTIFY_MARK: fanotify_mark() flags ---- */
@@ -119,26 +119,26 @@ static const struct mask_name inotify_event_aliases[] = {
 #define MARK_TYPE_FIELD (FAN_MARK_MOUNT | FAN_MARK_FILESYSTEM)
 
 static const struct mask_name fanotify_mark_bits[] = {
-    {"add", FAN_MARK_ADD},
-    {"remove", FAN_MARK_REMOVE},
-    {"dont_follow", FAN_MARK_DONT_FOLLOW},
-    {"onlydir", FAN_MARK_ONLYDIR},
-    {"ignored_mask", FAN_MARK_IGNORED_MASK},
-    {"ignored_surv_modify", FAN_MARK_IGNORED_SURV_MODIFY},
-    {"flush", FAN_MARK_FLUSH},
-    {"evictable", FAN_MARK_EVICTABLE},
-    {"ignore", FAN_MARK_IGNORE},
+	{ "add", FAN_MARK_ADD },
+	{ "remove", FAN_MARK_REMOVE },
+	{ "dont_follow", FAN_MARK_DONT_FOLLOW },
+	{ "onlydir", FAN_MARK_ONLYDIR },
+	{ "ignored_mask", FAN_MARK_IGNORED_MASK },
+	{ "ignored_surv_modify", FAN_MARK_IGNORED_SURV_MODIFY },
+	{ "flush", FAN_MARK_FLUSH },
+	{ "evictable", FAN_MARK_EVICTABLE },
+	{ "ignore", FAN_MARK_IGNORE },
 };
 
 static const struct mask_name fanotify_mark_aliases[] = {
-    {"ignore_surv", FAN_MARK_IGNORE_SURV},
+	{ "ignore_surv", FAN_MARK_IGNORE_SURV },
 };
 
 static const struct mask_name fanotify_mark_types[] = {
-    {"inode", 0}, /* FAN_MARK_INODE */
-    {"mount", FAN_MARK_MOUNT},
-    {"filesystem", FAN_MARK_FILESYSTEM},
-    {"mntns", FAN_MARK_MNTNS},
+	{ "inode", 0 }, /* FAN_MARK_INODE */
+	{ "mount", FAN_MARK_MOUNT },
+	{ "filesystem", FAN_MARK_FILESYSTEM },
+	{ "mntns", FAN_MARK_MNTNS },
 };
 
 _Static_assert((FAN_MARK_MNTNS & ~(uint64_t)MARK_TYPE_FIELD) == 0,
@@ -149,30 +149,30 @@ _Static_assert((FAN_MARK_MNTNS & ~(uint64_t)MARK_TYPE_FIELD) == 0,
 #define CLASS_FIELD (FAN_CLASS_CONTENT | FAN_CLASS_PRE_CONTENT)
 
 static const struct mask_name fanotify_init_bits[] = {
-    {"cloexec", FAN_CLOEXEC},
-    {"nonblock", FAN_NONBLOCK},
-    {"unlimited_queue", FAN_UNLIMITED_QUEUE},
-    {"unlimited_marks", FAN_UNLIMITED_MARKS},
-    {"enable_audit", FAN_ENABLE_AUDIT},
-    {"report_pidfd", FAN_REPORT_PIDFD},
-    {"report_tid", FAN_REPORT_TID},
-    {"report_fid", FAN_REPORT_FID},
-    {"report_dir_fid", FAN_REPORT_DIR_FID},
-    {"report_name", FAN_REPORT_NAME},
-    {"report_target_fid", FAN_REPORT_TARGET_FID},
-    {"report_fd_error", FAN_REPORT_FD_ERROR},
-    {"report_mnt", FAN_REPORT_MNT},
+	{ "cloexec", FAN_CLOEXEC },
+	{ "nonblock", FAN_NONBLOCK },
+	{ "unlimited_queue", FAN_UNLIMITED_QUEUE },
+	{ "unlimited_marks", FAN_UNLIMITED_MARKS },
+	{ "enable_audit", FAN_ENABLE_AUDIT },
+	{ "report_pidfd", FAN_REPORT_PIDFD },
+	{ "report_tid", FAN_REPORT_TID },
+	{ "report_fid", FAN_REPORT_FID },
+	{ "report_dir_fid", FAN_REPORT_DIR_FID },
+	{ "report_name", FAN_REPORT_NAME },
+	{ "report_target_fid", FAN_REPORT_TARGET_FID },
+	{ "report_fd_error", FAN_REPORT_FD_ERROR },
+	{ "report_mnt", FAN_REPORT_MNT },
 };
 
 static const struct mask_name fanotify_init_aliases[] = {
-    {"report_dfid_name", FAN_REPORT_DFID_NAME},
-    {"report_dfid_name_target", FAN_REPORT_DFID_NAME_TARGET},
+	{ "report_dfid_name", FAN_REPORT_DFID_NAME },
+	{ "report_dfid_name_target", FAN_REPORT_DFID_NAME_TARGET },
 };
 
 static const struct mask_name fanotify_init_classes[] = {
-    {"class_notif", FAN_CLASS_NOTIF},
-    {"class_content", FAN_CLASS_CONTENT},
-    {"class_pre_content", FAN_CLASS_PRE_CONTENT},
+	{ "class_notif", FAN_CLASS_NOTIF },
+	{ "class_content", FAN_CLASS_CONTENT },
+	{ "class_pre_content", FAN_CLASS_PRE_CONTENT },
 };
 
 #define TABLE(b) .bits = (b), .n_bits = ELEMENTSOF(b)
@@ -180,36 +180,36 @@ static const struct mask_name fanotify_init_classes[] = {
 #define FIELD(f, v) .field = (f), .values = (v), .n_values = ELEMENTSOF(v)
 
 static const struct mask_table fanotify_event_table = {
-    .what = "fanotify event",
-    TABLE(fanotify_event_bits),
-    ALIASES(fanotify_event_aliases),
+	.what = "fanotify event",
+	TABLE(fanotify_event_bits),
+	ALIASES(fanotify_event_aliases),
 };
 
 static const struct mask_table inotify_event_table = {
-    .what = "inotify event",
-    TABLE(inotify_event_bits),
-    ALIASES(inotify_event_aliases),
+	.what = "inotify event",
+	TABLE(inotify_event_bits),
+	ALIASES(inotify_event_aliases),
 };
 
 static const struct mask_table fanotify_mark_table = {
-    .what = "fanotify mark flag",
-    TABLE(fanotify_mark_bits),
-    ALIASES(fanotify_mark_aliases),
-    FIELD(MARK_TYPE_FIELD, fanotify_mark_types),
+	.what = "fanotify mark flag",
+	TABLE(fanotify_mark_bits),
+	ALIASES(fanotify_mark_aliases),
+	FIELD(MARK_TYPE_FIELD, fanotify_mark_types),
 };
 
 static const struct mask_table fanotify_init_table = {
-    .what = "fanotify init flag",
-    TABLE(fanotify_init_bits),
-    ALIASES(fanotify_init_aliases),
-    FIELD(CLASS_FIELD, fanotify_init_classes),
+	.what = "fanotify init flag",
+	TABLE(fanotify_init_bits),
+	ALIASES(fanotify_init_aliases),
+	FIELD(CLASS_FIELD, fanotify_init_classes),
 };
 
 static const struct mask_table *const tables[] = {
-    [FSN_MASK_FANOTIFY_EVENT] = &fanotify_event_table,
-    [FSN_MASK_INOTIFY_EVENT] = &inotify_event_table,
-    [FSN_MASK_FANOTIFY_MARK] = &fanotify_mark_table,
-    [FSN_MASK_FANOTIFY_INIT] = &fanotify_init_table,
+	[FSN_MASK_FANOTIFY_EVENT] = &fanotify_event_table,
+	[FSN_MASK_INOTIFY_EVENT] = &inotify_event_table,
+	[FSN_MASK_FANOTIFY_MARK] = &fanotify_mark_table,
+	[FSN_MASK_FANOTIFY_INIT] = &fanotify_init_table,
 };
 _Static_assert(ELEMENTSOF(tables) == _FSN_MASK_KIND_MAX, "a mask kind has no table");
 

@@ -58,12 +58,12 @@ _Static_assert(EOPNOTSUPP == ENOTSUP, "ENOTSUP is EOPNOTSUPP on Linux");
 /* ---- names ---- */
 
 static const char *const support_names[] = {
-    [FSN_SUPPORTED] = "supported",
-    [FSN_UNSUPPORTED_KERNEL] = "not supported by this kernel",
-    [FSN_UNSUPPORTED_FS] = "not supported by this filesystem",
-    [FSN_NOT_PERMITTED] = "not permitted",
-    [FSN_PROBE_FAILED] = "probe failed",
-    [FSN_NOT_PROBED] = "not probed",
+	[FSN_SUPPORTED] = "supported",
+	[FSN_UNSUPPORTED_KERNEL] = "not supported by this kernel",
+	[FSN_UNSUPPORTED_FS] = "not supported by this filesystem",
+	[FSN_NOT_PERMITTED] = "not permitted",
+	[FSN_PROBE_FAILED] = "probe failed",
+	[FSN_NOT_PROBED] = "not probed",
 };
 _Static_assert(ELEMENTSOF(support_names) == _FSN_SUPPORT_MAX, "a support name is missing");
 
@@ -73,45 +73,49 @@ struct feature_info {
 };
 
 static const struct feature_info features[] = {
-    [FSN_FEAT_FANOTIFY] = {"fanotify", "fanotify notification groups (FAN_CLASS_NOTIF)"},
-    [FSN_FEAT_CLASS_CONTENT] = {"class_content", "permission event groups (FAN_CLASS_CONTENT)"},
-    [FSN_FEAT_CLASS_PRE_CONTENT] = {"class_pre_content",
-				    "pre-content event groups (FAN_CLASS_PRE_CONTENT)"},
-    [FSN_FEAT_REPORT_TID] = {"report_tid", "thread ids instead of pids (FAN_REPORT_TID)"},
-    [FSN_FEAT_REPORT_FID] = {"report_fid", "file handles in events (FAN_REPORT_FID)"},
-    [FSN_FEAT_REPORT_DIR_FID] = {"report_dir_fid",
-				 "directory file handles in events (FAN_REPORT_DIR_FID)"},
-    [FSN_FEAT_REPORT_DFID_NAME] = {"report_dfid_name",
-				   "directory handle and entry name (FAN_REPORT_DFID_NAME)"},
-    [FSN_FEAT_REPORT_TARGET_FID] = {"report_target_fid",
-				    "dirent target handles (FAN_REPORT_DFID_NAME_TARGET)"},
-    [FSN_FEAT_REPORT_PIDFD] = {"report_pidfd", "pidfds in events (FAN_REPORT_PIDFD)"},
-    [FSN_FEAT_REPORT_FD_ERROR] = {"report_fd_error",
-				  "event fd open errors as -errno (FAN_REPORT_FD_ERROR)"},
-    [FSN_FEAT_UNLIMITED_QUEUE] = {"unlimited_queue",
-				  "queue without event limit (FAN_UNLIMITED_QUEUE)"},
-    [FSN_FEAT_MARK_INODE] = {"mark_inode", "inode marks (FAN_MARK_INODE)"},
-    [FSN_FEAT_MARK_MOUNT] = {"mark_mount", "mount marks (FAN_MARK_MOUNT)"},
-    [FSN_FEAT_MARK_FILESYSTEM] = {"mark_filesystem", "filesystem marks (FAN_MARK_FILESYSTEM)"},
-    [FSN_FEAT_MARK_FID] = {"mark_fid",
-			   "marks of FAN_REPORT_FID groups (file handles on this filesystem)"},
-    [FSN_FEAT_MARK_IGNORE] = {"mark_ignore", "new-style ignore masks (FAN_MARK_IGNORE)"},
-    [FSN_FEAT_MARK_EVICTABLE] = {"mark_evictable", "evictable inode marks (FAN_MARK_EVICTABLE)"},
-    [FSN_FEAT_EVENT_OPEN_EXEC] = {"event_open_exec", "open for execution events (FAN_OPEN_EXEC)"},
-    [FSN_FEAT_EVENT_DIRENT] = {"event_dirent",
-			       "directory entry events (FAN_CREATE, FAN_DELETE, FAN_MOVE)"},
-    [FSN_FEAT_EVENT_RENAME] = {"event_rename", "rename events with both names (FAN_RENAME)"},
-    [FSN_FEAT_EVENT_FS_ERROR] = {"event_fs_error", "filesystem error events (FAN_FS_ERROR)"},
-    [FSN_FEAT_PERM_OPEN] = {"perm_open", "open permission events (FAN_OPEN_PERM)"},
-    [FSN_FEAT_PERM_ACCESS] = {"perm_access", "read permission events (FAN_ACCESS_PERM)"},
-    [FSN_FEAT_PERM_OPEN_EXEC] = {"perm_open_exec",
-				 "execute permission events (FAN_OPEN_EXEC_PERM)"},
-    [FSN_FEAT_PRE_ACCESS] = {"pre_access", "pre-content access events (FAN_PRE_ACCESS)"},
-    [FSN_FEAT_DENY_ERRNO] = {"deny_errno",
-			     "deny with a chosen errno (FAN_DENY_ERRNO, pre-content groups)"},
-    [FSN_FEAT_INOTIFY] = {"inotify", "inotify watches (inotify_add_watch)"},
-    [FSN_FEAT_INOTIFY_MASK_CREATE] = {"inotify_mask_create",
-				      "create-only inotify watches (IN_MASK_CREATE)"},
+	[FSN_FEAT_FANOTIFY] = { "fanotify", "fanotify notification groups (FAN_CLASS_NOTIF)" },
+	[FSN_FEAT_CLASS_CONTENT] = { "class_content",
+				     "permission event groups (FAN_CLASS_CONTENT)" },
+	[FSN_FEAT_CLASS_PRE_CONTENT] = { "class_pre_content",
+					 "pre-content event groups (FAN_CLASS_PRE_CONTENT)" },
+	[FSN_FEAT_REPORT_TID] = { "report_tid", "thread ids instead of pids (FAN_REPORT_TID)" },
+	[FSN_FEAT_REPORT_FID] = { "report_fid", "file handles in events (FAN_REPORT_FID)" },
+	[FSN_FEAT_REPORT_DIR_FID] = { "report_dir_fid",
+				      "directory file handles in events (FAN_REPORT_DIR_FID)" },
+	[FSN_FEAT_REPORT_DFID_NAME] = { "report_dfid_name",
+					"directory handle and entry name (FAN_REPORT_DFID_NAME)" },
+	[FSN_FEAT_REPORT_TARGET_FID] = { "report_target_fid",
+					 "dirent target handles (FAN_REPORT_DFID_NAME_TARGET)" },
+	[FSN_FEAT_REPORT_PIDFD] = { "report_pidfd", "pidfds in events (FAN_REPORT_PIDFD)" },
+	[FSN_FEAT_REPORT_FD_ERROR] = { "report_fd_error",
+				       "event fd open errors as -errno (FAN_REPORT_FD_ERROR)" },
+	[FSN_FEAT_UNLIMITED_QUEUE] = { "unlimited_queue",
+				       "queue without event limit (FAN_UNLIMITED_QUEUE)" },
+	[FSN_FEAT_MARK_INODE] = { "mark_inode", "inode marks (FAN_MARK_INODE)" },
+	[FSN_FEAT_MARK_MOUNT] = { "mark_mount", "mount marks (FAN_MARK_MOUNT)" },
+	[FSN_FEAT_MARK_FILESYSTEM] = { "mark_filesystem",
+				       "filesystem marks (FAN_MARK_FILESYSTEM)" },
+	[FSN_FEAT_MARK_FID] = { "mark_fid", "marks of FAN_REPORT_FID groups (file handles on this "
+					    "filesystem)" },
+	[FSN_FEAT_MARK_IGNORE] = { "mark_ignore", "new-style ignore masks (FAN_MARK_IGNORE)" },
+	[FSN_FEAT_MARK_EVICTABLE] = { "mark_evictable",
+				      "evictable inode marks (FAN_MARK_EVICTABLE)" },
+	[FSN_FEAT_EVENT_OPEN_EXEC] = { "event_open_exec",
+				       "open for execution events (FAN_OPEN_EXEC)" },
+	[FSN_FEAT_EVENT_DIRENT] = { "event_dirent",
+				    "directory entry events (FAN_CREATE, FAN_DELETE, FAN_MOVE)" },
+	[FSN_FEAT_EVENT_RENAME] = { "event_rename", "rename events with both names (FAN_RENAME)" },
+	[FSN_FEAT_EVENT_FS_ERROR] = { "event_fs_error", "filesystem error events (FAN_FS_ERROR)" },
+	[FSN_FEAT_PERM_OPEN] = { "perm_open", "open permission events (FAN_OPEN_PERM)" },
+	[FSN_FEAT_PERM_ACCESS] = { "perm_access", "read permission events (FAN_ACCESS_PERM)" },
+	[FSN_FEAT_PERM_OPEN_EXEC] = { "perm_open_exec",
+				      "execute permission events (FAN_OPEN_EXEC_PERM)" },
+	[FSN_FEAT_PRE_ACCESS] = { "pre_access", "pre-content access events (FAN_PRE_ACCESS)" },
+	[FSN_FEAT_DENY_ERRNO] = { "deny_errno",
+				  "deny with a chosen errno (FAN_DENY_ERRNO, pre-content groups)" },
+	[FSN_FEAT_INOTIFY] = { "inotify", "inotify watches (inotify_add_watch)" },
+	[FSN_FEAT_INOTIFY_MASK_CREATE] = { "inotify_mask_create",
+					   "create-only inotify watches (IN_MASK_CREATE)" },
 };
 _Static_assert(ELEMENTSOF(features) == _FSN_FEAT_MAX, "a feature name is missing");
 
@@ -174,71 +178,73 @@ struct step {
 
 /* In enum order; a prerequisite always comes before the steps needing it. */
 static const struct step steps[] = {
-    [FSN_FEAT_FANOTIFY] = INIT(FAN_CLASS_NOTIF),
-    [FSN_FEAT_CLASS_CONTENT] = INIT(FAN_CLASS_CONTENT),
-    [FSN_FEAT_CLASS_PRE_CONTENT] = INIT(FAN_CLASS_PRE_CONTENT),
-    [FSN_FEAT_REPORT_TID] = INIT(FAN_REPORT_TID),
-    [FSN_FEAT_REPORT_FID] = INIT(FAN_REPORT_FID),
-    [FSN_FEAT_REPORT_DIR_FID] = INIT(FAN_REPORT_DIR_FID),
-    [FSN_FEAT_REPORT_DFID_NAME] = INIT(FAN_REPORT_DFID_NAME),
-    [FSN_FEAT_REPORT_TARGET_FID] = INIT(FAN_REPORT_DFID_NAME_TARGET),
-    [FSN_FEAT_REPORT_PIDFD] = INIT(FAN_REPORT_PIDFD),
-    [FSN_FEAT_REPORT_FD_ERROR] = INIT(FAN_REPORT_FD_ERROR),
-    [FSN_FEAT_UNLIMITED_QUEUE] = INIT(FAN_UNLIMITED_QUEUE),
+	[FSN_FEAT_FANOTIFY] = INIT(FAN_CLASS_NOTIF),
+	[FSN_FEAT_CLASS_CONTENT] = INIT(FAN_CLASS_CONTENT),
+	[FSN_FEAT_CLASS_PRE_CONTENT] = INIT(FAN_CLASS_PRE_CONTENT),
+	[FSN_FEAT_REPORT_TID] = INIT(FAN_REPORT_TID),
+	[FSN_FEAT_REPORT_FID] = INIT(FAN_REPORT_FID),
+	[FSN_FEAT_REPORT_DIR_FID] = INIT(FAN_REPORT_DIR_FID),
+	[FSN_FEAT_REPORT_DFID_NAME] = INIT(FAN_REPORT_DFID_NAME),
+	[FSN_FEAT_REPORT_TARGET_FID] = INIT(FAN_REPORT_DFID_NAME_TARGET),
+	[FSN_FEAT_REPORT_PIDFD] = INIT(FAN_REPORT_PIDFD),
+	[FSN_FEAT_REPORT_FD_ERROR] = INIT(FAN_REPORT_FD_ERROR),
+	[FSN_FEAT_UNLIMITED_QUEUE] = INIT(FAN_UNLIMITED_QUEUE),
 
-    [FSN_FEAT_MARK_INODE] = MARK(FSN_FEAT_FANOTIFY, 0, 0, FAN_MODIFY),
-    [FSN_FEAT_MARK_MOUNT] = MARK(FSN_FEAT_FANOTIFY, 0, FAN_MARK_MOUNT, FAN_MODIFY),
-    [FSN_FEAT_MARK_FILESYSTEM] = MARK(FSN_FEAT_FANOTIFY, 0, FAN_MARK_FILESYSTEM, FAN_MODIFY),
-    /* FAN_MODIFY, not a dirent event: those need a directory for an inode
-     * mark. A filesystem that cannot encode file handles answers
-     * EOPNOTSUPP; a zero fsid (some FUSE) ENODEV and a btrfs subvolume
-     * EXDEV, for inode marks only before Linux 6.8 (weak fsids), for
-     * mount and filesystem marks (EVENT_* below) always. */
-    [FSN_FEAT_MARK_FID] = MARK(FSN_FEAT_REPORT_FID, FAN_REPORT_FID, 0, FAN_MODIFY),
-    /* FAN_MARK_IGNORE needs IGNORED_SURV_MODIFY on directories; before
-     * Linux 6.0 the flag is unknown: EINVAL. */
-    [FSN_FEAT_MARK_IGNORE] = MARK(FSN_FEAT_FANOTIFY, 0, FAN_MARK_IGNORE_SURV, FAN_OPEN),
-    [FSN_FEAT_MARK_EVICTABLE] = MARK(FSN_FEAT_FANOTIFY, 0, FAN_MARK_EVICTABLE, FAN_MODIFY),
-    [FSN_FEAT_EVENT_OPEN_EXEC] = MARK(FSN_FEAT_FANOTIFY, 0, 0, FAN_OPEN_EXEC),
-    /* Dirent, rename and error events on a filesystem mark: valid whether
-     * path is a file or a directory (an inode mark on a file would answer
-     * ENOTDIR for FAN_RENAME). */
-    [FSN_FEAT_EVENT_DIRENT] = MARK(FSN_FEAT_REPORT_FID, FAN_REPORT_FID, FAN_MARK_FILESYSTEM,
-				   FAN_CREATE | FAN_DELETE | FAN_MOVE),
-    [FSN_FEAT_EVENT_RENAME] =
-	MARK(FSN_FEAT_REPORT_DFID_NAME, FAN_REPORT_DFID_NAME, FAN_MARK_FILESYSTEM, FAN_RENAME),
-    [FSN_FEAT_EVENT_FS_ERROR] =
-	MARK(FSN_FEAT_REPORT_FID, FAN_REPORT_FID, FAN_MARK_FILESYSTEM, FAN_FS_ERROR),
-    [FSN_FEAT_PERM_OPEN] = MARK(FSN_FEAT_CLASS_CONTENT, FAN_CLASS_CONTENT, 0, FAN_OPEN_PERM),
-    [FSN_FEAT_PERM_ACCESS] = MARK(FSN_FEAT_CLASS_CONTENT, FAN_CLASS_CONTENT, 0, FAN_ACCESS_PERM),
-    [FSN_FEAT_PERM_OPEN_EXEC] =
-	MARK(FSN_FEAT_CLASS_CONTENT, FAN_CLASS_CONTENT, 0, FAN_OPEN_EXEC_PERM),
-    /*
-     * Linux 6.14+: fanotify_events_supported() answers EOPNOTSUPP unless
-     * the filesystem opted in to pre-content events (SB_I_ALLOW_HSM: ext4,
-     * xfs, btrfs, bcachefs; not tmpfs), EINVAL for a target that is neither
-     * a regular file nor a directory (not tried: FSN_NOT_PROBED) and for
-     * FAN_ONDIR in the mask. Older kernels: EINVAL (unknown mask bit).
-     */
-    [FSN_FEAT_PRE_ACCESS] =
-	MARK(FSN_FEAT_CLASS_PRE_CONTENT, FAN_CLASS_PRE_CONTENT, 0, FAN_PRE_ACCESS),
-    /*
-     * FAN_DENY_ERRNO (Linux 6.14+), fs/notify/fanotify/fanotify_user.c,
-     * process_access_response(): response bits outside
-     * FANOTIFY_RESPONSE_VALID_MASK are EINVAL before any event is looked
-     * up, so an older kernel rejects the errno bits with EINVAL. A kernel
-     * with the feature accepts FAN_DENY with an errno only from a
-     * FAN_CLASS_PRE_CONTENT group (other classes: EINVAL) and only EIO,
-     * EPERM, EBUSY, ETXTBSY, EAGAIN, ENOSPC or EDQUOT (others: EINVAL);
-     * then, as no event with that fd is pending, it answers ENOENT. So:
-     * a pre-content group, FAN_DENY_ERRNO(EIO) for fd INT_MAX (never an
-     * event fd), and ENOENT means supported.
-     */
-    [FSN_FEAT_DENY_ERRNO] = {.type = STEP_DENY_ERRNO,
-			     .prereq = FSN_FEAT_CLASS_PRE_CONTENT,
-			     .init = FAN_CLASS_PRE_CONTENT},
-    [FSN_FEAT_INOTIFY] = {.type = STEP_INOTIFY, .prereq = NO_PREREQ},
-    [FSN_FEAT_INOTIFY_MASK_CREATE] = {.type = STEP_INOTIFY_MASK_CREATE, .prereq = FSN_FEAT_INOTIFY},
+	[FSN_FEAT_MARK_INODE] = MARK(FSN_FEAT_FANOTIFY, 0, 0, FAN_MODIFY),
+	[FSN_FEAT_MARK_MOUNT] = MARK(FSN_FEAT_FANOTIFY, 0, FAN_MARK_MOUNT, FAN_MODIFY),
+	[FSN_FEAT_MARK_FILESYSTEM] = MARK(FSN_FEAT_FANOTIFY, 0, FAN_MARK_FILESYSTEM, FAN_MODIFY),
+	/* FAN_MODIFY, not a dirent event: those need a directory for an inode
+	 * mark. A filesystem that cannot encode file handles answers
+	 * EOPNOTSUPP; a zero fsid (some FUSE) ENODEV and a btrfs subvolume
+	 * EXDEV, for inode marks only before Linux 6.8 (weak fsids), for
+	 * mount and filesystem marks (EVENT_* below) always. */
+	[FSN_FEAT_MARK_FID] = MARK(FSN_FEAT_REPORT_FID, FAN_REPORT_FID, 0, FAN_MODIFY),
+	/* FAN_MARK_IGNORE needs IGNORED_SURV_MODIFY on directories; before
+	 * Linux 6.0 the flag is unknown: EINVAL. */
+	[FSN_FEAT_MARK_IGNORE] = MARK(FSN_FEAT_FANOTIFY, 0, FAN_MARK_IGNORE_SURV, FAN_OPEN),
+	[FSN_FEAT_MARK_EVICTABLE] = MARK(FSN_FEAT_FANOTIFY, 0, FAN_MARK_EVICTABLE, FAN_MODIFY),
+	[FSN_FEAT_EVENT_OPEN_EXEC] = MARK(FSN_FEAT_FANOTIFY, 0, 0, FAN_OPEN_EXEC),
+	/* Dirent, rename and error events on a filesystem mark: valid whether
+	 * path is a file or a directory (an inode mark on a file would answer
+	 * ENOTDIR for FAN_RENAME). */
+	[FSN_FEAT_EVENT_DIRENT] = MARK(FSN_FEAT_REPORT_FID, FAN_REPORT_FID, FAN_MARK_FILESYSTEM,
+				       FAN_CREATE | FAN_DELETE | FAN_MOVE),
+	[FSN_FEAT_EVENT_RENAME] =
+	    MARK(FSN_FEAT_REPORT_DFID_NAME, FAN_REPORT_DFID_NAME, FAN_MARK_FILESYSTEM, FAN_RENAME),
+	[FSN_FEAT_EVENT_FS_ERROR] =
+	    MARK(FSN_FEAT_REPORT_FID, FAN_REPORT_FID, FAN_MARK_FILESYSTEM, FAN_FS_ERROR),
+	[FSN_FEAT_PERM_OPEN] = MARK(FSN_FEAT_CLASS_CONTENT, FAN_CLASS_CONTENT, 0, FAN_OPEN_PERM),
+	[FSN_FEAT_PERM_ACCESS] =
+	    MARK(FSN_FEAT_CLASS_CONTENT, FAN_CLASS_CONTENT, 0, FAN_ACCESS_PERM),
+	[FSN_FEAT_PERM_OPEN_EXEC] =
+	    MARK(FSN_FEAT_CLASS_CONTENT, FAN_CLASS_CONTENT, 0, FAN_OPEN_EXEC_PERM),
+	/*
+	 * Linux 6.14+: fanotify_events_supported() answers EOPNOTSUPP unless
+	 * the filesystem opted in to pre-content events (SB_I_ALLOW_HSM: ext4,
+	 * xfs, btrfs, bcachefs; not tmpfs), EINVAL for a target that is neither
+	 * a regular file nor a directory (not tried: FSN_NOT_PROBED) and for
+	 * FAN_ONDIR in the mask. Older kernels: EINVAL (unknown mask bit).
+	 */
+	[FSN_FEAT_PRE_ACCESS] =
+	    MARK(FSN_FEAT_CLASS_PRE_CONTENT, FAN_CLASS_PRE_CONTENT, 0, FAN_PRE_ACCESS),
+	/*
+	 * FAN_DENY_ERRNO (Linux 6.14+), fs/notify/fanotify/fanotify_user.c,
+	 * process_access_response(): response bits outside
+	 * FANOTIFY_RESPONSE_VALID_MASK are EINVAL before any event is looked
+	 * up, so an older kernel rejects the errno bits with EINVAL. A kernel
+	 * with the feature accepts FAN_DENY with an errno only from a
+	 * FAN_CLASS_PRE_CONTENT group (other classes: EINVAL) and only EIO,
+	 * EPERM, EBUSY, ETXTBSY, EAGAIN, ENOSPC or EDQUOT (others: EINVAL);
+	 * then, as no event with that fd is pending, it answers ENOENT. So:
+	 * a pre-content group, FAN_DENY_ERRNO(EIO) for fd INT_MAX (never an
+	 * event fd), and ENOENT means supported.
+	 */
+	[FSN_FEAT_DENY_ERRNO] = { .type = STEP_DENY_ERRNO,
+				  .prereq = FSN_FEAT_CLASS_PRE_CONTENT,
+				  .init = FAN_CLASS_PRE_CONTENT },
+	[FSN_FEAT_INOTIFY] = { .type = STEP_INOTIFY, .prereq = NO_PREREQ },
+	[FSN_FEAT_INOTIFY_MASK_CREATE] = { .type = STEP_INOTIFY_MASK_CREATE,
+					   .prereq = FSN_FEAT_INOTIFY },
 };
 _Static_assert(ELEMENTSOF(steps) == _FSN_FEAT_MAX, "a feature has no probe step");
 
@@ -284,8 +290,8 @@ static void probe_mark(const struct step *s, const char *path, struct fsn_featur
 
 static int try_deny_errno(unsigned init) {
 	const struct fanotify_response resp = {
-	    .fd = INT_MAX,
-	    .response = FAN_DENY_ERRNO(EIO),
+		.fd = INT_MAX,
+		.response = FAN_DENY_ERRNO(EIO),
 	};
 	_cleanup_close_ int g = new_group(init);
 	ssize_t n;
@@ -335,7 +341,7 @@ static bool prereq_failed(const struct fsn_feature_result *pre, struct fsn_featu
 }
 
 _public_ int fsn_probe_path(const char *path, struct fsn_probe *ret) {
-	struct fsn_probe p = {0};
+	struct fsn_probe p = { 0 };
 	struct stat st;
 	bool reg_or_dir;
 

@@ -24,12 +24,9 @@ struct suite_entry {
 };
 
 static const struct suite_entry suites[] = {
-	{ "mask", fsn_suite_mask, false },
-	{ "probe", fsn_suite_probe, false },
-	{ "decode", fsn_suite_decode, false },
-	{ "path", fsn_suite_path, false },
-	{ "ctx", fsn_suite_ctx, false },
-	{ "ctx-fanotify", fsn_suite_ctx_fanotify, true },
+	{ "mask", fsn_suite_mask, false },     { "probe", fsn_suite_probe, false },
+	{ "decode", fsn_suite_decode, false }, { "path", fsn_suite_path, false },
+	{ "ctx", fsn_suite_ctx, false },       { "ctx-fanotify", fsn_suite_ctx_fanotify, true },
 };
 
 static bool wanted(const char *name, int argc, char **argv) {

@@ -41,29 +41,6 @@
 /* helpers                                                                  */
 /* ------------------------------------------------------------------------ */
 
-static void make_tmpdir(char *dir, size_t len) {
-	char tmpl[] = "/tmp/fsn-ctx-XXXXXX";
-	char *real;
-
-	ck_assert_ptr_nonnull(mkdtemp(tmpl));
-	real = realpath(tmpl, NULL);
-	ck_assert_ptr_nonnull(real);
-	ck_assert_uint_lt(strlen(real), len);
-	strcpy(dir, real);
-	free(real);
-}
-
-static void rm_tree(const char *dir) {
-	char cmd[PATH_MAX + 32];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	ck_assert_int_eq(system(cmd), 0);
-}
-
-static void join(char *out, size_t len, const char *dir, const char *name) {
-	ck_assert_int_lt(snprintf(out, len, "%s/%s", dir, name), (int)len);
-}
-
 static void touch(const char *path) {
 	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 
@@ -373,8 +350,8 @@ START_TEST(test_ctx_fd_pollable) {
 	struct rec rc = { 0 };
 	int fd;
 
-	make_tmpdir(dir, sizeof(dir));
-	join(sub, sizeof(sub), dir, "sub");
+	test_tmpdir(dir, sizeof(dir));
+	test_join(sub, sizeof(sub), dir, "sub");
 	ck_assert_int_eq(mkdir(sub, 0700), 0);
 	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
 	fd = fsn_ctx_get_fd(ctx);
@@ -383,7 +360,7 @@ START_TEST(test_ctx_fd_pollable) {
 	ck_assert_int_eq(fsn_ctx_get_fd(ctx), fd);
 	ck_assert(!readable(fd, 0));
 
-	join(file, sizeof(file), dir, "f");
+	test_join(file, sizeof(file), dir, "f");
 	touch(file);
 	ck_assert(readable(fd, 0));
 	ck_assert_int_eq(dispatch(ctx, &rc), 1);
@@ -394,7 +371,7 @@ START_TEST(test_ctx_fd_pollable) {
 	ck_assert(!readable(fd, 0));
 
 	fsn_ctx_free(ctx);
-	rm_tree(dir);
+	test_rm_tree(dir);
 }
 END_TEST
 
@@ -405,11 +382,11 @@ START_TEST(test_inotify_events_in_order) {
 	struct rec rc = { 0 };
 	int fd, before = count_fds();
 
-	make_tmpdir(dir, sizeof(dir));
+	test_tmpdir(dir, sizeof(dir));
 	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
 	m = add_inotify(ctx, dir, IN_CREATE | IN_MODIFY | IN_CLOSE_WRITE, NULL);
 
-	join(file, sizeof(file), dir, "f");
+	test_join(file, sizeof(file), dir, "f");
 	fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(write(fd, "x", 1), 1);
@@ -436,7 +413,7 @@ START_TEST(test_inotify_events_in_order) {
 
 	fsn_ctx_free(ctx);
 	ck_assert_int_eq(count_fds(), before);
-	rm_tree(dir);
+	test_rm_tree(dir);
 }
 END_TEST
 
@@ -448,11 +425,11 @@ START_TEST(test_inotify_marks_combine) {
 	int ifd;
 	ino_t ino;
 
-	make_tmpdir(dir, sizeof(dir));
+	test_tmpdir(dir, sizeof(dir));
 	ino = ino_of(dir);
-	join(f, sizeof(f), dir, "f");
-	join(g, sizeof(g), dir, "g");
-	join(h, sizeof(h), dir, "h");
+	test_join(f, sizeof(f), dir, "f");
+	test_join(g, sizeof(g), dir, "g");
+	test_join(h, sizeof(h), dir, "h");
 	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
 	ck_assert_int_eq(fsn_ctx_inotify_fd(ctx), -1); /* created with the first watch */
 
@@ -496,7 +473,7 @@ START_TEST(test_inotify_marks_combine) {
 	ck_assert_int_eq(dispatch(ctx, &rc), 0);
 
 	fsn_ctx_free(ctx);
-	rm_tree(dir);
+	test_rm_tree(dir);
 }
 END_TEST
 
@@ -508,7 +485,7 @@ START_TEST(test_inotify_userdata_and_spec) {
 	struct rec rc = { 0 };
 	int token;
 
-	make_tmpdir(dir, sizeof(dir));
+	test_tmpdir(dir, sizeof(dir));
 	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
 	m = add_inotify(ctx, dir, IN_CREATE | IN_ONLYDIR, &token);
 
@@ -521,14 +498,14 @@ START_TEST(test_inotify_userdata_and_spec) {
 	ck_assert_ptr_ne(spec->path, dir); /* a copy */
 	ck_assert_ptr_eq(spec->userdata, &token);
 
-	join(file, sizeof(file), dir, "x");
+	test_join(file, sizeof(file), dir, "x");
 	touch(file);
 	ck_assert_int_eq(dispatch(ctx, &rc), 1);
 	ck_assert_ptr_eq(rc.ev[0].mark, m);
 	ck_assert_ptr_eq(fsn_mark_get_userdata(rc.ev[0].mark), &token);
 
 	fsn_ctx_free(ctx);
-	rm_tree(dir);
+	test_rm_tree(dir);
 }
 END_TEST
 
@@ -539,12 +516,12 @@ START_TEST(test_inotify_callback_stop) {
 	struct rec rc = { 0 };
 	int fd;
 
-	make_tmpdir(dir, sizeof(dir));
+	test_tmpdir(dir, sizeof(dir));
 	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
 	fd = fsn_ctx_get_fd(ctx);
 	add_inotify(ctx, dir, IN_CREATE, NULL);
 	for (int i = 0; i < 3; i++) {
-		join(path, sizeof(path), dir, names[i]);
+		test_join(path, sizeof(path), dir, names[i]);
 		touch(path);
 	}
 
@@ -564,14 +541,14 @@ START_TEST(test_inotify_callback_stop) {
 	ck_assert_int_eq(dispatch(ctx, &rc), 0);
 
 	/* kept events come before newer ones */
-	join(path, sizeof(path), dir, "e1");
+	test_join(path, sizeof(path), dir, "e1");
 	touch(path);
-	join(path, sizeof(path), dir, "e2");
+	test_join(path, sizeof(path), dir, "e2");
 	touch(path);
 	rc.stop_at = 1;
 	ck_assert_int_eq(dispatch(ctx, &rc), -ECANCELED);
 	ck_assert_str_eq(rc.ev[0].name, "e1");
-	join(path, sizeof(path), dir, names[3]);
+	test_join(path, sizeof(path), dir, names[3]);
 	touch(path);
 	rc.stop_at = 0;
 	ck_assert_int_eq(dispatch(ctx, &rc), 2);
@@ -580,7 +557,7 @@ START_TEST(test_inotify_callback_stop) {
 	ck_assert_int_eq(dispatch(ctx, &rc), 0);
 
 	fsn_ctx_free(ctx);
-	rm_tree(dir);
+	test_rm_tree(dir);
 }
 END_TEST
 
@@ -589,12 +566,12 @@ START_TEST(test_inotify_remove_in_callback) {
 	struct fsn_ctx *ctx;
 	struct rec rc = { 0 };
 
-	make_tmpdir(dir, sizeof(dir));
+	test_tmpdir(dir, sizeof(dir));
 	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
 	rc.remove_on_first = add_inotify(ctx, dir, IN_CREATE, NULL);
-	join(path, sizeof(path), dir, "a");
+	test_join(path, sizeof(path), dir, "a");
 	touch(path);
-	join(path, sizeof(path), dir, "b");
+	test_join(path, sizeof(path), dir, "b");
 	touch(path);
 
 	/* "b" was read with "a" but its mark is gone: not handed out */
@@ -604,7 +581,7 @@ START_TEST(test_inotify_remove_in_callback) {
 	ck_assert_int_eq(dispatch(ctx, &rc), 0);
 
 	fsn_ctx_free(ctx);
-	rm_tree(dir);
+	test_rm_tree(dir);
 }
 END_TEST
 
@@ -614,8 +591,8 @@ START_TEST(test_inotify_ignored_after_rmdir) {
 	struct fsn_mark *a, *b, *c;
 	struct rec rc = { 0 };
 
-	make_tmpdir(dir, sizeof(dir));
-	join(sub, sizeof(sub), dir, "sub");
+	test_tmpdir(dir, sizeof(dir));
+	test_join(sub, sizeof(sub), dir, "sub");
 	ck_assert_int_eq(mkdir(sub, 0700), 0);
 	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
 	a = add_inotify(ctx, sub, IN_DELETE_SELF, NULL);
@@ -639,14 +616,14 @@ START_TEST(test_inotify_ignored_after_rmdir) {
 	ck_assert_int_eq(mkdir(sub, 0700), 0);
 	c = add_inotify(ctx, sub, IN_CREATE, NULL);
 	ck_assert(!fsn_mark_is_dead(c));
-	join(file, sizeof(file), sub, "x");
+	test_join(file, sizeof(file), sub, "x");
 	touch(file);
 	ck_assert_int_eq(dispatch(ctx, &rc), 1);
 	ck_assert_ptr_eq(rc.ev[0].mark, c);
 	ck_assert_int_eq(inotify_watch_mask(fsn_ctx_inotify_fd(ctx), ino_of(sub)), IN_CREATE);
 
 	fsn_ctx_free(ctx);
-	rm_tree(dir);
+	test_rm_tree(dir);
 }
 END_TEST
 
@@ -662,8 +639,8 @@ START_TEST(test_inotify_bad_path_logs) {
 	};
 	int before = count_fds();
 
-	make_tmpdir(dir, sizeof(dir));
-	join(bad, sizeof(bad), dir, "missing\nline");
+	test_tmpdir(dir, sizeof(dir));
+	test_join(bad, sizeof(bad), dir, "missing\nline");
 	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
 	fsn_ctx_set_log(ctx, log_cb, &lc);
 
@@ -696,7 +673,7 @@ START_TEST(test_inotify_bad_path_logs) {
 
 	fsn_ctx_free(ctx);
 	ck_assert_int_eq(count_fds(), before);
-	rm_tree(dir);
+	test_rm_tree(dir);
 }
 END_TEST
 
@@ -711,10 +688,10 @@ START_TEST(test_inotify_relative_path_and_flags) {
 	struct rec rc = { 0 };
 	int dfd;
 
-	make_tmpdir(dir, sizeof(dir));
-	join(sub, sizeof(sub), dir, "sub");
-	join(link, sizeof(link), dir, "link");
-	join(file, sizeof(file), dir, "file");
+	test_tmpdir(dir, sizeof(dir));
+	test_join(sub, sizeof(sub), dir, "sub");
+	test_join(link, sizeof(link), dir, "link");
+	test_join(file, sizeof(file), dir, "file");
 	ck_assert_int_eq(mkdir(sub, 0700), 0);
 	ck_assert_int_eq(symlink("sub", link), 0);
 	touch(file);
@@ -760,7 +737,7 @@ START_TEST(test_inotify_relative_path_and_flags) {
 	ck_assert_int_eq(dispatch(ctx, &rc), 0);
 
 	fsn_ctx_free(ctx);
-	rm_tree(dir);
+	test_rm_tree(dir);
 }
 END_TEST
 
@@ -771,10 +748,10 @@ START_TEST(test_inotify_unreachable_filters) {
 	struct rec rc = { 0 };
 	ino_t ino;
 
-	make_tmpdir(dir, sizeof(dir));
-	join(d, sizeof(d), dir, "d");
-	join(d2, sizeof(d2), dir, "d2");
-	join(x, sizeof(x), d2, "x");
+	test_tmpdir(dir, sizeof(dir));
+	test_join(d, sizeof(d), dir, "d");
+	test_join(d2, sizeof(d2), dir, "d2");
+	test_join(x, sizeof(x), d2, "x");
 	ck_assert_int_eq(mkdir(d, 0700), 0);
 	ino = ino_of(d);
 	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
@@ -799,7 +776,7 @@ START_TEST(test_inotify_unreachable_filters) {
 	ck_assert_int_eq(fsn_ctx_remove_mark(ctx, b), 0);
 	ck_assert_int_eq(inotify_watch_mask(fsn_ctx_inotify_fd(ctx), ino), -1);
 	fsn_ctx_free(ctx);
-	rm_tree(dir);
+	test_rm_tree(dir);
 }
 END_TEST
 
@@ -830,7 +807,7 @@ Suite *fsn_suite_ctx(void) {
 static void tmpfs_setup(char *dir, size_t len) {
 	ck_assert_int_eq(unshare(CLONE_NEWNS), 0);
 	ck_assert_int_eq(mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL), 0);
-	make_tmpdir(dir, len);
+	test_tmpdir(dir, len);
 	ck_assert_int_eq(mount("tmpfs", dir, "tmpfs", 0, "mode=0755,size=8m"), 0);
 }
 
@@ -869,8 +846,8 @@ START_TEST(test_fan_inode_open_close) {
 	int fd, before;
 
 	tmpfs_setup(dir, sizeof(dir));
-	join(file, sizeof(file), dir, "f");
-	join(other, sizeof(other), dir, "other");
+	test_join(file, sizeof(file), dir, "f");
+	test_join(other, sizeof(other), dir, "other");
 	write_file(file, "hello");
 	touch(other);
 	before = count_fds();
@@ -931,7 +908,7 @@ START_TEST(test_fan_take_fd_and_pidfd) {
 	};
 
 	tmpfs_setup(dir, sizeof(dir));
-	join(file, sizeof(file), dir, "f");
+	test_join(file, sizeof(file), dir, "f");
 	write_file(file, "hello");
 	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
 	spec.path = file;
@@ -963,9 +940,9 @@ START_TEST(test_fan_filesystem_dfid_name) {
 	bool deleted;
 
 	tmpfs_setup(dir, sizeof(dir));
-	join(sub, sizeof(sub), dir, "sub");
-	join(file, sizeof(file), sub, "new\nname");
-	join(d2, sizeof(d2), sub, "d2");
+	test_join(sub, sizeof(sub), dir, "sub");
+	test_join(file, sizeof(file), sub, "new\nname");
+	test_join(d2, sizeof(d2), sub, "d2");
 	ck_assert_int_eq(mkdir(sub, 0755), 0);
 	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
 	add_fan(ctx, FSN_MARK_FILESYSTEM, FSN_CLASS_NOTIF, FAN_REPORT_DFID_NAME, 0,
@@ -1035,8 +1012,8 @@ START_TEST(test_fan_marks_combine) {
 	ino_t ino;
 
 	tmpfs_setup(dir, sizeof(dir));
-	join(file, sizeof(file), dir, "f");
-	join(alias, sizeof(alias), dir, "./f");
+	test_join(file, sizeof(file), dir, "f");
+	test_join(alias, sizeof(alias), dir, "./f");
 	touch(file);
 	ino = ino_of(file);
 	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
@@ -1105,8 +1082,8 @@ START_TEST(test_fan_mount_and_evictable) {
 	int gfd;
 
 	tmpfs_setup(dir, sizeof(dir));
-	join(sub, sizeof(sub), dir, "sub");
-	join(file, sizeof(file), sub, "f");
+	test_join(sub, sizeof(sub), dir, "sub");
+	test_join(file, sizeof(file), sub, "f");
 	ck_assert_int_eq(mkdir(sub, 0755), 0);
 	touch(file);
 	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
@@ -1154,8 +1131,8 @@ START_TEST(test_fan_dont_follow) {
 	int gfd;
 
 	tmpfs_setup(dir, sizeof(dir));
-	join(file, sizeof(file), dir, "f");
-	join(link, sizeof(link), dir, "l");
+	test_join(file, sizeof(file), dir, "f");
+	test_join(link, sizeof(link), dir, "l");
 	touch(file);
 	ck_assert_int_eq(symlink("f", link), 0);
 	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
@@ -1182,8 +1159,8 @@ static void ignore_case(uint32_t flags, uint32_t ignore_tag, bool hidden, unsign
 	struct rec rc = { 0 };
 
 	tmpfs_setup(dir, sizeof(dir));
-	join(quiet, sizeof(quiet), dir, "quiet");
-	join(loud, sizeof(loud), dir, "loud");
+	test_join(quiet, sizeof(quiet), dir, "quiet");
+	test_join(loud, sizeof(loud), dir, "loud");
 	touch(quiet);
 	touch(loud);
 	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
@@ -1260,7 +1237,7 @@ START_TEST(test_fan_groups) {
 	struct rec rc = { 0 };
 
 	tmpfs_setup(dir, sizeof(dir));
-	join(file, sizeof(file), dir, "f");
+	test_join(file, sizeof(file), dir, "f");
 	touch(file);
 	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
 	a = add_fan(ctx, FSN_MARK_INODE, FSN_CLASS_NOTIF, 0, 0, FAN_OPEN, 0, 0, file);
@@ -1311,7 +1288,7 @@ START_TEST(test_fan_errors_logged) {
 	int before;
 
 	tmpfs_setup(dir, sizeof(dir));
-	join(missing, sizeof(missing), dir, "missing");
+	test_join(missing, sizeof(missing), dir, "missing");
 	before = count_fds();
 	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
 	fsn_ctx_set_log(ctx, log_cb, &lc);
@@ -1457,7 +1434,7 @@ struct perm_env {
 
 static void perm_setup(struct perm_env *pe, enum fsn_class klass) {
 	tmpfs_setup(pe->dir, sizeof(pe->dir));
-	join(pe->file, sizeof(pe->file), pe->dir, "f");
+	test_join(pe->file, sizeof(pe->file), pe->dir, "f");
 	touch(pe->file);
 	ck_assert_int_eq(fsn_ctx_new(&pe->ctx), 0);
 	pe->mark = add_fan(pe->ctx, FSN_MARK_INODE, klass, 0, 0, FAN_OPEN_PERM, 0, 0, pe->file);

@@ -286,7 +286,7 @@ static void ino_bad(struct tbuf *b, size_t start) {
 /* ---- fanotify: valid events ---- */
 
 START_TEST(fan_plain_fd) {
-	_cleanup_tbuf_ struct tbuf b = {.len = 0};
+	_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 	struct fsn_event ev;
 	const uint8_t *p;
 	size_t off = 0;
@@ -318,7 +318,7 @@ START_TEST(fan_plain_fd) {
 END_TEST
 
 START_TEST(fan_overflow_and_fd_error) {
-	_cleanup_tbuf_ struct tbuf b = {.len = 0};
+	_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 	struct fsn_event ev;
 	const uint8_t *p;
 	size_t off = 0;
@@ -342,7 +342,7 @@ START_TEST(fan_overflow_and_fd_error) {
 END_TEST
 
 START_TEST(fan_fid) {
-	_cleanup_tbuf_ struct tbuf b = {.len = 0};
+	_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 	struct fsn_fid fid = make_fid(0x1234, -5, 1, 8, 0x10);
 	struct fsn_event ev;
 	const uint8_t *p;
@@ -369,10 +369,10 @@ END_TEST
 START_TEST(fan_fid_handle_sizes) {
 	/* 0 bytes (the kernel's FILEID_INVALID for an unencodable handle) and
 	 * exactly FSN_HANDLE_MAX are both fine */
-	static const uint32_t sizes[] = {0, 1, 12, 20, FSN_HANDLE_MAX};
+	static const uint32_t sizes[] = { 0, 1, 12, 20, FSN_HANDLE_MAX };
 
 	for (size_t i = 0; i < ELEMENTSOF(sizes); i++) {
-		_cleanup_tbuf_ struct tbuf b = {.len = 0};
+		_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 		struct fsn_fid fid = make_fid(1, 2, i == 0 ? 0xff : 0x81, sizes[i], 0x40);
 		struct fsn_event ev;
 		const uint8_t *p;
@@ -392,7 +392,7 @@ START_TEST(fan_fid_handle_sizes) {
 END_TEST
 
 START_TEST(fan_dfid_name) {
-	_cleanup_tbuf_ struct tbuf b = {.len = 0};
+	_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 	struct fsn_fid dfid = make_fid(7, 8, 1, 8, 0x20);
 	struct fsn_event ev;
 	const uint8_t *p;
@@ -420,7 +420,7 @@ END_TEST
 
 START_TEST(fan_dfid_name_unpadded) {
 	/* 20 + 8 + "abc\0" = 32: the NUL is the record's last byte */
-	_cleanup_tbuf_ struct tbuf b = {.len = 0};
+	_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 	struct fsn_fid dfid = make_fid(7, 8, 1, 8, 0x20);
 	struct fsn_event ev;
 	const uint8_t *p;
@@ -441,7 +441,7 @@ END_TEST
 
 START_TEST(fan_dfid_name_dot) {
 	/* an event on the marked directory itself reports the name "." */
-	_cleanup_tbuf_ struct tbuf b = {.len = 0};
+	_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 	struct fsn_fid dfid = make_fid(3, 4, 1, 8, 0x30);
 	struct fsn_event ev;
 	const uint8_t *p;
@@ -462,7 +462,7 @@ START_TEST(fan_dfid_name_dot) {
 END_TEST
 
 START_TEST(fan_dfid_only) {
-	_cleanup_tbuf_ struct tbuf b = {.len = 0};
+	_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 	struct fsn_fid dfid = make_fid(3, 4, 1, 8, 0x30);
 	struct fsn_event ev;
 	const uint8_t *p;
@@ -483,7 +483,7 @@ END_TEST
 
 START_TEST(fan_fid_and_dfid_name) {
 	/* FAN_REPORT_DFID_NAME | FAN_REPORT_FID: parent + name, then child */
-	_cleanup_tbuf_ struct tbuf b = {.len = 0};
+	_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 	struct fsn_fid dfid = make_fid(10, 11, 1, 8, 0x50);
 	struct fsn_fid fid = make_fid(10, 11, 2, 12, 0x60);
 	struct fsn_event ev;
@@ -507,7 +507,7 @@ START_TEST(fan_fid_and_dfid_name) {
 END_TEST
 
 START_TEST(fan_rename) {
-	_cleanup_tbuf_ struct tbuf b = {.len = 0};
+	_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 	struct fsn_fid olddir = make_fid(1, 1, 1, 8, 0x01);
 	struct fsn_fid newdir = make_fid(1, 1, 1, 8, 0x81);
 	struct fsn_fid child = make_fid(1, 1, 1, 8, 0xc1);
@@ -539,7 +539,7 @@ START_TEST(fan_rename) {
 END_TEST
 
 START_TEST(fan_pidfd) {
-	_cleanup_tbuf_ struct tbuf b = {.len = 0};
+	_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 	struct fsn_event ev;
 	const uint8_t *p;
 	size_t off = 0;
@@ -568,7 +568,7 @@ END_TEST
 
 START_TEST(fan_error) {
 	/* FAN_FS_ERROR: an error record and the object's FID */
-	_cleanup_tbuf_ struct tbuf b = {.len = 0};
+	_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 	struct fsn_fid fid = make_fid(0x77, 0x88, 1, 8, 0x90);
 	struct fsn_event ev;
 	const uint8_t *p;
@@ -591,7 +591,7 @@ START_TEST(fan_error) {
 END_TEST
 
 START_TEST(fan_range) {
-	_cleanup_tbuf_ struct tbuf b = {.len = 0};
+	_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 	struct fsn_event ev;
 	const uint8_t *p;
 	size_t off = 0;
@@ -613,7 +613,7 @@ START_TEST(fan_range) {
 END_TEST
 
 START_TEST(fan_mnt) {
-	_cleanup_tbuf_ struct tbuf b = {.len = 0};
+	_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 	struct fsn_event ev;
 	const uint8_t *p;
 	size_t off = 0;
@@ -632,7 +632,7 @@ START_TEST(fan_mnt) {
 END_TEST
 
 START_TEST(fan_two_events) {
-	_cleanup_tbuf_ struct tbuf b = {.len = 0};
+	_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 	struct fsn_fid d1 = make_fid(1, 2, 1, 8, 0x11);
 	struct fsn_fid d2 = make_fid(1, 2, 1, 8, 0x22);
 	struct fsn_event ev;
@@ -668,7 +668,7 @@ END_TEST
 START_TEST(fan_misaligned) {
 	/* records with u64 fields at every odd start address; UBSan
 	 * (-fsanitize=alignment) flags any in-place access */
-	_cleanup_tbuf_ struct tbuf b = {.len = 0};
+	_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 	struct fsn_fid dfid = make_fid(5, 6, 1, 8, 0x70);
 	struct fsn_fid fid = make_fid(5, 6, 1, 12, 0x80);
 	size_t s;
@@ -705,7 +705,7 @@ END_TEST
 START_TEST(fan_nonzero_offset_misaligned) {
 	/* a second event that starts at an odd offset inside the buffer: the
 	 * kernel never does that, but nothing may depend on it */
-	_cleanup_tbuf_ struct tbuf b = {.len = 0};
+	_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 	struct fsn_event ev;
 	const uint8_t *p;
 	size_t off = 3;
@@ -727,7 +727,7 @@ END_TEST
 START_TEST(fan_metadata_len_larger) {
 	/* a longer metadata block (a future version of the struct): records
 	 * start at metadata_len */
-	_cleanup_tbuf_ struct tbuf b = {.len = 0};
+	_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 	struct fsn_event ev;
 	const uint8_t *p;
 	size_t off = 0;
@@ -747,7 +747,7 @@ START_TEST(fan_metadata_len_larger) {
 END_TEST
 
 START_TEST(fan_unknown_info) {
-	_cleanup_tbuf_ struct tbuf b = {.len = 0};
+	_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 	struct fsn_fid dfid = make_fid(1, 2, 1, 8, 0x11);
 	struct fsn_event ev;
 	const uint8_t *p;
@@ -787,7 +787,7 @@ START_TEST(fan_empty) {
 END_TEST
 
 START_TEST(fan_offset_at_end) {
-	_cleanup_tbuf_ struct tbuf b = {.len = 0};
+	_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 	struct fsn_event ev;
 	const uint8_t *p;
 	size_t off;
@@ -827,7 +827,7 @@ END_TEST
 START_TEST(bad_truncated_metadata) {
 	/* every length below the metadata, down to 1 byte */
 	for (size_t n = 1; n < MD_SIZE; n++) {
-		_cleanup_tbuf_ struct tbuf b = {.len = 0};
+		_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 		size_t s;
 
 		s = fan_begin(&b, FAN_OPEN, 3, 4);
@@ -839,7 +839,7 @@ START_TEST(bad_truncated_metadata) {
 END_TEST
 
 START_TEST(bad_event_len_below_metadata_len) {
-	_cleanup_tbuf_ struct tbuf b = {.len = 0};
+	_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 	size_t s;
 
 	s = fan_begin(&b, FAN_OPEN, 3, 4);
@@ -852,10 +852,10 @@ END_TEST
 
 START_TEST(bad_event_len_below_metadata_size) {
 	/* 0 would make a careless loop spin forever */
-	static const uint32_t lens[] = {0, 1, 8, 16, MD_SIZE - 1};
+	static const uint32_t lens[] = { 0, 1, 8, 16, MD_SIZE - 1 };
 
 	for (size_t i = 0; i < ELEMENTSOF(lens); i++) {
-		_cleanup_tbuf_ struct tbuf b = {.len = 0};
+		_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 		size_t s;
 
 		s = fan_begin(&b, FAN_OPEN, 3, 4);
@@ -866,10 +866,10 @@ START_TEST(bad_event_len_below_metadata_size) {
 END_TEST
 
 START_TEST(bad_metadata_len_below_size) {
-	static const uint16_t lens[] = {0, 4, 16, MD_SIZE - 1};
+	static const uint16_t lens[] = { 0, 4, 16, MD_SIZE - 1 };
 
 	for (size_t i = 0; i < ELEMENTSOF(lens); i++) {
-		_cleanup_tbuf_ struct tbuf b = {.len = 0};
+		_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 		size_t s;
 
 		s = fan_begin(&b, FAN_OPEN, 3, 4);
@@ -881,7 +881,7 @@ START_TEST(bad_metadata_len_below_size) {
 	{
 		/* metadata_len 16 where fd and pid happen to read as a valid
 		 * unknown record (type 42, len 8): still rejected */
-		_cleanup_tbuf_ struct tbuf b = {.len = 0};
+		_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 		size_t s;
 
 		s = fan_begin(&b, FAN_OPEN, 0x0008002a, 0);
@@ -894,7 +894,7 @@ START_TEST(bad_metadata_len_below_size) {
 END_TEST
 
 START_TEST(bad_event_len_beyond_buffer) {
-	_cleanup_tbuf_ struct tbuf b = {.len = 0};
+	_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 	struct fsn_fid fid = make_fid(1, 2, 1, 8, 0);
 	size_t s;
 
@@ -910,7 +910,7 @@ END_TEST
 
 START_TEST(bad_truncated_buffer) {
 	/* every strict prefix of a valid event is rejected */
-	_cleanup_tbuf_ struct tbuf b = {.len = 0};
+	_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 	struct fsn_fid dfid = make_fid(1, 2, 1, 8, 0x11);
 	struct fsn_fid fid = make_fid(1, 2, 1, 8, 0x22);
 	size_t s, full;
@@ -929,7 +929,7 @@ START_TEST(bad_event_len_cuts_record) {
 	/* event_len anywhere inside a record (buffer cut to match) is
 	 * rejected; on a record boundary the event is valid, with fewer
 	 * records */
-	_cleanup_tbuf_ struct tbuf b = {.len = 0};
+	_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 	struct fsn_fid dfid = make_fid(1, 2, 1, 8, 0x11);
 	struct fsn_fid fid = make_fid(1, 2, 1, 8, 0x22);
 	size_t s, r2, r3, full;
@@ -964,10 +964,10 @@ START_TEST(bad_event_len_cuts_record) {
 END_TEST
 
 START_TEST(bad_version) {
-	static const uint8_t versions[] = {0, 1, 2, 4, 255};
+	static const uint8_t versions[] = { 0, 1, 2, 4, 255 };
 
 	for (size_t i = 0; i < ELEMENTSOF(versions); i++) {
-		_cleanup_tbuf_ struct tbuf b = {.len = 0};
+		_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 		size_t s;
 
 		s = fan_begin(&b, FAN_OPEN, 3, 4);
@@ -979,7 +979,7 @@ START_TEST(bad_version) {
 END_TEST
 
 START_TEST(bad_metadata_len_beyond_event) {
-	_cleanup_tbuf_ struct tbuf b = {.len = 0};
+	_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 	size_t s;
 
 	s = fan_begin(&b, FAN_OPEN, 3, 4);
@@ -993,7 +993,7 @@ END_TEST
 
 START_TEST(bad_info_header_truncated) {
 	for (size_t extra = 1; extra < sizeof(struct fsn_uapi_info_header); extra++) {
-		_cleanup_tbuf_ struct tbuf b = {.len = 0};
+		_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 		size_t s;
 
 		s = fan_begin(&b, FAN_OPEN, 3, 4);
@@ -1003,7 +1003,7 @@ START_TEST(bad_info_header_truncated) {
 	}
 	{
 		/* 2 bytes after a valid record */
-		_cleanup_tbuf_ struct tbuf b = {.len = 0};
+		_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 		size_t s;
 
 		s = fan_begin(&b, FAN_OPEN, 3, 4);
@@ -1016,7 +1016,7 @@ START_TEST(bad_info_header_truncated) {
 END_TEST
 
 START_TEST(bad_info_overruns_event) {
-	_cleanup_tbuf_ struct tbuf b = {.len = 0};
+	_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 	struct fsn_fid fid = make_fid(1, 2, 1, 8, 0x22);
 	size_t s, r, s2;
 
@@ -1038,10 +1038,10 @@ END_TEST
 START_TEST(bad_info_zero_len) {
 	/* len 0 would never advance; 1..3 are shorter than the header */
 	for (uint16_t len = 0; len < sizeof(struct fsn_uapi_info_header); len++) {
-		static const uint8_t types[] = {FAN_EVENT_INFO_TYPE_FID, 42};
+		static const uint8_t types[] = { FAN_EVENT_INFO_TYPE_FID, 42 };
 
 		for (size_t t = 0; t < ELEMENTSOF(types); t++) {
-			_cleanup_tbuf_ struct tbuf b = {.len = 0};
+			_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 			size_t s;
 
 			s = fan_begin(&b, FAN_OPEN, 3, 4);
@@ -1057,14 +1057,14 @@ END_TEST
 START_TEST(bad_fid_record_too_short) {
 	/* shorter than header + fsid + handle_bytes + handle_type */
 	static const uint8_t types[] = {
-	    FAN_EVENT_INFO_TYPE_FID,           FAN_EVENT_INFO_TYPE_DFID,
-	    FAN_EVENT_INFO_TYPE_DFID_NAME,     FAN_EVENT_INFO_TYPE_OLD_DFID_NAME,
-	    FAN_EVENT_INFO_TYPE_NEW_DFID_NAME,
+		FAN_EVENT_INFO_TYPE_FID,           FAN_EVENT_INFO_TYPE_DFID,
+		FAN_EVENT_INFO_TYPE_DFID_NAME,     FAN_EVENT_INFO_TYPE_OLD_DFID_NAME,
+		FAN_EVENT_INFO_TYPE_NEW_DFID_NAME,
 	};
 
 	for (size_t t = 0; t < ELEMENTSOF(types); t++)
 		for (uint16_t len = 4; len < FID_FIXED; len++) {
-			_cleanup_tbuf_ struct tbuf b = {.len = 0};
+			_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 			size_t s;
 
 			s = fan_begin(&b, FAN_OPEN, 3, 4);
@@ -1079,7 +1079,7 @@ START_TEST(bad_fid_record_too_short) {
 END_TEST
 
 START_TEST(bad_fid_handle_overruns_record) {
-	_cleanup_tbuf_ struct tbuf b = {.len = 0};
+	_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 	struct fsn_fid fid = make_fid(1, 2, 1, 8, 0x22);
 	size_t s, r;
 
@@ -1104,7 +1104,7 @@ END_TEST
 START_TEST(bad_fid_handle_too_big) {
 	/* FSN_HANDLE_MAX + 4 bytes that fit in the record are still too many
 	 * for struct fsn_fid */
-	_cleanup_tbuf_ struct tbuf b = {.len = 0};
+	_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 	struct fsn_fid fid = make_fid(1, 2, 1, FSN_HANDLE_MAX, 0x22);
 	size_t s, r;
 
@@ -1132,13 +1132,13 @@ END_TEST
 
 START_TEST(bad_name_without_nul) {
 	static const uint8_t types[] = {
-	    FAN_EVENT_INFO_TYPE_DFID_NAME,
-	    FAN_EVENT_INFO_TYPE_OLD_DFID_NAME,
-	    FAN_EVENT_INFO_TYPE_NEW_DFID_NAME,
+		FAN_EVENT_INFO_TYPE_DFID_NAME,
+		FAN_EVENT_INFO_TYPE_OLD_DFID_NAME,
+		FAN_EVENT_INFO_TYPE_NEW_DFID_NAME,
 	};
 
 	for (size_t t = 0; t < ELEMENTSOF(types); t++) {
-		_cleanup_tbuf_ struct tbuf b = {.len = 0};
+		_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 		struct fsn_fid dfid = make_fid(1, 2, 1, 8, 0x22);
 		size_t s, r;
 
@@ -1158,13 +1158,13 @@ END_TEST
 START_TEST(bad_name_missing) {
 	/* a *_DFID_NAME record that ends right after its handle */
 	static const uint8_t types[] = {
-	    FAN_EVENT_INFO_TYPE_DFID_NAME,
-	    FAN_EVENT_INFO_TYPE_OLD_DFID_NAME,
-	    FAN_EVENT_INFO_TYPE_NEW_DFID_NAME,
+		FAN_EVENT_INFO_TYPE_DFID_NAME,
+		FAN_EVENT_INFO_TYPE_OLD_DFID_NAME,
+		FAN_EVENT_INFO_TYPE_NEW_DFID_NAME,
 	};
 
 	for (size_t t = 0; t < ELEMENTSOF(types); t++) {
-		_cleanup_tbuf_ struct tbuf b = {.len = 0};
+		_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 		struct fsn_fid dfid = make_fid(1, 2, 1, 8, 0x22);
 		size_t s;
 
@@ -1180,17 +1180,17 @@ START_TEST(bad_duplicate_records) {
 	struct fsn_fid fid = make_fid(1, 2, 1, 8, 0x22);
 	/* pairs that fill the same field of struct fsn_event */
 	static const uint8_t pairs[][2] = {
-	    {FAN_EVENT_INFO_TYPE_FID, FAN_EVENT_INFO_TYPE_FID},
-	    {FAN_EVENT_INFO_TYPE_DFID, FAN_EVENT_INFO_TYPE_DFID},
-	    {FAN_EVENT_INFO_TYPE_DFID_NAME, FAN_EVENT_INFO_TYPE_DFID_NAME},
-	    {FAN_EVENT_INFO_TYPE_DFID, FAN_EVENT_INFO_TYPE_DFID_NAME},
-	    {FAN_EVENT_INFO_TYPE_DFID_NAME, FAN_EVENT_INFO_TYPE_DFID},
-	    {FAN_EVENT_INFO_TYPE_OLD_DFID_NAME, FAN_EVENT_INFO_TYPE_OLD_DFID_NAME},
-	    {FAN_EVENT_INFO_TYPE_NEW_DFID_NAME, FAN_EVENT_INFO_TYPE_NEW_DFID_NAME},
+		{ FAN_EVENT_INFO_TYPE_FID, FAN_EVENT_INFO_TYPE_FID },
+		{ FAN_EVENT_INFO_TYPE_DFID, FAN_EVENT_INFO_TYPE_DFID },
+		{ FAN_EVENT_INFO_TYPE_DFID_NAME, FAN_EVENT_INFO_TYPE_DFID_NAME },
+		{ FAN_EVENT_INFO_TYPE_DFID, FAN_EVENT_INFO_TYPE_DFID_NAME },
+		{ FAN_EVENT_INFO_TYPE_DFID_NAME, FAN_EVENT_INFO_TYPE_DFID },
+		{ FAN_EVENT_INFO_TYPE_OLD_DFID_NAME, FAN_EVENT_INFO_TYPE_OLD_DFID_NAME },
+		{ FAN_EVENT_INFO_TYPE_NEW_DFID_NAME, FAN_EVENT_INFO_TYPE_NEW_DFID_NAME },
 	};
 
 	for (size_t i = 0; i < ELEMENTSOF(pairs); i++) {
-		_cleanup_tbuf_ struct tbuf b = {.len = 0};
+		_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 		size_t s;
 
 		s = fan_begin(&b, FAN_CREATE, FAN_NOFD, 4);
@@ -1201,7 +1201,7 @@ START_TEST(bad_duplicate_records) {
 		fan_bad(&b, 0);
 	}
 	{
-		_cleanup_tbuf_ struct tbuf b = {.len = 0};
+		_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 		size_t s;
 
 		s = fan_begin(&b, FAN_OPEN, 3, 4);
@@ -1212,7 +1212,7 @@ START_TEST(bad_duplicate_records) {
 		fan_bad(&b, 0);
 	}
 	{
-		_cleanup_tbuf_ struct tbuf b = {.len = 0};
+		_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 		size_t s;
 
 		s = fan_begin(&b, FAN_FS_ERROR, FAN_NOFD, 0);
@@ -1222,7 +1222,7 @@ START_TEST(bad_duplicate_records) {
 		fan_bad(&b, 0);
 	}
 	{
-		_cleanup_tbuf_ struct tbuf b = {.len = 0};
+		_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 		size_t s;
 
 		s = fan_begin(&b, FAN_PRE_ACCESS, 3, 4);
@@ -1232,7 +1232,7 @@ START_TEST(bad_duplicate_records) {
 		fan_bad(&b, 0);
 	}
 	{
-		_cleanup_tbuf_ struct tbuf b = {.len = 0};
+		_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 		size_t s;
 
 		s = fan_begin(&b, FAN_MNT_DETACH, FAN_NOFD, 0);
@@ -1247,7 +1247,7 @@ END_TEST
 /* A record of `type` cut to len bytes (the event stays consistent). */
 static void check_short_record(uint8_t type, uint16_t full_len) {
 	for (uint16_t len = sizeof(struct fsn_uapi_info_header); len < full_len; len++) {
-		_cleanup_tbuf_ struct tbuf b = {.len = 0};
+		_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 		size_t s;
 
 		s = fan_begin(&b, FAN_OPEN, 3, 4);
@@ -1282,7 +1282,7 @@ END_TEST
 START_TEST(bad_after_good_stops) {
 	/* a valid event, then a broken one: the first decodes, decoding then
 	 * stops at the second and keeps stopping there */
-	_cleanup_tbuf_ struct tbuf b = {.len = 0};
+	_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 	struct fsn_event ev;
 	const uint8_t *p;
 	size_t off = 0;
@@ -1305,7 +1305,7 @@ END_TEST
 /* ---- inotify ---- */
 
 START_TEST(ino_no_name) {
-	_cleanup_tbuf_ struct tbuf b = {.len = 0};
+	_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 	struct fsn_event ev;
 	const uint8_t *p;
 	size_t off = 0;
@@ -1330,7 +1330,7 @@ START_TEST(ino_no_name) {
 END_TEST
 
 START_TEST(ino_with_name) {
-	_cleanup_tbuf_ struct tbuf b = {.len = 0};
+	_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 	struct fsn_event ev;
 	const uint8_t *p;
 	size_t off = 0;
@@ -1348,7 +1348,7 @@ END_TEST
 
 START_TEST(ino_name_fills_len) {
 	/* the NUL is the last of the len bytes */
-	_cleanup_tbuf_ struct tbuf b = {.len = 0};
+	_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 	struct fsn_event ev;
 	const uint8_t *p;
 	size_t off = 0;
@@ -1362,7 +1362,7 @@ START_TEST(ino_name_fills_len) {
 END_TEST
 
 START_TEST(ino_name_padded) {
-	_cleanup_tbuf_ struct tbuf b = {.len = 0};
+	_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 	struct fsn_event ev;
 	const uint8_t *p;
 	size_t off = 0;
@@ -1379,7 +1379,7 @@ START_TEST(ino_name_padded) {
 END_TEST
 
 START_TEST(ino_several) {
-	_cleanup_tbuf_ struct tbuf b = {.len = 0};
+	_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 	struct fsn_event ev;
 	const uint8_t *p;
 	size_t off = 0;
@@ -1417,7 +1417,7 @@ START_TEST(ino_several) {
 END_TEST
 
 START_TEST(ino_misaligned) {
-	_cleanup_tbuf_ struct tbuf b = {.len = 0};
+	_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 
 	put_inotify(&b, 9, IN_CLOSE_WRITE, 5, "m", 8);
 	put_inotify(&b, 10, IN_OPEN, 6, NULL, 0);
@@ -1440,7 +1440,7 @@ END_TEST
 
 START_TEST(ino_bad_header_truncated) {
 	for (size_t n = 1; n < sizeof(struct inotify_event); n++) {
-		_cleanup_tbuf_ struct tbuf b = {.len = 0};
+		_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 
 		put_inotify(&b, 1, IN_OPEN, 0, NULL, 0);
 		b.len = n;
@@ -1450,7 +1450,7 @@ START_TEST(ino_bad_header_truncated) {
 END_TEST
 
 START_TEST(ino_bad_len_overruns) {
-	_cleanup_tbuf_ struct tbuf b = {.len = 0};
+	_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 	size_t full;
 
 	put_inotify(&b, 1, IN_CREATE, 0, "name", 16);
@@ -1470,7 +1470,7 @@ START_TEST(ino_bad_len_overruns) {
 END_TEST
 
 START_TEST(ino_bad_name_without_nul) {
-	_cleanup_tbuf_ struct tbuf b = {.len = 0};
+	_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 
 	/* 8 name bytes without NUL, then a second event whose NULs the
 	 * decoder must not borrow */
@@ -1481,7 +1481,7 @@ START_TEST(ino_bad_name_without_nul) {
 END_TEST
 
 START_TEST(ino_bad_after_good_stops) {
-	_cleanup_tbuf_ struct tbuf b = {.len = 0};
+	_cleanup_tbuf_ struct tbuf b = { .len = 0 };
 	struct fsn_event ev;
 	const uint8_t *p;
 	size_t off = 0;

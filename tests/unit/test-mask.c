@@ -22,76 +22,76 @@ struct expect {
 };
 
 static const struct expect fanotify_events[] = {
-    {"access", 0x1},           {"modify", 0x2},
-    {"attrib", 0x4},           {"close_write", 0x8},
-    {"close_nowrite", 0x10},   {"open", 0x20},
-    {"moved_from", 0x40},      {"moved_to", 0x80},
-    {"create", 0x100},         {"delete", 0x200},
-    {"delete_self", 0x400},    {"move_self", 0x800},
-    {"open_exec", 0x1000},     {"q_overflow", 0x4000},
-    {"fs_error", 0x8000},      {"open_perm", 0x10000},
-    {"access_perm", 0x20000},  {"open_exec_perm", 0x40000},
-    {"pre_access", 0x100000},  {"mnt_attach", 0x1000000},
-    {"mnt_detach", 0x2000000}, {"event_on_child", 0x8000000},
-    {"rename", 0x10000000},    {"ondir", 0x40000000},
+	{ "access", 0x1 },           { "modify", 0x2 },
+	{ "attrib", 0x4 },           { "close_write", 0x8 },
+	{ "close_nowrite", 0x10 },   { "open", 0x20 },
+	{ "moved_from", 0x40 },      { "moved_to", 0x80 },
+	{ "create", 0x100 },         { "delete", 0x200 },
+	{ "delete_self", 0x400 },    { "move_self", 0x800 },
+	{ "open_exec", 0x1000 },     { "q_overflow", 0x4000 },
+	{ "fs_error", 0x8000 },      { "open_perm", 0x10000 },
+	{ "access_perm", 0x20000 },  { "open_exec_perm", 0x40000 },
+	{ "pre_access", 0x100000 },  { "mnt_attach", 0x1000000 },
+	{ "mnt_detach", 0x2000000 }, { "event_on_child", 0x8000000 },
+	{ "rename", 0x10000000 },    { "ondir", 0x40000000 },
 };
 
 static const struct expect inotify_events[] = {
-    {"access", 0x1},
-    {"modify", 0x2},
-    {"attrib", 0x4},
-    {"close_write", 0x8},
-    {"close_nowrite", 0x10},
-    {"open", 0x20},
-    {"moved_from", 0x40},
-    {"moved_to", 0x80},
-    {"create", 0x100},
-    {"delete", 0x200},
-    {"delete_self", 0x400},
-    {"move_self", 0x800},
-    {"unmount", 0x2000},
-    {"q_overflow", 0x4000},
-    {"ignored", 0x8000},
-    {"onlydir", 0x1000000},
-    {"dont_follow", 0x2000000},
-    {"excl_unlink", 0x4000000},
-    {"mask_create", 0x10000000},
-    {"mask_add", 0x20000000},
-    {"isdir", 0x40000000},
-    {"oneshot", 0x80000000},
+	{ "access", 0x1 },
+	{ "modify", 0x2 },
+	{ "attrib", 0x4 },
+	{ "close_write", 0x8 },
+	{ "close_nowrite", 0x10 },
+	{ "open", 0x20 },
+	{ "moved_from", 0x40 },
+	{ "moved_to", 0x80 },
+	{ "create", 0x100 },
+	{ "delete", 0x200 },
+	{ "delete_self", 0x400 },
+	{ "move_self", 0x800 },
+	{ "unmount", 0x2000 },
+	{ "q_overflow", 0x4000 },
+	{ "ignored", 0x8000 },
+	{ "onlydir", 0x1000000 },
+	{ "dont_follow", 0x2000000 },
+	{ "excl_unlink", 0x4000000 },
+	{ "mask_create", 0x10000000 },
+	{ "mask_add", 0x20000000 },
+	{ "isdir", 0x40000000 },
+	{ "oneshot", 0x80000000 },
 };
 
 /* Every single bit with a name; mount|filesystem = mntns is in test_mark_type. */
 static const struct expect fanotify_marks[] = {
-    {"add", 0x1},
-    {"remove", 0x2},
-    {"dont_follow", 0x4},
-    {"onlydir", 0x8},
-    {"mount", 0x10},
-    {"ignored_mask", 0x20},
-    {"ignored_surv_modify", 0x40},
-    {"flush", 0x80},
-    {"filesystem", 0x100},
-    {"evictable", 0x200},
-    {"ignore", 0x400},
+	{ "add", 0x1 },
+	{ "remove", 0x2 },
+	{ "dont_follow", 0x4 },
+	{ "onlydir", 0x8 },
+	{ "mount", 0x10 },
+	{ "ignored_mask", 0x20 },
+	{ "ignored_surv_modify", 0x40 },
+	{ "flush", 0x80 },
+	{ "filesystem", 0x100 },
+	{ "evictable", 0x200 },
+	{ "ignore", 0x400 },
 };
 
 static const struct expect fanotify_inits[] = {
-    {"cloexec", 0x1},
-    {"nonblock", 0x2},
-    {"class_content", 0x4},
-    {"class_pre_content", 0x8},
-    {"unlimited_queue", 0x10},
-    {"unlimited_marks", 0x20},
-    {"enable_audit", 0x40},
-    {"report_pidfd", 0x80},
-    {"report_tid", 0x100},
-    {"report_fid", 0x200},
-    {"report_dir_fid", 0x400},
-    {"report_name", 0x800},
-    {"report_target_fid", 0x1000},
-    {"report_fd_error", 0x2000},
-    {"report_mnt", 0x4000},
+	{ "cloexec", 0x1 },
+	{ "nonblock", 0x2 },
+	{ "class_content", 0x4 },
+	{ "class_pre_content", 0x8 },
+	{ "unlimited_queue", 0x10 },
+	{ "unlimited_marks", 0x20 },
+	{ "enable_audit", 0x40 },
+	{ "report_pidfd", 0x80 },
+	{ "report_tid", 0x100 },
+	{ "report_fid", 0x200 },
+	{ "report_dir_fid", 0x400 },
+	{ "report_name", 0x800 },
+	{ "report_target_fid", 0x1000 },
+	{ "report_fd_error", 0x2000 },
+	{ "report_mnt", 0x4000 },
 };
 
 struct kind_expect {
@@ -104,10 +104,10 @@ struct kind_expect {
 	{ (k), (a), sizeof(a) / sizeof((a)[0]) }
 
 static const struct kind_expect kinds[] = {
-    KIND(FSN_MASK_FANOTIFY_EVENT, fanotify_events),
-    KIND(FSN_MASK_INOTIFY_EVENT, inotify_events),
-    KIND(FSN_MASK_FANOTIFY_MARK, fanotify_marks),
-    KIND(FSN_MASK_FANOTIFY_INIT, fanotify_inits),
+	KIND(FSN_MASK_FANOTIFY_EVENT, fanotify_events),
+	KIND(FSN_MASK_INOTIFY_EVENT, inotify_events),
+	KIND(FSN_MASK_FANOTIFY_MARK, fanotify_marks),
+	KIND(FSN_MASK_FANOTIFY_INIT, fanotify_inits),
 };
 
 /* parse() that must succeed */
@@ -293,7 +293,7 @@ START_TEST(test_unknown_word) {
 END_TEST
 
 START_TEST(test_empty_word) {
-	const char *bad[] = {"open,,close", ",open", "open,", ",", " , ", "open, ,modify"};
+	const char *bad[] = { "open,,close", ",open", "open,", ",", " , ", "open, ,modify" };
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		const char *err = parse_fail(FSN_MASK_FANOTIFY_EVENT, bad[i]);

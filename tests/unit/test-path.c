@@ -18,30 +18,6 @@
 #include "fsn.h"
 #include "unit.h"
 
-/* A fresh directory under /tmp (canonical path), removed by rm_tree(). */
-static void make_tmpdir(char *dir, size_t len) {
-	char tmpl[] = "/tmp/fsn-path-XXXXXX";
-	char *real;
-
-	ck_assert_ptr_nonnull(mkdtemp(tmpl));
-	real = realpath(tmpl, NULL);
-	ck_assert_ptr_nonnull(real);
-	ck_assert_uint_lt(strlen(real), len);
-	strcpy(dir, real);
-	free(real);
-}
-
-static void rm_tree(const char *dir) {
-	char cmd[PATH_MAX + 32];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	ck_assert_int_eq(system(cmd), 0);
-}
-
-static void join(char *out, size_t len, const char *dir, const char *name) {
-	ck_assert_int_lt(snprintf(out, len, "%s/%s", dir, name), (int)len);
-}
-
 static int create_file(const char *path) {
 	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 
@@ -64,8 +40,8 @@ START_TEST(test_fd_path_file_and_dir) {
 	char dir[PATH_MAX], file[PATH_MAX];
 	int fd, dfd, pfd;
 
-	make_tmpdir(dir, sizeof(dir));
-	join(file, sizeof(file), dir, "plain");
+	test_tmpdir(dir, sizeof(dir));
+	test_join(file, sizeof(file), dir, "plain");
 	fd = create_file(file);
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	ck_assert_int_ge(dfd, 0);
@@ -85,7 +61,7 @@ START_TEST(test_fd_path_file_and_dir) {
 	close(fd);
 	close(dfd);
 	close(pfd);
-	rm_tree(dir);
+	test_rm_tree(dir);
 }
 END_TEST
 
@@ -95,13 +71,13 @@ START_TEST(test_fd_path_hostile_name) {
 	char dir[PATH_MAX], file[PATH_MAX];
 	int fd;
 
-	make_tmpdir(dir, sizeof(dir));
-	join(file, sizeof(file), dir, name);
+	test_tmpdir(dir, sizeof(dir));
+	test_join(file, sizeof(file), dir, name);
 	fd = create_file(file);
 	/* raw bytes back, nothing escaped or cut at the newline */
 	assert_fd_path(fd, file, false);
 	close(fd);
-	rm_tree(dir);
+	test_rm_tree(dir);
 }
 END_TEST
 
@@ -109,13 +85,13 @@ START_TEST(test_fd_path_unlinked) {
 	char dir[PATH_MAX], file[PATH_MAX];
 	int fd;
 
-	make_tmpdir(dir, sizeof(dir));
-	join(file, sizeof(file), dir, "gone");
+	test_tmpdir(dir, sizeof(dir));
+	test_join(file, sizeof(file), dir, "gone");
 	fd = create_file(file);
 	ck_assert_int_eq(unlink(file), 0);
 	assert_fd_path(fd, file, true);
 	close(fd);
-	rm_tree(dir);
+	test_rm_tree(dir);
 }
 END_TEST
 
@@ -123,15 +99,15 @@ START_TEST(test_fd_path_unlinked_dir) {
 	char dir[PATH_MAX], sub[PATH_MAX];
 	int fd;
 
-	make_tmpdir(dir, sizeof(dir));
-	join(sub, sizeof(sub), dir, "sub");
+	test_tmpdir(dir, sizeof(dir));
+	test_join(sub, sizeof(sub), dir, "sub");
 	ck_assert_int_eq(mkdir(sub, 0700), 0);
 	fd = open(sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(rmdir(sub), 0);
 	assert_fd_path(fd, sub, true);
 	close(fd);
-	rm_tree(dir);
+	test_rm_tree(dir);
 }
 END_TEST
 
@@ -139,9 +115,9 @@ START_TEST(test_fd_path_literal_deleted_suffix) {
 	char dir[PATH_MAX], file[PATH_MAX];
 	int fd;
 
-	make_tmpdir(dir, sizeof(dir));
+	test_tmpdir(dir, sizeof(dir));
 	/* a file that is really called that, and still exists */
-	join(file, sizeof(file), dir, "x (deleted)");
+	test_join(file, sizeof(file), dir, "x (deleted)");
 	fd = create_file(file);
 	assert_fd_path(fd, file, false);
 
@@ -149,7 +125,7 @@ START_TEST(test_fd_path_literal_deleted_suffix) {
 	ck_assert_int_eq(unlink(file), 0);
 	assert_fd_path(fd, file, true);
 	close(fd);
-	rm_tree(dir);
+	test_rm_tree(dir);
 }
 END_TEST
 
@@ -158,9 +134,9 @@ START_TEST(test_fd_path_unlinked_hardlink) {
 	struct stat st;
 	int fd;
 
-	make_tmpdir(dir, sizeof(dir));
-	join(a, sizeof(a), dir, "a");
-	join(b, sizeof(b), dir, "b");
+	test_tmpdir(dir, sizeof(dir));
+	test_join(a, sizeof(a), dir, "a");
+	test_join(b, sizeof(b), dir, "b");
 	fd = create_file(a);
 	ck_assert_int_eq(link(a, b), 0);
 	ck_assert_int_eq(unlink(a), 0);
@@ -169,7 +145,7 @@ START_TEST(test_fd_path_unlinked_hardlink) {
 	/* the name it was opened by is gone although the inode has another */
 	assert_fd_path(fd, a, true);
 	close(fd);
-	rm_tree(dir);
+	test_rm_tree(dir);
 }
 END_TEST
 
@@ -178,8 +154,8 @@ START_TEST(test_fd_path_too_small) {
 	size_t n;
 	int fd;
 
-	make_tmpdir(dir, sizeof(dir));
-	join(file, sizeof(file), dir, "f");
+	test_tmpdir(dir, sizeof(dir));
+	test_join(file, sizeof(file), dir, "f");
 	fd = create_file(file);
 	n = strlen(file);
 
@@ -191,7 +167,7 @@ START_TEST(test_fd_path_too_small) {
 	ck_assert_str_eq(buf, file);
 
 	close(fd);
-	rm_tree(dir);
+	test_rm_tree(dir);
 }
 END_TEST
 
@@ -242,7 +218,7 @@ static void require_handles(const char *dir) {
 	memcpy(fh->f_handle, fid.f_handle, fid.handle_bytes);
 	fd = open_by_handle_at(AT_FDCWD, fh, O_PATH | O_CLOEXEC);
 	if (fd < 0 && (errno == EPERM || errno == EACCES)) {
-		rm_tree(dir);
+		test_rm_tree(dir);
 		fsn_test_skip("needs CAP_DAC_READ_SEARCH");
 	}
 	ck_assert_int_ge(fd, 0);
@@ -265,7 +241,7 @@ static struct fsn_ctx *ctx_with_mark(const char *dir) {
 	r = fsn_ctx_add_mark(ctx, &spec, NULL);
 	if (r == -EPERM) {
 		fsn_ctx_free(ctx);
-		rm_tree(dir);
+		test_rm_tree(dir);
 		fsn_test_skip("needs CAP_SYS_ADMIN for a fanotify mark");
 	}
 	ck_assert_int_eq(r, 0);
@@ -289,9 +265,9 @@ START_TEST(test_fid_path_resolve) {
 	struct fsn_ctx *ctx;
 	int fd;
 
-	make_tmpdir(dir, sizeof(dir));
+	test_tmpdir(dir, sizeof(dir));
 	require_handles(dir);
-	join(file, sizeof(file), dir, "file\nname");
+	test_join(file, sizeof(file), dir, "file\nname");
 	fd = create_file(file);
 	close(fd);
 	dfid = fid_of(dir);
@@ -301,7 +277,7 @@ START_TEST(test_fid_path_resolve) {
 	assert_fid_path(ctx, &ffid, NULL, file, false);
 	assert_fid_path(ctx, &dfid, NULL, dir, false);
 	assert_fid_path(ctx, &dfid, ".", dir, false);
-	join(child, sizeof(child), dir, "child");
+	test_join(child, sizeof(child), dir, "child");
 	assert_fid_path(ctx, &dfid, "child", child, false);
 
 	/* exactly fitting, one byte short */
@@ -311,7 +287,7 @@ START_TEST(test_fid_path_resolve) {
 			 -ENAMETOOLONG);
 
 	fsn_ctx_free(ctx);
-	rm_tree(dir);
+	test_rm_tree(dir);
 }
 END_TEST
 
@@ -321,10 +297,10 @@ START_TEST(test_fid_path_deleted_from_cache) {
 	struct fsn_ctx *ctx;
 	int fd;
 
-	make_tmpdir(dir, sizeof(dir));
+	test_tmpdir(dir, sizeof(dir));
 	require_handles(dir);
-	join(file, sizeof(file), dir, "doomed");
-	join(other, sizeof(other), dir, "never-resolved");
+	test_join(file, sizeof(file), dir, "doomed");
+	test_join(other, sizeof(other), dir, "never-resolved");
 	fd = create_file(file);
 	close(fd);
 	fd = create_file(other);
@@ -342,7 +318,7 @@ START_TEST(test_fid_path_deleted_from_cache) {
 	ck_assert_int_eq(fsn_ctx_fid_path(ctx, &ofid, NULL, buf, sizeof(buf), NULL), -ESTALE);
 
 	fsn_ctx_free(ctx);
-	rm_tree(dir);
+	test_rm_tree(dir);
 }
 END_TEST
 
@@ -352,12 +328,12 @@ START_TEST(test_fid_path_forget) {
 	struct fsn_ctx *ctx;
 	int fd;
 
-	make_tmpdir(dir, sizeof(dir));
+	test_tmpdir(dir, sizeof(dir));
 	require_handles(dir);
-	join(sub, sizeof(sub), dir, "sub");
+	test_join(sub, sizeof(sub), dir, "sub");
 	ck_assert_int_eq(mkdir(sub, 0700), 0);
-	join(file, sizeof(file), sub, "f");
-	join(top, sizeof(top), dir, "sub-sibling");
+	test_join(file, sizeof(file), sub, "f");
+	test_join(top, sizeof(top), dir, "sub-sibling");
 	fd = create_file(file);
 	close(fd);
 	fd = create_file(top);
@@ -384,7 +360,7 @@ START_TEST(test_fid_path_forget) {
 	fsn_ctx_fid_forget(ctx, &sfid);
 	fsn_ctx_fid_forget(ctx, NULL);
 	fsn_ctx_free(ctx);
-	rm_tree(dir);
+	test_rm_tree(dir);
 }
 END_TEST
 
@@ -393,7 +369,7 @@ START_TEST(test_fid_path_unknown_fs) {
 	struct fsn_fid fid;
 	struct fsn_ctx *ctx;
 
-	make_tmpdir(dir, sizeof(dir));
+	test_tmpdir(dir, sizeof(dir));
 	require_handles(dir);
 	fid = fid_of(dir);
 
@@ -409,7 +385,7 @@ START_TEST(test_fid_path_unknown_fs) {
 	fid.handle_bytes = FSN_HANDLE_MAX + 1;
 	ck_assert_int_eq(fsn_ctx_fid_path(ctx, &fid, NULL, buf, sizeof(buf), NULL), -EINVAL);
 	fsn_ctx_free(ctx);
-	rm_tree(dir);
+	test_rm_tree(dir);
 }
 END_TEST
 

@@ -120,13 +120,13 @@ static void assert_supported(const struct fsn_probe *p, const char *where,
 
 /* With CAP_SYS_ADMIN, on any filesystem that can encode file handles. */
 static const enum fsn_feature admin_features[] = {
-    FSN_FEAT_FANOTIFY,          FSN_FEAT_CLASS_CONTENT,       FSN_FEAT_CLASS_PRE_CONTENT,
-    FSN_FEAT_REPORT_FID,        FSN_FEAT_REPORT_DIR_FID,      FSN_FEAT_REPORT_DFID_NAME,
-    FSN_FEAT_REPORT_TARGET_FID, FSN_FEAT_UNLIMITED_QUEUE,     FSN_FEAT_MARK_INODE,
-    FSN_FEAT_MARK_MOUNT,        FSN_FEAT_MARK_FILESYSTEM,     FSN_FEAT_MARK_FID,
-    FSN_FEAT_MARK_IGNORE,       FSN_FEAT_MARK_EVICTABLE,      FSN_FEAT_EVENT_DIRENT,
-    FSN_FEAT_PERM_OPEN,         FSN_FEAT_PERM_ACCESS,         FSN_FEAT_PERM_OPEN_EXEC,
-    FSN_FEAT_INOTIFY,           FSN_FEAT_INOTIFY_MASK_CREATE,
+	FSN_FEAT_FANOTIFY,          FSN_FEAT_CLASS_CONTENT,       FSN_FEAT_CLASS_PRE_CONTENT,
+	FSN_FEAT_REPORT_FID,        FSN_FEAT_REPORT_DIR_FID,      FSN_FEAT_REPORT_DFID_NAME,
+	FSN_FEAT_REPORT_TARGET_FID, FSN_FEAT_UNLIMITED_QUEUE,     FSN_FEAT_MARK_INODE,
+	FSN_FEAT_MARK_MOUNT,        FSN_FEAT_MARK_FILESYSTEM,     FSN_FEAT_MARK_FID,
+	FSN_FEAT_MARK_IGNORE,       FSN_FEAT_MARK_EVICTABLE,      FSN_FEAT_EVENT_DIRENT,
+	FSN_FEAT_PERM_OPEN,         FSN_FEAT_PERM_ACCESS,         FSN_FEAT_PERM_OPEN_EXEC,
+	FSN_FEAT_INOTIFY,           FSN_FEAT_INOTIFY_MASK_CREATE,
 };
 
 #define N_ADMIN (sizeof(admin_features) / sizeof(admin_features[0]))
@@ -196,32 +196,32 @@ START_TEST(test_classify) {
 		int err;
 		enum fsn_support s;
 	} table[] = {
-	    {0, FSN_SUPPORTED},
-	    {EINVAL, FSN_UNSUPPORTED_KERNEL},
-	    {ENOSYS, FSN_UNSUPPORTED_KERNEL},
-	    {ENODEV, FSN_UNSUPPORTED_FS},
-	    {EOPNOTSUPP, FSN_UNSUPPORTED_FS},
-	    {ENOTSUP, FSN_UNSUPPORTED_FS},
-	    {EXDEV, FSN_UNSUPPORTED_FS},
-	    {EPERM, FSN_NOT_PERMITTED},
-	    {EACCES, FSN_NOT_PERMITTED},
-	    {ENOENT, FSN_PROBE_FAILED},
-	    {ENOMEM, FSN_PROBE_FAILED},
-	    {EMFILE, FSN_PROBE_FAILED},
-	    {ENFILE, FSN_PROBE_FAILED},
-	    {ENOSPC, FSN_PROBE_FAILED},
-	    {EBUSY, FSN_PROBE_FAILED},
-	    {EEXIST, FSN_PROBE_FAILED},
-	    {ENOTDIR, FSN_PROBE_FAILED},
-	    {EISDIR, FSN_PROBE_FAILED},
-	    {EBADF, FSN_PROBE_FAILED},
-	    {EFAULT, FSN_PROBE_FAILED},
-	    {EIO, FSN_PROBE_FAILED},
-	    {ELOOP, FSN_PROBE_FAILED},
-	    {ENAMETOOLONG, FSN_PROBE_FAILED},
-	    {ESTALE, FSN_PROBE_FAILED},
-	    {EAGAIN, FSN_PROBE_FAILED},
-	    {4095, FSN_PROBE_FAILED},
+		{ 0, FSN_SUPPORTED },
+		{ EINVAL, FSN_UNSUPPORTED_KERNEL },
+		{ ENOSYS, FSN_UNSUPPORTED_KERNEL },
+		{ ENODEV, FSN_UNSUPPORTED_FS },
+		{ EOPNOTSUPP, FSN_UNSUPPORTED_FS },
+		{ ENOTSUP, FSN_UNSUPPORTED_FS },
+		{ EXDEV, FSN_UNSUPPORTED_FS },
+		{ EPERM, FSN_NOT_PERMITTED },
+		{ EACCES, FSN_NOT_PERMITTED },
+		{ ENOENT, FSN_PROBE_FAILED },
+		{ ENOMEM, FSN_PROBE_FAILED },
+		{ EMFILE, FSN_PROBE_FAILED },
+		{ ENFILE, FSN_PROBE_FAILED },
+		{ ENOSPC, FSN_PROBE_FAILED },
+		{ EBUSY, FSN_PROBE_FAILED },
+		{ EEXIST, FSN_PROBE_FAILED },
+		{ ENOTDIR, FSN_PROBE_FAILED },
+		{ EISDIR, FSN_PROBE_FAILED },
+		{ EBADF, FSN_PROBE_FAILED },
+		{ EFAULT, FSN_PROBE_FAILED },
+		{ EIO, FSN_PROBE_FAILED },
+		{ ELOOP, FSN_PROBE_FAILED },
+		{ ENAMETOOLONG, FSN_PROBE_FAILED },
+		{ ESTALE, FSN_PROBE_FAILED },
+		{ EAGAIN, FSN_PROBE_FAILED },
+		{ 4095, FSN_PROBE_FAILED },
 	};
 
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
@@ -274,14 +274,16 @@ END_TEST
 
 static void sample_probe(struct fsn_probe *p) {
 	memset(p, 0, sizeof(*p));
-	p->feat[FSN_FEAT_MARK_FID] = (struct fsn_feature_result){FSN_UNSUPPORTED_FS, EXDEV};
-	p->feat[FSN_FEAT_PRE_ACCESS] = (struct fsn_feature_result){FSN_UNSUPPORTED_FS, EOPNOTSUPP};
-	p->feat[FSN_FEAT_DENY_ERRNO] = (struct fsn_feature_result){FSN_UNSUPPORTED_KERNEL, EINVAL};
-	p->feat[FSN_FEAT_UNLIMITED_QUEUE] = (struct fsn_feature_result){FSN_NOT_PERMITTED, EPERM};
-	p->feat[FSN_FEAT_EVENT_FS_ERROR] = (struct fsn_feature_result){FSN_PROBE_FAILED, 4000};
-	p->feat[FSN_FEAT_EVENT_RENAME] = (struct fsn_feature_result){FSN_NOT_PROBED, 0};
+	p->feat[FSN_FEAT_MARK_FID] = (struct fsn_feature_result){ FSN_UNSUPPORTED_FS, EXDEV };
+	p->feat[FSN_FEAT_PRE_ACCESS] =
+	    (struct fsn_feature_result){ FSN_UNSUPPORTED_FS, EOPNOTSUPP };
+	p->feat[FSN_FEAT_DENY_ERRNO] =
+	    (struct fsn_feature_result){ FSN_UNSUPPORTED_KERNEL, EINVAL };
+	p->feat[FSN_FEAT_UNLIMITED_QUEUE] = (struct fsn_feature_result){ FSN_NOT_PERMITTED, EPERM };
+	p->feat[FSN_FEAT_EVENT_FS_ERROR] = (struct fsn_feature_result){ FSN_PROBE_FAILED, 4000 };
+	p->feat[FSN_FEAT_EVENT_RENAME] = (struct fsn_feature_result){ FSN_NOT_PROBED, 0 };
 	p->feat[FSN_FEAT_INOTIFY_MASK_CREATE] =
-	    (struct fsn_feature_result){FSN_UNSUPPORTED_KERNEL, 0};
+	    (struct fsn_feature_result){ FSN_UNSUPPORTED_KERNEL, 0 };
 }
 
 START_TEST(test_describe) {
@@ -336,7 +338,7 @@ END_TEST
 START_TEST(test_describe_truncation) {
 	struct fsn_probe p;
 	char full[8192], buf[8192];
-	size_t lens[] = {1, 2, 10, 19, 20, 21, 100, 0, 0, 0};
+	size_t lens[] = { 1, 2, 10, 19, 20, 21, 100, 0, 0, 0 };
 	int n;
 
 	sample_probe(&p);

@@ -29,3 +29,12 @@ Suite *fsn_suite_ctx_fanotify(void);
 		fputc('\n', stderr);                                                               \
 		exit(FSN_TEST_SKIP_STATUS);                                                        \
 	} while (0)
+
+/* Helpers shared by the test files (unit-util.c); they ck_assert on failure. */
+
+/* A fresh directory under /tmp, canonical path, removed by test_rm_tree(). */
+void test_tmpdir(char *dir, size_t len);
+/* Remove a directory tree (no symlinks followed, no shell). */
+void test_rm_tree(const char *dir);
+/* out = dir + "/" + name, asserting it fits. */
+void test_join(char *out, size_t len, const char *dir, const char *name);

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * unit-util.c — filesystem helpers shared by the unit test files:
+ * temporary directories, tree removal, path joining.
+ */
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "unit.h"
+
+void test_tmpdir(char *dir, size_t len) {
+	char tmpl[] = "/tmp/fsn-unit-XXXXXX";
+	char *real;
+
+	ck_assert_ptr_nonnull(mkdtemp(tmpl));
+	real = realpath(tmpl, NULL);
+	ck_assert_ptr_nonnull(real);
+	ck_assert_uint_lt(strlen(real), len);
+	strcpy(dir, real);
+	free(real);
+}
+
+static int remove_one(const char *path, const struct stat *st, int type, struct FTW *ftw) {
+	return remove(path) < 0 ? -1 : 0;
+}
+
+void test_rm_tree(const char *dir) {
+	ck_assert_msg(nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) == 0,
+		      "cannot remove %s", dir);
+}
+
+void test_join(char *out, size_t len, const char *dir, const char *name) {
+	ck_assert_int_lt(snprintf(out, len, "%s/%s", dir, name), (int)len);
+}
