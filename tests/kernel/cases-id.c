@@ -1,11 +1,1670 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * cases-id.c — fsn-selftest cases of the ID group: identity and info records,
- * ID01-ID05 in semantics.md. Empty for now; see README.md for how to
- * add a case.
+ * cases-id.c — fsn-selftest cases of the ID group: identity and info
+ * records (ID01-ID05 in semantics.md).
+ *
+ * What a fanotify group reads besides the mask: the FID records (fsid +
+ * file handle, for the object, its parent directory, with or without the
+ * entry name), the pid (or thread id), the pidfd record, and the event fd
+ * or the error that replaced it. The kernel builds them in
+ * fanotify_alloc_event() (fs/notify/fanotify/fanotify.c: which inode is
+ * "the object", which is "the directory", whether a name is recorded) and
+ * copies them out in copy_event_to_user() / copy_info_records_to_user()
+ * (fs/notify/fanotify/fanotify_user.c: the record types and their order).
+ *
+ * These cases parse the raw read() buffer themselves (raw_read() below)
+ * instead of the shared decoder, because the point is the exact layout:
+ * which records, of which info type, in which order, with which lengths and
+ * padding. Every record is checked against the kernel's own view of the
+ * object: statfs().f_fsid and name_to_handle_at(), captured with fst_obj()
+ * (before the object goes away where it does).
  */
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/btrfs.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "selftest.h"
 
+#define T_FID FAN_EVENT_INFO_TYPE_FID
+#define T_DFID FAN_EVENT_INFO_TYPE_DFID
+#define T_DNAME FAN_EVENT_INFO_TYPE_DFID_NAME
+#define T_OLD FAN_EVENT_INFO_TYPE_OLD_DFID_NAME
+#define T_NEW FAN_EVENT_INFO_TYPE_NEW_DFID_NAME
+#define T_PIDFD FAN_EVENT_INFO_TYPE_PIDFD
+
+/* ------------------------------------------------------------------------ */
+/* A strict reader of the raw fanotify buffer                               */
+/* ------------------------------------------------------------------------ */
+
+#define RR_MAX_REC 5
+
+struct rrec {
+	unsigned type;
+	struct fsn_fid fid; /* FID-carrying types */
+	char name[NAME_MAX + 1];
+	int pidfd; /* T_PIDFD */
+};
+
+struct rev {
+	uint64_t mask;
+	int fd;
+	pid_t pid;
+	unsigned nrec;
+	struct rrec rec[RR_MAX_REC];
+};
+
+struct revs {
+	size_t n;
+	struct rev *e;
+};
+
+static bool is_fid_type(unsigned t) {
+	return t == T_FID || t == T_DFID || t == T_DNAME || t == T_OLD || t == T_NEW;
+}
+
+static bool is_name_type(unsigned t) {
+	return t == T_DNAME || t == T_OLD || t == T_NEW;
+}
+
+static const char *type_name(unsigned t) {
+	switch (t) {
+	case T_FID: return "FID";
+	case T_DFID: return "DFID";
+	case T_DNAME: return "DFID_NAME";
+	case T_OLD: return "OLD_DFID_NAME";
+	case T_NEW: return "NEW_DFID_NAME";
+	case T_PIDFD: return "PIDFD";
+	default: return "?";
+	}
+}
+
+/* Parse one info record at p (len bytes left in the event) into r; return
+ * its length. Checks what copy_fid_info_to_user() promises: the length
+ * is the 4-aligned size of header + handle (+ name and its NUL), the name
+ * is NUL terminated and not empty, the padding is zero. */
+static size_t parse_rec(struct fst_ctx *ctx, const unsigned char *p, size_t len, struct rrec *r,
+			const char *file, int line) {
+	struct fsn_uapi_info_header h;
+
+	if (len < sizeof(h))
+		fst_fail_(ctx, file, line, "info record header truncated (%zu bytes left)", len);
+	memcpy(&h, p, sizeof(h));
+	if (h.len < sizeof(h) || h.len > len || h.len % 4)
+		fst_fail_(ctx, file, line, "info record type %u: bad length %u (%zu bytes left)",
+			  h.info_type, h.len, len);
+	if (h.pad != 0)
+		fst_fail_(ctx, file, line, "info record type %u: pad is %u", h.info_type, h.pad);
+	memset(r, 0, sizeof(*r));
+	r->type = h.info_type;
+	if (is_fid_type(h.info_type)) {
+		size_t base = sizeof(struct fsn_uapi_info_fid) + 8, want, nl = 0;
+		uint32_t hb;
+		int32_t ht;
+
+		if (h.len < base)
+			fst_fail_(ctx, file, line, "%s record too short (%u)", type_name(r->type),
+				  h.len);
+		memcpy(r->fid.fsid, p + 4, 8);
+		memcpy(&hb, p + 12, 4);
+		memcpy(&ht, p + 16, 4);
+		if (hb == 0 || hb > FSN_HANDLE_MAX || base + hb > h.len)
+			fst_fail_(ctx, file, line, "%s record: handle_bytes %u in a %u-byte record",
+				  type_name(r->type), hb, h.len);
+		r->fid.handle_bytes = hb;
+		r->fid.handle_type = ht;
+		memcpy(r->fid.f_handle, p + base, hb);
+		if (is_name_type(r->type)) {
+			const char *nm = (const char *)p + base + hb;
+
+			nl = strnlen(nm, h.len - base - hb);
+			if (nl == h.len - base - hb)
+				fst_fail_(ctx, file, line, "%s record: name not NUL terminated",
+					  type_name(r->type));
+			if (nl == 0 || nl > NAME_MAX)
+				fst_fail_(ctx, file, line, "%s record: name of length %zu",
+					  type_name(r->type), nl);
+			memcpy(r->name, nm, nl + 1);
+			nl++;
+		}
+		want = (base + hb + nl + 3) & ~(size_t)3;
+		if (h.len != want)
+			fst_fail_(ctx, file, line, "%s record: length %u, expected %zu",
+				  type_name(r->type), h.len, want);
+		for (size_t i = base + hb + nl; i < h.len; i++)
+			if (p[i] != 0)
+				fst_fail_(ctx, file, line, "%s record: padding byte %zu is 0x%02x",
+					  type_name(r->type), i, p[i]);
+	} else if (h.info_type == T_PIDFD) {
+		if (h.len != sizeof(struct fsn_uapi_info_pidfd))
+			fst_fail_(ctx, file, line, "PIDFD record of length %u", h.len);
+		memcpy(&r->pidfd, p + 4, sizeof(r->pidfd));
+	} else {
+		fst_fail_(ctx, file, line, "unexpected info record type %u (length %u)",
+			  h.info_type, h.len);
+	}
+	return h.len;
+}
+
+/* Read everything queued on g (non-blocking) and parse it strictly. Event
+ * fds are closed unless keep; pidfds stay open until rr_match_() has
+ * checked them (it closes them). The result is valid until the next
+ * raw_read(). */
+#define raw_read(ctx, g, keep) raw_read_(ctx, g, keep, __FILE__, __LINE__)
+static struct revs *raw_read_(struct fst_ctx *ctx, int g, bool keep, const char *file, int line) {
+	static struct revs res;
+	static unsigned char buf[64 * 1024];
+	size_t cap = 0;
+
+	free(res.e);
+	res.e = NULL;
+	res.n = 0;
+	for (;;) {
+		ssize_t n = read(g, buf, sizeof(buf));
+		size_t off = 0;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			break;
+		if (n <= 0)
+			fst_fail_(ctx, file, line, "read(fanotify fd %d): %s", g,
+				  n == 0 ? "returned 0" : fst_errname(errno));
+		while (off < (size_t)n) {
+			struct fanotify_event_metadata m;
+			struct rev *e;
+			size_t pos;
+
+			if ((size_t)n - off < sizeof(m))
+				fst_fail_(ctx, file, line, "event metadata truncated");
+			memcpy(&m, buf + off, sizeof(m));
+			if (m.vers != FANOTIFY_METADATA_VERSION || m.metadata_len != sizeof(m) ||
+			    m.event_len < sizeof(m) || m.event_len > (size_t)n - off)
+				fst_fail_(ctx, file, line,
+					  "bad event header: vers %u metadata_len %u event_len %u",
+					  m.vers, m.metadata_len, m.event_len);
+			if (res.n == cap) {
+				cap = cap ? cap * 2 : 64;
+				res.e = realloc(res.e, cap * sizeof(*res.e));
+				if (!res.e)
+					fst_fail_(ctx, file, line, "out of memory");
+			}
+			e = &res.e[res.n++];
+			memset(e, 0, sizeof(*e));
+			e->mask = m.mask;
+			e->fd = m.fd;
+			e->pid = m.pid;
+			for (pos = off + m.metadata_len; pos < off + m.event_len;) {
+				if (e->nrec == RR_MAX_REC)
+					fst_fail_(ctx, file, line, "more than %d info records",
+						  RR_MAX_REC);
+				pos += parse_rec(ctx, buf + pos, off + m.event_len - pos,
+						 &e->rec[e->nrec++], file, line);
+			}
+			if (!keep && e->fd >= 0)
+				close(e->fd);
+			off += m.event_len;
+		}
+	}
+	return &res;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Expectations for the raw reader                                          */
+/* ------------------------------------------------------------------------ */
+
+struct xrec {
+	unsigned type;
+	const char *path;	   /* FID types: the object, resolved when matching */
+	const struct fst_obj *obj; /* or captured earlier (deleted objects) */
+	const char *name;	   /* name types */
+	int pidfd;		   /* T_PIDFD: 0 = a valid pidfd of the event's pid; else exact */
+};
+
+/* xev.fd: any event fd (>= 0), for fd-mode groups */
+#define FD_VALID INT_MAX
+
+struct xev {
+	uint64_t mask;
+	int fd;	   /* 0 = FAN_NOFD; FD_VALID; else the exact value (e.g. -EBADF) */
+	pid_t pid; /* 0 = the case process */
+	struct xrec r[RR_MAX_REC];
+};
+
+#define R_FID(p) { .type = T_FID, .path = (p) }
+#define R_DFID(p) { .type = T_DFID, .path = (p) }
+#define R_DNAME(p, n) { .type = T_DNAME, .path = (p), .name = (n) }
+#define R_OLD(p, n) { .type = T_OLD, .path = (p), .name = (n) }
+#define R_NEW(p, n) { .type = T_NEW, .path = (p), .name = (n) }
+#define O_FID(o) { .type = T_FID, .obj = (o) }
+#define O_DFID(o) { .type = T_DFID, .obj = (o) }
+#define O_DNAME(o, n) { .type = T_DNAME, .obj = (o), .name = (n) }
+#define R_PIDFD(v) { .type = T_PIDFD, .pidfd = (v) }
+#define XEV(m, ...) { .mask = (m), .r = { __VA_ARGS__ } }
+
+static bool fid_eq(const struct fsn_fid *a, const struct fsn_fid *b) {
+	return a->fsid[0] == b->fsid[0] && a->fsid[1] == b->fsid[1] &&
+	       a->handle_bytes == b->handle_bytes && a->handle_type == b->handle_type &&
+	       memcmp(a->f_handle, b->f_handle, a->handle_bytes) == 0;
+}
+
+static unsigned xrec_count(const struct xev *x) {
+	unsigned n = 0;
+
+	while (n < RR_MAX_REC && x->r[n].type)
+		n++;
+	return n;
+}
+
+/* The pid a pidfd refers to, from /proc/self/fdinfo ("Pid:"); -1 if none. */
+static pid_t pidfd_pid(int pidfd) {
+	char p[64], line[256];
+	pid_t pid = -1;
+	FILE *f;
+
+	snprintf(p, sizeof(p), "/proc/self/fdinfo/%d", pidfd);
+	f = fopen(p, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Pid: %d", &pid) == 1)
+			break;
+	fclose(f);
+	return pid;
+}
+
+static void fmt_fid(const struct fsn_fid *f, char *b, size_t len) {
+	size_t pos = (size_t)snprintf(b, len, "fsid %08x.%08x type %d ", (unsigned)f->fsid[0],
+				      (unsigned)f->fsid[1], f->handle_type);
+
+	for (uint32_t i = 0; i < f->handle_bytes && i < 16 && pos + 3 < len; i++)
+		pos += (size_t)snprintf(b + pos, len - pos, "%02x", f->f_handle[i]);
+}
+
+struct resolved {
+	struct fst_obj o[RR_MAX_REC];
+};
+
+static const char *label(const struct fsn_fid *fid, const struct resolved *res, size_t nres,
+			 char *b, size_t len) {
+	for (size_t i = 0; i < nres; i++)
+		for (unsigned k = 0; k < RR_MAX_REC; k++)
+			if (res[i].o[k].has_fid && fid_eq(&res[i].o[k].fid, fid))
+				return res[i].o[k].label;
+	fmt_fid(fid, b, len);
+	return b;
+}
+
+static void log_rev(struct fst_ctx *ctx, size_t i, const struct rev *e, const struct resolved *res,
+		    size_t nres) {
+	char line[1024], b[128];
+	size_t pos;
+
+	pos = (size_t)snprintf(line, sizeof(line), "    [%zu] %s fd=%d pid=%d%s", i,
+			       fst_mask_str(FSN_MASK_FANOTIFY_EVENT, e->mask), e->fd, (int)e->pid,
+			       e->pid == ctx->pid ? " (self)" : "");
+	for (unsigned k = 0; k < e->nrec && pos < sizeof(line); k++) {
+		const struct rrec *r = &e->rec[k];
+
+		if (r->type == T_PIDFD)
+			pos += (size_t)snprintf(line + pos, sizeof(line) - pos, " [PIDFD %d]",
+						r->pidfd);
+		else
+			pos += (size_t)snprintf(line + pos, sizeof(line) - pos, " [%s %s%s%s%s]",
+						type_name(r->type),
+						label(&r->fid, res, nres, b, sizeof(b)),
+						is_name_type(r->type) ? " \"" : "", r->name,
+						is_name_type(r->type) ? "\"" : "");
+	}
+	fst_log(ctx, "%s", line);
+}
+
+static void log_xev(struct fst_ctx *ctx, size_t i, const struct xev *x, const struct resolved *rs) {
+	char line[1024];
+	size_t pos;
+	unsigned n = xrec_count(x);
+
+	pos = (size_t)snprintf(line, sizeof(line), "    [%zu] %s fd=%s pid=%d", i,
+			       fst_mask_str(FSN_MASK_FANOTIFY_EVENT, x->mask),
+			       x->fd == FD_VALID ? "valid" : fst_strdupf(ctx, "%d", x->fd ? x->fd : FAN_NOFD),
+			       x->pid ? (int)x->pid : (int)ctx->pid);
+	for (unsigned k = 0; k < n && pos < sizeof(line); k++) {
+		const struct xrec *r = &x->r[k];
+
+		if (r->type == T_PIDFD)
+			pos += (size_t)snprintf(line + pos, sizeof(line) - pos, " [PIDFD %s]",
+						r->pidfd ? fst_strdupf(ctx, "%d", r->pidfd) : "valid");
+		else
+			pos += (size_t)snprintf(line + pos, sizeof(line) - pos, " [%s %s%s%s%s]",
+						type_name(r->type), rs->o[k].label,
+						r->name ? " \"" : "", r->name ? r->name : "",
+						r->name ? "\"" : "");
+	}
+	fst_log(ctx, "%s", line);
+}
+
+/* Compare one event with its expectation; on mismatch write why. */
+static bool match_rev(struct fst_ctx *ctx, const struct rev *e, const struct xev *x,
+		      const struct resolved *rs, char *why, size_t wl) {
+	pid_t want_pid = x->pid ? x->pid : ctx->pid;
+	int want_fd = x->fd ? x->fd : FAN_NOFD;
+	unsigned n = xrec_count(x);
+
+	if (e->mask != x->mask) {
+		snprintf(why, wl, "mask is %s, expected %s",
+			 fst_mask_str(FSN_MASK_FANOTIFY_EVENT, e->mask),
+			 fst_mask_str(FSN_MASK_FANOTIFY_EVENT, x->mask));
+		return false;
+	}
+	if (want_fd == FD_VALID ? e->fd < 0 : e->fd != want_fd) {
+		snprintf(why, wl, "fd is %d, expected %s", e->fd,
+			 want_fd == FD_VALID ? "an event fd" : fst_strdupf(ctx, "%d", want_fd));
+		return false;
+	}
+	if (e->pid != want_pid) {
+		snprintf(why, wl, "pid is %d, expected %d", (int)e->pid, (int)want_pid);
+		return false;
+	}
+	if (e->nrec != n) {
+		snprintf(why, wl, "%u info records, expected %u", e->nrec, n);
+		return false;
+	}
+	for (unsigned k = 0; k < n; k++) {
+		const struct rrec *r = &e->rec[k];
+		const struct xrec *xr = &x->r[k];
+
+		if (r->type != xr->type) {
+			snprintf(why, wl, "record %u is %s, expected %s", k, type_name(r->type),
+				 type_name(xr->type));
+			return false;
+		}
+		if (r->type == T_PIDFD) {
+			if (xr->pidfd && r->pidfd != xr->pidfd) {
+				snprintf(why, wl, "pidfd is %d, expected %d", r->pidfd, xr->pidfd);
+				return false;
+			}
+			if (!xr->pidfd && (r->pidfd < 0 || pidfd_pid(r->pidfd) != e->pid)) {
+				snprintf(why, wl, "pidfd %d does not refer to pid %d (fdinfo: %d)",
+					 r->pidfd, (int)e->pid,
+					 r->pidfd < 0 ? -1 : (int)pidfd_pid(r->pidfd));
+				return false;
+			}
+			continue;
+		}
+		if (!rs->o[k].has_fid || !fid_eq(&r->fid, &rs->o[k].fid)) {
+			snprintf(why, wl, "record %u (%s) is not the FID of %s", k,
+				 type_name(r->type), rs->o[k].label);
+			return false;
+		}
+		if (is_name_type(r->type) && (!xr->name || strcmp(r->name, xr->name) != 0)) {
+			snprintf(why, wl, "record %u name is \"%s\", expected \"%s\"", k, r->name,
+				 xr->name ? xr->name : "(none)");
+			return false;
+		}
+	}
+	return true;
+}
+
+#define RR_MATCH(ctx, revs, ...)                                                                   \
+	rr_match_(ctx, revs, (const struct xev[]){ __VA_ARGS__ },                                  \
+		  sizeof((const struct xev[]){ __VA_ARGS__ }) / sizeof(struct xev), __FILE__,      \
+		  __LINE__)
+#define RR_EXPECT(ctx, g, ...) RR_MATCH(ctx, raw_read(ctx, g, false), __VA_ARGS__)
+#define RR_EXPECT_NONE(ctx, g) rr_match_(ctx, raw_read(ctx, g, false), NULL, 0, __FILE__, __LINE__)
+
+static void rr_match_(struct fst_ctx *ctx, const struct revs *ev, const struct xev *x, size_t n,
+		      const char *file, int line) {
+	struct resolved *rs = calloc(n ? n : 1, sizeof(*rs));
+	char why[512] = "";
+	size_t bad = SIZE_MAX;
+
+	if (!rs)
+		fst_fail_(ctx, file, line, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		for (unsigned k = 0; k < xrec_count(&x[i]); k++) {
+			const struct xrec *xr = &x[i].r[k];
+
+			if (xr->obj)
+				rs[i].o[k] = *xr->obj;
+			else if (xr->path)
+				rs[i].o[k] = fst_obj_(ctx, xr->path, file, line);
+			else
+				snprintf(rs[i].o[k].label, sizeof(rs[i].o[k].label), "-");
+		}
+	for (size_t i = 0; i < n && i < ev->n; i++)
+		if (!match_rev(ctx, &ev->e[i], &x[i], &rs[i], why, sizeof(why))) {
+			bad = i;
+			break;
+		}
+	for (size_t i = 0; i < ev->n; i++)
+		for (unsigned k = 0; k < ev->e[i].nrec; k++)
+			if (ev->e[i].rec[k].type == T_PIDFD && ev->e[i].rec[k].pidfd >= 0)
+				close(ev->e[i].rec[k].pidfd);
+	if (bad == SIZE_MAX && n == ev->n) {
+		free(rs);
+		return;
+	}
+	fst_log(ctx, "%s:%d: expected %zu event%s:", file, line, n, n == 1 ? "" : "s");
+	for (size_t i = 0; i < n; i++)
+		log_xev(ctx, i, &x[i], &rs[i]);
+	fst_log(ctx, "  got %zu:", ev->n);
+	for (size_t i = 0; i < ev->n; i++)
+		log_rev(ctx, i, &ev->e[i], rs, n);
+	if (bad != SIZE_MAX)
+		fst_fail_(ctx, file, line, "event %zu of %zu: %s", bad, ev->n, why);
+	fst_fail_(ctx, file, line, "expected %zu event%s, got %zu", n, n == 1 ? "" : "s", ev->n);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Small helpers                                                            */
+/* ------------------------------------------------------------------------ */
+
+static void open_close(struct fst_ctx *ctx, const char *path, int flags) {
+	fst_close(ctx, fst_open(ctx, path, flags));
+}
+
+static void mknod_file(struct fst_ctx *ctx, const char *path) {
+	FST_SYS(ctx, mknodat(ctx->workfd, path, S_IFREG | 0644, 0));
+}
+
+/* The FID in record r must be what the kernel says about path through
+ * other interfaces: statfs().f_fsid, name_to_handle_at(), and the handle
+ * must open (open_by_handle_at, O_PATH: no event) the same inode. */
+static void check_fid_identity(struct fst_ctx *ctx, const struct rrec *r, const char *path) {
+	struct {
+		struct file_handle fh;
+		unsigned char b[FSN_HANDLE_MAX];
+	} h;
+	struct statfs sfs;
+	struct stat st, st2;
+	int mnt_id, fd;
+
+	FST_SYS(ctx, statfs(path, &sfs));
+	if (memcmp(r->fid.fsid, &sfs.f_fsid, sizeof(r->fid.fsid)) != 0)
+		fst_fail(ctx, "%s: record fsid %08x.%08x, statfs() f_fsid %08x.%08x", path,
+			 (unsigned)r->fid.fsid[0], (unsigned)r->fid.fsid[1],
+			 (unsigned)sfs.f_fsid.__val[0], (unsigned)sfs.f_fsid.__val[1]);
+	h.fh.handle_bytes = FSN_HANDLE_MAX;
+	FST_SYS(ctx, name_to_handle_at(ctx->workfd, path, &h.fh, &mnt_id, 0));
+	if (h.fh.handle_bytes != r->fid.handle_bytes || h.fh.handle_type != r->fid.handle_type ||
+	    memcmp(h.fh.f_handle, r->fid.f_handle, h.fh.handle_bytes) != 0)
+		fst_fail(ctx, "%s: record handle (type %d, %u bytes) differs from name_to_handle_at()"
+			      " (type %d, %u bytes)",
+			 path, r->fid.handle_type, r->fid.handle_bytes, h.fh.handle_type,
+			 h.fh.handle_bytes);
+	memcpy(h.fh.f_handle, r->fid.f_handle, r->fid.handle_bytes);
+	fd = FST_SYS(ctx, open_by_handle_at(ctx->workfd, &h.fh, O_PATH | O_CLOEXEC));
+	FST_SYS(ctx, fstat(fd, &st));
+	FST_SYS(ctx, fstatat(ctx->workfd, path, &st2, 0));
+	close(fd);
+	if (st.st_dev != st2.st_dev || st.st_ino != st2.st_ino)
+		fst_fail(ctx, "%s: the record's handle opens inode %llu, not %llu", path,
+			 (unsigned long long)st.st_ino, (unsigned long long)st2.st_ino);
+}
+
+/* One event with one FID record of path: return the record, after
+ * checking it like check_fid_identity(). */
+#define EXPECT_ONE_FID(ctx, g, mask, path) expect_one_fid(ctx, g, mask, path, __FILE__, __LINE__)
+static void expect_one_fid(struct fst_ctx *ctx, int g, uint64_t mask, const char *path,
+			   const char *file, int line) {
+	const struct xev x = XEV(mask, R_FID(path));
+	struct revs *ev = raw_read_(ctx, g, false, file, line);
+
+	rr_match_(ctx, ev, &x, 1, file, line);
+	check_fid_identity(ctx, &ev->e[0].rec[0], path);
+}
+
+/* A read-only bind mount of the work directory (same filesystem). */
+static const char *ro_bind(struct fst_ctx *ctx, const char *name) {
+	const char *b = fst_bind(ctx, ".", name);
+
+	FST_SYS(ctx, mount(NULL, b, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL));
+	return b;
+}
+
+/* ------------------------------------------------------------------------ */
+/* ID01: FID = statfs() fsid + name_to_handle_at() handle                   */
+/* ------------------------------------------------------------------------ */
+
+static void fid_ops_on(struct fst_ctx *ctx, int g) {
+	int fd;
+
+	fd = fst_open(ctx, "f", O_RDWR);
+	EXPECT_ONE_FID(ctx, g, FAN_OPEN, "f");
+	FST_SYS(ctx, write(fd, "x", 1));
+	EXPECT_ONE_FID(ctx, g, FAN_MODIFY, "f");
+	fst_close(ctx, fd);
+	EXPECT_ONE_FID(ctx, g, FAN_CLOSE_WRITE, "f");
+	open_close(ctx, "d/g", O_RDONLY);
+	EXPECT_ONE_FID(ctx, g, FAN_OPEN | FAN_CLOSE_NOWRITE, "d/g");
+	open_close(ctx, "d", O_RDONLY | O_DIRECTORY);
+	EXPECT_ONE_FID(ctx, g, FAN_OPEN | FAN_CLOSE_NOWRITE | FAN_ONDIR, "d");
+}
+
+static void id01_fid_inode_marks(struct fst_ctx *ctx) {
+	const uint64_t m = FAN_OPEN | FAN_MODIFY | FAN_CLOSE | FAN_ATTRIB;
+	int g;
+
+	fst_require(ctx, FSN_FEAT_REPORT_FID);
+	fst_require(ctx, FSN_FEAT_MARK_FID);
+	fst_write_file(ctx, "f", "f");
+	FST_SYS(ctx, mkdir("d", 0755));
+	fst_write_file(ctx, "d/g", "g");
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
+	fst_mark(ctx, g, FAN_MARK_ADD, m, "f");
+	fst_mark(ctx, g, FAN_MARK_ADD, m, "d/g");
+	fst_mark(ctx, g, FAN_MARK_ADD, m | FAN_ONDIR, "d");
+	fid_ops_on(ctx, g);
+	FST_SYS(ctx, chmod("f", 0600));
+	EXPECT_ONE_FID(ctx, g, FAN_ATTRIB, "f");
+	FST_SYS(ctx, chmod("d", 0700));
+	EXPECT_ONE_FID(ctx, g, FAN_ATTRIB | FAN_ONDIR, "d");
+	RR_EXPECT_NONE(ctx, g);
+}
+
+static void id01_fid_mount_mark(struct fst_ctx *ctx) {
+	int g;
+
+	fst_require(ctx, FSN_FEAT_REPORT_FID);
+	fst_require(ctx, FSN_FEAT_MARK_FID);
+	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
+	fst_write_file(ctx, "f", "f");
+	FST_SYS(ctx, mkdir("d", 0755));
+	fst_write_file(ctx, "d/g", "g");
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
+	fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_MOUNT,
+		 FAN_OPEN | FAN_MODIFY | FAN_CLOSE | FAN_ONDIR, ".");
+	fid_ops_on(ctx, g);
+	RR_EXPECT_NONE(ctx, g);
+}
+
+static void id01_fid_sb_mark(struct fst_ctx *ctx) {
+	const char *b;
+	char bf[PATH_MAX];
+	int g;
+
+	fst_require(ctx, FSN_FEAT_REPORT_FID);
+	fst_require(ctx, FSN_FEAT_MARK_FID);
+	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
+	fst_write_file(ctx, "f", "f");
+	FST_SYS(ctx, mkdir("d", 0755));
+	fst_write_file(ctx, "d/g", "g");
+	b = fst_bind(ctx, "d", "b");
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
+	fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
+		 FAN_OPEN | FAN_MODIFY | FAN_CLOSE | FAN_ATTRIB | FAN_ONDIR, ".");
+	fid_ops_on(ctx, g);
+	/* through another mount of the same filesystem: the same FID */
+	snprintf(bf, sizeof(bf), "%s/g", b);
+	open_close(ctx, bf, O_RDONLY);
+	EXPECT_ONE_FID(ctx, g, FAN_OPEN | FAN_CLOSE_NOWRITE, "d/g");
+	FST_SYS(ctx, chmod(b, 0700));
+	EXPECT_ONE_FID(ctx, g, FAN_ATTRIB | FAN_ONDIR, "d");
+	RR_EXPECT_NONE(ctx, g);
+}
+
+/* The FID names the inode, not the path: stable over rename, equal for
+ * hard links, different for different files of one directory. */
+static void id01_fid_follows_inode(struct fst_ctx *ctx) {
+	struct fst_obj a, b;
+	int g;
+
+	fst_require(ctx, FSN_FEAT_REPORT_FID);
+	fst_require(ctx, FSN_FEAT_MARK_FID);
+	fst_write_file(ctx, "a", "a");
+	fst_write_file(ctx, "b", "b");
+	a = fst_obj(ctx, "a");
+	b = fst_obj(ctx, "b");
+	if (!a.has_fid || !b.has_fid || fid_eq(&a.fid, &b.fid))
+		fst_fail(ctx, "name_to_handle_at() gives a and b the same (or no) handle");
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
+	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN | FAN_CLOSE_NOWRITE | FAN_EVENT_ON_CHILD, ".");
+
+	open_close(ctx, "a", O_RDONLY);
+	open_close(ctx, "b", O_RDONLY);
+	RR_EXPECT(ctx, g, XEV(FAN_OPEN | FAN_CLOSE_NOWRITE, O_FID(&a)),
+		  XEV(FAN_OPEN | FAN_CLOSE_NOWRITE, O_FID(&b)));
+	FST_SYS(ctx, rename("a", "a2"));
+	FST_SYS(ctx, link("b", "b2"));
+	open_close(ctx, "a2", O_RDONLY);
+	EXPECT_ONE_FID(ctx, g, FAN_OPEN | FAN_CLOSE_NOWRITE, "a2");
+	open_close(ctx, "b2", O_RDONLY);
+	RR_EXPECT(ctx, g, XEV(FAN_OPEN | FAN_CLOSE_NOWRITE, O_FID(&b)));
+	RR_EXPECT_NONE(ctx, g);
+}
+
+/* btrfs: a subvolume has its own fsid (statfs()). An inode mark inside it
+ * reports that fsid; a filesystem mark (on the top volume) reports the
+ * top volume's fsid for every object, also those in the subvolume, so
+ * there the FID's fsid is not statfs() of the object. sb/mount marks on a
+ * subvolume and mixing marks of two fsids in one group are EXDEV
+ * (fanotify_test_fsid(), fanotify_set_mark_fsid()). */
+static void id01_btrfs_subvolume_fsid(struct fst_ctx *ctx) {
+	struct btrfs_ioctl_vol_args va;
+	struct statfs top, sv;
+	struct fst_obj svf;
+	struct revs *ev;
+	int g0, g, gs;
+
+	fst_require(ctx, FSN_FEAT_REPORT_FID);
+	fst_require(ctx, FSN_FEAT_MARK_FID);
+	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
+	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
+	memset(&va, 0, sizeof(va));
+	snprintf(va.name, sizeof(va.name), "sv");
+	FST_SYS(ctx, ioctl(ctx->workfd, BTRFS_IOC_SUBVOL_CREATE, &va));
+	fst_write_file(ctx, "sv/f", "f");
+	fst_write_file(ctx, "f", "f");
+	FST_SYS(ctx, statfs(".", &top));
+	FST_SYS(ctx, statfs("sv/f", &sv));
+	if (memcmp(&top.f_fsid, &sv.f_fsid, sizeof(top.f_fsid)) == 0)
+		fst_fail(ctx, "btrfs subvolume has the same f_fsid as the top volume");
+	svf = fst_obj(ctx, "sv/f");
+
+	/* sb and mount marks need the fsid of the filesystem root */
+	g0 = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
+	ck_assert_int_eq(fst_mark_err(ctx, g0, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN, "sv"),
+			 -EXDEV);
+	ck_assert_int_eq(fst_mark_err(ctx, g0, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_OPEN, "sv"),
+			 -EXDEV);
+	fst_close(ctx, g0);
+
+	/* an inode mark in the subvolume: the subvolume's fsid */
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
+	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN, "sv/f");
+	open_close(ctx, "sv/f", O_RDONLY);
+	EXPECT_ONE_FID(ctx, g, FAN_OPEN, "sv/f");
+	/* the group is now bound to that fsid: a mark on the top volume is EXDEV */
+	ck_assert_int_eq(fst_mark_err(ctx, g, FAN_MARK_ADD, FAN_OPEN, "f"), -EXDEV);
+
+	/* a filesystem mark on the top volume: one fsid for all objects */
+	gs = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
+	fst_mark(ctx, gs, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN, ".");
+	open_close(ctx, "f", O_RDONLY);
+	EXPECT_ONE_FID(ctx, gs, FAN_OPEN, "f");
+	RR_EXPECT_NONE(ctx, g);
+	open_close(ctx, "sv/f", O_RDONLY);
+	RR_EXPECT(ctx, g, XEV(FAN_OPEN, O_FID(&svf)));
+	ev = raw_read(ctx, gs, false);
+	if (ev->n != 1 || ev->e[0].mask != FAN_OPEN || ev->e[0].nrec != 1 ||
+	    ev->e[0].rec[0].type != T_FID)
+		fst_fail(ctx, "sb mark, open sv/f: expected one OPEN with one FID record, got %zu",
+			 ev->n);
+	if (memcmp(ev->e[0].rec[0].fid.fsid, &top.f_fsid, sizeof(top.f_fsid)) != 0)
+		fst_fail(ctx, "sb mark: sv/f reported with fsid %08x.%08x, not the top volume's",
+			 (unsigned)ev->e[0].rec[0].fid.fsid[0],
+			 (unsigned)ev->e[0].rec[0].fid.fsid[1]);
+	if (svf.fid.handle_bytes != ev->e[0].rec[0].fid.handle_bytes ||
+	    svf.fid.handle_type != ev->e[0].rec[0].fid.handle_type ||
+	    memcmp(svf.fid.f_handle, ev->e[0].rec[0].fid.f_handle, svf.fid.handle_bytes) != 0)
+		fst_fail(ctx, "sb mark: sv/f handle differs from name_to_handle_at()");
+	/* and an sb-mark group cannot add an inode mark in the subvolume */
+	ck_assert_int_eq(fst_mark_err(ctx, gs, FAN_MARK_ADD, FAN_OPEN, "sv/f"), -EXDEV);
+	RR_EXPECT_NONE(ctx, g);
+	RR_EXPECT_NONE(ctx, gs);
+}
+
+/* ------------------------------------------------------------------------ */
+/* ID02: dirent events name the parent, *_SELF the object                   */
+/* ------------------------------------------------------------------------ */
+
+static void id02_dirent_parent_self_object(struct fst_ctx *ctx) {
+	const uint64_t dm = FAN_CREATE | FAN_DELETE | FAN_MOVE | FAN_ONDIR;
+	struct fst_obj d1, d2, a, b, t;
+	struct revs *ev;
+	int g, fd;
+
+	fst_require(ctx, FSN_FEAT_REPORT_FID);
+	fst_require(ctx, FSN_FEAT_MARK_FID);
+	fst_require(ctx, FSN_FEAT_EVENT_DIRENT);
+	FST_SYS(ctx, mkdir("d1", 0755));
+	FST_SYS(ctx, mkdir("d2", 0755));
+	FST_SYS(ctx, mkdir("d1/t", 0755));
+	fst_write_file(ctx, "d1/a", "a");
+	fst_write_file(ctx, "d2/b", "b");
+	d1 = fst_obj(ctx, "d1");
+	d2 = fst_obj(ctx, "d2");
+	a = fst_obj(ctx, "d1/a");
+	b = fst_obj(ctx, "d2/b");
+	t = fst_obj(ctx, "d1/t");
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
+	fst_mark(ctx, g, FAN_MARK_ADD, dm, "d1");
+	fst_mark(ctx, g, FAN_MARK_ADD, dm, "d2");
+	/* the objects' own marks ask only for DELETE_SELF */
+	fst_mark(ctx, g, FAN_MARK_ADD, FAN_DELETE_SELF, "d1/a");
+	fst_mark(ctx, g, FAN_MARK_ADD, FAN_DELETE_SELF, "d2/b");
+	fst_mark(ctx, g, FAN_MARK_ADD, FAN_DELETE_SELF | FAN_ONDIR, "d1/t");
+
+	mknod_file(ctx, "d1/n");
+	ev = raw_read(ctx, g, false);
+	RR_MATCH(ctx, ev, XEV(FAN_CREATE, O_FID(&d1)));
+	check_fid_identity(ctx, &ev->e[0].rec[0], "d1");
+	FST_SYS(ctx, mkdir("d1/s", 0755));
+	RR_EXPECT(ctx, g, XEV(FAN_CREATE | FAN_ONDIR, O_FID(&d1)));
+	FST_SYS(ctx, rename("d1/n", "d2/n"));
+	RR_EXPECT(ctx, g, XEV(FAN_MOVED_FROM, O_FID(&d1)), XEV(FAN_MOVED_TO, O_FID(&d2)));
+	FST_SYS(ctx, link("d2/n", "d1/l"));
+	RR_EXPECT(ctx, g, XEV(FAN_CREATE, O_FID(&d1)));
+	/* the inode keeps a link: no DELETE_SELF */
+	FST_SYS(ctx, unlink("d1/l"));
+	RR_EXPECT(ctx, g, XEV(FAN_DELETE, O_FID(&d1)));
+	/* a replaces b: b's DELETE_SELF carries b's own FID, after the move */
+	FST_SYS(ctx, rename("d1/a", "d2/b"));
+	RR_EXPECT(ctx, g, XEV(FAN_MOVED_FROM, O_FID(&d1)), XEV(FAN_MOVED_TO, O_FID(&d2)),
+		  XEV(FAN_DELETE_SELF, O_FID(&b)));
+	/* unlinked while open: DELETE now, DELETE_SELF at the last close */
+	fd = fst_open(ctx, "d2/b", O_RDONLY);
+	FST_SYS(ctx, unlink("d2/b"));
+	RR_EXPECT(ctx, g, XEV(FAN_DELETE, O_FID(&d2)));
+	fst_close(ctx, fd);
+	RR_EXPECT(ctx, g, XEV(FAN_DELETE_SELF, O_FID(&a)));
+	/* directories: the parent for DELETE, the directory itself for DELETE_SELF */
+	FST_SYS(ctx, rmdir("d1/s"));
+	RR_EXPECT(ctx, g, XEV(FAN_DELETE | FAN_ONDIR, O_FID(&d1)));
+	FST_SYS(ctx, rmdir("d1/t"));
+	RR_EXPECT(ctx, g, XEV(FAN_DELETE_SELF | FAN_ONDIR, O_FID(&t)),
+		  XEV(FAN_DELETE | FAN_ONDIR, O_FID(&d1)));
+	RR_EXPECT_NONE(ctx, g);
+}
+
+/* With names: the DFID_NAME record names the parent and the entry, also
+ * when the entry is a directory (never the directory itself, except for
+ * its own events, which carry its FID and "."). */
+static void id02_dirent_parent_dfid_name(struct fst_ctx *ctx) {
+	const uint64_t dm = FAN_CREATE | FAN_DELETE | FAN_MOVE | FAN_DELETE_SELF | FAN_MOVE_SELF |
+			    FAN_ONDIR;
+	struct fst_obj x;
+	int g;
+
+	fst_require(ctx, FSN_FEAT_REPORT_DFID_NAME);
+	fst_require(ctx, FSN_FEAT_MARK_FID);
+	fst_require(ctx, FSN_FEAT_EVENT_DIRENT);
+	FST_SYS(ctx, mkdir("d1", 0755));
+	FST_SYS(ctx, mkdir("d2", 0755));
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME);
+	fst_mark(ctx, g, FAN_MARK_ADD, dm, "d1");
+	fst_mark(ctx, g, FAN_MARK_ADD, dm, "d2");
+
+	FST_SYS(ctx, mkdir("d1/x", 0755));
+	RR_EXPECT(ctx, g, XEV(FAN_CREATE | FAN_ONDIR, R_DNAME("d1", "x")));
+	x = fst_obj(ctx, "d1/x");
+	fst_mark(ctx, g, FAN_MARK_ADD, dm, "d1/x");
+	FST_SYS(ctx, rename("d1/x", "d2/y"));
+	RR_EXPECT(ctx, g, XEV(FAN_MOVED_FROM | FAN_ONDIR, R_DNAME("d1", "x")),
+		  XEV(FAN_MOVED_TO | FAN_ONDIR, R_DNAME("d2", "y")),
+		  XEV(FAN_MOVE_SELF | FAN_ONDIR, O_DNAME(&x, ".")));
+	FST_SYS(ctx, rmdir("d2/y"));
+	RR_EXPECT(ctx, g, XEV(FAN_DELETE_SELF | FAN_ONDIR, O_DNAME(&x, ".")),
+		  XEV(FAN_DELETE | FAN_ONDIR, R_DNAME("d2", "y")));
+	mknod_file(ctx, "d2/f");
+	RR_EXPECT(ctx, g, XEV(FAN_CREATE, R_DNAME("d2", "f")));
+	FST_SYS(ctx, unlink("d2/f"));
+	RR_EXPECT(ctx, g, XEV(FAN_DELETE, R_DNAME("d2", "f")));
+	RR_EXPECT_NONE(ctx, g);
+}
+
+/* ------------------------------------------------------------------------ */
+/* ID03: the records of each FID reporting mode                             */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * One script, run on a group of each mode, reading after every step:
+ * directory d (with files f and subdirectory sub) and d/sub are watched
+ * by inode marks with EVENT_ON_CHILD|ONDIR (inode variant), or the whole
+ * filesystem by an sb mark (sb variant, which also gets *_SELF events of
+ * every object and, in name modes, FAN_RENAME).
+ *
+ *   S_OPEN   open d/f for write      S_MKNOD  mknod d/n
+ *   S_WRITE  write it                 S_MKDIR  mkdir d/x
+ *   S_CLOSE  close it                 S_MVFILE rename d/n -> d/sub/n2
+ *   S_CHMODF chmod d/f                S_MVDIR  rename d/x -> d/y
+ *   S_CHMODD chmod d                  S_UNLINK unlink d/sub/n2
+ *   S_RMDIR  rmdir d/y                S_RMSUB  rmdir d/sub
+ *   S_UNLINKF unlink d/f
+ */
+enum {
+	S_OPEN,
+	S_WRITE,
+	S_CLOSE,
+	S_CHMODF,
+	S_CHMODD,
+	S_MKNOD,
+	S_MKDIR,
+	S_MVFILE,
+	S_MVDIR,
+	S_UNLINK,
+	S_RMDIR,
+	S_RMSUB,
+	S_UNLINKF,
+	S_COUNT,
+};
+
+struct script {
+	int g;
+	int fd;
+	struct fst_obj d, sub, f, n, x;
+};
+
+#define DIR_MASK                                                                                   \
+	(FAN_OPEN | FAN_MODIFY | FAN_CLOSE_WRITE | FAN_ATTRIB | FAN_CREATE | FAN_DELETE |          \
+	 FAN_MOVE | FAN_DELETE_SELF | FAN_MOVE_SELF | FAN_ONDIR)
+
+static void script_setup(struct fst_ctx *ctx, struct script *s, unsigned mode, bool sb) {
+	fst_require(ctx, FSN_FEAT_REPORT_FID);
+	fst_require(ctx, FSN_FEAT_REPORT_DIR_FID);
+	fst_require(ctx, FSN_FEAT_MARK_FID);
+	fst_require(ctx, FSN_FEAT_EVENT_DIRENT);
+	if (mode & FAN_REPORT_NAME)
+		fst_require(ctx, FSN_FEAT_REPORT_DFID_NAME);
+	if (mode & FAN_REPORT_TARGET_FID)
+		fst_require(ctx, FSN_FEAT_REPORT_TARGET_FID);
+	if (sb)
+		fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
+	if (sb && (mode & FAN_REPORT_NAME))
+		fst_require(ctx, FSN_FEAT_EVENT_RENAME);
+	memset(s, 0, sizeof(*s));
+	s->fd = -1;
+	FST_SYS(ctx, mkdir("d", 0755));
+	FST_SYS(ctx, mkdir("d/sub", 0755));
+	fst_write_file(ctx, "d/f", "f");
+	s->d = fst_obj(ctx, "d");
+	s->sub = fst_obj(ctx, "d/sub");
+	s->f = fst_obj(ctx, "d/f");
+	s->g = fst_fan_init(ctx, FAN_CLASS_NOTIF | mode);
+	if (sb) {
+		fst_mark(ctx, s->g, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
+			 DIR_MASK | (mode & FAN_REPORT_NAME ? FAN_RENAME : 0), ".");
+	} else {
+		fst_mark(ctx, s->g, FAN_MARK_ADD, DIR_MASK | FAN_EVENT_ON_CHILD, "d");
+		fst_mark(ctx, s->g, FAN_MARK_ADD, DIR_MASK | FAN_EVENT_ON_CHILD, "d/sub");
+	}
+}
+
+static void script_step(struct fst_ctx *ctx, struct script *s, int step) {
+	switch (step) {
+	case S_OPEN: s->fd = fst_open(ctx, "d/f", O_WRONLY); break;
+	case S_WRITE: FST_SYS(ctx, write(s->fd, "x", 1)); break;
+	case S_CLOSE:
+		fst_close(ctx, s->fd);
+		s->fd = -1;
+		break;
+	case S_CHMODF: FST_SYS(ctx, chmod("d/f", 0600)); break;
+	case S_CHMODD: FST_SYS(ctx, chmod("d", 0700)); break;
+	case S_MKNOD:
+		mknod_file(ctx, "d/n");
+		s->n = fst_obj(ctx, "d/n");
+		break;
+	case S_MKDIR:
+		FST_SYS(ctx, mkdir("d/x", 0755));
+		s->x = fst_obj(ctx, "d/x");
+		break;
+	case S_MVFILE: FST_SYS(ctx, rename("d/n", "d/sub/n2")); break;
+	case S_MVDIR: FST_SYS(ctx, rename("d/x", "d/y")); break;
+	case S_UNLINK: FST_SYS(ctx, unlink("d/sub/n2")); break;
+	case S_RMDIR: FST_SYS(ctx, rmdir("d/y")); break;
+	case S_RMSUB: FST_SYS(ctx, rmdir("d/sub")); break;
+	case S_UNLINKF: FST_SYS(ctx, unlink("d/f")); break;
+	}
+}
+
+#define STEP(ctx, s, step, ...)                                                                    \
+	do {                                                                                       \
+		script_step(ctx, s, step);                                                         \
+		RR_EXPECT(ctx, (s)->g, __VA_ARGS__);                                               \
+	} while (0)
+#define STEP_NONE(ctx, s, step)                                                                    \
+	do {                                                                                       \
+		script_step(ctx, s, step);                                                         \
+		RR_EXPECT_NONE(ctx, (s)->g);                                                       \
+	} while (0)
+
+/* FAN_REPORT_FID: one FID record: the child for events on it, the
+ * directory for dirent events and its own events. */
+static void id03_records_fid(struct fst_ctx *ctx) {
+	struct script S, *s = &S;
+
+	script_setup(ctx, s, FAN_REPORT_FID, false);
+	STEP(ctx, s, S_OPEN, XEV(FAN_OPEN, O_FID(&s->f)));
+	STEP(ctx, s, S_WRITE, XEV(FAN_MODIFY, O_FID(&s->f)));
+	STEP(ctx, s, S_CLOSE, XEV(FAN_CLOSE_WRITE, O_FID(&s->f)));
+	STEP(ctx, s, S_CHMODF, XEV(FAN_ATTRIB, O_FID(&s->f)));
+	STEP(ctx, s, S_CHMODD, XEV(FAN_ATTRIB | FAN_ONDIR, O_FID(&s->d)));
+	STEP(ctx, s, S_MKNOD, XEV(FAN_CREATE, O_FID(&s->d)));
+	STEP(ctx, s, S_MKDIR, XEV(FAN_CREATE | FAN_ONDIR, O_FID(&s->d)));
+	STEP(ctx, s, S_MVFILE, XEV(FAN_MOVED_FROM, O_FID(&s->d)),
+	     XEV(FAN_MOVED_TO, O_FID(&s->sub)));
+	/* same directory, no name: one merged event */
+	STEP(ctx, s, S_MVDIR, XEV(FAN_MOVED_FROM | FAN_MOVED_TO | FAN_ONDIR, O_FID(&s->d)));
+	STEP(ctx, s, S_UNLINK, XEV(FAN_DELETE, O_FID(&s->sub)));
+	STEP(ctx, s, S_RMDIR, XEV(FAN_DELETE | FAN_ONDIR, O_FID(&s->d)));
+	STEP(ctx, s, S_RMSUB, XEV(FAN_DELETE_SELF | FAN_ONDIR, O_FID(&s->sub)),
+	     XEV(FAN_DELETE | FAN_ONDIR, O_FID(&s->d)));
+	STEP(ctx, s, S_UNLINKF, XEV(FAN_DELETE, O_FID(&s->d)));
+}
+
+/*
+ * FAN_REPORT_DIR_FID alone: one record, always the directory. For dirent
+ * events and a directory's own events it is of type DFID; for events on a
+ * non-directory child it is of type FID (holding the parent's handle):
+ * copy_info_records_to_user() picks DFID only when the event mask has a
+ * dirent bit or FAN_ONDIR. fanotify_init(2) documents DFID here. The case
+ * pins what every kernel since 5.9 does; see id03_dir_fid_type_merge.
+ */
+static void id03_records_dir_fid(struct fst_ctx *ctx) {
+	struct script S, *s = &S;
+
+	script_setup(ctx, s, FAN_REPORT_DIR_FID, false);
+	STEP(ctx, s, S_OPEN, XEV(FAN_OPEN, O_FID(&s->d)));
+	STEP(ctx, s, S_WRITE, XEV(FAN_MODIFY, O_FID(&s->d)));
+	STEP(ctx, s, S_CLOSE, XEV(FAN_CLOSE_WRITE, O_FID(&s->d)));
+	STEP(ctx, s, S_CHMODF, XEV(FAN_ATTRIB, O_FID(&s->d)));
+	STEP(ctx, s, S_CHMODD, XEV(FAN_ATTRIB | FAN_ONDIR, O_DFID(&s->d)));
+	STEP(ctx, s, S_MKNOD, XEV(FAN_CREATE, O_DFID(&s->d)));
+	STEP(ctx, s, S_MKDIR, XEV(FAN_CREATE | FAN_ONDIR, O_DFID(&s->d)));
+	STEP(ctx, s, S_MVFILE, XEV(FAN_MOVED_FROM, O_DFID(&s->d)),
+	     XEV(FAN_MOVED_TO, O_DFID(&s->sub)));
+	STEP(ctx, s, S_MVDIR, XEV(FAN_MOVED_FROM | FAN_MOVED_TO | FAN_ONDIR, O_DFID(&s->d)));
+	STEP(ctx, s, S_UNLINK, XEV(FAN_DELETE, O_DFID(&s->sub)));
+	STEP(ctx, s, S_RMDIR, XEV(FAN_DELETE | FAN_ONDIR, O_DFID(&s->d)));
+	STEP(ctx, s, S_RMSUB, XEV(FAN_DELETE_SELF | FAN_ONDIR, O_DFID(&s->sub)),
+	     XEV(FAN_DELETE | FAN_ONDIR, O_DFID(&s->d)));
+	STEP(ctx, s, S_UNLINKF, XEV(FAN_DELETE, O_DFID(&s->d)));
+}
+
+/* DIR_FID alone: an unread OPEN of a child and a CREATE in the same
+ * directory have the same single record, so they merge; the merged event
+ * then has a dirent bit and its record becomes DFID. */
+static void id03_dir_fid_type_merge(struct fst_ctx *ctx) {
+	struct fst_obj d;
+	int g;
+
+	fst_require(ctx, FSN_FEAT_REPORT_DIR_FID);
+	fst_require(ctx, FSN_FEAT_MARK_FID);
+	fst_require(ctx, FSN_FEAT_EVENT_DIRENT);
+	FST_SYS(ctx, mkdir("d", 0755));
+	fst_write_file(ctx, "d/f", "f");
+	d = fst_obj(ctx, "d");
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_DIR_FID);
+	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN | FAN_CREATE | FAN_EVENT_ON_CHILD, "d");
+	open_close(ctx, "d/f", O_RDONLY);
+	RR_EXPECT(ctx, g, XEV(FAN_OPEN, O_FID(&d)));
+	open_close(ctx, "d/f", O_RDONLY);
+	mknod_file(ctx, "d/n");
+	RR_EXPECT(ctx, g, XEV(FAN_OPEN | FAN_CREATE, O_DFID(&d)));
+	RR_EXPECT_NONE(ctx, g);
+}
+
+/* DIR_FID|FID: DFID of the parent + FID of the child for events on a
+ * non-directory; a single DFID for dirent events and directories. */
+static void id03_records_dir_fid_fid(struct fst_ctx *ctx) {
+	struct script S, *s = &S;
+
+	script_setup(ctx, s, FAN_REPORT_DIR_FID | FAN_REPORT_FID, false);
+	STEP(ctx, s, S_OPEN, XEV(FAN_OPEN, O_DFID(&s->d), O_FID(&s->f)));
+	STEP(ctx, s, S_WRITE, XEV(FAN_MODIFY, O_DFID(&s->d), O_FID(&s->f)));
+	STEP(ctx, s, S_CLOSE, XEV(FAN_CLOSE_WRITE, O_DFID(&s->d), O_FID(&s->f)));
+	STEP(ctx, s, S_CHMODF, XEV(FAN_ATTRIB, O_DFID(&s->d), O_FID(&s->f)));
+	STEP(ctx, s, S_CHMODD, XEV(FAN_ATTRIB | FAN_ONDIR, O_DFID(&s->d)));
+	STEP(ctx, s, S_MKNOD, XEV(FAN_CREATE, O_DFID(&s->d)));
+	STEP(ctx, s, S_MKDIR, XEV(FAN_CREATE | FAN_ONDIR, O_DFID(&s->d)));
+	STEP(ctx, s, S_MVFILE, XEV(FAN_MOVED_FROM, O_DFID(&s->d)),
+	     XEV(FAN_MOVED_TO, O_DFID(&s->sub)));
+	STEP(ctx, s, S_MVDIR, XEV(FAN_MOVED_FROM | FAN_MOVED_TO | FAN_ONDIR, O_DFID(&s->d)));
+	STEP(ctx, s, S_UNLINK, XEV(FAN_DELETE, O_DFID(&s->sub)));
+	STEP(ctx, s, S_RMDIR, XEV(FAN_DELETE | FAN_ONDIR, O_DFID(&s->d)));
+	STEP(ctx, s, S_RMSUB, XEV(FAN_DELETE_SELF | FAN_ONDIR, O_DFID(&s->sub)),
+	     XEV(FAN_DELETE | FAN_ONDIR, O_DFID(&s->d)));
+	STEP(ctx, s, S_UNLINKF, XEV(FAN_DELETE, O_DFID(&s->d)));
+}
+
+/* DFID_NAME: one DFID_NAME record: parent + entry name; a directory's own
+ * events: the directory + ".". Entries with different names never merge. */
+static void id03_records_dfid_name(struct fst_ctx *ctx) {
+	struct script S, *s = &S;
+
+	script_setup(ctx, s, FAN_REPORT_DFID_NAME, false);
+	STEP(ctx, s, S_OPEN, XEV(FAN_OPEN, O_DNAME(&s->d, "f")));
+	STEP(ctx, s, S_WRITE, XEV(FAN_MODIFY, O_DNAME(&s->d, "f")));
+	STEP(ctx, s, S_CLOSE, XEV(FAN_CLOSE_WRITE, O_DNAME(&s->d, "f")));
+	STEP(ctx, s, S_CHMODF, XEV(FAN_ATTRIB, O_DNAME(&s->d, "f")));
+	STEP(ctx, s, S_CHMODD, XEV(FAN_ATTRIB | FAN_ONDIR, O_DNAME(&s->d, ".")));
+	STEP(ctx, s, S_MKNOD, XEV(FAN_CREATE, O_DNAME(&s->d, "n")));
+	STEP(ctx, s, S_MKDIR, XEV(FAN_CREATE | FAN_ONDIR, O_DNAME(&s->d, "x")));
+	STEP(ctx, s, S_MVFILE, XEV(FAN_MOVED_FROM, O_DNAME(&s->d, "n")),
+	     XEV(FAN_MOVED_TO, O_DNAME(&s->sub, "n2")));
+	STEP(ctx, s, S_MVDIR, XEV(FAN_MOVED_FROM | FAN_ONDIR, O_DNAME(&s->d, "x")),
+	     XEV(FAN_MOVED_TO | FAN_ONDIR, O_DNAME(&s->d, "y")));
+	STEP(ctx, s, S_UNLINK, XEV(FAN_DELETE, O_DNAME(&s->sub, "n2")));
+	STEP(ctx, s, S_RMDIR, XEV(FAN_DELETE | FAN_ONDIR, O_DNAME(&s->d, "y")));
+	STEP(ctx, s, S_RMSUB, XEV(FAN_DELETE_SELF | FAN_ONDIR, O_DNAME(&s->sub, ".")),
+	     XEV(FAN_DELETE | FAN_ONDIR, O_DNAME(&s->d, "sub")));
+	STEP(ctx, s, S_UNLINKF, XEV(FAN_DELETE, O_DNAME(&s->d, "f")));
+}
+
+/* DFID_NAME|FID: DFID_NAME, then FID of the child, for events on a
+ * non-directory; dirent events carry no child FID. */
+static void id03_records_dfid_name_fid(struct fst_ctx *ctx) {
+	struct script S, *s = &S;
+
+	script_setup(ctx, s, FAN_REPORT_DFID_NAME | FAN_REPORT_FID, false);
+	STEP(ctx, s, S_OPEN, XEV(FAN_OPEN, O_DNAME(&s->d, "f"), O_FID(&s->f)));
+	STEP(ctx, s, S_WRITE, XEV(FAN_MODIFY, O_DNAME(&s->d, "f"), O_FID(&s->f)));
+	STEP(ctx, s, S_CLOSE, XEV(FAN_CLOSE_WRITE, O_DNAME(&s->d, "f"), O_FID(&s->f)));
+	STEP(ctx, s, S_CHMODF, XEV(FAN_ATTRIB, O_DNAME(&s->d, "f"), O_FID(&s->f)));
+	STEP(ctx, s, S_CHMODD, XEV(FAN_ATTRIB | FAN_ONDIR, O_DNAME(&s->d, ".")));
+	STEP(ctx, s, S_MKNOD, XEV(FAN_CREATE, O_DNAME(&s->d, "n")));
+	STEP(ctx, s, S_MKDIR, XEV(FAN_CREATE | FAN_ONDIR, O_DNAME(&s->d, "x")));
+	STEP(ctx, s, S_MVFILE, XEV(FAN_MOVED_FROM, O_DNAME(&s->d, "n")),
+	     XEV(FAN_MOVED_TO, O_DNAME(&s->sub, "n2")));
+	STEP(ctx, s, S_MVDIR, XEV(FAN_MOVED_FROM | FAN_ONDIR, O_DNAME(&s->d, "x")),
+	     XEV(FAN_MOVED_TO | FAN_ONDIR, O_DNAME(&s->d, "y")));
+	STEP(ctx, s, S_UNLINK, XEV(FAN_DELETE, O_DNAME(&s->sub, "n2")));
+	STEP(ctx, s, S_RMDIR, XEV(FAN_DELETE | FAN_ONDIR, O_DNAME(&s->d, "y")));
+	STEP(ctx, s, S_RMSUB, XEV(FAN_DELETE_SELF | FAN_ONDIR, O_DNAME(&s->sub, ".")),
+	     XEV(FAN_DELETE | FAN_ONDIR, O_DNAME(&s->d, "sub")));
+	STEP(ctx, s, S_UNLINKF, XEV(FAN_DELETE, O_DNAME(&s->d, "f")));
+}
+
+/* DFID_NAME_TARGET: like DFID_NAME|FID, and dirent events also carry the
+ * FID of the entry (created, moved, deleted), file or directory. */
+static void id03_records_dfid_name_target(struct fst_ctx *ctx) {
+	struct script S, *s = &S;
+
+	script_setup(ctx, s, FAN_REPORT_DFID_NAME_TARGET, false);
+	STEP(ctx, s, S_OPEN, XEV(FAN_OPEN, O_DNAME(&s->d, "f"), O_FID(&s->f)));
+	STEP(ctx, s, S_WRITE, XEV(FAN_MODIFY, O_DNAME(&s->d, "f"), O_FID(&s->f)));
+	STEP(ctx, s, S_CLOSE, XEV(FAN_CLOSE_WRITE, O_DNAME(&s->d, "f"), O_FID(&s->f)));
+	STEP(ctx, s, S_CHMODF, XEV(FAN_ATTRIB, O_DNAME(&s->d, "f"), O_FID(&s->f)));
+	STEP(ctx, s, S_CHMODD, XEV(FAN_ATTRIB | FAN_ONDIR, O_DNAME(&s->d, ".")));
+	STEP(ctx, s, S_MKNOD, XEV(FAN_CREATE, O_DNAME(&s->d, "n"), O_FID(&s->n)));
+	STEP(ctx, s, S_MKDIR, XEV(FAN_CREATE | FAN_ONDIR, O_DNAME(&s->d, "x"), O_FID(&s->x)));
+	STEP(ctx, s, S_MVFILE, XEV(FAN_MOVED_FROM, O_DNAME(&s->d, "n"), O_FID(&s->n)),
+	     XEV(FAN_MOVED_TO, O_DNAME(&s->sub, "n2"), O_FID(&s->n)));
+	STEP(ctx, s, S_MVDIR, XEV(FAN_MOVED_FROM | FAN_ONDIR, O_DNAME(&s->d, "x"), O_FID(&s->x)),
+	     XEV(FAN_MOVED_TO | FAN_ONDIR, O_DNAME(&s->d, "y"), O_FID(&s->x)));
+	STEP(ctx, s, S_UNLINK, XEV(FAN_DELETE, O_DNAME(&s->sub, "n2"), O_FID(&s->n)));
+	STEP(ctx, s, S_RMDIR, XEV(FAN_DELETE | FAN_ONDIR, O_DNAME(&s->d, "y"), O_FID(&s->x)));
+	STEP(ctx, s, S_RMSUB, XEV(FAN_DELETE_SELF | FAN_ONDIR, O_DNAME(&s->sub, ".")),
+	     XEV(FAN_DELETE | FAN_ONDIR, O_DNAME(&s->d, "sub"), O_FID(&s->sub)));
+	STEP(ctx, s, S_UNLINKF, XEV(FAN_DELETE, O_DNAME(&s->d, "f"), O_FID(&s->f)));
+}
+
+/*
+ * The sb variants: the same script on a filesystem mark, which also sees
+ * *_SELF events of every object and the ATTRIB of a link count change.
+ * Those events have no parent/name: a mode without FAN_REPORT_FID has
+ * nothing to report for a non-directory and drops them; directories report
+ * themselves. Name modes also get FAN_RENAME (OLD_DFID_NAME, NEW_DFID_NAME,
+ * and with TARGET_FID the FID of the renamed object), queued before
+ * MOVED_FROM/MOVED_TO.
+ */
+static void id03_sb_records_fid(struct fst_ctx *ctx) {
+	struct script S, *s = &S;
+
+	script_setup(ctx, s, FAN_REPORT_FID, true);
+	STEP(ctx, s, S_OPEN, XEV(FAN_OPEN, O_FID(&s->f)));
+	STEP(ctx, s, S_CLOSE, XEV(FAN_CLOSE_WRITE, O_FID(&s->f)));
+	STEP(ctx, s, S_CHMODD, XEV(FAN_ATTRIB | FAN_ONDIR, O_FID(&s->d)));
+	STEP(ctx, s, S_MKNOD, XEV(FAN_CREATE, O_FID(&s->d)));
+	STEP(ctx, s, S_MKDIR, XEV(FAN_CREATE | FAN_ONDIR, O_FID(&s->d)));
+	STEP(ctx, s, S_MVFILE, XEV(FAN_MOVED_FROM, O_FID(&s->d)),
+	     XEV(FAN_MOVED_TO, O_FID(&s->sub)), XEV(FAN_MOVE_SELF, O_FID(&s->n)));
+	STEP(ctx, s, S_MVDIR, XEV(FAN_MOVED_FROM | FAN_MOVED_TO | FAN_ONDIR, O_FID(&s->d)),
+	     XEV(FAN_MOVE_SELF | FAN_ONDIR, O_FID(&s->x)));
+	STEP(ctx, s, S_UNLINK, XEV(FAN_ATTRIB | FAN_DELETE_SELF, O_FID(&s->n)),
+	     XEV(FAN_DELETE, O_FID(&s->sub)));
+	STEP(ctx, s, S_RMDIR, XEV(FAN_DELETE_SELF | FAN_ONDIR, O_FID(&s->x)),
+	     XEV(FAN_DELETE | FAN_ONDIR, O_FID(&s->d)));
+	STEP(ctx, s, S_RMSUB, XEV(FAN_DELETE_SELF | FAN_ONDIR, O_FID(&s->sub)),
+	     XEV(FAN_DELETE | FAN_ONDIR, O_FID(&s->d)));
+	STEP(ctx, s, S_UNLINKF, XEV(FAN_ATTRIB | FAN_DELETE_SELF, O_FID(&s->f)),
+	     XEV(FAN_DELETE, O_FID(&s->d)));
+}
+
+static void id03_sb_records_dir_fid(struct fst_ctx *ctx) {
+	struct script S, *s = &S;
+
+	script_setup(ctx, s, FAN_REPORT_DIR_FID, true);
+	STEP(ctx, s, S_OPEN, XEV(FAN_OPEN, O_FID(&s->d)));
+	STEP(ctx, s, S_CLOSE, XEV(FAN_CLOSE_WRITE, O_FID(&s->d)));
+	STEP(ctx, s, S_MKNOD, XEV(FAN_CREATE, O_DFID(&s->d)));
+	STEP(ctx, s, S_MKDIR, XEV(FAN_CREATE | FAN_ONDIR, O_DFID(&s->d)));
+	/* no MOVE_SELF for the file: nothing to report without FID */
+	STEP(ctx, s, S_MVFILE, XEV(FAN_MOVED_FROM, O_DFID(&s->d)),
+	     XEV(FAN_MOVED_TO, O_DFID(&s->sub)));
+	STEP(ctx, s, S_MVDIR, XEV(FAN_MOVED_FROM | FAN_MOVED_TO | FAN_ONDIR, O_DFID(&s->d)),
+	     XEV(FAN_MOVE_SELF | FAN_ONDIR, O_DFID(&s->x)));
+	STEP(ctx, s, S_UNLINK, XEV(FAN_DELETE, O_DFID(&s->sub)));
+	STEP(ctx, s, S_RMDIR, XEV(FAN_DELETE_SELF | FAN_ONDIR, O_DFID(&s->x)),
+	     XEV(FAN_DELETE | FAN_ONDIR, O_DFID(&s->d)));
+	STEP(ctx, s, S_UNLINKF, XEV(FAN_DELETE, O_DFID(&s->d)));
+}
+
+static void id03_sb_records_dir_fid_fid(struct fst_ctx *ctx) {
+	struct script S, *s = &S;
+
+	script_setup(ctx, s, FAN_REPORT_DIR_FID | FAN_REPORT_FID, true);
+	STEP(ctx, s, S_OPEN, XEV(FAN_OPEN, O_DFID(&s->d), O_FID(&s->f)));
+	STEP(ctx, s, S_CLOSE, XEV(FAN_CLOSE_WRITE, O_DFID(&s->d), O_FID(&s->f)));
+	STEP(ctx, s, S_MKNOD, XEV(FAN_CREATE, O_DFID(&s->d)));
+	STEP(ctx, s, S_MKDIR, XEV(FAN_CREATE | FAN_ONDIR, O_DFID(&s->d)));
+	/* MOVE_SELF of a file has no directory: a single FID record */
+	STEP(ctx, s, S_MVFILE, XEV(FAN_MOVED_FROM, O_DFID(&s->d)),
+	     XEV(FAN_MOVED_TO, O_DFID(&s->sub)), XEV(FAN_MOVE_SELF, O_FID(&s->n)));
+	STEP(ctx, s, S_MVDIR, XEV(FAN_MOVED_FROM | FAN_MOVED_TO | FAN_ONDIR, O_DFID(&s->d)),
+	     XEV(FAN_MOVE_SELF | FAN_ONDIR, O_DFID(&s->x)));
+	STEP(ctx, s, S_UNLINK, XEV(FAN_ATTRIB | FAN_DELETE_SELF, O_FID(&s->n)),
+	     XEV(FAN_DELETE, O_DFID(&s->sub)));
+	STEP(ctx, s, S_RMDIR, XEV(FAN_DELETE_SELF | FAN_ONDIR, O_DFID(&s->x)),
+	     XEV(FAN_DELETE | FAN_ONDIR, O_DFID(&s->d)));
+	STEP(ctx, s, S_UNLINKF, XEV(FAN_ATTRIB | FAN_DELETE_SELF, O_FID(&s->f)),
+	     XEV(FAN_DELETE, O_DFID(&s->d)));
+}
+
+static void id03_sb_records_dfid_name(struct fst_ctx *ctx) {
+	struct script S, *s = &S;
+
+	script_setup(ctx, s, FAN_REPORT_DFID_NAME, true);
+	STEP(ctx, s, S_OPEN, XEV(FAN_OPEN, O_DNAME(&s->d, "f")));
+	STEP(ctx, s, S_CLOSE, XEV(FAN_CLOSE_WRITE, O_DNAME(&s->d, "f")));
+	STEP(ctx, s, S_MKNOD, XEV(FAN_CREATE, O_DNAME(&s->d, "n")));
+	STEP(ctx, s, S_MKDIR, XEV(FAN_CREATE | FAN_ONDIR, O_DNAME(&s->d, "x")));
+	STEP(ctx, s, S_MVFILE, XEV(FAN_RENAME, R_OLD("d", "n"), R_NEW("d/sub", "n2")),
+	     XEV(FAN_MOVED_FROM, O_DNAME(&s->d, "n")),
+	     XEV(FAN_MOVED_TO, O_DNAME(&s->sub, "n2")));
+	STEP(ctx, s, S_MVDIR, XEV(FAN_RENAME | FAN_ONDIR, R_OLD("d", "x"), R_NEW("d", "y")),
+	     XEV(FAN_MOVED_FROM | FAN_ONDIR, O_DNAME(&s->d, "x")),
+	     XEV(FAN_MOVED_TO | FAN_ONDIR, O_DNAME(&s->d, "y")),
+	     XEV(FAN_MOVE_SELF | FAN_ONDIR, O_DNAME(&s->x, ".")));
+	STEP(ctx, s, S_UNLINK, XEV(FAN_DELETE, O_DNAME(&s->sub, "n2")));
+	STEP(ctx, s, S_RMDIR, XEV(FAN_DELETE_SELF | FAN_ONDIR, O_DNAME(&s->x, ".")),
+	     XEV(FAN_DELETE | FAN_ONDIR, O_DNAME(&s->d, "y")));
+	STEP(ctx, s, S_UNLINKF, XEV(FAN_DELETE, O_DNAME(&s->d, "f")));
+}
+
+static void id03_sb_records_dfid_name_fid(struct fst_ctx *ctx) {
+	struct script S, *s = &S;
+
+	script_setup(ctx, s, FAN_REPORT_DFID_NAME | FAN_REPORT_FID, true);
+	STEP(ctx, s, S_OPEN, XEV(FAN_OPEN, O_DNAME(&s->d, "f"), O_FID(&s->f)));
+	STEP(ctx, s, S_CLOSE, XEV(FAN_CLOSE_WRITE, O_DNAME(&s->d, "f"), O_FID(&s->f)));
+	STEP(ctx, s, S_MKNOD, XEV(FAN_CREATE, O_DNAME(&s->d, "n")));
+	STEP(ctx, s, S_MVFILE, XEV(FAN_RENAME, R_OLD("d", "n"), R_NEW("d/sub", "n2")),
+	     XEV(FAN_MOVED_FROM, O_DNAME(&s->d, "n")),
+	     XEV(FAN_MOVED_TO, O_DNAME(&s->sub, "n2")), XEV(FAN_MOVE_SELF, O_FID(&s->n)));
+	STEP(ctx, s, S_MKDIR, XEV(FAN_CREATE | FAN_ONDIR, O_DNAME(&s->d, "x")));
+	STEP(ctx, s, S_MVDIR, XEV(FAN_RENAME | FAN_ONDIR, R_OLD("d", "x"), R_NEW("d", "y")),
+	     XEV(FAN_MOVED_FROM | FAN_ONDIR, O_DNAME(&s->d, "x")),
+	     XEV(FAN_MOVED_TO | FAN_ONDIR, O_DNAME(&s->d, "y")),
+	     XEV(FAN_MOVE_SELF | FAN_ONDIR, O_DNAME(&s->x, ".")));
+	STEP(ctx, s, S_UNLINK, XEV(FAN_ATTRIB | FAN_DELETE_SELF, O_FID(&s->n)),
+	     XEV(FAN_DELETE, O_DNAME(&s->sub, "n2")));
+	STEP(ctx, s, S_UNLINKF, XEV(FAN_ATTRIB | FAN_DELETE_SELF, O_FID(&s->f)),
+	     XEV(FAN_DELETE, O_DNAME(&s->d, "f")));
+}
+
+static void id03_sb_records_dfid_name_target(struct fst_ctx *ctx) {
+	struct script S, *s = &S;
+
+	script_setup(ctx, s, FAN_REPORT_DFID_NAME_TARGET, true);
+	STEP(ctx, s, S_OPEN, XEV(FAN_OPEN, O_DNAME(&s->d, "f"), O_FID(&s->f)));
+	STEP(ctx, s, S_CLOSE, XEV(FAN_CLOSE_WRITE, O_DNAME(&s->d, "f"), O_FID(&s->f)));
+	STEP(ctx, s, S_MKNOD, XEV(FAN_CREATE, O_DNAME(&s->d, "n"), O_FID(&s->n)));
+	STEP(ctx, s, S_MVFILE,
+	     XEV(FAN_RENAME, R_OLD("d", "n"), R_NEW("d/sub", "n2"), O_FID(&s->n)),
+	     XEV(FAN_MOVED_FROM, O_DNAME(&s->d, "n"), O_FID(&s->n)),
+	     XEV(FAN_MOVED_TO, O_DNAME(&s->sub, "n2"), O_FID(&s->n)),
+	     XEV(FAN_MOVE_SELF, O_FID(&s->n)));
+	STEP(ctx, s, S_MKDIR, XEV(FAN_CREATE | FAN_ONDIR, O_DNAME(&s->d, "x"), O_FID(&s->x)));
+	STEP(ctx, s, S_MVDIR,
+	     XEV(FAN_RENAME | FAN_ONDIR, R_OLD("d", "x"), R_NEW("d", "y"), O_FID(&s->x)),
+	     XEV(FAN_MOVED_FROM | FAN_ONDIR, O_DNAME(&s->d, "x"), O_FID(&s->x)),
+	     XEV(FAN_MOVED_TO | FAN_ONDIR, O_DNAME(&s->d, "y"), O_FID(&s->x)),
+	     XEV(FAN_MOVE_SELF | FAN_ONDIR, O_DNAME(&s->x, ".")));
+	STEP(ctx, s, S_UNLINK, XEV(FAN_ATTRIB | FAN_DELETE_SELF, O_FID(&s->n)),
+	     XEV(FAN_DELETE, O_DNAME(&s->sub, "n2"), O_FID(&s->n)));
+	STEP(ctx, s, S_RMDIR, XEV(FAN_DELETE_SELF | FAN_ONDIR, O_DNAME(&s->x, ".")),
+	     XEV(FAN_DELETE | FAN_ONDIR, O_DNAME(&s->d, "y"), O_FID(&s->x)));
+	STEP(ctx, s, S_RMSUB, XEV(FAN_DELETE_SELF | FAN_ONDIR, O_DNAME(&s->sub, ".")),
+	     XEV(FAN_DELETE | FAN_ONDIR, O_DNAME(&s->d, "sub"), O_FID(&s->sub)));
+}
+
+/* FAN_RENAME on inode marks: the old parent+name only if the old
+ * directory is watched, the new parent+name only if the new one is
+ * (fanotify_alloc_event(), match_mask). */
+static void id03_rename_records_per_dir(struct fst_ctx *ctx) {
+	struct fst_obj n;
+	int g;
+
+	fst_require(ctx, FSN_FEAT_REPORT_DFID_NAME);
+	fst_require(ctx, FSN_FEAT_EVENT_RENAME);
+	FST_SYS(ctx, mkdir("a", 0755));
+	FST_SYS(ctx, mkdir("b", 0755));
+	FST_SYS(ctx, mkdir("c", 0755));
+	fst_write_file(ctx, "a/n", "n");
+	n = fst_obj(ctx, "a/n");
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME_TARGET);
+	fst_mark(ctx, g, FAN_MARK_ADD, FAN_RENAME, "a");
+	fst_mark(ctx, g, FAN_MARK_ADD, FAN_RENAME, "b");
+
+	FST_SYS(ctx, rename("a/n", "b/m")); /* both watched */
+	RR_EXPECT(ctx, g, XEV(FAN_RENAME, R_OLD("a", "n"), R_NEW("b", "m"), O_FID(&n)));
+	FST_SYS(ctx, rename("b/m", "c/o")); /* only the old one */
+	RR_EXPECT(ctx, g, XEV(FAN_RENAME, R_OLD("b", "m"), O_FID(&n)));
+	FST_SYS(ctx, rename("c/o", "a/p")); /* only the new one */
+	RR_EXPECT(ctx, g, XEV(FAN_RENAME, R_NEW("a", "p"), O_FID(&n)));
+	FST_SYS(ctx, rename("a/p", "a/q")); /* within one watched directory */
+	RR_EXPECT(ctx, g, XEV(FAN_RENAME, R_OLD("a", "p"), R_NEW("a", "q"), O_FID(&n)));
+	RR_EXPECT_NONE(ctx, g);
+}
+
+/* The pidfd record comes after every FID record (copy_info_records_to_user()). */
+static void id03_pidfd_record_last(struct fst_ctx *ctx) {
+	struct fst_obj d, f;
+	int g;
+
+	fst_require(ctx, FSN_FEAT_REPORT_DFID_NAME);
+	fst_require(ctx, FSN_FEAT_REPORT_PIDFD);
+	FST_SYS(ctx, mkdir("d", 0755));
+	fst_write_file(ctx, "d/f", "f");
+	d = fst_obj(ctx, "d");
+	f = fst_obj(ctx, "d/f");
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME | FAN_REPORT_FID |
+				  FAN_REPORT_PIDFD);
+	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN | FAN_CREATE | FAN_EVENT_ON_CHILD, "d");
+	open_close(ctx, "d/f", O_RDONLY);
+	RR_EXPECT(ctx, g, XEV(FAN_OPEN, O_DNAME(&d, "f"), O_FID(&f), R_PIDFD(0)));
+	mknod_file(ctx, "d/n");
+	RR_EXPECT(ctx, g, XEV(FAN_CREATE, O_DNAME(&d, "n"), R_PIDFD(0)));
+	RR_EXPECT_NONE(ctx, g);
+}
+
+/* ------------------------------------------------------------------------ */
+/* ID04: thread ids and pidfds                                              */
+/* ------------------------------------------------------------------------ */
+
+struct thr {
+	const char *path;
+	pid_t tid;
+	int err;
+};
+
+static void *thread_open(void *arg) {
+	struct thr *t = arg;
+	int fd;
+
+	t->tid = (pid_t)syscall(SYS_gettid);
+	fd = open(t->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		t->err = errno;
+	else
+		close(fd);
+	return NULL;
+}
+
+static pid_t open_in_thread(struct fst_ctx *ctx, const char *path) {
+	struct thr t = { .path = path };
+	pthread_t th;
+	int r;
+
+	r = pthread_create(&th, NULL, thread_open, &t);
+	if (r)
+		fst_fail(ctx, "pthread_create: %s", fst_errname(r));
+	r = pthread_join(th, NULL);
+	if (r)
+		fst_fail(ctx, "pthread_join: %s", fst_errname(r));
+	if (t.err)
+		fst_fail(ctx, "open(%s) in a thread: %s", path, fst_errname(t.err));
+	if (t.tid == ctx->pid)
+		fst_fail(ctx, "the second thread has the process id as tid");
+	return t.tid;
+}
+
+static void id04_report_tid(struct fst_ctx *ctx) {
+	const uint64_t m = FAN_OPEN | FAN_CLOSE_NOWRITE;
+	int gt, gp, gft;
+	pid_t tid;
+
+	fst_require(ctx, FSN_FEAT_REPORT_TID);
+	fst_require(ctx, FSN_FEAT_REPORT_FID);
+	fst_write_file(ctx, "f", "f");
+	gt = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_TID);
+	gp = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	gft = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_TID | FAN_REPORT_FID);
+	fst_mark(ctx, gt, FAN_MARK_ADD, m, "f");
+	fst_mark(ctx, gp, FAN_MARK_ADD, m, "f");
+	fst_mark(ctx, gft, FAN_MARK_ADD, m, "f");
+
+	tid = open_in_thread(ctx, "f");
+	FST_EXPECT(ctx, gt, { .mask = m, .path = "f", .pid = tid });
+	FST_EXPECT(ctx, gp, { .mask = m, .path = "f", .pid = 0 });
+	FST_EXPECT(ctx, gft, { .mask = m, .path = "f", .pid = tid });
+	/* the main thread's tid is the process id */
+	open_close(ctx, "f", O_RDONLY);
+	FST_EXPECT(ctx, gt, { .mask = m, .path = "f", .pid = 0 });
+	FST_EXPECT(ctx, gp, { .mask = m, .path = "f", .pid = 0 });
+	FST_EXPECT(ctx, gft, { .mask = m, .path = "f", .pid = 0 });
+	/* two threads, two events: different tids do not merge */
+	tid = open_in_thread(ctx, "f");
+	open_close(ctx, "f", O_RDONLY);
+	FST_EXPECT(ctx, gt, { .mask = m, .path = "f", .pid = tid }, { .mask = m, .path = "f" });
+	FST_EXPECT(ctx, gp, { .mask = m, .path = "f" });
+}
+
+/* A child that opens path and then waits until fd 'wait_fd' reaches EOF. */
+struct opener {
+	char path[PATH_MAX];
+	int wait_fd;
+};
+
+static int child_open_wait(void *arg) {
+	struct opener *o = arg;
+	char b;
+	int fd = open(o->path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno;
+	close(fd);
+	while (read(o->wait_fd, &b, 1) < 0 && errno == EINTR)
+		;
+	return 0;
+}
+
+static int child_open(void *arg) {
+	struct opener *o = arg;
+	int fd = open(o->path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+static void id04_pidfd_live_process(struct fst_ctx *ctx) {
+	struct opener o = { .path = "f" };
+	struct fst_child *c;
+	int g, p[2];
+
+	fst_require(ctx, FSN_FEAT_REPORT_PIDFD);
+	fst_write_file(ctx, "f", "f");
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_PIDFD);
+	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN, "f");
+	FST_SYS(ctx, pipe2(p, O_CLOEXEC));
+	o.wait_fd = p[0];
+	c = fst_spawn(ctx, "open(f) and wait", child_open_wait, &o, p[0]);
+	close(p[0]);
+	fst_wait_readable(ctx, g, FST_WAIT_MS);
+	/* the child is alive (it waits for p[1]): a pidfd that refers to it */
+	RR_EXPECT(ctx, g, { .mask = FAN_OPEN, .fd = FD_VALID, .pid = c->pid, .r = { R_PIDFD(0) } });
+	/* and the case's own event: a pidfd of the case process */
+	open_close(ctx, "f", O_RDONLY);
+	RR_EXPECT(ctx, g, { .mask = FAN_OPEN, .fd = FD_VALID, .r = { R_PIDFD(0) } });
+	close(p[1]);
+	fst_child_expect(ctx, c, 0);
+	RR_EXPECT_NONE(ctx, g);
+}
+
+/* A process that has exited and been reaped before the read: FAN_NOPIDFD
+ * (and -ESRCH with FAN_REPORT_FD_ERROR); one that has exited but is not
+ * reaped yet (a zombie) still has its pid: a valid pidfd
+ * (copy_event_to_user(): pid_has_task(PIDTYPE_TGID)). */
+static void pidfd_exited(struct fst_ctx *ctx, unsigned extra, int want) {
+	struct opener o = { .path = "f" };
+	struct fst_child *c;
+	siginfo_t si;
+	pid_t z;
+	int g;
+
+	fst_require(ctx, FSN_FEAT_REPORT_PIDFD);
+	fst_write_file(ctx, "f", "f");
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_PIDFD | extra);
+	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN, "f");
+
+	c = fst_spawn(ctx, "open(f)", child_open, &o, -1);
+	fst_child_expect(ctx, c, 0); /* exited and reaped */
+	open_close(ctx, "f", O_RDONLY);
+	RR_EXPECT(ctx, g, { .mask = FAN_OPEN, .fd = FD_VALID, .pid = c->pid, .r = { R_PIDFD(want) } },
+		  { .mask = FAN_OPEN, .fd = FD_VALID, .r = { R_PIDFD(0) } });
+
+	/* a zombie */
+	fflush(NULL);
+	z = fork();
+	if (z < 0)
+		fst_fail(ctx, "fork: %s", fst_errname(errno));
+	if (z == 0)
+		_exit(child_open(&o) ? 1 : 0);
+	memset(&si, 0, sizeof(si));
+	FST_SYS(ctx, waitid(P_PID, (id_t)z, &si, WEXITED | WNOWAIT));
+	if (si.si_code != CLD_EXITED || si.si_status != 0)
+		fst_fail(ctx, "zombie child: code %d status %d", si.si_code, si.si_status);
+	RR_EXPECT(ctx, g, { .mask = FAN_OPEN, .fd = FD_VALID, .pid = z, .r = { R_PIDFD(0) } });
+	FST_SYS(ctx, waitpid(z, NULL, 0));
+	RR_EXPECT_NONE(ctx, g);
+}
+
+static void id04_pidfd_exited_process(struct fst_ctx *ctx) {
+	pidfd_exited(ctx, 0, FAN_NOPIDFD);
+}
+
+static void id04_pidfd_tid_exclusive(struct fst_ctx *ctx) {
+	fst_require(ctx, FSN_FEAT_REPORT_PIDFD);
+	fst_require(ctx, FSN_FEAT_REPORT_TID);
+	/* a pidfd is of a thread group leader: TID and PIDFD exclude each other */
+	FST_SYS_ERR(ctx, fanotify_init(FAN_REPORT_TID | FAN_REPORT_PIDFD | FAN_CLOEXEC, O_RDONLY),
+		    EINVAL);
+	FST_SYS_ERR(ctx,
+		    fanotify_init(FAN_REPORT_TID | FAN_REPORT_PIDFD | FAN_REPORT_DFID_NAME |
+					  FAN_CLOEXEC,
+				  O_RDONLY),
+		    EINVAL);
+	/* each alone, and PIDFD with FID reporting, are fine */
+	fst_close(ctx, fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_TID));
+	fst_close(ctx, fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_PIDFD));
+	fst_close(ctx, fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_PIDFD | FAN_REPORT_FID));
+	fst_close(ctx, fst_fan_init(ctx, FAN_CLASS_CONTENT | FAN_REPORT_PIDFD));
+}
+
+/* ------------------------------------------------------------------------ */
+/* ID05: FAN_REPORT_FD_ERROR                                                */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * event_f_flags O_RDWR: the event fd cannot be opened for write through a
+ * read-only mount (dentry_open() -> EROFS). With FAN_REPORT_FD_ERROR the
+ * event is reported with fd = -EROFS; without it, read() fails with EROFS
+ * and the event is lost (copy_event_to_user()). Through the writable
+ * mount both groups get an O_RDWR event fd of the file.
+ */
+static void id05_fd_error_erofs(struct fst_ctx *ctx) {
+	struct revs *ev;
+	struct stat st, fst;
+	char rof[PATH_MAX], b[64];
+	const char *ro;
+	int ge, gl, fl;
+
+	fst_require(ctx, FSN_FEAT_REPORT_FD_ERROR);
+	fst_write_file(ctx, "f", "f");
+	ro = ro_bind(ctx, "ro");
+	snprintf(rof, sizeof(rof), "%s/f", ro);
+	ge = fst_fan_init2(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FD_ERROR, O_RDWR | O_CLOEXEC);
+	gl = fst_fan_init2(ctx, FAN_CLASS_NOTIF, O_RDWR | O_CLOEXEC);
+	fst_mark(ctx, ge, FAN_MARK_ADD, FAN_OPEN | FAN_CLOSE_NOWRITE, "f");
+	fst_mark(ctx, gl, FAN_MARK_ADD, FAN_OPEN | FAN_CLOSE_NOWRITE, "f");
+
+	open_close(ctx, rof, O_RDONLY);
+	RR_EXPECT(ctx, ge, { .mask = FAN_OPEN | FAN_CLOSE_NOWRITE, .fd = -EROFS });
+	errno = 0;
+	if (read(gl, b, sizeof(b)) != -1 || errno != EROFS)
+		fst_fail(ctx, "legacy group: read() of the unopenable event: %s, expected EROFS",
+			 errno ? fst_errname(errno) : "succeeded");
+	RR_EXPECT_NONE(ctx, gl); /* the event is gone */
+
+	/* control: through the writable mount, an O_RDWR fd of f */
+	open_close(ctx, "f", O_RDONLY);
+	FST_SYS(ctx, stat("f", &st));
+	ev = raw_read(ctx, ge, true);
+	if (ev->n != 1 || ev->e[0].mask != (FAN_OPEN | FAN_CLOSE_NOWRITE) || ev->e[0].fd < 0)
+		fst_fail(ctx, "FD_ERROR group, writable mount: expected one event with an fd, got "
+			      "%zu (fd %d)",
+			 ev->n, ev->n ? ev->e[0].fd : 0);
+	FST_SYS(ctx, fstat(ev->e[0].fd, &fst));
+	fl = FST_SYS(ctx, fcntl(ev->e[0].fd, F_GETFL));
+	close(ev->e[0].fd);
+	if (fst.st_ino != st.st_ino || fst.st_dev != st.st_dev || (fl & O_ACCMODE) != O_RDWR)
+		fst_fail(ctx, "event fd: inode %llu (want %llu), access mode %d (want O_RDWR)",
+			 (unsigned long long)fst.st_ino, (unsigned long long)st.st_ino,
+			 fl & O_ACCMODE);
+	FST_EXPECT(ctx, gl, FST_FAN(FAN_OPEN | FAN_CLOSE_NOWRITE, "f"));
+	RR_EXPECT_NONE(ctx, ge);
+}
+
+/* A permission event whose fd cannot be opened is denied by the kernel
+ * itself: the opener gets EPERM without any response, and the group reads
+ * the event with fd = -EROFS (FD_ERROR) or a failing read() (legacy). */
+static void id05_fd_error_perm_denied(struct fst_ctx *ctx) {
+	struct fst_child *c;
+	struct fst_events *e;
+	char rof[PATH_MAX], b[64];
+	const char *ro;
+	int ge, gl;
+
+	fst_require(ctx, FSN_FEAT_REPORT_FD_ERROR);
+	fst_require(ctx, FSN_FEAT_PERM_OPEN);
+	fst_write_file(ctx, "f", "f");
+	ro = ro_bind(ctx, "ro");
+	snprintf(rof, sizeof(rof), "%s/f", ro);
+
+	ge = fst_fan_init2(ctx, FAN_CLASS_CONTENT | FAN_REPORT_FD_ERROR, O_RDWR | O_CLOEXEC);
+	fst_mark(ctx, ge, FAN_MARK_ADD, FAN_OPEN_PERM, "f");
+	c = fst_spawn_open(ctx, rof, O_RDONLY);
+	fst_wait_readable(ctx, ge, FST_WAIT_MS);
+	RR_EXPECT(ctx, ge, { .mask = FAN_OPEN_PERM, .fd = -EROFS, .pid = c->pid });
+	fst_child_expect(ctx, c, EPERM);
+	/* control: through the writable mount it blocks and ALLOW works */
+	c = fst_spawn_open(ctx, "f", O_RDONLY);
+	fst_wait_readable(ctx, ge, FST_WAIT_MS);
+	e = FST_EXPECT(ctx, ge, { .mask = FAN_OPEN_PERM, .path = "f", .pid = c->pid });
+	fst_child_blocked(ctx, c);
+	fst_respond(ctx, ge, &e->e[0], FAN_ALLOW);
+	fst_child_expect(ctx, c, 0);
+	fst_close(ctx, ge);
+
+	gl = fst_fan_init2(ctx, FAN_CLASS_CONTENT, O_RDWR | O_CLOEXEC);
+	fst_mark(ctx, gl, FAN_MARK_ADD, FAN_OPEN_PERM, "f");
+	c = fst_spawn_open(ctx, rof, O_RDONLY);
+	fst_wait_readable(ctx, gl, FST_WAIT_MS);
+	errno = 0;
+	if (read(gl, b, sizeof(b)) != -1 || errno != EROFS)
+		fst_fail(ctx, "legacy group: read() of the unopenable permission event: %s, "
+			      "expected EROFS",
+			 errno ? fst_errname(errno) : "succeeded");
+	fst_child_expect(ctx, c, EPERM);
+	FST_EXPECT_NONE(ctx, gl);
+}
+
+/* In FID mode there is no event fd to open: FAN_NOFD, or -EBADF with
+ * FD_ERROR (FAN_NOFD would read as -EPERM). */
+static void id05_fd_error_fid_group_ebadf(struct fst_ctx *ctx) {
+	struct fst_obj d;
+	int ge, g;
+
+	fst_require(ctx, FSN_FEAT_REPORT_FD_ERROR);
+	fst_require(ctx, FSN_FEAT_REPORT_DFID_NAME);
+	FST_SYS(ctx, mkdir("d", 0755));
+	fst_write_file(ctx, "d/f", "f");
+	d = fst_obj(ctx, "d");
+	ge = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME | FAN_REPORT_FD_ERROR);
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME);
+	fst_mark(ctx, ge, FAN_MARK_ADD, FAN_OPEN | FAN_CREATE | FAN_EVENT_ON_CHILD, "d");
+	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN | FAN_CREATE | FAN_EVENT_ON_CHILD, "d");
+	open_close(ctx, "d/f", O_RDONLY);
+	RR_EXPECT(ctx, ge, { .mask = FAN_OPEN, .fd = -EBADF, .r = { O_DNAME(&d, "f") } });
+	RR_EXPECT(ctx, g, XEV(FAN_OPEN, O_DNAME(&d, "f")));
+	mknod_file(ctx, "d/n");
+	RR_EXPECT(ctx, ge, { .mask = FAN_CREATE, .fd = -EBADF, .r = { O_DNAME(&d, "n") } });
+	RR_EXPECT(ctx, g, XEV(FAN_CREATE, O_DNAME(&d, "n")));
+}
+
+static void id05_fd_error_pidfd_esrch(struct fst_ctx *ctx) {
+	fst_require(ctx, FSN_FEAT_REPORT_FD_ERROR);
+	pidfd_exited(ctx, FAN_REPORT_FD_ERROR, -ESRCH);
+}
+
+/* ------------------------------------------------------------------------ */
+
 const struct fst_case fst_cases_id[] = {
+	FST_CASE(id01_fid_inode_marks, "ID01", FST_ALL_FS,
+		 "inode marks: FID = statfs fsid + name_to_handle_at handle, opens the inode"),
+	FST_CASE(id01_fid_mount_mark, "ID01", FST_ALL_FS,
+		 "mount mark: FID of files, subdirectory files and directories"),
+	FST_CASE(id01_fid_sb_mark, "ID01", FST_ALL_FS,
+		 "sb mark: FIDs, also through a bind mount (same FID as the original path)"),
+	FST_CASE(id01_fid_follows_inode, "ID01", FST_ALL_FS,
+		 "FID names the inode: distinct for siblings, same after rename and via hard link"),
+	FST_CASE(id01_btrfs_subvolume_fsid, "ID01,OV03", FST_BTRFS,
+		 "btrfs subvolume: inode mark reports its fsid, sb mark the top one; EXDEV mixes"),
+	FST_CASE(id02_dirent_parent_self_object, "ID02", FST_ALL_FS,
+		 "CREATE/DELETE/MOVED_* carry the parent's FID, DELETE_SELF the object's own"),
+	FST_CASE(id02_dirent_parent_dfid_name, "ID02,ID03", FST_ALL_FS,
+		 "DFID_NAME: dirent events of a directory name its parent; its own events \".\""),
+	FST_CASE(id03_records_fid, "ID03", FST_ALL_FS,
+		 "REPORT_FID: exact records of 13 operations through directory marks"),
+	FST_CASE(id03_records_dir_fid, "ID03", FST_ALL_FS,
+		 "REPORT_DIR_FID: one record, the directory (type FID for child events)"),
+	FST_CASE(id03_dir_fid_type_merge, "ID03", FST_ALL_FS,
+		 "REPORT_DIR_FID: child event merged with a dirent event turns its record to DFID"),
+	FST_CASE(id03_records_dir_fid_fid, "ID03", FST_ALL_FS,
+		 "REPORT_DIR_FID|FID: DFID + child FID on child events, DFID on dirent events"),
+	FST_CASE(id03_records_dfid_name, "ID03", FST_ALL_FS,
+		 "REPORT_DFID_NAME: DFID_NAME record with the entry name, \".\" for the dir"),
+	FST_CASE(id03_records_dfid_name_fid, "ID03", FST_ALL_FS,
+		 "REPORT_DFID_NAME|FID: DFID_NAME then the child's FID on child events"),
+	FST_CASE(id03_records_dfid_name_target, "ID03", FST_ALL_FS,
+		 "REPORT_DFID_NAME_TARGET: dirent events also carry the entry's FID"),
+	FST_CASE(id03_sb_records_fid, "ID03,ID02", FST_ALL_FS,
+		 "sb mark, REPORT_FID: *_SELF and link-count ATTRIB of files and dirs"),
+	FST_CASE(id03_sb_records_dir_fid, "ID03", FST_ALL_FS,
+		 "sb mark, REPORT_DIR_FID: file *_SELF dropped (no dir), dir *_SELF kept"),
+	FST_CASE(id03_sb_records_dir_fid_fid, "ID03,ID02", FST_ALL_FS,
+		 "sb mark, REPORT_DIR_FID|FID: file *_SELF as one FID record"),
+	FST_CASE(id03_sb_records_dfid_name, "ID03", FST_ALL_FS,
+		 "sb mark, REPORT_DFID_NAME: FAN_RENAME old+new records; file *_SELF dropped"),
+	FST_CASE(id03_sb_records_dfid_name_fid, "ID03", FST_ALL_FS,
+		 "sb mark, REPORT_DFID_NAME|FID: RENAME without child FID; file *_SELF as FID"),
+	FST_CASE(id03_sb_records_dfid_name_target, "ID03", FST_ALL_FS,
+		 "sb mark, DFID_NAME_TARGET: RENAME old+new+FID; dirent events with target FID"),
+	FST_CASE(id03_rename_records_per_dir, "ID03", FST_ALL_FS,
+		 "FAN_RENAME on inode marks: old/new records only for the watched directories"),
+	FST_CASE(id03_pidfd_record_last, "ID03,ID04", FST_ALL_FS,
+		 "DFID_NAME|FID|PIDFD: records in order DFID_NAME, FID, PIDFD"),
+	FST_CASE(id04_report_tid, "ID04", FST_ONCE,
+		 "REPORT_TID: a second thread's tid in pid (fd and FID groups); else the tgid"),
+	FST_CASE(id04_pidfd_live_process, "ID04", FST_ONCE,
+		 "REPORT_PIDFD: the pidfd of a live child refers to it (fdinfo Pid:)"),
+	FST_CASE(id04_pidfd_exited_process, "ID04", FST_ONCE,
+		 "REPORT_PIDFD: reaped child -> FAN_NOPIDFD; zombie child -> a valid pidfd"),
+	FST_CASE(id04_pidfd_tid_exclusive, "ID04,OV03", FST_ONCE,
+		 "REPORT_TID|REPORT_PIDFD -> EINVAL; each alone and PIDFD|FID are accepted"),
+	FST_CASE(id05_fd_error_erofs, "ID05", FST_ALL_FS,
+		 "O_RDWR event fd via a read-only mount: fd = -EROFS; legacy read() fails EROFS"),
+	FST_CASE(id05_fd_error_perm_denied, "ID05", FST_ALL_FS,
+		 "unopenable permission event: fd -EROFS and the opener is denied (EPERM)"),
+	FST_CASE(id05_fd_error_fid_group_ebadf, "ID05", FST_ONCE,
+		 "FD_ERROR in a FID group: fd is -EBADF instead of FAN_NOFD"),
+	FST_CASE(id05_fd_error_pidfd_esrch, "ID05,ID04", FST_ONCE,
+		 "FD_ERROR|PIDFD: a reaped child's pidfd is -ESRCH instead of FAN_NOPIDFD"),
 	{ 0 },
 };

@@ -1,11 +1,1478 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * cases-pe.c — fsn-selftest cases of the PE group: permission and pre-content events,
- * PE01-PE06 in semantics.md. Empty for now; see README.md for how to
- * add a case.
+ * cases-pe.c — fsn-selftest cases of the PE group: permission and
+ * pre-content events (PE01-PE06 in semantics.md).
+ *
+ * Every operation that can block runs in a child (fst_spawn*): the case
+ * process itself never opens, reads or executes a file a permission mark
+ * covers. "Blocked" is proven, not assumed: after the event was read, the
+ * child (or thread) must be seen sleeping in fanotify's wait for the
+ * response (/proc/<tid>/stat state D, wchan in fanotify code) within
+ * FST_WAIT_MS, and a child that finishes first is a failure. Every wait is
+ * a bounded poll; a child that stays blocked becomes a failure naming it.
+ *
+ * Kernel behaviour these cases rely on (checked on 6.18):
+ *  - fsnotify_open_perm() sends FS_OPEN_EXEC_PERM and then FS_OPEN_PERM as
+ *    two fsnotify() calls: an execve gives two permission events, each to
+ *    every group in priority order, while a notification group gets one
+ *    FAN_OPEN|FAN_OPEN_EXEC event.
+ *  - fsnotify_pre_content() reports the page-aligned cover of the access:
+ *    offset = round_down(pos, PAGE_SIZE), count = round_up(pos + len,
+ *    PAGE_SIZE) - offset (not clamped to i_size); mmap reports the mapped
+ *    range. read() sends FAN_PRE_ACCESS and then FAN_ACCESS_PERM; write()
+ *    and mmap() only FAN_PRE_ACCESS; open() none.
+ *  - FAN_DENY_ERRNO(e) is EINVAL unless the group is FAN_CLASS_PRE_CONTENT
+ *    and e is EIO, EPERM, EBUSY, ETXTBSY, EAGAIN, ENOSPC or EDQUOT; a
+ *    rejected response leaves the event pending.
  */
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "selftest.h"
 
+/* Size of one fd-mode fanotify event without info records. */
+#define EV_LEN ((int)sizeof(struct fanotify_event_metadata))
+
+#define FILE_DATA "0123456789abcdef"
+
+/* ------------------------------------------------------------------------ */
+/* Helpers                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static uint64_t page_size(void) {
+	return (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/* A file of n bytes of FILE_DATA repeated. */
+static void write_big(struct fst_ctx *ctx, const char *path, size_t n) {
+	char *b = fst_strdupf(ctx, "%*s", (int)n, "");
+
+	for (size_t i = 0; i < n; i++)
+		b[i] = FILE_DATA[i % (sizeof(FILE_DATA) - 1)];
+	fst_write_file(ctx, path, b);
+}
+
+/* Copy /bin/true to path (relative to the work dir), mode 0755. Done before
+ * any mark exists: the case process must never open a marked file. */
+static void copy_true(struct fst_ctx *ctx, const char *path) {
+	static char buf[1 << 16];
+	struct statvfs sv;
+	int in, out;
+	ssize_t n;
+
+	if (statvfs(ctx->work, &sv) < 0)
+		fst_fail(ctx, "statvfs %s: %s", ctx->work, fst_errname(errno));
+	if (sv.f_flag & ST_NOEXEC)
+		fst_fail(ctx, "%s is mounted noexec: execve cannot be tested", ctx->work);
+	in = open("/bin/true", O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		fst_fail(ctx, "open /bin/true: %s", fst_errname(errno));
+	out = fst_open(ctx, path, O_WRONLY | O_CREAT | O_TRUNC);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			fst_fail(ctx, "copy /bin/true to %s: %s", path, fst_errname(errno));
+	if (n < 0)
+		fst_fail(ctx, "read /bin/true: %s", fst_errname(errno));
+	FST_SYS(ctx, fchmod(out, 0755));
+	fst_close(ctx, out);
+	close(in);
+}
+
+/* How many tasks of pid sleep in fanotify's wait for a permission response:
+ * state D (TASK_KILLABLE) with wchan in fanotify code. A kernel without
+ * symbolic wchan ("0x..." or a bare address) counts on state D alone. */
+static int n_waiting(pid_t pid, char *state, size_t slen) {
+	char p[PATH_MAX], b[512], w[128];
+	struct dirent *de;
+	DIR *d;
+	int n = 0;
+
+	snprintf(p, sizeof(p), "/proc/%d/task", (int)pid);
+	d = opendir(p);
+	if (!d) {
+		snprintf(state, slen, "gone");
+		return -1;
+	}
+	state[0] = '\0';
+	while ((de = readdir(d))) {
+		char *rp, st;
+		ssize_t r;
+		int fd;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof(p), "/proc/%d/task/%s/stat", (int)pid, de->d_name);
+		fd = open(p, O_RDONLY | O_CLOEXEC);
+		r = fd < 0 ? -1 : read(fd, b, sizeof(b) - 1);
+		if (fd >= 0)
+			close(fd);
+		if (r <= 0)
+			continue;
+		b[r] = '\0';
+		rp = strrchr(b, ')');
+		if (!rp || !rp[1] || !rp[2])
+			continue;
+		st = rp[2];
+		snprintf(p, sizeof(p), "/proc/%d/task/%s/wchan", (int)pid, de->d_name);
+		fd = open(p, O_RDONLY | O_CLOEXEC);
+		r = fd < 0 ? -1 : read(fd, w, sizeof(w) - 1);
+		if (fd >= 0)
+			close(fd);
+		w[r > 0 ? r : 0] = '\0';
+		snprintf(state + strlen(state), slen - strlen(state), "%s%s:%c/%s",
+			 state[0] ? " " : "", de->d_name, st, w[0] ? w : "?");
+		if (st == 'D' && (strncmp(w, "fanotify", 8) == 0 || strncmp(w, "0x", 2) == 0 ||
+				  (w[0] >= '1' && w[0] <= '9')))
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/*
+ * Prove that exactly n tasks of child c are blocked waiting for permission
+ * responses: poll (bounded, FST_WAIT_MS) until n of them sleep in fanotify.
+ * Fails if the child produces its result first (it was not blocked) or the
+ * count never settles at n.
+ */
+#define WAIT_BLOCKED(ctx, c, n) wait_blocked(ctx, c, n, __FILE__, __LINE__)
+static void wait_blocked(struct fst_ctx *ctx, struct fst_child *c, int n, const char *file,
+			 int line) {
+	char state[512] = "";
+	int got = -1;
+
+	for (int ms = 0; ms <= FST_WAIT_MS; ms++) {
+		struct pollfd p = { .fd = c->rfd, .events = POLLIN };
+
+		if (c->done || poll(&p, 1, 0) != 0)
+			fst_fail_(ctx, file, line,
+				  "child %s is not blocked: it finished before the response",
+				  c->what);
+		got = n_waiting(c->pid, state, sizeof(state));
+		if (got == n)
+			return;
+		poll(&p, 1, 1); /* bounded: at most FST_WAIT_MS polls of 1 ms */
+	}
+	fst_fail_(ctx, file, line,
+		  "child %s: %d task(s) waiting for a permission response after %d ms, expected "
+		  "%d (tasks: %s)",
+		  c->what, got, FST_WAIT_MS, n, state);
+}
+
+/* The child c must cause exactly one event (mask on path) in g and block
+ * on it: wait for it, compare exactly, prove the child blocked. */
+#define PERM_EVENT(ctx, g, c, mask, path) perm_event(ctx, g, c, mask, path, __FILE__, __LINE__)
+static struct fst_event *perm_event(struct fst_ctx *ctx, int g, struct fst_child *c, uint64_t mask,
+				    const char *path, const char *file, int line) {
+	struct fst_exp x = { .mask = mask, .path = path, .pid = c->pid };
+	struct fst_events *e;
+
+	fst_wait_readable_(ctx, g, FST_WAIT_MS, file, line);
+	e = fst_expect_(ctx, g, &x, 1, "permission group", file, line);
+	wait_blocked(ctx, c, 1, file, line);
+	return &e->e[0];
+}
+
+/* PERM_EVENT, then answer it. */
+#define ANSWER(ctx, g, c, mask, path, response)                                                    \
+	fst_respond_(ctx, g, perm_event(ctx, g, c, mask, path, __FILE__, __LINE__), response,      \
+		     __FILE__, __LINE__)
+
+/* Like ANSWER, and the other group must have nothing while c waits for g
+ * (checked before the answer: afterwards it may be asked at any moment). */
+#define ANSWER_ALONE(ctx, g, other, c, mask, path, response)                                       \
+	answer_alone(ctx, g, other, c, mask, path, response, __FILE__, __LINE__)
+static void answer_alone(struct fst_ctx *ctx, int g, int other, struct fst_child *c, uint64_t mask,
+			 const char *path, uint32_t response, const char *file, int line) {
+	struct fst_event *e = perm_event(ctx, g, c, mask, path, file, line);
+
+	fst_expect_(ctx, other, NULL, 0, "the other group while the child waits", file, line);
+	fst_respond_(ctx, g, e, response, file, line);
+}
+
+/* The RANGE record of a pre-content event for an access of len bytes at
+ * pos: the page-aligned cover, nothing else in the event. */
+#define CHECK_RANGE(ctx, e, pos, len) check_range(ctx, e, pos, len, __FILE__, __LINE__)
+static void check_range(struct fst_ctx *ctx, const struct fst_event *e, uint64_t pos, uint64_t len,
+			const char *file, int line) {
+	uint64_t pg = page_size();
+	uint64_t off = pos / pg * pg, end = (pos + len + pg - 1) / pg * pg;
+
+	if (e->ev.has != FSN_HAS_RANGE)
+		fst_fail_(ctx, file, line,
+			  "%s: info records 0x%x, expected only a RANGE record (access of %llu "
+			  "bytes at %llu)",
+			  fst_mask_str(FSN_MASK_FANOTIFY_EVENT, e->ev.mask), e->ev.has,
+			  (unsigned long long)len, (unsigned long long)pos);
+	if (e->ev.range_offset != off || e->ev.range_count != end - off)
+		fst_fail_(ctx, file, line,
+			  "RANGE is offset %llu count %llu, expected offset %llu count %llu "
+			  "(page-aligned cover of %llu bytes at %llu)",
+			  (unsigned long long)e->ev.range_offset,
+			  (unsigned long long)e->ev.range_count, (unsigned long long)off,
+			  (unsigned long long)(end - off), (unsigned long long)len,
+			  (unsigned long long)pos);
+}
+
+#define CHECK_NO_INFO(ctx, e) check_no_info(ctx, e, __FILE__, __LINE__)
+static void check_no_info(struct fst_ctx *ctx, const struct fst_event *e, const char *file,
+			  int line) {
+	if (e->ev.has != 0)
+		fst_fail_(ctx, file, line, "%s: info records 0x%x, expected none",
+			  fst_mask_str(FSN_MASK_FANOTIFY_EVENT, e->ev.mask), e->ev.has);
+}
+
+/* Read everything queued on fd: exactly one event (mask, path) per pid in
+ * pids, in any order (concurrent children). */
+#define EXPECT_BY_PID(ctx, fd, mask, path, pids, n)                                                \
+	expect_by_pid(ctx, fd, mask, path, pids, n, __FILE__, __LINE__)
+static struct fst_events *expect_by_pid(struct fst_ctx *ctx, int fd, uint64_t mask,
+					const char *path, const pid_t *pids, size_t n,
+					const char *file, int line) {
+	struct fst_events *evs = fst_read_(ctx, fd, false, file, line);
+	struct fst_exp x[16];
+	bool used[16] = { false };
+
+	if (n > 16)
+		fst_fail_(ctx, file, line, "expect_by_pid: too many pids");
+	for (size_t i = 0; i < n; i++)
+		x[i] = (struct fst_exp){ .mask = mask, .path = path, .pid = pids[i] };
+	/* Order the expectations like the events, by pid; anything unmatched
+	 * keeps its place and makes fst_match_() explain the difference. */
+	if (evs->n == n) {
+		struct fst_exp y[16];
+		bool ok = true;
+
+		for (size_t i = 0; i < n && ok; i++) {
+			size_t k;
+
+			for (k = 0; k < n; k++)
+				if (!used[k] && pids[k] == evs->e[i].ev.pid)
+					break;
+			if (k == n)
+				ok = false;
+			else {
+				used[k] = true;
+				y[i] = x[k];
+			}
+		}
+		if (ok)
+			memcpy(x, y, n * sizeof(x[0]));
+	}
+	fst_match_(ctx, fd, evs, x, n, "group (events in any order)", file, line);
+	return evs;
+}
+
+/* Bytes queued (unread) on a group: FIONREAD. */
+static int queued_bytes(struct fst_ctx *ctx, int g) {
+	int n = 0;
+
+	FST_SYS(ctx, ioctl(g, FIONREAD, &n));
+	return n;
+}
+
+/* Operations a child performs; the result is 0 or the errno of the step
+ * that failed. */
+enum pe_op_kind {
+	OP_OPEN,  /* open(O_RDONLY), close */
+	OP_READ,  /* open(O_RDONLY), pread(len at off) */
+	OP_WRITE, /* open(O_WRONLY), pwrite(len at off) */
+	OP_MMAP,  /* open(O_RDONLY), mmap(len at off, PROT_READ, MAP_SHARED), touch, munmap */
+};
+
+struct pe_op {
+	enum pe_op_kind kind;
+	char path[PATH_MAX];
+	off_t off;
+	size_t len;
+};
+
+static int child_op(void *arg) {
+	static char buf[1 << 16];
+	const struct pe_op *o = arg;
+	int fd = open(o->path, (o->kind == OP_WRITE ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
+	int r = 0;
+
+	if (fd < 0)
+		return errno;
+	switch (o->kind) {
+	case OP_OPEN: break;
+	case OP_READ:
+		if (pread(fd, buf, o->len, o->off) < 0)
+			r = errno;
+		break;
+	case OP_WRITE:
+		memset(buf, 'W', o->len);
+		if (pwrite(fd, buf, o->len, o->off) != (ssize_t)o->len)
+			r = errno ? errno : EIO;
+		break;
+	case OP_MMAP: {
+		volatile const char *m = mmap(NULL, o->len, PROT_READ, MAP_SHARED, fd, o->off);
+
+		if (m == MAP_FAILED) {
+			r = errno;
+			break;
+		}
+		for (size_t i = 0; i < o->len; i += 4096)
+			(void)m[i];
+		munmap((void *)m, o->len);
+		break;
+	}
+	}
+	close(fd);
+	return r;
+}
+
+#define SPAWN_OP(ctx, kind, path, off, len) spawn_op(ctx, kind, path, off, len, __FILE__, __LINE__)
+static struct fst_child *spawn_op(struct fst_ctx *ctx, enum pe_op_kind kind, const char *path,
+				  off_t off, size_t len, const char *file, int line) {
+	static const char *const names[] = { "open", "pread", "pwrite", "mmap" };
+	struct pe_op o = { .kind = kind, .off = off, .len = len };
+
+	snprintf(o.path, sizeof(o.path), "%s", path);
+	return fst_spawn_(ctx,
+			  kind == OP_OPEN ? fst_strdupf(ctx, "open(%s)", path)
+					  : fst_strdupf(ctx, "%s(%s, %zu at %lld)", names[kind],
+							path, len, (long long)off),
+			  child_op, &o, -1, file, line);
+}
+
+/* An allowed execve must have run the program: /bin/true exits 0. */
+#define EXEC_RAN(ctx, c) exec_ran(ctx, c, __FILE__, __LINE__)
+static void exec_ran(struct fst_ctx *ctx, struct fst_child *c, const char *file, int line) {
+	fst_child_expect_(ctx, c, 0, file, line);
+	if (!WIFEXITED(c->status) || WEXITSTATUS(c->status) != 0)
+		fst_fail_(ctx, file, line, "child %s: exit status 0x%x, expected 0 from /bin/true",
+			  c->what, c->status);
+}
+
+/* ------------------------------------------------------------------------ */
+/* PE01: OPEN_PERM, ACCESS_PERM, OPEN_EXEC_PERM on every mark type          */
+/* ------------------------------------------------------------------------ */
+
+enum pe_mark { PM_INODE, PM_MOUNT, PM_SB, PM_PARENT };
+
+/*
+ * Files: d/f (data) and d/t (/bin/true). For each of the three permission
+ * events a fresh CONTENT group with one mark of the given type: the
+ * operation blocks on exactly one event, ALLOW lets it through, DENY makes
+ * it fail with EPERM; the same operation on a file the mark does not cover
+ * (ctl/f, ctl/t) neither blocks nor queues anything.
+ */
+static void perm_each_event(struct fst_ctx *ctx, enum pe_mark type) {
+	static const uint64_t masks[] = { FAN_OPEN_PERM, FAN_ACCESS_PERM, FAN_OPEN_EXEC_PERM };
+	const char *ctl;
+	unsigned mflags = FAN_MARK_ADD;
+	uint64_t extra = 0;
+
+	fst_require(ctx, FSN_FEAT_PERM_OPEN);
+	fst_require(ctx, FSN_FEAT_PERM_ACCESS);
+	fst_require(ctx, FSN_FEAT_PERM_OPEN_EXEC);
+	FST_SYS(ctx, mkdir("d", 0755));
+	write_big(ctx, "d/f", 100);
+	copy_true(ctx, "d/t");
+
+	switch (type) {
+	case PM_INODE: /* a sibling */
+		FST_SYS(ctx, mkdir("d/s", 0755));
+		ctl = "d/s";
+		break;
+	case PM_PARENT: /* a grandchild */
+		FST_SYS(ctx, mkdir("d/sub", 0755));
+		ctl = "d/sub";
+		extra = FAN_EVENT_ON_CHILD;
+		break;
+	case PM_MOUNT: /* the same inodes through another mount */
+		fst_require(ctx, FSN_FEAT_MARK_MOUNT);
+		mflags |= FAN_MARK_MOUNT;
+		ctl = fst_bind(ctx, "d", "bind");
+		break;
+	case PM_SB: /* another filesystem */
+		fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
+		mflags |= FAN_MARK_FILESYSTEM;
+		ctl = fst_mount_tmpfs(ctx, "aux");
+		break;
+	}
+	if (type == PM_INODE || type == PM_PARENT || type == PM_SB) {
+		write_big(ctx, fst_strdupf(ctx, "%s/f", ctl), 100);
+		copy_true(ctx, fst_strdupf(ctx, "%s/t", ctl));
+	}
+
+	for (size_t i = 0; i < sizeof(masks) / sizeof(masks[0]); i++) {
+		uint64_t mask = masks[i];
+		bool exec = mask == FAN_OPEN_EXEC_PERM;
+		const char *obj = exec ? "d/t" : "d/f";
+		const char *target = type == PM_INODE ? obj : type == PM_PARENT ? "d" : ".";
+		const char *cobj = fst_strdupf(ctx, "%s/%s", ctl, exec ? "t" : "f");
+		struct fst_child *c;
+		int g = fst_fan_init(ctx, FAN_CLASS_CONTENT);
+
+		fst_log(ctx, "-- %s", fst_mask_str(FSN_MASK_FANOTIFY_EVENT, mask));
+		fst_mark(ctx, g, mflags, mask | extra, target);
+
+		for (int deny = 0; deny <= 1; deny++) {
+			c = exec                    ? fst_spawn_exec(ctx, obj)
+			    : mask == FAN_OPEN_PERM ? SPAWN_OP(ctx, OP_OPEN, obj, 0, 0)
+						    : SPAWN_OP(ctx, OP_READ, obj, 0, 10);
+			ANSWER(ctx, g, c, mask, obj, deny ? FAN_DENY : FAN_ALLOW);
+			if (deny)
+				fst_child_expect(ctx, c, EPERM);
+			else if (exec)
+				EXEC_RAN(ctx, c);
+			else
+				fst_child_expect(ctx, c, 0);
+			FST_EXPECT_NONE(ctx, g);
+		}
+
+		/* control: an object outside the mark */
+		c = exec                    ? fst_spawn_exec(ctx, cobj)
+		    : mask == FAN_OPEN_PERM ? SPAWN_OP(ctx, OP_OPEN, cobj, 0, 0)
+					    : SPAWN_OP(ctx, OP_READ, cobj, 0, 10);
+		if (exec)
+			EXEC_RAN(ctx, c);
+		else
+			fst_child_expect(ctx, c, 0);
+		FST_EXPECT_NONE(ctx, g);
+		fst_close(ctx, g);
+	}
+}
+
+static void pe01_inode_mark(struct fst_ctx *ctx) {
+	perm_each_event(ctx, PM_INODE);
+}
+
+static void pe01_mount_mark(struct fst_ctx *ctx) {
+	perm_each_event(ctx, PM_MOUNT);
+}
+
+static void pe01_sb_mark(struct fst_ctx *ctx) {
+	perm_each_event(ctx, PM_SB);
+}
+
+static void pe01_parent_mark(struct fst_ctx *ctx) {
+	perm_each_event(ctx, PM_PARENT);
+}
+
+/* ------------------------------------------------------------------------ */
+/* PE02: no merging, one bit and one response per event                     */
+/* ------------------------------------------------------------------------ */
+
+static void pe02_one_bit_per_event(struct fst_ctx *ctx) {
+	struct fst_child *c;
+	int g, n;
+
+	fst_require(ctx, FSN_FEAT_PERM_OPEN);
+	fst_require(ctx, FSN_FEAT_PERM_ACCESS);
+	fst_require(ctx, FSN_FEAT_PERM_OPEN_EXEC);
+	fst_require(ctx, FSN_FEAT_EVENT_OPEN_EXEC);
+	write_big(ctx, "f", 100);
+	copy_true(ctx, "t");
+
+	/* open + read: OPEN_PERM, then ACCESS_PERM, each answered alone */
+	g = fst_fan_init(ctx, FAN_CLASS_CONTENT);
+	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN_PERM | FAN_ACCESS_PERM, "f");
+	c = SPAWN_OP(ctx, OP_READ, "f", 0, 10);
+	ANSWER(ctx, g, c, FAN_OPEN_PERM, "f", FAN_ALLOW);
+	ANSWER(ctx, g, c, FAN_ACCESS_PERM, "f", FAN_ALLOW);
+	fst_child_expect(ctx, c, 0);
+	FST_EXPECT_NONE(ctx, g);
+	fst_close(ctx, g);
+
+	/* execve: OPEN_EXEC_PERM, then OPEN_PERM; the notification group gets
+	 * the two bits in one event, once both were allowed */
+	g = fst_fan_init(ctx, FAN_CLASS_CONTENT);
+	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN_EXEC_PERM | FAN_OPEN_PERM, "t");
+	n = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	fst_mark(ctx, n, FAN_MARK_ADD, FAN_OPEN | FAN_OPEN_EXEC, "t");
+	c = fst_spawn_exec(ctx, "t");
+	ANSWER(ctx, g, c, FAN_OPEN_EXEC_PERM, "t", FAN_ALLOW);
+	FST_EXPECT_NONE(ctx, n);
+	ANSWER(ctx, g, c, FAN_OPEN_PERM, "t", FAN_ALLOW);
+	EXEC_RAN(ctx, c);
+	FST_EXPECT(ctx, n, { .mask = FAN_OPEN | FAN_OPEN_EXEC, .path = "t", .pid = c->pid });
+	FST_EXPECT_NONE(ctx, g);
+
+	/* the second event denied: execve fails, nothing was opened */
+	c = fst_spawn_exec(ctx, "t");
+	ANSWER(ctx, g, c, FAN_OPEN_EXEC_PERM, "t", FAN_ALLOW);
+	ANSWER(ctx, g, c, FAN_OPEN_PERM, "t", FAN_DENY);
+	fst_child_expect(ctx, c, EPERM);
+	FST_EXPECT_NONE(ctx, g);
+	FST_EXPECT_NONE(ctx, n);
+}
+
+struct thr_arg {
+	const char *path;
+	int result;
+};
+
+static void *thr_open(void *p) {
+	struct thr_arg *a = p;
+	int fd = open(a->path, O_RDONLY | O_CLOEXEC);
+
+	a->result = fd < 0 ? errno : 0;
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+/* Two threads open path at once. Result: bits 0-7 allowed opens, 8-15
+ * EPERM, 16-23 anything else. */
+static int child_two_threads(void *arg) {
+	struct thr_arg a[2] = { { arg, -1 }, { arg, -1 } };
+	pthread_t t[2];
+	int ok = 0, eperm = 0, other = 0;
+
+	for (int i = 0; i < 2; i++)
+		if (pthread_create(&t[i], NULL, thr_open, &a[i]) != 0)
+			return 1 << 16;
+	for (int i = 0; i < 2; i++) {
+		pthread_join(t[i], NULL);
+		if (a[i].result == 0)
+			ok++;
+		else if (a[i].result == EPERM)
+			eperm++;
+		else
+			other++;
+	}
+	return ok | eperm << 8 | other << 16;
+}
+
+/* Two threads of one process (same pid, same file, same mask): with the
+ * first event still unread when the second is queued, notification events
+ * merge (the control group n gets one FAN_OPEN for two opens); permission
+ * events must not. */
+static void pe02_threads_not_merged(struct fst_ctx *ctx) {
+	struct fst_events *e;
+	struct fst_child *c;
+	int g, n, r;
+
+	fst_require(ctx, FSN_FEAT_PERM_OPEN);
+	write_big(ctx, "f", 100);
+	g = fst_fan_init(ctx, FAN_CLASS_CONTENT);
+	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN_PERM, "f");
+	n = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	fst_mark(ctx, n, FAN_MARK_ADD, FAN_OPEN, "f");
+
+	for (int deny = 1; deny >= 0; deny--) {
+		c = fst_spawn(ctx, "two threads open(f)", child_two_threads, (void *)"f", -1);
+		WAIT_BLOCKED(ctx, c, 2); /* both events queued, none read */
+		ck_assert_int_eq(queued_bytes(ctx, g), 2 * EV_LEN);
+		e = FST_EXPECT(ctx, g, { .mask = FAN_OPEN_PERM, .path = "f", .pid = c->pid },
+			       { .mask = FAN_OPEN_PERM, .path = "f", .pid = c->pid });
+		ck_assert_int_ne(e->e[0].ev.fd, e->e[1].ev.fd);
+
+		/* each event has its own response: one thread is answered ... */
+		fst_respond(ctx, g, &e->e[0], deny ? FAN_DENY : FAN_ALLOW);
+		WAIT_BLOCKED(ctx, c, 1); /* ... the other still waits */
+		FST_EXPECT_NONE(ctx, g);
+		fst_respond(ctx, g, &e->e[1], FAN_ALLOW);
+		r = fst_child_wait(ctx, c, FST_WAIT_MS);
+		if (r != (deny ? 1 | 1 << 8 : 2))
+			fst_fail(ctx, "threads: %d allowed, %d EPERM, %d other; expected %s",
+				 r & 0xff, (r >> 8) & 0xff, (r >> 16) & 0xff,
+				 deny ? "1 allowed and 1 EPERM" : "2 allowed");
+		FST_EXPECT_NONE(ctx, g);
+		/* one FAN_OPEN: one open allowed, or two merged */
+		FST_EXPECT(ctx, n, { .mask = FAN_OPEN, .path = "f", .pid = c->pid });
+	}
+}
+
+static void pe02_two_processes_out_of_order(struct fst_ctx *ctx) {
+	struct fst_event *e1, *e2;
+	struct fst_child *c1, *c2;
+	int g;
+
+	fst_require(ctx, FSN_FEAT_PERM_OPEN);
+	write_big(ctx, "f", 100);
+	g = fst_fan_init(ctx, FAN_CLASS_CONTENT);
+	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN_PERM, "f");
+
+	c1 = SPAWN_OP(ctx, OP_OPEN, "f", 0, 0);
+	e1 = PERM_EVENT(ctx, g, c1, FAN_OPEN_PERM, "f");
+	c2 = SPAWN_OP(ctx, OP_OPEN, "f", 0, 0);
+	e2 = PERM_EVENT(ctx, g, c2, FAN_OPEN_PERM, "f");
+	WAIT_BLOCKED(ctx, c1, 1);
+
+	/* the later event answered first: only its process moves */
+	fst_respond(ctx, g, e2, FAN_DENY);
+	fst_child_expect(ctx, c2, EPERM);
+	WAIT_BLOCKED(ctx, c1, 1);
+	FST_EXPECT_NONE(ctx, g);
+	fst_respond(ctx, g, e1, FAN_ALLOW);
+	fst_child_expect(ctx, c1, 0);
+	FST_EXPECT_NONE(ctx, g);
+}
+
+/* Write a raw response; 0 or -errno. */
+static int respond_raw(int g, int fd, uint32_t response) {
+	struct fanotify_response r = { .fd = fd, .response = response };
+
+	if (write(g, &r, sizeof(r)) != sizeof(r))
+		return -errno;
+	return 0;
+}
+
+static void pe02_one_response_per_event(struct fst_ctx *ctx) {
+	struct fst_event *e, *eb;
+	struct fst_child *c, *cb;
+	int g, gb, fd;
+
+	fst_require(ctx, FSN_FEAT_PERM_OPEN);
+	write_big(ctx, "f", 100);
+	write_big(ctx, "b", 100);
+	g = fst_fan_init(ctx, FAN_CLASS_CONTENT);
+	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN_PERM, "f");
+	gb = fst_fan_init(ctx, FAN_CLASS_CONTENT);
+	fst_mark(ctx, gb, FAN_MARK_ADD, FAN_OPEN_PERM, "b");
+
+	c = SPAWN_OP(ctx, OP_OPEN, "f", 0, 0);
+	e = PERM_EVENT(ctx, g, c, FAN_OPEN_PERM, "f");
+	cb = SPAWN_OP(ctx, OP_OPEN, "b", 0, 0);
+	eb = PERM_EVENT(ctx, gb, cb, FAN_OPEN_PERM, "b");
+	fd = e->ev.fd;
+
+	/* not a verdict: rejected, the event stays pending */
+	ck_assert_int_eq(respond_raw(g, fd, 0), -EINVAL);
+	ck_assert_int_eq(respond_raw(g, fd, FAN_ALLOW | FAN_DENY), -EINVAL);
+	/* no such pending event in this group: the fd of another group's
+	 * event, a fd that is no event at all */
+	ck_assert_int_eq(respond_raw(g, eb->ev.fd, FAN_DENY), -ENOENT);
+	ck_assert_int_eq(respond_raw(g, ctx->workfd, FAN_DENY), -ENOENT);
+	WAIT_BLOCKED(ctx, c, 1);
+	WAIT_BLOCKED(ctx, cb, 1);
+
+	/* the first valid answer decides; a second one finds nothing */
+	ck_assert_int_eq(respond_raw(g, fd, FAN_ALLOW), 0);
+	ck_assert_int_eq(respond_raw(g, fd, FAN_DENY), -ENOENT);
+	fst_child_expect(ctx, c, 0);
+	FST_SYS(ctx, close(fd));
+	e->ev.fd = -1;
+	FST_EXPECT_NONE(ctx, g);
+
+	/* the other group's event was untouched by all of this */
+	WAIT_BLOCKED(ctx, cb, 1);
+	fst_respond(ctx, gb, eb, FAN_DENY);
+	fst_child_expect(ctx, cb, EPERM);
+	FST_EXPECT_NONE(ctx, gb);
+}
+
+/* ------------------------------------------------------------------------ */
+/* PE03: closing a group releases its blocked processes                     */
+/* ------------------------------------------------------------------------ */
+
+static void pe03_close_releases_all(struct fst_ctx *ctx) {
+	struct fst_child *c[3];
+	struct fst_event *e0;
+	pid_t pids[3];
+	int g, n, fd0;
+
+	fst_require(ctx, FSN_FEAT_PERM_OPEN);
+	write_big(ctx, "f", 100);
+	n = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	fst_mark(ctx, n, FAN_MARK_ADD, FAN_OPEN, "f");
+	g = fst_fan_init(ctx, FAN_CLASS_CONTENT);
+	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN_PERM, "f");
+
+	/* one event read and unanswered, two never read */
+	c[0] = SPAWN_OP(ctx, OP_OPEN, "f", 0, 0);
+	e0 = PERM_EVENT(ctx, g, c[0], FAN_OPEN_PERM, "f");
+	fd0 = e0->ev.fd;
+	c[1] = SPAWN_OP(ctx, OP_OPEN, "f", 0, 0);
+	c[2] = SPAWN_OP(ctx, OP_OPEN, "f", 0, 0);
+	for (int i = 0; i < 3; i++) {
+		WAIT_BLOCKED(ctx, c[i], 1);
+		pids[i] = c[i]->pid;
+	}
+	ck_assert_int_eq(queued_bytes(ctx, g), 2 * EV_LEN);
+	FST_EXPECT_NONE(ctx, n);
+
+	fst_close(ctx, g);
+	for (int i = 0; i < 3; i++)
+		fst_child_expect(ctx, c[i], 0);
+	EXPECT_BY_PID(ctx, n, FAN_OPEN, "f", pids, 3);
+	FST_SYS(ctx, close(fd0));
+
+	/* nothing blocks any more */
+	c[0] = SPAWN_OP(ctx, OP_OPEN, "f", 0, 0);
+	fst_child_expect(ctx, c[0], 0);
+	FST_EXPECT(ctx, n, { .mask = FAN_OPEN, .path = "f", .pid = c[0]->pid });
+}
+
+static void pe03_close_passes_to_next_group(struct fst_ctx *ctx) {
+	struct fst_child *c;
+	int p, cg;
+
+	fst_require(ctx, FSN_FEAT_PERM_OPEN);
+	fst_require(ctx, FSN_FEAT_CLASS_PRE_CONTENT);
+	write_big(ctx, "f", 100);
+	cg = fst_fan_init(ctx, FAN_CLASS_CONTENT);
+	fst_mark(ctx, cg, FAN_MARK_ADD, FAN_OPEN_PERM, "f");
+	p = fst_fan_init(ctx, FAN_CLASS_PRE_CONTENT);
+	fst_mark(ctx, p, FAN_MARK_ADD, FAN_OPEN_PERM, "f");
+
+	/* closing the first group is its "allow": the next group is still
+	 * asked, and its deny is final */
+	c = SPAWN_OP(ctx, OP_OPEN, "f", 0, 0);
+	PERM_EVENT(ctx, p, c, FAN_OPEN_PERM, "f");
+	FST_EXPECT_NONE(ctx, cg);
+	fst_close(ctx, p);
+	ANSWER(ctx, cg, c, FAN_OPEN_PERM, "f", FAN_DENY);
+	fst_child_expect(ctx, c, EPERM);
+	FST_EXPECT_NONE(ctx, cg);
+}
+
+struct churn_arg {
+	char file[PATH_MAX];
+	char dir[PATH_MAX];
+	int stop_fd;
+	volatile int *iterations; /* shared with the case */
+};
+
+/* Create, mark and destroy permission groups until stop_fd hangs up (or a
+ * bounded number of rounds). Their marks make openers block on them too;
+ * closing releases them. Returns 0 or the errno of a failed call. */
+static int child_churn(void *p) {
+	const struct churn_arg *a = p;
+
+	for (int i = 0; i < 200000; i++) {
+		struct pollfd pf = { .fd = a->stop_fd, .events = POLLIN };
+		static const unsigned types[] = { 0, FAN_MARK_MOUNT, FAN_MARK_FILESYSTEM };
+		unsigned t = types[i % 3];
+		int g;
+
+		if (poll(&pf, 1, 0) != 0)
+			return 0;
+		g = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC | FAN_NONBLOCK, O_RDONLY);
+		if (g < 0)
+			return errno;
+		if (fanotify_mark(g, FAN_MARK_ADD | t, FAN_OPEN_PERM | FAN_ACCESS_PERM, AT_FDCWD,
+				  t ? a->dir : a->file) < 0) {
+			int e = errno;
+
+			close(g);
+			return e;
+		}
+		close(g);
+		(*a->iterations)++;
+	}
+	return 0;
+}
+
+#define CHURN_ROUNDS 8 /* 3 children a round: within the harness's 64 */
+
+static void pe03_close_during_group_churn(struct fst_ctx *ctx) {
+	struct churn_arg a;
+	struct fst_child *churn;
+	int stop[2];
+
+	fst_require(ctx, FSN_FEAT_PERM_OPEN);
+	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
+	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
+	write_big(ctx, "f", 100);
+	snprintf(a.file, sizeof(a.file), "%s/f", ctx->work);
+	snprintf(a.dir, sizeof(a.dir), "%s", ctx->work);
+	a.iterations =
+	    mmap(NULL, sizeof(int), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (a.iterations == MAP_FAILED)
+		fst_fail(ctx, "mmap: %s", fst_errname(errno));
+	FST_SYS(ctx, pipe2(stop, O_CLOEXEC));
+	a.stop_fd = stop[0];
+	churn = fst_spawn(ctx, "group churn", child_churn, &a, stop[0]);
+	FST_SYS(ctx, close(stop[0]));
+
+	for (int round = 0; round < CHURN_ROUNDS; round++) {
+		struct fst_child *c[3];
+		pid_t pids[3];
+		int g, it0;
+
+		g = fst_fan_init(ctx, FAN_CLASS_CONTENT);
+		fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN_PERM, "f");
+		for (int i = 0; i < 3; i++) {
+			c[i] = SPAWN_OP(ctx, OP_READ, "f", 0, 10);
+			pids[i] = c[i]->pid;
+		}
+		/* all three end up waiting in g (after any churn group they
+		 * met on the way, which releases them when it goes) */
+		for (int ms = 0; queued_bytes(ctx, g) < 3 * EV_LEN; ms++) {
+			if (ms >= FST_WAIT_MS)
+				fst_fail(ctx, "round %d: %d bytes queued after %d ms, expected %d",
+					 round, queued_bytes(ctx, g), FST_WAIT_MS, 3 * EV_LEN);
+			poll(NULL, 0, 1);
+		}
+		for (int i = 0; i < 3; i++)
+			WAIT_BLOCKED(ctx, c[i], 1);
+		/* odd rounds: the events were read (access list), even: not */
+		if (round % 2)
+			EXPECT_BY_PID(ctx, g, FAN_OPEN_PERM, "f", pids, 3);
+		else
+			ck_assert_int_eq(queued_bytes(ctx, g), 3 * EV_LEN);
+		/* other groups are created and destroyed while ours holds
+		 * three waiters: at least two whole cycles (bounded) */
+		it0 = *a.iterations;
+		for (int ms = 0; *a.iterations < it0 + 2; ms++) {
+			if (ms >= FST_WAIT_MS)
+				fst_fail(ctx, "round %d: the churner made %d group(s) in %d ms",
+					 round, *a.iterations - it0, FST_WAIT_MS);
+			poll(NULL, 0, 1);
+		}
+		fst_close(ctx, g);
+		for (int i = 0; i < 3; i++)
+			fst_child_expect(ctx, c[i], 0);
+	}
+	fst_log(ctx, "%d rounds, %d churn groups", CHURN_ROUNDS, *a.iterations);
+	FST_SYS(ctx, close(stop[1]));
+	fst_child_expect(ctx, churn, 0);
+	munmap((void *)a.iterations, sizeof(int));
+}
+
+/* A waiter killed before its event is read takes the event with it; one
+ * killed after leaves an event that can still be answered, once. */
+static void pe03_killed_waiter(struct fst_ctx *ctx) {
+	struct fst_events *e;
+	struct fst_child *c;
+	int g;
+
+	fst_require(ctx, FSN_FEAT_PERM_OPEN);
+	write_big(ctx, "f", 100);
+	g = fst_fan_init(ctx, FAN_CLASS_CONTENT);
+	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN_PERM, "f");
+
+	c = SPAWN_OP(ctx, OP_OPEN, "f", 0, 0);
+	WAIT_BLOCKED(ctx, c, 1);
+	ck_assert_int_eq(queued_bytes(ctx, g), EV_LEN);
+	FST_SYS(ctx, kill(c->pid, SIGKILL));
+	FST_SYS(ctx, waitpid(c->pid, NULL, 0));
+	c->reaped = true;
+	ck_assert_int_eq(queued_bytes(ctx, g), 0);
+	FST_EXPECT_NONE(ctx, g);
+
+	c = SPAWN_OP(ctx, OP_OPEN, "f", 0, 0);
+	fst_wait_readable(ctx, g, FST_WAIT_MS);
+	e = FST_EXPECT(ctx, g, { .mask = FAN_OPEN_PERM, .path = "f", .pid = c->pid });
+	WAIT_BLOCKED(ctx, c, 1);
+	FST_SYS(ctx, kill(c->pid, SIGKILL));
+	FST_SYS(ctx, waitpid(c->pid, NULL, 0));
+	c->reaped = true;
+	ck_assert_int_eq(respond_raw(g, e->e[0].ev.fd, FAN_ALLOW), 0);
+	ck_assert_int_eq(respond_raw(g, e->e[0].ev.fd, FAN_ALLOW), -ENOENT);
+	fst_close(ctx, e->e[0].ev.fd);
+	FST_EXPECT_NONE(ctx, g);
+
+	/* control: the group still works */
+	c = SPAWN_OP(ctx, OP_OPEN, "f", 0, 0);
+	ANSWER(ctx, g, c, FAN_OPEN_PERM, "f", FAN_DENY);
+	fst_child_expect(ctx, c, EPERM);
+	FST_EXPECT_NONE(ctx, g);
+}
+
+/* ------------------------------------------------------------------------ */
+/* PE04: FAN_DENY_ERRNO                                                     */
+/* ------------------------------------------------------------------------ */
+
+static const int deny_errnos[] = { EIO, EPERM, EBUSY, ETXTBSY, EAGAIN, ENOSPC, EDQUOT };
+
+static void pe04_deny_errno_returned(struct fst_ctx *ctx) {
+	struct fst_child *c;
+	int g;
+
+	fst_require(ctx, FSN_FEAT_DENY_ERRNO);
+	fst_require(ctx, FSN_FEAT_PERM_OPEN);
+	fst_require(ctx, FSN_FEAT_PERM_ACCESS);
+	fst_require(ctx, FSN_FEAT_PERM_OPEN_EXEC);
+	write_big(ctx, "f", 100);
+	copy_true(ctx, "t");
+	g = fst_fan_init(ctx, FAN_CLASS_PRE_CONTENT);
+	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN_PERM, "f");
+
+	for (size_t i = 0; i < sizeof(deny_errnos) / sizeof(deny_errnos[0]); i++) {
+		c = SPAWN_OP(ctx, OP_OPEN, "f", 0, 0);
+		ANSWER(ctx, g, c, FAN_OPEN_PERM, "f", FAN_DENY_ERRNO(deny_errnos[i]));
+		fst_child_expect(ctx, c, deny_errnos[i]);
+		FST_EXPECT_NONE(ctx, g);
+	}
+	/* FAN_DENY_ERRNO(0) is a plain deny */
+	c = SPAWN_OP(ctx, OP_OPEN, "f", 0, 0);
+	ANSWER(ctx, g, c, FAN_OPEN_PERM, "f", FAN_DENY_ERRNO(0));
+	fst_child_expect(ctx, c, EPERM);
+	fst_mark(ctx, g, FAN_MARK_REMOVE, FAN_OPEN_PERM, "f");
+
+	/* read: the open goes through, the read gets the errno */
+	fst_mark(ctx, g, FAN_MARK_ADD, FAN_ACCESS_PERM, "f");
+	c = SPAWN_OP(ctx, OP_READ, "f", 0, 10);
+	ANSWER(ctx, g, c, FAN_ACCESS_PERM, "f", FAN_DENY_ERRNO(EIO));
+	fst_child_expect(ctx, c, EIO);
+	FST_EXPECT_NONE(ctx, g);
+
+	/* execve */
+	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN_EXEC_PERM, "t");
+	c = fst_spawn_exec(ctx, "t");
+	ANSWER(ctx, g, c, FAN_OPEN_EXEC_PERM, "t", FAN_DENY_ERRNO(ETXTBSY));
+	fst_child_expect(ctx, c, ETXTBSY);
+	FST_EXPECT_NONE(ctx, g);
+}
+
+static void pe04_deny_errno_refused(struct fst_ctx *ctx) {
+	static const int bad[] = { EINVAL, ENOENT, EACCES, EROFS, EINTR, ENOMEM, 255 };
+	struct fst_event *e;
+	struct fst_child *c;
+	int g;
+
+	fst_require(ctx, FSN_FEAT_DENY_ERRNO);
+	fst_require(ctx, FSN_FEAT_PERM_OPEN);
+	write_big(ctx, "f", 100);
+
+	/* a CONTENT group: no custom errno at all */
+	g = fst_fan_init(ctx, FAN_CLASS_CONTENT);
+	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN_PERM, "f");
+	c = SPAWN_OP(ctx, OP_OPEN, "f", 0, 0);
+	e = PERM_EVENT(ctx, g, c, FAN_OPEN_PERM, "f");
+	for (size_t i = 0; i < sizeof(deny_errnos) / sizeof(deny_errnos[0]); i++)
+		ck_assert_int_eq(respond_raw(g, e->ev.fd, FAN_DENY_ERRNO(deny_errnos[i])), -EINVAL);
+	WAIT_BLOCKED(ctx, c, 1); /* still pending */
+	fst_respond(ctx, g, e, FAN_DENY);
+	fst_child_expect(ctx, c, EPERM);
+	FST_EXPECT_NONE(ctx, g);
+	fst_close(ctx, g);
+
+	/* a PRE_CONTENT group: only the listed errnos, only with FAN_DENY */
+	fst_require(ctx, FSN_FEAT_CLASS_PRE_CONTENT);
+	g = fst_fan_init(ctx, FAN_CLASS_PRE_CONTENT);
+	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN_PERM, "f");
+	c = SPAWN_OP(ctx, OP_OPEN, "f", 0, 0);
+	e = PERM_EVENT(ctx, g, c, FAN_OPEN_PERM, "f");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (respond_raw(g, e->ev.fd, FAN_DENY_ERRNO(bad[i])) != -EINVAL)
+			fst_fail(ctx, "FAN_DENY_ERRNO(%s) was not refused with EINVAL",
+				 fst_errname(bad[i]));
+	ck_assert_int_eq(respond_raw(g, e->ev.fd, FAN_ALLOW | (FAN_DENY_ERRNO(EIO) & ~FAN_DENY)),
+			 -EINVAL);
+	WAIT_BLOCKED(ctx, c, 1); /* still pending */
+	fst_respond(ctx, g, e, FAN_DENY_ERRNO(EDQUOT));
+	fst_child_expect(ctx, c, EDQUOT);
+	FST_EXPECT_NONE(ctx, g);
+}
+
+/* ------------------------------------------------------------------------ */
+/* PE05: pre-content events                                                 */
+/* ------------------------------------------------------------------------ */
+
+static void pe05_mark_fs_support(struct fst_ctx *ctx) {
+	struct fst_child *c;
+	int p, cg;
+
+	fst_require(ctx, FSN_FEAT_CLASS_PRE_CONTENT);
+	write_big(ctx, "f", 100);
+	FST_SYS(ctx, mkdir("d", 0755));
+	FST_SYS(ctx, mkfifo("fifo", 0644));
+	p = fst_fan_init(ctx, FAN_CLASS_PRE_CONTENT);
+
+	/* PRE_ACCESS needs a PRE_CONTENT group on every filesystem */
+	fst_require(ctx, FSN_FEAT_PERM_OPEN);
+	cg = fst_fan_init(ctx, FAN_CLASS_CONTENT);
+	ck_assert_int_eq(fst_mark_err(ctx, cg, FAN_MARK_ADD, FAN_PRE_ACCESS, "f"), -EINVAL);
+
+	if (strcmp(ctx->fs, "tmpfs") == 0) {
+		/* FAN_DENY_ERRNO came with pre-content events (6.14): a kernel
+		 * with it knows FAN_PRE_ACCESS, so tmpfs itself must refuse */
+		fst_require(ctx, FSN_FEAT_DENY_ERRNO);
+		ck_assert_int_eq(fst_mark_err(ctx, p, FAN_MARK_ADD, FAN_PRE_ACCESS, "f"),
+				 -EOPNOTSUPP);
+		ck_assert_int_eq(
+		    fst_mark_err(ctx, p, FAN_MARK_ADD, FAN_PRE_ACCESS | FAN_EVENT_ON_CHILD, "d"),
+		    -EOPNOTSUPP);
+		ck_assert_int_eq(
+		    fst_mark_err(ctx, p, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_PRE_ACCESS, "."),
+		    -EOPNOTSUPP);
+		ck_assert_int_eq(
+		    fst_mark_err(ctx, p, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_PRE_ACCESS, "."),
+		    -EOPNOTSUPP);
+		ck_assert_int_eq(
+		    fst_mark_err(ctx, p, FAN_MARK_ADD, FAN_OPEN_PERM | FAN_PRE_ACCESS, "f"),
+		    -EOPNOTSUPP);
+		/* FAN_ONDIR is refused before the filesystem is looked at */
+		ck_assert_int_eq(
+		    fst_mark_err(ctx, p, FAN_MARK_ADD, FAN_PRE_ACCESS | FAN_ONDIR, "d"), -EINVAL);
+	} else {
+		fst_require(ctx, FSN_FEAT_PRE_ACCESS);
+		fst_mark(ctx, p, FAN_MARK_ADD, FAN_PRE_ACCESS, "f");
+		fst_mark(ctx, p, FAN_MARK_ADD, FAN_PRE_ACCESS | FAN_EVENT_ON_CHILD, "d");
+		fst_mark(ctx, p, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_PRE_ACCESS, ".");
+		fst_mark(ctx, p, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_PRE_ACCESS, ".");
+		/* only regular files and directories; no FAN_ONDIR */
+		ck_assert_int_eq(fst_mark_err(ctx, p, FAN_MARK_ADD, FAN_PRE_ACCESS, "fifo"),
+				 -EINVAL);
+		ck_assert_int_eq(
+		    fst_mark_err(ctx, p, FAN_MARK_ADD, FAN_PRE_ACCESS | FAN_ONDIR, "d"), -EINVAL);
+		fst_mark(ctx, p, FAN_MARK_REMOVE | FAN_MARK_FILESYSTEM, FAN_PRE_ACCESS, ".");
+		fst_mark(ctx, p, FAN_MARK_REMOVE | FAN_MARK_MOUNT, FAN_PRE_ACCESS, ".");
+	}
+
+	/* control: the same group takes and delivers ordinary permission
+	 * events on this filesystem */
+	fst_mark(ctx, p, FAN_MARK_ADD, FAN_OPEN_PERM, "f");
+	c = SPAWN_OP(ctx, OP_OPEN, "f", 0, 0);
+	ANSWER(ctx, p, c, FAN_OPEN_PERM, "f", FAN_DENY);
+	fst_child_expect(ctx, c, EPERM);
+	FST_EXPECT_NONE(ctx, p);
+	FST_EXPECT_NONE(ctx, cg);
+}
+
+/* A PRE_CONTENT group with PRE_ACCESS|ACCESS_PERM on f (4 pages + 100). */
+static int pre_group(struct fst_ctx *ctx, uint64_t mask) {
+	int p;
+
+	fst_require(ctx, FSN_FEAT_PRE_ACCESS);
+	fst_require(ctx, FSN_FEAT_PERM_ACCESS);
+	write_big(ctx, "f", 4 * page_size() + 100);
+	p = fst_fan_init(ctx, FAN_CLASS_PRE_CONTENT);
+	fst_mark(ctx, p, FAN_MARK_ADD, mask, "f");
+	return p;
+}
+
+/* child pread(len at pos): PRE_ACCESS (range) answered with r1, then, if
+ * allowed, ACCESS_PERM answered with r2. */
+#define PREAD_STEP(ctx, p, pos, len, r1, r2, want)                                                 \
+	pread_step(ctx, p, pos, len, r1, r2, want, __FILE__, __LINE__)
+static void pread_step(struct fst_ctx *ctx, int p, off_t pos, size_t len, uint32_t r1, uint32_t r2,
+		       int want, const char *file, int line) {
+	struct fst_child *c = spawn_op(ctx, OP_READ, "f", pos, len, file, line);
+	struct fst_event *e;
+
+	e = perm_event(ctx, p, c, FAN_PRE_ACCESS, "f", file, line);
+	check_range(ctx, e, (uint64_t)pos, len, file, line);
+	fst_respond_(ctx, p, e, r1, file, line);
+	if (r1 == FAN_ALLOW) {
+		e = perm_event(ctx, p, c, FAN_ACCESS_PERM, "f", file, line);
+		check_no_info(ctx, e, file, line);
+		fst_respond_(ctx, p, e, r2, file, line);
+	}
+	fst_child_expect_(ctx, c, want, file, line);
+	fst_expect_(ctx, p, NULL, 0, "pre-content group", file, line);
+}
+
+static void pe05_read_range(struct fst_ctx *ctx) {
+	uint64_t pg = page_size();
+	struct fst_child *c;
+	int p = pre_group(ctx, FAN_PRE_ACCESS | FAN_ACCESS_PERM);
+
+	/* a few bytes inside one page, across pages, starting unaligned */
+	PREAD_STEP(ctx, p, 0, 10, FAN_ALLOW, FAN_ALLOW, 0);
+	PREAD_STEP(ctx, p, (off_t)pg + 904, 100, FAN_ALLOW, FAN_ALLOW, 0);
+	PREAD_STEP(ctx, p, 100, 2 * pg, FAN_ALLOW, FAN_ALLOW, 0);
+	/* beyond the end of the file: the range is not clamped */
+	PREAD_STEP(ctx, p, (off_t)(8 * pg + 10), 100, FAN_ALLOW, FAN_ALLOW, 0);
+
+	/* deny at the pre-content event: no ACCESS_PERM follows */
+	PREAD_STEP(ctx, p, 0, 10, FAN_DENY, 0, EPERM);
+	/* deny at the legacy event */
+	PREAD_STEP(ctx, p, 0, 10, FAN_ALLOW, FAN_DENY, EPERM);
+	if (ctx->probe && ctx->probe->feat[FSN_FEAT_DENY_ERRNO].support == FSN_SUPPORTED)
+		PREAD_STEP(ctx, p, 0, 10, FAN_DENY_ERRNO(EIO), 0, EIO);
+
+	/* closing the group with a pre-content event pending allows it */
+	c = SPAWN_OP(ctx, OP_READ, "f", 0, 10);
+	PERM_EVENT(ctx, p, c, FAN_PRE_ACCESS, "f");
+	fst_close(ctx, p);
+	fst_child_expect(ctx, c, 0);
+}
+
+static void pe05_write_range(struct fst_ctx *ctx) {
+	uint64_t pg = page_size();
+	struct fst_event *e;
+	struct fst_child *c;
+	char b[8];
+	int p, n, fd;
+
+	/* ACCESS_PERM in the mask too: a write must not ask for it */
+	p = pre_group(ctx, FAN_PRE_ACCESS | FAN_ACCESS_PERM);
+	n = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	fst_mark(ctx, n, FAN_MARK_ADD, FAN_MODIFY, "f");
+
+	/* denied: EPERM, the file unchanged, no MODIFY */
+	c = SPAWN_OP(ctx, OP_WRITE, "f", (off_t)pg + 10, 5);
+	e = PERM_EVENT(ctx, p, c, FAN_PRE_ACCESS, "f");
+	CHECK_RANGE(ctx, e, pg + 10, 5);
+	fst_respond(ctx, p, e, FAN_DENY);
+	fst_child_expect(ctx, c, EPERM);
+	FST_EXPECT_NONE(ctx, p);
+	FST_EXPECT_NONE(ctx, n);
+
+	/* allowed, across a page boundary: written, MODIFY */
+	c = SPAWN_OP(ctx, OP_WRITE, "f", (off_t)(2 * pg - 2), 5);
+	e = PERM_EVENT(ctx, p, c, FAN_PRE_ACCESS, "f");
+	CHECK_RANGE(ctx, e, 2 * pg - 2, 5);
+	FST_EXPECT_NONE(ctx, n);
+	fst_respond(ctx, p, e, FAN_ALLOW);
+	fst_child_expect(ctx, c, 0);
+	FST_EXPECT_NONE(ctx, p);
+	FST_EXPECT(ctx, n, { .mask = FAN_MODIFY, .path = "f", .pid = c->pid });
+
+	/* the content, read once nothing watches any more */
+	fst_close(ctx, p);
+	fd = fst_open(ctx, "f", O_RDONLY);
+	ck_assert_int_eq(FST_SYS(ctx, pread(fd, b, 5, (off_t)pg + 10)), 5);
+	ck_assert_int_ne(b[0], 'W'); /* the denied write did not happen */
+	ck_assert_int_eq(FST_SYS(ctx, pread(fd, b, 5, (off_t)(2 * pg - 2))), 5);
+	ck_assert(memcmp(b, "WWWWW", 5) == 0);
+	fst_close(ctx, fd);
+}
+
+static void pe05_mmap_range(struct fst_ctx *ctx) {
+	uint64_t pg = page_size();
+	struct fst_event *e;
+	struct fst_child *c;
+	int p;
+
+	/* ACCESS_PERM in the mask too: mmap gives only pre-content events */
+	p = pre_group(ctx, FAN_PRE_ACCESS | FAN_ACCESS_PERM);
+
+	c = SPAWN_OP(ctx, OP_MMAP, "f", (off_t)pg, pg + 904);
+	e = PERM_EVENT(ctx, p, c, FAN_PRE_ACCESS, "f");
+	CHECK_RANGE(ctx, e, pg, pg + 904);
+	fst_respond(ctx, p, e, FAN_ALLOW);
+	fst_child_expect(ctx, c, 0); /* the child also touched every page */
+	FST_EXPECT_NONE(ctx, p);
+
+	c = SPAWN_OP(ctx, OP_MMAP, "f", 0, 3 * pg);
+	e = PERM_EVENT(ctx, p, c, FAN_PRE_ACCESS, "f");
+	CHECK_RANGE(ctx, e, 0, 3 * pg);
+	fst_respond(ctx, p, e, FAN_DENY);
+	fst_child_expect(ctx, c, EPERM);
+	FST_EXPECT_NONE(ctx, p);
+}
+
+struct read_twice {
+	const char *path;
+	int go_fd;
+};
+
+/* open, pread 1 byte, wait for a byte on go_fd, pread again. */
+static int child_read_twice(void *arg) {
+	const struct read_twice *a = arg;
+	char b;
+	int fd = open(a->path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || pread(fd, &b, 1, 0) < 0)
+		return errno;
+	if (read(a->go_fd, &b, 1) != 1)
+		return EPIPE;
+	if (pread(fd, &b, 1, 0) < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+/* PRE_ACCESS through each mark type (the open-time check that enables
+ * pre-content events on a file looks at inode, mount, sb and parent). */
+static void pe05_mark_types(struct fst_ctx *ctx) {
+	static const struct {
+		unsigned flags;
+		uint64_t extra;
+		const char *target;
+		enum fsn_feature feat;
+	} marks[] = {
+		{ 0, 0, "d/f", FSN_FEAT_MARK_INODE },
+		{ FAN_MARK_MOUNT, 0, ".", FSN_FEAT_MARK_MOUNT },
+		{ FAN_MARK_FILESYSTEM, 0, ".", FSN_FEAT_MARK_FILESYSTEM },
+		{ 0, FAN_EVENT_ON_CHILD, "d", FSN_FEAT_MARK_INODE },
+	};
+	struct read_twice a = { .path = "d/f" };
+	struct fst_event *e;
+	struct fst_child *c;
+	int p, go[2];
+
+	fst_require(ctx, FSN_FEAT_PRE_ACCESS);
+	FST_SYS(ctx, mkdir("d", 0755));
+	FST_SYS(ctx, mkdir("d/sub", 0755));
+	write_big(ctx, "d/f", 100);
+	write_big(ctx, "d/sub/g", 100);
+
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+		fst_require(ctx, marks[i].feat);
+		p = fst_fan_init(ctx, FAN_CLASS_PRE_CONTENT);
+		fst_mark(ctx, p, FAN_MARK_ADD | marks[i].flags, FAN_PRE_ACCESS | marks[i].extra,
+			 marks[i].target);
+		fst_log(ctx, "-- mark %zu on %s", i, marks[i].target);
+
+		c = SPAWN_OP(ctx, OP_READ, "d/f", 10, 20);
+		e = PERM_EVENT(ctx, p, c, FAN_PRE_ACCESS, "d/f");
+		CHECK_RANGE(ctx, e, 10, 20);
+		fst_respond(ctx, p, e, FAN_ALLOW);
+		fst_child_expect(ctx, c, 0);
+		FST_EXPECT_NONE(ctx, p);
+
+		if (marks[i].flags == 0) { /* inode, parent: a grandchild is outside */
+			c = SPAWN_OP(ctx, OP_READ, "d/sub/g", 10, 20);
+			fst_child_expect(ctx, c, 0);
+			FST_EXPECT_NONE(ctx, p);
+		}
+
+		/* a file opened while marked: its read blocks while the mark
+		 * is there, and no longer once the mark is removed */
+		FST_SYS(ctx, pipe2(go, O_CLOEXEC));
+		a.go_fd = go[0];
+		c = fst_spawn(ctx, "open(d/f), pread, wait, pread", child_read_twice, &a, go[0]);
+		FST_SYS(ctx, close(go[0]));
+		e = PERM_EVENT(ctx, p, c, FAN_PRE_ACCESS, "d/f");
+		CHECK_RANGE(ctx, e, 0, 1);
+		fst_respond(ctx, p, e, FAN_ALLOW);
+		fst_mark(ctx, p, FAN_MARK_REMOVE | marks[i].flags, FAN_PRE_ACCESS | marks[i].extra,
+			 marks[i].target);
+		FST_SYS(ctx, write(go[1], "g", 1));
+		fst_child_expect(ctx, c, 0);
+		FST_EXPECT_NONE(ctx, p);
+		FST_SYS(ctx, close(go[1]));
+		fst_close(ctx, p);
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* PE06: several permission groups, priority order, one deny is final       */
+/* ------------------------------------------------------------------------ */
+
+static void pe06_pre_content_first(struct fst_ctx *ctx) {
+	struct fst_child *c;
+	int cg, p, n;
+
+	fst_require(ctx, FSN_FEAT_PERM_OPEN);
+	fst_require(ctx, FSN_FEAT_CLASS_PRE_CONTENT);
+	write_big(ctx, "f", 100);
+	/* the CONTENT group is created and marked first */
+	cg = fst_fan_init(ctx, FAN_CLASS_CONTENT);
+	fst_mark(ctx, cg, FAN_MARK_ADD, FAN_OPEN_PERM, "f");
+	n = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	fst_mark(ctx, n, FAN_MARK_ADD, FAN_OPEN, "f");
+	p = fst_fan_init(ctx, FAN_CLASS_PRE_CONTENT);
+	fst_mark(ctx, p, FAN_MARK_ADD, FAN_OPEN_PERM, "f");
+
+	/* both allow: PRE_CONTENT asked first, then CONTENT, then FAN_OPEN */
+	c = SPAWN_OP(ctx, OP_OPEN, "f", 0, 0);
+	ANSWER_ALONE(ctx, p, cg, c, FAN_OPEN_PERM, "f", FAN_ALLOW);
+	FST_EXPECT_NONE(ctx, n);
+	ANSWER_ALONE(ctx, cg, p, c, FAN_OPEN_PERM, "f", FAN_ALLOW);
+	fst_child_expect(ctx, c, 0);
+	FST_EXPECT(ctx, n, { .mask = FAN_OPEN, .path = "f", .pid = c->pid });
+	FST_EXPECT_NONE(ctx, p);
+	FST_EXPECT_NONE(ctx, cg);
+
+	/* the first group denies: the second is never asked */
+	c = SPAWN_OP(ctx, OP_OPEN, "f", 0, 0);
+	ANSWER_ALONE(ctx, p, cg, c, FAN_OPEN_PERM, "f", FAN_DENY);
+	fst_child_expect(ctx, c, EPERM);
+	FST_EXPECT_NONE(ctx, cg);
+	FST_EXPECT_NONE(ctx, n);
+	FST_EXPECT_NONE(ctx, p);
+
+	/* the first allows, the second denies */
+	c = SPAWN_OP(ctx, OP_OPEN, "f", 0, 0);
+	ANSWER_ALONE(ctx, p, cg, c, FAN_OPEN_PERM, "f", FAN_ALLOW);
+	ANSWER_ALONE(ctx, cg, p, c, FAN_OPEN_PERM, "f", FAN_DENY);
+	fst_child_expect(ctx, c, EPERM);
+	FST_EXPECT_NONE(ctx, n);
+	FST_EXPECT_NONE(ctx, p);
+	FST_EXPECT_NONE(ctx, cg);
+}
+
+/* p (PRE_CONTENT) and cg (CONTENT) each have one mark on the path to
+ * d/t; an execve asks p and cg for OPEN_EXEC_PERM, then p and cg for
+ * OPEN_PERM, each while the other group has nothing; deny is final. */
+static void exec_order(struct fst_ctx *ctx, unsigned pflags, uint64_t pextra, const char *ptarget,
+		       unsigned cflags, uint64_t cextra, const char *ctarget) {
+	const uint64_t mask = FAN_OPEN_EXEC_PERM | FAN_OPEN_PERM;
+	struct fst_child *c;
+	int p, cg;
+
+	cg = fst_fan_init(ctx, FAN_CLASS_CONTENT);
+	fst_mark(ctx, cg, FAN_MARK_ADD | cflags, mask | cextra, ctarget);
+	p = fst_fan_init(ctx, FAN_CLASS_PRE_CONTENT);
+	fst_mark(ctx, p, FAN_MARK_ADD | pflags, mask | pextra, ptarget);
+
+	c = fst_spawn_exec(ctx, "d/t");
+	ANSWER_ALONE(ctx, p, cg, c, FAN_OPEN_EXEC_PERM, "d/t", FAN_ALLOW);
+	ANSWER_ALONE(ctx, cg, p, c, FAN_OPEN_EXEC_PERM, "d/t", FAN_ALLOW);
+	ANSWER_ALONE(ctx, p, cg, c, FAN_OPEN_PERM, "d/t", FAN_ALLOW);
+	ANSWER_ALONE(ctx, cg, p, c, FAN_OPEN_PERM, "d/t", FAN_ALLOW);
+	EXEC_RAN(ctx, c);
+	FST_EXPECT_NONE(ctx, p);
+	FST_EXPECT_NONE(ctx, cg);
+
+	/* p denies the first event: cg is never asked */
+	c = fst_spawn_exec(ctx, "d/t");
+	ANSWER_ALONE(ctx, p, cg, c, FAN_OPEN_EXEC_PERM, "d/t", FAN_DENY);
+	fst_child_expect(ctx, c, EPERM);
+	FST_EXPECT_NONE(ctx, cg);
+	FST_EXPECT_NONE(ctx, p);
+
+	/* cg denies the first event: p's OPEN_PERM never comes */
+	c = fst_spawn_exec(ctx, "d/t");
+	ANSWER_ALONE(ctx, p, cg, c, FAN_OPEN_EXEC_PERM, "d/t", FAN_ALLOW);
+	ANSWER_ALONE(ctx, cg, p, c, FAN_OPEN_EXEC_PERM, "d/t", FAN_DENY);
+	fst_child_expect(ctx, c, EPERM);
+	FST_EXPECT_NONE(ctx, p);
+	FST_EXPECT_NONE(ctx, cg);
+
+	fst_close(ctx, p);
+	fst_close(ctx, cg);
+}
+
+static void pe06_order_across_mark_types(struct fst_ctx *ctx) {
+	fst_require(ctx, FSN_FEAT_PERM_OPEN);
+	fst_require(ctx, FSN_FEAT_PERM_OPEN_EXEC);
+	fst_require(ctx, FSN_FEAT_CLASS_PRE_CONTENT);
+	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
+	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
+	FST_SYS(ctx, mkdir("d", 0755));
+	copy_true(ctx, "d/t");
+
+	fst_log(ctx, "-- PRE_CONTENT on the parent, CONTENT on the filesystem");
+	exec_order(ctx, 0, FAN_EVENT_ON_CHILD, "d", FAN_MARK_FILESYSTEM, 0, ".");
+	fst_log(ctx, "-- PRE_CONTENT on the mount, CONTENT on the inode");
+	exec_order(ctx, FAN_MARK_MOUNT, 0, ".", 0, 0, "d/t");
+	fst_log(ctx, "-- PRE_CONTENT on the filesystem, CONTENT on the parent");
+	exec_order(ctx, FAN_MARK_FILESYSTEM, 0, ".", 0, FAN_EVENT_ON_CHILD, "d");
+	fst_log(ctx, "-- PRE_CONTENT on the inode, CONTENT on the mount");
+	exec_order(ctx, 0, 0, "d/t", FAN_MARK_MOUNT, 0, ".");
+}
+
+/* Two CONTENT groups: asked one after the other in an unspecified order;
+ * whichever comes first and denies, the other is never asked. */
+static void pe06_same_class_deny_final(struct fst_ctx *ctx) {
+	int a, b, n;
+
+	fst_require(ctx, FSN_FEAT_PERM_OPEN);
+	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
+	write_big(ctx, "f", 100);
+	a = fst_fan_init(ctx, FAN_CLASS_CONTENT);
+	fst_mark(ctx, a, FAN_MARK_ADD, FAN_OPEN_PERM, "f");
+	b = fst_fan_init(ctx, FAN_CLASS_CONTENT);
+	fst_mark(ctx, b, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN_PERM, ".");
+	n = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	fst_mark(ctx, n, FAN_MARK_ADD, FAN_OPEN, "f");
+
+	for (int round = 0; round < 4; round++) {
+		bool deny = round >= 2;
+		struct pollfd pf[2] = { { .fd = a, .events = POLLIN },
+					{ .fd = b, .events = POLLIN } };
+		struct fst_child *c = SPAWN_OP(ctx, OP_OPEN, "f", 0, 0);
+		int first, second;
+
+		if (poll(pf, 2, FST_WAIT_MS) <= 0)
+			fst_fail(ctx, "no permission event in either group within %d ms",
+				 FST_WAIT_MS);
+		first = pf[0].revents ? a : b;
+		second = first == a ? b : a;
+		fst_log(ctx, "round %d: group %s asked first", round, first == a ? "a" : "b");
+		ANSWER_ALONE(ctx, first, second, c, FAN_OPEN_PERM, "f",
+			     deny ? FAN_DENY : FAN_ALLOW);
+		if (deny) {
+			fst_child_expect(ctx, c, EPERM);
+			FST_EXPECT_NONE(ctx, second);
+			FST_EXPECT_NONE(ctx, n);
+		} else {
+			FST_EXPECT_NONE(ctx, n);
+			ANSWER_ALONE(ctx, second, first, c, FAN_OPEN_PERM, "f", FAN_ALLOW);
+			fst_child_expect(ctx, c, 0);
+			FST_EXPECT(ctx, n, { .mask = FAN_OPEN, .path = "f", .pid = c->pid });
+		}
+		FST_EXPECT_NONE(ctx, a);
+		FST_EXPECT_NONE(ctx, b);
+	}
+}
+
+/* A read with a PRE_CONTENT group (PRE_ACCESS|ACCESS_PERM) and a CONTENT
+ * group (ACCESS_PERM): PRE_ACCESS, then ACCESS_PERM in priority order. */
+static void pe06_pre_access_first(struct fst_ctx *ctx) {
+	struct fst_event *e;
+	struct fst_child *c;
+	int p, cg;
+
+	p = pre_group(ctx, FAN_PRE_ACCESS | FAN_ACCESS_PERM);
+	cg = fst_fan_init(ctx, FAN_CLASS_CONTENT);
+	fst_mark(ctx, cg, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_ACCESS_PERM, ".");
+
+	c = SPAWN_OP(ctx, OP_READ, "f", 5, 10);
+	e = PERM_EVENT(ctx, p, c, FAN_PRE_ACCESS, "f");
+	CHECK_RANGE(ctx, e, 5, 10);
+	FST_EXPECT_NONE(ctx, cg);
+	fst_respond(ctx, p, e, FAN_ALLOW);
+	ANSWER_ALONE(ctx, p, cg, c, FAN_ACCESS_PERM, "f", FAN_ALLOW);
+	ANSWER_ALONE(ctx, cg, p, c, FAN_ACCESS_PERM, "f", FAN_ALLOW);
+	fst_child_expect(ctx, c, 0);
+	FST_EXPECT_NONE(ctx, p);
+	FST_EXPECT_NONE(ctx, cg);
+
+	/* the PRE_CONTENT group denies ACCESS_PERM: cg is not asked */
+	c = SPAWN_OP(ctx, OP_READ, "f", 5, 10);
+	ANSWER_ALONE(ctx, p, cg, c, FAN_PRE_ACCESS, "f", FAN_ALLOW);
+	ANSWER_ALONE(ctx, p, cg, c, FAN_ACCESS_PERM, "f", FAN_DENY);
+	fst_child_expect(ctx, c, EPERM);
+	FST_EXPECT_NONE(ctx, cg);
+	FST_EXPECT_NONE(ctx, p);
+}
+
+/* ------------------------------------------------------------------------ */
+
 const struct fst_case fst_cases_pe[] = {
+	FST_CASE(pe01_inode_mark, "PE01", FST_ALL_FS,
+		 "inode marks: OPEN/ACCESS/OPEN_EXEC_PERM block, ALLOW passes, DENY gives EPERM"),
+	FST_CASE(pe01_mount_mark, "PE01", FST_ALL_FS,
+		 "mount marks: the three permission events block, ALLOW/DENY; other mount free"),
+	FST_CASE(pe01_sb_mark, "PE01", FST_ALL_FS,
+		 "sb marks: the three permission events block, ALLOW/DENY; other fs free"),
+	FST_CASE(pe01_parent_mark, "PE01", FST_ALL_FS,
+		 "parent marks (EVENT_ON_CHILD): the three block, ALLOW/DENY; grandchild free"),
+	FST_CASE(pe02_one_bit_per_event, "PE02", FST_ALL_FS,
+		 "open+read and execve: one event per permission bit, each answered alone"),
+	FST_CASE(pe02_threads_not_merged, "PE02", FST_ALL_FS,
+		 "two threads of one process open a file: two events, DENY one, ALLOW the other"),
+	FST_CASE(pe02_two_processes_out_of_order, "PE02", FST_ALL_FS,
+		 "two blocked openers answered in reverse order: each gets its own answer"),
+	FST_CASE(pe02_one_response_per_event, "PE02", FST_ONCE,
+		 "invalid/foreign responses leave the event pending; a second answer is ENOENT"),
+	FST_CASE(pe03_close_releases_all, "PE03", FST_ALL_FS,
+		 "closing a group with one read and two unread events allows all three openers"),
+	FST_CASE(
+	    pe03_close_passes_to_next_group, "PE03,PE06", FST_ALL_FS,
+	    "closing the first permission group hands the event to the next one, which denies"),
+	FST_CASE_TIMEOUT(pe03_close_during_group_churn, "PE03", FST_ALL_FS, 30,
+			 "group close releases blocked readers while other groups come and go"),
+	FST_CASE(pe03_killed_waiter, "PE03", FST_ONCE,
+		 "a killed waiter's unread event vanishes; a read one is answered once"),
+	FST_CASE(pe04_deny_errno_returned, "PE04", FST_ALL_FS,
+		 "FAN_DENY_ERRNO(e) of a PRE_CONTENT group: open/read/execve fail with e"),
+	FST_CASE(pe04_deny_errno_refused, "PE04", FST_ONCE,
+		 "FAN_DENY_ERRNO is EINVAL in a CONTENT group and for other errnos; event stays"),
+	FST_CASE(pe05_mark_fs_support, "PE05", FST_ALL_FS,
+		 "tmpfs refuses FAN_PRE_ACCESS marks (EOPNOTSUPP); ext4/xfs/btrfs take them"),
+	FST_CASE(pe05_read_range, "PE05,PE04,PE03", FST_ALL_FS,
+		 "pread: PRE_ACCESS with the page-aligned range, then ACCESS_PERM; deny, errno"),
+	FST_CASE(pe05_write_range, "PE05", FST_ALL_FS,
+		 "pwrite: PRE_ACCESS with the range, no ACCESS_PERM; DENY leaves the file as is"),
+	FST_CASE(pe05_mmap_range, "PE05", FST_ALL_FS,
+		 "mmap: PRE_ACCESS with the mapped range, no ACCESS_PERM; DENY fails mmap"),
+	FST_CASE(pe05_mark_types, "PE05", FST_ALL_FS,
+		 "PRE_ACCESS through inode, mount, sb and parent marks; stops when removed"),
+	FST_CASE(pe06_pre_content_first, "PE06", FST_ALL_FS,
+		 "PRE_CONTENT group asked before a CONTENT group created earlier; deny is final"),
+	FST_CASE(pe06_order_across_mark_types, "PE06", FST_ALL_FS,
+		 "execve: EXEC_PERM p,c then OPEN_PERM p,c across parent/sb/mount/inode marks"),
+	FST_CASE(pe06_same_class_deny_final, "PE06", FST_ALL_FS,
+		 "two CONTENT groups: both asked once if allowed; the first deny ends it"),
+	FST_CASE(pe06_pre_access_first, "PE06,PE05", FST_ALL_FS,
+		 "read: PRE_ACCESS, then ACCESS_PERM of PRE_CONTENT and CONTENT groups in order"),
 	{ 0 },
 };
