@@ -648,6 +648,15 @@ struct fst_events *fst_read_(struct fst_ctx *ctx, int fd, bool keep_fds, const c
 			}
 		}
 	}
+	/* The array moved with every realloc(): point the names at their final
+	 * buffers only now. */
+	for (size_t i = 0; i < evs->n; i++) {
+		struct fst_event *e = &arr[i];
+
+		e->ev.name = e->ev.name ? e->name_buf : NULL;
+		e->ev.old_name = e->ev.old_name ? e->old_name_buf : NULL;
+		e->ev.new_name = e->ev.new_name ? e->new_name_buf : NULL;
+	}
 	evs->e = ctx_track(ctx, arr ? (void *)arr : calloc(1, sizeof(*arr)));
 	return evs;
 }
