@@ -24,7 +24,6 @@
 #include <linux/btrfs.h>
 #include <poll.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,10 +227,10 @@ static struct revs *raw_read_(struct fst_ctx *ctx, int g, bool keep, const char 
 
 struct xrec {
 	unsigned type;
-	const char *path;	   /* FID types: the object, resolved when matching */
+	const char *path;          /* FID types: the object, resolved when matching */
 	const struct fst_obj *obj; /* or captured earlier (deleted objects) */
-	const char *name;	   /* name types */
-	int pidfd;		   /* T_PIDFD: 0 = a valid pidfd of the event's pid; else exact */
+	const char *name;          /* name types */
+	int pidfd;                 /* T_PIDFD: 0 = a valid pidfd of the event's pid; else exact */
 };
 
 /* xev.fd: any event fd (>= 0), for fd-mode groups */
@@ -239,21 +238,33 @@ struct xrec {
 
 struct xev {
 	uint64_t mask;
-	int fd;	   /* 0 = FAN_NOFD; FD_VALID; else the exact value (e.g. -EBADF) */
+	int fd;    /* 0 = FAN_NOFD; FD_VALID; else the exact value (e.g. -EBADF) */
 	pid_t pid; /* 0 = the case process */
 	struct xrec r[RR_MAX_REC];
 };
 
-#define R_FID(p) { .type = T_FID, .path = (p) }
-#define R_DFID(p) { .type = T_DFID, .path = (p) }
-#define R_DNAME(p, n) { .type = T_DNAME, .path = (p), .name = (n) }
-#define R_OLD(p, n) { .type = T_OLD, .path = (p), .name = (n) }
-#define R_NEW(p, n) { .type = T_NEW, .path = (p), .name = (n) }
-#define O_FID(o) { .type = T_FID, .obj = (o) }
-#define O_DFID(o) { .type = T_DFID, .obj = (o) }
-#define O_DNAME(o, n) { .type = T_DNAME, .obj = (o), .name = (n) }
-#define R_PIDFD(v) { .type = T_PIDFD, .pidfd = (v) }
-#define XEV(m, ...) { .mask = (m), .r = { __VA_ARGS__ } }
+#define R_FID(p)                                                                                   \
+	{ .type = T_FID, .path = (p) }
+#define R_DFID(p)                                                                                  \
+	{ .type = T_DFID, .path = (p) }
+#define R_DNAME(p, n)                                                                              \
+	{ .type = T_DNAME, .path = (p), .name = (n) }
+#define R_OLD(p, n)                                                                                \
+	{ .type = T_OLD, .path = (p), .name = (n) }
+#define R_NEW(p, n)                                                                                \
+	{ .type = T_NEW, .path = (p), .name = (n) }
+#define O_FID(o)                                                                                   \
+	{ .type = T_FID, .obj = (o) }
+#define O_DFID(o)                                                                                  \
+	{ .type = T_DFID, .obj = (o) }
+#define O_DNAME(o, n)                                                                              \
+	{ .type = T_DNAME, .obj = (o), .name = (n) }
+#define R_PIDFD(v)                                                                                 \
+	{ .type = T_PIDFD, .pidfd = (v) }
+#define XEV(m, ...)                                                                                \
+	{                                                                                          \
+		.mask = (m), .r = { __VA_ARGS__ }                                                  \
+	}
 
 static bool fid_eq(const struct fsn_fid *a, const struct fsn_fid *b) {
 	return a->fsid[0] == b->fsid[0] && a->fsid[1] == b->fsid[1] &&
@@ -339,14 +350,16 @@ static void log_xev(struct fst_ctx *ctx, size_t i, const struct xev *x, const st
 
 	pos = (size_t)snprintf(line, sizeof(line), "    [%zu] %s fd=%s pid=%d", i,
 			       fst_mask_str(FSN_MASK_FANOTIFY_EVENT, x->mask),
-			       x->fd == FD_VALID ? "valid" : fst_strdupf(ctx, "%d", x->fd ? x->fd : FAN_NOFD),
+			       x->fd == FD_VALID ? "valid"
+						 : fst_strdupf(ctx, "%d", x->fd ? x->fd : FAN_NOFD),
 			       x->pid ? (int)x->pid : (int)ctx->pid);
 	for (unsigned k = 0; k < n && pos < sizeof(line); k++) {
 		const struct xrec *r = &x->r[k];
 
 		if (r->type == T_PIDFD)
-			pos += (size_t)snprintf(line + pos, sizeof(line) - pos, " [PIDFD %s]",
-						r->pidfd ? fst_strdupf(ctx, "%d", r->pidfd) : "valid");
+			pos +=
+			    (size_t)snprintf(line + pos, sizeof(line) - pos, " [PIDFD %s]",
+					     r->pidfd ? fst_strdupf(ctx, "%d", r->pidfd) : "valid");
 		else
 			pos += (size_t)snprintf(line + pos, sizeof(line) - pos, " [%s %s%s%s%s]",
 						type_name(r->type), rs->o[k].label,
@@ -501,8 +514,9 @@ static void check_fid_identity(struct fst_ctx *ctx, const struct rrec *r, const 
 	FST_SYS(ctx, name_to_handle_at(ctx->workfd, path, &h.fh, &mnt_id, 0));
 	if (h.fh.handle_bytes != r->fid.handle_bytes || h.fh.handle_type != r->fid.handle_type ||
 	    memcmp(h.fh.f_handle, r->fid.f_handle, h.fh.handle_bytes) != 0)
-		fst_fail(ctx, "%s: record handle (type %d, %u bytes) differs from name_to_handle_at()"
-			      " (type %d, %u bytes)",
+		fst_fail(ctx,
+			 "%s: record handle (type %d, %u bytes) differs from name_to_handle_at()"
+			 " (type %d, %u bytes)",
 			 path, r->fid.handle_type, r->fid.handle_bytes, h.fh.handle_type,
 			 h.fh.handle_bytes);
 	memcpy(h.fh.f_handle, r->fid.f_handle, r->fid.handle_bytes);
@@ -784,8 +798,8 @@ static void id02_dirent_parent_self_object(struct fst_ctx *ctx) {
  * when the entry is a directory (never the directory itself, except for
  * its own events, which carry its FID and "."). */
 static void id02_dirent_parent_dfid_name(struct fst_ctx *ctx) {
-	const uint64_t dm = FAN_CREATE | FAN_DELETE | FAN_MOVE | FAN_DELETE_SELF | FAN_MOVE_SELF |
-			    FAN_ONDIR;
+	const uint64_t dm =
+	    FAN_CREATE | FAN_DELETE | FAN_MOVE | FAN_DELETE_SELF | FAN_MOVE_SELF | FAN_ONDIR;
 	struct fst_obj x;
 	int g;
 
@@ -1120,8 +1134,8 @@ static void id03_sb_records_fid(struct fst_ctx *ctx) {
 	STEP(ctx, s, S_CHMODD, XEV(FAN_ATTRIB | FAN_ONDIR, O_FID(&s->d)));
 	STEP(ctx, s, S_MKNOD, XEV(FAN_CREATE, O_FID(&s->d)));
 	STEP(ctx, s, S_MKDIR, XEV(FAN_CREATE | FAN_ONDIR, O_FID(&s->d)));
-	STEP(ctx, s, S_MVFILE, XEV(FAN_MOVED_FROM, O_FID(&s->d)),
-	     XEV(FAN_MOVED_TO, O_FID(&s->sub)), XEV(FAN_MOVE_SELF, O_FID(&s->n)));
+	STEP(ctx, s, S_MVFILE, XEV(FAN_MOVED_FROM, O_FID(&s->d)), XEV(FAN_MOVED_TO, O_FID(&s->sub)),
+	     XEV(FAN_MOVE_SELF, O_FID(&s->n)));
 	STEP(ctx, s, S_MVDIR, XEV(FAN_MOVED_FROM | FAN_MOVED_TO | FAN_ONDIR, O_FID(&s->d)),
 	     XEV(FAN_MOVE_SELF | FAN_ONDIR, O_FID(&s->x)));
 	STEP(ctx, s, S_UNLINK, XEV(FAN_ATTRIB | FAN_DELETE_SELF, O_FID(&s->n)),
@@ -1183,8 +1197,7 @@ static void id03_sb_records_dfid_name(struct fst_ctx *ctx) {
 	STEP(ctx, s, S_MKNOD, XEV(FAN_CREATE, O_DNAME(&s->d, "n")));
 	STEP(ctx, s, S_MKDIR, XEV(FAN_CREATE | FAN_ONDIR, O_DNAME(&s->d, "x")));
 	STEP(ctx, s, S_MVFILE, XEV(FAN_RENAME, R_OLD("d", "n"), R_NEW("d/sub", "n2")),
-	     XEV(FAN_MOVED_FROM, O_DNAME(&s->d, "n")),
-	     XEV(FAN_MOVED_TO, O_DNAME(&s->sub, "n2")));
+	     XEV(FAN_MOVED_FROM, O_DNAME(&s->d, "n")), XEV(FAN_MOVED_TO, O_DNAME(&s->sub, "n2")));
 	STEP(ctx, s, S_MVDIR, XEV(FAN_RENAME | FAN_ONDIR, R_OLD("d", "x"), R_NEW("d", "y")),
 	     XEV(FAN_MOVED_FROM | FAN_ONDIR, O_DNAME(&s->d, "x")),
 	     XEV(FAN_MOVED_TO | FAN_ONDIR, O_DNAME(&s->d, "y")),
@@ -1203,8 +1216,8 @@ static void id03_sb_records_dfid_name_fid(struct fst_ctx *ctx) {
 	STEP(ctx, s, S_CLOSE, XEV(FAN_CLOSE_WRITE, O_DNAME(&s->d, "f"), O_FID(&s->f)));
 	STEP(ctx, s, S_MKNOD, XEV(FAN_CREATE, O_DNAME(&s->d, "n")));
 	STEP(ctx, s, S_MVFILE, XEV(FAN_RENAME, R_OLD("d", "n"), R_NEW("d/sub", "n2")),
-	     XEV(FAN_MOVED_FROM, O_DNAME(&s->d, "n")),
-	     XEV(FAN_MOVED_TO, O_DNAME(&s->sub, "n2")), XEV(FAN_MOVE_SELF, O_FID(&s->n)));
+	     XEV(FAN_MOVED_FROM, O_DNAME(&s->d, "n")), XEV(FAN_MOVED_TO, O_DNAME(&s->sub, "n2")),
+	     XEV(FAN_MOVE_SELF, O_FID(&s->n)));
 	STEP(ctx, s, S_MKDIR, XEV(FAN_CREATE | FAN_ONDIR, O_DNAME(&s->d, "x")));
 	STEP(ctx, s, S_MVDIR, XEV(FAN_RENAME | FAN_ONDIR, R_OLD("d", "x"), R_NEW("d", "y")),
 	     XEV(FAN_MOVED_FROM | FAN_ONDIR, O_DNAME(&s->d, "x")),
@@ -1223,8 +1236,7 @@ static void id03_sb_records_dfid_name_target(struct fst_ctx *ctx) {
 	STEP(ctx, s, S_OPEN, XEV(FAN_OPEN, O_DNAME(&s->d, "f"), O_FID(&s->f)));
 	STEP(ctx, s, S_CLOSE, XEV(FAN_CLOSE_WRITE, O_DNAME(&s->d, "f"), O_FID(&s->f)));
 	STEP(ctx, s, S_MKNOD, XEV(FAN_CREATE, O_DNAME(&s->d, "n"), O_FID(&s->n)));
-	STEP(ctx, s, S_MVFILE,
-	     XEV(FAN_RENAME, R_OLD("d", "n"), R_NEW("d/sub", "n2"), O_FID(&s->n)),
+	STEP(ctx, s, S_MVFILE, XEV(FAN_RENAME, R_OLD("d", "n"), R_NEW("d/sub", "n2"), O_FID(&s->n)),
 	     XEV(FAN_MOVED_FROM, O_DNAME(&s->d, "n"), O_FID(&s->n)),
 	     XEV(FAN_MOVED_TO, O_DNAME(&s->sub, "n2"), O_FID(&s->n)),
 	     XEV(FAN_MOVE_SELF, O_FID(&s->n)));
@@ -1240,6 +1252,53 @@ static void id03_sb_records_dfid_name_target(struct fst_ctx *ctx) {
 	     XEV(FAN_DELETE | FAN_ONDIR, O_DNAME(&s->d, "y"), O_FID(&s->x)));
 	STEP(ctx, s, S_RMSUB, XEV(FAN_DELETE_SELF | FAN_ONDIR, O_DNAME(&s->sub, ".")),
 	     XEV(FAN_DELETE | FAN_ONDIR, O_DNAME(&s->d, "sub"), O_FID(&s->sub)));
+}
+
+/*
+ * Parent and name for marks that are not on the parent: a mark on the
+ * file itself, a mount mark and an sb mark of a DIR_FID group get the
+ * parent + name too (do_fanotify_mark() sets FAN_EVENT_ON_CHILD on such
+ * marks so that fsnotify_parent() passes them the parent). The parent is
+ * the one of the path used: a hard link in another directory reports that
+ * directory and the link's name.
+ */
+static void id03_parent_info_other_marks(struct fst_ctx *ctx) {
+	struct fst_obj a, b, f;
+	int gi, gm, gs;
+
+	fst_require(ctx, FSN_FEAT_REPORT_DFID_NAME);
+	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
+	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
+	FST_SYS(ctx, mkdir("a", 0755));
+	FST_SYS(ctx, mkdir("b", 0755));
+	fst_write_file(ctx, "a/f", "f");
+	FST_SYS(ctx, link("a/f", "b/l"));
+	a = fst_obj(ctx, "a");
+	b = fst_obj(ctx, "b");
+	f = fst_obj(ctx, "a/f");
+	gi = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME | FAN_REPORT_FID);
+	gm = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME | FAN_REPORT_FID);
+	gs = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME | FAN_REPORT_FID);
+	fst_mark(ctx, gi, FAN_MARK_ADD, FAN_OPEN | FAN_CLOSE_NOWRITE, "a/f");
+	fst_mark(ctx, gm, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_OPEN | FAN_CLOSE_NOWRITE | FAN_ONDIR,
+		 ".");
+	fst_mark(ctx, gs, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
+		 FAN_OPEN | FAN_CLOSE_NOWRITE | FAN_ONDIR, ".");
+
+	open_close(ctx, "a/f", O_RDONLY);
+	RR_EXPECT(ctx, gi, XEV(FAN_OPEN | FAN_CLOSE_NOWRITE, O_DNAME(&a, "f"), O_FID(&f)));
+	RR_EXPECT(ctx, gm, XEV(FAN_OPEN | FAN_CLOSE_NOWRITE, O_DNAME(&a, "f"), O_FID(&f)));
+	RR_EXPECT(ctx, gs, XEV(FAN_OPEN | FAN_CLOSE_NOWRITE, O_DNAME(&a, "f"), O_FID(&f)));
+	/* the same inode through its other name */
+	open_close(ctx, "b/l", O_RDONLY);
+	RR_EXPECT(ctx, gi, XEV(FAN_OPEN | FAN_CLOSE_NOWRITE, O_DNAME(&b, "l"), O_FID(&f)));
+	RR_EXPECT(ctx, gm, XEV(FAN_OPEN | FAN_CLOSE_NOWRITE, O_DNAME(&b, "l"), O_FID(&f)));
+	RR_EXPECT(ctx, gs, XEV(FAN_OPEN | FAN_CLOSE_NOWRITE, O_DNAME(&b, "l"), O_FID(&f)));
+	/* a directory: itself and "." */
+	open_close(ctx, "b", O_RDONLY | O_DIRECTORY);
+	RR_EXPECT_NONE(ctx, gi);
+	RR_EXPECT(ctx, gm, XEV(FAN_OPEN | FAN_CLOSE_NOWRITE | FAN_ONDIR, O_DNAME(&b, ".")));
+	RR_EXPECT(ctx, gs, XEV(FAN_OPEN | FAN_CLOSE_NOWRITE | FAN_ONDIR, O_DNAME(&b, ".")));
 }
 
 /* FAN_RENAME on inode marks: the old parent+name only if the old
@@ -1361,6 +1420,7 @@ static void id04_report_tid(struct fst_ctx *ctx) {
 	tid = open_in_thread(ctx, "f");
 	open_close(ctx, "f", O_RDONLY);
 	FST_EXPECT(ctx, gt, { .mask = m, .path = "f", .pid = tid }, { .mask = m, .path = "f" });
+	FST_EXPECT(ctx, gft, { .mask = m, .path = "f", .pid = tid }, { .mask = m, .path = "f" });
 	FST_EXPECT(ctx, gp, { .mask = m, .path = "f" });
 }
 
@@ -1436,7 +1496,8 @@ static void pidfd_exited(struct fst_ctx *ctx, unsigned extra, int want) {
 	c = fst_spawn(ctx, "open(f)", child_open, &o, -1);
 	fst_child_expect(ctx, c, 0); /* exited and reaped */
 	open_close(ctx, "f", O_RDONLY);
-	RR_EXPECT(ctx, g, { .mask = FAN_OPEN, .fd = FD_VALID, .pid = c->pid, .r = { R_PIDFD(want) } },
+	RR_EXPECT(ctx, g,
+		  { .mask = FAN_OPEN, .fd = FD_VALID, .pid = c->pid, .r = { R_PIDFD(want) } },
 		  { .mask = FAN_OPEN, .fd = FD_VALID, .r = { R_PIDFD(0) } });
 
 	/* a zombie */
@@ -1465,11 +1526,11 @@ static void id04_pidfd_tid_exclusive(struct fst_ctx *ctx) {
 	/* a pidfd is of a thread group leader: TID and PIDFD exclude each other */
 	FST_SYS_ERR(ctx, fanotify_init(FAN_REPORT_TID | FAN_REPORT_PIDFD | FAN_CLOEXEC, O_RDONLY),
 		    EINVAL);
-	FST_SYS_ERR(ctx,
-		    fanotify_init(FAN_REPORT_TID | FAN_REPORT_PIDFD | FAN_REPORT_DFID_NAME |
-					  FAN_CLOEXEC,
-				  O_RDONLY),
-		    EINVAL);
+	FST_SYS_ERR(
+	    ctx,
+	    fanotify_init(FAN_REPORT_TID | FAN_REPORT_PIDFD | FAN_REPORT_DFID_NAME | FAN_CLOEXEC,
+			  O_RDONLY),
+	    EINVAL);
 	/* each alone, and PIDFD with FID reporting, are fine */
 	fst_close(ctx, fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_TID));
 	fst_close(ctx, fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_PIDFD));
@@ -1517,8 +1578,9 @@ static void id05_fd_error_erofs(struct fst_ctx *ctx) {
 	FST_SYS(ctx, stat("f", &st));
 	ev = raw_read(ctx, ge, true);
 	if (ev->n != 1 || ev->e[0].mask != (FAN_OPEN | FAN_CLOSE_NOWRITE) || ev->e[0].fd < 0)
-		fst_fail(ctx, "FD_ERROR group, writable mount: expected one event with an fd, got "
-			      "%zu (fd %d)",
+		fst_fail(ctx,
+			 "FD_ERROR group, writable mount: expected one event with an fd, got "
+			 "%zu (fd %d)",
 			 ev->n, ev->n ? ev->e[0].fd : 0);
 	FST_SYS(ctx, fstat(ev->e[0].fd, &fst));
 	fl = FST_SYS(ctx, fcntl(ev->e[0].fd, F_GETFL));
@@ -1568,8 +1630,9 @@ static void id05_fd_error_perm_denied(struct fst_ctx *ctx) {
 	fst_wait_readable(ctx, gl, FST_WAIT_MS);
 	errno = 0;
 	if (read(gl, b, sizeof(b)) != -1 || errno != EROFS)
-		fst_fail(ctx, "legacy group: read() of the unopenable permission event: %s, "
-			      "expected EROFS",
+		fst_fail(ctx,
+			 "legacy group: read() of the unopenable permission event: %s, "
+			 "expected EROFS",
 			 errno ? fst_errname(errno) : "succeeded");
 	fst_child_expect(ctx, c, EPERM);
 	FST_EXPECT_NONE(ctx, gl);
@@ -1646,6 +1709,8 @@ const struct fst_case fst_cases_id[] = {
 		 "sb mark, REPORT_DFID_NAME|FID: RENAME without child FID; file *_SELF as FID"),
 	FST_CASE(id03_sb_records_dfid_name_target, "ID03", FST_ALL_FS,
 		 "sb mark, DFID_NAME_TARGET: RENAME old+new+FID; dirent events with target FID"),
+	FST_CASE(id03_parent_info_other_marks, "ID03", FST_ALL_FS,
+		 "file, mount and sb marks get parent+name (of the path used, also a link)"),
 	FST_CASE(id03_rename_records_per_dir, "ID03", FST_ALL_FS,
 		 "FAN_RENAME on inode marks: old/new records only for the watched directories"),
 	FST_CASE(id03_pidfd_record_last, "ID03,ID04", FST_ALL_FS,

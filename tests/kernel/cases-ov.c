@@ -1,11 +1,1585 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * cases-ov.c — fsn-selftest cases of the OV group: overflow, limits, errors,
- * OV01-OV04 in semantics.md. Empty for now; see README.md for how to
- * add a case.
+ * cases-ov.c — fsn-selftest cases of the OV group: overflow, limits,
+ * errors (OV01-OV04 in semantics.md).
+ *
+ * OV01/OV02: the notification queue is bounded by max_queued_events
+ * (/proc/sys/fs/fanotify/, /proc/sys/fs/inotify/; read, never changed).
+ * fsnotify_insert_event() (fs/notify/notification.c) queues exactly that
+ * many events, then the group's one preallocated overflow event, and drops
+ * everything else until the queue has been read. The cases generate that
+ * many events that cannot merge (distinct names, or alternating masks for
+ * inotify, whose inotify_merge() only compares with the last event) and
+ * check every one of them, in order, then the single overflow event.
+ *
+ * OV03: fanotify_init() / fanotify_mark() / inotify argument checks
+ * (fanotify_user.c: fanotify_init, do_fanotify_mark,
+ * fanotify_events_supported, fanotify_test_fsid, fanotify_test_fid). Each
+ * refused call is paired with the closest call that is accepted.
+ *
+ * OV04: marks added and removed, groups closed, files unlinked, while
+ * several processes generate events, for a bounded wall-clock time; then
+ * everyone must have finished and fresh and long-lived groups must get
+ * exactly their events.
  */
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/fuse.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <grp.h>
+#include <unistd.h>
+
 #include "selftest.h"
 
+#ifndef AT_HANDLE_FID
+#define AT_HANDLE_FID 0x200 /* 6.5: file handle for identification only */
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Helpers                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static long read_sysctl(struct fst_ctx *ctx, const char *path) {
+	char buf[64] = "";
+	long v;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		fst_fail(ctx, "open %s: %s", path, fst_errname(errno));
+	if (read(fd, buf, sizeof(buf) - 1) <= 0)
+		fst_fail(ctx, "read %s: %s", path, fst_errname(errno));
+	close(fd);
+	v = strtol(buf, NULL, 10);
+	if (v <= 0)
+		fst_fail(ctx, "%s: %ld", path, v);
+	/* the default is 16384; a queue this long cannot be filled in a second */
+	if (v > 262144)
+		fst_skip(ctx, "%s is %ld, too many events to generate quickly", path, v);
+	return v;
+}
+
+/* For optional parts of a case: does the probe say f works here? */
+static bool has_feat(struct fst_ctx *ctx, enum fsn_feature f) {
+	return ctx->probe && ctx->probe->feat[f].support == FSN_SUPPORTED;
+}
+
+static void open_close(struct fst_ctx *ctx, const char *path, int flags) {
+	fst_close(ctx, fst_open(ctx, path, flags));
+}
+
+/* n hard links d/l<i> of f, i in [from, to) */
+static void make_links(struct fst_ctx *ctx, const char *d, long from, long to) {
+	char p[PATH_MAX];
+
+	for (long i = from; i < to; i++) {
+		snprintf(p, sizeof(p), "%s/l%ld", d, i);
+		if (linkat(ctx->workfd, "f", ctx->workfd, p, 0) < 0)
+			fst_fail(ctx, "link f %s: %s", p, fst_errname(errno));
+	}
+}
+
+/*
+ * Stream every event queued on a fanotify group through cb (one read
+ * buffer at a time, so that queues of any length can be checked without
+ * storing them; event fds are closed after cb). Returns the number of
+ * events. cb gets the metadata and the info records that follow it.
+ */
+typedef void (*fan_cb)(struct fst_ctx *ctx, void *arg, long idx,
+		       const struct fanotify_event_metadata *m, const unsigned char *info,
+		       size_t ilen);
+
+static long fan_stream(struct fst_ctx *ctx, int g, fan_cb cb, void *arg) {
+	static unsigned char buf[64 * 1024];
+	long idx = 0;
+
+	for (;;) {
+		ssize_t n = read(g, buf, sizeof(buf));
+		size_t off = 0;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return idx;
+		if (n <= 0)
+			fst_fail(ctx, "read(fanotify fd): %s (after %ld events)",
+				 n == 0 ? "returned 0" : fst_errname(errno), idx);
+		while (off < (size_t)n) {
+			struct fanotify_event_metadata m;
+
+			if ((size_t)n - off < sizeof(m))
+				fst_fail(ctx, "event %ld: truncated metadata", idx);
+			memcpy(&m, buf + off, sizeof(m));
+			if (m.vers != FANOTIFY_METADATA_VERSION || m.metadata_len != sizeof(m) ||
+			    m.event_len < sizeof(m) || m.event_len > (size_t)n - off)
+				fst_fail(ctx, "event %ld: bad header (vers %u len %u/%u)", idx,
+					 m.vers, m.metadata_len, m.event_len);
+			cb(ctx, arg, idx, &m, buf + off + m.metadata_len,
+			   m.event_len - m.metadata_len);
+			if (m.fd >= 0)
+				close(m.fd);
+			off += m.event_len;
+			idx++;
+		}
+	}
+}
+
+/* The overflow event: FAN_Q_OVERFLOW only, no object, no info record. */
+static void check_overflow_event(struct fst_ctx *ctx, long idx,
+				 const struct fanotify_event_metadata *m, size_t ilen,
+				 int want_fd) {
+	if (m->mask != FAN_Q_OVERFLOW || m->fd != want_fd || m->pid != 0 || ilen != 0)
+		fst_fail(ctx,
+			 "event %ld: mask %s fd %d pid %d with %zu bytes of records; expected "
+			 "FAN_Q_OVERFLOW, fd %d, pid 0, no records",
+			 idx, fst_mask_str(FSN_MASK_FANOTIFY_EVENT, m->mask), m->fd, (int)m->pid,
+			 ilen, want_fd);
+}
+
+/* ------------------------------------------------------------------------ */
+/* OV01: fanotify queue overflow                                            */
+/* ------------------------------------------------------------------------ */
+
+/* CREATE events of d/l<i> in a DFID_NAME group: event idx < limit must be
+ * CREATE [DFID_NAME d "l<first+idx>"]; event idx == limit the overflow. */
+struct create_check {
+	struct fst_obj d;
+	long first, limit; /* limit < 0: no overflow expected */
+	int fd;            /* expected metadata fd of the CREATE events */
+	int overflow_fd;
+	long overflows;
+};
+
+static void check_create(struct fst_ctx *ctx, void *arg, long idx,
+			 const struct fanotify_event_metadata *m, const unsigned char *info,
+			 size_t ilen) {
+	struct create_check *c = arg;
+	struct fsn_uapi_info_fid fi;
+	uint32_t hb;
+	int32_t ht;
+	char want[32];
+	const char *name;
+
+	if (c->limit >= 0 && idx >= c->limit) {
+		check_overflow_event(ctx, idx, m, ilen, c->overflow_fd);
+		c->overflows++;
+		if (idx > c->limit)
+			fst_fail(ctx, "event %ld after the overflow event", idx);
+		return;
+	}
+	snprintf(want, sizeof(want), "l%ld", c->first + idx);
+	if (m->mask != FAN_CREATE || m->fd != c->fd || m->pid != ctx->pid)
+		fst_fail(ctx, "event %ld (expected CREATE %s, fd %d): mask %s fd %d pid %d", idx,
+			 want, c->fd, fst_mask_str(FSN_MASK_FANOTIFY_EVENT, m->mask), m->fd,
+			 (int)m->pid);
+	if (ilen < sizeof(fi) + 8)
+		fst_fail(ctx, "event %ld: no DFID_NAME record", idx);
+	memcpy(&fi, info, sizeof(fi));
+	memcpy(&hb, info + sizeof(fi), 4);
+	memcpy(&ht, info + sizeof(fi) + 4, 4);
+	if (fi.hdr.info_type != FAN_EVENT_INFO_TYPE_DFID_NAME || fi.hdr.len != ilen ||
+	    hb != c->d.fid.handle_bytes || ht != c->d.fid.handle_type ||
+	    sizeof(fi) + 8 + hb >= ilen ||
+	    memcmp(info + sizeof(fi) + 8, c->d.fid.f_handle, hb) != 0 ||
+	    memcmp(fi.fsid, c->d.fid.fsid, sizeof(fi.fsid)) != 0)
+		fst_fail(ctx, "event %ld (CREATE %s): the record is not DFID_NAME of d", idx, want);
+	name = (const char *)info + sizeof(fi) + 8 + hb;
+	if (strnlen(name, ilen - sizeof(fi) - 8 - hb) == ilen - sizeof(fi) - 8 - hb ||
+	    strcmp(name, want) != 0)
+		fst_fail(ctx, "event %ld: name \"%.32s\", expected \"%s\" (order or loss)", idx,
+			 name, want);
+}
+
+static void overflow_dfid_name(struct fst_ctx *ctx, unsigned extra, int fd, int ofd) {
+	struct create_check c = { .fd = fd, .overflow_fd = ofd };
+	long max, n;
+	int g, h;
+
+	fst_require(ctx, FSN_FEAT_REPORT_DFID_NAME);
+	fst_require(ctx, FSN_FEAT_EVENT_DIRENT);
+	max = read_sysctl(ctx, "/proc/sys/fs/fanotify/max_queued_events");
+	fst_write_file(ctx, "f", "f");
+	fst_write_file(ctx, "other", "o");
+	FST_SYS(ctx, mkdir("d", 0755));
+	c.d = fst_obj(ctx, "d");
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME | extra);
+	fst_mark(ctx, g, FAN_MARK_ADD, FAN_CREATE, "d");
+	/* another group, unaffected by g's overflow */
+	h = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	fst_mark(ctx, h, FAN_MARK_ADD, FAN_OPEN, "other");
+
+	/* max events fit; 16 more are dropped behind one overflow event */
+	make_links(ctx, "d", 0, max + 16);
+	open_close(ctx, "other", O_RDONLY);
+	c.limit = max;
+	n = fan_stream(ctx, g, check_create, &c);
+	if (n != max + 1 || c.overflows != 1)
+		fst_fail(ctx, "read %ld events (%ld overflow), expected %ld CREATE + 1 overflow", n,
+			 c.overflows, max);
+	FST_EXPECT(ctx, h, FST_FAN(FAN_OPEN, "other"));
+
+	/* drained: the next event is queued normally, no second overflow */
+	make_links(ctx, "d", max + 16, max + 17);
+	c.first = max + 16;
+	c.limit = -1;
+	c.overflows = 0;
+	n = fan_stream(ctx, g, check_create, &c);
+	if (n != 1)
+		fst_fail(ctx, "after draining: %ld events, expected 1 CREATE", n);
+	FST_EXPECT_NONE(ctx, h);
+}
+
+static void ov01_overflow_one_event_in_order(struct fst_ctx *ctx) {
+	overflow_dfid_name(ctx, 0, FAN_NOFD, FAN_NOFD);
+}
+
+/* With FAN_REPORT_FD_ERROR, events without an fd (FID groups, overflow)
+ * report -EBADF instead of FAN_NOFD, which would read as -EPERM. */
+static void ov01_overflow_fd_error_ebadf(struct fst_ctx *ctx) {
+	fst_require(ctx, FSN_FEAT_REPORT_FD_ERROR);
+	overflow_dfid_name(ctx, FAN_REPORT_FD_ERROR, -EBADF, -EBADF);
+}
+
+/* fd mode: OPEN of d/l<i> (all hard links of one inode, distinct dentries,
+ * so they do not merge): event fd path ends in /l<i>. */
+struct open_check {
+	long limit;
+	long overflows;
+};
+
+static void check_open(struct fst_ctx *ctx, void *arg, long idx,
+		       const struct fanotify_event_metadata *m, const unsigned char *info,
+		       size_t ilen) {
+	struct open_check *c = arg;
+	char proc[64], link[PATH_MAX], want[32];
+	ssize_t l;
+	size_t wl;
+
+	if (idx >= c->limit) {
+		check_overflow_event(ctx, idx, m, ilen, FAN_NOFD);
+		c->overflows++;
+		if (idx > c->limit)
+			fst_fail(ctx, "event %ld after the overflow event", idx);
+		return;
+	}
+	if (m->mask != FAN_OPEN || m->fd < 0 || m->pid != ctx->pid || ilen != 0)
+		fst_fail(ctx, "event %ld: mask %s fd %d pid %d, expected OPEN with an fd", idx,
+			 fst_mask_str(FSN_MASK_FANOTIFY_EVENT, m->mask), m->fd, (int)m->pid);
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", m->fd);
+	l = readlink(proc, link, sizeof(link) - 1);
+	if (l < 0)
+		fst_fail(ctx, "event %ld: readlink %s: %s", idx, proc, fst_errname(errno));
+	link[l] = '\0';
+	snprintf(want, sizeof(want), "/l%ld", idx);
+	wl = strlen(want);
+	if ((size_t)l < wl || strcmp(link + l - wl, want) != 0)
+		fst_fail(ctx, "event %ld: event fd is %s, expected .../d%s (order or loss)", idx,
+			 link, want);
+}
+
+static void ov01_overflow_fd_mode(struct fst_ctx *ctx) {
+	struct open_check c;
+	char p[64];
+	long max, n;
+	int g;
+
+	max = read_sysctl(ctx, "/proc/sys/fs/fanotify/max_queued_events");
+	fst_write_file(ctx, "f", "f");
+	FST_SYS(ctx, mkdir("d", 0755));
+	make_links(ctx, "d", 0, max + 16);
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN | FAN_EVENT_ON_CHILD, "d");
+	for (long i = 0; i < max + 16; i++) {
+		snprintf(p, sizeof(p), "d/l%ld", i);
+		open_close(ctx, p, O_RDONLY);
+	}
+	c.limit = max;
+	c.overflows = 0;
+	n = fan_stream(ctx, g, check_open, &c);
+	if (n != max + 1 || c.overflows != 1)
+		fst_fail(ctx, "read %ld events (%ld overflow), expected %ld OPEN + 1 overflow", n,
+			 c.overflows, max);
+	open_close(ctx, "d/l0", O_RDONLY);
+	FST_EXPECT(ctx, g, FST_FAN(FAN_OPEN, "d/l0"));
+}
+
+static void ov01_unlimited_queue_no_overflow(struct fst_ctx *ctx) {
+	struct create_check c = { .fd = FAN_NOFD, .limit = -1 };
+	long max, n;
+	int g;
+
+	fst_require(ctx, FSN_FEAT_UNLIMITED_QUEUE);
+	fst_require(ctx, FSN_FEAT_REPORT_DFID_NAME);
+	fst_require(ctx, FSN_FEAT_EVENT_DIRENT);
+	max = read_sysctl(ctx, "/proc/sys/fs/fanotify/max_queued_events");
+	fst_write_file(ctx, "f", "f");
+	FST_SYS(ctx, mkdir("d", 0755));
+	c.d = fst_obj(ctx, "d");
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME | FAN_UNLIMITED_QUEUE);
+	fst_mark(ctx, g, FAN_MARK_ADD, FAN_CREATE, "d");
+	make_links(ctx, "d", 0, max + 64);
+	n = fan_stream(ctx, g, check_create, &c);
+	if (n != max + 64)
+		fst_fail(ctx, "FAN_UNLIMITED_QUEUE: read %ld events, expected %ld", n, max + 64);
+}
+
+/* ------------------------------------------------------------------------ */
+/* OV02: inotify queue overflow                                             */
+/* ------------------------------------------------------------------------ */
+
+/* Stream inotify events through a check, like fan_stream(). */
+typedef void (*in_cb)(struct fst_ctx *ctx, void *arg, long idx, const struct inotify_event *e);
+
+static long in_stream(struct fst_ctx *ctx, int in, in_cb cb, void *arg) {
+	static unsigned char buf[64 * 1024];
+	long idx = 0;
+
+	for (;;) {
+		ssize_t n = read(in, buf, sizeof(buf));
+		size_t off = 0;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return idx;
+		if (n <= 0)
+			fst_fail(ctx, "read(inotify fd): %s (after %ld events)",
+				 n == 0 ? "returned 0" : fst_errname(errno), idx);
+		while (off < (size_t)n) {
+			struct inotify_event e;
+
+			if ((size_t)n - off < sizeof(e))
+				fst_fail(ctx, "inotify event %ld truncated", idx);
+			memcpy(&e, buf + off, sizeof(e));
+			if (e.len > (size_t)n - off - sizeof(e))
+				fst_fail(ctx, "inotify event %ld: name overruns the buffer", idx);
+			cb(ctx, arg, idx, (const struct inotify_event *)(buf + off));
+			off += sizeof(e) + e.len;
+			idx++;
+		}
+	}
+}
+
+struct in_check {
+	int wd;
+	long limit; /* < 0: no overflow expected */
+	long overflows;
+	bool names; /* IN_CREATE "c<i>" rather than alternating OPEN/CLOSE_NOWRITE */
+	long first;
+};
+
+static void check_in(struct fst_ctx *ctx, void *arg, long idx, const struct inotify_event *e) {
+	struct in_check *c = arg;
+	char want[32];
+	uint32_t mask;
+
+	if (c->limit >= 0 && idx >= c->limit) {
+		if (e->mask != IN_Q_OVERFLOW || e->wd != -1 || e->cookie != 0 || e->len != 0)
+			fst_fail(ctx,
+				 "event %ld: wd %d mask %s cookie %u len %u, expected one "
+				 "IN_Q_OVERFLOW with wd -1",
+				 idx, e->wd, fst_mask_str(FSN_MASK_INOTIFY_EVENT, e->mask),
+				 e->cookie, e->len);
+		c->overflows++;
+		if (idx > c->limit)
+			fst_fail(ctx, "event %ld after the overflow event", idx);
+		return;
+	}
+	if (c->names) {
+		snprintf(want, sizeof(want), "c%ld", c->first + idx);
+		if (e->wd != c->wd || e->mask != IN_CREATE || e->cookie != 0 || e->len == 0 ||
+		    strcmp(e->name, want) != 0)
+			fst_fail(ctx,
+				 "event %ld: wd %d mask %s name \"%.32s\", expected IN_CREATE %s",
+				 idx, e->wd, fst_mask_str(FSN_MASK_INOTIFY_EVENT, e->mask),
+				 e->len ? e->name : "", want);
+		return;
+	}
+	mask = (c->first + idx) % 2 ? IN_CLOSE_NOWRITE : IN_OPEN;
+	if (e->wd != c->wd || e->mask != mask || e->cookie != 0 || e->len != 0)
+		fst_fail(ctx, "event %ld: wd %d mask %s len %u, expected wd %d %s without name",
+			 idx, e->wd, fst_mask_str(FSN_MASK_INOTIFY_EVENT, e->mask), e->len, c->wd,
+			 fst_mask_str(FSN_MASK_INOTIFY_EVENT, mask));
+}
+
+static void ov02_inotify_overflow_last(struct fst_ctx *ctx) {
+	struct in_check c = { 0 };
+	long max, n;
+	int in, in2, wd2;
+
+	max = read_sysctl(ctx, "/proc/sys/fs/inotify/max_queued_events");
+	fst_write_file(ctx, "f", "f");
+	in = fst_inotify(ctx);
+	c.wd = fst_watch(ctx, in, "f", IN_OPEN | IN_CLOSE_NOWRITE);
+	/* another instance: identical consecutive events merge, no overflow */
+	in2 = fst_inotify(ctx);
+	wd2 = fst_watch(ctx, in2, "f", IN_CLOSE_NOWRITE);
+
+	/* OPEN, CLOSE_NOWRITE alternate: nothing merges; max + 16 events */
+	for (long i = 0; i < max / 2 + 8; i++)
+		open_close(ctx, "f", O_RDONLY);
+	c.limit = max;
+	n = in_stream(ctx, in, check_in, &c);
+	if (n != max + 1 || c.overflows != 1)
+		fst_fail(ctx, "read %ld events (%ld overflow), expected %ld + 1 IN_Q_OVERFLOW", n,
+			 c.overflows, max);
+	FST_EXPECT(ctx, in2, FST_IN(IN_CLOSE_NOWRITE, wd2, NULL));
+
+	/* drained: events flow again, no second overflow */
+	open_close(ctx, "f", O_RDONLY);
+	FST_EXPECT(ctx, in, FST_IN(IN_OPEN, c.wd, NULL), FST_IN(IN_CLOSE_NOWRITE, c.wd, NULL));
+	FST_EXPECT(ctx, in2, FST_IN(IN_CLOSE_NOWRITE, wd2, NULL));
+}
+
+static void ov02_inotify_overflow_names(struct fst_ctx *ctx) {
+	struct in_check c = { .names = true };
+	char p[64];
+	long max, n;
+	int in;
+
+	max = read_sysctl(ctx, "/proc/sys/fs/inotify/max_queued_events");
+	FST_SYS(ctx, mkdir("d", 0755));
+	in = fst_inotify(ctx);
+	c.wd = fst_watch(ctx, in, "d", IN_CREATE);
+	for (long i = 0; i < max + 16; i++) {
+		snprintf(p, sizeof(p), "d/c%ld", i);
+		FST_SYS(ctx, mknodat(ctx->workfd, p, S_IFREG | 0644, 0));
+	}
+	c.limit = max;
+	n = in_stream(ctx, in, check_in, &c);
+	if (n != max + 1 || c.overflows != 1)
+		fst_fail(ctx, "read %ld events (%ld overflow), expected %ld IN_CREATE + 1 overflow",
+			 n, c.overflows, max);
+	FST_SYS(ctx, mknodat(ctx->workfd, "d/last", S_IFREG | 0644, 0));
+	FST_EXPECT(ctx, in, FST_IN(IN_CREATE, c.wd, "last"));
+}
+
+/* ------------------------------------------------------------------------ */
+/* OV03: argument checks                                                    */
+/* ------------------------------------------------------------------------ */
+
+#define MARK_ERR(ctx, g, flags, mask, path, err)                                                   \
+	mark_err(ctx, g, flags, mask, path, err, #flags, #mask, __FILE__, __LINE__)
+static void mark_err(struct fst_ctx *ctx, int g, unsigned flags, uint64_t mask, const char *path,
+		     int err, const char *fs, const char *ms, const char *file, int line) {
+	int r = fst_mark_err(ctx, g, flags, mask, path);
+
+	if (r != -err)
+		fst_fail_(ctx, file, line, "fanotify_mark(%s, %s, %s) returned %s, expected %s", fs,
+			  ms, path ? path : "NULL", r ? fst_errname(r) : "0",
+			  err ? fst_errname(err) : "0");
+}
+
+#define INIT_ERR(ctx, flags, ev, err) init_err(ctx, flags, ev, err, #flags, __FILE__, __LINE__)
+static void init_err(struct fst_ctx *ctx, unsigned flags, unsigned ev, int err, const char *fs,
+		     const char *file, int line) {
+	int fd = fanotify_init(flags | FAN_CLOEXEC, ev);
+	int e = errno;
+
+	if (fd >= 0) {
+		close(fd);
+		if (err)
+			fst_fail_(ctx, file, line, "fanotify_init(%s) succeeded, expected %s", fs,
+				  fst_errname(err));
+		return;
+	}
+	if (e != err)
+		fst_fail_(ctx, file, line, "fanotify_init(%s) failed with %s, expected %s", fs,
+			  fst_errname(e), err ? fst_errname(err) : "success");
+}
+
+static void ov03_init_invalid_flags(struct fst_ctx *ctx) {
+	INIT_ERR(ctx, FAN_CLASS_NOTIF, O_RDONLY, 0);
+	INIT_ERR(ctx, 0x80000000, O_RDONLY, EINVAL); /* unknown flag */
+	INIT_ERR(ctx, FAN_CLASS_CONTENT | FAN_CLASS_PRE_CONTENT, O_RDONLY, EINVAL); /* class 3 */
+	INIT_ERR(ctx, FAN_CLASS_NOTIF, O_RDONLY | O_CREAT, EINVAL); /* not an event_f_flag */
+	INIT_ERR(ctx, FAN_CLASS_NOTIF, O_ACCMODE, EINVAL);          /* access mode 3 */
+	INIT_ERR(ctx, FAN_CLASS_NOTIF, O_RDWR | O_NOATIME | O_LARGEFILE, 0);
+	if (has_feat(ctx, FSN_FEAT_REPORT_PIDFD) && has_feat(ctx, FSN_FEAT_REPORT_TID)) {
+		INIT_ERR(ctx, FAN_REPORT_PIDFD, O_RDONLY, 0);
+		INIT_ERR(ctx, FAN_REPORT_TID | FAN_REPORT_PIDFD, O_RDONLY, EINVAL);
+	}
+}
+
+static void ov03_init_fid_combinations(struct fst_ctx *ctx) {
+	fst_require(ctx, FSN_FEAT_REPORT_FID);
+	fst_require(ctx, FSN_FEAT_REPORT_DFID_NAME);
+	fst_require(ctx, FSN_FEAT_REPORT_TARGET_FID);
+	fst_require(ctx, FSN_FEAT_CLASS_CONTENT);
+	/* the documented combinations */
+	INIT_ERR(ctx, FAN_REPORT_FID, O_RDONLY, 0);
+	INIT_ERR(ctx, FAN_REPORT_DIR_FID, O_RDONLY, 0);
+	INIT_ERR(ctx, FAN_REPORT_DIR_FID | FAN_REPORT_FID, O_RDONLY, 0);
+	INIT_ERR(ctx, FAN_REPORT_DFID_NAME, O_RDONLY, 0);
+	INIT_ERR(ctx, FAN_REPORT_DFID_NAME | FAN_REPORT_FID, O_RDONLY, 0);
+	INIT_ERR(ctx, FAN_REPORT_DFID_NAME_TARGET, O_RDONLY, 0);
+	/* a name needs the directory */
+	INIT_ERR(ctx, FAN_REPORT_NAME, O_RDONLY, EINVAL);
+	INIT_ERR(ctx, FAN_REPORT_NAME | FAN_REPORT_FID, O_RDONLY, EINVAL);
+	/* the target needs name and FID */
+	INIT_ERR(ctx, FAN_REPORT_TARGET_FID, O_RDONLY, EINVAL);
+	INIT_ERR(ctx, FAN_REPORT_TARGET_FID | FAN_REPORT_DFID_NAME, O_RDONLY, EINVAL);
+	INIT_ERR(ctx, FAN_REPORT_TARGET_FID | FAN_REPORT_DIR_FID | FAN_REPORT_FID, O_RDONLY,
+		 EINVAL);
+	/* FID reporting is for notification groups only */
+	INIT_ERR(ctx, FAN_CLASS_CONTENT, O_RDONLY, 0);
+	INIT_ERR(ctx, FAN_CLASS_CONTENT | FAN_REPORT_FID, O_RDONLY, EINVAL);
+	INIT_ERR(ctx, FAN_CLASS_CONTENT | FAN_REPORT_DIR_FID, O_RDONLY, EINVAL);
+	INIT_ERR(ctx, FAN_CLASS_PRE_CONTENT | FAN_REPORT_DFID_NAME, O_RDONLY, EINVAL);
+}
+
+static void ov03_mark_invalid_flags(struct fst_ctx *ctx) {
+	int g, in;
+
+	fst_write_file(ctx, "f", "f");
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	MARK_ERR(ctx, g, 0x80000000 | FAN_MARK_ADD, FAN_OPEN, "f", EINVAL); /* unknown flag */
+	MARK_ERR(ctx, g, 0, FAN_OPEN, "f", EINVAL);                         /* no command */
+	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_REMOVE, FAN_OPEN, "f", EINVAL);
+	MARK_ERR(ctx, g, FAN_MARK_ADD, 0, "f", EINVAL); /* empty mask */
+	MARK_ERR(ctx, g, FAN_MARK_ADD, (1ULL << 32) | FAN_OPEN, "f", EINVAL);
+	MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_Q_OVERFLOW, "f", EINVAL); /* not an input bit */
+	MARK_ERR(ctx, g, FAN_MARK_ADD, 0x80000000, "f", EINVAL);     /* unknown event bit */
+	MARK_ERR(ctx, g, FAN_MARK_FLUSH | FAN_MARK_ONLYDIR, 0, NULL, EINVAL);
+	MARK_ERR(ctx, g, FAN_MARK_FLUSH | FAN_MARK_ADD, FAN_OPEN, "f", EINVAL);
+	MARK_ERR(ctx, g, FAN_MARK_REMOVE, FAN_OPEN, "f", ENOENT); /* no such mark */
+	MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_OPEN, "missing", ENOENT);
+	MARK_ERR(ctx, -1, FAN_MARK_ADD, FAN_OPEN, "f", EBADF);
+	in = fst_inotify(ctx);
+	MARK_ERR(ctx, in, FAN_MARK_ADD, FAN_OPEN, "f", EINVAL); /* not a fanotify fd */
+	FST_SYS_ERR(ctx, fanotify_mark(g, FAN_MARK_ADD, FAN_OPEN, -1, "f"), EBADF);
+	/* controls: each fixed call works, and the mark does its job */
+	MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_OPEN, "f", 0);
+	MARK_ERR(ctx, g, FAN_MARK_FLUSH, 0, NULL, 0);
+	open_close(ctx, "f", O_RDONLY);
+	FST_EXPECT_NONE(ctx, g);
+	MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_OPEN, "f", 0);
+	open_close(ctx, "f", O_RDONLY);
+	FST_EXPECT(ctx, g, FST_FAN(FAN_OPEN, "f"));
+	MARK_ERR(ctx, g, FAN_MARK_REMOVE, FAN_OPEN, "f", 0);
+}
+
+/* Permission and pre-content events need a group of that class. */
+static void ov03_mark_perm_needs_class(struct fst_ctx *ctx) {
+	int gn, gc;
+
+	fst_require(ctx, FSN_FEAT_PERM_OPEN);
+	fst_write_file(ctx, "f", "f");
+	gn = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	gc = fst_fan_init(ctx, FAN_CLASS_CONTENT);
+	MARK_ERR(ctx, gn, FAN_MARK_ADD, FAN_OPEN_PERM, "f", EINVAL);
+	MARK_ERR(ctx, gn, FAN_MARK_ADD, FAN_ACCESS_PERM, "f", EINVAL);
+	MARK_ERR(ctx, gc, FAN_MARK_ADD, FAN_PRE_ACCESS, "f", EINVAL);
+	MARK_ERR(ctx, gc, FAN_MARK_ADD, FAN_OPEN_PERM, "f", 0);
+	MARK_ERR(ctx, gn, FAN_MARK_ADD, FAN_OPEN, "f", 0);
+}
+
+/* Events without a path to open (dirent, attrib, *_SELF) need a FID group,
+ * and a FID group cannot have them on a mount mark. */
+static void ov03_mark_fid_only_events(struct fst_ctx *ctx) {
+	const uint64_t fid_only[] = { FAN_CREATE, FAN_DELETE,      FAN_MOVED_FROM, FAN_MOVED_TO,
+				      FAN_ATTRIB, FAN_DELETE_SELF, FAN_MOVE_SELF };
+	int g, gf;
+
+	fst_require(ctx, FSN_FEAT_REPORT_FID);
+	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
+	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
+	FST_SYS(ctx, mkdir("d", 0755));
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	gf = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
+	for (size_t i = 0; i < sizeof(fid_only) / sizeof(fid_only[0]); i++) {
+		uint64_t m = fid_only[i];
+
+		MARK_ERR(ctx, g, FAN_MARK_ADD, m, "d", EINVAL);
+		MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, m, "d", EINVAL);
+		MARK_ERR(ctx, gf, FAN_MARK_ADD | FAN_MARK_MOUNT, m, "d", EINVAL);
+		MARK_ERR(ctx, gf, FAN_MARK_ADD, m, "d", 0);
+		MARK_ERR(ctx, gf, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, m, "d", 0);
+	}
+	MARK_ERR(ctx, gf, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_OPEN | FAN_CLOSE, "d", 0);
+	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_OPEN | FAN_CLOSE, "d", 0);
+}
+
+/* FAN_RENAME needs FAN_REPORT_NAME. */
+static void ov03_mark_rename_needs_name(struct fst_ctx *ctx) {
+	int g;
+
+	fst_require(ctx, FSN_FEAT_EVENT_RENAME);
+	FST_SYS(ctx, mkdir("d", 0755));
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
+	MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_RENAME, "d", EINVAL);
+	fst_close(ctx, g);
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_DIR_FID | FAN_REPORT_FID);
+	MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_RENAME, "d", EINVAL);
+	fst_close(ctx, g);
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_RENAME, "d", EINVAL);
+	fst_close(ctx, g);
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME);
+	MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_RENAME, "d", 0);
+}
+
+static void ov03_mark_onlydir_enotdir(struct fst_ctx *ctx) {
+	int g, fd;
+
+	fst_write_file(ctx, "f", "f");
+	FST_SYS(ctx, mkdir("d", 0755));
+	FST_SYS(ctx, symlink("d", "ld"));
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_ONLYDIR, FAN_OPEN, "f", ENOTDIR);
+	/* the link itself (DONT_FOLLOW) is not a directory either */
+	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_ONLYDIR | FAN_MARK_DONT_FOLLOW, FAN_OPEN, "ld",
+		 ENOTDIR);
+	/* by fd (path NULL) */
+	fd = fst_open(ctx, "f", O_RDONLY);
+	FST_SYS_ERR(ctx, fanotify_mark(g, FAN_MARK_ADD | FAN_MARK_ONLYDIR, FAN_OPEN, fd, NULL),
+		    ENOTDIR);
+	fst_close(ctx, fd);
+	/* controls */
+	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_ONLYDIR, FAN_OPEN | FAN_ONDIR, "ld", 0);
+	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_ONLYDIR, FAN_OPEN | FAN_ONDIR, "d", 0);
+	open_close(ctx, "f", O_RDONLY);
+	FST_EXPECT_NONE(ctx, g);
+	open_close(ctx, "d", O_RDONLY | O_DIRECTORY);
+	FST_EXPECT(ctx, g, FST_FAN(FAN_OPEN, "d"));
+}
+
+/* Directory-only bits on a non-directory inode mark: refused (ENOTDIR)
+ * with the v5.17+ APIs (FAN_RENAME, FAN_MARK_IGNORE, a TARGET_FID group),
+ * still accepted with the old ones (fanotify_events_supported()). */
+static void ov03_mark_dir_bits_on_file(struct fst_ctx *ctx) {
+	int gn, gt, g;
+
+	fst_require(ctx, FSN_FEAT_REPORT_TARGET_FID);
+	fst_require(ctx, FSN_FEAT_EVENT_RENAME);
+	fst_require(ctx, FSN_FEAT_MARK_IGNORE);
+	fst_write_file(ctx, "f", "f");
+	fst_write_file(ctx, "f2", "f");
+	fst_write_file(ctx, "f3", "f");
+	FST_SYS(ctx, mkdir("d", 0755));
+	gn = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME);
+	MARK_ERR(ctx, gn, FAN_MARK_ADD, FAN_RENAME, "f", ENOTDIR);
+	MARK_ERR(ctx, gn, FAN_MARK_ADD, FAN_RENAME, "d", 0);
+	MARK_ERR(ctx, gn, FAN_MARK_ADD, FAN_CREATE, "f", 0); /* legacy: accepted */
+	gt = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME_TARGET);
+	MARK_ERR(ctx, gt, FAN_MARK_ADD, FAN_CREATE, "f", ENOTDIR);
+	MARK_ERR(ctx, gt, FAN_MARK_ADD, FAN_OPEN | FAN_EVENT_ON_CHILD, "f", ENOTDIR);
+	MARK_ERR(ctx, gt, FAN_MARK_ADD, FAN_OPEN | FAN_ONDIR, "f", ENOTDIR);
+	MARK_ERR(ctx, gt, FAN_MARK_ADD, FAN_OPEN, "f", 0);
+	MARK_ERR(ctx, gt, FAN_MARK_ADD, FAN_CREATE | FAN_ONDIR, "d", 0);
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE, FAN_OPEN | FAN_ONDIR, "f", ENOTDIR);
+	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE_SURV, FAN_OPEN | FAN_EVENT_ON_CHILD, "f",
+		 ENOTDIR);
+	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE, FAN_OPEN, "f", 0);
+	/* the legacy ignore mask just drops the flags */
+	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK, FAN_OPEN | FAN_ONDIR, "f2", 0);
+	MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_OPEN | FAN_ONDIR | FAN_EVENT_ON_CHILD, "f3", 0);
+}
+
+/* FAN_MARK_IGNORE: not with FAN_MARK_IGNORED_MASK; without SURV_MODIFY not
+ * on mount and sb marks (EINVAL) nor on a directory (EISDIR). */
+static void ov03_mark_ignore_combinations(struct fst_ctx *ctx) {
+	int g;
+
+	fst_require(ctx, FSN_FEAT_MARK_IGNORE);
+	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
+	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
+	fst_write_file(ctx, "f", "f");
+	fst_write_file(ctx, "f2", "f");
+	FST_SYS(ctx, mkdir("d", 0755));
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE | FAN_MARK_IGNORED_MASK, FAN_OPEN, "f",
+		 EINVAL);
+	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE | FAN_MARK_MOUNT, FAN_OPEN, ".", EINVAL);
+	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE | FAN_MARK_FILESYSTEM, FAN_OPEN, ".",
+		 EINVAL);
+	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE, FAN_OPEN, "d", EISDIR);
+	/* with SURV_MODIFY each is accepted; a file needs no SURV_MODIFY */
+	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE_SURV | FAN_MARK_MOUNT, FAN_OPEN, ".", 0);
+	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE_SURV | FAN_MARK_FILESYSTEM, FAN_OPEN, ".",
+		 0);
+	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE_SURV, FAN_OPEN, "d", 0);
+	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE, FAN_OPEN, "f", 0);
+	/* an ignore mark cannot be downgraded to the legacy semantics */
+	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK, FAN_OPEN, "f", EEXIST);
+	/* nor lose SURV_MODIFY */
+	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE_SURV, FAN_OPEN, "f2", 0);
+	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE, FAN_OPEN, "f2", EEXIST);
+	/* removing an ignore needs no SURV_MODIFY */
+	MARK_ERR(ctx, g, FAN_MARK_REMOVE | FAN_MARK_IGNORE, FAN_OPEN, "d", 0);
+}
+
+/* Mark types: FAN_FS_ERROR only on sb marks, EVICTABLE only on inode
+ * marks (and not as a downgrade of an existing mark). */
+static void ov03_mark_type_restrictions(struct fst_ctx *ctx) {
+	int g, gf;
+
+	fst_require(ctx, FSN_FEAT_MARK_EVICTABLE);
+	fst_require(ctx, FSN_FEAT_EVENT_FS_ERROR);
+	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
+	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
+	fst_write_file(ctx, "f", "f");
+	FST_SYS(ctx, mkdir("d", 0755));
+	gf = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
+	MARK_ERR(ctx, gf, FAN_MARK_ADD, FAN_FS_ERROR, "d", EINVAL);
+	MARK_ERR(ctx, gf, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_FS_ERROR, "d", EINVAL);
+	MARK_ERR(ctx, gf, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_FS_ERROR, "d", 0);
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_EVICTABLE | FAN_MARK_MOUNT, FAN_OPEN, "d", EINVAL);
+	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_EVICTABLE | FAN_MARK_FILESYSTEM, FAN_OPEN, "d",
+		 EINVAL);
+	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_EVICTABLE, FAN_OPEN, "d", 0);
+	MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_OPEN, "f", 0);
+	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_EVICTABLE, FAN_OPEN, "f", EEXIST);
+	/* FAN_MARK_MOUNT|FAN_MARK_FILESYSTEM is the mount-namespace type: not a path */
+	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_MOUNT | FAN_MARK_FILESYSTEM, FAN_OPEN, "d",
+		 EINVAL);
+}
+
+/*
+ * A minimal FUSE server (child process): answers INIT, GETATTR of the
+ * root and STATFS (all zeros: f_fsid 0), ENOSYS to everything else. It
+ * gives this case a filesystem of its own with a zero fsid and exportable
+ * file handles, which is what fanotify_test_fsid() refuses with ENODEV.
+ */
+static void fuse_reply(int fd, uint64_t unique, int err, const void *body, size_t len) {
+	unsigned char b[256];
+	struct fuse_out_header o = { .len = (uint32_t)(sizeof(o) + len),
+				     .error = err,
+				     .unique = unique };
+
+	memcpy(b, &o, sizeof(o));
+	if (len)
+		memcpy(b + sizeof(o), body, len);
+	if (write(fd, b, o.len) < 0)
+		_exit(4);
+}
+
+static int fuse_serve(void *arg) {
+	static unsigned char buf[1 << 17];
+	int fd = *(int *)arg;
+
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		struct fuse_in_header in;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < (ssize_t)sizeof(in))
+			return 0; /* unmounted or aborted */
+		memcpy(&in, buf, sizeof(in));
+		switch (in.opcode) {
+		case FUSE_INIT: {
+			struct fuse_init_in ii;
+			struct fuse_init_out o;
+
+			memcpy(&ii, buf + sizeof(in), sizeof(ii));
+			memset(&o, 0, sizeof(o));
+			o.major = FUSE_KERNEL_VERSION;
+			o.minor = ii.minor < FUSE_KERNEL_MINOR_VERSION ? ii.minor
+								       : FUSE_KERNEL_MINOR_VERSION;
+			o.max_readahead = ii.max_readahead;
+			o.max_write = 4096;
+			fuse_reply(fd, in.unique, 0, &o, sizeof(o));
+			break;
+		}
+		case FUSE_GETATTR: {
+			struct fuse_attr_out o;
+
+			memset(&o, 0, sizeof(o));
+			o.attr_valid = 3600;
+			o.attr.ino = FUSE_ROOT_ID;
+			o.attr.mode = S_IFDIR | 0755;
+			o.attr.nlink = 2;
+			fuse_reply(fd, in.unique, 0, &o, sizeof(o));
+			break;
+		}
+		case FUSE_STATFS: {
+			struct fuse_statfs_out o;
+
+			memset(&o, 0, sizeof(o));
+			o.st.bsize = 4096;
+			o.st.frsize = 4096;
+			o.st.namelen = 255;
+			fuse_reply(fd, in.unique, 0, &o, sizeof(o));
+			break;
+		}
+		case FUSE_FORGET:
+		case FUSE_BATCH_FORGET: break;
+		default: fuse_reply(fd, in.unique, -ENOSYS, NULL, 0);
+		}
+	}
+}
+
+static const char *fuse_mount(struct fst_ctx *ctx) {
+	char *p = fst_strdupf(ctx, "%s/fuse", ctx->scratch);
+	char opts[128];
+	int fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		fst_skip(ctx, "no FUSE: open /dev/fuse: %s", fst_errname(errno));
+	FST_SYS(ctx, mkdir(p, 0755));
+	snprintf(opts, sizeof(opts), "fd=%d,rootmode=40000,user_id=0,group_id=0", fd);
+	if (mount("fsn-fuse", p, "fuse", MS_NOSUID | MS_NODEV, opts) < 0)
+		fst_skip(ctx, "no FUSE: mount: %s", fst_errname(errno));
+	fst_spawn(ctx, "fuse server", fuse_serve, &fd, fd);
+	close(fd);
+	return p;
+}
+
+/* ENODEV: a filesystem with a zero fsid (FUSE) cannot have sb or mount
+ * marks of a FID group; an inode mark is accepted with a "weak" fsid, but
+ * one group cannot mix it with marks of a real fsid (EXDEV), either way. */
+static void ov03_enodev_exdev_zero_fsid(struct fst_ctx *ctx) {
+	struct statfs s;
+	const char *fu;
+	int g, g2, gfd;
+
+	fst_require(ctx, FSN_FEAT_REPORT_FID);
+	fst_require(ctx, FSN_FEAT_MARK_FID);
+	fst_write_file(ctx, "f", "f");
+	fu = fuse_mount(ctx);
+	FST_SYS(ctx, statfs(fu, &s));
+	if (s.f_fsid.__val[0] || s.f_fsid.__val[1])
+		fst_fail(ctx, "the FUSE mount has f_fsid %08x.%08x, expected 0",
+			 (unsigned)s.f_fsid.__val[0], (unsigned)s.f_fsid.__val[1]);
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
+	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN, fu, ENODEV);
+	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_OPEN, fu, ENODEV);
+	MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_OPEN | FAN_ONDIR, fu, 0);
+	MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_OPEN, "f", EXDEV);
+	g2 = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
+	MARK_ERR(ctx, g2, FAN_MARK_ADD, FAN_OPEN, "f", 0);
+	MARK_ERR(ctx, g2, FAN_MARK_ADD, FAN_OPEN | FAN_ONDIR, fu, EXDEV);
+	/* an fd-mode group needs no fsid */
+	gfd = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	MARK_ERR(ctx, gfd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN, fu, 0);
+	MARK_ERR(ctx, gfd, FAN_MARK_REMOVE | FAN_MARK_FILESYSTEM, FAN_OPEN, fu, 0);
+	/* the surviving marks still work */
+	open_close(ctx, "f", O_RDONLY);
+	FST_EXPECT(ctx, g2, FST_FAN(FAN_OPEN, "f"));
+	FST_EXPECT_NONE(ctx, g);
+}
+
+/* EOPNOTSUPP: a filesystem whose file handles cannot be decoded (ramfs)
+ * cannot have sb/mount marks of a FID group (inode marks: yes); internal
+ * filesystems (pipefs) have no sb/mount marks at all (EINVAL); procfs
+ * refuses permission events (EINVAL). All on mounts of this case only. */
+static void ov03_unsupported_filesystems(struct fst_ctx *ctx) {
+	char *ram = fst_strdupf(ctx, "%s/ramfs", ctx->scratch);
+	char *proc = fst_strdupf(ctx, "%s/proc", ctx->scratch);
+	char *rf = fst_strdupf(ctx, "%s/f", ram);
+	char *pv = fst_strdupf(ctx, "%s/version", proc);
+	struct {
+		struct file_handle fh;
+		unsigned char b[FSN_HANDLE_MAX];
+	} h;
+	struct fst_events *ev;
+	struct statfs sfs;
+	char pp[64];
+	int g, gfd, gc, p[2], fd, mnt_id;
+
+	fst_require(ctx, FSN_FEAT_REPORT_FID);
+	fst_require(ctx, FSN_FEAT_PERM_OPEN);
+	FST_SYS(ctx, mkdir(ram, 0755));
+	FST_SYS(ctx, mount("fsn-ramfs", ram, "ramfs", MS_NOSUID | MS_NODEV, "mode=0755"));
+	fd = FST_SYS(ctx, open(rf, O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+	close(fd);
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
+	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN, ram, EOPNOTSUPP);
+	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_OPEN, ram, EOPNOTSUPP);
+	MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_OPEN, rf, 0);
+	open_close(ctx, rf, O_RDONLY);
+	/* its FID is the non-decodable one name_to_handle_at(AT_HANDLE_FID) gives */
+	h.fh.handle_bytes = FSN_HANDLE_MAX;
+	FST_SYS(ctx, name_to_handle_at(AT_FDCWD, rf, &h.fh, &mnt_id, AT_HANDLE_FID));
+	FST_SYS(ctx, statfs(rf, &sfs));
+	ev = FST_EXPECT(ctx, g, { .mask = FAN_OPEN });
+	if (!(ev->e[0].ev.has & FSN_HAS_FID) || ev->e[0].ev.fid.handle_bytes != h.fh.handle_bytes ||
+	    ev->e[0].ev.fid.handle_type != h.fh.handle_type ||
+	    memcmp(ev->e[0].ev.fid.f_handle, h.fh.f_handle, h.fh.handle_bytes) != 0 ||
+	    memcmp(ev->e[0].ev.fid.fsid, &sfs.f_fsid, sizeof(ev->e[0].ev.fid.fsid)) != 0)
+		fst_fail(ctx, "ramfs: the FID is not statfs() fsid + AT_HANDLE_FID handle");
+
+	FST_SYS(ctx, pipe2(p, O_CLOEXEC));
+	snprintf(pp, sizeof(pp), "/proc/self/fd/%d", p[0]);
+	gfd = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
+	MARK_ERR(ctx, gfd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_ACCESS, pp, EINVAL);
+	MARK_ERR(ctx, gfd, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_ACCESS, pp, EINVAL);
+	MARK_ERR(ctx, gfd, FAN_MARK_ADD, FAN_ACCESS | FAN_MODIFY, pp, 0);
+	FST_SYS(ctx, write(p[1], "x", 1));
+	ev = FST_EXPECT(ctx, gfd, { .mask = FAN_MODIFY });
+	if (!(ev->e[0].ev.has & FSN_HAS_FID))
+		fst_fail(ctx, "pipe MODIFY in a FID group without a FID record");
+
+	FST_SYS(ctx, mkdir(proc, 0755));
+	FST_SYS(ctx, mount("fsn-proc", proc, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL));
+	gc = fst_fan_init(ctx, FAN_CLASS_CONTENT);
+	MARK_ERR(ctx, gc, FAN_MARK_ADD, FAN_OPEN_PERM, pv, EINVAL);
+	MARK_ERR(ctx, gc, FAN_MARK_ADD, FAN_ACCESS_PERM, pv, EINVAL);
+	MARK_ERR(ctx, gc, FAN_MARK_ADD, FAN_OPEN, pv, 0);
+	open_close(ctx, pv, O_RDONLY);
+	FST_EXPECT(ctx, gc, FST_FAN(FAN_OPEN, pv));
+}
+
+/*
+ * Without CAP_SYS_ADMIN (uid 65534, no capabilities): only notification
+ * groups with FID reporting, no admin-only flags, inode marks only, and
+ * only on readable objects; the pid of other processes' events is 0
+ * (copy_event_to_user(), FANOTIFY_UNPRIV).
+ */
+struct unpriv {
+	int step_err[16];
+	int nstep;
+	pid_t self, grandchild;
+	int nev;
+	struct {
+		uint64_t mask;
+		int fd;
+		pid_t pid;
+		unsigned rtype;
+		unsigned char rec[128];
+		unsigned rlen;
+	} ev[4];
+};
+
+enum {
+	U_INIT_NOTIF,
+	U_INIT_CONTENT,
+	U_INIT_UNLIMITED,
+	U_INIT_TID,
+	U_INIT_PIDFD,
+	U_INIT_FID,
+	U_MARK_MOUNT,
+	U_MARK_SB,
+	U_MARK_SECRET,
+	U_MARK_PUB,
+	U_COUNT,
+};
+
+static const struct {
+	const char *what;
+	int want;
+} unpriv_expect[U_COUNT] = {
+	[U_INIT_NOTIF] = { "fanotify_init(FAN_CLASS_NOTIF)", EPERM },
+	[U_INIT_CONTENT] = { "fanotify_init(FAN_CLASS_CONTENT|FAN_REPORT_FID)", EPERM },
+	[U_INIT_UNLIMITED] = { "fanotify_init(FAN_REPORT_FID|FAN_UNLIMITED_QUEUE)", EPERM },
+	[U_INIT_TID] = { "fanotify_init(FAN_REPORT_FID|FAN_REPORT_TID)", EPERM },
+	[U_INIT_PIDFD] = { "fanotify_init(FAN_REPORT_FID|FAN_REPORT_PIDFD)", EPERM },
+	[U_INIT_FID] = { "fanotify_init(FAN_REPORT_FID)", 0 },
+	[U_MARK_MOUNT] = { "mount mark", EPERM },
+	[U_MARK_SB] = { "filesystem mark", EPERM },
+	[U_MARK_SECRET] = { "inode mark on a 0600 root file", EACCES },
+	[U_MARK_PUB] = { "inode mark on a 0644 file", 0 },
+};
+
+static int try_init(unsigned flags) {
+	int fd = fanotify_init(flags | FAN_CLOEXEC | FAN_NONBLOCK, O_RDONLY);
+
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+static int child_unpriv(void *arg) {
+	struct unpriv *u = arg;
+	unsigned char buf[4096];
+	ssize_t n;
+	pid_t gc;
+	int g, fd;
+
+	if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+	    setresuid(65534, 65534, 65534) < 0)
+		return errno;
+	u->step_err[U_INIT_NOTIF] = try_init(FAN_CLASS_NOTIF);
+	u->step_err[U_INIT_CONTENT] = try_init(FAN_CLASS_CONTENT | FAN_REPORT_FID);
+	u->step_err[U_INIT_UNLIMITED] = try_init(FAN_REPORT_FID | FAN_UNLIMITED_QUEUE);
+	u->step_err[U_INIT_TID] = try_init(FAN_REPORT_FID | FAN_REPORT_TID);
+	u->step_err[U_INIT_PIDFD] = try_init(FAN_REPORT_FID | FAN_REPORT_PIDFD);
+	g = fanotify_init(FAN_REPORT_FID | FAN_CLOEXEC | FAN_NONBLOCK, O_RDONLY);
+	u->step_err[U_INIT_FID] = g < 0 ? errno : 0;
+	u->nstep = U_INIT_FID + 1;
+	if (g < 0)
+		return 0;
+#define UMARK(i, flags, path)                                                                      \
+	u->step_err[i] = fanotify_mark(g, flags, FAN_OPEN, AT_FDCWD, path) < 0 ? errno : 0
+	UMARK(U_MARK_MOUNT, FAN_MARK_ADD | FAN_MARK_MOUNT, ".");
+	UMARK(U_MARK_SB, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, ".");
+	UMARK(U_MARK_SECRET, FAN_MARK_ADD, "secret");
+	UMARK(U_MARK_PUB, FAN_MARK_ADD, "pub");
+#undef UMARK
+	u->nstep = U_COUNT;
+	/* its own open, then another process's */
+	u->self = getpid();
+	fd = open("pub", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		close(fd);
+	gc = fork();
+	if (gc == 0) {
+		fd = open("pub", O_RDONLY | O_CLOEXEC);
+		_exit(fd < 0 ? 1 : 0);
+	}
+	u->grandchild = gc;
+	if (gc > 0)
+		waitpid(gc, NULL, 0);
+	n = read(g, buf, sizeof(buf));
+	for (ssize_t off = 0; n > 0 && off < n && u->nev < 4;) {
+		struct fanotify_event_metadata m;
+		struct fsn_uapi_info_header h;
+
+		memcpy(&m, buf + off, sizeof(m));
+		u->ev[u->nev].mask = m.mask;
+		u->ev[u->nev].fd = m.fd;
+		u->ev[u->nev].pid = m.pid;
+		if (m.event_len > m.metadata_len + sizeof(h)) {
+			memcpy(&h, buf + off + m.metadata_len, sizeof(h));
+			u->ev[u->nev].rtype = h.info_type;
+			u->ev[u->nev].rlen = h.len < 128 ? h.len : 128;
+			memcpy(u->ev[u->nev].rec, buf + off + m.metadata_len, u->ev[u->nev].rlen);
+		}
+		u->nev++;
+		off += m.event_len;
+	}
+	close(g);
+	return 0;
+}
+
+static void ov03_unprivileged(struct fst_ctx *ctx) {
+	struct unpriv *u;
+	struct fst_child *c;
+	struct fst_obj pub;
+
+	fst_write_file(ctx, "pub", "p");
+	fst_write_file(ctx, "secret", "s");
+	FST_SYS(ctx, chmod("secret", 0600));
+	FST_SYS(ctx, fchmod(ctx->workfd, 0755));
+	pub = fst_obj(ctx, "pub");
+	u = mmap(NULL, sizeof(*u), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (u == MAP_FAILED)
+		fst_fail(ctx, "mmap: %s", fst_errname(errno));
+	memset(u, 0, sizeof(*u));
+	c = fst_spawn(ctx, "unprivileged fanotify", child_unpriv, u, -1);
+	fst_child_expect(ctx, c, 0);
+	for (int i = 0; i < U_COUNT; i++)
+		if (i >= u->nstep || u->step_err[i] != unpriv_expect[i].want)
+			fst_fail(ctx, "unprivileged %s: %s, expected %s", unpriv_expect[i].what,
+				 i >= u->nstep ? "not reached" : fst_errname(u->step_err[i]),
+				 unpriv_expect[i].want ? fst_errname(unpriv_expect[i].want)
+						       : "success");
+	/* its own event has its pid, another process's pid 0; no fd; a FID */
+	if (u->nev != 2)
+		fst_fail(ctx, "unprivileged group read %d events, expected 2", u->nev);
+	for (int i = 0; i < 2; i++) {
+		struct fsn_uapi_info_fid fi;
+		uint32_t hb;
+
+		memcpy(&fi, u->ev[i].rec, sizeof(fi));
+		memcpy(&hb, u->ev[i].rec + sizeof(fi), 4);
+		if (u->ev[i].mask != FAN_OPEN || u->ev[i].fd != FAN_NOFD ||
+		    u->ev[i].pid != (i == 0 ? u->self : 0))
+			fst_fail(ctx,
+				 "unprivileged event %d: mask %s fd %d pid %d, expected OPEN, "
+				 "FAN_NOFD, pid %d",
+				 i, fst_mask_str(FSN_MASK_FANOTIFY_EVENT, u->ev[i].mask),
+				 u->ev[i].fd, (int)u->ev[i].pid, i == 0 ? (int)u->self : 0);
+		if (u->ev[i].rtype != FAN_EVENT_INFO_TYPE_FID || hb != pub.fid.handle_bytes ||
+		    hb > sizeof(u->ev[i].rec) - sizeof(fi) - 8 ||
+		    memcmp(fi.fsid, pub.fid.fsid, sizeof(fi.fsid)) != 0 ||
+		    memcmp(u->ev[i].rec + sizeof(fi) + 8, pub.fid.f_handle, hb) != 0)
+			fst_fail(ctx, "unprivileged event %d: the record is not the FID of pub", i);
+	}
+	munmap(u, sizeof(*u));
+}
+
+static void ov03_inotify_errors(struct fst_ctx *ctx) {
+	int in, wd;
+
+	fst_write_file(ctx, "f", "f");
+	FST_SYS(ctx, mkdir("d", 0755));
+	FST_SYS(ctx, symlink("d", "ld"));
+	FST_SYS_ERR(ctx, inotify_init1(0x1234), EINVAL);
+	in = fst_inotify(ctx);
+	ck_assert_int_eq(fst_watch_err(ctx, in, "f", 0), -EINVAL);
+	ck_assert_int_eq(fst_watch_err(ctx, in, "f", IN_MASK_ADD | IN_MASK_CREATE | IN_OPEN),
+			 -EINVAL);
+	ck_assert_int_eq(fst_watch_err(ctx, in, "f", IN_ONLYDIR | IN_OPEN), -ENOTDIR);
+	ck_assert_int_eq(fst_watch_err(ctx, in, "ld", IN_ONLYDIR | IN_DONT_FOLLOW | IN_OPEN),
+			 -ENOTDIR);
+	ck_assert_int_eq(fst_watch_err(ctx, in, "missing", IN_OPEN), -ENOENT);
+	ck_assert_int_eq(fst_watch_err(ctx, ctx->workfd, "f", IN_OPEN), -EINVAL);
+	ck_assert_int_eq(fst_watch_err(ctx, -1, "f", IN_OPEN), -EBADF);
+	FST_SYS_ERR(ctx, inotify_rm_watch(in, 12345), EINVAL);
+	wd = fst_watch(ctx, in, "f", IN_OPEN);
+	if (has_feat(ctx, FSN_FEAT_INOTIFY_MASK_CREATE))
+		ck_assert_int_eq(fst_watch_err(ctx, in, "f", IN_MASK_CREATE | IN_OPEN), -EEXIST);
+	open_close(ctx, "f", O_RDONLY);
+	FST_EXPECT(ctx, in, FST_IN(IN_OPEN, wd, NULL));
+	ck_assert_int_eq(fst_watch(ctx, in, "ld", IN_ONLYDIR | IN_OPEN), wd + 1);
+	open_close(ctx, "d", O_RDONLY | O_DIRECTORY);
+	FST_EXPECT(ctx, in, FST_IN(IN_OPEN | IN_ISDIR, wd + 1, NULL));
+}
+
+/* ------------------------------------------------------------------------ */
+/* OV04: races                                                              */
+/* ------------------------------------------------------------------------ */
+
+#define RACE_MS 500
+#define RACE_WORKERS 5
+
+struct race {
+	struct timespec end;
+	long iters[RACE_WORKERS];
+	long events[RACE_WORKERS]; /* events the churners read */
+	char msg[RACE_WORKERS][160];
+};
+
+struct race_arg {
+	struct race *r;
+	int id;
+};
+
+static bool race_over(const struct race *r) {
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec > r->end.tv_sec ||
+	       (t.tv_sec == r->end.tv_sec && t.tv_nsec >= r->end.tv_nsec);
+}
+
+/* Record why a worker failed (with errno) and return the errno. */
+static int race_fail(struct race_arg *a, const char *fmt, ...) _fst_printf_(2, 3);
+static int race_fail(struct race_arg *a, const char *fmt, ...) {
+	int e = errno;
+	char what[120];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	snprintf(a->r->msg[a->id], sizeof(a->r->msg[0]), "%s: %s", what, fst_errname(e));
+	return e ? e : EIO;
+}
+
+/* Drain a group: read until EAGAIN, closing event fds. Errors other than
+ * EAGAIN are failures (an fd that cannot be opened would be one). */
+static int drain_fan(int g, long *count) {
+	unsigned char buf[8192];
+
+	for (;;) {
+		ssize_t n = read(g, buf, sizeof(buf));
+
+		if (n < 0)
+			return errno == EAGAIN ? 0 : errno;
+		if (n == 0)
+			return EIO;
+		for (ssize_t off = 0; off + (ssize_t)sizeof(struct fanotify_event_metadata) <= n;) {
+			struct fanotify_event_metadata m;
+
+			memcpy(&m, buf + off, sizeof(m));
+			if (m.event_len < sizeof(m))
+				return EBADMSG;
+			if (m.fd >= 0)
+				close(m.fd);
+			off += m.event_len;
+			(*count)++;
+		}
+	}
+}
+
+/* Files come and go: create, write, read, rename across directories,
+ * link, chmod, truncate, unlink, mkdir/rmdir; names are the worker's own. */
+static int race_io(void *arg) {
+	struct race_arg *a = arg;
+	char f[64], g[64], l[64], x[64], b[8];
+
+	while (!race_over(a->r)) {
+		long i = a->r->iters[a->id]++;
+		int fd;
+
+		snprintf(f, sizeof(f), "d/w%d_%ld", a->id, i);
+		snprintf(g, sizeof(g), "d/s/w%d_%ld", a->id, i);
+		snprintf(l, sizeof(l), "d/l%d_%ld", a->id, i);
+		snprintf(x, sizeof(x), "d/s/x%d_%ld", a->id, i);
+		fd = open(f, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0)
+			return race_fail(a, "create %s", f);
+		if (write(fd, "data", 4) != 4 || pread(fd, b, 4, 0) != 4 || ftruncate(fd, 1) < 0)
+			return race_fail(a, "io on %s", f);
+		if (rename(f, g) < 0 || link(g, l) < 0 || chmod(l, 0600) < 0)
+			return race_fail(a, "rename/link/chmod %s", g);
+		if (unlink(g) < 0 || unlink(l) < 0) /* still open: DELETE_SELF at close */
+			return race_fail(a, "unlink %s", g);
+		close(fd);
+		if (mkdir(x, 0755) < 0 || rmdir(x) < 0)
+			return race_fail(a, "mkdir/rmdir %s", x);
+	}
+	return 0;
+}
+
+/* fanotify groups of every reporting mode come and go with inode (also
+ * evictable), mount and sb marks on the directories where the io workers
+ * work; some are read, some flushed, some closed with events queued. */
+static int race_fanotify(void *arg) {
+	static const unsigned modes[] = { 0, FAN_REPORT_FID, FAN_REPORT_DFID_NAME,
+					  FAN_REPORT_DFID_NAME_TARGET, FAN_REPORT_DIR_FID };
+	struct race_arg *a = arg;
+
+	while (!race_over(a->r)) {
+		long i = a->r->iters[a->id]++;
+		unsigned mode = modes[i % 5];
+		uint64_t m = FAN_OPEN | FAN_CLOSE | FAN_MODIFY | FAN_ACCESS | FAN_ONDIR;
+		int g = fanotify_init(FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK | mode,
+				      O_RDONLY | O_CLOEXEC);
+		int e;
+
+		if (g < 0)
+			return race_fail(a, "fanotify_init(0x%x)", mode);
+		if (mode)
+			m |= FAN_CREATE | FAN_DELETE | FAN_MOVE | FAN_ATTRIB | FAN_DELETE_SELF;
+		if (fanotify_mark(g, FAN_MARK_ADD, m | FAN_EVENT_ON_CHILD, AT_FDCWD, "d") < 0 ||
+		    fanotify_mark(g, FAN_MARK_ADD | FAN_MARK_EVICTABLE, m | FAN_EVENT_ON_CHILD,
+				  AT_FDCWD, "d/s") < 0)
+			return race_fail(a, "inode marks, mode 0x%x", mode);
+		if (i % 3 == 0 && fanotify_mark(g, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
+						m & ~FAN_ONDIR, AT_FDCWD, ".") < 0)
+			return race_fail(a, "sb mark, mode 0x%x", mode);
+		if (i % 3 == 1 &&
+		    fanotify_mark(g, FAN_MARK_ADD | FAN_MARK_MOUNT,
+				  FAN_OPEN | FAN_CLOSE | FAN_MODIFY, AT_FDCWD, ".") < 0)
+			return race_fail(a, "mount mark, mode 0x%x", mode);
+		if (i % 2) {
+			struct pollfd p = { .fd = g, .events = POLLIN };
+
+			poll(&p, 1, 2); /* let some events come */
+		}
+		if (i % 2 && (e = drain_fan(g, &a->r->events[a->id])) != 0) {
+			errno = e;
+			return race_fail(a, "read, mode 0x%x", mode);
+		}
+		if (fanotify_mark(g, FAN_MARK_REMOVE, FAN_MODIFY, AT_FDCWD, "d") < 0)
+			return race_fail(a, "remove bits");
+		if (i % 4 == 0 && fanotify_mark(g, FAN_MARK_FLUSH, 0, AT_FDCWD, NULL) < 0)
+			return race_fail(a, "flush");
+		if (i % 4 == 1 && (e = drain_fan(g, &a->r->events[a->id])) != 0) {
+			errno = e;
+			return race_fail(a, "read after remove, mode 0x%x", mode);
+		}
+		close(g); /* often with events still queued */
+	}
+	return 0;
+}
+
+/* inotify instances come and go with watches on the directories. */
+static int race_inotify(void *arg) {
+	struct race_arg *a = arg;
+	unsigned char buf[8192];
+
+	while (!race_over(a->r)) {
+		long i = a->r->iters[a->id]++;
+		int in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC), w1, w2;
+
+		if (in < 0)
+			return race_fail(a, "inotify_init1");
+		w1 = inotify_add_watch(in, "d", IN_ALL_EVENTS);
+		w2 = inotify_add_watch(in, "d/s", IN_ALL_EVENTS | (i % 2 ? IN_EXCL_UNLINK : 0));
+		if (w1 < 0 || w2 < 0)
+			return race_fail(a, "inotify_add_watch");
+		if (i % 2) {
+			struct pollfd p = { .fd = in, .events = POLLIN };
+			ssize_t n;
+
+			poll(&p, 1, 2);
+			n = read(in, buf, sizeof(buf));
+
+			if (n < 0 && errno != EAGAIN)
+				return race_fail(a, "read");
+			a->r->events[a->id] += n > 0;
+		}
+		if (inotify_rm_watch(in, w2) < 0)
+			return race_fail(a, "inotify_rm_watch");
+		close(in);
+	}
+	return 0;
+}
+
+static void ov04_mark_churn_race(struct fst_ctx *ctx) {
+	static const fst_child_fn fns[RACE_WORKERS] = { race_io, race_io, race_fanotify,
+							race_fanotify, race_inotify };
+	static const char *const names[RACE_WORKERS] = { "io 0", "io 1", "fanotify churn 0",
+							 "fanotify churn 1", "inotify churn" };
+	struct race_arg args[RACE_WORKERS];
+	struct fst_child *c[RACE_WORKERS];
+	struct race *r;
+	struct fst_obj d;
+	char line[256];
+	FILE *fi;
+	int l, lf, in, wd, gn, marks = 0;
+
+	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
+	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
+	fst_require(ctx, FSN_FEAT_MARK_EVICTABLE);
+	fst_require(ctx, FSN_FEAT_REPORT_TARGET_FID);
+	FST_SYS(ctx, mkdir("d", 0755));
+	FST_SYS(ctx, mkdir("d/s", 0755));
+	fst_write_file(ctx, "stable", "s");
+	d = fst_obj(ctx, "d");
+	/* long-lived groups: one on an untouched file, one on d itself */
+	l = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	fst_mark(ctx, l, FAN_MARK_ADD, FAN_OPEN | FAN_CLOSE_NOWRITE, "stable");
+	lf = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
+	fst_mark(ctx, lf, FAN_MARK_ADD, FAN_ATTRIB | FAN_ONDIR, "d");
+
+	r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (r == MAP_FAILED)
+		fst_fail(ctx, "mmap: %s", fst_errname(errno));
+	memset(r, 0, sizeof(*r));
+	clock_gettime(CLOCK_MONOTONIC, &r->end);
+	r->end.tv_nsec += RACE_MS * 1000000L;
+	r->end.tv_sec += r->end.tv_nsec / 1000000000L;
+	r->end.tv_nsec %= 1000000000L;
+	for (int i = 0; i < RACE_WORKERS; i++) {
+		args[i].r = r;
+		args[i].id = i;
+		c[i] = fst_spawn(ctx, names[i], fns[i], &args[i], -1);
+	}
+	/* everyone finishes shortly after the deadline, without error */
+	for (int i = 0; i < RACE_WORKERS; i++) {
+		int res = fst_child_wait(ctx, c[i], RACE_MS + FST_WAIT_MS);
+
+		fst_log(ctx, "%s: %ld iterations, %ld events read", names[i], r->iters[i],
+			r->events[i]);
+		if (res != 0)
+			fst_fail(ctx, "%s failed: %s", names[i], r->msg[i]);
+		if (r->iters[i] < 1)
+			fst_fail(ctx, "%s did not run", names[i]);
+	}
+
+	/* the churners did meet events (else the race proved nothing) */
+	if (r->events[2] + r->events[3] == 0 || r->events[4] == 0)
+		fst_fail(ctx, "the churners read no events during the race");
+
+	/* the long-lived groups saw nothing of the race, and still work */
+	FST_EXPECT_NONE(ctx, l);
+	FST_EXPECT_NONE(ctx, lf);
+	open_close(ctx, "stable", O_RDONLY);
+	FST_EXPECT(ctx, l, FST_FAN(FAN_OPEN | FAN_CLOSE_NOWRITE, "stable"));
+	FST_SYS(ctx, chmod("d", 0700));
+	FST_EXPECT(ctx, lf, { .mask = FAN_ATTRIB | FAN_ONDIR, .obj = &d });
+	/* each still has exactly its one mark (fdinfo) */
+	snprintf(line, sizeof(line), "/proc/self/fdinfo/%d", l);
+	fi = fopen(line, "re");
+	if (!fi)
+		fst_fail(ctx, "fdinfo of group l: %s", fst_errname(errno));
+	while (fgets(line, sizeof(line), fi)) /* after the "fanotify flags:" line */
+		marks += strncmp(line, "fanotify ", 9) == 0 && strncmp(line, "fanotify flags:", 15);
+	fclose(fi);
+	if (marks != 1)
+		fst_fail(ctx, "long-lived group has %d marks in fdinfo, expected 1", marks);
+
+	/* fresh groups on the raced directories get exactly their events */
+	gn = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	fst_mark(ctx, gn, FAN_MARK_ADD, FAN_OPEN | FAN_EVENT_ON_CHILD | FAN_ONDIR, "d/s");
+	fst_mark(ctx, gn, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_OPEN, ".");
+	fst_mark(ctx, gn, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN, ".");
+	in = fst_inotify(ctx);
+	wd = fst_watch(ctx, in, "d/s", IN_CREATE | IN_OPEN);
+	fst_write_file(ctx, "d/s/after", "a");
+	FST_EXPECT(ctx, gn, FST_FAN(FAN_OPEN, "d/s/after"));
+	FST_EXPECT(ctx, in, FST_IN(IN_CREATE, wd, "after"), FST_IN(IN_OPEN, wd, "after"));
+	FST_EXPECT_NONE(ctx, l);
+	munmap(r, sizeof(*r));
+}
+
+/* Permission groups come and go (answering some events, closing with
+ * others pending) while processes open, read and unlink files: every
+ * blocked opener must be released, nobody may hang. */
+static int race_opener(void *arg) {
+	struct race_arg *a = arg;
+	char p[64], b[4];
+
+	while (!race_over(a->r)) {
+		long i = a->r->iters[a->id]++;
+		int fd;
+
+		snprintf(p, sizeof(p), "d/o%d_%ld", a->id, i % 8);
+		fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		if (fd < 0)
+			return race_fail(a, "open %s", p);
+		if (write(fd, "ab", 2) != 2 || pread(fd, b, 2, 0) < 0)
+			return race_fail(a, "io %s", p);
+		close(fd);
+		if (i % 3 == 0 && unlink(p) < 0)
+			return race_fail(a, "unlink %s", p);
+	}
+	return 0;
+}
+
+static int race_perm(void *arg) {
+	struct race_arg *a = arg;
+	unsigned char buf[4096];
+
+	while (!race_over(a->r)) {
+		long i = a->r->iters[a->id]++;
+		int g = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC | FAN_NONBLOCK,
+				      O_RDONLY | O_CLOEXEC);
+		unsigned flags = i % 2 ? FAN_MARK_FILESYSTEM : 0;
+		uint64_t m = FAN_OPEN_PERM | FAN_ACCESS_PERM | (flags ? 0 : FAN_EVENT_ON_CHILD);
+
+		if (g < 0)
+			return race_fail(a, "fanotify_init(CONTENT)");
+		if (fanotify_mark(g, FAN_MARK_ADD | flags, m, AT_FDCWD, "d") < 0)
+			return race_fail(a, "permission mark");
+		/* answer what comes for a few rounds; leave the rest pending */
+		for (int k = 0; k < (int)(i % 4); k++) {
+			struct pollfd p = { .fd = g, .events = POLLIN };
+			ssize_t n;
+
+			if (poll(&p, 1, 2) <= 0)
+				continue;
+			n = read(g, buf, sizeof(buf));
+			if (n < 0 && errno != EAGAIN)
+				return race_fail(a, "read permission events");
+			for (ssize_t off = 0; n > 0 && off < n;) {
+				struct fanotify_event_metadata m2;
+				struct fanotify_response resp;
+
+				memcpy(&m2, buf + off, sizeof(m2));
+				resp.fd = m2.fd;
+				resp.response = FAN_ALLOW;
+				/* every other event stays unanswered until the close */
+				if (m2.fd >= 0 && (off / (ssize_t)m2.event_len) % 2 == 0 &&
+				    write(g, &resp, sizeof(resp)) != sizeof(resp))
+					return race_fail(a, "respond");
+				if (m2.fd >= 0)
+					close(m2.fd);
+				off += m2.event_len;
+				a->r->events[a->id]++;
+			}
+		}
+		close(g); /* releases everything still pending, allowed */
+	}
+	return 0;
+}
+
+static void ov04_perm_group_close_race(struct fst_ctx *ctx) {
+	static const fst_child_fn fns[RACE_WORKERS] = { race_opener, race_opener, race_opener,
+							race_perm, race_perm };
+	static const char *const names[RACE_WORKERS] = { "opener 0", "opener 1", "opener 2",
+							 "permission group 0",
+							 "permission group 1" };
+	struct race_arg args[RACE_WORKERS];
+	struct fst_child *c[RACE_WORKERS];
+	struct fst_events *e;
+	struct race *r;
+	int g;
+
+	fst_require(ctx, FSN_FEAT_PERM_OPEN);
+	fst_require(ctx, FSN_FEAT_PERM_ACCESS);
+	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
+	FST_SYS(ctx, mkdir("d", 0755));
+	fst_write_file(ctx, "d/f", "f");
+	r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (r == MAP_FAILED)
+		fst_fail(ctx, "mmap: %s", fst_errname(errno));
+	memset(r, 0, sizeof(*r));
+	clock_gettime(CLOCK_MONOTONIC, &r->end);
+	r->end.tv_nsec += RACE_MS * 1000000L;
+	r->end.tv_sec += r->end.tv_nsec / 1000000000L;
+	r->end.tv_nsec %= 1000000000L;
+	for (int i = 0; i < RACE_WORKERS; i++) {
+		args[i].r = r;
+		args[i].id = i;
+		c[i] = fst_spawn(ctx, names[i], fns[i], &args[i], -1);
+	}
+	for (int i = 0; i < RACE_WORKERS; i++) {
+		int res = fst_child_wait(ctx, c[i], RACE_MS + FST_WAIT_MS);
+
+		fst_log(ctx, "%s: %ld iterations, %ld events read", names[i], r->iters[i],
+			r->events[i]);
+		if (res != 0)
+			fst_fail(ctx, "%s failed: %s", names[i], r->msg[i]);
+		if (r->iters[i] < 1)
+			fst_fail(ctx, "%s did not run", names[i]);
+	}
+	if (r->events[3] + r->events[4] == 0)
+		fst_fail(ctx, "no permission event was read during the race");
+	/* no permission mark is left: an open does not block */
+	{
+		struct fst_child *o = fst_spawn_open(ctx, "d/f", O_RDONLY);
+
+		fst_child_expect(ctx, o, 0);
+	}
+	/* and a new permission group works */
+	g = fst_fan_init(ctx, FAN_CLASS_CONTENT);
+	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN_PERM, "d/f");
+	c[0] = fst_spawn_open(ctx, "d/f", O_RDONLY);
+	fst_wait_readable(ctx, g, FST_WAIT_MS);
+	e = FST_EXPECT(ctx, g, { .mask = FAN_OPEN_PERM, .path = "d/f", .pid = c[0]->pid });
+	fst_child_blocked(ctx, c[0]);
+	fst_respond(ctx, g, &e->e[0], FAN_DENY);
+	fst_child_expect(ctx, c[0], EPERM);
+	FST_EXPECT_NONE(ctx, g);
+	munmap(r, sizeof(*r));
+}
+
+/* ------------------------------------------------------------------------ */
+
 const struct fst_case fst_cases_ov[] = {
+	FST_CASE(ov01_overflow_one_event_in_order, "OV01", FST_ONCE,
+		 "max_queued_events CREATEs in order, then exactly one Q_OVERFLOW (FAN_NOFD)"),
+	FST_CASE(ov01_overflow_fd_error_ebadf, "OV01,ID05", FST_ONCE,
+		 "REPORT_FD_ERROR: the same overflow, every fd -EBADF instead of FAN_NOFD"),
+	FST_CASE(ov01_overflow_fd_mode, "OV01", FST_ONCE,
+		 "fd mode: max_queued_events OPENs (distinct links) in order, one overflow"),
+	FST_CASE(ov01_unlimited_queue_no_overflow, "OV01", FST_ONCE,
+		 "FAN_UNLIMITED_QUEUE: max_queued_events + 64 events, all kept, in order"),
+	FST_CASE(ov02_inotify_overflow_last, "OV02", FST_ONCE,
+		 "inotify: max_queued_events events then one IN_Q_OVERFLOW (wd -1) last"),
+	FST_CASE(ov02_inotify_overflow_names, "OV02", FST_ONCE,
+		 "inotify: named IN_CREATEs in order up to the limit, one overflow, resumes"),
+	FST_CASE(ov03_init_invalid_flags, "OV03", FST_ONCE,
+		 "fanotify_init: unknown flags, class 3, bad event_f_flags -> EINVAL"),
+	FST_CASE(ov03_init_fid_combinations, "OV03", FST_ONCE,
+		 "fanotify_init: NAME w/o DIR_FID, TARGET w/o NAME|FID, FID+CONTENT -> EINVAL"),
+	FST_CASE(ov03_mark_invalid_flags, "OV03", FST_ONCE,
+		 "fanotify_mark: bad flags/mask/command/fd -> EINVAL/EBADF/ENOENT"),
+	FST_CASE(ov03_mark_perm_needs_class, "OV03", FST_ONCE,
+		 "permission bits on a NOTIF group, PRE_ACCESS on CONTENT -> EINVAL"),
+	FST_CASE(ov03_mark_fid_only_events, "OV03", FST_ONCE,
+		 "dirent/attrib/self events: EINVAL in fd mode and on FID mount marks"),
+	FST_CASE(ov03_mark_rename_needs_name, "OV03", FST_ONCE,
+		 "FAN_RENAME without FAN_REPORT_NAME -> EINVAL"),
+	FST_CASE(ov03_mark_onlydir_enotdir, "OV03", FST_ONCE,
+		 "FAN_MARK_ONLYDIR on a file, a symlink (DONT_FOLLOW), a file fd -> ENOTDIR"),
+	FST_CASE(ov03_mark_dir_bits_on_file, "OV03", FST_ONCE,
+		 "dir-only bits on a file mark: ENOTDIR with RENAME/IGNORE/TARGET_FID only"),
+	FST_CASE(ov03_mark_ignore_combinations, "OV03", FST_ONCE,
+		 "FAN_MARK_IGNORE: +IGNORED_MASK/mount/sb -> EINVAL, dir -> EISDIR w/o SURV"),
+	FST_CASE(ov03_mark_type_restrictions, "OV03", FST_ONCE,
+		 "FS_ERROR only on sb marks, EVICTABLE only on new inode marks"),
+	FST_CASE(ov03_enodev_exdev_zero_fsid, "OV03", FST_ONCE,
+		 "FUSE (zero fsid): sb/mount -> ENODEV; weak+strong fsid in one group -> EXDEV"),
+	FST_CASE(ov03_unsupported_filesystems, "OV03", FST_ONCE,
+		 "ramfs FID sb/mount -> EOPNOTSUPP; pipefs sb/mount, procfs perm -> EINVAL"),
+	FST_CASE(ov03_unprivileged, "OV03,ID04", FST_ONCE,
+		 "uid 65534: EPERM for admin flags/mount/sb marks, EACCES; pid 0 for others"),
+	FST_CASE(ov03_inotify_errors, "OV03", FST_ONCE,
+		 "inotify: empty mask, MASK_ADD|MASK_CREATE, ONLYDIR, bad fds -> errors"),
+	FST_CASE_TIMEOUT(ov04_mark_churn_race, "OV04", FST_ALL_FS, 20,
+			 "0.5 s of mark/group churn (all modes) during file churn: no hang, clean"),
+	FST_CASE_TIMEOUT(ov04_perm_group_close_race, "OV04", FST_ALL_FS, 20,
+			 "0.5 s of permission groups closing with pending events: nobody hangs"),
 	{ 0 },
 };
