@@ -15,6 +15,10 @@ Suite *fsn_suite_decode(void);
 Suite *fsn_suite_path(void);
 Suite *fsn_suite_ctx(void);
 Suite *fsn_suite_ctx_fanotify(void);
+/* the daemon's pieces (daemon/) */
+Suite *fsn_suite_config(void);
+Suite *fsn_suite_plan(void);
+Suite *fsn_suite_escape(void);
 
 /* Exit status a forked test uses to say "skipped"; the runner counts it
  * as a skip, not a failure (see runner.c). */

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * config.h — the daemon's configuration: what a parsed and validated
+ * config file (plus its conf.d drop-ins) looks like. A struct config is
+ * immutable once config_load() returned it; a reload builds a new one and
+ * swaps it in only if it is valid.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum rule_mark {
+	RULE_MARK_AUTO = 0,
+	RULE_MARK_INODE,
+	RULE_MARK_MOUNT,
+	RULE_MARK_FILESYSTEM,
+	RULE_MARK_INOTIFY,
+};
+
+enum output_type {
+	OUTPUT_JOURNAL = 0,
+	OUTPUT_JSON,
+	OUTPUT_EXEC,
+};
+
+/* Where a setting came from, for messages: "file:line". */
+struct config_origin {
+	char *file; /* the config file or drop-in that set it */
+	int line;
+};
+
+struct output_conf {
+	char *name;
+	enum output_type type;
+	struct config_origin origin;
+	/* json: */
+	char *file; /* a path, or "-" for stdout */
+	/* exec: */
+	char **argv;         /* NULL-terminated template; "{path}", "{rule}", "{events}", "{pid}" */
+	size_t n_argv;
+	unsigned max_running;   /* concurrency bound (default 4) */
+	double rate;            /* runs per second allowed, token bucket (default 10) */
+	unsigned burst;         /* bucket size (default 20) */
+	unsigned timeout_sec;   /* a child running longer is killed (default 60) */
+};
+
+struct rule_conf {
+	char *name;
+	struct config_origin origin;
+	char **paths; /* absolute, normalised (no trailing '/', no "//", ".", "..") */
+	size_t n_paths;
+	enum rule_mark mark;
+	uint64_t events;       /* FAN_* event bits (same values as IN_* for the common ones) */
+	bool children;         /* events of a directory's direct children (default true) */
+	bool ondir;            /* events on directories too (default true) */
+	bool recursive;        /* the whole subtree (default false) */
+	bool create;           /* create missing paths as directories (default false) */
+	bool required;         /* a rule that cannot be placed is fatal at start (default false) */
+	char **exclude;        /* absolute paths or fnmatch globs (FNM_PATHNAME not set) */
+	size_t n_exclude;
+	pid_t *pids;           /* only these pids (empty: any) */
+	size_t n_pids;
+	char **comms;          /* only these comm names (empty: any) */
+	size_t n_comms;
+	uid_t *uids;           /* only these uids (empty: any) */
+	size_t n_uids;
+	char **outputs;        /* names of outputs; empty: the global default outputs */
+	size_t n_outputs;
+	unsigned rate_limit;   /* events per second reported for this rule; 0 = global default */
+};
+
+struct config {
+	char *path;          /* the main file */
+	char **dropins;      /* conf.d/ *.conf files merged, in lexical order */
+	size_t n_dropins;
+
+	int log_level;       /* syslog priority: LOG_ERR .. LOG_DEBUG (default LOG_INFO) */
+	char **default_outputs;
+	size_t n_default_outputs;
+
+	/* limits */
+	unsigned max_marks;        /* marks + watches the daemon may place (default 8192) */
+	unsigned rate_limit;       /* events per second per rule, 0 = unlimited (default 0) */
+	unsigned queue_size;       /* events buffered for outputs before dropping+counting (default 65536) */
+	bool unlimited_queue;      /* FAN_UNLIMITED_QUEUE for fanotify groups (default false) */
+	unsigned status_interval;  /* seconds between STATUS= updates (default 10) */
+
+	struct output_conf *outputs;
+	size_t n_outputs;
+	struct rule_conf *rules;
+	size_t n_rules;
+};
+
+/* One error: where and what. */
+struct config_error {
+	char *file;
+	int line; /* 0 if not tied to a line */
+	char *msg;
+};
+
+struct config_errors {
+	struct config_error *v;
+	size_t n;
+};
+
+/*
+ * Parse and validate path and, if it exists, the drop-in directory
+ * <dirname(path)>/conf.d/ *.conf (merged in lexical order: a drop-in's
+ * `rules` are appended, its `output` entries added or replaced by name, its
+ * scalar settings override). Every problem found is appended to *errors
+ * (all of them, not just the first), each naming file:line. Returns 0 and
+ * *ret, or -EINVAL (errors filled), or another -errno.
+ */
+int config_load(const char *path, struct config **ret, struct config_errors *errors);
+struct config *config_free(struct config *c);
+void config_errors_clear(struct config_errors *e);
+/* "file:line: msg" lines to f. */
+void config_errors_print(const struct config_errors *e, FILE *f);
+
+const struct output_conf *config_find_output(const struct config *c, const char *name);
+const struct rule_conf *config_find_rule(const struct config *c, const char *name);
+/* True when the two rules would place exactly the same marks (reload keeps them). */
+bool rule_conf_same_marks(const struct rule_conf *a, const struct rule_conf *b);
+
+const char *rule_mark_name(enum rule_mark m);
+const char *output_type_name(enum output_type t);

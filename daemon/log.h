@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * log.h — the daemon's own messages (not events: those go to outputs).
+ * To stderr, with a "<N>" priority prefix sd-daemon(3) style when stderr is
+ * the journal (JOURNAL_STREAM matches stderr), plain "fsnotifyd: " text
+ * otherwise. Messages above the configured level are dropped.
+ * Notable events (start, stop, reload, overflow, rule errors) also go to the
+ * journal with a MESSAGE_ID, via log_notable().
+ */
+#pragma once
+
+#include <syslog.h>
+
+/* MESSAGE_IDs (128-bit, fixed forever; `journalctl MESSAGE_ID=...`). */
+#define FSND_MID_START "9a1e3c3f0b2d4b8c8f2e5a6d7c1b0a01"
+#define FSND_MID_STOP "9a1e3c3f0b2d4b8c8f2e5a6d7c1b0a02"
+#define FSND_MID_RELOAD "9a1e3c3f0b2d4b8c8f2e5a6d7c1b0a03"
+#define FSND_MID_RELOAD_FAILED "9a1e3c3f0b2d4b8c8f2e5a6d7c1b0a04"
+#define FSND_MID_OVERFLOW "9a1e3c3f0b2d4b8c8f2e5a6d7c1b0a05"
+#define FSND_MID_RULE_ERROR "9a1e3c3f0b2d4b8c8f2e5a6d7c1b0a06"
+
+void log_set_level(int priority);
+int log_get_level(void);
+void log_msg(int priority, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* log_msg() plus, when a journal is reachable, a structured entry with
+ * MESSAGE_ID=mid and the extra "KEY=value" fields (NULL-terminated). */
+void log_notable(int priority, const char *mid, const char *const *fields, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+#define log_error(...) log_msg(LOG_ERR, __VA_ARGS__)
+#define log_warning(...) log_msg(LOG_WARNING, __VA_ARGS__)
+#define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)
+#define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)

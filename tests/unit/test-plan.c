@@ -1,0 +1,6 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "unit.h"
+
+Suite *fsn_suite_plan(void) {
+	return suite_create("plan");
+}
