@@ -40,12 +40,12 @@ struct output_conf {
 	/* json: */
 	char *file; /* a path, or "-" for stdout */
 	/* exec: */
-	char **argv;         /* NULL-terminated template; "{path}", "{rule}", "{events}", "{pid}" */
+	char **argv; /* NULL-terminated template; "{path}", "{rule}", "{events}", "{pid}" */
 	size_t n_argv;
-	unsigned max_running;   /* concurrency bound (default 4) */
-	double rate;            /* runs per second allowed, token bucket (default 10) */
-	unsigned burst;         /* bucket size (default 20) */
-	unsigned timeout_sec;   /* a child running longer is killed (default 60) */
+	unsigned max_running; /* concurrency bound (default 4) */
+	double rate;          /* runs per second allowed, token bucket (default 10) */
+	unsigned burst;       /* bucket size (default 20) */
+	unsigned timeout_sec; /* a child running longer is killed (default 60) */
 };
 
 struct rule_conf {
@@ -54,40 +54,41 @@ struct rule_conf {
 	char **paths; /* absolute, normalised (no trailing '/', no "//", ".", "..") */
 	size_t n_paths;
 	enum rule_mark mark;
-	uint64_t events;       /* FAN_* event bits (same values as IN_* for the common ones) */
-	bool children;         /* events of a directory's direct children (default true) */
-	bool ondir;            /* events on directories too (default true) */
-	bool recursive;        /* the whole subtree (default false) */
-	bool create;           /* create missing paths as directories (default false) */
-	bool required;         /* a rule that cannot be placed is fatal at start (default false) */
-	char **exclude;        /* absolute paths or fnmatch globs (FNM_PATHNAME not set) */
+	uint64_t events; /* FAN_* event bits (same values as IN_* for the common ones) */
+	bool children;   /* events of a directory's direct children (default true) */
+	bool ondir;      /* events on directories too (default true) */
+	bool recursive;  /* the whole subtree (default false) */
+	bool create;     /* create missing paths as directories (default false) */
+	bool required;   /* a rule that cannot be placed is fatal at start (default false) */
+	char **exclude;  /* absolute paths or fnmatch globs (FNM_PATHNAME not set) */
 	size_t n_exclude;
-	pid_t *pids;           /* only these pids (empty: any) */
+	pid_t *pids; /* only these pids (empty: any) */
 	size_t n_pids;
-	char **comms;          /* only these comm names (empty: any) */
+	char **comms; /* only these comm names (empty: any) */
 	size_t n_comms;
-	uid_t *uids;           /* only these uids (empty: any) */
+	uid_t *uids; /* only these uids (empty: any) */
 	size_t n_uids;
-	char **outputs;        /* names of outputs; empty: the global default outputs */
+	char **outputs; /* names of outputs; empty: the global default outputs */
 	size_t n_outputs;
-	unsigned rate_limit;   /* events per second reported for this rule; 0 = global default */
+	unsigned rate_limit; /* events per second reported for this rule; 0 = global default */
 };
 
 struct config {
-	char *path;          /* the main file */
-	char **dropins;      /* conf.d/ *.conf files merged, in lexical order */
+	char *path;     /* the main file */
+	char **dropins; /* conf.d/ *.conf files merged, in lexical order */
 	size_t n_dropins;
 
-	int log_level;       /* syslog priority: LOG_ERR .. LOG_DEBUG (default LOG_INFO) */
+	int log_level; /* syslog priority: LOG_ERR .. LOG_DEBUG (default LOG_INFO) */
 	char **default_outputs;
 	size_t n_default_outputs;
 
 	/* limits */
-	unsigned max_marks;        /* marks + watches the daemon may place (default 8192) */
-	unsigned rate_limit;       /* events per second per rule, 0 = unlimited (default 0) */
-	unsigned queue_size;       /* events buffered for outputs before dropping+counting (default 65536) */
-	bool unlimited_queue;      /* FAN_UNLIMITED_QUEUE for fanotify groups (default false) */
-	unsigned status_interval;  /* seconds between STATUS= updates (default 10) */
+	unsigned max_marks;  /* marks + watches the daemon may place (default 8192) */
+	unsigned rate_limit; /* events per second per rule, 0 = unlimited (default 0) */
+	unsigned
+	    queue_size; /* events buffered for outputs before dropping+counting (default 65536) */
+	bool unlimited_queue;     /* FAN_UNLIMITED_QUEUE for fanotify groups (default false) */
+	unsigned status_interval; /* seconds between STATUS= updates (default 10) */
 
 	struct output_conf *outputs;
 	size_t n_outputs;

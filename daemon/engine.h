@@ -19,8 +19,8 @@ struct engine;
 
 /* Per-rule counters, for STATUS= and --foreground summaries. */
 struct rule_stats {
-	uint64_t events;     /* reported */
-	uint64_t filtered;   /* dropped by exclude / process filters */
+	uint64_t events;   /* reported */
+	uint64_t filtered; /* dropped by exclude / process filters */
 	uint64_t ratelimited;
 	uint64_t overflows;
 };

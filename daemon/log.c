@@ -64,6 +64,7 @@ void log_msg(int priority, const char *fmt, ...) {
 void log_notable(int priority, const char *mid, const char *const *fields, const char *fmt, ...) {
 	struct iovec iov[16];
 	char msg[2048], prio[32], id[64];
+	char *m = NULL;
 	size_t n = 0;
 	va_list ap;
 
@@ -77,7 +78,6 @@ void log_notable(int priority, const char *mid, const char *const *fields, const
 	 * these rare events. */
 	if (access("/run/systemd/journal/socket", W_OK) < 0)
 		return;
-	char *m = NULL;
 	if (asprintf(&m, "MESSAGE=%s", msg) < 0)
 		return;
 	snprintf(prio, sizeof(prio), "PRIORITY=%d", priority);

@@ -25,7 +25,7 @@ void log_msg(int priority, const char *fmt, ...) __attribute__((format(printf, 2
 /* log_msg() plus, when a journal is reachable, a structured entry with
  * MESSAGE_ID=mid and the extra "KEY=value" fields (NULL-terminated). */
 void log_notable(int priority, const char *mid, const char *const *fields, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 
 #define log_error(...) log_msg(LOG_ERR, __VA_ARGS__)
 #define log_warning(...) log_msg(LOG_WARNING, __VA_ARGS__)

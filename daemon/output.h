@@ -19,23 +19,25 @@ struct ev_loop;
 
 enum record_kind {
 	RECORD_EVENT = 0, /* a filesystem event matched a rule */
-	RECORD_OVERFLOW,  /* the kernel queue overflowed: events were lost (rule names the affected rule) */
-	RECORD_DROPPED,   /* the daemon dropped events (rate limit / output queue); count says how many */
+	RECORD_OVERFLOW,  /* the kernel queue overflowed: events were lost (rule names the affected
+			     rule) */
+	RECORD_DROPPED,   /* the daemon dropped events (rate limit / output queue); count says how
+			     many */
 };
 
 /* One reported thing. Strings are raw bytes (filenames!): every output
  * escapes them for its format. */
 struct record {
 	enum record_kind kind;
-	uint64_t time_usec;  /* CLOCK_REALTIME */
-	const char *rule;    /* rule name */
-	uint64_t mask;       /* FAN_* event bits */
-	const char *path;    /* full path, NULL if unknown */
+	uint64_t time_usec;   /* CLOCK_REALTIME */
+	const char *rule;     /* rule name */
+	uint64_t mask;        /* FAN_* event bits */
+	const char *path;     /* full path, NULL if unknown */
 	const char *old_path; /* for renames with both sides known, else NULL */
-	pid_t pid;           /* 0 if unknown */
-	const char *comm;    /* NULL if unknown (process gone) */
-	uid_t uid;           /* (uid_t)-1 if unknown */
-	uint64_t count;      /* RECORD_DROPPED: events dropped */
+	pid_t pid;            /* 0 if unknown */
+	const char *comm;     /* NULL if unknown (process gone) */
+	uid_t uid;            /* (uid_t)-1 if unknown */
+	uint64_t count;       /* RECORD_DROPPED: events dropped */
 };
 
 struct output;

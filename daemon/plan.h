@@ -21,8 +21,8 @@ struct plan_mark {
 	struct fsn_mark_spec spec;    /* spec.path == path; spec.userdata unused by the plan */
 	char *why;                    /* one sentence: why this mechanism, this mask */
 	/* Userspace filtering the daemon must do on this mark's events: */
-	char *subtree;                /* report only events under this directory (NULL: all) */
-	bool subtree_recursive;       /* everything below (true) or direct children only */
+	char *subtree;          /* report only events under this directory (NULL: all) */
+	bool subtree_recursive; /* everything below (true) or direct children only */
 };
 
 /* A rule that cannot be placed, and why (e.g. "mount marks cannot report
