@@ -1,3 +1,1663 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* config.c — placeholder, being written. */
-typedef int placeholder_config;
+/*
+ * config.c — the configuration file: the schema (one table per scope:
+ * top level, `limits`, a rule, an output), and the loader that drives
+ * parsing, defaults, validation and the conf.d/ drop-in merge from it.
+ *
+ * Each key is declared once, in a table below: its name, its parser (which
+ * is its type: the file must hold exactly that type), where the value goes,
+ * its default written in config syntax, its allowed range or names, an
+ * optional validator, and one line of documentation. Defaults are applied by
+ * parsing the default text with the same parser, so the documented default
+ * (config_schema_foreach(), fsnotifyd.conf(5) and its test) is the default.
+ *
+ * The loader never stops at the first problem: every error is appended to
+ * a struct config_errors, each naming file:line (the setting's own line,
+ * from libconfig) and the rule, output or key. Memory failures set a flag
+ * and make config_load() return -ENOMEM at the end.
+ *
+ * Merge rules for drop-ins (<dir of main file>/conf.d/ *.conf, lexical
+ * order): `rules` are appended, `output` entries added or replaced by name,
+ * every other setting (also each key of `limits`) overrides.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <libconfig.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "fsn-uapi.h"
+#include "fsn.h"
+
+#define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
+
+/* Events no rule may ask for, and why. */
+#define PERM_EVENTS (FAN_OPEN_PERM | FAN_ACCESS_PERM | FAN_OPEN_EXEC_PERM | FAN_PRE_ACCESS)
+
+/* ------------------------------------------------------------------------ */
+/* the loader's state                                                       */
+/* ------------------------------------------------------------------------ */
+
+/* A name of an output used somewhere, checked once every file is merged. */
+struct ref {
+	char *name;
+	char *who; /* "rule 'x'", or NULL for the top-level `outputs` */
+	struct config_origin origin;
+};
+
+struct loader {
+	struct config *c;
+	struct config_errors *errors;
+	size_t n_errors_before;
+	bool oom;
+	bool unreadable;  /* a file could not be read or parsed: skip cross checks */
+	const char *file; /* the file being read */
+	struct ref *refs; /* rules' outputs */
+	size_t n_refs;
+	struct ref *drefs; /* the top-level `outputs` (replaced when overridden) */
+	size_t n_drefs;
+	struct ref *seen_rules; /* every rule name read, also of rules with errors */
+	size_t n_seen_rules;
+	char **bad_outputs; /* outputs that had errors: no "unknown output" for them */
+	size_t n_bad_outputs;
+	size_t n_rule_entries; /* rules read, also those with errors */
+	bool rules_bad;        /* a `rules` setting was not a list */
+	config_t defaults[4];  /* parsed default text per table, see TABLE_* */
+	bool defaults_ok[4];
+};
+
+struct key;
+
+/* Where keys are being read into. */
+struct scope {
+	struct loader *l;
+	void *base;                   /* the struct the keys' offsets point into */
+	const char *where;            /* "rule 'x'", "output 'y'", "limits", or NULL at the top */
+	bool defaults;                /* applying defaults: no per-type checks */
+	int out_type;                 /* in an output: its type, -1 if unknown */
+	const config_setting_t *done; /* already read (an output's type): skip it */
+};
+
+typedef bool (*parse_fn)(struct scope *sc, const struct key *k, const config_setting_t *s);
+/* Validate (and normalise) one string; false after reporting an error.
+ * *out: an allocated replacement, or left NULL to keep the string. */
+typedef bool (*check_fn)(struct scope *sc, const struct key *k, const config_setting_t *s,
+			 const char *value, char **out);
+
+struct table {
+	int id; /* TABLE_* */
+	const char *scope;
+	const struct key *keys;
+	size_t n_keys;
+};
+
+enum {
+	TABLE_TOP = 0,
+	TABLE_LIMITS,
+	TABLE_RULE,
+	TABLE_OUTPUT,
+};
+
+struct key {
+	const char *name;
+	parse_fn parse;
+	const char *type; /* in words, for documentation */
+	size_t off;       /* destination, in the scope's struct */
+	size_t n_off;     /* element count, for lists */
+	const char *def;  /* default in config syntax; NULL: none */
+	bool required;
+	long long min, max;       /* integers: allowed range */
+	const char *const *names; /* enums: allowed names ... */
+	const int *values;        /* ... and their values */
+	size_t n_names;
+	check_fn check;          /* strings: validator */
+	bool unique;             /* lists: no element twice */
+	unsigned types;          /* outputs: 1 << OUTPUT_* the key is valid for; 0: all */
+	const struct table *sub; /* groups */
+	const char *doc;
+};
+
+/* ------------------------------------------------------------------------ */
+/* small helpers                                                            */
+/* ------------------------------------------------------------------------ */
+
+static void *l_oom(struct loader *l, void *p) {
+	if (!p)
+		l->oom = true;
+	return p;
+}
+
+static char *l_strdup(struct loader *l, const char *s) {
+	return s ? l_oom(l, strdup(s)) : NULL;
+}
+
+static void strv_free(char **v, size_t n) {
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* A string for a message: printable ASCII as is, other bytes as \xNN,
+ * cut after 200 bytes. */
+static const char *printable(const char *s, char *buf, size_t len) {
+	size_t o = 0;
+
+	for (const unsigned char *p = (const unsigned char *)s; *p && o + 8 < len; p++) {
+		if (p - (const unsigned char *)s >= 200) {
+			o += snprintf(buf + o, len - o, "...");
+			break;
+		}
+		if (*p >= 0x20 && *p < 0x7f && *p != '\\')
+			buf[o++] = (char)*p;
+		else
+			o += snprintf(buf + o, len - o, "\\x%02x", *p);
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+#define P(s) printable((s), (char[1024]){ 0 }, 1024)
+
+static const char *setting_file(struct loader *l, const config_setting_t *s) {
+	const char *f = s ? config_setting_source_file(s) : NULL;
+
+	return f ? f : l->file;
+}
+
+static int setting_line(const config_setting_t *s) {
+	return s ? (int)config_setting_source_line(s) : 0;
+}
+
+static void add_error_v(struct loader *l, const char *file, int line, const char *fmt, va_list ap) {
+	struct config_errors *e = l->errors;
+	struct config_error *v;
+	char *msg = NULL;
+
+	if (vasprintf(&msg, fmt, ap) < 0) {
+		l->oom = true;
+		return;
+	}
+	v = realloc(e->v, (e->n + 1) * sizeof(*v));
+	if (!v) {
+		free(msg);
+		l->oom = true;
+		return;
+	}
+	e->v = v;
+	e->v[e->n] = (struct config_error){ .file = strdup(file ? file : "(unknown)"),
+					    .line = line,
+					    .msg = msg };
+	if (!e->v[e->n].file)
+		l->oom = true;
+	e->n++;
+}
+
+__attribute__((format(printf, 4, 5))) static void add_error(struct loader *l, const char *file,
+							    int line, const char *fmt, ...) {
+	va_list ap;
+
+	va_start(ap, fmt);
+	add_error_v(l, file, line, fmt, ap);
+	va_end(ap);
+}
+
+/* An error about setting s (its file and line), prefixed with the scope. */
+__attribute__((format(printf, 3, 4))) static void
+error_at(struct scope *sc, const config_setting_t *s, const char *fmt, ...) {
+	char msg[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (sc->where)
+		add_error(sc->l, setting_file(sc->l, s), setting_line(s), "%s: %s", sc->where, msg);
+	else
+		add_error(sc->l, setting_file(sc->l, s), setting_line(s), "%s", msg);
+}
+
+static const char *type_words(const config_setting_t *s) {
+	switch (config_setting_type(s)) {
+	case CONFIG_TYPE_INT:
+	case CONFIG_TYPE_INT64: return "an integer";
+	case CONFIG_TYPE_FLOAT: return "a number with a fraction";
+	case CONFIG_TYPE_STRING: return "a string";
+	case CONFIG_TYPE_BOOL: return "a boolean";
+	case CONFIG_TYPE_GROUP: return "a group";
+	case CONFIG_TYPE_ARRAY: return "an array";
+	case CONFIG_TYPE_LIST: return "a list";
+	default: return "nothing";
+	}
+}
+
+static void type_error(struct scope *sc, const struct key *k, const config_setting_t *s,
+		       const char *expected) {
+	error_at(sc, s, "%s: expected %s, not %s", k->name, expected, type_words(s));
+}
+
+static bool is_int(const config_setting_t *s) {
+	int t = config_setting_type(s);
+
+	return t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64;
+}
+
+static bool is_sequence(const config_setting_t *s) {
+	int t = config_setting_type(s);
+
+	return t == CONFIG_TYPE_ARRAY || t == CONFIG_TYPE_LIST;
+}
+
+#define DEST(sc, k, type) ((type *)((char *)(sc)->base + (k)->off))
+#define COUNT(sc, k) ((size_t *)((char *)(sc)->base + (k)->n_off))
+
+/* ------------------------------------------------------------------------ */
+/* parsers: one per type of value                                           */
+/* ------------------------------------------------------------------------ */
+
+static bool parse_bool(struct scope *sc, const struct key *k, const config_setting_t *s) {
+	if (config_setting_type(s) != CONFIG_TYPE_BOOL) {
+		type_error(sc, k, s, "a boolean (true or false)");
+		return false;
+	}
+	*DEST(sc, k, bool) = config_setting_get_bool(s);
+	return true;
+}
+
+static bool get_int(struct scope *sc, const struct key *k, const config_setting_t *s,
+		    long long *ret) {
+	long long v;
+
+	if (!is_int(s)) {
+		type_error(sc, k, s, "an integer");
+		return false;
+	}
+	v = config_setting_get_int64(s);
+	if (v < k->min || v > k->max) {
+		error_at(sc, s, "%s: %lld is out of range (%lld to %lld)", k->name, v, k->min,
+			 k->max);
+		return false;
+	}
+	*ret = v;
+	return true;
+}
+
+static bool parse_uint(struct scope *sc, const struct key *k, const config_setting_t *s) {
+	long long v;
+
+	if (!get_int(sc, k, s, &v))
+		return false;
+	*DEST(sc, k, unsigned) = (unsigned)v;
+	return true;
+}
+
+static bool parse_double(struct scope *sc, const struct key *k, const config_setting_t *s) {
+	double v;
+
+	if (config_setting_type(s) == CONFIG_TYPE_FLOAT)
+		v = config_setting_get_float(s);
+	else if (is_int(s))
+		v = (double)config_setting_get_int64(s);
+	else {
+		type_error(sc, k, s, "a number");
+		return false;
+	}
+	if (!(v > (double)k->min && v <= (double)k->max)) {
+		error_at(sc, s, "%s: %g is out of range (more than %lld, at most %lld)", k->name, v,
+			 k->min, k->max);
+		return false;
+	}
+	*DEST(sc, k, double) = v;
+	return true;
+}
+
+static bool parse_enum(struct scope *sc, const struct key *k, const config_setting_t *s) {
+	const char *v;
+	char list[256] = "";
+	size_t pos = 0;
+
+	if (config_setting_type(s) != CONFIG_TYPE_STRING) {
+		type_error(sc, k, s, "a string");
+		return false;
+	}
+	v = config_setting_get_string(s);
+	for (size_t i = 0; i < k->n_names; i++)
+		if (strcmp(v, k->names[i]) == 0) {
+			*DEST(sc, k, int) = k->values[i];
+			return true;
+		}
+	for (size_t i = 0; i < k->n_names && pos < sizeof(list); i++)
+		pos += snprintf(list + pos, sizeof(list) - pos, "%s\"%s\"", i ? ", " : "",
+				k->names[i]);
+	error_at(sc, s, "%s: unknown value \"%s\" (one of %s)", k->name, P(v), list);
+	return false;
+}
+
+/* One string (with its check); *ret allocated. */
+static bool get_string(struct scope *sc, const struct key *k, const config_setting_t *s,
+		       char **ret) {
+	const char *v;
+	char *out = NULL;
+
+	v = config_setting_get_string(s);
+	if (k->check && !k->check(sc, k, s, v, &out))
+		return false;
+	*ret = out ? out : l_strdup(sc->l, v);
+	return *ret != NULL;
+}
+
+static bool parse_string(struct scope *sc, const struct key *k, const config_setting_t *s) {
+	char *v;
+
+	if (config_setting_type(s) != CONFIG_TYPE_STRING) {
+		type_error(sc, k, s, "a string");
+		return false;
+	}
+	if (!get_string(sc, k, s, &v))
+		return false;
+	free(*DEST(sc, k, char *));
+	*DEST(sc, k, char *) = v;
+	return true;
+}
+
+/* A list of strings: an array [ "a", "b" ] or a list ( "a", "b" ). */
+static bool get_strings(struct scope *sc, const struct key *k, const config_setting_t *s,
+			char ***ret, size_t *ret_n) {
+	int n = is_sequence(s) ? config_setting_length(s) : 0;
+	char **v;
+	bool ok = true;
+	size_t m = 0;
+
+	if (!is_sequence(s)) {
+		type_error(sc, k, s, "an array of strings");
+		return false;
+	}
+	v = l_oom(sc->l, calloc((size_t)n + 1, sizeof(char *)));
+	if (!v)
+		return false;
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+		char *str;
+
+		if (config_setting_type(e) != CONFIG_TYPE_STRING) {
+			error_at(sc, e, "%s: element %d: expected a string, not %s", k->name, i + 1,
+				 type_words(e));
+			ok = false;
+			continue;
+		}
+		if (!get_string(sc, k, e, &str)) {
+			ok = false;
+			continue;
+		}
+		if (k->unique) {
+			bool dup = false;
+
+			for (size_t j = 0; j < m && !dup; j++)
+				dup = strcmp(v[j], str) == 0;
+			if (dup) {
+				error_at(sc, e, "%s: '%s' is listed twice", k->name, P(str));
+				free(str);
+				ok = false;
+				continue;
+			}
+		}
+		v[m++] = str;
+	}
+	if (!ok) {
+		strv_free(v, m);
+		return false;
+	}
+	*ret = v;
+	*ret_n = m;
+	return true;
+}
+
+static bool parse_strings(struct scope *sc, const struct key *k, const config_setting_t *s) {
+	char **v;
+	size_t n;
+
+	if (!get_strings(sc, k, s, &v, &n))
+		return false;
+	strv_free(*DEST(sc, k, char **), *COUNT(sc, k));
+	*DEST(sc, k, char **) = v;
+	*COUNT(sc, k) = n;
+	return true;
+}
+
+/* A list of output names, remembered to be checked after the merge. */
+static bool add_refs(struct scope *sc, const config_setting_t *s, char **names, size_t n,
+		     struct ref **refs, size_t *n_refs) {
+	struct ref *v;
+
+	v = l_oom(sc->l, realloc(*refs, (*n_refs + n + 1) * sizeof(*v)));
+	if (!v)
+		return false;
+	*refs = v;
+	for (size_t i = 0; i < n; i++) {
+		const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+
+		v[*n_refs] = (struct ref){
+			.name = l_strdup(sc->l, names[i]),
+			.who = l_strdup(sc->l, sc->where),
+			.origin = { .file = l_strdup(sc->l, sc->defaults ? "(default)"
+									 : setting_file(sc->l, e)),
+				    .line = sc->defaults ? 0 : setting_line(e) },
+		};
+		(*n_refs)++;
+	}
+	return true;
+}
+
+static void refs_free(struct ref *v, size_t n) {
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].name);
+		free(v[i].who);
+		free(v[i].origin.file);
+	}
+	free(v);
+}
+
+static bool parse_default_outputs(struct scope *sc, const struct key *k,
+				  const config_setting_t *s) {
+	if (!parse_strings(sc, k, s))
+		return false;
+	/* An override replaces the list, and so the names to check. */
+	refs_free(sc->l->drefs, sc->l->n_drefs);
+	sc->l->drefs = NULL;
+	sc->l->n_drefs = 0;
+	return add_refs(sc, s, *DEST(sc, k, char **), *COUNT(sc, k), &sc->l->drefs,
+			&sc->l->n_drefs);
+}
+
+static bool parse_rule_outputs(struct scope *sc, const struct key *k, const config_setting_t *s) {
+	if (!parse_strings(sc, k, s))
+		return false;
+	return add_refs(sc, s, *DEST(sc, k, char **), *COUNT(sc, k), &sc->l->refs, &sc->l->n_refs);
+}
+
+/* Event names: FAN_* bits, minus those no rule can ask for. */
+static bool parse_events(struct scope *sc, const struct key *k, const config_setting_t *s) {
+	uint64_t mask = 0;
+	bool ok = true;
+	int n;
+
+	if (!is_sequence(s)) {
+		type_error(sc, k, s, "an array of event names");
+		return false;
+	}
+	n = config_setting_length(s);
+	if (n == 0) {
+		error_at(sc, s, "%s: no events given", k->name);
+		return false;
+	}
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+		const char *name, *why = NULL;
+		uint64_t m = 0;
+		bool word = true;
+
+		if (config_setting_type(e) != CONFIG_TYPE_STRING) {
+			error_at(sc, e, "%s: element %d: expected a string, not %s", k->name, i + 1,
+				 type_words(e));
+			ok = false;
+			continue;
+		}
+		name = config_setting_get_string(e);
+		/* One lower-case name each (the parser would also take lists
+		 * and hex numbers; a config names events). */
+		for (const char *p = name; *p; p++)
+			word = word && (islower((unsigned char)*p) || *p == '_');
+		if (!*name || !word ||
+		    fsn_mask_parse(FSN_MASK_FANOTIFY_EVENT, name, &m, NULL, 0) < 0) {
+			error_at(sc, e, "unknown event '%s'", P(name));
+			ok = false;
+			continue;
+		}
+		if (m & PERM_EVENTS)
+			why = "permission events are not supported yet";
+		else if (m & FAN_Q_OVERFLOW)
+			why = "queue overflows are always reported, not asked for";
+		else if (m & FAN_ONDIR)
+			why = "it is a flag, not an event: use ondir = true";
+		else if (m & FAN_EVENT_ON_CHILD)
+			why = "it is a flag, not an event: use children = true";
+		else if (m & (FAN_MNT_ATTACH | FAN_MNT_DETACH))
+			why = "mount namespace events are not supported";
+		if (why) {
+			error_at(sc, e, "event '%s': %s", name, why);
+			ok = false;
+			continue;
+		}
+		mask |= m;
+	}
+	if (!ok)
+		return false;
+	*DEST(sc, k, uint64_t) = mask;
+	return true;
+}
+
+/* pids: integers 1 .. 4194304 (PID_MAX_LIMIT). */
+static bool parse_pids(struct scope *sc, const struct key *k, const config_setting_t *s) {
+	int n = is_sequence(s) ? config_setting_length(s) : 0;
+	pid_t *v;
+	bool ok = true;
+
+	if (!is_sequence(s)) {
+		type_error(sc, k, s, "an array of integers");
+		return false;
+	}
+	v = l_oom(sc->l, calloc((size_t)n + 1, sizeof(pid_t)));
+	if (!v)
+		return false;
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+		long long x;
+
+		if (!is_int(e)) {
+			error_at(sc, e, "%s: element %d: expected an integer, not %s", k->name,
+				 i + 1, type_words(e));
+			ok = false;
+			continue;
+		}
+		x = config_setting_get_int64(e);
+		if (x < k->min || x > k->max) {
+			error_at(sc, e, "%s: %lld is out of range (%lld to %lld)", k->name, x,
+				 k->min, k->max);
+			ok = false;
+			continue;
+		}
+		v[i] = (pid_t)x;
+	}
+	if (!ok) {
+		free(v);
+		return false;
+	}
+	free(*DEST(sc, k, pid_t *));
+	*DEST(sc, k, pid_t *) = v;
+	*COUNT(sc, k) = (size_t)n;
+	return true;
+}
+
+/* uids: integers, or user names looked up now. */
+static bool parse_uids(struct scope *sc, const struct key *k, const config_setting_t *s) {
+	int n = is_sequence(s) ? config_setting_length(s) : 0;
+	uid_t *v;
+	bool ok = true;
+
+	if (!is_sequence(s)) {
+		type_error(sc, k, s, "a list of user ids or names");
+		return false;
+	}
+	v = l_oom(sc->l, calloc((size_t)n + 1, sizeof(uid_t)));
+	if (!v)
+		return false;
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+
+		if (is_int(e)) {
+			long long x = config_setting_get_int64(e);
+
+			if (x < 0 || x >= (long long)UINT32_MAX) {
+				error_at(sc, e, "%s: %lld is not a user id", k->name, x);
+				ok = false;
+			} else
+				v[i] = (uid_t)x;
+		} else if (config_setting_type(e) == CONFIG_TYPE_STRING) {
+			const char *name = config_setting_get_string(e);
+			struct passwd pw, *res = NULL;
+			char buf[4096];
+
+			if (getpwnam_r(name, &pw, buf, sizeof(buf), &res) != 0 || !res) {
+				error_at(sc, e, "%s: unknown user '%s'", k->name, P(name));
+				ok = false;
+			} else
+				v[i] = res->pw_uid;
+		} else {
+			error_at(sc, e, "%s: element %d: expected a user id or name, not %s",
+				 k->name, i + 1, type_words(e));
+			ok = false;
+		}
+	}
+	if (!ok) {
+		free(v);
+		return false;
+	}
+	free(*DEST(sc, k, uid_t *));
+	*DEST(sc, k, uid_t *) = v;
+	*COUNT(sc, k) = (size_t)n;
+	return true;
+}
+
+static void read_group(struct scope *sc, const struct table *t, config_setting_t *group);
+
+/* A group of keys into the same struct (limits). */
+static bool parse_group(struct scope *sc, const struct key *k, const config_setting_t *s) {
+	struct scope sub = *sc;
+
+	if (!config_setting_is_group(s)) {
+		type_error(sc, k, s, "a group { ... }");
+		return false;
+	}
+	sub.where = k->name;
+	read_group(&sub, k->sub, (config_setting_t *)s);
+	return true;
+}
+
+static bool parse_outputs(struct scope *sc, const struct key *k, const config_setting_t *s);
+static bool parse_rules(struct scope *sc, const struct key *k, const config_setting_t *s);
+
+/* ------------------------------------------------------------------------ */
+/* validators                                                               */
+/* ------------------------------------------------------------------------ */
+
+/* Absolute path: "//" and "/./" collapsed, no trailing '/', ".." refused. */
+static int normalize_path(const char *in, char **ret, const char **why) {
+	size_t len = strlen(in);
+	char *out, *o;
+
+	if (len == 0) {
+		*why = "is empty";
+		return -EINVAL;
+	}
+	if (in[0] != '/') {
+		*why = "is not absolute";
+		return -EINVAL;
+	}
+	if (len >= PATH_MAX) {
+		*why = "is too long";
+		return -EINVAL;
+	}
+	out = malloc(len + 2);
+	if (!out)
+		return -ENOMEM;
+	o = out;
+	for (const char *p = in; *p;) {
+		const char *e;
+		size_t n;
+
+		while (*p == '/')
+			p++;
+		e = strchrnul(p, '/');
+		n = (size_t)(e - p);
+		if (n == 0 || (n == 1 && p[0] == '.')) {
+			p = e;
+			continue;
+		}
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			free(out);
+			*why = "contains '..'";
+			return -EINVAL;
+		}
+		*o++ = '/';
+		memcpy(o, p, n);
+		o += n;
+		p = e;
+	}
+	if (o == out)
+		*o++ = '/';
+	*o = '\0';
+	*ret = out;
+	return 0;
+}
+
+static bool check_path(struct scope *sc, const struct key *k, const config_setting_t *s,
+		       const char *v, char **out) {
+	const char *why = NULL;
+	int r = normalize_path(v, out, &why);
+
+	if (r == -ENOMEM)
+		sc->l->oom = true;
+	else if (r < 0)
+		error_at(sc, s, "%s: '%s' %s", k->name, P(v), why);
+	return r == 0;
+}
+
+static bool has_glob(const char *s) {
+	return strpbrk(s, "*?[") != NULL;
+}
+
+static bool check_exclude(struct scope *sc, const struct key *k, const config_setting_t *s,
+			  const char *v, char **out) {
+	if (!*v) {
+		error_at(sc, s, "%s: empty entry", k->name);
+		return false;
+	}
+	if (has_glob(v))
+		return true;
+	if (v[0] != '/') {
+		error_at(sc, s,
+			 "%s: '%s' is neither an absolute path nor a glob (to exclude a name "
+			 "anywhere, write '*/%s')",
+			 k->name, P(v), P(v));
+		return false;
+	}
+	return check_path(sc, k, s, v, out);
+}
+
+static bool check_rule_name(struct scope *sc, const struct key *k, const config_setting_t *s,
+			    const char *v, char **out) {
+	if (!*v) {
+		error_at(sc, s, "%s: empty", k->name);
+		return false;
+	}
+	for (const char *p = v; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("_.-", *p)) {
+			error_at(sc, s,
+				 "%s: '%s' may contain only letters, digits, '_', '.' and '-'",
+				 k->name, P(v));
+			return false;
+		}
+	return true;
+}
+
+static bool check_comm(struct scope *sc, const struct key *k, const config_setting_t *s,
+		       const char *v, char **out) {
+	if (!*v) {
+		error_at(sc, s, "%s: empty entry", k->name);
+		return false;
+	}
+	if (strlen(v) > 15) {
+		error_at(sc, s,
+			 "%s: '%s' is longer than 15 bytes; the kernel keeps only the first 15 "
+			 "bytes of a process name",
+			 k->name, P(v));
+		return false;
+	}
+	return true;
+}
+
+static bool check_output_name(struct scope *sc, const struct key *k, const config_setting_t *s,
+			      const char *v, char **out) {
+	if (!*v) {
+		error_at(sc, s, "%s: empty output name", k->name);
+		return false;
+	}
+	return true;
+}
+
+static bool check_json_file(struct scope *sc, const struct key *k, const config_setting_t *s,
+			    const char *v, char **out) {
+	if (strcmp(v, "-") == 0)
+		return true;
+	if (v[0] != '/') {
+		error_at(sc, s, "%s: '%s' must be an absolute path, or \"-\" for standard output",
+			 k->name, P(v));
+		return false;
+	}
+	return check_path(sc, k, s, v, out);
+}
+
+/* The placeholders output-exec.c substitutes (exec_template_check()). */
+static const char *const placeholders[] = { "{path}", "{old_path}", "{rule}", "{events}", "{kind}",
+					    "{pid}",  "{comm}",     "{uid}",  "{time}" };
+
+/* argv[0] absolute; only known placeholders ("{name}" with name of
+ * lower-case letters and '_'; other braces are literal text). */
+static bool check_argv_elem(struct scope *sc, const struct key *k, const config_setting_t *s,
+			    const char *v, char **out) {
+	const config_setting_t *first = config_setting_get_elem(config_setting_parent(s), 0);
+
+	if (s == first) {
+		if (v[0] != '/') {
+			error_at(sc, s,
+				 "%s: the program '%s' must be an absolute path (it is run "
+				 "without a shell and without $PATH)",
+				 k->name, P(v));
+			return false;
+		}
+		if (strchr(v, '{')) {
+			error_at(sc, s, "%s: the program '%s' may not contain a placeholder",
+				 k->name, P(v));
+			return false;
+		}
+		return true;
+	}
+	for (const char *p = strchr(v, '{'); p; p = strchr(p + 1, '{')) {
+		size_t n = strspn(p + 1, "abcdefghijklmnopqrstuvwxyz_");
+		bool known = false;
+
+		if (n == 0 || p[1 + n] != '}')
+			continue;
+		for (size_t i = 0; i < ELEMENTSOF(placeholders); i++)
+			known = known || (strlen(placeholders[i]) == n + 2 &&
+					  strncmp(placeholders[i], p, n + 2) == 0);
+		if (!known) {
+			error_at(sc, s,
+				 "%s: unknown placeholder '%.*s' (known: {path} {old_path} {rule} "
+				 "{events} {kind} {pid} {comm} {uid} {time})",
+				 k->name, (int)n + 2, p);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* the schema                                                               */
+/* ------------------------------------------------------------------------ */
+
+static const char *const log_level_names[] = { "error", "warning", "notice", "info", "debug" };
+static const int log_level_values[] = { LOG_ERR, LOG_WARNING, LOG_NOTICE, LOG_INFO, LOG_DEBUG };
+
+static const char *const mark_names[] = { "auto", "inode", "mount", "filesystem", "inotify" };
+static const int mark_values[] = { RULE_MARK_AUTO, RULE_MARK_INODE, RULE_MARK_MOUNT,
+				   RULE_MARK_FILESYSTEM, RULE_MARK_INOTIFY };
+
+static const char *const output_type_names[] = { "journal", "json", "exec" };
+static const int output_type_values[] = { OUTPUT_JOURNAL, OUTPUT_JSON, OUTPUT_EXEC };
+
+#define ENUM(n, v) .names = (n), .values = (v), .n_names = ELEMENTSOF(n)
+
+#define BOOL(st, f, d) .parse = parse_bool, .type = "boolean", .off = offsetof(st, f), .def = d
+#define UINT(st, f, lo, hi, d)                                                                     \
+	.parse = parse_uint, .type = "integer", .off = offsetof(st, f), .min = lo, .max = hi,      \
+	.def = d
+#define STRLIST(st, f)                                                                             \
+	.type = "array of strings", .off = offsetof(st, f), .n_off = offsetof(st, n_##f)
+#define STRS(st, f) .parse = parse_strings, STRLIST(st, f)
+
+static const struct key limits_keys[] = {
+	{ "max_marks", UINT(struct config, max_marks, 1, 1000000, "8192"),
+	  .doc = "Fanotify marks and inotify watches the daemon may place, in total." },
+	{ "rate_limit", UINT(struct config, rate_limit, 0, 10000000, "0"),
+	  .doc = "Events per second reported per rule (a rule's own rate_limit overrides); "
+		 "0: unlimited." },
+	{ "queue_size", UINT(struct config, queue_size, 16, 16777216, "65536"),
+	  .doc = "Events buffered for the outputs before further ones are dropped and "
+		 "counted." },
+	{ "unlimited_queue", BOOL(struct config, unlimited_queue, "false"),
+	  .doc = "Create fanotify groups with FAN_UNLIMITED_QUEUE (no kernel queue limit)." },
+	{ "status_interval", UINT(struct config, status_interval, 1, 86400, "10"),
+	  .doc = "Seconds between STATUS= updates sent to systemd." },
+};
+
+static const struct table limits_table = { TABLE_LIMITS, "limits", limits_keys,
+					   ELEMENTSOF(limits_keys) };
+
+#define OUT_JSON (1u << OUTPUT_JSON)
+#define OUT_EXEC (1u << OUTPUT_EXEC)
+
+static const struct key output_keys[] = {
+	{ "type", .parse = parse_enum, .type = "string", .off = offsetof(struct output_conf, type),
+	  ENUM(output_type_names, output_type_values), .required = true,
+	  .doc = "\"journal\", \"json\" or \"exec\"." },
+	{ "file", .parse = parse_string, .type = "string",
+	  .off = offsetof(struct output_conf, file), .def = "\"-\"", .check = check_json_file,
+	  .types = OUT_JSON,
+	  .doc = "json: the file JSON lines are appended to (absolute), or \"-\" for standard "
+		 "output." },
+	{ "argv", STRS(struct output_conf, argv), .check = check_argv_elem, .types = OUT_EXEC,
+	  .doc = "exec (required): the command, an absolute program path and its arguments; "
+		 "placeholders such as {path} {rule} {events} {pid}." },
+	{ "max_running", UINT(struct output_conf, max_running, 1, 1024, "4"), .types = OUT_EXEC,
+	  .doc = "exec: commands running at the same time, at most." },
+	{ "rate", .parse = parse_double, .type = "number",
+	  .off = offsetof(struct output_conf, rate), .min = 0, .max = 1000000, .def = "10",
+	  .types = OUT_EXEC,
+	  .doc = "exec: commands started per second, on average (token bucket)." },
+	{ "burst", UINT(struct output_conf, burst, 1, 1000000, "20"), .types = OUT_EXEC,
+	  .doc = "exec: commands that may start at once before rate applies (bucket size)." },
+	{ "timeout", UINT(struct output_conf, timeout_sec, 1, 86400, "60"), .types = OUT_EXEC,
+	  .doc = "exec: seconds a command may run before it is killed." },
+};
+
+static const struct table output_table = { TABLE_OUTPUT, "output", output_keys,
+					   ELEMENTSOF(output_keys) };
+
+#define DEFAULT_EVENTS "[\"create\", \"delete\", \"moved_from\", \"moved_to\", \"close_write\"]"
+
+static const struct key rule_keys[] = {
+	{ "name", .parse = parse_string, .type = "string", .off = offsetof(struct rule_conf, name),
+	  .required = true, .check = check_rule_name,
+	  .doc = "The rule's name, unique: letters, digits, '_', '.', '-'." },
+	{ "paths", STRS(struct rule_conf, paths), .required = true, .check = check_path,
+	  .unique = true, .doc = "Absolute paths of the files or directories to watch." },
+	{ "mark", .parse = parse_enum, .type = "string", .off = offsetof(struct rule_conf, mark),
+	  ENUM(mark_names, mark_values), .def = "\"auto\"",
+	  .doc = "The kernel mechanism: \"auto\", \"inode\", \"mount\", \"filesystem\" or "
+		 "\"inotify\"." },
+	{ "events", .parse = parse_events, .type = "array of strings",
+	  .off = offsetof(struct rule_conf, events), .def = DEFAULT_EVENTS,
+	  .doc = "Event names (fanotify's, lower case, without FAN_)." },
+	{ "children", BOOL(struct rule_conf, children, "true"),
+	  .doc = "Report events of a directory's entries (not only of the directory)." },
+	{ "ondir", BOOL(struct rule_conf, ondir, "true"),
+	  .doc = "Report events whose subject is a directory too." },
+	{ "recursive", BOOL(struct rule_conf, recursive, "false"),
+	  .doc = "Watch the whole subtree below each directory." },
+	{ "create", BOOL(struct rule_conf, create, "false"),
+	  .doc = "Create missing paths as directories (mode 0755) at start." },
+	{ "required", BOOL(struct rule_conf, required, "false"),
+	  .doc = "A rule that cannot be placed stops the daemon at start." },
+	{ "exclude", STRS(struct rule_conf, exclude), .def = "[]", .check = check_exclude,
+	  .doc = "Absolute paths (with everything below) or glob patterns not to report." },
+	{ "pids", .parse = parse_pids, .type = "array of integers",
+	  .off = offsetof(struct rule_conf, pids), .n_off = offsetof(struct rule_conf, n_pids),
+	  .min = 1, .max = 4194304, .def = "[]",
+	  .doc = "Report only events caused by these process ids; empty: any." },
+	{ "comms", STRS(struct rule_conf, comms), .def = "[]", .check = check_comm,
+	  .doc = "Report only events caused by processes with these names; empty: any." },
+	{ "uids", .parse = parse_uids, .type = "list of integers or user names",
+	  .off = offsetof(struct rule_conf, uids), .n_off = offsetof(struct rule_conf, n_uids),
+	  .def = "[]", .doc = "Report only events caused by these users; empty: any." },
+	{ "outputs", .parse = parse_rule_outputs, STRLIST(struct rule_conf, outputs), .def = "[]",
+	  .check = check_output_name, .unique = true,
+	  .doc = "Names of the outputs this rule's events go to; empty: the top-level "
+		 "outputs." },
+	{ "rate_limit", UINT(struct rule_conf, rate_limit, 0, 10000000, "0"),
+	  .doc = "Events per second reported for this rule; 0: limits.rate_limit." },
+};
+
+static const struct table rule_table = { TABLE_RULE, "rule", rule_keys, ELEMENTSOF(rule_keys) };
+
+static const struct key top_keys[] = {
+	{ "log_level", .parse = parse_enum, .type = "string",
+	  .off = offsetof(struct config, log_level), ENUM(log_level_names, log_level_values),
+	  .def = "\"info\"", .doc = "The daemon's own messages up to this priority are logged." },
+	{ "outputs", .parse = parse_default_outputs, STRLIST(struct config, default_outputs),
+	  .def = "[\"journal\"]", .check = check_output_name, .unique = true,
+	  .doc = "Outputs of rules that name none." },
+	{ "output", .parse = parse_outputs, .type = "group of groups",
+	  .doc = "The outputs, by name: output = { NAME = { type = ...; ... }; };" },
+	{ "limits", .parse = parse_group, .type = "group", .sub = &limits_table,
+	  .doc = "Limits and fanotify group options." },
+	{ "rules", .parse = parse_rules, .type = "list of groups",
+	  .doc = "The rules: rules = ( { name = ...; paths = [...]; ... }, ... );" },
+};
+
+static const struct table top_table = { TABLE_TOP, "", top_keys, ELEMENTSOF(top_keys) };
+
+static const struct table *const all_tables[] = { &top_table, &limits_table, &rule_table,
+						  &output_table };
+
+void config_schema_foreach(void (*fn)(const struct config_key_info *k, void *userdata),
+			   void *userdata) {
+	for (size_t t = 0; t < ELEMENTSOF(all_tables); t++)
+		for (size_t i = 0; i < all_tables[t]->n_keys; i++) {
+			const struct key *k = &all_tables[t]->keys[i];
+			const struct config_key_info info = {
+				.scope = all_tables[t]->scope,
+				.name = k->name,
+				.type = k->type,
+				.def = k->def,
+				.required = k->required,
+				.doc = k->doc,
+			};
+
+			fn(&info, userdata);
+		}
+}
+
+/* ------------------------------------------------------------------------ */
+/* walking groups                                                           */
+/* ------------------------------------------------------------------------ */
+
+static const struct key *find_key(const struct table *t, const char *name) {
+	for (size_t i = 0; i < t->n_keys; i++)
+		if (strcmp(t->keys[i].name, name) == 0)
+			return &t->keys[i];
+	return NULL;
+}
+
+/* Levenshtein distance, capped: for "did you mean". */
+static size_t distance(const char *a, const char *b) {
+	size_t la = strlen(a), lb = strlen(b), prev[64], cur[64];
+
+	if (la >= 63 || lb >= 63)
+		return SIZE_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		cur[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t d = prev[j - 1] + (a[i - 1] != b[j - 1]);
+
+			if (prev[j] + 1 < d)
+				d = prev[j] + 1;
+			if (cur[j - 1] + 1 < d)
+				d = cur[j - 1] + 1;
+			cur[j] = d;
+		}
+		memcpy(prev, cur, sizeof(cur));
+	}
+	return prev[lb];
+}
+
+static void unknown_key(struct scope *sc, const struct table *t, const config_setting_t *s) {
+	const char *name = config_setting_name(s);
+	const char *best = NULL;
+	size_t best_d = 3;
+
+	for (size_t i = 0; i < t->n_keys; i++) {
+		size_t d = distance(name, t->keys[i].name);
+
+		if (d < best_d) {
+			best_d = d;
+			best = t->keys[i].name;
+		}
+	}
+	if (best)
+		error_at(sc, s, "unknown key '%s' (did you mean '%s'?)", name, best);
+	else
+		error_at(sc, s, "unknown key '%s'", name);
+}
+
+/* Apply the table's defaults to sc->base (parsed from the default text). */
+static void apply_defaults(struct scope *sc, const struct table *t) {
+	struct loader *l = sc->l;
+	struct scope d = *sc;
+	config_setting_t *root;
+
+	if (!l->defaults_ok[t->id])
+		return;
+	root = config_root_setting(&l->defaults[t->id]);
+	d.defaults = true;
+	for (int i = 0; i < config_setting_length(root); i++) {
+		const config_setting_t *s = config_setting_get_elem(root, (unsigned)i);
+		const struct key *k = find_key(t, config_setting_name(s));
+
+		if (k)
+			k->parse(&d, k, s);
+	}
+}
+
+static void read_group(struct scope *sc, const struct table *t, config_setting_t *group) {
+	struct scope g = *sc;
+
+	for (int i = 0; i < config_setting_length(group); i++) {
+		const config_setting_t *s = config_setting_get_elem(group, (unsigned)i);
+		const struct key *k = find_key(t, config_setting_name(s));
+
+		if (s == g.done)
+			continue;
+		if (!k) {
+			unknown_key(&g, t, s);
+			continue;
+		}
+		if (k->types && g.out_type >= 0 && !(k->types & (1u << g.out_type))) {
+			error_at(&g, s, "'%s' is only valid for %s outputs", k->name,
+				 k->types == OUT_JSON ? "json" : "exec");
+			continue;
+		}
+		k->parse(&g, k, s);
+	}
+	for (size_t i = 0; i < t->n_keys; i++)
+		if (t->keys[i].required && !config_setting_get_member(group, t->keys[i].name))
+			error_at(&g, group, "missing key '%s'", t->keys[i].name);
+}
+
+/* ------------------------------------------------------------------------ */
+/* outputs                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static void output_conf_done(struct output_conf *o) {
+	free(o->name);
+	free(o->origin.file);
+	free(o->file);
+	strv_free(o->argv, o->n_argv);
+}
+
+static char *steal_name(struct output_conf *o) {
+	char *n = o->name;
+
+	o->name = NULL;
+	return n;
+}
+
+static bool parse_one_output(struct scope *sc, config_setting_t *s, struct output_conf *o) {
+	char where[512];
+	struct scope os = *sc;
+	const char *name = config_setting_name(s);
+	const config_setting_t *type = config_setting_get_member(s, "type");
+	size_t n_errors = sc->l->errors->n;
+
+	snprintf(where, sizeof(where), "output '%s'", name);
+	os.where = where;
+	os.base = o;
+	os.out_type = -1;
+	o->name = l_strdup(sc->l, name);
+	o->origin.file = l_strdup(sc->l, setting_file(sc->l, s));
+	o->origin.line = setting_line(s);
+	apply_defaults(&os, &output_table);
+	if (strchr(name, '*')) {
+		error_at(&os, s, "the name may not contain '*'");
+		return false;
+	}
+	if (!config_setting_is_group(s)) {
+		error_at(&os, s, "expected a group { type = ...; }, not %s", type_words(s));
+		return false;
+	}
+	/* The type first: which keys are valid depends on it. */
+	if (type) {
+		const struct key *k = find_key(&output_table, "type");
+
+		if (k->parse(&os, k, type))
+			os.out_type = (int)o->type;
+		os.done = type;
+	}
+	read_group(&os, &output_table, s);
+	if (os.out_type == OUTPUT_EXEC && !config_setting_get_member(s, "argv"))
+		error_at(&os, s, "exec outputs need 'argv'");
+	else if (os.out_type == OUTPUT_EXEC && o->n_argv == 0 && sc->l->errors->n == n_errors)
+		error_at(&os, config_setting_get_member(s, "argv"), "argv: empty");
+	return sc->l->errors->n == n_errors;
+}
+
+static struct output_conf *find_output(struct config *c, const char *name) {
+	for (size_t i = 0; i < c->n_outputs; i++)
+		if (strcmp(c->outputs[i].name, name) == 0)
+			return &c->outputs[i];
+	return NULL;
+}
+
+/* output = { NAME = { ... }; ... }: added, or replacing one of that name. */
+static bool parse_outputs(struct scope *sc, const struct key *k, const config_setting_t *s) {
+	struct config *c = sc->l->c;
+
+	if (!config_setting_is_group(s)) {
+		type_error(sc, k, s, "a group of outputs { NAME = { ... }; }");
+		return false;
+	}
+	for (int i = 0; i < config_setting_length(s); i++) {
+		config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+		struct output_conf o = { 0 }, *old;
+
+		if (!parse_one_output(sc, e, &o)) {
+			char **v = l_oom(sc->l, realloc(sc->l->bad_outputs,
+							(sc->l->n_bad_outputs + 1) * sizeof(*v)));
+
+			if (v) {
+				sc->l->bad_outputs = v;
+				v[sc->l->n_bad_outputs++] = steal_name(&o);
+			}
+			output_conf_done(&o);
+			continue;
+		}
+		old = find_output(c, o.name);
+		if (old) {
+			output_conf_done(old);
+			*old = o;
+		} else {
+			struct output_conf *v =
+			    l_oom(sc->l, realloc(c->outputs, (c->n_outputs + 1) * sizeof(*v)));
+
+			if (!v) {
+				output_conf_done(&o);
+				return false;
+			}
+			c->outputs = v;
+			c->outputs[c->n_outputs++] = o;
+		}
+	}
+	return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* rules                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static void rule_conf_done(struct rule_conf *r) {
+	free(r->name);
+	free(r->origin.file);
+	strv_free(r->paths, r->n_paths);
+	strv_free(r->exclude, r->n_exclude);
+	free(r->pids);
+	strv_free(r->comms, r->n_comms);
+	free(r->uids);
+	strv_free(r->outputs, r->n_outputs);
+}
+
+static bool parse_one_rule(struct scope *sc, config_setting_t *s, int index, struct rule_conf *r) {
+	struct loader *l = sc->l;
+	const config_setting_t *name = config_setting_get_member(s, "name");
+	const config_setting_t *rec;
+	size_t n_errors = l->errors->n;
+	struct scope rs = *sc;
+	char where[512];
+
+	if (name && config_setting_type(name) == CONFIG_TYPE_STRING &&
+	    *config_setting_get_string(name))
+		snprintf(where, sizeof(where), "rule '%s'", P(config_setting_get_string(name)));
+	else
+		snprintf(where, sizeof(where), "rule #%d", index + 1);
+	rs.where = where;
+	rs.base = r;
+	r->origin.file = l_strdup(l, setting_file(l, s));
+	r->origin.line = setting_line(s);
+	if (!config_setting_is_group(s)) {
+		error_at(&rs, s, "expected a group { name = ...; paths = [...]; }, not %s",
+			 type_words(s));
+		return false;
+	}
+	apply_defaults(&rs, &rule_table);
+	read_group(&rs, &rule_table, s);
+	if (r->paths && r->n_paths == 0)
+		error_at(&rs, config_setting_get_member(s, "paths"),
+			 "paths: at least one path is needed");
+	rec = config_setting_get_member(s, "recursive");
+	if (r->mark == RULE_MARK_INODE && r->recursive)
+		error_at(&rs, rec,
+			 "recursive: inode marks cover one directory level; use mark = "
+			 "\"filesystem\" or \"auto\"");
+	if (r->name) {
+		struct ref *v;
+
+		for (size_t i = 0; i < l->n_seen_rules; i++)
+			if (strcmp(l->seen_rules[i].name, r->name) == 0) {
+				error_at(&rs, name, "duplicate rule name (first at %s:%d)",
+					 l->seen_rules[i].origin.file,
+					 l->seen_rules[i].origin.line);
+				return false;
+			}
+		v = l_oom(l, realloc(l->seen_rules, (l->n_seen_rules + 1) * sizeof(*v)));
+		if (v) {
+			l->seen_rules = v;
+			v[l->n_seen_rules++] = (struct ref){
+				.name = l_strdup(l, r->name),
+				.origin = { .file = l_strdup(l, r->origin.file),
+					    .line = r->origin.line },
+			};
+		}
+	}
+	return l->errors->n == n_errors;
+}
+
+/* rules = ( { ... }, ... ): appended. */
+static bool parse_rules(struct scope *sc, const struct key *k, const config_setting_t *s) {
+	struct config *c = sc->l->c;
+
+	if (config_setting_type(s) != CONFIG_TYPE_LIST) {
+		type_error(sc, k, s, "a list of rules ( { ... }, { ... } )");
+		sc->l->rules_bad = true;
+		return false;
+	}
+	for (int i = 0; i < config_setting_length(s); i++) {
+		config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+		struct rule_conf r = { 0 }, *v;
+
+		sc->l->n_rule_entries++;
+		if (!parse_one_rule(sc, e, i, &r)) {
+			rule_conf_done(&r);
+			continue;
+		}
+		v = l_oom(sc->l, realloc(c->rules, (c->n_rules + 1) * sizeof(*v)));
+		if (!v) {
+			rule_conf_done(&r);
+			return false;
+		}
+		c->rules = v;
+		c->rules[c->n_rules++] = r;
+	}
+	return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* files                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static char *dir_of(const char *path) {
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return strdup(".");
+	if (slash == path)
+		return strdup("/");
+	return strndup(path, (size_t)(slash - path));
+}
+
+static void load_file(struct loader *l, const char *path) {
+	struct scope sc = { .l = l, .base = l->c, .out_type = -1 };
+	char *dir = dir_of(path);
+	config_t cfg;
+	FILE *f;
+
+	l->file = path;
+	f = fopen(path, "re");
+	if (!f) {
+		add_error(l, path, 0, "cannot read: %s", strerror(errno));
+		l->unreadable = true;
+		free(dir);
+		return;
+	}
+	config_init(&cfg);
+	config_set_include_dir(&cfg, dir);
+	if (!config_read(&cfg, f)) {
+		add_error(l, config_error_file(&cfg) ? config_error_file(&cfg) : path,
+			  config_error_line(&cfg), "%s", config_error_text(&cfg));
+		l->unreadable = true;
+	} else
+		read_group(&sc, &top_table, config_root_setting(&cfg));
+	config_destroy(&cfg);
+	fclose(f);
+	free(dir);
+	l->file = NULL;
+}
+
+static int compare_names(const void *a, const void *b) {
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool is_dropin_name(const char *n) {
+	size_t len = strlen(n);
+
+	return n[0] != '.' && len > 5 && strcmp(n + len - 5, ".conf") == 0;
+}
+
+/* <dir of path>/conf.d/ *.conf, regular files, sorted bytewise. */
+static void find_dropins(struct loader *l, const char *path) {
+	struct config *c = l->c;
+	char *dir = dir_of(path), *d = NULL;
+	struct dirent *de;
+	DIR *dp;
+
+	if (!dir || asprintf(&d, "%s/conf.d", dir) < 0) {
+		l->oom = true;
+		free(dir);
+		return;
+	}
+	free(dir);
+	dp = opendir(d);
+	if (!dp) {
+		if (errno != ENOENT && errno != ENOTDIR)
+			add_error(l, d, 0, "cannot read the drop-in directory: %s",
+				  strerror(errno));
+		free(d);
+		return;
+	}
+	while ((de = readdir(dp))) {
+		struct stat st;
+		char *p, **v;
+
+		if (!is_dropin_name(de->d_name))
+			continue;
+		if (asprintf(&p, "%s/%s", d, de->d_name) < 0) {
+			l->oom = true;
+			break;
+		}
+		if (stat(p, &st) < 0 || !S_ISREG(st.st_mode)) {
+			free(p);
+			continue;
+		}
+		v = l_oom(l, realloc(c->dropins, (c->n_dropins + 1) * sizeof(*v)));
+		if (!v) {
+			free(p);
+			break;
+		}
+		c->dropins = v;
+		c->dropins[c->n_dropins++] = p;
+	}
+	closedir(dp);
+	free(d);
+	if (c->n_dropins > 1)
+		qsort(c->dropins, c->n_dropins, sizeof(char *), compare_names);
+}
+
+/* Parse each table's defaults once ("key = default;" lines). */
+static void parse_defaults(struct loader *l) {
+	for (size_t t = 0; t < ELEMENTSOF(all_tables); t++) {
+		const struct table *tab = all_tables[t];
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+
+		config_init(&l->defaults[tab->id]);
+		if (!f) {
+			l->oom = true;
+			continue;
+		}
+		for (size_t i = 0; i < tab->n_keys; i++)
+			if (tab->keys[i].def)
+				fprintf(f, "%s = %s;\n", tab->keys[i].name, tab->keys[i].def);
+		if (fclose(f) != 0) {
+			l->oom = true;
+			free(text);
+			continue;
+		}
+		l->defaults_ok[tab->id] = config_read_string(&l->defaults[tab->id], text);
+		if (!l->defaults_ok[tab->id])
+			add_error(l, "(defaults)", config_error_line(&l->defaults[tab->id]),
+				  "%s: %s", tab->scope, config_error_text(&l->defaults[tab->id]));
+		free(text);
+	}
+}
+
+static bool builtin_output(struct loader *l, const char *name) {
+	struct config *c = l->c;
+	struct output_conf o = { .max_running = 4, .rate = 10, .burst = 20, .timeout_sec = 60 };
+	struct output_conf *v;
+
+	if (strcmp(name, "journal") == 0)
+		o.type = OUTPUT_JOURNAL;
+	else if (strcmp(name, "stdout") == 0) {
+		o.type = OUTPUT_JSON;
+		o.file = l_strdup(l, "-");
+	} else
+		return false;
+	o.name = l_strdup(l, name);
+	o.origin.file = l_strdup(l, "(built-in)");
+	v = l_oom(l, realloc(c->outputs, (c->n_outputs + 1) * sizeof(*v)));
+	if (!v) {
+		output_conf_done(&o);
+		return true;
+	}
+	c->outputs = v;
+	c->outputs[c->n_outputs++] = o;
+	return true;
+}
+
+static void check_refs(struct loader *l, const struct ref *v, size_t n) {
+	for (size_t i = 0; i < n; i++) {
+		bool bad = false;
+
+		for (size_t j = 0; j < l->n_bad_outputs && !bad; j++)
+			bad = l->bad_outputs[j] && strcmp(l->bad_outputs[j], v[i].name) == 0;
+		if (bad || find_output(l->c, v[i].name) || builtin_output(l, v[i].name))
+			continue;
+		add_error(l, v[i].origin.file, v[i].origin.line, "%s%soutputs: unknown output '%s'",
+			  v[i].who ? v[i].who : "", v[i].who ? ": " : "", P(v[i].name));
+	}
+}
+
+/* Checks that need every file merged. */
+static void finish(struct loader *l) {
+	struct config *c = l->c;
+
+	check_refs(l, l->drefs, l->n_drefs);
+	check_refs(l, l->refs, l->n_refs);
+	if (l->n_rule_entries == 0 && !l->rules_bad)
+		add_error(l, c->path, 0, "no rules: nothing to watch");
+	for (size_t i = 0; i < c->n_rules; i++)
+		if (c->rules[i].n_outputs == 0 && c->n_default_outputs == 0)
+			add_error(l, c->rules[i].origin.file, c->rules[i].origin.line,
+				  "rule '%s': no outputs (the rule names none and the top-level "
+				  "'outputs' is empty)",
+				  c->rules[i].name);
+}
+
+/* The new errors in the order of the files (main, drop-ins in order,
+ * others last) and of their lines; stable. */
+struct sort_item {
+	struct config_error e;
+	size_t rank, index;
+};
+
+static int compare_errors(const void *a, const void *b) {
+	const struct sort_item *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	if (x->e.line != y->e.line)
+		return x->e.line < y->e.line ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static size_t file_rank(const struct config *c, const char *file) {
+	if (c->path && strcmp(file, c->path) == 0)
+		return 0;
+	for (size_t i = 0; i < c->n_dropins; i++)
+		if (strcmp(file, c->dropins[i]) == 0)
+			return i + 1;
+	return SIZE_MAX;
+}
+
+static void sort_errors(struct loader *l) {
+	size_t first = l->n_errors_before, n = l->errors->n - first;
+	struct sort_item *v;
+
+	if (n < 2)
+		return;
+	v = calloc(n, sizeof(*v));
+	if (!v)
+		return; /* unsorted is fine */
+	for (size_t i = 0; i < n; i++)
+		v[i] = (struct sort_item){ .e = l->errors->v[first + i],
+					   .rank = file_rank(l->c, l->errors->v[first + i].file),
+					   .index = i };
+	qsort(v, n, sizeof(*v), compare_errors);
+	for (size_t i = 0; i < n; i++)
+		l->errors->v[first + i] = v[i].e;
+	free(v);
+}
+
+int config_load(const char *path, struct config **ret, struct config_errors *errors) {
+	struct config_errors scratch = { 0 };
+	struct loader l = { .errors = errors ? errors : &scratch };
+	struct scope sc = { .l = &l, .out_type = -1 };
+	int r;
+
+	if (!path || !ret)
+		return -EINVAL;
+	l.n_errors_before = l.errors->n;
+	l.c = calloc(1, sizeof(*l.c));
+	if (!l.c)
+		return -ENOMEM;
+	l.c->path = l_strdup(&l, path);
+	sc.base = l.c;
+
+	parse_defaults(&l);
+	apply_defaults(&sc, &top_table);
+	apply_defaults(&sc, &limits_table);
+
+	load_file(&l, path);
+	find_dropins(&l, path);
+	for (size_t i = 0; i < l.c->n_dropins; i++)
+		load_file(&l, l.c->dropins[i]);
+	if (!l.unreadable)
+		finish(&l);
+
+	for (size_t t = 0; t < ELEMENTSOF(l.defaults); t++)
+		config_destroy(&l.defaults[t]);
+	refs_free(l.refs, l.n_refs);
+	refs_free(l.drefs, l.n_drefs);
+	refs_free(l.seen_rules, l.n_seen_rules);
+	strv_free(l.bad_outputs, l.n_bad_outputs);
+	sort_errors(&l);
+
+	if (l.oom)
+		r = -ENOMEM;
+	else if (l.errors->n > l.n_errors_before)
+		r = -EINVAL;
+	else {
+		*ret = l.c;
+		config_errors_clear(&scratch);
+		return 0;
+	}
+	config_free(l.c);
+	config_errors_clear(&scratch);
+	return r;
+}
+
+struct config *config_free(struct config *c) {
+	if (!c)
+		return NULL;
+	free(c->path);
+	strv_free(c->dropins, c->n_dropins);
+	strv_free(c->default_outputs, c->n_default_outputs);
+	for (size_t i = 0; i < c->n_outputs; i++)
+		output_conf_done(&c->outputs[i]);
+	free(c->outputs);
+	for (size_t i = 0; i < c->n_rules; i++)
+		rule_conf_done(&c->rules[i]);
+	free(c->rules);
+	free(c);
+	return NULL;
+}
+
+void config_errors_clear(struct config_errors *e) {
+	if (!e)
+		return;
+	for (size_t i = 0; i < e->n; i++) {
+		free(e->v[i].file);
+		free(e->v[i].msg);
+	}
+	free(e->v);
+	e->v = NULL;
+	e->n = 0;
+}
+
+void config_errors_print(const struct config_errors *e, FILE *f) {
+	for (size_t i = 0; e && i < e->n; i++) {
+		if (e->v[i].line > 0)
+			fprintf(f, "%s:%d: %s\n", e->v[i].file, e->v[i].line, e->v[i].msg);
+		else
+			fprintf(f, "%s: %s\n", e->v[i].file, e->v[i].msg);
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* queries                                                                  */
+/* ------------------------------------------------------------------------ */
+
+const struct output_conf *config_find_output(const struct config *c, const char *name) {
+	for (size_t i = 0; c && name && i < c->n_outputs; i++)
+		if (strcmp(c->outputs[i].name, name) == 0)
+			return &c->outputs[i];
+	return NULL;
+}
+
+const struct rule_conf *config_find_rule(const struct config *c, const char *name) {
+	for (size_t i = 0; c && name && i < c->n_rules; i++)
+		if (strcmp(c->rules[i].name, name) == 0)
+			return &c->rules[i];
+	return NULL;
+}
+
+static bool strv_equal(char **a, size_t na, char **b, size_t nb) {
+	if (na != nb)
+		return false;
+	for (size_t i = 0; i < na; i++)
+		if (strcmp(a[i], b[i]) != 0)
+			return false;
+	return true;
+}
+
+bool rule_conf_same_marks(const struct rule_conf *a, const struct rule_conf *b) {
+	if (!a || !b)
+		return false;
+	return a->mark == b->mark && a->events == b->events && a->children == b->children &&
+	       a->ondir == b->ondir && a->recursive == b->recursive && a->create == b->create &&
+	       strv_equal(a->paths, a->n_paths, b->paths, b->n_paths) &&
+	       strv_equal(a->exclude, a->n_exclude, b->exclude, b->n_exclude);
+}
+
+const char *rule_mark_name(enum rule_mark m) {
+	for (size_t i = 0; i < ELEMENTSOF(mark_values); i++)
+		if (mark_values[i] == (int)m)
+			return mark_names[i];
+	return NULL;
+}
+
+const char *output_type_name(enum output_type t) {
+	for (size_t i = 0; i < ELEMENTSOF(output_type_values); i++)
+		if (output_type_values[i] == (int)t)
+			return output_type_names[i];
+	return NULL;
+}

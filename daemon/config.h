@@ -40,7 +40,11 @@ struct output_conf {
 	/* json: */
 	char *file; /* a path, or "-" for stdout */
 	/* exec: */
-	char **argv; /* NULL-terminated template; "{path}", "{rule}", "{events}", "{pid}" */
+	char **argv; /* NULL-terminated template; argv[0] an absolute path without placeholders;
+		      * the exact tokens {path} {old_path} {rule} {events} {kind} {pid}
+		      * {comm} {uid} {time} are replaced wherever they occur in an argument;
+		      * "{word}" with any other lower-case word is refused; other text
+		      * (also other braces) is literal */
 	size_t n_argv;
 	unsigned max_running; /* concurrency bound (default 4) */
 	double rate;          /* runs per second allowed, token bucket (default 10) */
@@ -60,7 +64,9 @@ struct rule_conf {
 	bool recursive;  /* the whole subtree (default false) */
 	bool create;     /* create missing paths as directories (default false) */
 	bool required;   /* a rule that cannot be placed is fatal at start (default false) */
-	char **exclude;  /* absolute paths or fnmatch globs (FNM_PATHNAME not set) */
+	char **exclude;  /* absolute normalised paths (the object and everything below it), or
+			  * fnmatch globs matched against the full path (a string with * ? or [;
+			  * FNM_PATHNAME not set, so '*' also matches '/') */
 	size_t n_exclude;
 	pid_t *pids; /* only these pids (empty: any) */
 	size_t n_pids;
@@ -68,7 +74,8 @@ struct rule_conf {
 	size_t n_comms;
 	uid_t *uids; /* only these uids (empty: any) */
 	size_t n_uids;
-	char **outputs; /* names of outputs; empty: the global default outputs */
+	char **outputs; /* names of outputs (each exists in config.outputs); empty: the
+			 * global default outputs */
 	size_t n_outputs;
 	unsigned rate_limit; /* events per second reported for this rule; 0 = global default */
 };
@@ -90,6 +97,8 @@ struct config {
 	bool unlimited_queue;     /* FAN_UNLIMITED_QUEUE for fanotify groups (default false) */
 	unsigned status_interval; /* seconds between STATUS= updates (default 10) */
 
+	/* Every output defined, plus the built-in "journal" (type journal) and
+	 * "stdout" (json to "-") when they are used but not defined. */
 	struct output_conf *outputs;
 	size_t n_outputs;
 	struct rule_conf *rules;
@@ -114,7 +123,8 @@ struct config_errors {
  * `rules` are appended, its `output` entries added or replaced by name, its
  * scalar settings override). Every problem found is appended to *errors
  * (all of them, not just the first), each naming file:line. Returns 0 and
- * *ret, or -EINVAL (errors filled), or another -errno.
+ * *ret, or -EINVAL (errors filled; also when a file cannot be read), or
+ * -ENOMEM. Validation needs no path to exist: that is the plan's business.
  */
 int config_load(const char *path, struct config **ret, struct config_errors *errors);
 struct config *config_free(struct config *c);
@@ -124,8 +134,25 @@ void config_errors_print(const struct config_errors *e, FILE *f);
 
 const struct output_conf *config_find_output(const struct config *c, const char *name);
 const struct rule_conf *config_find_rule(const struct config *c, const char *name);
-/* True when the two rules would place exactly the same marks (reload keeps them). */
+/* True when the two rules would place exactly the same marks (reload keeps
+ * them): same paths, mark, events, children, ondir, recursive, create and
+ * exclude. The plan's group_tag also depends on the rule's index when it has
+ * exclusions; compare plan marks' specs for that. */
 bool rule_conf_same_marks(const struct rule_conf *a, const struct rule_conf *b);
 
 const char *rule_mark_name(enum rule_mark m);
 const char *output_type_name(enum output_type t);
+
+/* The schema, for documentation and its test: one call per key, in table
+ * order. scope is "" (top level), "limits", "rule" or "output"; def is the
+ * default in config syntax, NULL if the key has none. */
+struct config_key_info {
+	const char *scope;
+	const char *name;
+	const char *type;
+	const char *def;
+	bool required;
+	const char *doc;
+};
+void config_schema_foreach(void (*fn)(const struct config_key_info *k, void *userdata),
+			   void *userdata);

@@ -1,3 +1,2094 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* engine.c — placeholder, being written. */
-typedef int placeholder_engine;
+/*
+ * engine.c — the running daemon between the kernel and the outputs: one
+ * libfsn context (its fd in an ev_io), the marks of the current plan, the
+ * outputs the rules use, and the matching of every decoded event to the
+ * rules it concerns (subtree, events, ondir/children, exclusions, process
+ * filters, the daemon's own activity, rate limits).
+ *
+ * engine_apply() places a config the first time and diffs on reload: marks
+ * with the same (rule, path, spec) on the same object stay in the kernel
+ * untouched, new ones are placed before gone ones are removed, outputs are
+ * reopened only if their configuration changed, and any failure rolls back
+ * to the running state.
+ *
+ * Matching. fanotify events carry their group, not their mark (a group
+ * merges the marks of all rules that share it), so an event is matched
+ * against every mark of its group by the mark's scope: the plan's subtree,
+ * else the marked object (an inode mark: the object and, for a directory,
+ * its direct children; a filesystem or mount mark: the filesystem, by
+ * fsid). inotify events come per watch: they are matched against the marks
+ * on the same inode. A rule reports an event at most once.
+ *
+ * Recursive inotify rules get one watch per directory below their path
+ * ("sub-watches"), added as directories appear and renamed or dropped as
+ * they move away or go.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <ev.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "fsn-uapi.h"
+#include "log.h"
+#include "output.h"
+
+#define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
+
+static inline void freep(void *p) {
+	free(*(void **)p);
+}
+#define _cleanup_free_ __attribute__((cleanup(freep)))
+
+/* Event bits the daemon reports (FAN_* values; the common IN_* are equal). */
+#define EVENT_BITS                                                                                 \
+	(FAN_ACCESS | FAN_MODIFY | FAN_ATTRIB | FAN_CLOSE_WRITE | FAN_CLOSE_NOWRITE | FAN_OPEN |   \
+	 FAN_MOVED_FROM | FAN_MOVED_TO | FAN_CREATE | FAN_DELETE | FAN_DELETE_SELF |               \
+	 FAN_MOVE_SELF | FAN_OPEN_EXEC | FAN_FS_ERROR | FAN_RENAME)
+/* Events a directory reports about its entries (not a child's own events). */
+#define DIRENT_BITS (FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM | FAN_MOVED_TO | FAN_RENAME)
+/* inotify: what a recursive watch needs to follow new directories. */
+#define IN_TREE_BITS (IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM)
+
+/* Events handled per ev_io callback before the loop gets a turn (signals,
+ * timers, the watchdog); the rest stay queued in the context. */
+#define DISPATCH_BUDGET 4096
+
+/* ------------------------------------------------------------------------ */
+/* state                                                                    */
+/* ------------------------------------------------------------------------ */
+
+struct eoutput {
+	char *name;
+	const struct output_conf *conf; /* in the config it was opened for */
+	struct output *out;
+	bool kept;                           /* reload: reused by the new state */
+	const struct output_conf *next_conf; /* reload: its conf in the new config */
+};
+
+struct erule {
+	const struct rule_conf *conf;
+	struct rule_stats stats;
+	struct eoutput **outputs;
+	size_t n_outputs;
+	char **excl_canon; /* exclude paths, canonical where they exist (NULL for globs) */
+	unsigned limit;    /* events per second, 0 = unlimited */
+	uint64_t window;   /* monotonic second of the current window */
+	unsigned in_window;
+	uint64_t dropped_pending; /* rate-limited, not yet reported */
+	uint64_t seen;            /* sequence number of the last event it reported */
+	unsigned n_marks;         /* marks placed */
+	unsigned n_failed;        /* marks that could not be placed */
+	bool limit_logged;        /* the max_marks warning was logged */
+};
+
+enum scope {
+	SCOPE_SUBTREE, /* subtree, recursive or direct children */
+	SCOPE_OBJECT,  /* the marked object (and a directory's direct children) */
+	SCOPE_FSID,    /* anything on the filesystem */
+};
+
+struct emark {
+	struct engine *engine;
+	struct erule *rule;
+	char *rule_name;           /* for the reload diff */
+	char *path;                /* as planned (plan sub-watches: the directory) */
+	struct fsn_mark_spec spec; /* as planned; spec.path == path */
+	uint64_t placed_mask;      /* the mask given to the kernel */
+	char *canon;               /* canonical path of the object when placed */
+	char *subtree;             /* canonical subtree filter (SCOPE_SUBTREE) */
+	bool subtree_recursive;
+	enum scope scope;
+	bool is_dir;
+	int32_t fsid[2];
+	bool have_handle;   /* fanotify inode marks: the object's FID, to know */
+	struct fsn_fid fid; /* its events whatever its path is now */
+	dev_t dev;
+	ino_t ino;
+	struct fsn_mark *mark; /* NULL: placing failed, or the object is gone */
+	struct emark *parent;  /* sub-watch: the planned mark it serves */
+	struct emark **subs;   /* planned recursive inotify mark: its sub-watches */
+	size_t n_subs;
+	struct emark *hnext; /* inotify: chain of the inode hash */
+	bool kept;           /* reload: claimed by the new state */
+	bool fresh;          /* reload: placed for the new state */
+	/* reload: what a kept mark becomes when the new state commits */
+	struct erule *next_rule;
+	const struct plan_mark *next_pm;
+	enum scope next_scope;
+	char *next_subtree;
+};
+
+/* A recursive-inotify directory that moved away, waiting for its
+ * IN_MOVED_TO (same cookie) to learn where. */
+struct pending_move {
+	uint32_t cookie;
+	char *path;
+};
+
+struct state {
+	struct config *config;
+	struct plan *plan;
+	struct erule *rules;
+	size_t n_rules;
+	struct eoutput **outputs;
+	size_t n_outputs;
+	struct emark **marks; /* planned marks (sub-watches hang off them) */
+	size_t n_marks;
+	unsigned n_placed; /* kernel marks + watches, sub-watches included */
+};
+
+struct engine {
+	struct ev_loop *loop;
+	ev_io io;
+	ev_timer drop_timer;
+	struct fsn_ctx *ctx;
+	struct state st;
+	pid_t self;
+	int foreign_mntns; /* mntns_foreign(): 1 a namespace of its own, 0 shared, <0 unknown */
+	bool foreground;
+	bool has_exec;
+
+	/* inotify marks by inode */
+	struct emark **ihash;
+	size_t ihash_size;
+
+	/* counters */
+	uint64_t seq;
+	uint64_t handled;
+	uint64_t events, overflows, dropped, unresolved;
+	bool reloaded;
+	char reload_error[512];
+
+	/* the libfsn log, captured while placing a mark */
+	bool capturing;
+	char captured[1024];
+
+	struct pending_move move;
+	/* files the daemon writes: inotify reports no pid, so their own
+	 * events are recognised by identity (else: a feedback loop) */
+	struct ownfile *own;
+	size_t n_own;
+	/* per-dispatch process info cache */
+	struct pinfo *pcache;
+	size_t pcache_n;
+	unsigned budget;
+};
+
+/* A file the daemon writes (a json output, its stdout, its stderr). */
+struct ownfile {
+	dev_t dev;
+	ino_t ino;
+	char *path; /* canonical, NULL for stdout/stderr */
+};
+
+/* What the daemon knows about the process of one event. */
+struct pinfo {
+	pid_t pid;
+	bool have_comm, have_status;
+	bool comm_ok, status_ok;
+	char comm[64];
+	uid_t uid;
+	pid_t ppid;
+};
+
+#define PCACHE_SIZE 64
+
+static void mark_drop(struct engine *e, struct emark *m);
+
+/* ------------------------------------------------------------------------ */
+/* small helpers                                                            */
+/* ------------------------------------------------------------------------ */
+
+static uint64_t now_realtime_usec(void) {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+static uint64_t now_monotonic_sec(void) {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec;
+}
+
+static void format_events(uint64_t mask, char *buf, size_t len) {
+	if (mask == 0 || fsn_mask_format(FSN_MASK_FANOTIFY_EVENT, mask, buf, len) < 0)
+		snprintf(buf, len, "0x%" PRIx64, mask);
+}
+
+/* path is dir itself (when self) or below it: directly (!recursive) or at
+ * any depth. dir "/" is a prefix of everything. */
+static bool path_in(const char *path, const char *dir, bool recursive, bool self) {
+	size_t n = strlen(dir);
+	const char *rest;
+
+	if (n == 1 && dir[0] == '/')
+		n = 0;
+	if (strncmp(path, dir, n) != 0)
+		return false;
+	rest = path + n;
+	if (*rest == '\0')
+		return self;
+	if (*rest != '/' || rest[1] == '\0')
+		return false;
+	return recursive || !strchr(rest + 1, '/');
+}
+
+static bool is_glob(const char *s) {
+	return strpbrk(s, "*?[") != NULL;
+}
+
+static char *canonical(const char *path) {
+	char *c = realpath(path, NULL);
+
+	return c ? c : strdup(path);
+}
+
+static void strv_free(char **v, size_t n) {
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static bool strv_equal(char *const *a, size_t na, char *const *b, size_t nb) {
+	if (na != nb)
+		return false;
+	for (size_t i = 0; i < na; i++)
+		if (strcmp(a[i], b[i]) != 0)
+			return false;
+	return true;
+}
+
+static bool str_eq(const char *a, const char *b) {
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* The mount ID on the first line of our mountinfo: one of this mount
+ * namespace's mounts (mount IDs are unique system-wide; a new namespace
+ * gets copies of the mounts, with new IDs). */
+static int own_mount_id(void) {
+	char buf[64];
+	int fd, id;
+	ssize_t n;
+
+	fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	if (n < 0)
+		return (int)n;
+	buf[n] = '\0';
+	if (sscanf(buf, "%d ", &id) != 1 || id < 0)
+		return -EBADMSG;
+	return id;
+}
+
+/* Whether process pid is in this process's mount namespace: 1, 0, or
+ * -errno when that cannot be told. The namespace links in /proc/PID/ns
+ * need ptrace rights over pid, which a service whose capability bounding
+ * set lacks CAP_SYS_PTRACE does not have over PID 1; /proc/PID/mountinfo
+ * is readable by anyone, and lists one of our mounts exactly when pid
+ * shares our namespace. */
+static int mntns_shared_with(pid_t pid) {
+	char path[64], line[512];
+	struct stat self, other;
+	FILE *f;
+	int id, r = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
+	if (stat("/proc/self/ns/mnt", &self) == 0 && stat(path, &other) == 0)
+		return self.st_dev == other.st_dev && self.st_ino == other.st_ino;
+	id = own_mount_id();
+	if (id < 0)
+		return id;
+	snprintf(path, sizeof(path), "/proc/%d/mountinfo", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (!r && fgets(line, sizeof(line), f)) {
+		int other_id;
+
+		if (sscanf(line, "%d ", &other_id) == 1 && other_id == id)
+			r = 1;
+		/* skip the rest of a long line */
+		while (!strchr(line, '\n') && fgets(line, sizeof(line), f))
+			;
+	}
+	fclose(f);
+	return r;
+}
+
+/* 1 when this process runs in a mount namespace of its own: shared
+ * neither with PID 1 nor with the process that started it (systemd's
+ * ProtectSystem= and friends); 0 when shared with one of them; -errno
+ * when that cannot be told. A mount mark placed in a namespace of its own
+ * sees only what happens through its copies of the mounts. (A namespace
+ * shared with the parent, e.g. a test that unshared one and works in it,
+ * is where the activity is.) */
+static int mntns_foreign(void) {
+	int init = mntns_shared_with(1);
+	int parent = getppid() > 1 ? mntns_shared_with(getppid()) : init;
+
+	if (init == 1 || parent == 1)
+		return 0;
+	if (init == 0 && parent == 0)
+		return 1;
+	return init < 0 ? init : parent;
+}
+
+/* ------------------------------------------------------------------------ */
+/* inotify marks by inode                                                   */
+/* ------------------------------------------------------------------------ */
+
+static size_t ihash_slot(const struct engine *e, dev_t dev, ino_t ino) {
+	uint64_t h =
+	    ((uint64_t)dev * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)ino * 0xc2b2ae3d27d4eb4full);
+
+	return (size_t)(h >> 17) & (e->ihash_size - 1);
+}
+
+static int ihash_add(struct engine *e, struct emark *m) {
+	size_t s;
+
+	if (!e->ihash) {
+		e->ihash = calloc(1024, sizeof(*e->ihash));
+		if (!e->ihash)
+			return -ENOMEM;
+		e->ihash_size = 1024;
+	}
+	s = ihash_slot(e, m->dev, m->ino);
+	m->hnext = e->ihash[s];
+	e->ihash[s] = m;
+	return 0;
+}
+
+static void ihash_remove(struct engine *e, struct emark *m) {
+	struct emark **p;
+
+	if (!e->ihash)
+		return;
+	for (p = &e->ihash[ihash_slot(e, m->dev, m->ino)]; *p; p = &(*p)->hnext)
+		if (*p == m) {
+			*p = m->hnext;
+			m->hnext = NULL;
+			return;
+		}
+}
+
+/* ------------------------------------------------------------------------ */
+/* libfsn log                                                               */
+/* ------------------------------------------------------------------------ */
+
+static void on_fsn_log(void *userdata, int priority, const char *msg) {
+	struct engine *e = userdata;
+
+	if (e->capturing && priority <= LOG_WARNING) {
+		snprintf(e->captured, sizeof(e->captured), "%s", msg);
+		return;
+	}
+	log_msg(priority, "%s", msg);
+}
+
+/* ------------------------------------------------------------------------ */
+/* outputs                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static bool output_conf_equal(const struct output_conf *a, const struct output_conf *b) {
+	return a->type == b->type && str_eq(a->file, b->file) &&
+	       strv_equal(a->argv, a->n_argv, b->argv, b->n_argv) &&
+	       a->max_running == b->max_running && a->rate == b->rate && a->burst == b->burst &&
+	       a->timeout_sec == b->timeout_sec;
+}
+
+static struct eoutput *eoutput_free(struct eoutput *o) {
+	if (o) {
+		output_close(o->out);
+		free(o->name);
+		free(o);
+	}
+	return NULL;
+}
+
+static struct eoutput *find_eoutput(struct eoutput **v, size_t n, const char *name) {
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i]->name, name) == 0)
+			return v[i];
+	return NULL;
+}
+
+static void rule_output_names(const struct config *c, const struct rule_conf *rc,
+			      char *const **names, size_t *n) {
+	if (rc->n_outputs > 0) {
+		*names = rc->outputs;
+		*n = rc->n_outputs;
+	} else {
+		*names = c->default_outputs;
+		*n = c->n_default_outputs;
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* marks                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static struct emark *emark_free(struct emark *m) {
+	if (m) {
+		free(m->rule_name);
+		free(m->path);
+		free(m->canon);
+		free(m->subtree);
+		free(m->next_subtree);
+		free(m->subs);
+		free(m);
+	}
+	return NULL;
+}
+
+static bool spec_equal(const struct fsn_mark_spec *a, const struct fsn_mark_spec *b) {
+	return a->type == b->type && a->klass == b->klass && a->report == b->report &&
+	       a->group_tag == b->group_tag && a->mask == b->mask && a->ignore == b->ignore &&
+	       a->flags == b->flags && str_eq(a->path, b->path);
+}
+
+/* Still the object the mark was placed on (for reload: a path that now
+ * names another file gets its mark placed again). */
+static bool emark_same_object(const struct emark *m) {
+	struct stat st;
+	int flags = (m->spec.flags & FSN_MARK_F_DONT_FOLLOW) ? AT_SYMLINK_NOFOLLOW : 0;
+
+	if (!m->mark || fstatat(AT_FDCWD, m->path, &st, flags) < 0)
+		return false;
+	if (m->spec.type == FSN_MARK_INODE || m->spec.type == FSN_MARK_INOTIFY)
+		return st.st_dev == m->dev && st.st_ino == m->ino;
+	return st.st_dev == m->dev;
+}
+
+static int emark_new(struct engine *e, struct erule *rule, const struct fsn_mark_spec *spec,
+		     const char *path, struct emark *parent, struct emark **ret) {
+	struct emark *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return -ENOMEM;
+	m->engine = e;
+	m->rule = rule;
+	m->spec = *spec;
+	m->rule_name = strdup(rule->conf->name);
+	m->path = strdup(path);
+	m->parent = parent;
+	if (!m->rule_name || !m->path) {
+		emark_free(m);
+		return -ENOMEM;
+	}
+	m->spec.path = m->path;
+	m->spec.dirfd = AT_FDCWD;
+	m->spec.userdata = m;
+	*ret = m;
+	return 0;
+}
+
+/* Describe why a mark failed, for logs and err. */
+static void mark_failure(struct engine *e, struct emark *m, int r, const char *why) {
+	char p[PATH_MAX * 2], msg[1536];
+	const char *fields[4];
+	char f_rule[300], f_path[PATH_MAX + 16], f_errno[32];
+
+	if (why)
+		snprintf(msg, sizeof(msg), "rule '%s': %s", m->rule->conf->name, why);
+	else if (e->captured[0])
+		snprintf(msg, sizeof(msg), "rule '%s': %s", m->rule->conf->name, e->captured);
+	else
+		snprintf(msg, sizeof(msg), "rule '%s': cannot watch \"%s\": %s",
+			 m->rule->conf->name, text_escaped(p, sizeof(p), m->path), strerror(-r));
+	snprintf(f_rule, sizeof(f_rule), "FSN_RULE=%s", m->rule->conf->name);
+	snprintf(f_path, sizeof(f_path), "FSN_PATH=%s", m->path);
+	snprintf(f_errno, sizeof(f_errno), "ERRNO=%d", -r);
+	fields[0] = f_rule;
+	fields[1] = f_path;
+	fields[2] = f_errno;
+	fields[3] = NULL;
+	log_notable(m->rule->conf->required ? LOG_ERR : LOG_WARNING, FSND_MID_RULE_ERROR, fields,
+		    "%s%s", msg,
+		    m->rule->conf->required ? " (the rule is required)"
+					    : " (not required: everything else keeps running)");
+}
+
+#ifndef AT_HANDLE_FID
+#define AT_HANDLE_FID 0x200 /* 6.5: a handle only to compare, for any filesystem */
+#endif
+
+/* The FID fanotify reports for the marked object: fsid plus the file
+ * handle name_to_handle_at() gives (FAN_REPORT_FID encodes the same
+ * non-connectable handle). */
+static int object_fid(const struct emark *m, int statflags, struct fsn_fid *ret) {
+	struct {
+		struct file_handle fh;
+		unsigned char buf[FSN_HANDLE_MAX];
+	} h;
+	int mnt_id, flags = (statflags & AT_SYMLINK_NOFOLLOW) ? 0 : AT_SYMLINK_FOLLOW;
+
+	h.fh.handle_bytes = FSN_HANDLE_MAX;
+	if (name_to_handle_at(AT_FDCWD, m->path, &h.fh, &mnt_id, flags) < 0) {
+		if (errno != EOPNOTSUPP)
+			return -errno;
+		h.fh.handle_bytes = FSN_HANDLE_MAX;
+		if (name_to_handle_at(AT_FDCWD, m->path, &h.fh, &mnt_id, flags | AT_HANDLE_FID) < 0)
+			return -errno;
+	}
+	if (h.fh.handle_bytes > FSN_HANDLE_MAX)
+		return -EOVERFLOW;
+	memset(ret, 0, sizeof(*ret));
+	memcpy(ret->fsid, m->fsid, sizeof(ret->fsid));
+	ret->handle_bytes = h.fh.handle_bytes;
+	ret->handle_type = h.fh.handle_type;
+	memcpy(ret->f_handle, h.fh.f_handle, h.fh.handle_bytes);
+	return 0;
+}
+
+static bool fid_equal(const struct fsn_fid *a, const struct fsn_fid *b) {
+	return a->fsid[0] == b->fsid[0] && a->fsid[1] == b->fsid[1] &&
+	       a->handle_bytes == b->handle_bytes && a->handle_type == b->handle_type &&
+	       memcmp(a->f_handle, b->f_handle, a->handle_bytes) == 0;
+}
+
+/* Place one mark (planned or sub-watch), counting it in *count (the marks
+ * of the state it belongs to, limited to max_marks; 0: no limit). Does not
+ * log; the caller does, with why. */
+static int emark_place(struct engine *e, struct emark *m, unsigned *count, unsigned max_marks,
+		       char *why, size_t whylen) {
+	struct fsn_mark_spec spec = m->spec;
+	struct stat st;
+	struct statfs sfs;
+	int flags = (spec.flags & FSN_MARK_F_DONT_FOLLOW) ? AT_SYMLINK_NOFOLLOW : 0;
+	int r;
+
+	why[0] = '\0';
+	e->captured[0] = '\0';
+	if (max_marks > 0 && *count >= max_marks) {
+		snprintf(why, whylen, "max_marks (%u) reached: \"%s\" is not watched", max_marks,
+			 m->path);
+		return -ENOSPC;
+	}
+	if (spec.type == FSN_MARK_MOUNT && e->foreign_mntns == 1) {
+		char p[PATH_MAX];
+
+		snprintf(why, whylen,
+			 "mount mark on \"%s\" refused: fsnotifyd runs in a mount namespace of "
+			 "its own (shared neither with PID 1 nor with its parent; e.g. systemd's "
+			 "ProtectSystem=), where a mount mark would see only what happens through "
+			 "the daemon's own copies of the mounts, not the system's activity; %s",
+			 text_escaped(p, sizeof(p), m->path),
+			 m->rule->conf->mark == RULE_MARK_AUTO
+			     ? "auto chose it because filesystem marks do not work there; run "
+			       "fsnotifyd in the system's mount namespace to use it"
+			     : "use mark = \"filesystem\" or \"auto\", or run fsnotifyd in the "
+			       "system's mount namespace");
+		return -EXDEV;
+	}
+	if (fstatat(AT_FDCWD, m->path, &st, flags) < 0)
+		return -errno; /* libfsn would say the same; this keeps dev/ino in step */
+	m->dev = st.st_dev;
+	m->ino = st.st_ino;
+	m->is_dir = S_ISDIR(st.st_mode);
+	if (statfs(m->path, &sfs) == 0)
+		memcpy(m->fsid, &sfs.f_fsid, sizeof(m->fsid));
+	free(m->canon);
+	m->canon = canonical(m->path);
+	if (!m->canon)
+		return -ENOMEM;
+	m->have_handle = spec.type == FSN_MARK_INODE && object_fid(m, flags, &m->fid) == 0;
+
+	/* a recursive inotify tree must hear about new directories */
+	if (spec.type == FSN_MARK_INOTIFY && (m->parent || m->subtree_recursive) && m->is_dir)
+		spec.mask |= IN_TREE_BITS;
+	m->placed_mask = spec.mask;
+
+	e->capturing = true;
+	r = fsn_ctx_add_mark(e->ctx, &spec, &m->mark);
+	e->capturing = false;
+	if (r < 0) {
+		m->mark = NULL;
+		if (e->captured[0])
+			snprintf(why, whylen, "%s", e->captured);
+		return r;
+	}
+	if (spec.type == FSN_MARK_INOTIFY) {
+		r = ihash_add(e, m);
+		if (r < 0) {
+			fsn_ctx_remove_mark(e->ctx, m->mark);
+			m->mark = NULL;
+			return r;
+		}
+	}
+	(*count)++;
+	return 0;
+}
+
+/* Remove a mark from the kernel (keeps the struct); count as above, or
+ * NULL when its state is going away anyway. */
+static void emark_unplace(struct engine *e, struct emark *m, unsigned *count) {
+	if (!m->mark)
+		return;
+	if (m->spec.type == FSN_MARK_INOTIFY)
+		ihash_remove(e, m);
+	fsn_ctx_remove_mark(e->ctx, m->mark);
+	m->mark = NULL;
+	if (count && *count > 0)
+		(*count)--;
+}
+
+static int sub_append(struct emark *parent, struct emark *sub) {
+	struct emark **v = realloc(parent->subs, (parent->n_subs + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	v[parent->n_subs++] = sub;
+	parent->subs = v;
+	return 0;
+}
+
+static void sub_remove(struct emark *parent, struct emark *sub) {
+	for (size_t i = 0; i < parent->n_subs; i++)
+		if (parent->subs[i] == sub) {
+			parent->subs[i] = parent->subs[--parent->n_subs];
+			return;
+		}
+}
+
+/* Whether a rule excludes path by an exclude *path* (globs aside): used to
+ * prune recursive inotify walks. */
+static bool excluded_by_path(const struct erule *r, const char *path) {
+	for (size_t i = 0; i < r->conf->n_exclude; i++) {
+		if (is_glob(r->conf->exclude[i]))
+			continue;
+		if (path_in(path, r->conf->exclude[i], true, true) ||
+		    (r->excl_canon[i] && path_in(path, r->excl_canon[i], true, true)))
+			return true;
+	}
+	return false;
+}
+
+static bool has_sub(const struct emark *root, const char *path) {
+	if (root->canon && strcmp(root->canon, path) == 0)
+		return true;
+	for (size_t i = 0; i < root->n_subs; i++)
+		if (root->subs[i]->canon && strcmp(root->subs[i]->canon, path) == 0)
+			return true;
+	return false;
+}
+
+static void synth_create(struct engine *e, struct emark *root, const char *path, bool is_dir);
+
+/* Add sub-watches for dir (itself unless it is the root) and every
+ * directory below it, without following symlinks; s is the state root
+ * belongs to (its limit and count). synth: dir was just created, so what
+ * the walk finds in it was created before its watch could report it:
+ * report those as created (else `mkdir -p a/b; touch a/b/f` loses b and f). */
+static void tree_add(struct engine *e, struct state *s, struct emark *root, const char *dir,
+		     bool self, bool synth) {
+	char why[1024];
+	DIR *d;
+	struct dirent *de;
+	int fd;
+
+	if (excluded_by_path(root->rule, dir))
+		return;
+	if (self && !has_sub(root, dir)) {
+		struct emark *sub = NULL;
+		int r;
+
+		if (emark_new(e, root->rule, &root->spec, dir, root, &sub) < 0)
+			return;
+		sub->spec.flags |= FSN_MARK_F_ONLYDIR | FSN_MARK_F_DONT_FOLLOW;
+		r = emark_place(e, sub, &s->n_placed, s->config->max_marks, why, sizeof(why));
+		if (r < 0) {
+			if (r != -ENOENT && r != -ENOTDIR && !root->rule->limit_logged) {
+				/* once per rule: the tree is too big or the kernel says no */
+				root->rule->limit_logged = true;
+				mark_failure(e, sub, r, why[0] ? why : NULL);
+			}
+			emark_free(sub);
+			return;
+		}
+		if (sub_append(root, sub) < 0) {
+			emark_unplace(e, sub, &s->n_placed);
+			emark_free(sub);
+			return;
+		}
+	}
+
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		_cleanup_free_ char *sub = NULL;
+		struct stat st;
+
+		bool is_dir;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (!synth && de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
+			continue;
+		is_dir = de->d_type == DT_DIR;
+		if (de->d_type == DT_UNKNOWN) {
+			if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+				continue;
+			is_dir = S_ISDIR(st.st_mode);
+		}
+		if (asprintf(&sub, "%s/%s", strcmp(dir, "/") == 0 ? "" : dir, de->d_name) < 0)
+			break;
+		if (synth)
+			synth_create(e, root, sub, is_dir);
+		if (is_dir)
+			tree_add(e, s, root, sub, true, synth);
+	}
+	closedir(d);
+}
+
+/* Drop the sub-watches of root (of the running state) at or below path. */
+static void tree_remove(struct engine *e, struct emark *root, const char *path) {
+	for (size_t i = 0; i < root->n_subs;) {
+		struct emark *sub = root->subs[i];
+
+		if (sub->canon && path_in(sub->canon, path, true, true)) {
+			emark_unplace(e, sub, &e->st.n_placed);
+			root->subs[i] = root->subs[--root->n_subs];
+			emark_free(sub);
+		} else
+			i++;
+	}
+}
+
+/* Rename the sub-watches of root at or below from to below to. */
+static void tree_rename(struct emark *root, const char *from, const char *to) {
+	size_t fl = strlen(from);
+
+	for (size_t i = 0; i < root->n_subs; i++) {
+		struct emark *sub = root->subs[i];
+		char *n;
+
+		if (!sub->canon || !path_in(sub->canon, from, true, true))
+			continue;
+		if (asprintf(&n, "%s%s", to, sub->canon + fl) < 0)
+			continue;
+		free(sub->canon);
+		sub->canon = n;
+	}
+}
+
+/* A planned mark and its sub-watches leave the kernel and memory (their
+ * state is going away). */
+static void mark_drop(struct engine *e, struct emark *m) {
+	for (size_t i = 0; i < m->n_subs; i++) {
+		emark_unplace(e, m->subs[i], NULL);
+		emark_free(m->subs[i]);
+	}
+	m->n_subs = 0;
+	emark_unplace(e, m, NULL);
+	emark_free(m);
+}
+
+/* ------------------------------------------------------------------------ */
+/* process information                                                      */
+/* ------------------------------------------------------------------------ */
+
+static ssize_t read_small(const char *path, char *buf, size_t len) {
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	if (n < 0)
+		n = -errno;
+	else
+		buf[n] = '\0';
+	close(fd);
+	return n;
+}
+
+static struct pinfo *pinfo_get(struct engine *e, pid_t pid) {
+	struct pinfo *p;
+
+	for (size_t i = 0; i < e->pcache_n; i++)
+		if (e->pcache[i].pid == pid)
+			return &e->pcache[i];
+	if (!e->pcache) {
+		e->pcache = calloc(PCACHE_SIZE, sizeof(*e->pcache));
+		if (!e->pcache)
+			return NULL;
+	}
+	if (e->pcache_n == PCACHE_SIZE)
+		e->pcache_n = 0; /* start over; it is only a per-batch cache */
+	p = &e->pcache[e->pcache_n++];
+	*p = (struct pinfo){ .pid = pid, .uid = (uid_t)-1 };
+	return p;
+}
+
+static const char *pinfo_comm(struct pinfo *p) {
+	char path[64], buf[64];
+	ssize_t n;
+
+	if (!p || p->pid <= 0)
+		return NULL;
+	if (!p->have_comm) {
+		p->have_comm = true;
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)p->pid);
+		n = read_small(path, buf, sizeof(buf));
+		if (n > 0) {
+			if (buf[n - 1] == '\n')
+				buf[n - 1] = '\0';
+			snprintf(p->comm, sizeof(p->comm), "%s", buf);
+			p->comm_ok = true;
+		}
+	}
+	return p->comm_ok ? p->comm : NULL;
+}
+
+/* Effective uid and parent pid from /proc/PID/status. */
+static bool pinfo_status(struct pinfo *p) {
+	char path[64], buf[4096];
+	const char *l;
+
+	if (!p || p->pid <= 0)
+		return false;
+	if (!p->have_status) {
+		unsigned long ruid, euid;
+		int ppid;
+
+		p->have_status = true;
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)p->pid);
+		if (read_small(path, buf, sizeof(buf)) <= 0)
+			return false;
+		l = strstr(buf, "\nUid:");
+		if (!l || sscanf(l + 5, "%lu %lu", &ruid, &euid) != 2)
+			return false;
+		p->uid = (uid_t)euid;
+		l = strstr(buf, "\nPPid:");
+		if (l && sscanf(l + 6, "%d", &ppid) == 1)
+			p->ppid = ppid;
+		p->status_ok = true;
+	}
+	return p->status_ok;
+}
+
+/* ------------------------------------------------------------------------ */
+/* reporting                                                                */
+/* ------------------------------------------------------------------------ */
+
+static void emit(struct engine *e, struct erule *r, const struct record *rec) {
+	for (size_t i = 0; i < r->n_outputs; i++)
+		output_emit(r->outputs[i]->out, rec);
+
+	if (e->foreground) {
+		char t[64], ev[256], p[PATH_MAX * 4], op[PATH_MAX * 4], c[128];
+		struct tm tm;
+		time_t sec = (time_t)(rec->time_usec / 1000000u);
+
+		localtime_r(&sec, &tm);
+		strftime(t, sizeof(t), "%Y-%m-%dT%H:%M:%S", &tm);
+		switch (rec->kind) {
+		case RECORD_EVENT:
+			format_events(rec->mask, ev, sizeof(ev));
+			printf("%s.%03u %s %s %s%s%s (pid %d comm %s)\n", t,
+			       (unsigned)(rec->time_usec % 1000000u / 1000u), rec->rule, ev,
+			       rec->path ? text_escaped(p, sizeof(p), rec->path) : "(unknown path)",
+			       rec->old_path ? " from " : "",
+			       rec->old_path ? text_escaped(op, sizeof(op), rec->old_path) : "",
+			       (int)rec->pid,
+			       rec->comm ? text_escaped(c, sizeof(c), rec->comm) : "?");
+			break;
+		case RECORD_OVERFLOW:
+			printf(
+			    "%s.%03u %s overflow: the kernel queue overflowed, events were lost\n",
+			    t, (unsigned)(rec->time_usec % 1000000u / 1000u), rec->rule);
+			break;
+		case RECORD_DROPPED:
+			printf("%s.%03u %s dropped %" PRIu64 " events (rate limit)\n", t,
+			       (unsigned)(rec->time_usec % 1000000u / 1000u), rec->rule,
+			       rec->count);
+			break;
+		}
+		fflush(stdout);
+	}
+}
+
+static void flush_dropped(struct engine *e) {
+	bool pending = false;
+
+	for (size_t i = 0; i < e->st.n_rules; i++) {
+		struct erule *r = &e->st.rules[i];
+		struct record rec;
+
+		if (r->dropped_pending == 0)
+			continue;
+		if (r->window == now_monotonic_sec()) {
+			pending = true; /* still the second it was dropped in */
+			continue;
+		}
+		rec = (struct record){
+			.kind = RECORD_DROPPED,
+			.time_usec = now_realtime_usec(),
+			.rule = r->conf->name,
+			.uid = (uid_t)-1,
+			.count = r->dropped_pending,
+		};
+		r->dropped_pending = 0;
+		emit(e, r, &rec);
+	}
+	if (!pending)
+		ev_timer_stop(e->loop, &e->drop_timer);
+}
+
+static void on_drop_timer(struct ev_loop *loop, ev_timer *w, int revents) {
+	flush_dropped(w->data);
+}
+
+/* Per-rule rate limit; false: drop (counted, reported once a second). */
+static bool rate_ok(struct engine *e, struct erule *r) {
+	uint64_t now;
+
+	if (r->limit == 0)
+		return true;
+	now = now_monotonic_sec();
+	if (now != r->window) {
+		if (r->dropped_pending > 0)
+			flush_dropped(e);
+		r->window = now;
+		r->in_window = 0;
+	}
+	if (r->in_window < r->limit) {
+		r->in_window++;
+		return true;
+	}
+	r->dropped_pending++;
+	r->stats.ratelimited++;
+	e->dropped++;
+	if (!ev_is_active(&e->drop_timer))
+		ev_timer_again(e->loop, &e->drop_timer);
+	return false;
+}
+
+static void report_overflow(struct engine *e, const struct fsn_event *ev) {
+	char names[1024] = "";
+	size_t pos = 0;
+	uint64_t seq = ++e->seq;
+	const char *fields[] = { NULL, NULL };
+	char f_group[64];
+
+	e->overflows++;
+	for (size_t i = 0; i < e->st.n_marks; i++) {
+		struct emark *m = e->st.marks[i];
+		struct erule *r = m->rule;
+		struct record rec;
+
+		if (ev->source == FSN_SOURCE_INOTIFY) {
+			if (m->spec.type != FSN_MARK_INOTIFY)
+				continue;
+		} else if (m->spec.type == FSN_MARK_INOTIFY || !ev->group ||
+			   m->spec.klass != fsn_group_get_class(ev->group) ||
+			   m->spec.report != fsn_group_get_report(ev->group) ||
+			   m->spec.group_tag != fsn_group_get_tag(ev->group))
+			continue;
+		if (r->seen == seq)
+			continue;
+		r->seen = seq;
+		r->stats.overflows++;
+		rec = (struct record){
+			.kind = RECORD_OVERFLOW,
+			.time_usec = now_realtime_usec(),
+			.rule = r->conf->name,
+			.mask = FAN_Q_OVERFLOW,
+			.uid = (uid_t)-1,
+		};
+		emit(e, r, &rec);
+		if (pos < sizeof(names))
+			pos += (size_t)snprintf(names + pos, sizeof(names) - pos, "%s'%s'",
+						pos ? ", " : "", r->conf->name);
+	}
+	if (ev->source == FSN_SOURCE_INOTIFY)
+		snprintf(f_group, sizeof(f_group), "FSN_GROUP=inotify");
+	else
+		snprintf(f_group, sizeof(f_group), "FSN_GROUP=%u",
+			 ev->group ? fsn_group_get_id(ev->group) : 0);
+	fields[0] = f_group;
+	log_notable(LOG_WARNING, FSND_MID_OVERFLOW, fields,
+		    "%s queue overflowed: events were lost for rule(s) %s",
+		    ev->source == FSN_SOURCE_INOTIFY ? "inotify" : "fanotify",
+		    names[0] ? names : "(none)");
+}
+
+/* ------------------------------------------------------------------------ */
+/* matching                                                                 */
+/* ------------------------------------------------------------------------ */
+
+static void own_files_clear(struct engine *e) {
+	for (size_t i = 0; i < e->n_own; i++)
+		free(e->own[i].path);
+	free(e->own);
+	e->own = NULL;
+	e->n_own = 0;
+}
+
+static void own_file_add(struct engine *e, int fd, const char *path) {
+	struct ownfile *v;
+	struct stat st;
+
+	if ((path ? stat(path, &st) : fstat(fd, &st)) < 0 || !S_ISREG(st.st_mode))
+		return;
+	v = realloc(e->own, (e->n_own + 1) * sizeof(*v));
+	if (!v)
+		return;
+	e->own = v;
+	e->own[e->n_own++] = (struct ownfile){
+		.dev = st.st_dev,
+		.ino = st.st_ino,
+		.path = path ? canonical(path) : NULL,
+	};
+}
+
+/* After outputs were opened or reopened. */
+static void own_files_refresh(struct engine *e) {
+	own_files_clear(e);
+	own_file_add(e, STDOUT_FILENO, NULL);
+	own_file_add(e, STDERR_FILENO, NULL);
+	for (size_t i = 0; i < e->st.n_outputs; i++) {
+		const struct output_conf *oc = e->st.outputs[i]->conf;
+
+		if (oc->type == OUTPUT_JSON && oc->file && strcmp(oc->file, "-") != 0)
+			own_file_add(e, -1, oc->file);
+	}
+}
+
+/* Is path (of an inotify event about a file's contents) a file the daemon
+ * writes? By name first, then by identity (a renamed log file). */
+static bool own_file(const struct engine *e, const char *path) {
+	struct stat st;
+
+	for (size_t i = 0; i < e->n_own; i++)
+		if (e->own[i].path && strcmp(e->own[i].path, path) == 0)
+			return true;
+	if (lstat(path, &st) < 0)
+		return false;
+	for (size_t i = 0; i < e->n_own; i++)
+		if (e->own[i].dev == st.st_dev && e->own[i].ino == st.st_ino)
+			return true;
+	return false;
+}
+
+struct evinfo {
+	const struct fsn_event *ev;
+	uint64_t bits; /* FAN_* event bits (ONDIR, ON_CHILD removed) */
+	bool ondir;
+	const char *path;
+	const char *old_path;
+	struct pinfo *proc; /* lazily */
+	bool proc_checked;  /* own children checked */
+	bool own;           /* the daemon's own activity */
+};
+
+static bool fsid_equal(const int32_t a[2], const int32_t b[2]) {
+	return a[0] == b[0] && a[1] == b[1];
+}
+
+/* Is one of the event's paths in the mark's scope? Sets *child when the
+ * path is a direct child of a marked directory (not the object itself). */
+static bool in_scope(const struct emark *m, const struct evinfo *x, const char *path, bool *child) {
+	const struct emark *root = m->parent ? m->parent : m;
+
+	*child = false;
+	if (!path)
+		return false;
+	switch (root->scope) {
+	case SCOPE_SUBTREE:
+		if (!path_in(path, root->subtree, root->subtree_recursive, true))
+			return false;
+		*child = !root->subtree_recursive && strcmp(path, root->subtree) != 0;
+		return true;
+	case SCOPE_OBJECT:
+		/* a sub-watch's own directory is its object */
+		if (strcmp(path, m->canon) == 0)
+			return true;
+		if (m->is_dir && path_in(path, m->canon, false, false)) {
+			*child = true;
+			return true;
+		}
+		return false;
+	case SCOPE_FSID: {
+		const struct fsn_event *ev = x->ev;
+		const int32_t *fsid = (ev->has & FSN_HAS_DFID)  ? ev->dfid.fsid
+				      : (ev->has & FSN_HAS_FID) ? ev->fid.fsid
+				      : (ev->has & FSN_HAS_NEW) ? ev->new_dfid.fsid
+				      : (ev->has & FSN_HAS_OLD) ? ev->old_dfid.fsid
+								: NULL;
+
+		return fsid ? fsid_equal(fsid, m->fsid) : true;
+	}
+	}
+	return false;
+}
+
+/* An inode mark knows its object by FID, whatever its path is now (moved,
+ * deleted): 1 when the event is the object's own (*child false) or one of
+ * a marked directory's entries (*child true), 0 when it is not the mark's,
+ * -1 when that cannot be told (no FID to compare). */
+static int object_scope(const struct emark *m, const struct fsn_event *ev, bool *child) {
+	bool self_name = !(ev->has & FSN_HAS_NAME) || !ev->name || strcmp(ev->name, ".") == 0;
+
+	*child = false;
+	if (!m->have_handle || ev->source != FSN_SOURCE_FANOTIFY)
+		return -1;
+	if ((ev->has & FSN_HAS_FID) && fid_equal(&ev->fid, &m->fid))
+		return 1;
+	if ((ev->has & FSN_HAS_DFID) && fid_equal(&ev->dfid, &m->fid)) {
+		*child = !self_name;
+		return 1;
+	}
+	if (((ev->has & FSN_HAS_OLD) && fid_equal(&ev->old_dfid, &m->fid)) ||
+	    ((ev->has & FSN_HAS_NEW) && fid_equal(&ev->new_dfid, &m->fid))) {
+		*child = true;
+		return 1;
+	}
+	return (ev->has & (FSN_HAS_FID | FSN_HAS_DFID | FSN_HAS_OLD | FSN_HAS_NEW)) ? 0 : -1;
+}
+
+static bool excluded(const struct erule *r, const char *path) {
+	if (!path)
+		return false;
+	for (size_t i = 0; i < r->conf->n_exclude; i++) {
+		const char *x = r->conf->exclude[i];
+
+		if (is_glob(x)) {
+			if (fnmatch(x, path, 0) == 0)
+				return true;
+		} else if (path_in(path, x, true, true) ||
+			   (r->excl_canon[i] && path_in(path, r->excl_canon[i], true, true)))
+			return true;
+	}
+	return false;
+}
+
+static struct pinfo *evinfo_proc(struct engine *e, struct evinfo *x) {
+	if (!x->proc && x->ev->source == FSN_SOURCE_FANOTIFY && x->ev->pid > 0)
+		x->proc = pinfo_get(e, x->ev->pid);
+	return x->proc;
+}
+
+static bool proc_filters_ok(struct engine *e, const struct rule_conf *rc, struct evinfo *x) {
+	pid_t pid = x->ev->source == FSN_SOURCE_FANOTIFY ? x->ev->pid : 0;
+	bool ok;
+
+	if (rc->n_pids > 0) {
+		ok = false;
+		for (size_t i = 0; i < rc->n_pids && !ok; i++)
+			ok = pid > 0 && rc->pids[i] == pid;
+		if (!ok)
+			return false;
+	}
+	if (rc->n_comms > 0) {
+		const char *comm = pinfo_comm(evinfo_proc(e, x));
+
+		ok = false;
+		for (size_t i = 0; i < rc->n_comms && !ok; i++)
+			ok = comm && strcmp(rc->comms[i], comm) == 0;
+		if (!ok)
+			return false;
+	}
+	if (rc->n_uids > 0) {
+		struct pinfo *p = evinfo_proc(e, x);
+
+		ok = false;
+		if (pinfo_status(p))
+			for (size_t i = 0; i < rc->n_uids && !ok; i++)
+				ok = rc->uids[i] == p->uid;
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+/* The daemon's own exec children (their parent is the daemon). */
+static bool own_child(struct engine *e, struct evinfo *x) {
+	if (!x->proc_checked) {
+		struct pinfo *p = evinfo_proc(e, x);
+
+		x->proc_checked = true;
+		x->own = e->has_exec && pinfo_status(p) && p->ppid == e->self;
+	}
+	return x->own;
+}
+
+/* Try one mark for the event; report it for the mark's rule. */
+static void match_mark(struct engine *e, const struct emark *m, struct evinfo *x) {
+	struct erule *r = m->rule;
+	const struct rule_conf *rc = r->conf;
+	bool child = false, ochild = false, in, oin;
+	uint64_t bits;
+	struct record rec;
+	struct pinfo *p;
+
+	if (r->seen == e->seq)
+		return; /* already reported for this rule */
+	bits = x->bits & rc->events;
+	if (!bits)
+		return;
+	if (x->ondir && !rc->ondir)
+		return;
+	switch (m->scope == SCOPE_OBJECT && !m->parent ? object_scope(m, x->ev, &child) : -1) {
+	case 0: return;
+	case 1:
+		in = true;
+		oin = false;
+		break;
+	default:
+		in = in_scope(m, x, x->path, &child);
+		oin = x->old_path && in_scope(m, x, x->old_path, &ochild);
+		if (!in && !oin)
+			return;
+	}
+	/* a direct child's own events (not entries of the directory) need
+	 * `children` */
+	if (!rc->children && ((in && child) || (!in && ochild)))
+		bits &= DIRENT_BITS;
+	if (!bits)
+		return;
+	r->seen = e->seq;
+
+	if (excluded(r, x->path) && (!x->old_path || excluded(r, x->old_path))) {
+		r->stats.filtered++;
+		return;
+	}
+	if (!proc_filters_ok(e, rc, x)) {
+		r->stats.filtered++;
+		return;
+	}
+	if (own_child(e, x))
+		return;
+	if (!rate_ok(e, r))
+		return;
+
+	p = evinfo_proc(e, x);
+	rec = (struct record){
+		.kind = RECORD_EVENT,
+		.time_usec = now_realtime_usec(),
+		.rule = rc->name,
+		.mask = bits | (x->ondir ? FAN_ONDIR : 0),
+		.path = x->path,
+		.old_path = x->old_path,
+		.pid = x->ev->source == FSN_SOURCE_FANOTIFY ? x->ev->pid : 0,
+		.comm = pinfo_comm(p),
+		.uid = pinfo_status(p) ? p->uid : (uid_t)-1,
+	};
+	r->stats.events++;
+	e->events++;
+	emit(e, r, &rec);
+}
+
+/* Resolve a fanotify event's paths into buffers. */
+static void resolve_fanotify(struct engine *e, struct fsn_event *ev, char *path, char *old,
+			     size_t len, struct evinfo *x) {
+	if ((ev->has & FSN_HAS_NEW) &&
+	    fsn_ctx_fid_path(e->ctx, &ev->new_dfid, ev->new_name, path, len, NULL) >= 0)
+		x->path = path;
+	if ((ev->has & FSN_HAS_OLD) &&
+	    fsn_ctx_fid_path(e->ctx, &ev->old_dfid, ev->old_name, old, len, NULL) >= 0) {
+		if (x->path)
+			x->old_path = old;
+		else
+			x->path = old;
+	}
+	if (!x->path && (ev->has & FSN_HAS_DFID) &&
+	    fsn_ctx_fid_path(e->ctx, &ev->dfid, (ev->has & FSN_HAS_NAME) ? ev->name : NULL, path,
+			     len, NULL) >= 0)
+		x->path = path;
+	if (!x->path && (ev->has & FSN_HAS_FID) &&
+	    fsn_ctx_fid_path(e->ctx, &ev->fid, NULL, path, len, NULL) >= 0)
+		x->path = path;
+	if (!x->path && ev->fd >= 0 && fsn_fd_path(ev->fd, path, len, NULL) >= 0)
+		x->path = path;
+}
+
+static void on_fanotify(struct engine *e, struct fsn_event *ev) {
+	char path[PATH_MAX], old[PATH_MAX];
+	struct evinfo x = { .ev = ev };
+	unsigned klass, report, tag;
+
+	if (ev->mask & FAN_Q_OVERFLOW) {
+		report_overflow(e, ev);
+		return;
+	}
+	if (ev->pid == e->self)
+		return; /* the daemon's own activity */
+	x.bits = ev->mask & EVENT_BITS;
+	x.ondir = ev->mask & FAN_ONDIR;
+	if (!x.bits)
+		return;
+	resolve_fanotify(e, ev, path, old, sizeof(path), &x);
+	if (log_get_level() >= LOG_DEBUG) {
+		char ev_names[256], p1[PATH_MAX], p2[PATH_MAX];
+
+		format_events(ev->mask, ev_names, sizeof(ev_names));
+		log_debug("fanotify event %s (info 0x%x) of pid %d: %s%s%s", ev_names, ev->has,
+			  (int)ev->pid, text_escaped(p1, sizeof(p1), x.path),
+			  x.old_path ? " from " : "",
+			  x.old_path ? text_escaped(p2, sizeof(p2), x.old_path) : "");
+	}
+	/* a directory renamed or moved: cached paths below it are stale */
+	if (x.ondir && (ev->mask & (FAN_MOVED_FROM | FAN_RENAME | FAN_MOVE_SELF)) &&
+	    (ev->has & FSN_HAS_FID))
+		fsn_ctx_fid_forget(e->ctx, &ev->fid);
+	/* gone, but one of ours: it has the path it was marked with */
+	for (size_t i = 0; !x.path && i < e->st.n_marks; i++) {
+		const struct emark *m = e->st.marks[i];
+		bool child;
+
+		if (m->mark && m->spec.mask && object_scope(m, ev, &child) == 1 && !child)
+			x.path = m->canon;
+	}
+	if (!x.path) {
+		e->unresolved++;
+		log_debug("fanotify event %" PRIx64 " of pid %d: cannot resolve its path", ev->mask,
+			  (int)ev->pid);
+		return;
+	}
+
+	klass = ev->group ? fsn_group_get_class(ev->group) : 0;
+	report = ev->group ? fsn_group_get_report(ev->group) : 0;
+	tag = ev->group ? fsn_group_get_tag(ev->group) : 0;
+	for (size_t i = 0; i < e->st.n_marks; i++) {
+		const struct emark *m = e->st.marks[i];
+
+		/* (exclusions: ignore marks, mask 0, report nothing) */
+		if (!m->mark || m->spec.mask == 0 || m->spec.type == FSN_MARK_INOTIFY ||
+		    m->spec.klass != klass || m->spec.report != report || m->spec.group_tag != tag)
+			continue;
+		match_mark(e, m, &x);
+	}
+}
+
+/* Recursive inotify trees follow directory creation and moves. */
+static void inotify_tree(struct engine *e, struct emark *m, const struct fsn_event *ev,
+			 const char *path) {
+	struct emark *root = m->parent ? m->parent : m;
+
+	if (!(root->subtree_recursive && root->spec.type == FSN_MARK_INOTIFY) ||
+	    !(ev->mask & IN_ISDIR) || !ev->name)
+		return;
+	if (ev->mask & IN_MOVED_FROM) {
+		/* where to? the IN_MOVED_TO with this cookie says, if any */
+		free(e->move.path);
+		e->move.path = strdup(path);
+		e->move.cookie = ev->cookie;
+	} else if (ev->mask & IN_MOVED_TO) {
+		if (e->move.path && e->move.cookie == ev->cookie) {
+			for (size_t i = 0; i < e->st.n_marks; i++)
+				if (e->st.marks[i]->n_subs > 0)
+					tree_rename(e->st.marks[i], e->move.path, path);
+			free(e->move.path);
+			e->move.path = NULL;
+		}
+		if (!has_sub(root, path))
+			tree_add(e, &e->st, root, path, true, false);
+	} else if (ev->mask & IN_CREATE)
+		tree_add(e, &e->st, root, path, true, true);
+}
+
+/* A directory moved away with no IN_MOVED_TO to follow: out of the tree. */
+static void settle_move(struct engine *e, const struct fsn_event *ev) {
+	if (!e->move.path ||
+	    (ev && ev->source == FSN_SOURCE_INOTIFY && ev->cookie == e->move.cookie))
+		return;
+	for (size_t i = 0; i < e->st.n_marks; i++)
+		if (e->st.marks[i]->n_subs > 0)
+			tree_remove(e, e->st.marks[i], e->move.path);
+	free(e->move.path);
+	e->move.path = NULL;
+}
+
+/* The watch of m is gone (IN_IGNORED): deleted, unmounted, or moved away. */
+static void inotify_gone(struct engine *e, struct emark *m) {
+	char p[PATH_MAX * 2];
+
+	if (m->parent) {
+		struct emark *root = m->parent;
+
+		emark_unplace(e, m, &e->st.n_placed);
+		sub_remove(root, m);
+		emark_free(m);
+		return;
+	}
+	emark_unplace(e, m, &e->st.n_placed);
+	log_warning("rule '%s': the watch on \"%s\" is gone (deleted or unmounted); "
+		    "reload to watch it again",
+		    m->rule->conf->name, text_escaped(p, sizeof(p), m->canon ? m->canon : m->path));
+}
+
+static void on_inotify(struct engine *e, struct fsn_event *ev) {
+	char path[PATH_MAX];
+	struct evinfo x = { .ev = ev };
+	struct emark *m;
+
+	if (ev->mask & IN_Q_OVERFLOW) {
+		report_overflow(e, ev);
+		return;
+	}
+	m = ev->mark ? fsn_mark_get_userdata(ev->mark) : NULL;
+	if (!m || !m->canon)
+		return;
+	settle_move(e, ev);
+	if (ev->mask & IN_IGNORED) {
+		/* every mark on that watch is dead */
+		dev_t dev = m->dev;
+		ino_t ino = m->ino;
+		struct emark *n;
+
+		for (struct emark *o = e->ihash[ihash_slot(e, dev, ino)]; o; o = n) {
+			n = o->hnext;
+			if (o->dev == dev && o->ino == ino)
+				inotify_gone(e, o);
+		}
+		return;
+	}
+	if (ev->mask & IN_UNMOUNT)
+		return; /* IN_IGNORED follows */
+
+	if (ev->name && ev->name[0])
+		snprintf(path, sizeof(path), "%s/%s", strcmp(m->canon, "/") == 0 ? "" : m->canon,
+			 ev->name);
+	else
+		snprintf(path, sizeof(path), "%s", m->canon);
+	x.path = path;
+	x.bits = ev->mask & EVENT_BITS & 0xfff;
+	x.ondir = ev->mask & IN_ISDIR;
+
+	/* the daemon's own writes (fanotify knows them by pid) */
+	if (x.bits && e->n_own > 0 && !x.ondir &&
+	    (x.bits &
+	     (IN_MODIFY | IN_CLOSE_WRITE | IN_ATTRIB | IN_OPEN | IN_ACCESS | IN_CLOSE_NOWRITE)) &&
+	    own_file(e, path))
+		x.bits = 0;
+	for (struct emark *o = e->ihash[ihash_slot(e, m->dev, m->ino)]; x.bits && o; o = o->hnext)
+		if (o->dev == m->dev && o->ino == m->ino && o->mark)
+			match_mark(e, o, &x);
+	/* after the directory's own event: what it finds inside comes later */
+	inotify_tree(e, m, ev, path);
+}
+
+/* An entry found in a directory of a recursive inotify tree that was
+ * created before the directory's watch could report it. */
+static void synth_create(struct engine *e, struct emark *root, const char *path, bool is_dir) {
+	struct fsn_event fev = {
+		.source = FSN_SOURCE_INOTIFY,
+		.mask = IN_CREATE | (is_dir ? IN_ISDIR : 0),
+		.fd = -1,
+		.wd = -1,
+	};
+	struct evinfo x = {
+		.ev = &fev,
+		.bits = FAN_CREATE,
+		.ondir = is_dir,
+		.path = path,
+	};
+
+	e->seq++;
+	match_mark(e, root, &x);
+}
+
+static int on_event(struct fsn_ctx *ctx, struct fsn_event *ev, void *userdata) {
+	struct engine *e = userdata;
+
+	e->handled++;
+	e->seq++;
+	if (ev->source == FSN_SOURCE_INOTIFY)
+		on_inotify(e, ev);
+	else {
+		settle_move(e, NULL);
+		on_fanotify(e, ev);
+	}
+	if (e->budget > 0 && --e->budget == 0)
+		return -EAGAIN; /* give the loop a turn; the rest stays queued */
+	return 0;
+}
+
+/* Handle what is queued, at most budget events (0: no limit). Returns the
+ * number handled, or -errno. */
+static int engine_dispatch(struct engine *e, unsigned budget) {
+	int r;
+
+	e->budget = budget;
+	e->pcache_n = 0;
+	r = fsn_ctx_dispatch(e->ctx, on_event, e);
+	e->budget = 0;
+	if (r == -EAGAIN)
+		return (int)budget; /* more may be queued */
+	settle_move(e, NULL);
+	if (r < 0)
+		log_error("reading events: %s", strerror(-r));
+	return r;
+}
+
+static void on_io(struct ev_loop *loop, ev_io *w, int revents) {
+	engine_dispatch(w->data, DISPATCH_BUDGET);
+}
+
+/* ------------------------------------------------------------------------ */
+/* state building                                                           */
+/* ------------------------------------------------------------------------ */
+
+static void state_free_rules(struct state *s) {
+	for (size_t i = 0; i < s->n_rules; i++) {
+		strv_free(s->rules[i].excl_canon, s->rules[i].conf->n_exclude);
+		free(s->rules[i].outputs);
+	}
+	free(s->rules);
+	s->rules = NULL;
+	s->n_rules = 0;
+}
+
+static int state_rules(struct state *s, const struct state *old) {
+	const struct config *c = s->config;
+
+	s->rules = calloc(c->n_rules ? c->n_rules : 1, sizeof(*s->rules));
+	if (!s->rules)
+		return -ENOMEM;
+	s->n_rules = c->n_rules;
+	for (size_t i = 0; i < c->n_rules; i++) {
+		struct erule *r = &s->rules[i];
+
+		r->conf = &c->rules[i];
+		r->limit = r->conf->rate_limit ? r->conf->rate_limit : c->rate_limit;
+		r->excl_canon = calloc(r->conf->n_exclude ? r->conf->n_exclude : 1, sizeof(char *));
+		if (!r->excl_canon)
+			return -ENOMEM;
+		for (size_t j = 0; j < r->conf->n_exclude; j++) {
+			if (is_glob(r->conf->exclude[j]))
+				continue;
+			r->excl_canon[j] = realpath(r->conf->exclude[j], NULL);
+		}
+		/* a plan problem (not a warning) means a path is not watched */
+		for (size_t j = 0; j < s->plan->n_problems; j++)
+			if (s->plan->problems[j].rule == r->conf && !s->plan->problems[j].warning)
+				r->n_failed++;
+		/* counters survive reloads, by rule name */
+		for (size_t j = 0; old && j < old->n_rules; j++)
+			if (strcmp(old->rules[j].conf->name, r->conf->name) == 0) {
+				r->stats = old->rules[j].stats;
+				break;
+			}
+	}
+	return 0;
+}
+
+static struct erule *state_rule(struct state *s, const struct rule_conf *rc) {
+	for (size_t i = 0; i < s->n_rules; i++)
+		if (s->rules[i].conf == rc)
+			return &s->rules[i];
+	return NULL;
+}
+
+/* Open (or keep) the outputs the rules use. */
+static int state_outputs(struct engine *e, struct state *s, const struct state *old, char *err,
+			 size_t errlen) {
+	const struct config *c = s->config;
+
+	for (size_t i = 0; i < s->n_rules; i++) {
+		struct erule *r = &s->rules[i];
+		char *const *names;
+		size_t n;
+
+		rule_output_names(c, r->conf, &names, &n);
+		r->outputs = calloc(n ? n : 1, sizeof(*r->outputs));
+		if (!r->outputs)
+			return -ENOMEM;
+		for (size_t j = 0; j < n; j++) {
+			const struct output_conf *oc = config_find_output(c, names[j]);
+			struct eoutput *o = find_eoutput(s->outputs, s->n_outputs, names[j]);
+			struct eoutput *prev, **v;
+			char oerr[512] = "";
+			int k;
+
+			if (!oc) {
+				snprintf(err, errlen, "rule '%s': no output named '%s'",
+					 r->conf->name, names[j]);
+				return -EINVAL;
+			}
+			if (!o) {
+				prev = old ? find_eoutput(old->outputs, old->n_outputs, names[j])
+					   : NULL;
+				v = realloc(s->outputs, (s->n_outputs + 1) * sizeof(*v));
+				if (!v)
+					return -ENOMEM;
+				s->outputs = v;
+				if (prev && !prev->kept && output_conf_equal(prev->conf, oc)) {
+					prev->kept = true;
+					prev->next_conf = oc;
+					o = prev;
+				} else {
+					o = calloc(1, sizeof(*o));
+					if (!o)
+						return -ENOMEM;
+					o->name = strdup(names[j]);
+					if (!o->name) {
+						free(o);
+						return -ENOMEM;
+					}
+					k = output_open(oc, e->loop, &o->out, oerr, sizeof(oerr));
+					if (k < 0) {
+						if (oerr[0])
+							snprintf(err, errlen, "%s", oerr);
+						else
+							snprintf(err, errlen, "output '%s': %s",
+								 names[j], strerror(-k));
+						eoutput_free(o);
+						return k;
+					}
+					o->conf = oc;
+				}
+				s->outputs[s->n_outputs++] = o;
+			}
+			r->outputs[r->n_outputs++] = o;
+		}
+	}
+	return 0;
+}
+
+static struct emark *find_old_mark(const struct state *old, const struct plan_mark *pm) {
+	for (size_t i = 0; old && i < old->n_marks; i++) {
+		struct emark *m = old->marks[i];
+
+		if (!m->kept && m->mark && strcmp(m->rule_name, pm->rule->name) == 0 &&
+		    strcmp(m->path, pm->path) == 0 && spec_equal(&m->spec, &pm->spec) &&
+		    emark_same_object(m))
+			return m;
+	}
+	return NULL;
+}
+
+/* The scope a planned mark gets: the plan's subtree (canonical), else the
+ * marked object. */
+static int plan_scope(const struct plan_mark *pm, enum scope *ret_scope, char **ret_subtree) {
+	char *sub = NULL;
+
+	if (pm->subtree) {
+		sub = canonical(pm->subtree);
+		if (!sub)
+			return -ENOMEM;
+		*ret_scope = SCOPE_SUBTREE;
+	} else if (pm->spec.type == FSN_MARK_INODE || pm->spec.type == FSN_MARK_INOTIFY)
+		*ret_scope = SCOPE_OBJECT;
+	else
+		*ret_scope = SCOPE_FSID;
+	*ret_subtree = sub;
+	return 0;
+}
+
+/* A fresh mark for the new state; a failure is logged, and fatal (-EINVAL,
+ * err) for a required rule. */
+static int place_planned(struct engine *e, struct state *s, const struct plan_mark *pm,
+			 struct erule *r, char *err, size_t errlen) {
+	struct emark *m = NULL;
+	char why[1536];
+	int k;
+
+	k = emark_new(e, r, &pm->spec, pm->path, NULL, &m);
+	if (k < 0)
+		return k;
+	m->fresh = true;
+	m->subtree_recursive = pm->subtree_recursive;
+	k = plan_scope(pm, &m->scope, &m->subtree);
+	if (k < 0) {
+		emark_free(m);
+		return k;
+	}
+	k = emark_place(e, m, &s->n_placed, s->config->max_marks, why, sizeof(why));
+	if (k < 0) {
+		r->n_failed++;
+		mark_failure(e, m, k, why[0] ? why : NULL);
+		emark_free(m);
+		if (!r->conf->required)
+			return 0;
+		snprintf(err, errlen, "required rule '%s' cannot be placed: %s", r->conf->name,
+			 why[0] ? why : (e->captured[0] ? e->captured : strerror(-k)));
+		return -EINVAL;
+	}
+	r->n_marks++;
+	s->marks[s->n_marks++] = m;
+	if (m->spec.type == FSN_MARK_INOTIFY && m->subtree_recursive && m->is_dir)
+		tree_add(e, s, m, m->canon, false, false);
+	return 0;
+}
+
+/* The marks of the new plan: kept from the old state (same rule name,
+ * path, spec, object), or placed. Kept ones are claimed first, so they
+ * count against max_marks before new ones. */
+static int state_marks(struct engine *e, struct state *s, const struct state *old, char *err,
+		       size_t errlen) {
+	const struct plan *p = s->plan;
+	_cleanup_free_ bool *claimed = NULL;
+
+	s->marks = calloc(p->n_marks ? p->n_marks : 1, sizeof(*s->marks));
+	claimed = calloc(p->n_marks ? p->n_marks : 1, sizeof(*claimed));
+	if (!s->marks || !claimed)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->n_marks; i++) {
+		const struct plan_mark *pm = &p->marks[i];
+		struct emark *m = find_old_mark(old, pm);
+		struct erule *r = state_rule(s, pm->rule);
+		int k;
+
+		if (!m || !r)
+			continue;
+		/* the new scope takes effect at commit; the old one till then */
+		k = plan_scope(pm, &m->next_scope, &m->next_subtree);
+		if (k < 0)
+			return k;
+		m->kept = true;
+		m->next_rule = r;
+		m->next_pm = pm;
+		r->n_marks++;
+		claimed[i] = true;
+		s->marks[s->n_marks++] = m;
+		s->n_placed += 1 + (unsigned)m->n_subs;
+	}
+	for (size_t i = 0; i < p->n_marks; i++) {
+		struct erule *r = state_rule(s, p->marks[i].rule);
+		int k;
+
+		if (claimed[i])
+			continue;
+		if (!r)
+			return -EINVAL;
+		k = place_planned(e, s, &p->marks[i], r, err, errlen);
+		if (k < 0)
+			return k;
+	}
+	return 0;
+}
+
+/* Undo a new state that will not be used: fresh marks and outputs go,
+ * kept ones go back to the old state unchanged. The config stays the
+ * caller's. */
+static void state_rollback(struct engine *e, struct state *s) {
+	for (size_t i = 0; i < s->n_marks; i++) {
+		struct emark *m = s->marks[i];
+
+		if (m->fresh) {
+			mark_drop(e, m);
+			continue;
+		}
+		m->kept = false;
+		m->next_rule = NULL;
+		m->next_pm = NULL;
+		free(m->next_subtree);
+		m->next_subtree = NULL;
+	}
+	free(s->marks);
+	s->marks = NULL;
+	s->n_marks = 0;
+	for (size_t i = 0; i < s->n_outputs; i++) {
+		if (s->outputs[i]->kept) {
+			s->outputs[i]->kept = false;
+			s->outputs[i]->next_conf = NULL;
+		} else
+			eoutput_free(s->outputs[i]);
+	}
+	free(s->outputs);
+	s->outputs = NULL;
+	s->n_outputs = 0;
+	state_free_rules(s);
+	plan_free(s->plan);
+	s->plan = NULL;
+}
+
+/* The new state takes over: kept marks and outputs take their new rule,
+ * scope and config; then what the old state had and the new one did not
+ * keep is removed — after the new marks were placed, so nothing unchanged
+ * has a gap. */
+static void state_commit(struct engine *e, struct state *old, struct state *s) {
+	if (old) {
+		for (size_t i = 0; i < old->n_marks; i++)
+			if (!old->marks[i]->kept)
+				mark_drop(e, old->marks[i]);
+		free(old->marks);
+		for (size_t i = 0; i < old->n_outputs; i++)
+			if (!old->outputs[i]->kept)
+				eoutput_free(old->outputs[i]);
+		free(old->outputs);
+		state_free_rules(old);
+		plan_free(old->plan);
+		config_free(old->config);
+	}
+	for (size_t i = 0; i < s->n_marks; i++) {
+		struct emark *m = s->marks[i];
+
+		if (!m->fresh) {
+			m->rule = m->next_rule;
+			free(m->subtree);
+			m->subtree = m->next_subtree;
+			m->scope = m->next_scope;
+			m->subtree_recursive = m->next_pm->subtree_recursive;
+			m->next_subtree = NULL;
+			m->next_rule = NULL;
+			m->next_pm = NULL;
+		}
+		for (size_t j = 0; j < m->n_subs; j++)
+			m->subs[j]->rule = m->rule;
+		m->kept = false;
+		m->fresh = false;
+	}
+	for (size_t i = 0; i < s->n_outputs; i++) {
+		struct eoutput *o = s->outputs[i];
+
+		if (o->kept)
+			o->conf = o->next_conf;
+		o->kept = false;
+		o->next_conf = NULL;
+	}
+}
+
+static void log_plan_problems(const struct plan *p) {
+	for (size_t i = 0; i < p->n_problems; i++) {
+		const struct plan_problem *pp = &p->problems[i];
+		char f_rule[300], f_path[PATH_MAX + 16], esc_path[PATH_MAX * 2];
+		const char *fields[3] = { f_rule, NULL, NULL };
+
+		snprintf(f_rule, sizeof(f_rule), "FSN_RULE=%s", pp->rule ? pp->rule->name : "");
+		if (pp->path) {
+			snprintf(f_path, sizeof(f_path), "FSN_PATH=%s", pp->path);
+			fields[1] = f_path;
+		}
+		log_notable(pp->warning ? LOG_WARNING : LOG_ERR, FSND_MID_RULE_ERROR, fields,
+			    "%s '%s'%s%s%s: %s%s", pp->warning ? "warning: rule" : "rule",
+			    pp->rule ? pp->rule->name : "?", pp->path ? ": \"" : "",
+			    pp->path ? text_escaped(esc_path, sizeof(esc_path), pp->path) : "",
+			    pp->path ? "\"" : "", pp->msg,
+			    pp->fatal ? " (the rule is required)" : "");
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* public                                                                   */
+/* ------------------------------------------------------------------------ */
+
+int engine_new(struct ev_loop *loop, struct engine **ret) {
+	struct engine *e;
+	int r;
+
+	if (!loop || !ret)
+		return -EINVAL;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	e->loop = loop;
+	e->self = getpid();
+	e->foreign_mntns = mntns_foreign();
+	r = fsn_ctx_new(&e->ctx);
+	if (r < 0) {
+		free(e);
+		return r;
+	}
+	fsn_ctx_set_log(e->ctx, on_fsn_log, e);
+	ev_io_init(&e->io, on_io, fsn_ctx_get_fd(e->ctx), EV_READ);
+	e->io.data = e;
+	ev_io_start(loop, &e->io);
+	ev_timer_init(&e->drop_timer, on_drop_timer, 0., 1.);
+	e->drop_timer.data = e;
+	*ret = e;
+	return 0;
+}
+
+struct engine *engine_free(struct engine *e) {
+	if (!e)
+		return NULL;
+	ev_io_stop(e->loop, &e->io);
+	ev_timer_stop(e->loop, &e->drop_timer);
+	for (size_t i = 0; i < e->st.n_marks; i++)
+		mark_drop(e, e->st.marks[i]);
+	free(e->st.marks);
+	for (size_t i = 0; i < e->st.n_outputs; i++)
+		eoutput_free(e->st.outputs[i]);
+	free(e->st.outputs);
+	state_free_rules(&e->st);
+	plan_free(e->st.plan);
+	config_free(e->st.config);
+	fsn_ctx_free(e->ctx);
+	free(e->ihash);
+	free(e->pcache);
+	free(e->move.path);
+	own_files_clear(e);
+	free(e);
+	return NULL;
+}
+
+int engine_apply(struct engine *e, struct config *c, char *err, size_t errlen) {
+	struct state s = { .config = c };
+	struct state *old;
+	bool fatal_problem = false;
+	int r;
+
+	if (!e || !c)
+		return -EINVAL;
+	old = e->st.config ? &e->st : NULL;
+	if (errlen > 0)
+		err[0] = '\0';
+
+	r = plan_build(c, &s.plan);
+	if (r < 0) {
+		snprintf(err, errlen, "planning the rules: %s", strerror(-r));
+		return r;
+	}
+	log_plan_problems(s.plan);
+	for (size_t i = 0; i < s.plan->n_problems; i++)
+		if (s.plan->problems[i].fatal && !fatal_problem) {
+			const struct plan_problem *pp = &s.plan->problems[i];
+
+			fatal_problem = true;
+			snprintf(err, errlen, "required rule '%s': %s",
+				 pp->rule ? pp->rule->name : "?", pp->msg);
+		}
+	if (fatal_problem) {
+		plan_free(s.plan);
+		return -EINVAL;
+	}
+
+	/* events queued so far belong to the running config */
+	if (old)
+		for (int i = 0; i < 16 && engine_dispatch(e, DISPATCH_BUDGET) > 0; i++)
+			;
+
+	r = state_rules(&s, old);
+	if (r >= 0)
+		r = state_outputs(e, &s, old, err, errlen);
+	if (r >= 0)
+		r = state_marks(e, &s, old, err, errlen);
+	if (r < 0) {
+		if (errlen > 0 && !err[0])
+			snprintf(err, errlen, "%s", strerror(-r));
+		state_rollback(e, &s);
+		if (old) {
+			e->reloaded = true;
+			snprintf(e->reload_error, sizeof(e->reload_error), "%s", err);
+		}
+		return r;
+	}
+
+	state_commit(e, old, &s);
+	if (old) {
+		e->reloaded = true;
+		e->reload_error[0] = '\0';
+	}
+	e->st = s;
+	own_files_refresh(e);
+	e->has_exec = false;
+	for (size_t i = 0; i < s.n_outputs; i++)
+		if (s.outputs[i]->conf->type == OUTPUT_EXEC)
+			e->has_exec = true;
+	return 0;
+}
+
+void engine_reopen_outputs(struct engine *e) {
+	for (size_t i = 0; e && i < e->st.n_outputs; i++) {
+		int r = output_reopen(e->st.outputs[i]->out);
+
+		if (r < 0)
+			log_error("output '%s': reopening: %s", e->st.outputs[i]->name,
+				  strerror(-r));
+	}
+	if (e)
+		own_files_refresh(e);
+}
+
+void engine_reload_failed(struct engine *e, const char *why) {
+	if (!e)
+		return;
+	e->reloaded = true;
+	snprintf(e->reload_error, sizeof(e->reload_error), "%s", why && why[0] ? why : "error");
+}
+
+void engine_status(const struct engine *e, char *buf, size_t len) {
+	uint64_t failed = 0, rules_failed = 0;
+	size_t pos = 0;
+
+	if (!e || len == 0)
+		return;
+	for (size_t i = 0; i < e->st.n_outputs; i++) {
+		uint64_t em = 0, f = 0;
+
+		output_counters(e->st.outputs[i]->out, &em, &f);
+		failed += f;
+	}
+	for (size_t i = 0; i < e->st.n_rules; i++)
+		if (e->st.rules[i].n_failed > 0)
+			rules_failed++;
+
+#define APPEND(...)                                                                                \
+	do {                                                                                       \
+		if (pos < len)                                                                     \
+			pos += (size_t)snprintf(buf + pos, len - pos, __VA_ARGS__);                \
+	} while (0)
+	APPEND("%zu rules, %u marks", e->st.n_rules, e->st.n_placed);
+	if (rules_failed > 0)
+		APPEND(" (%" PRIu64 " rules not fully placed)", rules_failed);
+	APPEND("; %" PRIu64 " events, %" PRIu64 " overflows, %" PRIu64 " dropped, %" PRIu64
+	       " output failures",
+	       e->events, e->overflows, e->dropped, failed);
+	if (e->unresolved > 0)
+		APPEND(", %" PRIu64 " unresolved", e->unresolved);
+	if (e->reloaded) {
+		if (e->reload_error[0])
+			APPEND("; last reload failed: %s", e->reload_error);
+		else
+			APPEND("; last reload ok");
+	}
+#undef APPEND
+}
+
+uint64_t engine_events_handled(const struct engine *e) {
+	return e ? e->handled : 0;
+}
+
+void engine_set_foreground(struct engine *e, bool on) {
+	if (e)
+		e->foreground = on;
+}
+
+const struct config *engine_config(const struct engine *e) {
+	return e ? e->st.config : NULL;
+}
+
+int engine_mntns_foreign(void) {
+	return mntns_foreign();
+}
+
+const struct rule_stats *engine_rule_stats(const struct engine *e, const char *rule) {
+	for (size_t i = 0; e && i < e->st.n_rules; i++)
+		if (strcmp(e->st.rules[i].conf->name, rule) == 0)
+			return &e->st.rules[i].stats;
+	return NULL;
+}
+
+unsigned engine_n_marks(const struct engine *e) {
+	return e ? e->st.n_placed : 0;
+}

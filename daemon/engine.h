@@ -45,8 +45,26 @@ int engine_apply(struct engine *e, struct config *c, char *err, size_t errlen);
 /* SIGUSR1: reopen output files. */
 void engine_reopen_outputs(struct engine *e);
 
-/* One line for STATUS=, e.g. "3 rules, 5 marks; 1200 events, 0 overflows, 0 dropped". */
+/* One line for STATUS=, e.g. "3 rules, 5 marks; 1200 events, 0 overflows, 0 dropped,
+ * 0 output failures; last reload ok". */
 void engine_status(const struct engine *e, char *buf, size_t len);
+
+/* A reload failed before reaching engine_apply() (the new config did not
+ * load): engine_status() says "last reload failed: why". */
+void engine_reload_failed(struct engine *e, const char *why);
+
+/* Kernel marks and inotify watches placed now. */
+unsigned engine_n_marks(const struct engine *e);
+
+/* Counters of the rule named rule, NULL if there is none. */
+const struct rule_stats *engine_rule_stats(const struct engine *e, const char *rule);
+
+/* 1 if this process runs in a mount namespace of its own, shared neither
+ * with PID 1 nor with its parent (systemd's ProtectSystem= and the like):
+ * mount marks are then refused, as they would see only what happens
+ * through this namespace's copies of the mounts. 0 if shared, -errno if
+ * that cannot be told. */
+int engine_mntns_foreign(void);
 
 /* Total events the loop handled so far (the watchdog feeds only while this
  * or the loop's iteration count moves). */

@@ -1,3 +1,358 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* escape.c — placeholder, being written. */
-typedef int placeholder_escape;
+/*
+ * escape.c — turning hostile bytes (filenames, process names, child output)
+ * into safe text: JSON string contents, human-readable log text, base64, and
+ * the JSON line of one record. Pure functions, no state.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "fsn.h"
+#include "output-private.h"
+
+/* Append n bytes at *pos: what fits in buf[0..len-1), NUL terminated, *pos
+ * advanced by n. */
+static void put(char *buf, size_t len, size_t *pos, const void *data, size_t n) {
+	if (len > 0 && *pos < len - 1) {
+		size_t room = len - 1 - *pos;
+
+		memcpy(buf + *pos, data, n < room ? n : room);
+		buf[*pos + (n < room ? n : room)] = '\0';
+	}
+	*pos += n;
+}
+
+static void puts_(char *buf, size_t len, size_t *pos, const char *s) {
+	put(buf, len, pos, s, strlen(s));
+}
+
+static void __attribute__((format(printf, 4, 5)))
+putf(char *buf, size_t len, size_t *pos, const char *fmt, ...) {
+	char tmp[128];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		put(buf, len, pos, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+}
+
+/*
+ * Length of the valid UTF-8 sequence at s (n bytes available), or 0 if the
+ * byte at s does not start one. Strict (Unicode 15, table 3-7): no overlong
+ * forms, no surrogates, nothing above U+10FFFF, no truncated sequences.
+ * *cp gets the code point.
+ */
+static size_t utf8_valid(const unsigned char *s, size_t n, uint32_t *cp) {
+	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
+	size_t need;
+	uint32_t v;
+
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if (c >= 0xc2 && c <= 0xdf) {
+		need = 2;
+		v = c & 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		need = 3;
+		v = c & 0x0f;
+		if (c == 0xe0)
+			lo = 0xa0; /* overlong */
+		else if (c == 0xed)
+			hi = 0x9f; /* surrogates U+D800..U+DFFF */
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		need = 4;
+		v = c & 0x07;
+		if (c == 0xf0)
+			lo = 0x90; /* overlong */
+		else if (c == 0xf4)
+			hi = 0x8f; /* above U+10FFFF */
+	} else
+		return 0; /* continuation byte, 0xc0, 0xc1, 0xf5..0xff */
+
+	if (n < need)
+		return 0;
+	for (size_t i = 1; i < need; i++) {
+		unsigned char b = s[i];
+
+		if (b < (i == 1 ? lo : 0x80) || b > (i == 1 ? hi : 0xbf))
+			return 0;
+		v = (v << 6) | (b & 0x3f);
+	}
+	*cp = v;
+	return need;
+}
+
+bool json_escape(char *buf, size_t len, size_t *pos, const char *s) {
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s);
+	bool valid = true;
+
+	if (len > 0 && *pos < len)
+		buf[*pos] = '\0';
+	for (size_t i = 0; i < n;) {
+		unsigned char c = p[i];
+		size_t k, run;
+		uint32_t cp;
+
+		/* Copy a run of plain bytes at once. */
+		for (run = i;
+		     run < n && p[run] >= 0x20 && p[run] < 0x7f && p[run] != '"' && p[run] != '\\';
+		     run++)
+			;
+		if (run > i) {
+			put(buf, len, pos, p + i, run - i);
+			i = run;
+			continue;
+		}
+
+		switch (c) {
+		case '"': puts_(buf, len, pos, "\\\""); break;
+		case '\\': puts_(buf, len, pos, "\\\\"); break;
+		case '\b': puts_(buf, len, pos, "\\b"); break;
+		case '\f': puts_(buf, len, pos, "\\f"); break;
+		case '\n': puts_(buf, len, pos, "\\n"); break;
+		case '\r': puts_(buf, len, pos, "\\r"); break;
+		case '\t': puts_(buf, len, pos, "\\t"); break;
+		default:
+			if (c < 0x20 || c == 0x7f) {
+				putf(buf, len, pos, "\\u%04x", c);
+				break;
+			}
+			k = utf8_valid(p + i, n - i, &cp);
+			if (k > 0) {
+				put(buf, len, pos, p + i, k);
+				i += k;
+				continue;
+			}
+			puts_(buf, len, pos, "\xef\xbf\xbd"); /* U+FFFD for this one byte */
+			valid = false;
+		}
+		i++;
+	}
+	return valid;
+}
+
+/* Characters that can make a log line look like something else: line and
+ * paragraph separators, and the bidirectional controls (reordering what
+ * follows them on screen). */
+static bool spoofing(uint32_t cp) {
+	return cp == 0x200e || cp == 0x200f || (cp >= 0x2028 && cp <= 0x202e) ||
+	       (cp >= 0x2066 && cp <= 0x2069);
+}
+
+void text_escape(char *buf, size_t len, size_t *pos, const void *s, size_t n) {
+	const unsigned char *p = s;
+
+	if (len > 0 && *pos < len)
+		buf[*pos] = '\0';
+	for (size_t i = 0; i < n;) {
+		unsigned char c = p[i];
+		uint32_t cp;
+		size_t k;
+
+		if (c >= 0x20 && c < 0x7f && c != '\\') {
+			put(buf, len, pos, &p[i], 1);
+			i++;
+			continue;
+		}
+		switch (c) {
+		case '\\': puts_(buf, len, pos, "\\\\"); break;
+		case '\n': puts_(buf, len, pos, "\\n"); break;
+		case '\r': puts_(buf, len, pos, "\\r"); break;
+		case '\t': puts_(buf, len, pos, "\\t"); break;
+		default:
+			k = c >= 0x80 ? utf8_valid(p + i, n - i, &cp) : 0;
+			if (k > 0 && cp >= 0xa0 && !spoofing(cp)) {
+				put(buf, len, pos, p + i, k);
+				i += k;
+				continue;
+			}
+			putf(buf, len, pos, "\\x%02x", c);
+		}
+		i++;
+	}
+}
+
+const char *text_escaped(char *buf, size_t len, const char *s) {
+	const unsigned char *p = (const unsigned char *)s;
+	size_t pos = 0, n;
+
+	if (len == 0)
+		return "";
+	if (!s) {
+		snprintf(buf, len, "(null)");
+		return buf;
+	}
+	/* Unit by unit, so an escape sequence or a character is never cut;
+	 * "..." marks a truncation. */
+	n = strlen(s);
+	text_escape(NULL, 0, &pos, s, n);
+	if (pos < len) {
+		pos = 0;
+		text_escape(buf, len, &pos, s, n);
+		return buf;
+	}
+	pos = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < n;) {
+		char u[32];
+		size_t k, ul = 0;
+		uint32_t cp;
+
+		k = utf8_valid(p + i, n - i, &cp);
+		if (k == 0)
+			k = 1;
+		text_escape(u, sizeof(u), &ul, p + i, k);
+		if (pos + ul + 3 > len - 1) {
+			if (pos + 3 <= len - 1) {
+				memcpy(buf + pos, "...", 3);
+				pos += 3;
+			}
+			break;
+		}
+		memcpy(buf + pos, u, ul);
+		pos += ul;
+		i += k;
+	}
+	buf[pos] = '\0';
+	return buf;
+}
+
+size_t base64_encode(char *buf, size_t len, const void *data, size_t n) {
+	static const char tab[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	const unsigned char *p = data;
+	size_t pos = 0;
+
+	if (len > 0)
+		buf[0] = '\0';
+	for (size_t i = 0; i < n; i += 3) {
+		uint32_t v = (uint32_t)p[i] << 16;
+		char q[4];
+
+		if (i + 1 < n)
+			v |= (uint32_t)p[i + 1] << 8;
+		if (i + 2 < n)
+			v |= p[i + 2];
+		q[0] = tab[(v >> 18) & 63];
+		q[1] = tab[(v >> 12) & 63];
+		q[2] = i + 1 < n ? tab[(v >> 6) & 63] : '=';
+		q[3] = i + 2 < n ? tab[v & 63] : '=';
+		put(buf, len, &pos, q, 4);
+	}
+	return pos;
+}
+
+/* "key":"escaped" plus "key_b64":"..." when not valid UTF-8. */
+static void put_path(char *buf, size_t len, size_t *pos, const char *key, const char *s) {
+	size_t need;
+
+	putf(buf, len, pos, ",\"%s\":\"", key);
+	if (json_escape(buf, len, pos, s)) {
+		puts_(buf, len, pos, "\"");
+		return;
+	}
+	putf(buf, len, pos, "\",\"%s_b64\":\"", key);
+	need = base64_encode(NULL, 0, s, strlen(s));
+	if (len > 0 && *pos < len - 1)
+		base64_encode(buf + *pos, len - *pos, s, strlen(s));
+	*pos += need;
+	puts_(buf, len, pos, "\"");
+}
+
+/* ,"key":"escaped" or ,"key":null */
+static void put_string(char *buf, size_t len, size_t *pos, const char *key, const char *s) {
+	putf(buf, len, pos, ",\"%s\":", key);
+	if (!s) {
+		puts_(buf, len, pos, "null");
+		return;
+	}
+	puts_(buf, len, pos, "\"");
+	json_escape(buf, len, pos, s);
+	puts_(buf, len, pos, "\"");
+}
+
+static void put_events(char *buf, size_t len, size_t *pos, uint64_t mask) {
+	char names[1024];
+	int r;
+
+	puts_(buf, len, pos, ",\"events\":[");
+	r = fsn_mask_format(FSN_MASK_FANOTIFY_EVENT, mask, names, sizeof(names));
+	if (r > 0 && (size_t)r < sizeof(names)) {
+		bool first = true;
+
+		for (char *w = names, *end; *w; w = end + (*end != '\0')) {
+			end = w + strcspn(w, ",");
+			puts_(buf, len, pos, first ? "\"" : ",\"");
+			put(buf, len, pos, w, (size_t)(end - w)); /* names are [a-z0-9_] */
+			puts_(buf, len, pos, "\"");
+			first = false;
+		}
+	}
+	puts_(buf, len, pos, "]");
+}
+
+static const char *kind_name(enum record_kind k) {
+	switch (k) {
+	case RECORD_EVENT: return "event";
+	case RECORD_OVERFLOW: return "overflow";
+	case RECORD_DROPPED: return "dropped";
+	}
+	return "unknown";
+}
+
+void format_time_usec(char *buf, size_t len, uint64_t usec) {
+	time_t sec = (time_t)(usec / 1000000);
+	char stamp[64] = "1970-01-01T00:00:00";
+	struct tm tm;
+
+	if (gmtime_r(&sec, &tm))
+		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, len, "%s.%06" PRIu64 "Z", stamp, usec % 1000000);
+}
+
+int record_to_json(const struct record *r, char *buf, size_t len) {
+	char stamp[96];
+	size_t pos = 0;
+
+	if (len > 0)
+		buf[0] = '\0';
+	format_time_usec(stamp, sizeof(stamp), r->time_usec);
+	putf(buf, len, &pos, "{\"time\":\"%s\",\"kind\":\"%s\"", stamp, kind_name(r->kind));
+	put_string(buf, len, &pos, "rule", r->rule);
+
+	if (r->kind == RECORD_EVENT || (r->kind == RECORD_OVERFLOW && r->mask != 0))
+		put_events(buf, len, &pos, r->mask);
+	if (r->path)
+		put_path(buf, len, &pos, "path", r->path);
+	else if (r->kind == RECORD_EVENT)
+		puts_(buf, len, &pos, ",\"path\":null");
+	if (r->old_path)
+		put_path(buf, len, &pos, "old_path", r->old_path);
+
+	if (r->kind == RECORD_EVENT) {
+		if (r->pid > 0)
+			putf(buf, len, &pos, ",\"pid\":%d", (int)r->pid);
+		else
+			puts_(buf, len, &pos, ",\"pid\":null");
+		put_string(buf, len, &pos, "comm", r->comm);
+		if (r->uid != (uid_t)-1)
+			putf(buf, len, &pos, ",\"uid\":%u", (unsigned)r->uid);
+		else
+			puts_(buf, len, &pos, ",\"uid\":null");
+	}
+	if (r->kind == RECORD_DROPPED)
+		putf(buf, len, &pos, ",\"count\":%" PRIu64, r->count);
+	puts_(buf, len, &pos, "}\n");
+
+	return pos > INT32_MAX ? -EOVERFLOW : (int)pos;
+}

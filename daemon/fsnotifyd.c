@@ -1,122 +1,479 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * fsnotifyd.c — the daemon's entry point. For now a stub: it reads the
- * configuration, reports for each rule's paths which fanotify/inotify
- * mechanisms this kernel and filesystem offer (libfsn's feature probe),
- * and exits. Rules, outputs, the event loop and systemd integration come
- * with the daemon issue; README.md says so.
+ * fsnotifyd.c — the daemon's entry point: options, --check-config and
+ * --explain, and the runtime around the engine: the libev loop, signals
+ * (TERM/INT stop, HUP reload, USR1 reopen outputs), systemd notification
+ * (READY, RELOADING, STOPPING, STATUS, WATCHDOG) and the start, stop and
+ * reload log entries. Everything between the kernel and the outputs is
+ * the engine's (engine.c).
  */
 #include <errno.h>
+#include <ev.h>
 #include <getopt.h>
-#include <libconfig.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <systemd/sd-daemon.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "config.h"
+#include "engine.h"
+#include "fsnd-build.h"
+#include "fsn-uapi.h"
 #include "fsn.h"
+#include "log.h"
+#include "plan.h"
 
 #define DEFAULT_CONFIG FSN_SYSCONFDIR "/fsnotifyd/fsnotifyd.conf"
 
+/* Exit statuses (fsnotifyd(8)): 0, 1 (EXIT_FAILURE: invalid configuration,
+ * a required rule cannot be placed, other failures), 2 (bad options). */
+#define EXIT_USAGE 2
+
+struct daemon {
+	struct ev_loop *loop;
+	struct engine *engine;
+	const char *config_path;
+	ev_signal sig_term, sig_int, sig_hup, sig_usr1;
+	ev_timer watchdog, status;
+	ev_check check;
+	uint64_t iterations; /* loop iterations (ev_check), for the watchdog */
+	uint64_t fed_at;     /* iterations when the watchdog was last fed */
+	int stop_signal;
+};
+
 static void help(void) {
 	printf("Usage: fsnotifyd [OPTIONS]\n\n"
-	       "Filesystem watching daemon (fanotify and inotify).\n\n"
-	       "  -c, --config FILE   configuration file (default %s)\n"
-	       "  -h, --help          show this help\n"
-	       "      --version       show the version\n\n"
-	       "Status: stub. It reads the configuration and reports, for every path of\n"
-	       "every rule, which kernel mechanisms are available there; it does not\n"
-	       "watch anything yet.\n",
+	       "Filesystem watching daemon (fanotify and inotify): watches what the rules of\n"
+	       "its configuration name and reports events to the journal, JSON lines or\n"
+	       "commands.\n\n"
+	       "  -c, --config FILE         configuration file (default %s)\n"
+	       "      --check-config [FILE] validate the configuration, print the plan (each\n"
+	       "                            mark, on which object, with which mask, and why)\n"
+	       "                            and exit: 0 valid, 1 not\n"
+	       "      --explain [FILE]      like --check-config, plus what each mark costs\n"
+	       "  -f, --foreground          also print events human-readably on stdout\n"
+	       "  -h, --help                show this help\n"
+	       "      --version             show the version\n\n"
+	       "Signals: HUP reloads the configuration, USR1 reopens output files, TERM and\n"
+	       "INT stop. See fsnotifyd(8) and fsnotifyd.conf(5).\n",
 	       DEFAULT_CONFIG);
 }
 
-/* Probe one path and print the result, indented. */
-static int report_path(const char *rule, const char *path) {
-	struct fsn_probe p;
-	char buf[4096];
+static uint64_t now_usec(clockid_t clock) {
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* "file:line: msg" of the first error, and how many more there are. */
+static void first_error(const struct config_errors *errs, char *buf, size_t len) {
+	const struct config_error *e;
+
+	if (errs->n == 0) {
+		snprintf(buf, len, "invalid configuration");
+		return;
+	}
+	e = &errs->v[0];
+	if (e->line > 0)
+		snprintf(buf, len, "%s:%d: %s", e->file ? e->file : "?", e->line, e->msg);
+	else
+		snprintf(buf, len, "%s: %s", e->file ? e->file : "?", e->msg);
+	if (errs->n > 1) {
+		size_t n = strlen(buf);
+
+		snprintf(buf + n, len - n, " (and %zu more)", errs->n - 1);
+	}
+}
+
+/* Load path; on failure every error is logged and *why says the first. */
+static int load_config(const char *path, struct config **ret, char *why, size_t whylen) {
+	struct config_errors errs = { 0 };
 	int r;
 
-	r = fsn_probe_path(path, &p);
+	r = config_load(path, ret, &errs);
 	if (r < 0) {
-		printf("rule '%s': path %s: cannot probe: %s\n", rule, path, strerror(-r));
+		for (size_t i = 0; i < errs.n; i++) {
+			const struct config_error *e = &errs.v[i];
+
+			if (e->line > 0)
+				log_error("%s:%d: %s", e->file ? e->file : "?", e->line, e->msg);
+			else
+				log_error("%s: %s", e->file ? e->file : "?", e->msg);
+		}
+		if (errs.n == 0)
+			log_error("%s: %s", path, strerror(-r));
+		if (errs.n > 0)
+			first_error(&errs, why, whylen);
+		else
+			snprintf(why, whylen, "%s: %s", path, strerror(-r));
+	}
+	config_errors_clear(&errs);
+	return r;
+}
+
+/* ------------------------------------------------------------------------ */
+/* --check-config, --explain                                                */
+/* ------------------------------------------------------------------------ */
+
+static void explain_mark(const struct plan_mark *pm, FILE *f) {
+	const struct fsn_mark_spec *s = &pm->spec;
+	bool busy = s->mask & (FAN_ACCESS | FAN_MODIFY | FAN_OPEN | FAN_CLOSE_NOWRITE);
+
+	fprintf(f, "    cost: ");
+	switch (s->type) {
+	case FSN_MARK_FILESYSTEM:
+	case FSN_MARK_MOUNT:
+		fprintf(f,
+			"every matching event on the whole %s reaches the daemon and is "
+			"resolved to a path%s; accesses anywhere on it pay the fsnotify check",
+			s->type == FSN_MARK_MOUNT ? "mount" : "filesystem",
+			pm->subtree ? ", then filtered to the subtree in userspace" : "");
+		if (busy)
+			fprintf(f, "; access/modify/open events on a whole filesystem can be "
+				   "a flood: prefer close_write where it will do");
+		break;
+	case FSN_MARK_INODE:
+		if (s->mask & FAN_EVENT_ON_CHILD)
+			fprintf(f, "one inode mark; its directory's children get the "
+				   "parent-watched flag, so every access to a child checks the "
+				   "parent's marks (cheap)");
+		else
+			fprintf(f, "one inode mark: only this object's events (the cheapest)");
+		break;
+	case FSN_MARK_INOTIFY:
+		if (pm->subtree_recursive)
+			fprintf(f, "one inotify watch per directory below the path (counted "
+				   "against max_marks; about 1 KiB of kernel memory each); "
+				   "directories created before their watch is placed can miss "
+				   "events");
+		else
+			fprintf(f, "one inotify watch (no process information: pid, comm, "
+				   "uid are unknown)");
+		break;
+	default: fprintf(f, "unknown mark type"); break;
+	}
+	fputc('\n', f);
+}
+
+static int check_config(const char *path, bool explain) {
+	struct config *c = NULL;
+	struct plan *p = NULL;
+	char why[1024];
+	size_t fatal = 0;
+	int foreign = engine_mntns_foreign();
+	int r;
+
+	r = load_config(path, &c, why, sizeof(why));
+	if (r < 0) {
+		fprintf(stderr, "fsnotifyd: %s: invalid configuration\n", path);
 		return r;
 	}
-	fsn_probe_describe(&p, buf, sizeof(buf));
-	printf("rule '%s': path %s:\n", rule, path);
-	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
-		printf("    %s\n", line);
+	r = plan_build(c, &p);
+	if (r < 0) {
+		fprintf(stderr, "fsnotifyd: planning the rules: %s\n", strerror(-r));
+		config_free(c);
+		return r;
+	}
+	plan_print(p, stdout);
+	for (size_t i = 0; i < p->n_problems; i++)
+		if (p->problems[i].fatal)
+			fatal++;
+	for (size_t i = 0; i < p->n_marks; i++) {
+		const struct plan_mark *pm = &p->marks[i];
+
+		if (pm->spec.type == FSN_MARK_MOUNT && foreign == 1) {
+			printf("problem: rule '%s': mount mark on %s: fsnotifyd runs in a mount "
+			       "namespace of its own (shared neither with PID 1 nor with its "
+			       "parent): the "
+			       "daemon will refuse it\n",
+			       pm->rule->name, pm->path);
+			if (pm->rule->required)
+				fatal++;
+		}
+	}
+	if (explain) {
+		printf("\ncost:\n");
+		for (size_t i = 0; i < p->n_marks; i++) {
+			printf("  rule '%s', %s:\n", p->marks[i].rule->name, p->marks[i].path);
+			explain_mark(&p->marks[i], stdout);
+		}
+	}
+	printf("%s: %s (%zu rules, %zu marks planned, %zu problems%s)\n", path,
+	       fatal ? "NOT valid" : "valid", c->n_rules, p->n_marks, p->n_problems,
+	       fatal ? ", fatal" : "");
+	plan_free(p);
+	config_free(c);
+	return fatal ? -EINVAL : 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* runtime                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static void notify_status(struct daemon *d, const char *extra) {
+	char status[1024];
+
+	engine_status(d->engine, status, sizeof(status));
+	sd_notifyf(0, "%sSTATUS=%s", extra ? extra : "", status);
+}
+
+static void restart_status_timer(struct daemon *d) {
+	const struct config *c = engine_config(d->engine);
+
+	ev_timer_stop(d->loop, &d->status);
+	if (c && c->status_interval > 0) {
+		ev_timer_set(&d->status, c->status_interval, c->status_interval);
+		ev_timer_start(d->loop, &d->status);
+	}
+}
+
+static void on_stop(struct ev_loop *loop, ev_signal *w, int revents) {
+	struct daemon *d = w->data;
+
+	d->stop_signal = w->signum;
+	sd_notify(0, "STOPPING=1\nSTATUS=Stopping");
+	ev_break(loop, EVBREAK_ALL);
+}
+
+static void on_reload(struct ev_loop *loop, ev_signal *w, int revents) {
+	struct daemon *d = w->data;
+	struct config *c = NULL;
+	char why[1024], fconf[PATH_MAX + 16], ferr[1100];
+	const char *fields[3] = { fconf, NULL, NULL };
+	int r;
+
+	sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%" PRIu64 "\nSTATUS=Reloading %s",
+		   now_usec(CLOCK_MONOTONIC), d->config_path);
+	snprintf(fconf, sizeof(fconf), "FSN_CONFIG=%s", d->config_path);
+
+	r = load_config(d->config_path, &c, why, sizeof(why));
+	if (r >= 0) {
+		r = engine_apply(d->engine, c, why, sizeof(why));
+		if (r < 0)
+			config_free(c);
+	} else
+		engine_reload_failed(d->engine, why);
+
+	if (r < 0) {
+		snprintf(ferr, sizeof(ferr), "FSN_ERROR=%s", why);
+		fields[1] = ferr;
+		log_notable(LOG_ERR, FSND_MID_RELOAD_FAILED, fields,
+			    "reload failed: %s; still running the previous configuration", why);
+	} else {
+		const struct config *cur = engine_config(d->engine);
+
+		log_set_level(cur->log_level);
+		restart_status_timer(d);
+		log_notable(LOG_INFO, FSND_MID_RELOAD, fields, "reloaded %s: %zu rules, %u marks",
+			    d->config_path, cur->n_rules, engine_n_marks(d->engine));
+	}
+	notify_status(d, "READY=1\n");
+}
+
+static void on_reopen(struct ev_loop *loop, ev_signal *w, int revents) {
+	struct daemon *d = w->data;
+
+	log_info("reopening output files (SIGUSR1)");
+	engine_reopen_outputs(d->engine);
+}
+
+static void on_check(struct ev_loop *loop, ev_check *w, int revents) {
+	struct daemon *d = w->data;
+
+	d->iterations++;
+}
+
+/* Fed only while the loop goes round: a loop stuck in a callback never
+ * gets here, and one that made no iteration since the last feed does not
+ * feed. */
+static void on_watchdog(struct ev_loop *loop, ev_timer *w, int revents) {
+	struct daemon *d = w->data;
+
+	if (d->iterations == d->fed_at)
+		return;
+	d->fed_at = d->iterations;
+	sd_notify(0, "WATCHDOG=1");
+}
+
+static void on_status(struct ev_loop *loop, ev_timer *w, int revents) {
+	struct daemon *d = w->data;
+	char status[1024];
+
+	engine_status(d->engine, status, sizeof(status));
+	sd_notifyf(0, "STATUS=%s", status);
+	log_debug("status: %s", status);
+}
+
+static void log_rule_summary(const struct daemon *d) {
+	const struct config *c = engine_config(d->engine);
+
+	for (size_t i = 0; c && i < c->n_rules; i++) {
+		const struct rule_stats *s = engine_rule_stats(d->engine, c->rules[i].name);
+
+		if (s)
+			log_info("rule '%s': %" PRIu64 " events reported, %" PRIu64
+				 " filtered, %" PRIu64 " rate-limited, %" PRIu64 " overflows",
+				 c->rules[i].name, s->events, s->filtered, s->ratelimited,
+				 s->overflows);
+	}
+}
+
+static int run_daemon(const char *config_path, bool foreground) {
+	struct daemon d = { .config_path = config_path };
+	struct config *c = NULL;
+	char why[1024], status[1024], fconf[PATH_MAX + 16];
+	const char *fields[2] = { fconf, NULL };
+	uint64_t wd_usec = 0;
+	int r;
+
+	snprintf(fconf, sizeof(fconf), "FSN_CONFIG=%s", config_path);
+	r = load_config(config_path, &c, why, sizeof(why));
+	if (r < 0) {
+		sd_notifyf(0, "STATUS=Invalid configuration: %s", why);
+		return r;
+	}
+	log_set_level(c->log_level);
+
+	/* a reader that went away must not kill the daemon: writes fail instead */
+	signal(SIGPIPE, SIG_IGN);
+
+	d.loop = ev_default_loop(EVFLAG_AUTO);
+	if (!d.loop) {
+		log_error("cannot create the event loop");
+		config_free(c);
+		return -ENOMEM;
+	}
+	r = engine_new(d.loop, &d.engine);
+	if (r < 0) {
+		log_error("cannot create the fanotify/inotify context: %s", strerror(-r));
+		config_free(c);
+		return r;
+	}
+	engine_set_foreground(d.engine, foreground);
+	if (engine_mntns_foreign() == 1)
+		log_info("running in a mount namespace of its own (shared neither with PID 1 "
+			 "nor with the parent): mount marks are refused, inode and filesystem "
+			 "marks and inotify watches see all activity");
+
+	r = engine_apply(d.engine, c, why, sizeof(why));
+	if (r < 0) {
+		log_error("cannot start: %s", why);
+		sd_notifyf(0, "STATUS=Failed to start: %s", why);
+		config_free(c);
+		engine_free(d.engine);
+		return r;
+	}
+
+	ev_signal_init(&d.sig_term, on_stop, SIGTERM);
+	ev_signal_init(&d.sig_int, on_stop, SIGINT);
+	ev_signal_init(&d.sig_hup, on_reload, SIGHUP);
+	ev_signal_init(&d.sig_usr1, on_reopen, SIGUSR1);
+	d.sig_term.data = d.sig_int.data = d.sig_hup.data = d.sig_usr1.data = &d;
+	ev_signal_start(d.loop, &d.sig_term);
+	ev_signal_start(d.loop, &d.sig_int);
+	ev_signal_start(d.loop, &d.sig_hup);
+	ev_signal_start(d.loop, &d.sig_usr1);
+
+	ev_check_init(&d.check, on_check);
+	d.check.data = &d;
+	ev_check_start(d.loop, &d.check);
+	ev_unref(d.loop); /* the check watcher alone keeps nothing running */
+
+	ev_init(&d.status, on_status);
+	d.status.data = &d;
+	restart_status_timer(&d);
+
+	ev_init(&d.watchdog, on_watchdog);
+	d.watchdog.data = &d;
+	if (sd_watchdog_enabled(0, &wd_usec) > 0 && wd_usec > 0) {
+		ev_timer_set(&d.watchdog, (double)wd_usec / 2e6, (double)wd_usec / 2e6);
+		ev_timer_start(d.loop, &d.watchdog);
+		log_debug("watchdog: fed every %.1f s", (double)wd_usec / 2e6);
+	}
+
+	/* every mark is in place: ready */
+	engine_status(d.engine, status, sizeof(status));
+	sd_notifyf(0, "READY=1\nSTATUS=%s", status);
+	log_notable(LOG_INFO, FSND_MID_START, fields,
+		    "started (version %s, pid %d) with %s: %zu rules, %u marks", FSN_VERSION,
+		    (int)getpid(), config_path, engine_config(d.engine)->n_rules,
+		    engine_n_marks(d.engine));
+
+	ev_run(d.loop, 0);
+
+	/* STOPPING=1 was sent by the signal handler */
+	ev_ref(d.loop);
+	ev_check_stop(d.loop, &d.check);
+	ev_timer_stop(d.loop, &d.watchdog);
+	ev_timer_stop(d.loop, &d.status);
+	ev_signal_stop(d.loop, &d.sig_term);
+	ev_signal_stop(d.loop, &d.sig_int);
+	ev_signal_stop(d.loop, &d.sig_hup);
+	ev_signal_stop(d.loop, &d.sig_usr1);
+	engine_status(d.engine, status, sizeof(status));
+	log_rule_summary(&d);
+	engine_free(d.engine); /* closes the groups: every mark is released */
+	log_notable(LOG_INFO, FSND_MID_STOP, fields, "stopped (%s): %s",
+		    d.stop_signal ? strsignal(d.stop_signal) : "loop ended", status);
+	ev_loop_destroy(d.loop);
 	return 0;
 }
 
 static int run(int argc, char **argv) {
+	enum { OPT_VERSION = 0x100, OPT_CHECK, OPT_EXPLAIN };
 	static const struct option options[] = {
 		{ "config", required_argument, NULL, 'c' },
+		{ "check-config", optional_argument, NULL, OPT_CHECK },
+		{ "explain", optional_argument, NULL, OPT_EXPLAIN },
+		{ "foreground", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
+		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *config_path = DEFAULT_CONFIG;
-	config_setting_t *rules;
-	config_t cfg;
-	int c, r = 0;
+	bool check = false, explain = false, foreground = false;
+	int c;
 
-	while ((c = getopt_long(argc, argv, "c:h", options, NULL)) >= 0) {
+	while ((c = getopt_long(argc, argv, "c:fh", options, NULL)) >= 0) {
 		switch (c) {
 		case 'c': config_path = optarg; break;
+		case OPT_CHECK:
+		case OPT_EXPLAIN:
+			check = true;
+			explain = explain || c == OPT_EXPLAIN;
+			/* "--check-config FILE" as well as "--check-config=FILE" */
+			if (optarg)
+				config_path = optarg;
+			else if (optind < argc && argv[optind][0] != '-')
+				config_path = argv[optind++];
+			break;
+		case 'f': foreground = true; break;
 		case 'h': help(); return 0;
-		case 'V':
+		case OPT_VERSION:
 			printf("fsnotifyd %s (libfsn %s)\n", FSN_VERSION, fsn_version());
 			return 0;
-		default: return -EINVAL;
+		default: return EXIT_USAGE; /* getopt said why */
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "fsnotifyd: unexpected argument '%s'\n", argv[optind]);
-		return -EINVAL;
+		fprintf(stderr, "fsnotifyd: unexpected argument '%s' (see --help)\n", argv[optind]);
+		return EXIT_USAGE;
 	}
 
-	config_init(&cfg);
-	if (!config_read_file(&cfg, config_path)) {
-		if (config_error_type(&cfg) == CONFIG_ERR_FILE_IO)
-			fprintf(stderr, "fsnotifyd: %s: cannot read the file\n", config_path);
-		else
-			fprintf(stderr, "fsnotifyd: %s:%d: %s\n",
-				config_error_file(&cfg) ? config_error_file(&cfg) : config_path,
-				config_error_line(&cfg), config_error_text(&cfg));
-		config_destroy(&cfg);
-		return -EINVAL;
-	}
-
-	printf(
-	    "fsnotifyd %s: stub — reading %s and probing the kernel; no events are watched yet.\n",
-	    FSN_VERSION, config_path);
-	rules = config_lookup(&cfg, "rules");
-	for (int i = 0; rules && i < config_setting_length(rules); i++) {
-		config_setting_t *rule = config_setting_get_elem(rules, i);
-		config_setting_t *paths = config_setting_lookup(rule, "paths");
-		const char *name = NULL;
-		int create = 0;
-
-		if (!config_setting_lookup_string(rule, "name", &name))
-			name = "(unnamed)";
-		config_setting_lookup_bool(rule, "create", &create);
-		for (int j = 0; paths && j < config_setting_length(paths); j++) {
-			const char *path = config_setting_get_string_elem(paths, j);
-
-			if (path && create && mkdir(path, 0755) < 0 && errno != EEXIST)
-				fprintf(stderr, "fsnotifyd: rule '%s': cannot create %s: %s\n",
-					name, path, strerror(errno));
-			if (path && report_path(name, path) < 0)
-				r = -ENOENT;
-		}
-	}
-	config_destroy(&cfg);
-	return r;
+	if (check)
+		return check_config(config_path, explain);
+	return run_daemon(config_path, foreground);
 }
 
+/* run(): 0, a positive exit status (usage errors), or -errno (failure). */
 int main(int argc, char **argv) {
 	int r = run(argc, argv);
 
-	return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+	return r < 0 ? EXIT_FAILURE : r;
 }

@@ -1,3 +1,468 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* output-json.c — placeholder, being written. */
-typedef int placeholder_output_json;
+/*
+ * output-json.c — the json output: one JSON object per line (escape.c's
+ * record_to_json()) to a file, opened O_APPEND and reopened on SIGUSR1, or
+ * to stdout ("-").
+ *
+ * Lines are never torn or interleaved: each is handed to one write(); what
+ * a write leaves over (short write, EAGAIN) waits in a buffer and goes out
+ * before anything else. A regular file is written synchronously. A pipe,
+ * terminal or socket is written without blocking: a slow reader fills the
+ * buffer (bounded, 1 MiB), an ev_io flushes it when the fd is writable, and
+ * records that do not fit are dropped. Every record lost (dropped, or a
+ * failed write: ENOSPC, EPIPE...) is counted, logged once per burst, and
+ * reported in the stream as a {"kind":"dropped","rule":null,"count":N}
+ * line as soon as writing works again.
+ */
+#include <ev.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "log.h"
+#include "output-private.h"
+
+#define JSON_BUFFER_MAX (1024 * 1024)
+
+enum json_mode {
+	JSON_WRITE, /* write(): regular files, pipes, terminals */
+	JSON_SEND,  /* send(MSG_DONTWAIT | MSG_NOSIGNAL): a socket we must not make O_NONBLOCK */
+};
+
+struct json_output {
+	struct output head;
+	char *path; /* NULL: stdout */
+	int fd;
+	enum json_mode mode;
+	ev_io io;
+	/* Bytes waiting to be written: buf[off .. off+len). */
+	char *buf;
+	size_t off, len, cap, max;
+	bool partial;  /* the first line in buf has been written in part */
+	uint64_t lost; /* records lost since the last "dropped" line */
+};
+
+static struct json_output *to_json(struct output *o) {
+	return (struct json_output *)o;
+}
+
+static ssize_t write_some(struct json_output *j, const char *data, size_t n) {
+	ssize_t w;
+
+	do {
+		if (j->mode == JSON_SEND)
+			w = send(j->fd, data, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+		else
+			w = write(j->fd, data, n);
+	} while (w < 0 && errno == EINTR);
+	return w < 0 ? -errno : w;
+}
+
+/* Write as much of data as the fd takes now. Returns the bytes written and
+ * the error that stopped it (0 if all went). */
+static size_t write_all(struct json_output *j, const char *data, size_t n, int *err) {
+	size_t done = 0;
+
+	*err = 0;
+	while (done < n) {
+		ssize_t w = write_some(j, data + done, n - done);
+
+		if (w < 0) {
+			*err = (int)-w;
+			break;
+		}
+		if (w == 0) {
+			*err = EIO;
+			break;
+		}
+		done += (size_t)w;
+	}
+	return done;
+}
+
+static size_t count_lines(const char *p, size_t n) {
+	size_t c = 0;
+
+	for (const char *e = p + n; (p = memchr(p, '\n', (size_t)(e - p))); p++)
+		c++;
+	return c;
+}
+
+static int buffer_append(struct json_output *j, const char *data, size_t n) {
+	if (j->off > 0 && j->off + j->len + n > j->cap) {
+		memmove(j->buf, j->buf + j->off, j->len);
+		j->off = 0;
+	}
+	if (j->len + n > j->cap) {
+		size_t cap = j->cap ? j->cap : 16384;
+		char *b;
+
+		while (cap < j->len + n)
+			cap *= 2;
+		b = realloc(j->buf, cap);
+		if (!b)
+			return -ENOMEM;
+		j->buf = b;
+		j->cap = cap;
+	}
+	memcpy(j->buf + j->off + j->len, data, n);
+	j->len += n;
+	return 0;
+}
+
+static void arm(struct json_output *j) {
+	if (j->head.loop && !ev_is_active(&j->io))
+		ev_io_start(j->head.loop, &j->io);
+}
+
+static void disarm(struct json_output *j) {
+	if (j->head.loop && ev_is_active(&j->io))
+		ev_io_stop(j->head.loop, &j->io);
+}
+
+/* Drop what is buffered (after a hard error, at reopen and close): all
+ * complete lines, except a partly written first line, whose rest is kept
+ * when keep_partial so the line the file already holds a part of can still
+ * be completed. */
+static void buffer_discard(struct json_output *j, bool keep_partial, int err) {
+	const char *p;
+	size_t keep = 0, lines;
+
+	if (j->len == 0) {
+		j->off = 0;
+		j->partial = false;
+		return;
+	}
+	p = j->buf + j->off;
+
+	if (keep_partial && j->partial) {
+		const char *nl = memchr(p, '\n', j->len);
+
+		keep = nl ? (size_t)(nl - p) + 1 : j->len;
+	}
+	lines = count_lines(p + keep, j->len - keep);
+	j->len = keep;
+	if (keep == 0) {
+		j->off = 0;
+		j->partial = false;
+	}
+	if (lines > 0) {
+		j->lost += lines;
+		output_failed(&j->head, lines, err, "%s",
+			      err ? "write failed, buffered records discarded"
+				  : "buffered records discarded");
+	}
+}
+
+/* Try to write the buffer. Returns 0 when it is empty afterwards, -EAGAIN
+ * when the fd is full (the ev_io is armed), another -errno on a hard error
+ * (complete lines discarded, ev_io disarmed). */
+static int flush(struct json_output *j) {
+	size_t w, lines;
+	int err;
+
+	if (j->len == 0)
+		return 0;
+	w = write_all(j, j->buf + j->off, j->len, &err);
+	lines = count_lines(j->buf + j->off, w);
+	if (lines > 0)
+		output_succeeded(&j->head, lines);
+	if (w > 0) {
+		/* The head is now a partly written line unless w ended at a newline. */
+		j->partial = j->buf[j->off + w - 1] != '\n';
+		j->off += w;
+		j->len -= w;
+	}
+	if (j->len == 0) {
+		j->off = 0;
+		j->partial = false;
+		disarm(j);
+		return 0;
+	}
+	if (err == EAGAIN) {
+		arm(j);
+		return -EAGAIN;
+	}
+	disarm(j);
+	buffer_discard(j, true, err);
+	return -err;
+}
+
+/*
+ * Hand one complete line to the fd, or to the buffer behind what waits
+ * there. Returns 0 when the line was written or buffered, -ENOBUFS when
+ * the buffer is full, or the -errno of the write.
+ */
+static int send_line(struct json_output *j, const char *line, size_t n) {
+	size_t w;
+	int err;
+
+	if (j->len > 0) {
+		if (j->len + n > j->max)
+			return -ENOBUFS;
+		return buffer_append(j, line, n);
+	}
+
+	w = write_all(j, line, n, &err);
+	if (w == n) {
+		output_succeeded(&j->head, 1);
+		return 0;
+	}
+	if (w == 0 && err != EAGAIN)
+		return -err;
+	/* A part went out (or none, EAGAIN): the rest must follow before
+	 * anything else. Always kept, even beyond max: it is less than a line. */
+	if (buffer_append(j, line + w, n - w) < 0)
+		return -ENOMEM;
+	j->partial = w > 0;
+	if (err == EAGAIN)
+		arm(j);
+	return 0;
+}
+
+static uint64_t now_usec(void) {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* When records were lost and the stream is writable again (nothing
+ * buffered), say so in the stream. */
+static void report_lost(struct json_output *j) {
+	struct record r = {
+		.kind = RECORD_DROPPED,
+		.time_usec = now_usec(),
+		.pid = 0,
+		.uid = (uid_t)-1,
+		.count = j->lost,
+	};
+	char line[256];
+	size_t w;
+	int n, err;
+
+	if (j->lost == 0 || j->len > 0)
+		return;
+	n = record_to_json(&r, line, sizeof(line));
+	if (n < 0 || (size_t)n >= sizeof(line))
+		return;
+	w = write_all(j, line, (size_t)n, &err);
+	if (w == 0 && err != EAGAIN)
+		return; /* still failing: report later */
+	j->lost = 0;
+	if (w == (size_t)n)
+		output_succeeded(&j->head, 1); /* a record too; counted like the others */
+	if (w < (size_t)n && buffer_append(j, line + w, (size_t)n - w) == 0) {
+		j->partial = w > 0;
+		if (err == EAGAIN)
+			arm(j);
+	}
+}
+
+static void json_io_cb(struct ev_loop *loop, ev_io *w, int revents) {
+	struct json_output *j = w->data;
+
+	if (flush(j) == 0)
+		report_lost(j);
+}
+
+static void json_emit(struct output *o, const struct record *r) {
+	struct json_output *j = to_json(o);
+	char stack[16384], *line = stack, *heap = NULL;
+	int n, ret;
+
+	n = record_to_json(r, stack, sizeof(stack));
+	if (n < 0) {
+		j->lost++;
+		output_failed(o, 1, -n, "cannot format a record");
+		return;
+	}
+	if ((size_t)n >= sizeof(stack)) {
+		heap = malloc((size_t)n + 1);
+		if (!heap) {
+			j->lost++;
+			output_failed(o, 1, ENOMEM, "cannot format a record");
+			return;
+		}
+		record_to_json(r, heap, (size_t)n + 1);
+		line = heap;
+	}
+
+	if (j->len > 0)
+		flush(j);
+	report_lost(j);
+	ret = send_line(j, line, (size_t)n);
+	if (ret == -ENOBUFS) {
+		j->lost++;
+		output_failed(o, 1, 0,
+			      "the reader is too slow (%zu bytes waiting); dropping records",
+			      j->len);
+	} else if (ret < 0) {
+		char esc[512];
+
+		j->lost++;
+		output_failed(o, 1, -ret, "cannot write to %s",
+			      j->path ? text_escaped(esc, sizeof(esc), j->path) : "stdout");
+	}
+	free(heap);
+}
+
+/* How to write to an fd we opened ourselves with O_NONBLOCK: without a
+ * loop to flush a buffer, blocking is the lesser evil. */
+static void setup_fd(struct json_output *j, int fd, bool own_description) {
+	struct stat st;
+
+	j->fd = fd;
+	j->mode = JSON_WRITE;
+	if (fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode))
+		j->mode = JSON_SEND;
+	if (!j->head.loop && own_description) {
+		int fl = fcntl(fd, F_GETFL);
+
+		if (fl >= 0 && (fl & O_NONBLOCK))
+			(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	}
+	ev_io_init(&j->io, json_io_cb, fd, EV_WRITE);
+	j->io.data = j;
+}
+
+static int open_file(const char *path) {
+	/* O_NONBLOCK: a FIFO without a reader fails (ENXIO) instead of hanging
+	 * the daemon; on a regular file it changes nothing. */
+	int fd =
+	    open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0640);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * stdout: a pipe or terminal gets a file description of its own (opening
+ * /proc/self/fd/1 does that), so making it non-blocking does not change
+ * the one the daemon shares with its parent. A socket is written with
+ * send(MSG_DONTWAIT). Anything else (a file, /dev/null) is used as is.
+ */
+static int open_stdout(bool *own) {
+	struct stat st;
+	int fd;
+
+	if (fstat(STDOUT_FILENO, &st) < 0)
+		return -errno;
+	if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) {
+		fd = open("/proc/self/fd/1", O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+		if (fd >= 0) {
+			*own = true;
+			return fd;
+		}
+		log_debug("json output on stdout: cannot reopen it (%s), writing blocking",
+			  strerror(errno));
+	}
+	fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		return -errno;
+	*own = false;
+	return fd;
+}
+
+static int json_reopen(struct output *o) {
+	struct json_output *j = to_json(o);
+	int fd;
+
+	if (!j->path)
+		return 0;
+	fd = open_file(j->path);
+	if (fd < 0) {
+		char esc[512];
+
+		log_error("output '%s': cannot reopen %s: %s (still writing to the old file)",
+			  o->name, text_escaped(esc, sizeof(esc), j->path), strerror(-fd));
+		return fd;
+	}
+	/* What waits for the old file: one last try, then it is lost. */
+	flush(j);
+	disarm(j);
+	buffer_discard(j, false, 0);
+	close(j->fd);
+	setup_fd(j, fd, true);
+	report_lost(j);
+	return 0;
+}
+
+static void json_free(struct output *o) {
+	struct json_output *j = to_json(o);
+
+	flush(j);
+	disarm(j);
+	if (j->fd >= 0)
+		close(j->fd);
+	free(j->buf);
+	free(j->path);
+	output_done(o);
+	free(j);
+}
+
+static const struct output_ops json_ops = {
+	.emit = json_emit,
+	.reopen = json_reopen,
+	.free = json_free,
+};
+
+int output_json_open(const struct output_conf *conf, struct ev_loop *loop, struct output **ret,
+		     char *err, size_t errlen) {
+	struct json_output *j;
+	bool own = true;
+	char esc[512];
+	int fd, r;
+
+	if (!conf->file || !conf->file[0]) {
+		snprintf(err, errlen, "output '%s': json output needs a file (or \"-\" for stdout)",
+			 conf->name);
+		return -EINVAL;
+	}
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return -ENOMEM;
+	j->fd = -1;
+	j->max = JSON_BUFFER_MAX;
+	r = output_init(&j->head, &json_ops, conf, loop);
+	if (r < 0)
+		goto fail;
+	if (strcmp(conf->file, "-") != 0) {
+		j->path = strdup(conf->file);
+		if (!j->path) {
+			r = -ENOMEM;
+			goto fail;
+		}
+		fd = open_file(j->path);
+	} else
+		fd = open_stdout(&own);
+	if (fd < 0) {
+		r = fd;
+		snprintf(err, errlen, "output '%s': cannot open %s: %s", conf->name,
+			 j->path ? text_escaped(esc, sizeof(esc), j->path) : "stdout",
+			 strerror(-r));
+		goto fail;
+	}
+	setup_fd(j, fd, own);
+	*ret = &j->head;
+	return 0;
+
+fail:
+	if (r == -ENOMEM)
+		snprintf(err, errlen, "output '%s': out of memory", conf->name);
+	free(j->path);
+	output_done(&j->head);
+	free(j);
+	return r;
+}
+
+void output_json_set_buffer_max(struct output *o, size_t max) {
+	if (o->type == OUTPUT_JSON)
+		to_json(o)->max = max;
+}
+
+size_t output_json_buffered(const struct output *o) {
+	return o->type == OUTPUT_JSON ? ((const struct json_output *)o)->len : 0;
+}

@@ -30,7 +30,7 @@ enum record_kind {
 struct record {
 	enum record_kind kind;
 	uint64_t time_usec;   /* CLOCK_REALTIME */
-	const char *rule;     /* rule name */
+	const char *rule;     /* rule name; NULL for a drop not tied to one rule */
 	uint64_t mask;        /* FAN_* event bits */
 	const char *path;     /* full path, NULL if unknown */
 	const char *old_path; /* for renames with both sides known, else NULL */
@@ -42,38 +42,124 @@ struct record {
 
 struct output;
 
-/* Open an output. For json, "-" is stdout. exec outputs need the loop
- * (child watchers, timers). Errors name the output and the cause in err. */
+/*
+ * Open an output. For json, "-" is stdout. exec outputs need the loop, and
+ * it must be the default loop (ev_child only works there); a json output
+ * on a pipe, terminal or socket uses the loop to flush its buffer when the
+ * reader is slow (without a loop it writes blocking). Errors name the
+ * output and the cause in err.
+ *
+ * The daemon must ignore SIGPIPE (a json reader that went away is then a
+ * counted EPIPE, not a dead daemon).
+ */
 int output_open(const struct output_conf *conf, struct ev_loop *loop, struct output **ret,
 		char *err, size_t errlen);
+/* Close; accepts NULL, returns NULL. Children an exec output still runs
+ * get SIGTERM (their process group); the default loop reaps them. */
 struct output *output_close(struct output *o);
-/* Emit one record. Never blocks for long; failures are counted and
- * reported through the daemon's log, not returned per record. */
+/*
+ * Emit one record. Never blocks for long; failures are counted and
+ * reported through the daemon's log (once per burst of failures, and once
+ * when it works again), not returned per record.
+ *   json:    one line per record (record_to_json()), handed to one
+ *            write(); lines are never torn or interleaved. A regular file
+ *            is written synchronously; a pipe, terminal or socket without
+ *            blocking, through a bounded buffer (1 MiB) flushed when
+ *            writable: what does not fit is dropped. Every record lost
+ *            (dropped, or a failed write: ENOSPC, EPIPE) is counted and,
+ *            once writing works again, reported in the same stream as
+ *            {"kind":"dropped","rule":null,"count":N}.
+ *   journal: one entry with MESSAGE, PRIORITY, SYSLOG_IDENTIFIER=fsnotifyd
+ *            and FSN_KIND, FSN_RULE, FSN_EVENTS, FSN_PATH, FSN_OLD_PATH,
+ *            FSN_PID, FSN_COMM, FSN_UID, FSN_COUNT (unknown ones left out;
+ *            paths are the raw bytes); overflow and dropped records carry
+ *            MESSAGE_ID=FSND_MID_OVERFLOW and PRIORITY=4.
+ *   exec:    runs the argv template for RECORD_EVENT records (other kinds
+ *            are ignored): placeholders substituted (see exec_template_check()),
+ *            no shell, stdin /dev/null, stdout+stderr forwarded line by line
+ *            to the log, token bucket (rate, burst; rate 0: no limit) and
+ *            max_running bound (records beyond them are dropped and
+ *            counted), killed after timeout_sec (0: never) with SIGTERM to
+ *            its process group, SIGKILL 5 s later.
+ */
 void output_emit(struct output *o, const struct record *r);
-/* Reopen files (SIGUSR1). */
+/* Reopen files (SIGUSR1). 0, or -errno (then the old file stays in use). */
 int output_reopen(struct output *o);
 const char *output_name(const struct output *o);
-/* Counters for STATUS=: records emitted, records failed or dropped. */
+/* Counters for STATUS=: records emitted (json: lines written, the
+ * "dropped" lines included; exec: commands started), records failed or
+ * dropped. */
 void output_counters(const struct output *o, uint64_t *emitted, uint64_t *failed);
+
+/*
+ * Check an exec argv template (for config validation). argv[0] must be an
+ * absolute path without placeholders (a filename never chooses the
+ * program). In the other arguments every "{word}" must be a known
+ * placeholder: {path} {old_path} {rule} {events} {kind} {pid} {comm} {uid}
+ * {time}. A placeholder can be a whole argument or part of one
+ * ("--file={path}"); the substituted value always stays inside that one
+ * argument, byte for byte. Unknown values become "". Returns 0, or -EINVAL
+ * with a message naming the argument in err.
+ */
+int exec_template_check(char *const *argv, size_t n_argv, char *err, size_t errlen);
 
 /* ---- escaping (escape.c), shared by the outputs and the tests ---- */
 
 /*
  * Append s as the contents of a JSON string (no quotes) to buf: valid
- * UTF-8 is kept as is, '"' '\\' and control characters are escaped
- * (\n \t \" \\ \u00XX), each byte of invalid UTF-8 becomes U+FFFD. Returns
- * true if s was valid UTF-8 (then the JSON string decodes to exactly s).
- * snprintf-like: *pos advances by the full length even when truncated.
+ * UTF-8 is kept as is (including U+0080..U+009F, U+2028...); '"' '\\' and
+ * the control characters U+0000..U+001F and U+007F are escaped (\b \f \n
+ * \r \t \" \\, \u00xx for the others, lower-case hex). Each byte that is
+ * not part of a valid UTF-8 sequence becomes U+FFFD (so "\xc0\xaf" gives
+ * two, a UTF-8 encoded surrogate "\xed\xa0\x80" three, a truncated
+ * sequence one per byte). Overlong forms, surrogates and code points above
+ * U+10FFFF are invalid. Returns true if s was valid UTF-8: then the JSON
+ * string decodes to exactly the bytes of s.
+ * snprintf-like: writes what fits, NUL terminates when len > 0, and *pos
+ * advances by the full length even when truncated.
  */
 bool json_escape(char *buf, size_t len, size_t *pos, const char *s);
 
-/* Standard base64 of n bytes into buf (NUL terminated). */
-void base64_encode(char *buf, size_t len, const void *data, size_t n);
+/*
+ * Append n bytes as human-readable text for logs, journal MESSAGE= and
+ * terminals: printable ASCII and valid UTF-8 from U+00A0 up are kept,
+ * '\\' becomes "\\\\", \n \r \t are written so, every other byte (control
+ * characters, U+0080..U+009F, invalid UTF-8, and the characters that can
+ * disguise a line: U+2028 U+2029 and the bidirectional controls U+200E
+ * U+200F U+202A..U+202E U+2066..U+2069) as "\xNN". The result has no
+ * control characters and is unambiguous. snprintf-like as json_escape().
+ */
+void text_escape(char *buf, size_t len, size_t *pos, const void *s, size_t n);
+/* text_escape() of a string into buf, returning buf; when it does not fit,
+ * cut between characters (never inside an escape) and ended with "...";
+ * "(null)" for NULL. For log messages: log_info("... %s", text_escaped(b, sizeof(b), path)). */
+const char *text_escaped(char *buf, size_t len, const char *s);
 
-/* Format one record as one JSON line (with '\n'); returns the length, or
- * the length needed if it does not fit (like snprintf). Fields: time
- * (RFC 3339 UTC, microseconds), rule, kind ("event"|"overflow"|"dropped"),
- * events (array of names), path, path_b64 (only when path is not valid
- * UTF-8: the exact bytes), old_path / old_path_b64, pid, comm, uid
- * (null when unknown), count (dropped). */
+/* Standard base64 (with '=' padding) of n bytes into buf, NUL terminated,
+ * truncated to fit. Returns the length the full encoding needs. */
+size_t base64_encode(char *buf, size_t len, const void *data, size_t n);
+
+/*
+ * Format one record as one JSON line (one object, ending in '\n'; no other
+ * newline can occur in it, whatever the bytes of the filenames); returns
+ * the length, or the length needed if it does not fit (like snprintf).
+ * Keys, in this order:
+ *   time      RFC 3339 UTC with microseconds, "2026-11-30T04:52:09.123456Z"
+ *   kind      "event" | "overflow" | "dropped"
+ *   rule      the rule name, or null
+ *   events    (event; overflow when mask != 0) array of names as
+ *             fsn_mask_format(FSN_MASK_FANOTIFY_EVENT) prints them
+ *   path      (event: always, null when unknown; other kinds when known)
+ *   path_b64  only when path is not valid UTF-8: its exact bytes, base64
+ *   old_path, old_path_b64   the same for the old name of a rename
+ *   pid, comm, uid           (event) null when unknown
+ *   count     (dropped) how many records were dropped
+ *
+ * The guarantee for consumers: when "path_b64" is absent, the JSON string
+ * "path" decodes to exactly the filename bytes (`jq -j .path` prints them,
+ * `jq -r .path` them and a newline);
+ * when present, `jq -j .path_b64 | base64 -d` does (and "path" is a
+ * readable approximation with U+FFFD for the invalid bytes). Same for
+ * old_path. Tested by tests/unit/test-escape.c with jq.
+ */
 int record_to_json(const struct record *r, char *buf, size_t len);

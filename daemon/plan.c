@@ -1,3 +1,927 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* plan.c — placeholder, being written. */
-typedef int placeholder_plan;
+/*
+ * plan.c — from rules to marks: for every rule and path, which kernel
+ * mechanism (fanotify inode / mount / filesystem mark, or an inotify
+ * watch) covers it, with which mask, in which group, what the daemon must
+ * filter in user space, and why; exclusions as kernel ignore marks where
+ * they can be; and every reason a rule cannot work here, as a problem.
+ *
+ * The plan only describes: the engine places the marks and filters.
+ * Side effects: the feature probe (fsn_probe_path(), once per distinct
+ * path, or the caller's probe) and mkdir for rules with create = true.
+ *
+ * Kernel rules this relies on (tried on Linux 6.18; the "real-probe" unit
+ * test places every mark of a plan on tmpfs):
+ *  - mount marks take only events that carry a path (access, modify,
+ *    open, open_exec, close_*): fanotify_mark() answers EINVAL for attrib,
+ *    create, delete, moved_*, rename, delete_self, move_self, fs_error;
+ *  - fs_error needs a filesystem mark of a FID group;
+ *  - create/delete/move/rename are events of a directory: an inode mark on
+ *    a regular file never sees them;
+ *  - an ignore mark with FAN_MARK_IGNORE on a non-directory refuses
+ *    FAN_ONDIR, FAN_EVENT_ON_CHILD and directory-entry events (ENOTDIR).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fsn-uapi.h"
+#include "plan.h"
+
+#define REPORT_FLAGS (FAN_REPORT_DFID_NAME | FAN_REPORT_FID)
+
+/* Events of a directory about its entries. */
+#define DIRENT_EVENTS (FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM | FAN_MOVED_TO | FAN_RENAME)
+/* What a mount mark can report (events with a path). */
+#define MOUNT_EVENTS                                                                               \
+	(FAN_ACCESS | FAN_MODIFY | FAN_OPEN | FAN_OPEN_EXEC | FAN_CLOSE_WRITE | FAN_CLOSE_NOWRITE)
+/* What an inotify watch can report (IN_* bits with the same values). */
+#define INOTIFY_EVENTS                                                                             \
+	(FAN_ACCESS | FAN_MODIFY | FAN_ATTRIB | FAN_CLOSE_WRITE | FAN_CLOSE_NOWRITE | FAN_OPEN |   \
+	 FAN_MOVED_FROM | FAN_MOVED_TO | FAN_CREATE | FAN_DELETE | FAN_DELETE_SELF |               \
+	 FAN_MOVE_SELF)
+
+struct probe_entry {
+	char *path;
+	int r;
+	struct fsn_probe probe;
+};
+
+struct planner {
+	const struct config *c;
+	struct plan *p;
+	plan_probe_fn probe;
+	void *userdata;
+	struct probe_entry *cache;
+	size_t n_cache;
+	bool oom;
+};
+
+/* How one path of a rule is covered. */
+struct decision {
+	const char *path;
+	bool ok;
+	enum fsn_mark_type type;
+	uint64_t mask;
+	bool is_dir;
+	struct stat st;
+	const struct fsn_probe *probe;
+	char *why;
+	char *target;
+	char *subtree;
+	bool subtree_recursive, children_dirent_only, drop_ondir;
+};
+
+/* ------------------------------------------------------------------------ */
+/* helpers                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static char *xasprintf(struct planner *pl, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static char *xasprintf(struct planner *pl, const char *fmt, ...) {
+	char *s = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0) {
+		s = NULL;
+		pl->oom = true;
+	}
+	va_end(ap);
+	return s;
+}
+
+static char *xstrdup(struct planner *pl, const char *s) {
+	char *r = s ? strdup(s) : NULL;
+
+	if (s && !r)
+		pl->oom = true;
+	return r;
+}
+
+/* Append to an allocated string. */
+static void append(struct planner *pl, char **s, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void append(struct planner *pl, char **s, const char *fmt, ...) {
+	char *add = NULL, *n = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&add, fmt, ap) < 0)
+		add = NULL;
+	va_end(ap);
+	if (!add || asprintf(&n, "%s%s", *s ? *s : "", add) < 0) {
+		pl->oom = true;
+		free(add);
+		return;
+	}
+	free(add);
+	free(*s);
+	*s = n;
+}
+
+static const char *events_str(uint64_t mask, char *buf, size_t len) {
+	fsn_mask_format(FSN_MASK_FANOTIFY_EVENT, mask, buf, len);
+	return buf;
+}
+
+#define EV(m) events_str((m), (char[512]){ 0 }, 512)
+
+static bool sup(const struct fsn_probe *p, enum fsn_feature f) {
+	return p->feat[f].support == FSN_SUPPORTED;
+}
+
+/* "filesystem marks (FAN_MARK_FILESYSTEM): not supported by this filesystem (EXDEV)" */
+static const char *why_not(const struct fsn_probe *p, enum fsn_feature f, char *buf, size_t len) {
+	const struct fsn_feature_result *r = &p->feat[f];
+	const char *e = r->error ? strerrorname_np(r->error) : NULL;
+
+	if (e)
+		snprintf(buf, len, "%s: %s (%s)", fsn_feature_description(f),
+			 fsn_support_name(r->support), e);
+	else
+		snprintf(buf, len, "%s: %s", fsn_feature_description(f),
+			 fsn_support_name(r->support));
+	return buf;
+}
+
+#define WHY_NOT(p, f) why_not((p), (f), (char[256]){ 0 }, 256)
+
+/* The first of these features that does not work, or -1. */
+static int first_missing(const struct fsn_probe *p, const enum fsn_feature *f, size_t n) {
+	for (size_t i = 0; i < n; i++)
+		if (!sup(p, f[i]))
+			return (int)f[i];
+	return -1;
+}
+
+static const enum fsn_feature fid_group_features[] = {
+	FSN_FEAT_FANOTIFY,
+	FSN_FEAT_REPORT_FID,
+	FSN_FEAT_REPORT_DFID_NAME,
+	FSN_FEAT_MARK_FID,
+};
+
+/* fanotify groups with DFID_NAME|FID work on this path's filesystem; else
+ * the first missing feature. */
+static int fanotify_missing(const struct fsn_probe *p) {
+	return first_missing(p, fid_group_features,
+			     sizeof(fid_group_features) / sizeof(fid_group_features[0]));
+}
+
+static int probe(struct planner *pl, const char *path, const struct fsn_probe **ret) {
+	struct probe_entry *v;
+	int r;
+
+	for (size_t i = 0; i < pl->n_cache; i++)
+		if (strcmp(pl->cache[i].path, path) == 0) {
+			*ret = &pl->cache[i].probe;
+			return pl->cache[i].r;
+		}
+	v = realloc(pl->cache, (pl->n_cache + 1) * sizeof(*v));
+	if (!v) {
+		pl->oom = true;
+		return -ENOMEM;
+	}
+	pl->cache = v;
+	v = &pl->cache[pl->n_cache];
+	*v = (struct probe_entry){ .path = strdup(path) };
+	if (!v->path) {
+		pl->oom = true;
+		return -ENOMEM;
+	}
+	r = pl->probe(path, &v->probe, pl->userdata);
+	v->r = r < 0 ? r : 0;
+	pl->n_cache++;
+	*ret = &v->probe;
+	return v->r;
+}
+
+static int default_probe(const char *path, struct fsn_probe *ret, void *userdata) {
+	return fsn_probe_path(path, ret);
+}
+
+static void add_problem(struct planner *pl, const struct rule_conf *rule, const char *path,
+			bool warning, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void add_problem(struct planner *pl, const struct rule_conf *rule, const char *path,
+			bool warning, const char *fmt, ...) {
+	struct plan *p = pl->p;
+	struct plan_problem *v;
+	char *msg = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	v = msg ? realloc(p->problems, (p->n_problems + 1) * sizeof(*v)) : NULL;
+	if (!v) {
+		free(msg);
+		pl->oom = true;
+		return;
+	}
+	p->problems = v;
+	v[p->n_problems++] = (struct plan_problem){
+		.rule = rule,
+		.path = xstrdup(pl, path),
+		.msg = msg,
+		.warning = warning,
+		.fatal = !warning && rule && rule->required,
+	};
+}
+
+/* mkdir -p, mode 0755. */
+static int mkdir_p(const char *path) {
+	char buf[PATH_MAX];
+	size_t len = strlen(path);
+
+	if (len >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(buf, path, len + 1);
+	for (char *s = buf + 1;; s++) {
+		if (*s != '/' && *s != '\0')
+			continue;
+		{
+			char c = *s;
+
+			*s = '\0';
+			if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+				return -errno;
+			*s = c;
+		}
+		if (*s == '\0')
+			break;
+	}
+	return 0;
+}
+
+/* The root of the mount path is on (path canonical). */
+static char *mount_root(struct planner *pl, const char *path) {
+	char *r = realpath(path, NULL);
+
+	if (!r)
+		return xstrdup(pl, path);
+	for (;;) {
+		struct statx stx, up;
+		char *slash;
+
+		if (strcmp(r, "/") == 0)
+			return r;
+		if (statx(AT_FDCWD, r, AT_NO_AUTOMOUNT, STATX_BASIC_STATS, &stx) < 0)
+			return r;
+		if (stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) {
+			if (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT)
+				return r;
+		} else {
+			/* Old kernel: a device change marks the mount root. */
+			char parent[PATH_MAX];
+
+			snprintf(parent, sizeof(parent), "%s/..", r);
+			if (statx(AT_FDCWD, parent, AT_NO_AUTOMOUNT, STATX_BASIC_STATS, &up) < 0 ||
+			    up.stx_dev_major != stx.stx_dev_major ||
+			    up.stx_dev_minor != stx.stx_dev_minor)
+				return r;
+		}
+		slash = strrchr(r, '/');
+		if (slash == r)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+	}
+}
+
+/* Whether path lies in dir's subtree (recursive) or is a direct entry of
+ * it; never dir itself. */
+static bool is_below(const char *path, const char *dir, bool recursive) {
+	size_t n = strlen(dir);
+	const char *rest;
+
+	if (strcmp(dir, "/") == 0)
+		n = 0;
+	else if (strncmp(path, dir, n) != 0)
+		return false;
+	if (path[n] != '/' || path[n + 1] == '\0')
+		return false;
+	rest = path + n + 1;
+	return recursive || !strchr(rest, '/');
+}
+
+/* ------------------------------------------------------------------------ */
+/* deciding one path                                                        */
+/* ------------------------------------------------------------------------ */
+
+/* Events the chosen mechanism cannot deliver here: take them out of the mask
+ * and say so (a warning when auto chose the mechanism). */
+static void drop_events(struct planner *pl, const struct rule_conf *rule, struct decision *d,
+			uint64_t drop, const char *what) {
+	drop &= d->mask;
+	if (!drop)
+		return;
+	d->mask &= ~drop;
+	add_problem(pl, rule, d->path, rule->mark == RULE_MARK_AUTO, "%s cannot report %s%s", what,
+		    EV(drop), d->mask ? "" : "; nothing is left to watch");
+}
+
+/* Feature checks for fanotify event kinds on this filesystem. */
+static void check_fanotify_events(struct planner *pl, const struct rule_conf *rule,
+				  struct decision *d) {
+	const struct fsn_probe *p = d->probe;
+
+	if ((d->mask & FAN_OPEN_EXEC) && !sup(p, FSN_FEAT_EVENT_OPEN_EXEC))
+		drop_events(pl, rule, d, FAN_OPEN_EXEC, WHY_NOT(p, FSN_FEAT_EVENT_OPEN_EXEC));
+	if ((d->mask & (FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM | FAN_MOVED_TO)) &&
+	    !sup(p, FSN_FEAT_EVENT_DIRENT))
+		drop_events(pl, rule, d, FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM | FAN_MOVED_TO,
+			    WHY_NOT(p, FSN_FEAT_EVENT_DIRENT));
+	if ((d->mask & FAN_RENAME) && !sup(p, FSN_FEAT_EVENT_RENAME))
+		drop_events(pl, rule, d, FAN_RENAME, WHY_NOT(p, FSN_FEAT_EVENT_RENAME));
+	if ((d->mask & FAN_FS_ERROR) && !sup(p, FSN_FEAT_EVENT_FS_ERROR))
+		drop_events(pl, rule, d, FAN_FS_ERROR, WHY_NOT(p, FSN_FEAT_EVENT_FS_ERROR));
+}
+
+static void set_filter(struct decision *d, const struct rule_conf *rule, struct planner *pl) {
+	d->subtree = xstrdup(pl, d->path);
+	d->subtree_recursive = rule->recursive && d->is_dir;
+	d->children_dirent_only = !rule->children && !d->subtree_recursive;
+}
+
+static void decide_inode(struct planner *pl, const struct rule_conf *rule, struct decision *d) {
+	d->type = FSN_MARK_INODE;
+	d->mask = rule->events;
+	d->target = xstrdup(pl, d->path);
+	drop_events(pl, rule, d, FAN_FS_ERROR, "inode marks (only filesystem marks)");
+	if (d->is_dir) {
+		if (rule->children)
+			d->mask |= FAN_EVENT_ON_CHILD;
+		append(pl, &d->why,
+		       "an inode mark on the directory reports its own events%s — one mark, "
+		       "and the kernel checks it only for this directory%s",
+		       rule->children ? " and those of its direct entries" : "",
+		       rule->children ? " and its entries" : "");
+	} else {
+		uint64_t dirent = d->mask & DIRENT_EVENTS;
+
+		d->mask &= ~DIRENT_EVENTS;
+		append(pl, &d->why,
+		       "an inode mark on the file reports exactly its events — the kernel checks "
+		       "it only for this file");
+		if (dirent)
+			append(pl, &d->why,
+			       "; %s are events of a directory and cannot happen on a file (use "
+			       "delete_self, move_self here, or watch the directory)",
+			       EV(dirent));
+		if (!d->mask)
+			add_problem(
+			    pl, rule, d->path, false,
+			    "none of the rule's events (%s) can happen on a file; watch its "
+			    "directory, or ask for delete_self, move_self",
+			    EV(rule->events));
+	}
+}
+
+static void decide_filesystem(struct planner *pl, const struct rule_conf *rule,
+			      struct decision *d) {
+	char *root = mount_root(pl, d->path);
+
+	d->type = FSN_MARK_FILESYSTEM;
+	d->mask = rule->events;
+	d->target = xasprintf(pl, "%s (fs of %s)", root ? root : d->path, d->path);
+	set_filter(d, rule, pl);
+	append(pl, &d->why,
+	       "a filesystem mark with DFID_NAME reports these events for every file of the "
+	       "filesystem mounted at %s, each with its full path: no per-directory marks, no "
+	       "race with new subdirectories, no watch limit; cost: every such event on that "
+	       "filesystem reaches the daemon and is filtered to %s%s in user space",
+	       root ? root : d->path, d->path,
+	       d->subtree_recursive ? " and below" : " and its direct entries");
+	free(root);
+}
+
+static void decide_mount(struct planner *pl, const struct rule_conf *rule, struct decision *d) {
+	char *root = mount_root(pl, d->path);
+
+	d->type = FSN_MARK_MOUNT;
+	d->mask = rule->events;
+	d->target = xasprintf(pl, "%s (mount of %s)", root ? root : d->path, d->path);
+	set_filter(d, rule, pl);
+	if (d->mask & ~MOUNT_EVENTS) {
+		uint64_t bad = d->mask & ~MOUNT_EVENTS;
+
+		d->mask &= MOUNT_EVENTS;
+		add_problem(pl, rule, d->path, false,
+			    "mount marks cannot report %s (the kernel refuses them: EINVAL); use "
+			    "mark = \"filesystem\" or \"auto\"%s",
+			    EV(bad), d->mask ? "" : "; nothing is left to watch");
+	}
+	append(pl, &d->why,
+	       "a mount mark reports these events for every file used through the mount at %s "
+	       "(not through other mounts of it); cost: every such event on that mount reaches "
+	       "the daemon and is filtered to %s%s in user space",
+	       root ? root : d->path, d->path,
+	       d->subtree_recursive ? " and below" : " and its direct entries");
+	free(root);
+}
+
+static void decide_inotify(struct planner *pl, const struct rule_conf *rule, struct decision *d,
+			   bool fallback) {
+	uint64_t unsupported = rule->events & ~INOTIFY_EVENTS;
+
+	d->type = FSN_MARK_INOTIFY;
+	d->mask = rule->events;
+	d->target = xstrdup(pl, d->path);
+	if (unsupported) {
+		d->mask &= INOTIFY_EVENTS;
+		add_problem(pl, rule, d->path, fallback, "inotify watches cannot report %s%s%s",
+			    EV(unsupported),
+			    (unsupported & FAN_RENAME) ? " (renames come as moved_from + moved_to)"
+						       : "",
+			    d->mask ? "" : "; nothing is left to watch");
+	}
+	if (d->is_dir) {
+		/* inotify reports entries' events and directories always. */
+		d->subtree = xstrdup(pl, d->path);
+		d->children_dirent_only = !rule->children;
+		d->drop_ondir = !rule->ondir;
+		append(pl, &d->why,
+		       "an inotify watch on the directory reports its events and those of its "
+		       "direct entries");
+	} else {
+		uint64_t dirent = d->mask & DIRENT_EVENTS;
+
+		d->mask &= ~DIRENT_EVENTS;
+		append(pl, &d->why, "an inotify watch on the file reports exactly its events");
+		if (dirent)
+			append(pl, &d->why, "; %s cannot happen on a file", EV(dirent));
+		if (!d->mask && !unsupported)
+			add_problem(
+			    pl, rule, d->path, false,
+			    "none of the rule's events (%s) can happen on a file; watch its "
+			    "directory, or ask for delete_self, move_self",
+			    EV(rule->events));
+	}
+	if (rule->recursive && d->is_dir)
+		add_problem(pl, rule, d->path, fallback,
+			    "recursive inotify rules are not supported yet; use mark = \"auto\" or "
+			    "\"filesystem\"%s",
+			    fallback ? " where fanotify works; only the top directory is watched"
+				     : "");
+}
+
+/* A fanotify mark type needs fanotify with FID groups and the mark itself. */
+static bool fanotify_usable(struct planner *pl, const struct rule_conf *rule, struct decision *d,
+			    enum fsn_feature mark_feature, const char *what) {
+	int missing = fanotify_missing(d->probe);
+
+	if (missing < 0 && sup(d->probe, mark_feature))
+		return true;
+	if (missing < 0)
+		missing = (int)mark_feature;
+	add_problem(pl, rule, d->path, false, "%s do not work here: %s; use mark = \"auto\"", what,
+		    WHY_NOT(d->probe, (enum fsn_feature)missing));
+	return false;
+}
+
+static void decide_auto(struct planner *pl, const struct rule_conf *rule, struct decision *d) {
+	const struct fsn_probe *p = d->probe;
+	int missing = fanotify_missing(p);
+
+	if (missing >= 0) {
+		if (!sup(p, FSN_FEAT_INOTIFY)) {
+			add_problem(pl, rule, d->path, false,
+				    "neither fanotify (%s) nor inotify (%s) works here",
+				    WHY_NOT(p, (enum fsn_feature)missing),
+				    WHY_NOT(p, FSN_FEAT_INOTIFY));
+			return;
+		}
+		append(pl, &d->why, "auto: fanotify cannot be used here (%s), so ",
+		       WHY_NOT(p, (enum fsn_feature)missing));
+		decide_inotify(pl, rule, d, true);
+		d->ok = true;
+		return;
+	}
+
+	if (!d->is_dir || !rule->recursive) {
+		if (sup(p, FSN_FEAT_MARK_INODE)) {
+			append(pl, &d->why, "auto: %s, so ",
+			       d->is_dir ? "a directory watched one level deep" : "a single file");
+			if (rule->recursive)
+				append(pl, &d->why, "(recursive means nothing for a file) ");
+			decide_inode(pl, rule, d);
+			d->ok = true;
+			return;
+		}
+	} else if (sup(p, FSN_FEAT_MARK_FILESYSTEM)) {
+		append(pl, &d->why, "auto: a recursive directory, so ");
+		decide_filesystem(pl, rule, d);
+		d->ok = true;
+		return;
+	} else if (sup(p, FSN_FEAT_MARK_MOUNT) && !(rule->events & ~MOUNT_EVENTS)) {
+		append(pl, &d->why,
+		       "auto: a recursive directory where filesystem marks do not work "
+		       "(%s), and only events a mount mark can report, so ",
+		       WHY_NOT(p, FSN_FEAT_MARK_FILESYSTEM));
+		decide_mount(pl, rule, d);
+		d->ok = true;
+		return;
+	}
+
+	/* fanotify works, but not the mark needed: inotify. */
+	if (!sup(p, FSN_FEAT_INOTIFY)) {
+		add_problem(pl, rule, d->path, false, "no mechanism works here: %s; %s",
+			    WHY_NOT(p, d->is_dir && rule->recursive ? FSN_FEAT_MARK_FILESYSTEM
+								    : FSN_FEAT_MARK_INODE),
+			    WHY_NOT(p, FSN_FEAT_INOTIFY));
+		return;
+	}
+	append(pl, &d->why, "auto: %s, so ",
+	       WHY_NOT(p, d->is_dir && rule->recursive ? FSN_FEAT_MARK_FILESYSTEM
+						       : FSN_FEAT_MARK_INODE));
+	decide_inotify(pl, rule, d, true);
+	d->ok = true;
+}
+
+static void decide(struct planner *pl, const struct rule_conf *rule, struct decision *d) {
+	int r;
+
+	if (rule->create && lstat(d->path, &d->st) < 0 && (errno == ENOENT || errno == ENOTDIR)) {
+		r = mkdir_p(d->path);
+		if (r < 0) {
+			add_problem(pl, rule, d->path, false, "cannot create it: %s", strerror(-r));
+			return;
+		}
+	}
+	if (stat(d->path, &d->st) < 0) {
+		if (errno == ENOENT)
+			add_problem(pl, rule, d->path, false, "does not exist");
+		else
+			add_problem(pl, rule, d->path, false, "cannot watch it: %s",
+				    strerror(errno));
+		return;
+	}
+	d->is_dir = S_ISDIR(d->st.st_mode);
+	r = probe(pl, d->path, &d->probe);
+	if (r < 0) {
+		if (!pl->oom)
+			add_problem(pl, rule, d->path, false, "cannot probe the kernel here: %s",
+				    strerror(-r));
+		return;
+	}
+
+	switch (rule->mark) {
+	case RULE_MARK_AUTO: decide_auto(pl, rule, d); break;
+	case RULE_MARK_INODE:
+		if (fanotify_usable(pl, rule, d, FSN_FEAT_MARK_INODE, "inode marks")) {
+			decide_inode(pl, rule, d);
+			d->ok = true;
+		}
+		break;
+	case RULE_MARK_MOUNT:
+		if (fanotify_usable(pl, rule, d, FSN_FEAT_MARK_MOUNT, "mount marks")) {
+			decide_mount(pl, rule, d);
+			d->ok = true;
+		}
+		break;
+	case RULE_MARK_FILESYSTEM:
+		if (fanotify_usable(pl, rule, d, FSN_FEAT_MARK_FILESYSTEM, "filesystem marks")) {
+			decide_filesystem(pl, rule, d);
+			d->ok = true;
+		}
+		break;
+	case RULE_MARK_INOTIFY:
+		if (!sup(d->probe, FSN_FEAT_INOTIFY)) {
+			add_problem(pl, rule, d->path, false, "inotify does not work here: %s",
+				    WHY_NOT(d->probe, FSN_FEAT_INOTIFY));
+			break;
+		}
+		decide_inotify(pl, rule, d, false);
+		d->ok = true;
+		break;
+	}
+	if (!d->ok)
+		return;
+	if (d->type != FSN_MARK_INOTIFY) {
+		check_fanotify_events(pl, rule, d);
+		if (rule->ondir && (d->is_dir || d->type != FSN_MARK_INODE))
+			d->mask |= FAN_ONDIR;
+	}
+	if (!(d->mask & ~(uint64_t)(FAN_ONDIR | FAN_EVENT_ON_CHILD)))
+		d->ok = false; /* nothing left; a problem said why */
+}
+
+/* ------------------------------------------------------------------------ */
+/* exclusions                                                               */
+/* ------------------------------------------------------------------------ */
+
+struct exclusion {
+	const char *path;
+	struct fsn_mark_spec spec;
+};
+
+/* Which exclusions become kernel ignore marks; notes the others in the why
+ * of the marks they belong to. Returns the number of ignore marks in *ex. */
+static size_t plan_exclusions(struct planner *pl, const struct rule_conf *rule, struct decision *ds,
+			      struct exclusion *ex) {
+	size_t n = 0;
+
+	for (size_t i = 0; i < rule->n_exclude; i++) {
+		const char *e = rule->exclude[i];
+		struct decision *d = NULL;
+		const struct fsn_probe *p = NULL;
+		const char *how = NULL;
+		char how_buf[256];
+		struct stat st;
+		uint64_t ignore;
+
+		if (strpbrk(e, "*?[")) {
+			for (size_t j = 0; j < rule->n_paths; j++)
+				if (ds[j].ok)
+					append(pl, &ds[j].why,
+					       "; exclude '%s': userspace filter (a glob)", e);
+			continue;
+		}
+		for (size_t j = 0; j < rule->n_paths && !d; j++)
+			if (is_below(e, rule->paths[j], rule->recursive))
+				d = &ds[j];
+		if (!d) {
+			add_problem(pl, rule, e, true,
+				    "exclude: not %s any of the rule's paths; it has no effect",
+				    rule->recursive ? "below" : "a direct entry of");
+			continue;
+		}
+		if (!d->ok)
+			continue;
+		if (d->type == FSN_MARK_INOTIFY)
+			how = "inotify has no ignore marks";
+		else if (stat(e, &st) < 0)
+			how = "it does not exist now";
+		else if (st.st_dev == d->st.st_dev)
+			p = d->probe;
+		else if (probe(pl, e, &p) < 0)
+			how = "cannot probe it";
+		if (!how && !sup(p, FSN_FEAT_MARK_IGNORE))
+			how = why_not(p, FSN_FEAT_MARK_IGNORE, how_buf, sizeof(how_buf));
+		ignore = rule->events & ~(uint64_t)FAN_FS_ERROR;
+		if (!how) {
+			if (S_ISDIR(st.st_mode))
+				ignore |= FAN_EVENT_ON_CHILD | FAN_ONDIR;
+			else
+				ignore &= ~(uint64_t)DIRENT_EVENTS;
+			if (!ignore)
+				how = "the rule's events of a file come from its directory";
+		}
+		if (how) {
+			append(pl, &d->why, "; exclude '%s': userspace filter (%s)", e, how);
+			continue;
+		}
+		append(pl, &d->why,
+		       "; exclude '%s': kernel ignore mark (events of it%s never reach the daemon) "
+		       "and a userspace filter for everything below it",
+		       e, S_ISDIR(st.st_mode) ? " and its direct entries" : "");
+		ex[n++] = (struct exclusion){
+			.path = e,
+			.spec = {
+				.type = FSN_MARK_INODE,
+				.klass = FSN_CLASS_NOTIF,
+				.report = REPORT_FLAGS,
+				.ignore = ignore,
+				.dirfd = AT_FDCWD,
+			},
+		};
+	}
+	return n;
+}
+
+/* ------------------------------------------------------------------------ */
+/* building the plan                                                        */
+/* ------------------------------------------------------------------------ */
+
+static bool room(struct planner *pl, const struct rule_conf *rule, const char *path) {
+	if (pl->p->n_marks < pl->c->max_marks)
+		return true;
+	add_problem(pl, rule, path, false,
+		    "limits.max_marks (%u) reached: not placed; raise limits.max_marks",
+		    pl->c->max_marks);
+	return false;
+}
+
+static struct plan_mark *new_mark(struct planner *pl) {
+	struct plan *p = pl->p;
+	struct plan_mark *v = realloc(p->marks, (p->n_marks + 1) * sizeof(*v));
+
+	if (!v) {
+		pl->oom = true;
+		return NULL;
+	}
+	p->marks = v;
+	v = &p->marks[p->n_marks++];
+	*v = (struct plan_mark){ 0 };
+	return v;
+}
+
+static void plan_rule(struct planner *pl, size_t index) {
+	const struct rule_conf *rule = &pl->c->rules[index];
+	struct decision *ds = calloc(rule->n_paths + 1, sizeof(*ds));
+	struct exclusion *ex = calloc(rule->n_exclude + 1, sizeof(*ex));
+	uint32_t tag;
+	size_t n_ex;
+
+	if (!ds || !ex) {
+		pl->oom = true;
+		goto out;
+	}
+	for (size_t j = 0; j < rule->n_paths; j++) {
+		ds[j].path = rule->paths[j];
+		decide(pl, rule, &ds[j]);
+	}
+	n_ex = plan_exclusions(pl, rule, ds, ex);
+	tag = n_ex > 0 ? (uint32_t)(1 + index) : 0;
+
+	for (size_t k = 0; k < n_ex; k++) {
+		struct plan_mark *m;
+
+		if (!room(pl, rule, ex[k].path) || !(m = new_mark(pl)))
+			continue;
+		m->rule = rule;
+		m->path = xstrdup(pl, ex[k].path);
+		m->spec = ex[k].spec;
+		m->spec.group_tag = tag;
+		m->spec.path = m->path;
+		m->target = xstrdup(pl, ex[k].path);
+		m->why = xasprintf(pl,
+				   "exclusion: an ignore mark in the rule's own group (tag %u) "
+				   "so it hides nothing from other rules",
+				   tag);
+	}
+	for (size_t j = 0; j < rule->n_paths; j++) {
+		struct decision *d = &ds[j];
+		struct plan_mark *m;
+
+		if (!d->ok || !room(pl, rule, d->path) || !(m = new_mark(pl)))
+			continue;
+		m->rule = rule;
+		m->path = xstrdup(pl, d->path);
+		m->spec = (struct fsn_mark_spec){
+			.type = d->type,
+			.klass = FSN_CLASS_NOTIF,
+			.report = d->type == FSN_MARK_INOTIFY ? 0 : REPORT_FLAGS,
+			.group_tag = d->type == FSN_MARK_INOTIFY ? 0 : tag,
+			.mask = d->mask,
+			.dirfd = AT_FDCWD,
+			.path = m->path,
+		};
+		m->why = d->why;
+		d->why = NULL;
+		m->target = d->target;
+		d->target = NULL;
+		m->subtree = d->subtree;
+		d->subtree = NULL;
+		m->subtree_recursive = d->subtree_recursive;
+		m->children_dirent_only = d->children_dirent_only;
+		m->drop_ondir = d->drop_ondir;
+	}
+out:
+	for (size_t j = 0; ds && j < rule->n_paths; j++) {
+		free(ds[j].why);
+		free(ds[j].target);
+		free(ds[j].subtree);
+	}
+	free(ds);
+	free(ex);
+}
+
+int plan_build_with_probe(const struct config *c, plan_probe_fn probe_fn, void *userdata,
+			  struct plan **ret) {
+	struct planner pl = { .c = c,
+			      .probe = probe_fn ? probe_fn : default_probe,
+			      .userdata = userdata };
+
+	if (!c || !ret)
+		return -EINVAL;
+	pl.p = calloc(1, sizeof(*pl.p));
+	if (!pl.p)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->n_rules; i++)
+		plan_rule(&pl, i);
+	for (size_t i = 0; i < pl.n_cache; i++)
+		free(pl.cache[i].path);
+	free(pl.cache);
+	if (pl.oom) {
+		plan_free(pl.p);
+		return -ENOMEM;
+	}
+	*ret = pl.p;
+	return 0;
+}
+
+int plan_build(const struct config *c, struct plan **ret) {
+	return plan_build_with_probe(c, NULL, NULL, ret);
+}
+
+struct plan *plan_free(struct plan *p) {
+	if (!p)
+		return NULL;
+	for (size_t i = 0; i < p->n_marks; i++) {
+		free(p->marks[i].path);
+		free(p->marks[i].why);
+		free(p->marks[i].target);
+		free(p->marks[i].subtree);
+	}
+	free(p->marks);
+	for (size_t i = 0; i < p->n_problems; i++) {
+		free(p->problems[i].path);
+		free(p->problems[i].msg);
+	}
+	free(p->problems);
+	free(p);
+	return NULL;
+}
+
+bool plan_has_fatal(const struct plan *p) {
+	for (size_t i = 0; p && i < p->n_problems; i++)
+		if (p->problems[i].fatal)
+			return true;
+	return false;
+}
+
+/* ------------------------------------------------------------------------ */
+/* printing                                                                 */
+/* ------------------------------------------------------------------------ */
+
+static const char *const mark_type_words[] = {
+	[FSN_MARK_INODE] = "inode mark",
+	[FSN_MARK_MOUNT] = "mount mark",
+	[FSN_MARK_FILESYSTEM] = "filesystem mark",
+	[FSN_MARK_INOTIFY] = "inotify watch",
+};
+
+/* "dfid_name,fid" */
+static const char *report_words(uint32_t report, char *buf, size_t len) {
+	size_t pos = 0;
+
+	buf[0] = '\0';
+	if ((report & FAN_REPORT_DFID_NAME) == FAN_REPORT_DFID_NAME) {
+		pos += snprintf(buf + pos, len - pos, "dfid_name");
+		report &= ~(uint32_t)FAN_REPORT_DFID_NAME;
+	}
+	if (report & FAN_REPORT_FID) {
+		pos += snprintf(buf + pos, len - pos, "%sfid", pos ? "," : "");
+		report &= ~(uint32_t)FAN_REPORT_FID;
+	}
+	if (report && pos < len) {
+		if (pos)
+			buf[pos++] = ',';
+		fsn_mask_format(FSN_MASK_FANOTIFY_INIT, report, buf + pos, len - pos);
+	}
+	return buf;
+}
+
+void plan_print(const struct plan *p, FILE *f) {
+	size_t fatal = 0, warnings = 0;
+
+	for (size_t i = 0; p && i < p->n_marks; i++) {
+		const struct plan_mark *m = &p->marks[i];
+		const struct fsn_mark_spec *s = &m->spec;
+		char mask[512], rep[128];
+		bool ignore = s->mask == 0 && s->ignore != 0;
+
+		if (s->type == FSN_MARK_INOTIFY)
+			fsn_mask_format(FSN_MASK_INOTIFY_EVENT, s->mask, mask, sizeof(mask));
+		else
+			fsn_mask_format(FSN_MASK_FANOTIFY_EVENT, ignore ? s->ignore : s->mask, mask,
+					sizeof(mask));
+		fprintf(f, "rule '%s': %s on %s, %s %s", m->rule->name,
+			ignore ? "ignore mark" : mark_type_words[s->type],
+			m->target ? m->target : m->path, ignore ? "ignore" : "mask", mask);
+		if (s->type != FSN_MARK_INOTIFY)
+			fprintf(f, ", group notif/%s tag %u",
+				report_words(s->report, rep, sizeof(rep)), s->group_tag);
+		if (m->subtree)
+			fprintf(f, ", filter %s%s", m->subtree,
+				m->subtree_recursive      ? " and below"
+				: m->children_dirent_only ? " and entries' create/delete/move"
+							  : " and its direct entries");
+		if (m->drop_ondir)
+			fprintf(f, ", no directories");
+		fprintf(f, " — why: %s\n", m->why ? m->why : "");
+	}
+	for (size_t i = 0; p && i < p->n_problems; i++) {
+		const struct plan_problem *q = &p->problems[i];
+
+		fatal += q->fatal;
+		warnings += q->warning;
+		fprintf(f, "%s: ", q->warning ? "warning" : "problem");
+		if (q->rule)
+			fprintf(f, "rule '%s': ", q->rule->name);
+		if (q->path)
+			fprintf(f, "%s: ", q->path);
+		fprintf(f, "%s%s\n", q->msg, q->fatal ? " (the rule is required: fatal)" : "");
+	}
+	if (p)
+		fprintf(f, "%zu marks, %zu problems (%zu fatal), %zu warnings\n", p->n_marks,
+			p->n_problems - warnings, fatal, warnings);
+}

@@ -14,25 +14,49 @@
 #include "config.h"
 #include "fsn.h"
 
-/* One mark the daemon will place. */
+/*
+ * One mark the daemon will place, in the order of the array: a rule's
+ * exclusion ignore marks come before its other marks.
+ *
+ * An exclusion is an inode mark with spec.mask == 0 and spec.ignore != 0
+ * (path is the excluded object); it needs no filtering of its own.
+ * fanotify marks' spec.mask are FAN_* bits, inotify watches' IN_* bits.
+ */
 struct plan_mark {
 	const struct rule_conf *rule; /* points into the config the plan was made from */
-	char *path;                   /* the path the rule names */
+	char *path;                   /* the path the rule names (or the excluded path) */
 	struct fsn_mark_spec spec;    /* spec.path == path; spec.userdata unused by the plan */
-	char *why;                    /* one sentence: why this mechanism, this mask */
-	/* Userspace filtering the daemon must do on this mark's events: */
-	char *subtree;          /* report only events under this directory (NULL: all) */
-	bool subtree_recursive; /* everything below (true) or direct children only */
+	char *why;                    /* why this mechanism, this mask (and the exclusions) */
+	char *target;                 /* the object marked, in words: "/tmp (fs of /tmp/x)" */
+	/*
+	 * Userspace filtering the daemon must do on this mark's events
+	 * (besides the rule's exclude, pids, comms and uids):
+	 *  - subtree: an event counts only if its path is subtree itself, or
+	 *    below it (subtree_recursive), or a direct entry of it (not
+	 *    subtree_recursive). NULL: every event of the mark counts.
+	 *  - children_dirent_only (children = false): of the direct entries,
+	 *    only directory-entry events (create, delete, moved_from,
+	 *    moved_to, rename: the directory's own events) count, as an inode
+	 *    mark without FAN_EVENT_ON_CHILD would deliver them.
+	 *  - drop_ondir (ondir = false where the kernel cannot filter: inotify):
+	 *    events on directories (IN_ISDIR) do not count.
+	 */
+	char *subtree;
+	bool subtree_recursive;
+	bool children_dirent_only;
+	bool drop_ondir;
 };
 
 /* A rule that cannot be placed, and why (e.g. "mount marks cannot report
  * create/delete/move events (the kernel refuses them: EINVAL); use mark =
  * \"filesystem\" or \"auto\""). */
 struct plan_problem {
-	const struct rule_conf *rule;
-	char *path; /* NULL if the problem is not about one path */
+	const struct rule_conf *rule; /* NULL if not about one rule */
+	char *path;                   /* NULL if the problem is not about one path */
 	char *msg;
-	bool fatal; /* the rule is `required` */
+	bool warning; /* the rule works, less well than asked (e.g. auto fell back to
+		       * non-recursive inotify); never fatal */
+	bool fatal;   /* the rule is `required` and this is not a warning */
 };
 
 struct plan {
@@ -50,9 +74,21 @@ struct plan {
  * to a full path), group_tag 0, except rules with kernel ignore marks
  * (exclusions), which get a group_tag of their own (1 + rule index) so
  * their ignore masks cannot hide other rules' events.
+ * Each distinct path is probed once per plan; missing paths of rules with
+ * create = true are created (mkdir -p, mode 0755) first.
  */
 int plan_build(const struct config *c, struct plan **ret);
 struct plan *plan_free(struct plan *p);
+
+/* plan_build() with the feature probe supplied by the caller (tests feed
+ * crafted results): probe(path, ret, userdata) returns 0 and fills *ret,
+ * or a negative errno, like fsn_probe_path(). */
+typedef int (*plan_probe_fn)(const char *path, struct fsn_probe *ret, void *userdata);
+int plan_build_with_probe(const struct config *c, plan_probe_fn probe, void *userdata,
+			  struct plan **ret);
+
+/* Whether the plan has a fatal problem (a required rule cannot be placed). */
+bool plan_has_fatal(const struct plan *p);
 
 /* Human-readable plan: each mark on which object, with which mask, and
  * why; then the problems. Used by `fsnotifyd --check-config`. */

@@ -12,7 +12,6 @@
  * being hidden by event merging.
  */
 #include <fcntl.h>
-#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -34,20 +33,6 @@ static int fid_group(struct fst_ctx *ctx) {
 	fst_require(ctx, FSN_FEAT_REPORT_DFID_NAME);
 	fst_require(ctx, FSN_FEAT_EVENT_DIRENT);
 	return fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME);
-}
-
-static void wr(struct fst_ctx *ctx, int fd) {
-	FST_SYS(ctx, write(fd, "x", 1));
-}
-
-static void rd(struct fst_ctx *ctx, int fd) {
-	char b;
-
-	FST_SYS(ctx, pread(fd, &b, 1, 0));
-}
-
-static void open_close(struct fst_ctx *ctx, const char *path, int flags) {
-	fst_close(ctx, fst_open(ctx, path, flags));
 }
 
 /* Every kind of operation on objects in dir (which holds a file "f"):
@@ -72,7 +57,7 @@ static void ops_in(struct fst_ctx *ctx, const char *dir) {
 	fd = fst_open(ctx, f, O_RDONLY);
 	FST_SYS(ctx, read(fd, b, sizeof(b)));
 	fst_close(ctx, fd);
-	open_close(ctx, n, O_WRONLY | O_CREAT);
+	fst_open_close(ctx, n, O_WRONLY | O_CREAT);
 	FST_SYS(ctx, fchmodat(ctx->workfd, n, 0600, 0));
 	FST_SYS(ctx, utimensat(ctx->workfd, n, NULL, 0));
 	FST_SYS(ctx, renameat(ctx->workfd, n, ctx->workfd, m));
@@ -189,7 +174,7 @@ static void fp01_other_mount_silent(struct fst_ctx *ctx) {
 	/* control: through the marked bind mount */
 	fd = fst_open(ctx, bf, O_RDONLY);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_OPEN, "d/f"));
-	rd(ctx, fd);
+	fst_read1(ctx, fd);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_ACCESS, "d/f"));
 	fst_close(ctx, fd);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_CLOSE_NOWRITE, "d/f"));
@@ -208,18 +193,18 @@ static void fp02_inode_mark_sibling(struct fst_ctx *ctx) {
 	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OAMC, "a");
 
 	fd = fst_open(ctx, "b", O_RDWR);
-	wr(ctx, fd);
-	rd(ctx, fd);
+	fst_write1(ctx, fd);
+	fst_read1(ctx, fd);
 	fst_close(ctx, fd);
-	open_close(ctx, "b", O_RDONLY);
+	fst_open_close(ctx, "b", O_RDONLY);
 	FST_SYS(ctx, truncate("b", 1));
 	FST_EXPECT_NONE(ctx, g);
 
 	fd = fst_open(ctx, "a", O_RDWR);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_OPEN, "a"));
-	wr(ctx, fd);
+	fst_write1(ctx, fd);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_MODIFY, "a"));
-	rd(ctx, fd);
+	fst_read1(ctx, fd);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_ACCESS, "a"));
 	fst_close(ctx, fd);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_CLOSE_WRITE, "a"));
@@ -238,8 +223,8 @@ static void fp02_inode_watch_sibling_inotify(struct fst_ctx *ctx) {
 	wd = fst_watch(ctx, in, "a", IN_ALL_EVENTS);
 
 	fd = fst_open(ctx, "b", O_RDWR);
-	wr(ctx, fd);
-	rd(ctx, fd);
+	fst_write1(ctx, fd);
+	fst_read1(ctx, fd);
 	fst_close(ctx, fd);
 	FST_SYS(ctx, chmod("b", 0600));
 	FST_SYS(ctx, rename("b", "b2"));
@@ -248,9 +233,9 @@ static void fp02_inode_watch_sibling_inotify(struct fst_ctx *ctx) {
 
 	fd = fst_open(ctx, "a", O_RDWR);
 	FST_EXPECT(ctx, in, FST_IN(IN_OPEN, wd, NULL));
-	wr(ctx, fd);
+	fst_write1(ctx, fd);
 	FST_EXPECT(ctx, in, FST_IN(IN_MODIFY, wd, NULL));
-	rd(ctx, fd);
+	fst_read1(ctx, fd);
 	FST_EXPECT(ctx, in, FST_IN(IN_ACCESS, wd, NULL));
 	fst_close(ctx, fd);
 	FST_EXPECT(ctx, in, FST_IN(IN_CLOSE_WRITE, wd, NULL));
@@ -268,17 +253,17 @@ static void fp02_asked_bits_only(struct fst_ctx *ctx) {
 	fst_mark(ctx, g, FAN_MARK_ADD, FAN_ACCESS, "b");
 
 	fa = fst_open(ctx, "a", O_RDWR);
-	rd(ctx, fa);
+	fst_read1(ctx, fa);
 	FST_EXPECT_NONE(ctx, g);
-	wr(ctx, fa);
+	fst_write1(ctx, fa);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_MODIFY, "a"));
 	fst_close(ctx, fa);
 	FST_EXPECT_NONE(ctx, g);
 
 	fb = fst_open(ctx, "b", O_RDWR);
-	wr(ctx, fb);
+	fst_write1(ctx, fb);
 	FST_EXPECT_NONE(ctx, g);
-	rd(ctx, fb);
+	fst_read1(ctx, fb);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_ACCESS, "b"));
 	fst_close(ctx, fb);
 	FST_EXPECT_NONE(ctx, g);
@@ -300,7 +285,7 @@ static void fp02_two_groups_two_files(struct fst_ctx *ctx) {
 	FST_EXPECT(ctx, g1, FST_FAN(FAN_OPEN, "a"));
 	FST_EXPECT_NONE(ctx, g2);
 	FST_EXPECT(ctx, in, FST_IN(IN_OPEN, wa, NULL));
-	wr(ctx, fd);
+	fst_write1(ctx, fd);
 	FST_EXPECT(ctx, g1, FST_FAN(FAN_MODIFY, "a"));
 	FST_EXPECT_NONE(ctx, g2);
 	FST_EXPECT(ctx, in, FST_IN(IN_MODIFY, wa, NULL));
@@ -309,7 +294,7 @@ static void fp02_two_groups_two_files(struct fst_ctx *ctx) {
 	fd = fst_open(ctx, "b", O_RDWR);
 	FST_EXPECT_NONE(ctx, g1);
 	FST_EXPECT(ctx, g2, FST_FAN(FAN_OPEN, "b"));
-	wr(ctx, fd);
+	fst_write1(ctx, fd);
 	FST_EXPECT_NONE(ctx, g1);
 	FST_EXPECT(ctx, g2, FST_FAN(FAN_MODIFY, "b"));
 	FST_EXPECT_NONE(ctx, in);
@@ -330,9 +315,9 @@ static void fp03_cached_child_open_fd(struct fst_ctx *ctx) {
 	g = fst_fan_init(ctx, FAN_CLASS_NOTIF);
 	fst_mark(ctx, g, FAN_MARK_ADD,
 		 FAN_MODIFY | FAN_ACCESS | FAN_CLOSE_WRITE | FAN_EVENT_ON_CHILD, "d");
-	wr(ctx, fd);
+	fst_write1(ctx, fd);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_MODIFY, "d/c"));
-	rd(ctx, fd);
+	fst_read1(ctx, fd);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_ACCESS, "d/c"));
 	fst_close(ctx, fd);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_CLOSE_WRITE, "d/c"));
@@ -347,9 +332,9 @@ static void fp03_cached_child_inotify(struct fst_ctx *ctx) {
 
 	in = fst_inotify(ctx);
 	wd = fst_watch(ctx, in, "d", IN_MODIFY | IN_ACCESS | IN_CLOSE_WRITE);
-	wr(ctx, fd);
+	fst_write1(ctx, fd);
 	FST_EXPECT(ctx, in, FST_IN(IN_MODIFY, wd, "c"));
-	rd(ctx, fd);
+	fst_read1(ctx, fd);
 	FST_EXPECT(ctx, in, FST_IN(IN_ACCESS, wd, "c"));
 	fst_close(ctx, fd);
 	FST_EXPECT(ctx, in, FST_IN(IN_CLOSE_WRITE, wd, "c"));
@@ -384,18 +369,18 @@ static void fp03_second_group_on_child(struct fst_ctx *ctx) {
 	/* group a watches the directory, but not its children */
 	a = fst_fan_init(ctx, FAN_CLASS_NOTIF);
 	fst_mark(ctx, a, FAN_MARK_ADD, FAN_MODIFY, "d");
-	wr(ctx, fd);
+	fst_write1(ctx, fd);
 	FST_EXPECT_NONE(ctx, a);
 
 	/* group b adds interest in children to the same directory */
 	b = fst_fan_init(ctx, FAN_CLASS_NOTIF);
 	fst_mark(ctx, b, FAN_MARK_ADD, FAN_MODIFY | FAN_EVENT_ON_CHILD, "d");
-	wr(ctx, fd);
+	fst_write1(ctx, fd);
 	FST_EXPECT(ctx, b, FST_FAN(FAN_MODIFY, "d/c"));
 	FST_EXPECT_NONE(ctx, a);
 
 	fst_mark(ctx, b, FAN_MARK_REMOVE, FAN_MODIFY | FAN_EVENT_ON_CHILD, "d");
-	wr(ctx, fd);
+	fst_write1(ctx, fd);
 	FST_EXPECT_NONE(ctx, b);
 	FST_EXPECT_NONE(ctx, a);
 }
@@ -409,11 +394,11 @@ static void fp03_on_child_flag_added_later(struct fst_ctx *ctx) {
 
 	g = fst_fan_init(ctx, FAN_CLASS_NOTIF);
 	fst_mark(ctx, g, FAN_MARK_ADD, FAN_MODIFY, "d");
-	wr(ctx, fd);
+	fst_write1(ctx, fd);
 	FST_EXPECT_NONE(ctx, g);
 	/* only the flag is added to the existing mark */
 	fst_mark(ctx, g, FAN_MARK_ADD, FAN_EVENT_ON_CHILD, "d");
-	wr(ctx, fd);
+	fst_write1(ctx, fd);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_MODIFY, "d/c"));
 }
 
@@ -432,14 +417,14 @@ static void fp04_parent_mark_cycles(struct fst_ctx *ctx) {
 	g = fst_fan_init(ctx, FAN_CLASS_NOTIF);
 
 	for (int i = 0; i < CYCLES; i++) {
-		wr(ctx, fd);
+		fst_write1(ctx, fd);
 		FST_EXPECT_NONE(ctx, g);
 		fst_mark(ctx, g, FAN_MARK_ADD, FAN_MODIFY | FAN_EVENT_ON_CHILD, "d");
-		wr(ctx, fd);
+		fst_write1(ctx, fd);
 		FST_EXPECT(ctx, g, FST_FAN(FAN_MODIFY, "d/c"));
 		fst_mark(ctx, g, FAN_MARK_REMOVE, FAN_MODIFY | FAN_EVENT_ON_CHILD, "d");
 	}
-	wr(ctx, fd);
+	fst_write1(ctx, fd);
 	FST_EXPECT_NONE(ctx, g);
 }
 
@@ -455,22 +440,22 @@ static void fp04_on_child_bit_cycles(struct fst_ctx *ctx) {
 	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN | FAN_MODIFY | FAN_ONDIR | FAN_EVENT_ON_CHILD, "d");
 
 	for (int i = 0; i < CYCLES; i++) {
-		wr(ctx, fd);
+		fst_write1(ctx, fd);
 		FST_EXPECT(ctx, g, FST_FAN(FAN_MODIFY, "d/c"));
-		open_close(ctx, "d", O_RDONLY | O_DIRECTORY);
+		fst_open_close(ctx, "d", O_RDONLY | O_DIRECTORY);
 		FST_EXPECT(ctx, g, FST_FAN(FAN_OPEN, "d"));
 
 		fst_mark(ctx, g, FAN_MARK_REMOVE, FAN_EVENT_ON_CHILD, "d");
-		wr(ctx, fd);
-		open_close(ctx, "d/c", O_RDONLY);
+		fst_write1(ctx, fd);
+		fst_open_close(ctx, "d/c", O_RDONLY);
 		FST_EXPECT_NONE(ctx, g);
 		/* the directory's own events stay */
-		open_close(ctx, "d", O_RDONLY | O_DIRECTORY);
+		fst_open_close(ctx, "d", O_RDONLY | O_DIRECTORY);
 		FST_EXPECT(ctx, g, FST_FAN(FAN_OPEN, "d"));
 
 		fst_mark(ctx, g, FAN_MARK_ADD, FAN_EVENT_ON_CHILD, "d");
 	}
-	open_close(ctx, "d/c", O_RDONLY);
+	fst_open_close(ctx, "d/c", O_RDONLY);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_OPEN, "d/c"));
 }
 
@@ -487,11 +472,11 @@ static void fp04_inotify_rm_watch_cycles(struct fst_ctx *ctx) {
 
 		ck_assert_int_ne(wd, prev);
 		prev = wd;
-		wr(ctx, fd);
+		fst_write1(ctx, fd);
 		FST_EXPECT(ctx, in, FST_IN(IN_MODIFY, wd, "c"));
 		fst_rm_watch(ctx, in, wd);
 		FST_EXPECT(ctx, in, FST_IN(IN_IGNORED, wd, NULL));
-		wr(ctx, fd);
+		fst_write1(ctx, fd);
 		FST_EXPECT_NONE(ctx, in);
 	}
 }
@@ -509,20 +494,20 @@ static void fp04_stale_flag_other_group(struct fst_ctx *ctx) {
 	fst_mark(ctx, b, FAN_MARK_ADD, FAN_MODIFY, "d"); /* no EVENT_ON_CHILD */
 	fst_mark(ctx, b, FAN_MARK_ADD, FAN_ACCESS, "d/c");
 
-	wr(ctx, fd);
+	fst_write1(ctx, fd);
 	FST_EXPECT(ctx, a, FST_FAN(FAN_MODIFY, "d/c"));
 	FST_EXPECT_NONE(ctx, b);
 
 	fst_mark(ctx, a, FAN_MARK_REMOVE, FAN_MODIFY | FAN_EVENT_ON_CHILD, "d");
-	wr(ctx, fd);
+	fst_write1(ctx, fd);
 	FST_EXPECT_NONE(ctx, a);
 	FST_EXPECT_NONE(ctx, b);
-	rd(ctx, fd);
+	fst_read1(ctx, fd);
 	FST_EXPECT_NONE(ctx, a);
 	FST_EXPECT(ctx, b, FST_FAN(FAN_ACCESS, "d/c"));
 
 	fst_mark(ctx, a, FAN_MARK_ADD, FAN_MODIFY | FAN_EVENT_ON_CHILD, "d");
-	wr(ctx, fd);
+	fst_write1(ctx, fd);
 	FST_EXPECT(ctx, a, FST_FAN(FAN_MODIFY, "d/c"));
 	FST_EXPECT_NONE(ctx, b);
 }
@@ -540,11 +525,11 @@ static void fp04_group_close_cycles(struct fst_ctx *ctx) {
 		int g = fst_fan_init(ctx, FAN_CLASS_NOTIF);
 
 		fst_mark(ctx, g, FAN_MARK_ADD, FAN_MODIFY | FAN_EVENT_ON_CHILD, "d");
-		wr(ctx, fd);
+		fst_write1(ctx, fd);
 		FST_EXPECT(ctx, g, FST_FAN(FAN_MODIFY, "d/c"));
 		FST_EXPECT(ctx, l, FST_FAN(FAN_MODIFY, "d/c"));
 		fst_close(ctx, g);
-		wr(ctx, fd);
+		fst_write1(ctx, fd);
 		FST_EXPECT(ctx, l, FST_FAN(FAN_MODIFY, "d/c"));
 	}
 }
@@ -561,37 +546,37 @@ static void mask_updates(struct fst_ctx *ctx, unsigned type, const char *target)
 	g = fst_fan_init(ctx, FAN_CLASS_NOTIF);
 
 	fst_mark(ctx, g, FAN_MARK_ADD | type, FAN_MODIFY, target);
-	rd(ctx, fd);
+	fst_read1(ctx, fd);
 	FST_EXPECT_NONE(ctx, g);
-	wr(ctx, fd);
+	fst_write1(ctx, fd);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_MODIFY, "a"));
 
 	fst_mark(ctx, g, FAN_MARK_ADD | type, FAN_ACCESS, target);
-	rd(ctx, fd);
+	fst_read1(ctx, fd);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_ACCESS, "a"));
-	wr(ctx, fd);
+	fst_write1(ctx, fd);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_MODIFY, "a"));
 
 	fst_mark(ctx, g, FAN_MARK_REMOVE | type, FAN_MODIFY, target);
-	wr(ctx, fd);
+	fst_write1(ctx, fd);
 	FST_EXPECT_NONE(ctx, g);
-	rd(ctx, fd);
+	fst_read1(ctx, fd);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_ACCESS, "a"));
 
 	fst_mark(ctx, g, FAN_MARK_ADD | type, FAN_OPEN, target);
-	open_close(ctx, "a", O_RDONLY);
+	fst_open_close(ctx, "a", O_RDONLY);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_OPEN, "a"));
 
 	/* the mask becomes empty: the mark is gone */
 	fst_mark(ctx, g, FAN_MARK_REMOVE | type, FAN_ACCESS | FAN_OPEN, target);
-	wr(ctx, fd);
-	rd(ctx, fd);
-	open_close(ctx, "a", O_RDONLY);
+	fst_write1(ctx, fd);
+	fst_read1(ctx, fd);
+	fst_open_close(ctx, "a", O_RDONLY);
 	FST_EXPECT_NONE(ctx, g);
 
 	fst_mark(ctx, g, FAN_MARK_ADD | type, FAN_MODIFY, target);
-	rd(ctx, fd);
-	wr(ctx, fd);
+	fst_read1(ctx, fd);
+	fst_write1(ctx, fd);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_MODIFY, "a"));
 }
 
@@ -617,15 +602,15 @@ static void fp05_parent_mask_update(struct fst_ctx *ctx) {
 	fd = fst_open(ctx, "d/c", O_RDWR);
 	g = fst_fan_init(ctx, FAN_CLASS_NOTIF);
 	fst_mark(ctx, g, FAN_MARK_ADD, FAN_MODIFY | FAN_EVENT_ON_CHILD, "d");
-	rd(ctx, fd);
+	fst_read1(ctx, fd);
 	FST_EXPECT_NONE(ctx, g);
 	fst_mark(ctx, g, FAN_MARK_ADD, FAN_ACCESS, "d");
-	rd(ctx, fd);
+	fst_read1(ctx, fd);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_ACCESS, "d/c"));
 	fst_mark(ctx, g, FAN_MARK_REMOVE, FAN_MODIFY, "d");
-	wr(ctx, fd);
+	fst_write1(ctx, fd);
 	FST_EXPECT_NONE(ctx, g);
-	rd(ctx, fd);
+	fst_read1(ctx, fd);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_ACCESS, "d/c"));
 }
 
@@ -637,23 +622,23 @@ static void fp05_inotify_mask_update(struct fst_ctx *ctx) {
 	in = fst_inotify(ctx);
 
 	wd = fst_watch(ctx, in, "a", IN_MODIFY);
-	rd(ctx, fd);
+	fst_read1(ctx, fd);
 	FST_EXPECT_NONE(ctx, in);
-	wr(ctx, fd);
+	fst_write1(ctx, fd);
 	FST_EXPECT(ctx, in, FST_IN(IN_MODIFY, wd, NULL));
 
 	/* replace the mask */
 	ck_assert_int_eq(fst_watch(ctx, in, "a", IN_ACCESS), wd);
-	wr(ctx, fd);
+	fst_write1(ctx, fd);
 	FST_EXPECT_NONE(ctx, in);
-	rd(ctx, fd);
+	fst_read1(ctx, fd);
 	FST_EXPECT(ctx, in, FST_IN(IN_ACCESS, wd, NULL));
 
 	/* add to it */
 	ck_assert_int_eq(fst_watch(ctx, in, "a", IN_MODIFY | IN_MASK_ADD), wd);
-	wr(ctx, fd);
+	fst_write1(ctx, fd);
 	FST_EXPECT(ctx, in, FST_IN(IN_MODIFY, wd, NULL));
-	rd(ctx, fd);
+	fst_read1(ctx, fd);
 	FST_EXPECT(ctx, in, FST_IN(IN_ACCESS, wd, NULL));
 }
 
@@ -670,11 +655,11 @@ static void fp06_modify_clears_ignore(struct fst_ctx *ctx) {
 	fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK, FAN_OPEN, "a");
 
 	fd = fst_open(ctx, "a", O_RDWR);
-	open_close(ctx, "a", O_RDONLY);
+	fst_open_close(ctx, "a", O_RDONLY);
 	FST_EXPECT_NONE(ctx, g);
-	wr(ctx, fd); /* not reported (no MODIFY in the mask), but clears the ignore mask */
+	fst_write1(ctx, fd); /* not reported (no MODIFY in the mask), but clears the ignore mask */
 	FST_EXPECT_NONE(ctx, g);
-	open_close(ctx, "a", O_RDONLY);
+	fst_open_close(ctx, "a", O_RDONLY);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_OPEN, "a"));
 }
 
@@ -690,14 +675,14 @@ static void ignore_cleared_via(struct fst_ctx *ctx, unsigned type) {
 	fst_mark(ctx, g, FAN_MARK_ADD | type, FAN_OPEN, ".");
 	fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK, FAN_OPEN, "a");
 
-	open_close(ctx, "b", O_RDONLY);
+	fst_open_close(ctx, "b", O_RDONLY);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_OPEN, "b"));
 	fd = fst_open(ctx, "a", O_RDWR); /* after the ignore mark: see below */
-	open_close(ctx, "a", O_RDONLY);
+	fst_open_close(ctx, "a", O_RDONLY);
 	FST_EXPECT_NONE(ctx, g);
-	wr(ctx, fd);
+	fst_write1(ctx, fd);
 	FST_EXPECT_NONE(ctx, g);
-	open_close(ctx, "a", O_RDONLY);
+	fst_open_close(ctx, "a", O_RDONLY);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_OPEN, "a"));
 }
 
@@ -721,11 +706,11 @@ static void fp06_surv_modify_keeps_ignore(struct fst_ctx *ctx) {
 		 FAN_OPEN, "a");
 
 	fd = fst_open(ctx, "a", O_RDWR);
-	wr(ctx, fd);
-	open_close(ctx, "a", O_RDONLY);
+	fst_write1(ctx, fd);
+	fst_open_close(ctx, "a", O_RDONLY);
 	FST_EXPECT_NONE(ctx, g);
 	fst_mark(ctx, g, FAN_MARK_REMOVE | FAN_MARK_IGNORED_MASK, FAN_OPEN, "a");
-	open_close(ctx, "a", O_RDONLY);
+	fst_open_close(ctx, "a", O_RDONLY);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_OPEN, "a"));
 }
 
@@ -740,14 +725,14 @@ static void fp06_ignore_skipped_open_for_write(struct fst_ctx *ctx) {
 	g = fst_fan_init(ctx, FAN_CLASS_NOTIF);
 	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN, "a");
 	fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK, FAN_OPEN, "a");
-	open_close(ctx, "a", O_RDONLY);
+	fst_open_close(ctx, "a", O_RDONLY);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_OPEN, "a"));
 	/* with SURV_MODIFY it is added and applies */
 	fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK | FAN_MARK_IGNORED_SURV_MODIFY,
 		 FAN_OPEN, "a");
-	open_close(ctx, "a", O_RDONLY);
-	wr(ctx, fd);
-	open_close(ctx, "a", O_RDONLY);
+	fst_open_close(ctx, "a", O_RDONLY);
+	fst_write1(ctx, fd);
+	fst_open_close(ctx, "a", O_RDONLY);
 	FST_EXPECT_NONE(ctx, g);
 }
 
@@ -1020,7 +1005,7 @@ static void fp08_mmap_write_silent(struct fst_ctx *ctx) {
 	FST_SYS(ctx, munmap(m, 4096));
 	DP_EXPECT_NONE(ctx, &d);
 	/* control */
-	wr(ctx, d.dfd);
+	fst_write1(ctx, d.dfd);
 	DP_EXPECT(ctx, &d, FAN_MODIFY, "dst", IN_MODIFY, d.wd);
 }
 
@@ -1054,43 +1039,20 @@ static void fp08_zero_length_silent(struct fst_ctx *ctx) {
 
 /* The child must be blocked on exactly one permission event (mask, path)
  * in group g and nothing else: answer it with response. */
-#define PERM_ANSWER(ctx, g, c, mask, path, response)                                               \
-	perm_answer(ctx, g, c, mask, path, response, __FILE__, __LINE__)
-static void perm_answer(struct fst_ctx *ctx, int g, struct fst_child *c, uint64_t mask,
-			const char *path, uint32_t response, const char *file, int line) {
-	struct fst_exp x = { .mask = mask, .path = path, .pid = c->pid };
-	struct fst_events *e;
-
-	fst_wait_readable_(ctx, g, FST_WAIT_MS, file, line);
-	e = fst_expect_(ctx, g, &x, 1, "permission group", file, line);
-	fst_child_blocked_(ctx, c, file, line);
-	fst_respond_(ctx, g, &e->e[0], response, file, line);
-}
+#define PERM_ANSWER(ctx, g, c, mask, path, response) fst_answer(ctx, g, c, mask, path, response)
 
 /* open(path) in a child neither blocks nor queues anything in g. */
-#define OPEN_NOT_BLOCKED(ctx, g, path) open_not_blocked(ctx, g, path, __FILE__, __LINE__)
-static void open_not_blocked(struct fst_ctx *ctx, int g, const char *path, const char *file,
-			     int line) {
-	struct fst_child *c = fst_spawn_open_(ctx, path, O_RDONLY, file, line);
-	int r = fst_child_wait_(ctx, c, FST_WAIT_MS, file, line);
-
-	if (r != 0)
-		fst_fail_(ctx, file, line, "open(%s) in a child failed: %s", path, fst_errname(r));
-	fst_expect_(ctx, g, NULL, 0, "permission group", file, line);
-}
+#define OPEN_NOT_BLOCKED(ctx, g, path)                                                             \
+	fst_child_not_blocked(ctx, fst_spawn_open(ctx, path, O_RDONLY), g)
 
 /* open(path) in a child blocks on OPEN_PERM in g; allowed, it succeeds. */
-#define OPEN_BLOCKED(ctx, g, path) open_blocked(ctx, g, path, __FILE__, __LINE__)
-static void open_blocked(struct fst_ctx *ctx, int g, const char *path, const char *file, int line) {
-	struct fst_child *c = fst_spawn_open_(ctx, path, O_RDONLY, file, line);
-	int r;
-
-	perm_answer(ctx, g, c, FAN_OPEN_PERM, path, FAN_ALLOW, file, line);
-	r = fst_child_wait_(ctx, c, FST_WAIT_MS, file, line);
-	if (r != 0)
-		fst_fail_(ctx, file, line, "allowed open(%s) failed: %s", path, fst_errname(r));
-	fst_expect_(ctx, g, NULL, 0, "permission group", file, line);
-}
+#define OPEN_BLOCKED(ctx, g, path)                                                                 \
+	do {                                                                                       \
+		struct fst_child *c_ = fst_spawn_open(ctx, path, O_RDONLY);                        \
+		fst_answer(ctx, g, c_, FAN_OPEN_PERM, path, FAN_ALLOW);                            \
+		fst_child_expect(ctx, c_, 0);                                                      \
+		FST_EXPECT_NONE(ctx, g);                                                           \
+	} while (0)
 
 static void fp09_perm_other_fs_not_blocked(struct fst_ctx *ctx) {
 	const char *aux;
@@ -1243,17 +1205,15 @@ static void fp11_close_perm_group(struct fst_ctx *ctx) {
 	for (int i = 0; i < 3; i++) {
 		int g = fst_fan_init(ctx, FAN_CLASS_CONTENT);
 		struct fst_child *c;
-		struct fst_events *e;
+		struct fst_event *e;
 
 		fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN_PERM, ".");
 		c = fst_spawn_open(ctx, "f", O_RDONLY);
-		fst_wait_readable(ctx, g, FST_WAIT_MS);
-		e = FST_EXPECT(ctx, g, { .mask = FAN_OPEN_PERM, .path = "f", .pid = c->pid });
-		fst_child_blocked(ctx, c);
+		e = fst_perm_event(ctx, g, c, FAN_OPEN_PERM, "f");
 		/* closing the group unanswered releases the child, allowed */
 		fst_close(ctx, g);
 		fst_child_expect(ctx, c, 0);
-		fst_close(ctx, e->e[0].ev.fd);
+		fst_close(ctx, e->ev.fd);
 		FST_EXPECT(ctx, other, { .mask = FAN_CLOSE_NOWRITE, .path = "f", .pid = c->pid });
 
 		c = fst_spawn_open(ctx, "f", O_RDONLY);
@@ -1262,37 +1222,8 @@ static void fp11_close_perm_group(struct fst_ctx *ctx) {
 	}
 }
 
-/* Two permission groups (an inode and an sb mark): answer the child's
- * OPEN_PERM in each, in whatever order the kernel asks them. */
-static void answer_both(struct fst_ctx *ctx, int a, int b, struct fst_child *c) {
-	bool seen_a = false, seen_b = false;
-
-	for (int k = 0; k < 2; k++) {
-		struct pollfd p[2] = { { .fd = a, .events = POLLIN },
-				       { .fd = b, .events = POLLIN } };
-		int g;
-
-		if (poll(p, 2, FST_WAIT_MS) <= 0)
-			fst_fail(ctx, "no permission event in either group within %d ms",
-				 FST_WAIT_MS);
-		g = p[0].revents ? a : b;
-		if (g == a ? seen_a : seen_b)
-			fst_fail(ctx, "group %s asked twice", g == a ? "a" : "b");
-		if (g == a)
-			seen_a = true;
-		else
-			seen_b = true;
-		/* the child waits for g: the other group cannot have been asked
-		 * yet (before the answer; after it, it may be at any moment) */
-		FST_EXPECT_NONE(ctx, g == a ? b : a);
-		PERM_ANSWER(ctx, g, c, FAN_OPEN_PERM, "f", FAN_ALLOW);
-	}
-	fst_child_expect(ctx, c, 0);
-	FST_EXPECT_NONE(ctx, a);
-	FST_EXPECT_NONE(ctx, b);
-}
-
 static void fp11_two_groups_remove_one(struct fst_ctx *ctx) {
+	struct fst_child *c;
 	int a, b;
 
 	fst_require(ctx, FSN_FEAT_PERM_OPEN);
@@ -1302,7 +1233,9 @@ static void fp11_two_groups_remove_one(struct fst_ctx *ctx) {
 	b = fst_fan_init(ctx, FAN_CLASS_CONTENT);
 	fst_mark(ctx, a, FAN_MARK_ADD, FAN_OPEN_PERM, "f");
 	fst_mark(ctx, b, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN_PERM, ".");
-	answer_both(ctx, a, b, fst_spawn_open(ctx, "f", O_RDONLY));
+	/* both groups are asked, one after the other (each alone) */
+	c = fst_spawn_open(ctx, "f", O_RDONLY);
+	fst_allow_all(ctx, c, ((const int[]){ a, b }), 2, FST_PERM(c, FAN_OPEN_PERM, "f"));
 
 	fst_mark(ctx, b, FAN_MARK_REMOVE | FAN_MARK_FILESYSTEM, FAN_OPEN_PERM, ".");
 	OPEN_BLOCKED(ctx, a, "f");
@@ -1344,7 +1277,7 @@ static void fp12_event_fd_read_silent(struct fst_ctx *ctx) {
 	FST_EXPECT_NONE(ctx, gm);
 
 	/* control: the same operations through an ordinary fd */
-	rd(ctx, fd);
+	fst_read1(ctx, fd);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_ACCESS, "a"));
 	FST_EXPECT(ctx, gm, FST_FAN(FAN_ACCESS, "a"));
 	fst_close(ctx, fd);
@@ -1354,7 +1287,7 @@ static void fp12_event_fd_read_silent(struct fst_ctx *ctx) {
 
 static void fp12_perm_event_fd_read(struct fst_ctx *ctx) {
 	struct fst_child *c, *r;
-	struct fst_events *e;
+	struct fst_event *e;
 	int g;
 
 	fst_require(ctx, FSN_FEAT_PERM_OPEN);
@@ -1364,17 +1297,15 @@ static void fp12_perm_event_fd_read(struct fst_ctx *ctx) {
 	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN_PERM | FAN_ACCESS_PERM, "a");
 
 	c = fst_spawn_open(ctx, "a", O_RDONLY);
-	fst_wait_readable(ctx, g, FST_WAIT_MS);
-	e = FST_EXPECT(ctx, g, { .mask = FAN_OPEN_PERM, .path = "a", .pid = c->pid });
-	fst_child_blocked(ctx, c);
+	e = fst_perm_event(ctx, g, c, FAN_OPEN_PERM, "a");
 
 	/* reading the permission event's fd must not ask for ACCESS_PERM:
 	 * done by a child, so that a kernel that does ask cannot hang us */
-	r = fst_spawn_read_fd(ctx, e->e[0].ev.fd);
+	r = fst_spawn_read_fd(ctx, e->ev.fd);
 	fst_child_expect(ctx, r, 0);
 	FST_EXPECT_NONE(ctx, g);
 
-	fst_respond(ctx, g, &e->e[0], FAN_ALLOW);
+	fst_respond(ctx, g, e, FAN_ALLOW);
 	fst_child_expect(ctx, c, 0);
 	FST_EXPECT_NONE(ctx, g);
 }

@@ -12,17 +12,18 @@
  * copies them out in copy_event_to_user() / copy_info_records_to_user()
  * (fs/notify/fanotify/fanotify_user.c: the record types and their order).
  *
- * These cases parse the raw read() buffer themselves (raw_read() below)
- * instead of the shared decoder, because the point is the exact layout:
- * which records, of which info type, in which order, with which lengths and
- * padding. Every record is checked against the kernel's own view of the
- * object: statfs().f_fsid and name_to_handle_at(), captured with fst_obj()
- * (before the object goes away where it does).
+ * Where the point is the exact layout — which records, of which info type,
+ * in which order, with which lengths and padding, and the pidfd record —
+ * these cases parse the raw read() buffer themselves (raw_read() below)
+ * instead of the shared decoder. Every record is checked against the
+ * kernel's own view of the object: statfs().f_fsid and name_to_handle_at(),
+ * captured with fst_obj() (before the object goes away where it does).
+ * Thread ids and the fd errors of fd-mode groups (ID04, ID05) use the
+ * shared matcher (.pid, .fd_error), which is exact about records too.
  */
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/btrfs.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +33,6 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
-#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -453,7 +453,7 @@ static void rr_match_(struct fst_ctx *ctx, const struct revs *ev, const struct x
 			if (xr->obj)
 				rs[i].o[k] = *xr->obj;
 			else if (xr->path)
-				rs[i].o[k] = fst_obj_(ctx, xr->path, file, line);
+				rs[i].o[k] = fst_obj_(ctx, xr->path, true, file, line);
 			else
 				snprintf(rs[i].o[k].label, sizeof(rs[i].o[k].label), "-");
 		}
@@ -484,10 +484,6 @@ static void rr_match_(struct fst_ctx *ctx, const struct revs *ev, const struct x
 /* ------------------------------------------------------------------------ */
 /* Small helpers                                                            */
 /* ------------------------------------------------------------------------ */
-
-static void open_close(struct fst_ctx *ctx, const char *path, int flags) {
-	fst_close(ctx, fst_open(ctx, path, flags));
-}
 
 static void mknod_file(struct fst_ctx *ctx, const char *path) {
 	FST_SYS(ctx, mknodat(ctx->workfd, path, S_IFREG | 0644, 0));
@@ -562,9 +558,9 @@ static void fid_ops_on(struct fst_ctx *ctx, int g) {
 	EXPECT_ONE_FID(ctx, g, FAN_MODIFY, "f");
 	fst_close(ctx, fd);
 	EXPECT_ONE_FID(ctx, g, FAN_CLOSE_WRITE, "f");
-	open_close(ctx, "d/g", O_RDONLY);
+	fst_open_close(ctx, "d/g", O_RDONLY);
 	EXPECT_ONE_FID(ctx, g, FAN_OPEN | FAN_CLOSE_NOWRITE, "d/g");
-	open_close(ctx, "d", O_RDONLY | O_DIRECTORY);
+	fst_open_close(ctx, "d", O_RDONLY | O_DIRECTORY);
 	EXPECT_ONE_FID(ctx, g, FAN_OPEN | FAN_CLOSE_NOWRITE | FAN_ONDIR, "d");
 }
 
@@ -623,7 +619,7 @@ static void id01_fid_sb_mark(struct fst_ctx *ctx) {
 	fid_ops_on(ctx, g);
 	/* through another mount of the same filesystem: the same FID */
 	snprintf(bf, sizeof(bf), "%s/g", b);
-	open_close(ctx, bf, O_RDONLY);
+	fst_open_close(ctx, bf, O_RDONLY);
 	EXPECT_ONE_FID(ctx, g, FAN_OPEN | FAN_CLOSE_NOWRITE, "d/g");
 	FST_SYS(ctx, chmod(b, 0700));
 	EXPECT_ONE_FID(ctx, g, FAN_ATTRIB | FAN_ONDIR, "d");
@@ -647,15 +643,15 @@ static void id01_fid_follows_inode(struct fst_ctx *ctx) {
 	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
 	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN | FAN_CLOSE_NOWRITE | FAN_EVENT_ON_CHILD, ".");
 
-	open_close(ctx, "a", O_RDONLY);
-	open_close(ctx, "b", O_RDONLY);
+	fst_open_close(ctx, "a", O_RDONLY);
+	fst_open_close(ctx, "b", O_RDONLY);
 	RR_EXPECT(ctx, g, XEV(FAN_OPEN | FAN_CLOSE_NOWRITE, O_FID(&a)),
 		  XEV(FAN_OPEN | FAN_CLOSE_NOWRITE, O_FID(&b)));
 	FST_SYS(ctx, rename("a", "a2"));
 	FST_SYS(ctx, link("b", "b2"));
-	open_close(ctx, "a2", O_RDONLY);
+	fst_open_close(ctx, "a2", O_RDONLY);
 	EXPECT_ONE_FID(ctx, g, FAN_OPEN | FAN_CLOSE_NOWRITE, "a2");
-	open_close(ctx, "b2", O_RDONLY);
+	fst_open_close(ctx, "b2", O_RDONLY);
 	RR_EXPECT(ctx, g, XEV(FAN_OPEN | FAN_CLOSE_NOWRITE, O_FID(&b)));
 	RR_EXPECT_NONE(ctx, g);
 }
@@ -699,7 +695,7 @@ static void id01_btrfs_subvolume_fsid(struct fst_ctx *ctx) {
 	/* an inode mark in the subvolume: the subvolume's fsid */
 	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
 	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN, "sv/f");
-	open_close(ctx, "sv/f", O_RDONLY);
+	fst_open_close(ctx, "sv/f", O_RDONLY);
 	EXPECT_ONE_FID(ctx, g, FAN_OPEN, "sv/f");
 	/* the group is now bound to that fsid: a mark on the top volume is EXDEV */
 	ck_assert_int_eq(fst_mark_err(ctx, g, FAN_MARK_ADD, FAN_OPEN, "f"), -EXDEV);
@@ -707,10 +703,10 @@ static void id01_btrfs_subvolume_fsid(struct fst_ctx *ctx) {
 	/* a filesystem mark on the top volume: one fsid for all objects */
 	gs = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
 	fst_mark(ctx, gs, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN, ".");
-	open_close(ctx, "f", O_RDONLY);
+	fst_open_close(ctx, "f", O_RDONLY);
 	EXPECT_ONE_FID(ctx, gs, FAN_OPEN, "f");
 	RR_EXPECT_NONE(ctx, g);
-	open_close(ctx, "sv/f", O_RDONLY);
+	fst_open_close(ctx, "sv/f", O_RDONLY);
 	RR_EXPECT(ctx, g, XEV(FAN_OPEN, O_FID(&svf)));
 	ev = raw_read(ctx, gs, false);
 	if (ev->n != 1 || ev->e[0].mask != FAN_OPEN || ev->e[0].nrec != 1 ||
@@ -1013,9 +1009,9 @@ static void id03_dir_fid_type_merge(struct fst_ctx *ctx) {
 	d = fst_obj(ctx, "d");
 	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_DIR_FID);
 	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN | FAN_CREATE | FAN_EVENT_ON_CHILD, "d");
-	open_close(ctx, "d/f", O_RDONLY);
+	fst_open_close(ctx, "d/f", O_RDONLY);
 	RR_EXPECT(ctx, g, XEV(FAN_OPEN, O_FID(&d)));
-	open_close(ctx, "d/f", O_RDONLY);
+	fst_open_close(ctx, "d/f", O_RDONLY);
 	mknod_file(ctx, "d/n");
 	RR_EXPECT(ctx, g, XEV(FAN_OPEN | FAN_CREATE, O_DFID(&d)));
 	RR_EXPECT_NONE(ctx, g);
@@ -1285,17 +1281,17 @@ static void id03_parent_info_other_marks(struct fst_ctx *ctx) {
 	fst_mark(ctx, gs, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
 		 FAN_OPEN | FAN_CLOSE_NOWRITE | FAN_ONDIR, ".");
 
-	open_close(ctx, "a/f", O_RDONLY);
+	fst_open_close(ctx, "a/f", O_RDONLY);
 	RR_EXPECT(ctx, gi, XEV(FAN_OPEN | FAN_CLOSE_NOWRITE, O_DNAME(&a, "f"), O_FID(&f)));
 	RR_EXPECT(ctx, gm, XEV(FAN_OPEN | FAN_CLOSE_NOWRITE, O_DNAME(&a, "f"), O_FID(&f)));
 	RR_EXPECT(ctx, gs, XEV(FAN_OPEN | FAN_CLOSE_NOWRITE, O_DNAME(&a, "f"), O_FID(&f)));
 	/* the same inode through its other name */
-	open_close(ctx, "b/l", O_RDONLY);
+	fst_open_close(ctx, "b/l", O_RDONLY);
 	RR_EXPECT(ctx, gi, XEV(FAN_OPEN | FAN_CLOSE_NOWRITE, O_DNAME(&b, "l"), O_FID(&f)));
 	RR_EXPECT(ctx, gm, XEV(FAN_OPEN | FAN_CLOSE_NOWRITE, O_DNAME(&b, "l"), O_FID(&f)));
 	RR_EXPECT(ctx, gs, XEV(FAN_OPEN | FAN_CLOSE_NOWRITE, O_DNAME(&b, "l"), O_FID(&f)));
 	/* a directory: itself and "." */
-	open_close(ctx, "b", O_RDONLY | O_DIRECTORY);
+	fst_open_close(ctx, "b", O_RDONLY | O_DIRECTORY);
 	RR_EXPECT_NONE(ctx, gi);
 	RR_EXPECT(ctx, gm, XEV(FAN_OPEN | FAN_CLOSE_NOWRITE | FAN_ONDIR, O_DNAME(&b, ".")));
 	RR_EXPECT(ctx, gs, XEV(FAN_OPEN | FAN_CLOSE_NOWRITE | FAN_ONDIR, O_DNAME(&b, ".")));
@@ -1344,7 +1340,7 @@ static void id03_pidfd_record_last(struct fst_ctx *ctx) {
 	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME | FAN_REPORT_FID |
 				  FAN_REPORT_PIDFD);
 	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN | FAN_CREATE | FAN_EVENT_ON_CHILD, "d");
-	open_close(ctx, "d/f", O_RDONLY);
+	fst_open_close(ctx, "d/f", O_RDONLY);
 	RR_EXPECT(ctx, g, XEV(FAN_OPEN, O_DNAME(&d, "f"), O_FID(&f), R_PIDFD(0)));
 	mknod_file(ctx, "d/n");
 	RR_EXPECT(ctx, g, XEV(FAN_CREATE, O_DNAME(&d, "n"), R_PIDFD(0)));
@@ -1412,13 +1408,13 @@ static void id04_report_tid(struct fst_ctx *ctx) {
 	FST_EXPECT(ctx, gp, { .mask = m, .path = "f", .pid = 0 });
 	FST_EXPECT(ctx, gft, { .mask = m, .path = "f", .pid = tid });
 	/* the main thread's tid is the process id */
-	open_close(ctx, "f", O_RDONLY);
+	fst_open_close(ctx, "f", O_RDONLY);
 	FST_EXPECT(ctx, gt, { .mask = m, .path = "f", .pid = 0 });
 	FST_EXPECT(ctx, gp, { .mask = m, .path = "f", .pid = 0 });
 	FST_EXPECT(ctx, gft, { .mask = m, .path = "f", .pid = 0 });
 	/* two threads, two events: different tids do not merge */
 	tid = open_in_thread(ctx, "f");
-	open_close(ctx, "f", O_RDONLY);
+	fst_open_close(ctx, "f", O_RDONLY);
 	FST_EXPECT(ctx, gt, { .mask = m, .path = "f", .pid = tid }, { .mask = m, .path = "f" });
 	FST_EXPECT(ctx, gft, { .mask = m, .path = "f", .pid = tid }, { .mask = m, .path = "f" });
 	FST_EXPECT(ctx, gp, { .mask = m, .path = "f" });
@@ -1470,7 +1466,7 @@ static void id04_pidfd_live_process(struct fst_ctx *ctx) {
 	/* the child is alive (it waits for p[1]): a pidfd that refers to it */
 	RR_EXPECT(ctx, g, { .mask = FAN_OPEN, .fd = FD_VALID, .pid = c->pid, .r = { R_PIDFD(0) } });
 	/* and the case's own event: a pidfd of the case process */
-	open_close(ctx, "f", O_RDONLY);
+	fst_open_close(ctx, "f", O_RDONLY);
 	RR_EXPECT(ctx, g, { .mask = FAN_OPEN, .fd = FD_VALID, .r = { R_PIDFD(0) } });
 	close(p[1]);
 	fst_child_expect(ctx, c, 0);
@@ -1495,7 +1491,7 @@ static void pidfd_exited(struct fst_ctx *ctx, unsigned extra, int want) {
 
 	c = fst_spawn(ctx, "open(f)", child_open, &o, -1);
 	fst_child_expect(ctx, c, 0); /* exited and reaped */
-	open_close(ctx, "f", O_RDONLY);
+	fst_open_close(ctx, "f", O_RDONLY);
 	RR_EXPECT(ctx, g,
 		  { .mask = FAN_OPEN, .fd = FD_VALID, .pid = c->pid, .r = { R_PIDFD(want) } },
 		  { .mask = FAN_OPEN, .fd = FD_VALID, .r = { R_PIDFD(0) } });
@@ -1550,8 +1546,7 @@ static void id04_pidfd_tid_exclusive(struct fst_ctx *ctx) {
  * mount both groups get an O_RDWR event fd of the file.
  */
 static void id05_fd_error_erofs(struct fst_ctx *ctx) {
-	struct revs *ev;
-	struct stat st, fst;
+	struct fst_events *ev;
 	char rof[PATH_MAX], b[64];
 	const char *ro;
 	int ge, gl, fl;
@@ -1565,32 +1560,24 @@ static void id05_fd_error_erofs(struct fst_ctx *ctx) {
 	fst_mark(ctx, ge, FAN_MARK_ADD, FAN_OPEN | FAN_CLOSE_NOWRITE, "f");
 	fst_mark(ctx, gl, FAN_MARK_ADD, FAN_OPEN | FAN_CLOSE_NOWRITE, "f");
 
-	open_close(ctx, rof, O_RDONLY);
-	RR_EXPECT(ctx, ge, { .mask = FAN_OPEN | FAN_CLOSE_NOWRITE, .fd = -EROFS });
+	fst_open_close(ctx, rof, O_RDONLY);
+	FST_EXPECT(ctx, ge, { .mask = FAN_OPEN | FAN_CLOSE_NOWRITE, .fd_error = -EROFS });
 	errno = 0;
 	if (read(gl, b, sizeof(b)) != -1 || errno != EROFS)
 		fst_fail(ctx, "legacy group: read() of the unopenable event: %s, expected EROFS",
 			 errno ? fst_errname(errno) : "succeeded");
-	RR_EXPECT_NONE(ctx, gl); /* the event is gone */
+	FST_EXPECT_NONE(ctx, gl); /* the event is gone */
 
 	/* control: through the writable mount, an O_RDWR fd of f */
-	open_close(ctx, "f", O_RDONLY);
-	FST_SYS(ctx, stat("f", &st));
-	ev = raw_read(ctx, ge, true);
-	if (ev->n != 1 || ev->e[0].mask != (FAN_OPEN | FAN_CLOSE_NOWRITE) || ev->e[0].fd < 0)
-		fst_fail(ctx,
-			 "FD_ERROR group, writable mount: expected one event with an fd, got "
-			 "%zu (fd %d)",
-			 ev->n, ev->n ? ev->e[0].fd : 0);
-	FST_SYS(ctx, fstat(ev->e[0].fd, &fst));
-	fl = FST_SYS(ctx, fcntl(ev->e[0].fd, F_GETFL));
-	close(ev->e[0].fd);
-	if (fst.st_ino != st.st_ino || fst.st_dev != st.st_dev || (fl & O_ACCMODE) != O_RDWR)
-		fst_fail(ctx, "event fd: inode %llu (want %llu), access mode %d (want O_RDWR)",
-			 (unsigned long long)fst.st_ino, (unsigned long long)st.st_ino,
-			 fl & O_ACCMODE);
+	fst_open_close(ctx, "f", O_RDONLY);
+	ev = fst_read_keep(ctx, ge);
+	FST_MATCH(ctx, ge, ev, FST_FAN(FAN_OPEN | FAN_CLOSE_NOWRITE, "f"));
+	fl = FST_SYS(ctx, fcntl(ev->e[0].ev.fd, F_GETFL));
+	fst_close(ctx, ev->e[0].ev.fd);
+	if ((fl & O_ACCMODE) != O_RDWR)
+		fst_fail(ctx, "event fd: access mode %d, expected O_RDWR", fl & O_ACCMODE);
 	FST_EXPECT(ctx, gl, FST_FAN(FAN_OPEN | FAN_CLOSE_NOWRITE, "f"));
-	RR_EXPECT_NONE(ctx, ge);
+	FST_EXPECT_NONE(ctx, ge);
 }
 
 /* A permission event whose fd cannot be opened is denied by the kernel
@@ -1598,7 +1585,6 @@ static void id05_fd_error_erofs(struct fst_ctx *ctx) {
  * the event with fd = -EROFS (FD_ERROR) or a failing read() (legacy). */
 static void id05_fd_error_perm_denied(struct fst_ctx *ctx) {
 	struct fst_child *c;
-	struct fst_events *e;
 	char rof[PATH_MAX], b[64];
 	const char *ro;
 	int ge, gl;
@@ -1613,14 +1599,11 @@ static void id05_fd_error_perm_denied(struct fst_ctx *ctx) {
 	fst_mark(ctx, ge, FAN_MARK_ADD, FAN_OPEN_PERM, "f");
 	c = fst_spawn_open(ctx, rof, O_RDONLY);
 	fst_wait_readable(ctx, ge, FST_WAIT_MS);
-	RR_EXPECT(ctx, ge, { .mask = FAN_OPEN_PERM, .fd = -EROFS, .pid = c->pid });
+	FST_EXPECT(ctx, ge, { .mask = FAN_OPEN_PERM, .fd_error = -EROFS, .pid = c->pid });
 	fst_child_expect(ctx, c, EPERM);
 	/* control: through the writable mount it blocks and ALLOW works */
 	c = fst_spawn_open(ctx, "f", O_RDONLY);
-	fst_wait_readable(ctx, ge, FST_WAIT_MS);
-	e = FST_EXPECT(ctx, ge, { .mask = FAN_OPEN_PERM, .path = "f", .pid = c->pid });
-	fst_child_blocked(ctx, c);
-	fst_respond(ctx, ge, &e->e[0], FAN_ALLOW);
+	fst_answer(ctx, ge, c, FAN_OPEN_PERM, "f", FAN_ALLOW);
 	fst_child_expect(ctx, c, 0);
 	fst_close(ctx, ge);
 
@@ -1653,7 +1636,7 @@ static void id05_fd_error_fid_group_ebadf(struct fst_ctx *ctx) {
 	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME);
 	fst_mark(ctx, ge, FAN_MARK_ADD, FAN_OPEN | FAN_CREATE | FAN_EVENT_ON_CHILD, "d");
 	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN | FAN_CREATE | FAN_EVENT_ON_CHILD, "d");
-	open_close(ctx, "d/f", O_RDONLY);
+	fst_open_close(ctx, "d/f", O_RDONLY);
 	RR_EXPECT(ctx, ge, { .mask = FAN_OPEN, .fd = -EBADF, .r = { O_DNAME(&d, "f") } });
 	RR_EXPECT(ctx, g, XEV(FAN_OPEN, O_DNAME(&d, "f")));
 	mknod_file(ctx, "d/n");

@@ -26,11 +26,9 @@
  *    for write, so files are only opened for write after the ignore mark.
  */
 #include <fcntl.h>
-#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "selftest.h"
@@ -39,182 +37,26 @@
 /* Local helpers                                                            */
 /* ------------------------------------------------------------------------ */
 
-static void wr(struct fst_ctx *ctx, int fd) {
-	FST_SYS(ctx, write(fd, "x", 1));
-}
-
-static void rd(struct fst_ctx *ctx, int fd) {
-	char b;
-
-	FST_SYS(ctx, pread(fd, &b, 1, 0));
-}
-
-static void open_close(struct fst_ctx *ctx, const char *path, int flags) {
-	fst_close(ctx, fst_open(ctx, path, flags));
-}
-
 static void open_close_dir(struct fst_ctx *ctx, const char *path) {
-	open_close(ctx, path, O_RDONLY | O_DIRECTORY);
+	fst_open_close(ctx, path, O_RDONLY | O_DIRECTORY);
 }
 
-/* One inode mark line of /proc/self/fdinfo/<g>. */
-struct mark_info {
-	bool found;
-	unsigned mflags, mask, ignored;
-};
-
-/*
- * Look up the inode mark of group g on inode number ino in the group's
- * fdinfo ("fanotify ino:%lx sdev:%x mflags:%x mask:%x ignored_mask:%x").
- * Only the inode number is compared (btrfs reports another st_dev than
- * the superblock's s_dev); the callers' groups mark one filesystem only.
- * Reading fdinfo does not look the inode up, so it can tell whether an
- * evictable mark is gone without bringing its inode back.
- */
-static struct mark_info inode_mark_info(struct fst_ctx *ctx, int g, ino_t ino) {
-	struct mark_info mi = { 0 };
-	char p[64], line[512];
-	FILE *f;
-
-	snprintf(p, sizeof(p), "/proc/self/fdinfo/%d", g);
-	f = fopen(p, "re");
-	if (!f)
-		fst_fail(ctx, "open %s: %s", p, fst_errname(errno));
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long i;
-		unsigned dev, fl, m, ig;
-
-		if (sscanf(line, "fanotify ino:%lx sdev:%x mflags:%x mask:%x ignored_mask:%x", &i,
-			   &dev, &fl, &m, &ig) == 5 &&
-		    (ino_t)i == ino) {
-			mi.found = true;
-			mi.mflags = fl;
-			mi.mask = m;
-			mi.ignored = ig;
-		}
-	}
-	fclose(f);
-	return mi;
-}
-
-static ino_t ino_of(struct fst_ctx *ctx, const char *path) {
-	struct stat st;
-
-	FST_SYS(ctx, fstatat(ctx->workfd, path, &st, 0));
-	return st.st_ino;
-}
-
-/* Assert the inode mark of g on path: its user flags, mask and ignore mask. */
+/* The inode mark of g on path (fdinfo): its user flags, mask and ignore
+ * mask, and its inode, sb and file handle. */
 #define EXPECT_MARK(ctx, g, path, fl, m, ig)                                                       \
-	expect_mark(ctx, g, path, fl, m, ig, __FILE__, __LINE__)
-static void expect_mark(struct fst_ctx *ctx, int g, const char *path, unsigned fl, unsigned m,
-			unsigned ig, const char *file, int line) {
-	struct mark_info mi = inode_mark_info(ctx, g, ino_of(ctx, path));
+	FST_EXPECT_FDINFO_HAS(ctx, g, fst_fdi_inode(ctx, path, true, fl, m, ig))
 
-	if (!mi.found)
-		fst_fail_(ctx, file, line, "no inode mark of the group on %s in fdinfo", path);
-	if (mi.mflags != fl || mi.mask != m || mi.ignored != ig)
-		fst_fail_(ctx, file, line,
-			  "mark on %s: mflags 0x%x mask 0x%x ignored_mask 0x%x, expected mflags "
-			  "0x%x mask 0x%x ignored_mask 0x%x",
-			  path, mi.mflags, mi.mask, mi.ignored, fl, m, ig);
-}
-
+/* g has no inode mark on path (by inode number). */
 #define EXPECT_NO_MARK(ctx, g, path) expect_no_mark(ctx, g, path, __FILE__, __LINE__)
 static void expect_no_mark(struct fst_ctx *ctx, int g, const char *path, const char *file,
 			   int line) {
-	struct mark_info mi = inode_mark_info(ctx, g, ino_of(ctx, path));
+	struct fst_fdi mi;
 
-	if (mi.found)
+	if (fst_fdinfo_find_(ctx, g, fst_obj_(ctx, path, true, file, line).ino, &mi, file, line))
 		fst_fail_(ctx, file, line,
 			  "the group still has a mark on %s (mflags 0x%x mask 0x%x ignored_mask "
 			  "0x%x)",
 			  path, mi.mflags, mi.mask, mi.ignored);
-}
-
-/* Expect fanotify_mark() to fail with exactly err (a positive errno). */
-#define MARK_ERR(ctx, g, flags, mask, path, err)                                                   \
-	mark_err(ctx, g, flags, mask, path, err, #flags, __FILE__, __LINE__)
-static void mark_err(struct fst_ctx *ctx, int g, unsigned flags, uint64_t mask, const char *path,
-		     int err, const char *what, const char *file, int line) {
-	int r = fst_mark_err(ctx, g, flags, mask, path);
-
-	if (r != -err)
-		fst_fail_(ctx, file, line, "fanotify_mark(%s, %s, %s) returned %s, expected %s",
-			  what, fst_mask_str(FSN_MASK_FANOTIFY_EVENT, mask), path ? path : ".",
-			  r == 0 ? "success" : fst_errname(-r), fst_errname(err));
-}
-
-/*
- * The child c asks each group in gs[] (classes prio[]) exactly once for a
- * permission event mask on path: answer every one with FAN_ALLOW, in the
- * order the kernel asks (a lower class only after every higher one was
- * answered), then the child completes and nothing else is queued.
- */
-#define MAX_GROUPS 8
-static void answer_each(struct fst_ctx *ctx, const int *gs, const int *prio, size_t n,
-			struct fst_child *c, uint64_t mask, const char *path) {
-	bool done[MAX_GROUPS] = { false };
-
-	ck_assert_uint_le(n, MAX_GROUPS);
-	for (size_t k = 0; k < n; k++) {
-		struct pollfd p[MAX_GROUPS];
-		size_t i;
-		int r;
-
-		for (i = 0; i < n; i++)
-			p[i] = (struct pollfd){ .fd = gs[i], .events = POLLIN };
-		do
-			r = poll(p, n, FST_WAIT_MS);
-		while (r < 0 && errno == EINTR);
-		if (r <= 0)
-			fst_fail(ctx,
-				 "child %s: %zu of %zu groups asked, then nothing within %d ms",
-				 c->what, k, n, FST_WAIT_MS);
-		for (i = 0; i < n && !(p[i].revents & POLLIN); i++)
-			;
-		if (i == n)
-			fst_fail(ctx, "poll on the permission groups: no POLLIN (revents 0x%x)",
-				 p[0].revents);
-		if (done[i])
-			FST_EXPECT_NONE(ctx, gs[i]); /* asked twice: fails, listing the event */
-		for (size_t j = 0; j < n; j++)
-			if (!done[j] && prio[j] > prio[i])
-				fst_fail(ctx,
-					 "group %zu (class %d) asked before group %zu (class %d)",
-					 i, prio[i], j, prio[j]);
-		{
-			struct fst_events *e =
-			    FST_EXPECT(ctx, gs[i], { .mask = mask, .path = path, .pid = c->pid });
-
-			fst_child_blocked(ctx, c);
-			fst_respond(ctx, gs[i], &e->e[0], FAN_ALLOW);
-		}
-		done[i] = true;
-	}
-	fst_child_expect(ctx, c, 0);
-	for (size_t i = 0; i < n; i++)
-		FST_EXPECT_NONE(ctx, gs[i]);
-}
-
-/* Copy /bin/true (or another small executable) to path, mode 0755. */
-static void copy_executable(struct fst_ctx *ctx, const char *path) {
-	static const char *const srcs[] = { "/bin/true", "/usr/bin/true", "/bin/sh" };
-	char buf[65536];
-	int in = -1, out;
-	ssize_t n;
-
-	for (size_t i = 0; i < sizeof(srcs) / sizeof(srcs[0]) && in < 0; i++)
-		in = open(srcs[i], O_RDONLY | O_CLOEXEC);
-	if (in < 0)
-		fst_skip(ctx, "no executable to copy (/bin/true): %s", fst_errname(errno));
-	out =
-	    FST_SYS(ctx, openat(ctx->workfd, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755));
-	while ((n = FST_SYS(ctx, read(in, buf, sizeof(buf)))) > 0)
-		if (write(out, buf, (size_t)n) != n)
-			fst_fail(ctx, "copy to %s: %s", path, fst_errname(errno));
-	close(in);
-	fst_close(ctx, out);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -235,26 +77,26 @@ static void ig01_cleared_by_modify(struct fst_ctx *ctx) {
 	fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK, FAN_OPEN, "a");
 	fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE, FAN_OPEN, "b");
 
-	open_close(ctx, "a", O_RDONLY);
-	open_close(ctx, "b", O_RDONLY);
+	fst_open_close(ctx, "a", O_RDONLY);
+	fst_open_close(ctx, "b", O_RDONLY);
 	fa = fst_open(ctx, "a", O_WRONLY);
 	fb = fst_open(ctx, "b", O_WRONLY);
 	FST_EXPECT_NONE(ctx, g);
 
 	/* the write to a clears a's ignore mask only */
-	wr(ctx, fa);
+	fst_write1(ctx, fa);
 	FST_EXPECT_NONE(ctx, g);
-	open_close(ctx, "a", O_RDONLY);
+	fst_open_close(ctx, "a", O_RDONLY);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_OPEN, "a"));
-	open_close(ctx, "b", O_RDONLY);
+	fst_open_close(ctx, "b", O_RDONLY);
 	FST_EXPECT_NONE(ctx, g);
 
 	/* the new-style ignore mask without SURV_MODIFY is cleared too */
-	wr(ctx, fb);
+	fst_write1(ctx, fb);
 	FST_EXPECT_NONE(ctx, g);
-	open_close(ctx, "b", O_RDONLY);
+	fst_open_close(ctx, "b", O_RDONLY);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_OPEN, "b"));
-	open_close(ctx, "a", O_RDONLY);
+	fst_open_close(ctx, "a", O_RDONLY);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_OPEN, "a"));
 	fst_close(ctx, fa);
 	fst_close(ctx, fb);
@@ -283,12 +125,12 @@ static void ig01_modify_clears_each_group(struct fst_ctx *ctx) {
 	FST_EXPECT_NONE(ctx, gi);
 	FST_EXPECT_NONE(ctx, gm);
 	FST_EXPECT_NONE(ctx, gs);
-	wr(ctx, fd);
+	fst_write1(ctx, fd);
 	FST_EXPECT_NONE(ctx, gi);
 	FST_EXPECT_NONE(ctx, gm);
 	FST_EXPECT_NONE(ctx, gs);
 
-	open_close(ctx, "a", O_RDONLY);
+	fst_open_close(ctx, "a", O_RDONLY);
 	FST_EXPECT(ctx, gi, FST_FAN(FAN_OPEN, "a"));
 	FST_EXPECT(ctx, gm, FST_FAN(FAN_OPEN, "a"));
 	FST_EXPECT_NONE(ctx, gs);
@@ -315,10 +157,10 @@ static void ig01_surv_modify_and_remove(struct fst_ctx *ctx) {
 		const char *p = i ? "b" : "a";
 
 		fd = fst_open(ctx, p, O_RDWR);
-		wr(ctx, fd);
-		wr(ctx, fd);
+		fst_write1(ctx, fd);
+		fst_write1(ctx, fd);
 		fst_close(ctx, fd);
-		open_close(ctx, p, O_RDONLY);
+		fst_open_close(ctx, p, O_RDONLY);
 		FST_EXPECT_NONE(ctx, g);
 	}
 
@@ -363,17 +205,18 @@ static void ig01_style_rules(struct fst_ctx *ctx) {
 	fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN, ".");
 
 	/* both styles at once */
-	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE | FAN_MARK_IGNORED_MASK, FAN_OPEN, "a",
-		 EINVAL);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE | FAN_MARK_IGNORED_MASK, FAN_OPEN, "a",
+		     EINVAL);
 	/* new style on a directory, a mount, a filesystem needs SURV_MODIFY */
-	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE, FAN_OPEN, "d", EISDIR);
-	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_MOUNT | FAN_MARK_IGNORE, FAN_OPEN, ".", EINVAL);
-	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_FILESYSTEM | FAN_MARK_IGNORE, FAN_OPEN, ".",
-		 EINVAL);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE, FAN_OPEN, "d", EISDIR);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_MOUNT | FAN_MARK_IGNORE, FAN_OPEN, ".",
+		     EINVAL);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_FILESYSTEM | FAN_MARK_IGNORE, FAN_OPEN, ".",
+		     EINVAL);
 	/* new style keeps event flags, which a file cannot have */
-	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE, FAN_OPEN | FAN_ONDIR, "c", ENOTDIR);
-	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE, FAN_OPEN | FAN_EVENT_ON_CHILD, "c",
-		 ENOTDIR);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE, FAN_OPEN | FAN_ONDIR, "c", ENOTDIR);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE, FAN_OPEN | FAN_EVENT_ON_CHILD, "c",
+		     ENOTDIR);
 	/* ... the legacy style silently drops them */
 	fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK, FAN_OPEN | FAN_ONDIR, "c");
 	EXPECT_MARK(ctx, g, "c", 0, 0, FAN_OPEN);
@@ -384,23 +227,23 @@ static void ig01_style_rules(struct fst_ctx *ctx) {
 	/* a: new style, then a legacy update is a downgrade */
 	fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE, FAN_OPEN, "a");
 	EXPECT_MARK(ctx, g, "a", FAN_MARK_IGNORE, 0, FAN_OPEN);
-	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK, FAN_CLOSE_NOWRITE, "a", EEXIST);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK, FAN_CLOSE_NOWRITE, "a", EEXIST);
 	/* b: SURV_MODIFY cannot be dropped by a new-style update */
 	fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE_SURV, FAN_OPEN, "b");
-	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE, FAN_CLOSE_NOWRITE, "b", EEXIST);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE, FAN_CLOSE_NOWRITE, "b", EEXIST);
 	EXPECT_MARK(ctx, g, "b", FAN_MARK_IGNORE | FAN_MARK_IGNORED_SURV_MODIFY, 0, FAN_OPEN);
 	/* e: legacy, then new style is an upgrade; then legacy is refused */
 	fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK, FAN_OPEN, "e");
 	EXPECT_MARK(ctx, g, "e", 0, 0, FAN_OPEN);
 	fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE, FAN_CLOSE_NOWRITE, "e");
 	EXPECT_MARK(ctx, g, "e", FAN_MARK_IGNORE, 0, FAN_OPEN | FAN_CLOSE_NOWRITE);
-	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK, FAN_OPEN, "e", EEXIST);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK, FAN_OPEN, "e", EEXIST);
 
 	/* the refused updates changed nothing: a, b, c, e are still ignored */
-	open_close(ctx, "a", O_RDONLY);
-	open_close(ctx, "b", O_RDONLY);
-	open_close(ctx, "c", O_RDONLY);
-	open_close(ctx, "e", O_RDONLY);
+	fst_open_close(ctx, "a", O_RDONLY);
+	fst_open_close(ctx, "b", O_RDONLY);
+	fst_open_close(ctx, "c", O_RDONLY);
+	fst_open_close(ctx, "e", O_RDONLY);
 	FST_EXPECT_NONE(ctx, g);
 	/* control: the same group's filesystem mark sees another file */
 	fst_write_file(ctx, "f", NULL);
@@ -594,27 +437,27 @@ static void ig03_legacy_mount_ignore_cleared(struct fst_ctx *ctx) {
 	fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN, ".");
 	fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_MOUNT | FAN_MARK_IGNORED_MASK, FAN_OPEN, b);
 
-	open_close(ctx, bf, O_RDONLY);
+	fst_open_close(ctx, bf, O_RDONLY);
 	FST_EXPECT_NONE(ctx, g);
-	open_close(ctx, "d/f", O_RDONLY);
+	fst_open_close(ctx, "d/f", O_RDONLY);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_OPEN, "d/f"));
 
 	/* a write through the original mount leaves B's ignore mask alone */
 	fd = fst_open(ctx, "d/f", O_WRONLY);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_OPEN, "d/f"));
-	wr(ctx, fd);
+	fst_write1(ctx, fd);
 	fst_close(ctx, fd);
 	FST_EXPECT_NONE(ctx, g);
-	open_close(ctx, bf, O_RDONLY);
+	fst_open_close(ctx, bf, O_RDONLY);
 	FST_EXPECT_NONE(ctx, g);
 
 	/* a write through B clears it */
 	fd = fst_open(ctx, bf, O_WRONLY);
 	FST_EXPECT_NONE(ctx, g);
-	wr(ctx, fd);
+	fst_write1(ctx, fd);
 	fst_close(ctx, fd);
 	FST_EXPECT_NONE(ctx, g);
-	open_close(ctx, bf, O_RDONLY);
+	fst_open_close(ctx, bf, O_RDONLY);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_OPEN, "d/f"));
 }
 
@@ -664,7 +507,7 @@ static void ig04_parent_ignore_flags(struct fst_ctx *ctx) {
 		if (ops[o].dir)
 			open_close_dir(ctx, ops[o].path);
 		else
-			open_close(ctx, ops[o].path, O_RDONLY);
+			fst_open_close(ctx, ops[o].path, O_RDONLY);
 		for (int i = 0; i < 4; i++) {
 			if (ops[o].sees[i])
 				FST_EXPECT(ctx, g[i], FST_FAN(FAN_OPEN, ops[o].path));
@@ -691,7 +534,7 @@ static void ig04_legacy_parent_ignore(struct fst_ctx *ctx) {
 	fst_mark(ctx, l1, FAN_MARK_ADD, FAN_CLOSE_WRITE | FAN_EVENT_ON_CHILD, "d");
 	fst_mark(ctx, l1, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK, FAN_OPEN, "d");
 
-	open_close(ctx, "d/f", O_RDONLY);
+	fst_open_close(ctx, "d/f", O_RDONLY);
 	FST_EXPECT(ctx, l0, FST_FAN(FAN_OPEN, "d/f"));
 	FST_EXPECT_NONE(ctx, l1);
 	open_close_dir(ctx, "d/s");
@@ -700,14 +543,14 @@ static void ig04_legacy_parent_ignore(struct fst_ctx *ctx) {
 	open_close_dir(ctx, "d");
 	FST_EXPECT_NONE(ctx, l0);
 	FST_EXPECT_NONE(ctx, l1);
-	open_close(ctx, "d/s/f", O_RDONLY);
+	fst_open_close(ctx, "d/s/f", O_RDONLY);
 	FST_EXPECT(ctx, l0, FST_FAN(FAN_OPEN, "d/s/f"));
 	FST_EXPECT(ctx, l1, FST_FAN(FAN_OPEN, "d/s/f"));
 
 	/* swap EVENT_ON_CHILD between the two marks */
 	fst_mark(ctx, l0, FAN_MARK_ADD, FAN_EVENT_ON_CHILD, "d");
 	fst_mark(ctx, l1, FAN_MARK_REMOVE, FAN_EVENT_ON_CHILD, "d");
-	open_close(ctx, "d/f", O_RDONLY);
+	fst_open_close(ctx, "d/f", O_RDONLY);
 	FST_EXPECT_NONE(ctx, l0);
 	FST_EXPECT(ctx, l1, FST_FAN(FAN_OPEN, "d/f"));
 	open_close_dir(ctx, "d/s");
@@ -738,7 +581,7 @@ static void ig04_other_group_on_child(struct fst_ctx *ctx) {
 	b = fst_fan_init(ctx, FAN_CLASS_NOTIF);
 	fst_mark(ctx, b, FAN_MARK_ADD, FAN_OPEN | FAN_ONDIR | FAN_EVENT_ON_CHILD, "d");
 
-	open_close(ctx, "d/f", O_RDONLY);
+	fst_open_close(ctx, "d/f", O_RDONLY);
 	FST_EXPECT(ctx, a1, FST_FAN(FAN_OPEN, "d/f"));
 	FST_EXPECT(ctx, a2, FST_FAN(FAN_OPEN, "d/f"));
 	FST_EXPECT(ctx, b, FST_FAN(FAN_OPEN, "d/f"));
@@ -753,7 +596,7 @@ static void ig04_other_group_on_child(struct fst_ctx *ctx) {
 
 	/* control: with EVENT_ON_CHILD added, a1's ignore applies to children */
 	fst_mark(ctx, a1, FAN_MARK_ADD | FAN_MARK_IGNORE_SURV, FAN_OPEN | FAN_EVENT_ON_CHILD, "d");
-	open_close(ctx, "d/f", O_RDONLY);
+	fst_open_close(ctx, "d/f", O_RDONLY);
 	FST_EXPECT_NONE(ctx, a1);
 	FST_EXPECT(ctx, a2, FST_FAN(FAN_OPEN, "d/f"));
 	FST_EXPECT(ctx, b, FST_FAN(FAN_OPEN, "d/f"));
@@ -763,7 +606,7 @@ static void ig04_other_group_on_child(struct fst_ctx *ctx) {
 	FST_EXPECT(ctx, b, FST_FAN(FAN_OPEN, "d/s"));
 	/* and b going away does not change what a1 and a2 ignore */
 	fst_close(ctx, b);
-	open_close(ctx, "d/f", O_RDONLY);
+	fst_open_close(ctx, "d/f", O_RDONLY);
 	FST_EXPECT_NONE(ctx, a1);
 	FST_EXPECT(ctx, a2, FST_FAN(FAN_OPEN, "d/f"));
 }
@@ -789,7 +632,7 @@ static void ig04_watching_parent_own_ignore(struct fst_ctx *ctx) {
 	fst_mark(ctx, l, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK | FAN_MARK_IGNORED_SURV_MODIFY,
 		 FAN_OPEN, "d");
 
-	open_close(ctx, "d/f", O_RDONLY);
+	fst_open_close(ctx, "d/f", O_RDONLY);
 	FST_EXPECT(ctx, n1, FST_FAN(FAN_OPEN, "d/f"));
 	FST_EXPECT_NONE(ctx, n2);
 	FST_EXPECT_NONE(ctx, l);
@@ -802,7 +645,7 @@ static void ig04_watching_parent_own_ignore(struct fst_ctx *ctx) {
 	FST_EXPECT(ctx, n2, FST_FAN(FAN_OPEN, "d"));
 	FST_EXPECT_NONE(ctx, l);
 	/* control: a grandchild is nobody's child here */
-	open_close(ctx, "d/s/f", O_RDONLY);
+	fst_open_close(ctx, "d/s/f", O_RDONLY);
 	FST_EXPECT_NONE(ctx, n1);
 	FST_EXPECT_NONE(ctx, n2);
 	FST_EXPECT_NONE(ctx, l);
@@ -810,7 +653,7 @@ static void ig04_watching_parent_own_ignore(struct fst_ctx *ctx) {
 	fst_mark(ctx, n1, FAN_MARK_REMOVE | FAN_MARK_IGNORE, FAN_OPEN | FAN_ONDIR, "d");
 	fst_mark(ctx, n2, FAN_MARK_REMOVE | FAN_MARK_IGNORE, FAN_OPEN | FAN_EVENT_ON_CHILD, "d");
 	fst_mark(ctx, l, FAN_MARK_REMOVE | FAN_MARK_IGNORED_MASK, FAN_OPEN, "d");
-	open_close(ctx, "d/f", O_RDONLY);
+	fst_open_close(ctx, "d/f", O_RDONLY);
 	FST_EXPECT(ctx, n1, FST_FAN(FAN_OPEN, "d/f"));
 	FST_EXPECT(ctx, n2, FST_FAN(FAN_OPEN, "d/f"));
 	FST_EXPECT(ctx, l, FST_FAN(FAN_OPEN, "d/f"));
@@ -841,7 +684,7 @@ static void ig04_cached_child_cycles(struct fst_ctx *ctx) {
 	for (int i = 0; i < 4; i++) {
 		bool legacy = i % 2;
 
-		rd(ctx, fd);
+		fst_read1(ctx, fd);
 		FST_EXPECT(ctx, g, FST_FAN(FAN_ACCESS, "d/c"));
 		if (legacy) {
 			fst_mark(ctx, g, FAN_MARK_ADD, FAN_EVENT_ON_CHILD, "d");
@@ -853,11 +696,11 @@ static void ig04_cached_child_cycles(struct fst_ctx *ctx) {
 			fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE_SURV,
 				 FAN_ACCESS | FAN_EVENT_ON_CHILD, "d");
 		}
-		rd(ctx, fd);
+		fst_read1(ctx, fd);
 		FST_EXPECT_NONE(ctx, g);
-		wr(ctx, fd);
+		fst_write1(ctx, fd);
 		FST_EXPECT(ctx, g, FST_FAN(FAN_MODIFY, "d/c"));
-		rd(ctx, fd);
+		fst_read1(ctx, fd);
 		FST_EXPECT_NONE(ctx, g);
 		if (legacy) {
 			/* emptying a legacy ignore mask destroys a mark whose
@@ -870,7 +713,7 @@ static void ig04_cached_child_cycles(struct fst_ctx *ctx) {
 		}
 		EXPECT_NO_MARK(ctx, g, "d");
 	}
-	rd(ctx, fd);
+	fst_read1(ctx, fd);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_ACCESS, "d/c"));
 }
 
@@ -894,18 +737,18 @@ static void ig04_legacy_parent_cleared_by_child(struct fst_ctx *ctx) {
 
 	fd = fst_open(ctx, "d/c", O_WRONLY);
 	fe = fst_open(ctx, "e/c", O_WRONLY);
-	open_close(ctx, "d/c", O_RDONLY);
-	open_close(ctx, "e/c", O_RDONLY);
+	fst_open_close(ctx, "d/c", O_RDONLY);
+	fst_open_close(ctx, "e/c", O_RDONLY);
 	open_close_dir(ctx, "d");
 	open_close_dir(ctx, "e");
 	FST_EXPECT_NONE(ctx, g);
 
-	wr(ctx, fd);
-	wr(ctx, fe);
+	fst_write1(ctx, fd);
+	fst_write1(ctx, fe);
 	FST_EXPECT_NONE(ctx, g);
-	open_close(ctx, "d/c", O_RDONLY);
+	fst_open_close(ctx, "d/c", O_RDONLY);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_OPEN, "d/c"));
-	open_close(ctx, "e/c", O_RDONLY);
+	fst_open_close(ctx, "e/c", O_RDONLY);
 	FST_EXPECT_NONE(ctx, g);
 	/* the directory's own opens: d's ignore mask is gone, e's is not */
 	open_close_dir(ctx, "d");
@@ -968,8 +811,8 @@ static void ig05_notif_events_each_class(struct fst_ctx *ctx) {
  * on a are not asked (the open does not wait for them); the groups that do
  * not ignore are asked exactly once, in class order. */
 static void ig05_perm_ignore_each_class(struct fst_ctx *ctx) {
-	int gs[4], prio[4] = { 1, 2, 1, 2 };
-	int ic, ip;
+	struct fst_child *c;
+	int gs[4], ic, ip;
 
 	fst_require(ctx, FSN_FEAT_CLASS_PRE_CONTENT);
 	fst_require(ctx, FSN_FEAT_PERM_OPEN);
@@ -993,20 +836,23 @@ static void ig05_perm_ignore_each_class(struct fst_ctx *ctx) {
 	fst_mark(ctx, gs[0], FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN_PERM, ".");
 	gs[1] = fst_fan_init(ctx, FAN_CLASS_PRE_CONTENT);
 	fst_mark(ctx, gs[1], FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN_PERM, ".");
-	answer_each(ctx, gs, prio, 2, fst_spawn_open(ctx, "a", O_RDONLY), FAN_OPEN_PERM, "a");
+	c = fst_spawn_open(ctx, "a", O_RDONLY);
+	fst_allow_all(ctx, c, gs, 2, FST_PERM(c, FAN_OPEN_PERM, "a"));
 	FST_EXPECT_NONE(ctx, ic);
 	FST_EXPECT_NONE(ctx, ip);
 
 	/* control: all four are asked for b */
 	gs[2] = ic;
 	gs[3] = ip;
-	answer_each(ctx, gs, prio, 4, fst_spawn_open(ctx, "b", O_RDONLY), FAN_OPEN_PERM, "b");
+	c = fst_spawn_open(ctx, "b", O_RDONLY);
+	fst_allow_all(ctx, c, gs, 4, FST_PERM(c, FAN_OPEN_PERM, "b"));
 }
 
 /* Pre-content events: FAN_PRE_ACCESS ignored on a for one group only. */
 static void ig05_pre_access_ignore(struct fst_ctx *ctx) {
-	int gs[2], prio[2] = { 2, 2 };
-	int ip;
+	struct fst_child *c;
+	struct fst_exp x;
+	int gs[2], ip;
 
 	fst_require(ctx, FSN_FEAT_PRE_ACCESS);
 	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
@@ -1022,15 +868,22 @@ static void ig05_pre_access_ignore(struct fst_ctx *ctx) {
 
 	gs[0] = fst_fan_init(ctx, FAN_CLASS_PRE_CONTENT);
 	fst_mark(ctx, gs[0], FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_PRE_ACCESS, ".");
-	answer_each(ctx, gs, prio, 1, fst_spawn_read(ctx, "a"), FAN_PRE_ACCESS, "a");
+	/* (a 1-byte read at 0: the RANGE is the first page) */
+	c = fst_spawn_read(ctx, "a");
+	x = fst_pre_access("a", c->pid, 0, 1);
+	fst_allow_all(ctx, c, gs, 1, &x);
 	FST_EXPECT_NONE(ctx, ip);
 
 	gs[1] = ip;
-	answer_each(ctx, gs, prio, 2, fst_spawn_read(ctx, "b"), FAN_PRE_ACCESS, "b");
+	c = fst_spawn_read(ctx, "b");
+	x = fst_pre_access("b", c->pid, 0, 1);
+	fst_allow_all(ctx, c, gs, 2, &x);
 
 	/* the legacy style too */
 	fst_mark(ctx, gs[0], FAN_MARK_ADD | FAN_MARK_IGNORED_MASK, FAN_PRE_ACCESS, "b");
-	answer_each(ctx, gs + 1, prio, 1, fst_spawn_read(ctx, "b"), FAN_PRE_ACCESS, "b");
+	c = fst_spawn_read(ctx, "b");
+	x = fst_pre_access("b", c->pid, 0, 1);
+	fst_allow_all(ctx, c, gs + 1, 1, &x);
 	FST_EXPECT_NONE(ctx, gs[0]);
 }
 
@@ -1062,9 +915,9 @@ static void ig06_evictable_upgrade_downgrade(struct fst_ctx *ctx) {
 	fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE, FAN_OPEN, "a");
 	EXPECT_MARK(ctx, g, "a", FAN_MARK_IGNORE, 0, FAN_OPEN);
 	/* downgrade: refused, whatever it adds; nothing changes */
-	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_EVICTABLE | FAN_MARK_IGNORE, FAN_CLOSE_NOWRITE,
-		 "a", EEXIST);
-	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_EVICTABLE, FAN_ACCESS, "a", EEXIST);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_EVICTABLE | FAN_MARK_IGNORE, FAN_CLOSE_NOWRITE,
+		     "a", EEXIST);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_EVICTABLE, FAN_ACCESS, "a", EEXIST);
 	EXPECT_MARK(ctx, g, "a", FAN_MARK_IGNORE, 0, FAN_OPEN);
 	fd = fst_open(ctx, "a", O_RDONLY);
 	FST_EXPECT_NONE(ctx, g);
@@ -1074,16 +927,16 @@ static void ig06_evictable_upgrade_downgrade(struct fst_ctx *ctx) {
 	/* b: a normal mark first; an evictable ignore update is refused and
 	 * adds no ignore mask */
 	fst_mark(ctx, g, FAN_MARK_ADD, FAN_ACCESS, "b");
-	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_EVICTABLE | FAN_MARK_IGNORE, FAN_OPEN, "b",
-		 EEXIST);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_EVICTABLE | FAN_MARK_IGNORE, FAN_OPEN, "b",
+		     EEXIST);
 	EXPECT_MARK(ctx, g, "b", 0, FAN_ACCESS, 0);
 	fd = fst_open(ctx, "b", O_RDONLY);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_OPEN, "b"));
 	fst_close(ctx, fd);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_CLOSE_NOWRITE, "b"));
 	/* only inode marks can be evictable */
-	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_FILESYSTEM | FAN_MARK_EVICTABLE, FAN_ACCESS, ".",
-		 EINVAL);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_FILESYSTEM | FAN_MARK_EVICTABLE, FAN_ACCESS,
+		     ".", EINVAL);
 
 	/* an empty mask destroys a's mark: OPEN is back, and a new evictable
 	 * mark can be added (the old, non-evictable one would refuse it) */
@@ -1095,7 +948,7 @@ static void ig06_evictable_upgrade_downgrade(struct fst_ctx *ctx) {
 	FST_EXPECT(ctx, g, FST_FAN(FAN_CLOSE_NOWRITE, "a"));
 	fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_EVICTABLE | FAN_MARK_IGNORE, FAN_OPEN, "a");
 	EXPECT_MARK(ctx, g, "a", FAN_MARK_EVICTABLE | FAN_MARK_IGNORE, 0, FAN_OPEN);
-	open_close(ctx, "a", O_RDONLY);
+	fst_open_close(ctx, "a", O_RDONLY);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_CLOSE_NOWRITE, "a"));
 	/* b's mark loses its last bit too */
 	fst_mark(ctx, g, FAN_MARK_REMOVE, FAN_ACCESS, "b");
@@ -1142,8 +995,8 @@ static void ig06_evictable_evicted(struct fst_ctx *ctx) {
 	fst_write_file(ctx, "x", NULL);
 	FST_SYS(ctx, mkdir("d", 0755));
 	fst_write_file(ctx, "d/c", NULL);
-	ino_e = ino_of(ctx, "e");
-	ino_d = ino_of(ctx, "d");
+	ino_e = fst_obj(ctx, "e").ino;
+	ino_d = fst_obj(ctx, "d").ino;
 	g = fst_fan_init(ctx, FAN_CLASS_NOTIF);
 	fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN, ".");
 	fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_EVICTABLE | FAN_MARK_IGNORE_SURV, FAN_OPEN, "e");
@@ -1153,19 +1006,19 @@ static void ig06_evictable_evicted(struct fst_ctx *ctx) {
 	fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE_SURV, FAN_OPEN, "u");
 	fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_EVICTABLE | FAN_MARK_IGNORE_SURV, FAN_OPEN, "p");
 	pfd = fst_open(ctx, "p", O_RDONLY);
-	open_close(ctx, "e", O_RDONLY);
-	open_close(ctx, "d/c", O_RDONLY);
-	open_close(ctx, "u", O_RDONLY);
+	fst_open_close(ctx, "e", O_RDONLY);
+	fst_open_close(ctx, "d/c", O_RDONLY);
+	fst_open_close(ctx, "u", O_RDONLY);
 	FST_EXPECT_NONE(ctx, g);
-	open_close(ctx, "x", O_RDONLY);
+	fst_open_close(ctx, "x", O_RDONLY);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_OPEN, "x"));
 
 	FST_SYS(ctx, syncfs(ctx->workfd)); /* clean inodes can be evicted */
 	for (tries = 1; tries <= (tmpfs ? 1 : EVICT_TRIES) && (have_e || have_d); tries++) {
 		drop_caches(ctx);
 		/* fdinfo does not look the inodes up again */
-		have_e = inode_mark_info(ctx, g, ino_e).found;
-		have_d = inode_mark_info(ctx, g, ino_d).found;
+		have_e = fst_fdinfo_find(ctx, g, ino_e, NULL);
+		have_d = fst_fdinfo_find(ctx, g, ino_d, NULL);
 	}
 	fst_log(ctx, "%s: after %d drop_caches: e %s, d %s", ctx->fs, tries - 1,
 		have_e ? "cached" : "evicted", have_d ? "cached" : "evicted");
@@ -1178,12 +1031,12 @@ static void ig06_evictable_evicted(struct fst_ctx *ctx) {
 	/* pinned inodes keep their marks, and the marks keep applying */
 	EXPECT_MARK(ctx, g, "u", FAN_MARK_IGNORE | FAN_MARK_IGNORED_SURV_MODIFY, 0, FAN_OPEN);
 	EXPECT_MARK(ctx, g, "p", fl, 0, FAN_OPEN);
-	open_close(ctx, "u", O_RDONLY);
-	open_close(ctx, "p", O_RDONLY);
+	fst_open_close(ctx, "u", O_RDONLY);
+	fst_open_close(ctx, "p", O_RDONLY);
 	FST_EXPECT_NONE(ctx, g);
 
 	/* an ignore mask applies exactly as long as its mark exists */
-	open_close(ctx, "e", O_RDONLY);
+	fst_open_close(ctx, "e", O_RDONLY);
 	if (have_e) {
 		FST_EXPECT_NONE(ctx, g);
 		EXPECT_MARK(ctx, g, "e", fl, 0, FAN_OPEN);
@@ -1191,7 +1044,7 @@ static void ig06_evictable_evicted(struct fst_ctx *ctx) {
 		FST_EXPECT(ctx, g, FST_FAN(FAN_OPEN, "e"));
 		EXPECT_NO_MARK(ctx, g, "e");
 	}
-	open_close(ctx, "d/c", O_RDONLY);
+	fst_open_close(ctx, "d/c", O_RDONLY);
 	if (have_d) {
 		FST_EXPECT_NONE(ctx, g);
 		EXPECT_MARK(ctx, g, "d", fl, 0, FAN_OPEN | FAN_EVENT_ON_CHILD);
@@ -1215,7 +1068,7 @@ static void ig07_open_vs_open_exec(struct fst_ctx *ctx) {
 	fst_require(ctx, FSN_FEAT_EVENT_OPEN_EXEC);
 	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
 	fst_require(ctx, FSN_FEAT_MARK_IGNORE);
-	copy_executable(ctx, "prog");
+	fst_copy_true(ctx, "prog", 0755);
 	/* g1: inode mark, ignores OPEN; g2: sb mark, ignores OPEN_EXEC;
 	 * g3: sb mark, no ignore */
 	g1 = fst_fan_init(ctx, FAN_CLASS_NOTIF);
@@ -1233,7 +1086,7 @@ static void ig07_open_vs_open_exec(struct fst_ctx *ctx) {
 	FST_EXPECT(ctx, g2, { .mask = FAN_OPEN, .path = "prog", .pid = c->pid });
 	FST_EXPECT(ctx, g3, { .mask = FAN_OPEN | FAN_OPEN_EXEC, .path = "prog", .pid = c->pid });
 
-	open_close(ctx, "prog", O_RDONLY);
+	fst_open_close(ctx, "prog", O_RDONLY);
 	FST_EXPECT_NONE(ctx, g1);
 	FST_EXPECT(ctx, g2, FST_FAN(FAN_OPEN, "prog"));
 	FST_EXPECT(ctx, g3, FST_FAN(FAN_OPEN, "prog"));
@@ -1248,40 +1101,37 @@ static void ig07_open_vs_open_exec(struct fst_ctx *ctx) {
 }
 
 static void ig07_open_perm_vs_exec_perm(struct fst_ctx *ctx) {
-	int gs[1], prio[1] = { 1 };
 	struct fst_child *c;
-	struct fst_events *e;
 	int g;
 
 	fst_require(ctx, FSN_FEAT_PERM_OPEN);
 	fst_require(ctx, FSN_FEAT_PERM_OPEN_EXEC);
 	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
 	fst_require(ctx, FSN_FEAT_MARK_IGNORE);
-	copy_executable(ctx, "prog");
+	fst_copy_true(ctx, "prog", 0755);
 	g = fst_fan_init(ctx, FAN_CLASS_CONTENT);
-	gs[0] = g;
 	fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN_PERM | FAN_OPEN_EXEC_PERM,
 		 ".");
 
 	/* control, no ignore: OPEN_EXEC_PERM, then OPEN_PERM */
 	c = fst_spawn_exec(ctx, "./prog");
-	fst_wait_readable(ctx, g, FST_WAIT_MS);
-	e = FST_EXPECT(ctx, g, { .mask = FAN_OPEN_EXEC_PERM, .path = "prog", .pid = c->pid });
-	fst_child_blocked(ctx, c);
-	fst_respond(ctx, g, &e->e[0], FAN_ALLOW);
-	answer_each(ctx, gs, prio, 1, c, FAN_OPEN_PERM, "prog");
+	fst_answer(ctx, g, c, FAN_OPEN_EXEC_PERM, "prog", FAN_ALLOW);
+	fst_allow_all(ctx, c, &g, 1, FST_PERM(c, FAN_OPEN_PERM, "prog"));
 
 	/* ignore OPEN_PERM: the exec still asks OPEN_EXEC_PERM */
 	fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE, FAN_OPEN_PERM, "prog");
-	answer_each(ctx, gs, prio, 1, fst_spawn_exec(ctx, "./prog"), FAN_OPEN_EXEC_PERM, "prog");
+	c = fst_spawn_exec(ctx, "./prog");
+	fst_allow_all(ctx, c, &g, 1, FST_PERM(c, FAN_OPEN_EXEC_PERM, "prog"));
 	fst_child_expect(ctx, fst_spawn_open(ctx, "prog", O_RDONLY), 0);
 	FST_EXPECT_NONE(ctx, g);
 
 	/* ignore OPEN_EXEC_PERM instead: the exec still asks OPEN_PERM */
 	fst_mark(ctx, g, FAN_MARK_REMOVE | FAN_MARK_IGNORE, FAN_OPEN_PERM, "prog");
 	fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE, FAN_OPEN_EXEC_PERM, "prog");
-	answer_each(ctx, gs, prio, 1, fst_spawn_exec(ctx, "./prog"), FAN_OPEN_PERM, "prog");
-	answer_each(ctx, gs, prio, 1, fst_spawn_open(ctx, "prog", O_RDONLY), FAN_OPEN_PERM, "prog");
+	c = fst_spawn_exec(ctx, "./prog");
+	fst_allow_all(ctx, c, &g, 1, FST_PERM(c, FAN_OPEN_PERM, "prog"));
+	c = fst_spawn_open(ctx, "prog", O_RDONLY);
+	fst_allow_all(ctx, c, &g, 1, FST_PERM(c, FAN_OPEN_PERM, "prog"));
 
 	/* both: the exec is not blocked at all */
 	fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE, FAN_OPEN_PERM, "prog");
@@ -1292,12 +1142,6 @@ static void ig07_open_perm_vs_exec_perm(struct fst_ctx *ctx) {
 /* ------------------------------------------------------------------------ */
 /* IG08: FAN_RENAME ignored on an intermediate directory                    */
 /* ------------------------------------------------------------------------ */
-
-static bool fid_eq(const struct fsn_fid *a, const struct fsn_fid *b) {
-	return a->fsid[0] == b->fsid[0] && a->fsid[1] == b->fsid[1] &&
-	       a->handle_type == b->handle_type && a->handle_bytes == b->handle_bytes &&
-	       memcmp(a->f_handle, b->f_handle, a->handle_bytes) == 0;
-}
 
 /*
  * Read g and expect a FAN_RENAME (old dir + name, new dir + name, as an sb
@@ -1310,30 +1154,17 @@ static void expect_move(struct fst_ctx *ctx, int g, bool rename, bool isdir, con
 			const char *on, const char *nd, const char *nn, const char *file,
 			int line) {
 	const uint64_t dir = isdir ? FAN_ONDIR : 0;
-	struct fst_exp x[3] = {
-		{ .mask = FAN_RENAME | dir },
+	const struct fst_exp x[3] = {
+		{ .mask = FAN_RENAME | dir,
+		  .old_dir = od,
+		  .old_name = on,
+		  .new_dir = nd,
+		  .new_name = nn },
 		{ .mask = FAN_MOVED_FROM | dir, .dir = od, .name = on },
 		{ .mask = FAN_MOVED_TO | dir, .dir = nd, .name = nn },
 	};
-	struct fst_events *ev = fst_read_(ctx, g, false, file, line);
-	const struct fsn_event *r;
-	struct fst_obj o, n;
 
-	fst_match_(ctx, g, ev, rename ? x : x + 1, rename ? 3 : 2, "rename group", file, line);
-	if (!rename)
-		return;
-	r = &ev->e[0].ev;
-	o = fst_obj_(ctx, od, file, line);
-	n = fst_obj_(ctx, nd, file, line);
-	if (!(r->has & FSN_HAS_OLD) || !(r->has & FSN_HAS_NEW))
-		fst_fail_(ctx, file, line, "FAN_RENAME without old and new records (has 0x%x)",
-			  r->has);
-	if (!fid_eq(&r->old_dfid, &o.fid) || strcmp(r->old_name ? r->old_name : "", on) != 0)
-		fst_fail_(ctx, file, line, "FAN_RENAME old record is not %s/%s (name \"%s\")", od,
-			  on, r->old_name ? r->old_name : "");
-	if (!fid_eq(&r->new_dfid, &n.fid) || strcmp(r->new_name ? r->new_name : "", nn) != 0)
-		fst_fail_(ctx, file, line, "FAN_RENAME new record is not %s/%s (name \"%s\")", nd,
-			  nn, r->new_name ? r->new_name : "");
+	fst_expect_(ctx, g, rename ? x : x + 1, rename ? 3 : 2, "rename group", file, line);
 }
 
 static int rename_group(struct fst_ctx *ctx) {

@@ -42,10 +42,6 @@
 
 #include "selftest.h"
 
-#ifndef AT_HANDLE_FID
-#define AT_HANDLE_FID 0x200 /* 6.5: file handle for identification only */
-#endif
-
 /* ------------------------------------------------------------------------ */
 /* Helpers                                                                  */
 /* ------------------------------------------------------------------------ */
@@ -74,10 +70,6 @@ static bool has_feat(struct fst_ctx *ctx, enum fsn_feature f) {
 	return ctx->probe && ctx->probe->feat[f].support == FSN_SUPPORTED;
 }
 
-static void open_close(struct fst_ctx *ctx, const char *path, int flags) {
-	fst_close(ctx, fst_open(ctx, path, flags));
-}
-
 /* n hard links d/l<i> of f, i in [from, to) */
 static void make_links(struct fst_ctx *ctx, const char *d, long from, long to) {
 	char p[PATH_MAX];
@@ -90,60 +82,48 @@ static void make_links(struct fst_ctx *ctx, const char *d, long from, long to) {
 }
 
 /*
- * Stream every event queued on a fanotify group through cb (one read
- * buffer at a time, so that queues of any length can be checked without
- * storing them; event fds are closed after cb). Returns the number of
- * events. cb gets the metadata and the info records that follow it.
+ * A queue of max_queued_events events is too long to hold at once: read it
+ * one read() at a time (fst_read_batch()) and match each batch with the
+ * shared matcher, event idx against what exp_at() says it must be; then,
+ * if given, check() looks at the event itself. Returns the number of
+ * events read (the queue is empty afterwards).
  */
-typedef void (*fan_cb)(struct fst_ctx *ctx, void *arg, long idx,
-		       const struct fanotify_event_metadata *m, const unsigned char *info,
-		       size_t ilen);
+struct stream {
+	/* fill x for event idx; name: a buffer for the expected name */
+	void (*exp_at)(void *arg, long idx, struct fst_exp *x, char *name, size_t nlen);
+	void (*check)(struct fst_ctx *ctx, void *arg, long idx, const struct fst_event *e);
+	void *arg;
+};
 
-static long fan_stream(struct fst_ctx *ctx, int g, fan_cb cb, void *arg) {
-	static unsigned char buf[64 * 1024];
+#define NAME_LEN 32
+
+static long expect_stream(struct fst_ctx *ctx, int fd, const struct stream *s) {
 	long idx = 0;
 
 	for (;;) {
-		ssize_t n = read(g, buf, sizeof(buf));
-		size_t off = 0;
+		struct fst_events *ev = fst_read_batch(ctx, fd);
+		struct fst_exp *x;
+		char(*names)[NAME_LEN];
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EAGAIN)
+		if (ev->n == 0) {
+			fst_release(ctx, ev);
 			return idx;
-		if (n <= 0)
-			fst_fail(ctx, "read(fanotify fd): %s (after %ld events)",
-				 n == 0 ? "returned 0" : fst_errname(errno), idx);
-		while (off < (size_t)n) {
-			struct fanotify_event_metadata m;
-
-			if ((size_t)n - off < sizeof(m))
-				fst_fail(ctx, "event %ld: truncated metadata", idx);
-			memcpy(&m, buf + off, sizeof(m));
-			if (m.vers != FANOTIFY_METADATA_VERSION || m.metadata_len != sizeof(m) ||
-			    m.event_len < sizeof(m) || m.event_len > (size_t)n - off)
-				fst_fail(ctx, "event %ld: bad header (vers %u len %u/%u)", idx,
-					 m.vers, m.metadata_len, m.event_len);
-			cb(ctx, arg, idx, &m, buf + off + m.metadata_len,
-			   m.event_len - m.metadata_len);
-			if (m.fd >= 0)
-				close(m.fd);
-			off += m.event_len;
-			idx++;
 		}
+		x = calloc(ev->n, sizeof(*x));
+		names = calloc(ev->n, sizeof(*names));
+		if (!x || !names)
+			fst_fail(ctx, "out of memory");
+		for (size_t i = 0; i < ev->n; i++)
+			s->exp_at(s->arg, idx + (long)i, &x[i], names[i], NAME_LEN);
+		fst_match_(ctx, fd, ev, x, ev->n, fst_strdupf(ctx, "queue from event %ld on", idx),
+			   __FILE__, __LINE__);
+		for (size_t i = 0; s->check && i < ev->n; i++)
+			s->check(ctx, s->arg, idx + (long)i, &ev->e[i]);
+		idx += (long)ev->n;
+		free(x);
+		free(names);
+		fst_release(ctx, ev);
 	}
-}
-
-/* The overflow event: FAN_Q_OVERFLOW only, no object, no info record. */
-static void check_overflow_event(struct fst_ctx *ctx, long idx,
-				 const struct fanotify_event_metadata *m, size_t ilen,
-				 int want_fd) {
-	if (m->mask != FAN_Q_OVERFLOW || m->fd != want_fd || m->pid != 0 || ilen != 0)
-		fst_fail(ctx,
-			 "event %ld: mask %s fd %d pid %d with %zu bytes of records; expected "
-			 "FAN_Q_OVERFLOW, fd %d, pid 0, no records",
-			 idx, fst_mask_str(FSN_MASK_FANOTIFY_EVENT, m->mask), m->fd, (int)m->pid,
-			 ilen, want_fd);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -151,57 +131,31 @@ static void check_overflow_event(struct fst_ctx *ctx, long idx,
 /* ------------------------------------------------------------------------ */
 
 /* CREATE events of d/l<i> in a DFID_NAME group: event idx < limit must be
- * CREATE [DFID_NAME d "l<first+idx>"]; event idx == limit the overflow. */
+ * CREATE [DFID_NAME d "l<first+idx>"], from the case process; then (limit
+ * >= 0) the overflow event: FAN_Q_OVERFLOW, pid 0, no record. fd_error: the
+ * fd of every event (FAN_REPORT_FD_ERROR: -EBADF); 0 = FAN_NOFD. */
 struct create_check {
 	struct fst_obj d;
-	long first, limit; /* limit < 0: no overflow expected */
-	int fd;            /* expected metadata fd of the CREATE events */
-	int overflow_fd;
-	long overflows;
+	long first, limit;
+	int fd_error;
 };
 
-static void check_create(struct fst_ctx *ctx, void *arg, long idx,
-			 const struct fanotify_event_metadata *m, const unsigned char *info,
-			 size_t ilen) {
-	struct create_check *c = arg;
-	struct fsn_uapi_info_fid fi;
-	uint32_t hb;
-	int32_t ht;
-	char want[32];
-	const char *name;
+static void create_exp(void *arg, long idx, struct fst_exp *x, char *name, size_t nlen) {
+	const struct create_check *c = arg;
 
-	if (c->limit >= 0 && idx >= c->limit) {
-		check_overflow_event(ctx, idx, m, ilen, c->overflow_fd);
-		c->overflows++;
-		if (idx > c->limit)
-			fst_fail(ctx, "event %ld after the overflow event", idx);
-		return;
+	if (c->limit >= 0 && idx >= c->limit)
+		*x = (struct fst_exp){ .mask = FAN_Q_OVERFLOW, .pid = FST_PID_ZERO };
+	else {
+		snprintf(name, nlen, "l%ld", c->first + idx);
+		*x = (struct fst_exp){ .mask = FAN_CREATE, .dobj = &c->d, .name = name };
 	}
-	snprintf(want, sizeof(want), "l%ld", c->first + idx);
-	if (m->mask != FAN_CREATE || m->fd != c->fd || m->pid != ctx->pid)
-		fst_fail(ctx, "event %ld (expected CREATE %s, fd %d): mask %s fd %d pid %d", idx,
-			 want, c->fd, fst_mask_str(FSN_MASK_FANOTIFY_EVENT, m->mask), m->fd,
-			 (int)m->pid);
-	if (ilen < sizeof(fi) + 8)
-		fst_fail(ctx, "event %ld: no DFID_NAME record", idx);
-	memcpy(&fi, info, sizeof(fi));
-	memcpy(&hb, info + sizeof(fi), 4);
-	memcpy(&ht, info + sizeof(fi) + 4, 4);
-	if (fi.hdr.info_type != FAN_EVENT_INFO_TYPE_DFID_NAME || fi.hdr.len != ilen ||
-	    hb != c->d.fid.handle_bytes || ht != c->d.fid.handle_type ||
-	    sizeof(fi) + 8 + hb >= ilen ||
-	    memcmp(info + sizeof(fi) + 8, c->d.fid.f_handle, hb) != 0 ||
-	    memcmp(fi.fsid, c->d.fid.fsid, sizeof(fi.fsid)) != 0)
-		fst_fail(ctx, "event %ld (CREATE %s): the record is not DFID_NAME of d", idx, want);
-	name = (const char *)info + sizeof(fi) + 8 + hb;
-	if (strnlen(name, ilen - sizeof(fi) - 8 - hb) == ilen - sizeof(fi) - 8 - hb ||
-	    strcmp(name, want) != 0)
-		fst_fail(ctx, "event %ld: name \"%.32s\", expected \"%s\" (order or loss)", idx,
-			 name, want);
+	x->nofd = !c->fd_error;
+	x->fd_error = c->fd_error;
 }
 
-static void overflow_dfid_name(struct fst_ctx *ctx, unsigned extra, int fd, int ofd) {
-	struct create_check c = { .fd = fd, .overflow_fd = ofd };
+static void overflow_dfid_name(struct fst_ctx *ctx, unsigned extra, int fd_error) {
+	struct create_check c = { .fd_error = fd_error };
+	const struct stream s = { .exp_at = create_exp, .arg = &c };
 	long max, n;
 	int g, h;
 
@@ -220,75 +174,68 @@ static void overflow_dfid_name(struct fst_ctx *ctx, unsigned extra, int fd, int 
 
 	/* max events fit; 16 more are dropped behind one overflow event */
 	make_links(ctx, "d", 0, max + 16);
-	open_close(ctx, "other", O_RDONLY);
+	fst_open_close(ctx, "other", O_RDONLY);
 	c.limit = max;
-	n = fan_stream(ctx, g, check_create, &c);
-	if (n != max + 1 || c.overflows != 1)
-		fst_fail(ctx, "read %ld events (%ld overflow), expected %ld CREATE + 1 overflow", n,
-			 c.overflows, max);
+	n = expect_stream(ctx, g, &s);
+	if (n != max + 1)
+		fst_fail(ctx, "read %ld events, expected %ld CREATE + 1 overflow", n, max);
 	FST_EXPECT(ctx, h, FST_FAN(FAN_OPEN, "other"));
 
 	/* drained: the next event is queued normally, no second overflow */
 	make_links(ctx, "d", max + 16, max + 17);
 	c.first = max + 16;
 	c.limit = -1;
-	c.overflows = 0;
-	n = fan_stream(ctx, g, check_create, &c);
+	n = expect_stream(ctx, g, &s);
 	if (n != 1)
 		fst_fail(ctx, "after draining: %ld events, expected 1 CREATE", n);
 	FST_EXPECT_NONE(ctx, h);
 }
 
 static void ov01_overflow_one_event_in_order(struct fst_ctx *ctx) {
-	overflow_dfid_name(ctx, 0, FAN_NOFD, FAN_NOFD);
+	overflow_dfid_name(ctx, 0, 0);
 }
 
 /* With FAN_REPORT_FD_ERROR, events without an fd (FID groups, overflow)
  * report -EBADF instead of FAN_NOFD, which would read as -EPERM. */
 static void ov01_overflow_fd_error_ebadf(struct fst_ctx *ctx) {
 	fst_require(ctx, FSN_FEAT_REPORT_FD_ERROR);
-	overflow_dfid_name(ctx, FAN_REPORT_FD_ERROR, -EBADF, -EBADF);
+	overflow_dfid_name(ctx, FAN_REPORT_FD_ERROR, -EBADF);
 }
 
 /* fd mode: OPEN of d/l<i> (all hard links of one inode, distinct dentries,
- * so they do not merge): event fd path ends in /l<i>. */
+ * so they do not merge): an event fd of the file, whose path ends in
+ * /l<i>; then the overflow event (FAN_NOFD, pid 0). */
 struct open_check {
+	struct fst_obj f;
 	long limit;
-	long overflows;
 };
 
-static void check_open(struct fst_ctx *ctx, void *arg, long idx,
-		       const struct fanotify_event_metadata *m, const unsigned char *info,
-		       size_t ilen) {
-	struct open_check *c = arg;
-	char proc[64], link[PATH_MAX], want[32];
-	ssize_t l;
-	size_t wl;
+static void open_exp(void *arg, long idx, struct fst_exp *x, char *name, size_t nlen) {
+	const struct open_check *c = arg;
 
-	if (idx >= c->limit) {
-		check_overflow_event(ctx, idx, m, ilen, FAN_NOFD);
-		c->overflows++;
-		if (idx > c->limit)
-			fst_fail(ctx, "event %ld after the overflow event", idx);
+	if (idx >= c->limit)
+		*x = (struct fst_exp){ .mask = FAN_Q_OVERFLOW, .pid = FST_PID_ZERO, .nofd = true };
+	else
+		*x = (struct fst_exp){ .mask = FAN_OPEN, .obj = &c->f };
+}
+
+static void open_check_path(struct fst_ctx *ctx, void *arg, long idx, const struct fst_event *e) {
+	const struct open_check *c = arg;
+	size_t l = strlen(e->fdpath), wl;
+	char want[32];
+
+	if (idx >= c->limit)
 		return;
-	}
-	if (m->mask != FAN_OPEN || m->fd < 0 || m->pid != ctx->pid || ilen != 0)
-		fst_fail(ctx, "event %ld: mask %s fd %d pid %d, expected OPEN with an fd", idx,
-			 fst_mask_str(FSN_MASK_FANOTIFY_EVENT, m->mask), m->fd, (int)m->pid);
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", m->fd);
-	l = readlink(proc, link, sizeof(link) - 1);
-	if (l < 0)
-		fst_fail(ctx, "event %ld: readlink %s: %s", idx, proc, fst_errname(errno));
-	link[l] = '\0';
 	snprintf(want, sizeof(want), "/l%ld", idx);
 	wl = strlen(want);
-	if ((size_t)l < wl || strcmp(link + l - wl, want) != 0)
+	if (l < wl || strcmp(e->fdpath + l - wl, want) != 0)
 		fst_fail(ctx, "event %ld: event fd is %s, expected .../d%s (order or loss)", idx,
-			 link, want);
+			 e->fdpath, want);
 }
 
 static void ov01_overflow_fd_mode(struct fst_ctx *ctx) {
 	struct open_check c;
+	const struct stream s = { .exp_at = open_exp, .check = open_check_path, .arg = &c };
 	char p[64];
 	long max, n;
 	int g;
@@ -297,24 +244,24 @@ static void ov01_overflow_fd_mode(struct fst_ctx *ctx) {
 	fst_write_file(ctx, "f", "f");
 	FST_SYS(ctx, mkdir("d", 0755));
 	make_links(ctx, "d", 0, max + 16);
+	c.f = fst_obj(ctx, "f");
 	g = fst_fan_init(ctx, FAN_CLASS_NOTIF);
 	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN | FAN_EVENT_ON_CHILD, "d");
 	for (long i = 0; i < max + 16; i++) {
 		snprintf(p, sizeof(p), "d/l%ld", i);
-		open_close(ctx, p, O_RDONLY);
+		fst_open_close(ctx, p, O_RDONLY);
 	}
 	c.limit = max;
-	c.overflows = 0;
-	n = fan_stream(ctx, g, check_open, &c);
-	if (n != max + 1 || c.overflows != 1)
-		fst_fail(ctx, "read %ld events (%ld overflow), expected %ld OPEN + 1 overflow", n,
-			 c.overflows, max);
-	open_close(ctx, "d/l0", O_RDONLY);
+	n = expect_stream(ctx, g, &s);
+	if (n != max + 1)
+		fst_fail(ctx, "read %ld events, expected %ld OPEN + 1 overflow", n, max);
+	fst_open_close(ctx, "d/l0", O_RDONLY);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_OPEN, "d/l0"));
 }
 
 static void ov01_unlimited_queue_no_overflow(struct fst_ctx *ctx) {
-	struct create_check c = { .fd = FAN_NOFD, .limit = -1 };
+	struct create_check c = { .limit = -1 };
+	const struct stream s = { .exp_at = create_exp, .arg = &c };
 	long max, n;
 	int g;
 
@@ -328,7 +275,7 @@ static void ov01_unlimited_queue_no_overflow(struct fst_ctx *ctx) {
 	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME | FAN_UNLIMITED_QUEUE);
 	fst_mark(ctx, g, FAN_MARK_ADD, FAN_CREATE, "d");
 	make_links(ctx, "d", 0, max + 64);
-	n = fan_stream(ctx, g, check_create, &c);
+	n = expect_stream(ctx, g, &s);
 	if (n != max + 64)
 		fst_fail(ctx, "FAN_UNLIMITED_QUEUE: read %ld events, expected %ld", n, max + 64);
 }
@@ -337,83 +284,32 @@ static void ov01_unlimited_queue_no_overflow(struct fst_ctx *ctx) {
 /* OV02: inotify queue overflow                                             */
 /* ------------------------------------------------------------------------ */
 
-/* Stream inotify events through a check, like fan_stream(). */
-typedef void (*in_cb)(struct fst_ctx *ctx, void *arg, long idx, const struct inotify_event *e);
-
-static long in_stream(struct fst_ctx *ctx, int in, in_cb cb, void *arg) {
-	static unsigned char buf[64 * 1024];
-	long idx = 0;
-
-	for (;;) {
-		ssize_t n = read(in, buf, sizeof(buf));
-		size_t off = 0;
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EAGAIN)
-			return idx;
-		if (n <= 0)
-			fst_fail(ctx, "read(inotify fd): %s (after %ld events)",
-				 n == 0 ? "returned 0" : fst_errname(errno), idx);
-		while (off < (size_t)n) {
-			struct inotify_event e;
-
-			if ((size_t)n - off < sizeof(e))
-				fst_fail(ctx, "inotify event %ld truncated", idx);
-			memcpy(&e, buf + off, sizeof(e));
-			if (e.len > (size_t)n - off - sizeof(e))
-				fst_fail(ctx, "inotify event %ld: name overruns the buffer", idx);
-			cb(ctx, arg, idx, (const struct inotify_event *)(buf + off));
-			off += sizeof(e) + e.len;
-			idx++;
-		}
-	}
-}
-
+/* Event idx < limit: IN_CREATE "c<first+idx>" (names) or, alternating,
+ * IN_OPEN / IN_CLOSE_NOWRITE without a name, all on wd and with cookie 0;
+ * then (limit >= 0) one IN_Q_OVERFLOW with wd -1. */
 struct in_check {
 	int wd;
-	long limit; /* < 0: no overflow expected */
-	long overflows;
-	bool names; /* IN_CREATE "c<i>" rather than alternating OPEN/CLOSE_NOWRITE */
+	long limit;
+	bool names;
 	long first;
 };
 
-static void check_in(struct fst_ctx *ctx, void *arg, long idx, const struct inotify_event *e) {
-	struct in_check *c = arg;
-	char want[32];
-	uint32_t mask;
+static void in_exp(void *arg, long idx, struct fst_exp *x, char *name, size_t nlen) {
+	const struct in_check *c = arg;
 
-	if (c->limit >= 0 && idx >= c->limit) {
-		if (e->mask != IN_Q_OVERFLOW || e->wd != -1 || e->cookie != 0 || e->len != 0)
-			fst_fail(ctx,
-				 "event %ld: wd %d mask %s cookie %u len %u, expected one "
-				 "IN_Q_OVERFLOW with wd -1",
-				 idx, e->wd, fst_mask_str(FSN_MASK_INOTIFY_EVENT, e->mask),
-				 e->cookie, e->len);
-		c->overflows++;
-		if (idx > c->limit)
-			fst_fail(ctx, "event %ld after the overflow event", idx);
-		return;
-	}
-	if (c->names) {
-		snprintf(want, sizeof(want), "c%ld", c->first + idx);
-		if (e->wd != c->wd || e->mask != IN_CREATE || e->cookie != 0 || e->len == 0 ||
-		    strcmp(e->name, want) != 0)
-			fst_fail(ctx,
-				 "event %ld: wd %d mask %s name \"%.32s\", expected IN_CREATE %s",
-				 idx, e->wd, fst_mask_str(FSN_MASK_INOTIFY_EVENT, e->mask),
-				 e->len ? e->name : "", want);
-		return;
-	}
-	mask = (c->first + idx) % 2 ? IN_CLOSE_NOWRITE : IN_OPEN;
-	if (e->wd != c->wd || e->mask != mask || e->cookie != 0 || e->len != 0)
-		fst_fail(ctx, "event %ld: wd %d mask %s len %u, expected wd %d %s without name",
-			 idx, e->wd, fst_mask_str(FSN_MASK_INOTIFY_EVENT, e->mask), e->len, c->wd,
-			 fst_mask_str(FSN_MASK_INOTIFY_EVENT, mask));
+	if (c->limit >= 0 && idx >= c->limit)
+		*x = (struct fst_exp)FST_IN(IN_Q_OVERFLOW, -1, NULL);
+	else if (c->names) {
+		snprintf(name, nlen, "c%ld", c->first + idx);
+		*x = (struct fst_exp)FST_IN(IN_CREATE, c->wd, name);
+	} else
+		*x = (struct fst_exp)FST_IN((c->first + idx) % 2 ? IN_CLOSE_NOWRITE : IN_OPEN,
+					    c->wd, NULL);
 }
 
 static void ov02_inotify_overflow_last(struct fst_ctx *ctx) {
 	struct in_check c = { 0 };
+	const struct stream s = { .exp_at = in_exp, .arg = &c };
 	long max, n;
 	int in, in2, wd2;
 
@@ -427,22 +323,22 @@ static void ov02_inotify_overflow_last(struct fst_ctx *ctx) {
 
 	/* OPEN, CLOSE_NOWRITE alternate: nothing merges; max + 16 events */
 	for (long i = 0; i < max / 2 + 8; i++)
-		open_close(ctx, "f", O_RDONLY);
+		fst_open_close(ctx, "f", O_RDONLY);
 	c.limit = max;
-	n = in_stream(ctx, in, check_in, &c);
-	if (n != max + 1 || c.overflows != 1)
-		fst_fail(ctx, "read %ld events (%ld overflow), expected %ld + 1 IN_Q_OVERFLOW", n,
-			 c.overflows, max);
+	n = expect_stream(ctx, in, &s);
+	if (n != max + 1)
+		fst_fail(ctx, "read %ld events, expected %ld + 1 IN_Q_OVERFLOW", n, max);
 	FST_EXPECT(ctx, in2, FST_IN(IN_CLOSE_NOWRITE, wd2, NULL));
 
 	/* drained: events flow again, no second overflow */
-	open_close(ctx, "f", O_RDONLY);
+	fst_open_close(ctx, "f", O_RDONLY);
 	FST_EXPECT(ctx, in, FST_IN(IN_OPEN, c.wd, NULL), FST_IN(IN_CLOSE_NOWRITE, c.wd, NULL));
 	FST_EXPECT(ctx, in2, FST_IN(IN_CLOSE_NOWRITE, wd2, NULL));
 }
 
 static void ov02_inotify_overflow_names(struct fst_ctx *ctx) {
 	struct in_check c = { .names = true };
+	const struct stream s = { .exp_at = in_exp, .arg = &c };
 	char p[64];
 	long max, n;
 	int in;
@@ -456,10 +352,9 @@ static void ov02_inotify_overflow_names(struct fst_ctx *ctx) {
 		FST_SYS(ctx, mknodat(ctx->workfd, p, S_IFREG | 0644, 0));
 	}
 	c.limit = max;
-	n = in_stream(ctx, in, check_in, &c);
-	if (n != max + 1 || c.overflows != 1)
-		fst_fail(ctx, "read %ld events (%ld overflow), expected %ld IN_CREATE + 1 overflow",
-			 n, c.overflows, max);
+	n = expect_stream(ctx, in, &s);
+	if (n != max + 1)
+		fst_fail(ctx, "read %ld events, expected %ld IN_CREATE + 1 overflow", n, max);
 	FST_SYS(ctx, mknodat(ctx->workfd, "d/last", S_IFREG | 0644, 0));
 	FST_EXPECT(ctx, in, FST_IN(IN_CREATE, c.wd, "last"));
 }
@@ -467,18 +362,6 @@ static void ov02_inotify_overflow_names(struct fst_ctx *ctx) {
 /* ------------------------------------------------------------------------ */
 /* OV03: argument checks                                                    */
 /* ------------------------------------------------------------------------ */
-
-#define MARK_ERR(ctx, g, flags, mask, path, err)                                                   \
-	mark_err(ctx, g, flags, mask, path, err, #flags, #mask, __FILE__, __LINE__)
-static void mark_err(struct fst_ctx *ctx, int g, unsigned flags, uint64_t mask, const char *path,
-		     int err, const char *fs, const char *ms, const char *file, int line) {
-	int r = fst_mark_err(ctx, g, flags, mask, path);
-
-	if (r != -err)
-		fst_fail_(ctx, file, line, "fanotify_mark(%s, %s, %s) returned %s, expected %s", fs,
-			  ms, path ? path : "NULL", r ? fst_errname(r) : "0",
-			  err ? fst_errname(err) : "0");
-}
 
 #define INIT_ERR(ctx, flags, ev, err) init_err(ctx, flags, ev, err, #flags, __FILE__, __LINE__)
 static void init_err(struct fst_ctx *ctx, unsigned flags, unsigned ev, int err, const char *fs,
@@ -543,30 +426,30 @@ static void ov03_mark_invalid_flags(struct fst_ctx *ctx) {
 
 	fst_write_file(ctx, "f", "f");
 	g = fst_fan_init(ctx, FAN_CLASS_NOTIF);
-	MARK_ERR(ctx, g, 0x80000000 | FAN_MARK_ADD, FAN_OPEN, "f", EINVAL); /* unknown flag */
-	MARK_ERR(ctx, g, 0, FAN_OPEN, "f", EINVAL);                         /* no command */
-	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_REMOVE, FAN_OPEN, "f", EINVAL);
-	MARK_ERR(ctx, g, FAN_MARK_ADD, 0, "f", EINVAL); /* empty mask */
-	MARK_ERR(ctx, g, FAN_MARK_ADD, (1ULL << 32) | FAN_OPEN, "f", EINVAL);
-	MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_Q_OVERFLOW, "f", EINVAL); /* not an input bit */
-	MARK_ERR(ctx, g, FAN_MARK_ADD, 0x80000000, "f", EINVAL);     /* unknown event bit */
-	MARK_ERR(ctx, g, FAN_MARK_FLUSH | FAN_MARK_ONLYDIR, 0, NULL, EINVAL);
-	MARK_ERR(ctx, g, FAN_MARK_FLUSH | FAN_MARK_ADD, FAN_OPEN, "f", EINVAL);
-	MARK_ERR(ctx, g, FAN_MARK_REMOVE, FAN_OPEN, "f", ENOENT); /* no such mark */
-	MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_OPEN, "missing", ENOENT);
-	MARK_ERR(ctx, -1, FAN_MARK_ADD, FAN_OPEN, "f", EBADF);
+	FST_MARK_ERR(ctx, g, 0x80000000 | FAN_MARK_ADD, FAN_OPEN, "f", EINVAL); /* unknown flag */
+	FST_MARK_ERR(ctx, g, 0, FAN_OPEN, "f", EINVAL);                         /* no command */
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_REMOVE, FAN_OPEN, "f", EINVAL);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD, 0, "f", EINVAL); /* empty mask */
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD, (1ULL << 32) | FAN_OPEN, "f", EINVAL);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_Q_OVERFLOW, "f", EINVAL); /* not an input bit */
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD, 0x80000000, "f", EINVAL);     /* unknown event bit */
+	FST_MARK_ERR(ctx, g, FAN_MARK_FLUSH | FAN_MARK_ONLYDIR, 0, NULL, EINVAL);
+	FST_MARK_ERR(ctx, g, FAN_MARK_FLUSH | FAN_MARK_ADD, FAN_OPEN, "f", EINVAL);
+	FST_MARK_ERR(ctx, g, FAN_MARK_REMOVE, FAN_OPEN, "f", ENOENT); /* no such mark */
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_OPEN, "missing", ENOENT);
+	FST_MARK_ERR(ctx, -1, FAN_MARK_ADD, FAN_OPEN, "f", EBADF);
 	in = fst_inotify(ctx);
-	MARK_ERR(ctx, in, FAN_MARK_ADD, FAN_OPEN, "f", EINVAL); /* not a fanotify fd */
+	FST_MARK_ERR(ctx, in, FAN_MARK_ADD, FAN_OPEN, "f", EINVAL); /* not a fanotify fd */
 	FST_SYS_ERR(ctx, fanotify_mark(g, FAN_MARK_ADD, FAN_OPEN, -1, "f"), EBADF);
 	/* controls: each fixed call works, and the mark does its job */
-	MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_OPEN, "f", 0);
-	MARK_ERR(ctx, g, FAN_MARK_FLUSH, 0, NULL, 0);
-	open_close(ctx, "f", O_RDONLY);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_OPEN, "f", 0);
+	FST_MARK_ERR(ctx, g, FAN_MARK_FLUSH, 0, NULL, 0);
+	fst_open_close(ctx, "f", O_RDONLY);
 	FST_EXPECT_NONE(ctx, g);
-	MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_OPEN, "f", 0);
-	open_close(ctx, "f", O_RDONLY);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_OPEN, "f", 0);
+	fst_open_close(ctx, "f", O_RDONLY);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_OPEN, "f"));
-	MARK_ERR(ctx, g, FAN_MARK_REMOVE, FAN_OPEN, "f", 0);
+	FST_MARK_ERR(ctx, g, FAN_MARK_REMOVE, FAN_OPEN, "f", 0);
 }
 
 /* Permission and pre-content events need a group of that class. */
@@ -577,11 +460,11 @@ static void ov03_mark_perm_needs_class(struct fst_ctx *ctx) {
 	fst_write_file(ctx, "f", "f");
 	gn = fst_fan_init(ctx, FAN_CLASS_NOTIF);
 	gc = fst_fan_init(ctx, FAN_CLASS_CONTENT);
-	MARK_ERR(ctx, gn, FAN_MARK_ADD, FAN_OPEN_PERM, "f", EINVAL);
-	MARK_ERR(ctx, gn, FAN_MARK_ADD, FAN_ACCESS_PERM, "f", EINVAL);
-	MARK_ERR(ctx, gc, FAN_MARK_ADD, FAN_PRE_ACCESS, "f", EINVAL);
-	MARK_ERR(ctx, gc, FAN_MARK_ADD, FAN_OPEN_PERM, "f", 0);
-	MARK_ERR(ctx, gn, FAN_MARK_ADD, FAN_OPEN, "f", 0);
+	FST_MARK_ERR(ctx, gn, FAN_MARK_ADD, FAN_OPEN_PERM, "f", EINVAL);
+	FST_MARK_ERR(ctx, gn, FAN_MARK_ADD, FAN_ACCESS_PERM, "f", EINVAL);
+	FST_MARK_ERR(ctx, gc, FAN_MARK_ADD, FAN_PRE_ACCESS, "f", EINVAL);
+	FST_MARK_ERR(ctx, gc, FAN_MARK_ADD, FAN_OPEN_PERM, "f", 0);
+	FST_MARK_ERR(ctx, gn, FAN_MARK_ADD, FAN_OPEN, "f", 0);
 }
 
 /* Events without a path to open (dirent, attrib, *_SELF) need a FID group,
@@ -600,14 +483,14 @@ static void ov03_mark_fid_only_events(struct fst_ctx *ctx) {
 	for (size_t i = 0; i < sizeof(fid_only) / sizeof(fid_only[0]); i++) {
 		uint64_t m = fid_only[i];
 
-		MARK_ERR(ctx, g, FAN_MARK_ADD, m, "d", EINVAL);
-		MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, m, "d", EINVAL);
-		MARK_ERR(ctx, gf, FAN_MARK_ADD | FAN_MARK_MOUNT, m, "d", EINVAL);
-		MARK_ERR(ctx, gf, FAN_MARK_ADD, m, "d", 0);
-		MARK_ERR(ctx, gf, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, m, "d", 0);
+		FST_MARK_ERR(ctx, g, FAN_MARK_ADD, m, "d", EINVAL);
+		FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, m, "d", EINVAL);
+		FST_MARK_ERR(ctx, gf, FAN_MARK_ADD | FAN_MARK_MOUNT, m, "d", EINVAL);
+		FST_MARK_ERR(ctx, gf, FAN_MARK_ADD, m, "d", 0);
+		FST_MARK_ERR(ctx, gf, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, m, "d", 0);
 	}
-	MARK_ERR(ctx, gf, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_OPEN | FAN_CLOSE, "d", 0);
-	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_OPEN | FAN_CLOSE, "d", 0);
+	FST_MARK_ERR(ctx, gf, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_OPEN | FAN_CLOSE, "d", 0);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_OPEN | FAN_CLOSE, "d", 0);
 }
 
 /* FAN_RENAME needs FAN_REPORT_NAME. */
@@ -617,16 +500,16 @@ static void ov03_mark_rename_needs_name(struct fst_ctx *ctx) {
 	fst_require(ctx, FSN_FEAT_EVENT_RENAME);
 	FST_SYS(ctx, mkdir("d", 0755));
 	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
-	MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_RENAME, "d", EINVAL);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_RENAME, "d", EINVAL);
 	fst_close(ctx, g);
 	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_DIR_FID | FAN_REPORT_FID);
-	MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_RENAME, "d", EINVAL);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_RENAME, "d", EINVAL);
 	fst_close(ctx, g);
 	g = fst_fan_init(ctx, FAN_CLASS_NOTIF);
-	MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_RENAME, "d", EINVAL);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_RENAME, "d", EINVAL);
 	fst_close(ctx, g);
 	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME);
-	MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_RENAME, "d", 0);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_RENAME, "d", 0);
 }
 
 static void ov03_mark_onlydir_enotdir(struct fst_ctx *ctx) {
@@ -636,21 +519,21 @@ static void ov03_mark_onlydir_enotdir(struct fst_ctx *ctx) {
 	FST_SYS(ctx, mkdir("d", 0755));
 	FST_SYS(ctx, symlink("d", "ld"));
 	g = fst_fan_init(ctx, FAN_CLASS_NOTIF);
-	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_ONLYDIR, FAN_OPEN, "f", ENOTDIR);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_ONLYDIR, FAN_OPEN, "f", ENOTDIR);
 	/* the link itself (DONT_FOLLOW) is not a directory either */
-	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_ONLYDIR | FAN_MARK_DONT_FOLLOW, FAN_OPEN, "ld",
-		 ENOTDIR);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_ONLYDIR | FAN_MARK_DONT_FOLLOW, FAN_OPEN, "ld",
+		     ENOTDIR);
 	/* by fd (path NULL) */
 	fd = fst_open(ctx, "f", O_RDONLY);
 	FST_SYS_ERR(ctx, fanotify_mark(g, FAN_MARK_ADD | FAN_MARK_ONLYDIR, FAN_OPEN, fd, NULL),
 		    ENOTDIR);
 	fst_close(ctx, fd);
 	/* controls */
-	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_ONLYDIR, FAN_OPEN | FAN_ONDIR, "ld", 0);
-	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_ONLYDIR, FAN_OPEN | FAN_ONDIR, "d", 0);
-	open_close(ctx, "f", O_RDONLY);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_ONLYDIR, FAN_OPEN | FAN_ONDIR, "ld", 0);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_ONLYDIR, FAN_OPEN | FAN_ONDIR, "d", 0);
+	fst_open_close(ctx, "f", O_RDONLY);
 	FST_EXPECT_NONE(ctx, g);
-	open_close(ctx, "d", O_RDONLY | O_DIRECTORY);
+	fst_open_close(ctx, "d", O_RDONLY | O_DIRECTORY);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_OPEN, "d"));
 }
 
@@ -668,23 +551,23 @@ static void ov03_mark_dir_bits_on_file(struct fst_ctx *ctx) {
 	fst_write_file(ctx, "f3", "f");
 	FST_SYS(ctx, mkdir("d", 0755));
 	gn = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME);
-	MARK_ERR(ctx, gn, FAN_MARK_ADD, FAN_RENAME, "f", ENOTDIR);
-	MARK_ERR(ctx, gn, FAN_MARK_ADD, FAN_RENAME, "d", 0);
-	MARK_ERR(ctx, gn, FAN_MARK_ADD, FAN_CREATE, "f", 0); /* legacy: accepted */
+	FST_MARK_ERR(ctx, gn, FAN_MARK_ADD, FAN_RENAME, "f", ENOTDIR);
+	FST_MARK_ERR(ctx, gn, FAN_MARK_ADD, FAN_RENAME, "d", 0);
+	FST_MARK_ERR(ctx, gn, FAN_MARK_ADD, FAN_CREATE, "f", 0); /* legacy: accepted */
 	gt = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME_TARGET);
-	MARK_ERR(ctx, gt, FAN_MARK_ADD, FAN_CREATE, "f", ENOTDIR);
-	MARK_ERR(ctx, gt, FAN_MARK_ADD, FAN_OPEN | FAN_EVENT_ON_CHILD, "f", ENOTDIR);
-	MARK_ERR(ctx, gt, FAN_MARK_ADD, FAN_OPEN | FAN_ONDIR, "f", ENOTDIR);
-	MARK_ERR(ctx, gt, FAN_MARK_ADD, FAN_OPEN, "f", 0);
-	MARK_ERR(ctx, gt, FAN_MARK_ADD, FAN_CREATE | FAN_ONDIR, "d", 0);
+	FST_MARK_ERR(ctx, gt, FAN_MARK_ADD, FAN_CREATE, "f", ENOTDIR);
+	FST_MARK_ERR(ctx, gt, FAN_MARK_ADD, FAN_OPEN | FAN_EVENT_ON_CHILD, "f", ENOTDIR);
+	FST_MARK_ERR(ctx, gt, FAN_MARK_ADD, FAN_OPEN | FAN_ONDIR, "f", ENOTDIR);
+	FST_MARK_ERR(ctx, gt, FAN_MARK_ADD, FAN_OPEN, "f", 0);
+	FST_MARK_ERR(ctx, gt, FAN_MARK_ADD, FAN_CREATE | FAN_ONDIR, "d", 0);
 	g = fst_fan_init(ctx, FAN_CLASS_NOTIF);
-	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE, FAN_OPEN | FAN_ONDIR, "f", ENOTDIR);
-	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE_SURV, FAN_OPEN | FAN_EVENT_ON_CHILD, "f",
-		 ENOTDIR);
-	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE, FAN_OPEN, "f", 0);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE, FAN_OPEN | FAN_ONDIR, "f", ENOTDIR);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE_SURV, FAN_OPEN | FAN_EVENT_ON_CHILD,
+		     "f", ENOTDIR);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE, FAN_OPEN, "f", 0);
 	/* the legacy ignore mask just drops the flags */
-	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK, FAN_OPEN | FAN_ONDIR, "f2", 0);
-	MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_OPEN | FAN_ONDIR | FAN_EVENT_ON_CHILD, "f3", 0);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK, FAN_OPEN | FAN_ONDIR, "f2", 0);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_OPEN | FAN_ONDIR | FAN_EVENT_ON_CHILD, "f3", 0);
 }
 
 /* FAN_MARK_IGNORE: not with FAN_MARK_IGNORED_MASK; without SURV_MODIFY not
@@ -699,25 +582,27 @@ static void ov03_mark_ignore_combinations(struct fst_ctx *ctx) {
 	fst_write_file(ctx, "f2", "f");
 	FST_SYS(ctx, mkdir("d", 0755));
 	g = fst_fan_init(ctx, FAN_CLASS_NOTIF);
-	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE | FAN_MARK_IGNORED_MASK, FAN_OPEN, "f",
-		 EINVAL);
-	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE | FAN_MARK_MOUNT, FAN_OPEN, ".", EINVAL);
-	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE | FAN_MARK_FILESYSTEM, FAN_OPEN, ".",
-		 EINVAL);
-	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE, FAN_OPEN, "d", EISDIR);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE | FAN_MARK_IGNORED_MASK, FAN_OPEN, "f",
+		     EINVAL);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE | FAN_MARK_MOUNT, FAN_OPEN, ".",
+		     EINVAL);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE | FAN_MARK_FILESYSTEM, FAN_OPEN, ".",
+		     EINVAL);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE, FAN_OPEN, "d", EISDIR);
 	/* with SURV_MODIFY each is accepted; a file needs no SURV_MODIFY */
-	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE_SURV | FAN_MARK_MOUNT, FAN_OPEN, ".", 0);
-	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE_SURV | FAN_MARK_FILESYSTEM, FAN_OPEN, ".",
-		 0);
-	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE_SURV, FAN_OPEN, "d", 0);
-	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE, FAN_OPEN, "f", 0);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE_SURV | FAN_MARK_MOUNT, FAN_OPEN, ".",
+		     0);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE_SURV | FAN_MARK_FILESYSTEM, FAN_OPEN,
+		     ".", 0);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE_SURV, FAN_OPEN, "d", 0);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE, FAN_OPEN, "f", 0);
 	/* an ignore mark cannot be downgraded to the legacy semantics */
-	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK, FAN_OPEN, "f", EEXIST);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK, FAN_OPEN, "f", EEXIST);
 	/* nor lose SURV_MODIFY */
-	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE_SURV, FAN_OPEN, "f2", 0);
-	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE, FAN_OPEN, "f2", EEXIST);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE_SURV, FAN_OPEN, "f2", 0);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE, FAN_OPEN, "f2", EEXIST);
 	/* removing an ignore needs no SURV_MODIFY */
-	MARK_ERR(ctx, g, FAN_MARK_REMOVE | FAN_MARK_IGNORE, FAN_OPEN, "d", 0);
+	FST_MARK_ERR(ctx, g, FAN_MARK_REMOVE | FAN_MARK_IGNORE, FAN_OPEN, "d", 0);
 }
 
 /* Mark types: FAN_FS_ERROR only on sb marks, EVICTABLE only on inode
@@ -732,19 +617,20 @@ static void ov03_mark_type_restrictions(struct fst_ctx *ctx) {
 	fst_write_file(ctx, "f", "f");
 	FST_SYS(ctx, mkdir("d", 0755));
 	gf = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
-	MARK_ERR(ctx, gf, FAN_MARK_ADD, FAN_FS_ERROR, "d", EINVAL);
-	MARK_ERR(ctx, gf, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_FS_ERROR, "d", EINVAL);
-	MARK_ERR(ctx, gf, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_FS_ERROR, "d", 0);
+	FST_MARK_ERR(ctx, gf, FAN_MARK_ADD, FAN_FS_ERROR, "d", EINVAL);
+	FST_MARK_ERR(ctx, gf, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_FS_ERROR, "d", EINVAL);
+	FST_MARK_ERR(ctx, gf, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_FS_ERROR, "d", 0);
 	g = fst_fan_init(ctx, FAN_CLASS_NOTIF);
-	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_EVICTABLE | FAN_MARK_MOUNT, FAN_OPEN, "d", EINVAL);
-	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_EVICTABLE | FAN_MARK_FILESYSTEM, FAN_OPEN, "d",
-		 EINVAL);
-	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_EVICTABLE, FAN_OPEN, "d", 0);
-	MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_OPEN, "f", 0);
-	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_EVICTABLE, FAN_OPEN, "f", EEXIST);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_EVICTABLE | FAN_MARK_MOUNT, FAN_OPEN, "d",
+		     EINVAL);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_EVICTABLE | FAN_MARK_FILESYSTEM, FAN_OPEN, "d",
+		     EINVAL);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_EVICTABLE, FAN_OPEN, "d", 0);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_OPEN, "f", 0);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_EVICTABLE, FAN_OPEN, "f", EEXIST);
 	/* FAN_MARK_MOUNT|FAN_MARK_FILESYSTEM is the mount-namespace type: not a path */
-	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_MOUNT | FAN_MARK_FILESYSTEM, FAN_OPEN, "d",
-		 EINVAL);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_MOUNT | FAN_MARK_FILESYSTEM, FAN_OPEN, "d",
+		     EINVAL);
 }
 
 /*
@@ -855,19 +741,19 @@ static void ov03_enodev_exdev_zero_fsid(struct fst_ctx *ctx) {
 		fst_fail(ctx, "the FUSE mount has f_fsid %08x.%08x, expected 0",
 			 (unsigned)s.f_fsid.__val[0], (unsigned)s.f_fsid.__val[1]);
 	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
-	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN, fu, ENODEV);
-	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_OPEN, fu, ENODEV);
-	MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_OPEN | FAN_ONDIR, fu, 0);
-	MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_OPEN, "f", EXDEV);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN, fu, ENODEV);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_OPEN, fu, ENODEV);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_OPEN | FAN_ONDIR, fu, 0);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_OPEN, "f", EXDEV);
 	g2 = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
-	MARK_ERR(ctx, g2, FAN_MARK_ADD, FAN_OPEN, "f", 0);
-	MARK_ERR(ctx, g2, FAN_MARK_ADD, FAN_OPEN | FAN_ONDIR, fu, EXDEV);
+	FST_MARK_ERR(ctx, g2, FAN_MARK_ADD, FAN_OPEN, "f", 0);
+	FST_MARK_ERR(ctx, g2, FAN_MARK_ADD, FAN_OPEN | FAN_ONDIR, fu, EXDEV);
 	/* an fd-mode group needs no fsid */
 	gfd = fst_fan_init(ctx, FAN_CLASS_NOTIF);
-	MARK_ERR(ctx, gfd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN, fu, 0);
-	MARK_ERR(ctx, gfd, FAN_MARK_REMOVE | FAN_MARK_FILESYSTEM, FAN_OPEN, fu, 0);
+	FST_MARK_ERR(ctx, gfd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN, fu, 0);
+	FST_MARK_ERR(ctx, gfd, FAN_MARK_REMOVE | FAN_MARK_FILESYSTEM, FAN_OPEN, fu, 0);
 	/* the surviving marks still work */
-	open_close(ctx, "f", O_RDONLY);
+	fst_open_close(ctx, "f", O_RDONLY);
 	FST_EXPECT(ctx, g2, FST_FAN(FAN_OPEN, "f"));
 	FST_EXPECT_NONE(ctx, g);
 }
@@ -881,14 +767,9 @@ static void ov03_unsupported_filesystems(struct fst_ctx *ctx) {
 	char *proc = fst_strdupf(ctx, "%s/proc", ctx->scratch);
 	char *rf = fst_strdupf(ctx, "%s/f", ram);
 	char *pv = fst_strdupf(ctx, "%s/version", proc);
-	struct {
-		struct file_handle fh;
-		unsigned char b[FSN_HANDLE_MAX];
-	} h;
-	struct fst_events *ev;
-	struct statfs sfs;
+	struct fst_obj ro, po;
 	char pp[64];
-	int g, gfd, gc, p[2], fd, mnt_id;
+	int g, gfd, gc, p[2], fd;
 
 	fst_require(ctx, FSN_FEAT_REPORT_FID);
 	fst_require(ctx, FSN_FEAT_PERM_OPEN);
@@ -897,39 +778,35 @@ static void ov03_unsupported_filesystems(struct fst_ctx *ctx) {
 	fd = FST_SYS(ctx, open(rf, O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
 	close(fd);
 	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
-	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN, ram, EOPNOTSUPP);
-	MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_OPEN, ram, EOPNOTSUPP);
-	MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_OPEN, rf, 0);
-	open_close(ctx, rf, O_RDONLY);
-	/* its FID is the non-decodable one name_to_handle_at(AT_HANDLE_FID) gives */
-	h.fh.handle_bytes = FSN_HANDLE_MAX;
-	FST_SYS(ctx, name_to_handle_at(AT_FDCWD, rf, &h.fh, &mnt_id, AT_HANDLE_FID));
-	FST_SYS(ctx, statfs(rf, &sfs));
-	ev = FST_EXPECT(ctx, g, { .mask = FAN_OPEN });
-	if (!(ev->e[0].ev.has & FSN_HAS_FID) || ev->e[0].ev.fid.handle_bytes != h.fh.handle_bytes ||
-	    ev->e[0].ev.fid.handle_type != h.fh.handle_type ||
-	    memcmp(ev->e[0].ev.fid.f_handle, h.fh.f_handle, h.fh.handle_bytes) != 0 ||
-	    memcmp(ev->e[0].ev.fid.fsid, &sfs.f_fsid, sizeof(ev->e[0].ev.fid.fsid)) != 0)
-		fst_fail(ctx, "ramfs: the FID is not statfs() fsid + AT_HANDLE_FID handle");
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN, ram, EOPNOTSUPP);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_OPEN, ram, EOPNOTSUPP);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_OPEN, rf, 0);
+	fst_open_close(ctx, rf, O_RDONLY);
+	/* its FID is the non-decodable one name_to_handle_at(AT_HANDLE_FID)
+	 * gives (with statfs() f_fsid) */
+	ro = fst_obj(ctx, rf);
+	if (!ro.fid_only)
+		fst_fail(ctx, "ramfs: name_to_handle_at() without AT_HANDLE_FID did not fail");
+	FST_EXPECT(ctx, g, { .mask = FAN_OPEN, .obj = &ro });
 
 	FST_SYS(ctx, pipe2(p, O_CLOEXEC));
 	snprintf(pp, sizeof(pp), "/proc/self/fd/%d", p[0]);
 	gfd = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
-	MARK_ERR(ctx, gfd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_ACCESS, pp, EINVAL);
-	MARK_ERR(ctx, gfd, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_ACCESS, pp, EINVAL);
-	MARK_ERR(ctx, gfd, FAN_MARK_ADD, FAN_ACCESS | FAN_MODIFY, pp, 0);
+	FST_MARK_ERR(ctx, gfd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_ACCESS, pp, EINVAL);
+	FST_MARK_ERR(ctx, gfd, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_ACCESS, pp, EINVAL);
+	FST_MARK_ERR(ctx, gfd, FAN_MARK_ADD, FAN_ACCESS | FAN_MODIFY, pp, 0);
 	FST_SYS(ctx, write(p[1], "x", 1));
-	ev = FST_EXPECT(ctx, gfd, { .mask = FAN_MODIFY });
-	if (!(ev->e[0].ev.has & FSN_HAS_FID))
-		fst_fail(ctx, "pipe MODIFY in a FID group without a FID record");
+	/* a pipe's FID, too, is the AT_HANDLE_FID one */
+	po = fst_obj(ctx, pp);
+	FST_EXPECT(ctx, gfd, { .mask = FAN_MODIFY, .obj = &po });
 
 	FST_SYS(ctx, mkdir(proc, 0755));
 	FST_SYS(ctx, mount("fsn-proc", proc, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL));
 	gc = fst_fan_init(ctx, FAN_CLASS_CONTENT);
-	MARK_ERR(ctx, gc, FAN_MARK_ADD, FAN_OPEN_PERM, pv, EINVAL);
-	MARK_ERR(ctx, gc, FAN_MARK_ADD, FAN_ACCESS_PERM, pv, EINVAL);
-	MARK_ERR(ctx, gc, FAN_MARK_ADD, FAN_OPEN, pv, 0);
-	open_close(ctx, pv, O_RDONLY);
+	FST_MARK_ERR(ctx, gc, FAN_MARK_ADD, FAN_OPEN_PERM, pv, EINVAL);
+	FST_MARK_ERR(ctx, gc, FAN_MARK_ADD, FAN_ACCESS_PERM, pv, EINVAL);
+	FST_MARK_ERR(ctx, gc, FAN_MARK_ADD, FAN_OPEN, pv, 0);
+	fst_open_close(ctx, pv, O_RDONLY);
 	FST_EXPECT(ctx, gc, FST_FAN(FAN_OPEN, pv));
 }
 
@@ -943,15 +820,8 @@ struct unpriv {
 	int step_err[16];
 	int nstep;
 	pid_t self, grandchild;
-	int nev;
-	struct {
-		uint64_t mask;
-		int fd;
-		pid_t pid;
-		unsigned rtype;
-		unsigned char rec[128];
-		unsigned rlen;
-	} ev[4];
+	ssize_t len; /* what its group read, raw: decoded by the case */
+	unsigned char buf[4096];
 };
 
 enum {
@@ -995,8 +865,6 @@ static int try_init(unsigned flags) {
 
 static int child_unpriv(void *arg) {
 	struct unpriv *u = arg;
-	unsigned char buf[4096];
-	ssize_t n;
 	pid_t gc;
 	int g, fd;
 
@@ -1034,29 +902,13 @@ static int child_unpriv(void *arg) {
 	u->grandchild = gc;
 	if (gc > 0)
 		waitpid(gc, NULL, 0);
-	n = read(g, buf, sizeof(buf));
-	for (ssize_t off = 0; n > 0 && off < n && u->nev < 4;) {
-		struct fanotify_event_metadata m;
-		struct fsn_uapi_info_header h;
-
-		memcpy(&m, buf + off, sizeof(m));
-		u->ev[u->nev].mask = m.mask;
-		u->ev[u->nev].fd = m.fd;
-		u->ev[u->nev].pid = m.pid;
-		if (m.event_len > m.metadata_len + sizeof(h)) {
-			memcpy(&h, buf + off + m.metadata_len, sizeof(h));
-			u->ev[u->nev].rtype = h.info_type;
-			u->ev[u->nev].rlen = h.len < 128 ? h.len : 128;
-			memcpy(u->ev[u->nev].rec, buf + off + m.metadata_len, u->ev[u->nev].rlen);
-		}
-		u->nev++;
-		off += m.event_len;
-	}
+	u->len = read(g, u->buf, sizeof(u->buf));
 	close(g);
 	return 0;
 }
 
 static void ov03_unprivileged(struct fst_ctx *ctx) {
+	struct fst_events *ev;
 	struct unpriv *u;
 	struct fst_child *c;
 	struct fst_obj pub;
@@ -1079,27 +931,11 @@ static void ov03_unprivileged(struct fst_ctx *ctx) {
 				 unpriv_expect[i].want ? fst_errname(unpriv_expect[i].want)
 						       : "success");
 	/* its own event has its pid, another process's pid 0; no fd; a FID */
-	if (u->nev != 2)
-		fst_fail(ctx, "unprivileged group read %d events, expected 2", u->nev);
-	for (int i = 0; i < 2; i++) {
-		struct fsn_uapi_info_fid fi;
-		uint32_t hb;
-
-		memcpy(&fi, u->ev[i].rec, sizeof(fi));
-		memcpy(&hb, u->ev[i].rec + sizeof(fi), 4);
-		if (u->ev[i].mask != FAN_OPEN || u->ev[i].fd != FAN_NOFD ||
-		    u->ev[i].pid != (i == 0 ? u->self : 0))
-			fst_fail(ctx,
-				 "unprivileged event %d: mask %s fd %d pid %d, expected OPEN, "
-				 "FAN_NOFD, pid %d",
-				 i, fst_mask_str(FSN_MASK_FANOTIFY_EVENT, u->ev[i].mask),
-				 u->ev[i].fd, (int)u->ev[i].pid, i == 0 ? (int)u->self : 0);
-		if (u->ev[i].rtype != FAN_EVENT_INFO_TYPE_FID || hb != pub.fid.handle_bytes ||
-		    hb > sizeof(u->ev[i].rec) - sizeof(fi) - 8 ||
-		    memcmp(fi.fsid, pub.fid.fsid, sizeof(fi.fsid)) != 0 ||
-		    memcmp(u->ev[i].rec + sizeof(fi) + 8, pub.fid.f_handle, hb) != 0)
-			fst_fail(ctx, "unprivileged event %d: the record is not the FID of pub", i);
-	}
+	if (u->len <= 0)
+		fst_fail(ctx, "unprivileged group: read() returned %zd", u->len);
+	ev = fst_decode(ctx, false, FAN_REPORT_FID, u->buf, (size_t)u->len);
+	FST_MATCH(ctx, -1, ev, { .mask = FAN_OPEN, .obj = &pub, .pid = u->self, .nofd = true },
+		  { .mask = FAN_OPEN, .obj = &pub, .pid = FST_PID_ZERO, .nofd = true });
 	munmap(u, sizeof(*u));
 }
 
@@ -1124,10 +960,10 @@ static void ov03_inotify_errors(struct fst_ctx *ctx) {
 	wd = fst_watch(ctx, in, "f", IN_OPEN);
 	if (has_feat(ctx, FSN_FEAT_INOTIFY_MASK_CREATE))
 		ck_assert_int_eq(fst_watch_err(ctx, in, "f", IN_MASK_CREATE | IN_OPEN), -EEXIST);
-	open_close(ctx, "f", O_RDONLY);
+	fst_open_close(ctx, "f", O_RDONLY);
 	FST_EXPECT(ctx, in, FST_IN(IN_OPEN, wd, NULL));
 	ck_assert_int_eq(fst_watch(ctx, in, "ld", IN_ONLYDIR | IN_OPEN), wd + 1);
-	open_close(ctx, "d", O_RDONLY | O_DIRECTORY);
+	fst_open_close(ctx, "d", O_RDONLY | O_DIRECTORY);
 	FST_EXPECT(ctx, in, FST_IN(IN_OPEN | IN_ISDIR, wd + 1, NULL));
 }
 
@@ -1156,6 +992,42 @@ static bool race_over(const struct race *r) {
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return t.tv_sec > r->end.tv_sec ||
 	       (t.tv_sec == r->end.tv_sec && t.tv_nsec >= r->end.tv_nsec);
+}
+
+/* Run the workers for RACE_MS; each must be done shortly after the
+ * deadline, with result 0, having run at least once. Returns their shared
+ * record (MAP_SHARED; munmap() it). */
+static struct race *race_run(struct fst_ctx *ctx, const fst_child_fn *fns,
+			     const char *const *names) {
+	struct race_arg args[RACE_WORKERS];
+	struct fst_child *c[RACE_WORKERS];
+	struct race *r;
+
+	r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (r == MAP_FAILED)
+		fst_fail(ctx, "mmap: %s", fst_errname(errno));
+	memset(r, 0, sizeof(*r));
+	clock_gettime(CLOCK_MONOTONIC, &r->end);
+	r->end.tv_nsec += RACE_MS * 1000000L;
+	r->end.tv_sec += r->end.tv_nsec / 1000000000L;
+	r->end.tv_nsec %= 1000000000L;
+	for (int i = 0; i < RACE_WORKERS; i++) {
+		args[i].r = r;
+		args[i].id = i;
+		c[i] = fst_spawn(ctx, names[i], fns[i], &args[i], -1);
+	}
+	/* everyone finishes shortly after the deadline, without error */
+	for (int i = 0; i < RACE_WORKERS; i++) {
+		int res = fst_child_wait(ctx, c[i], RACE_MS + FST_WAIT_MS);
+
+		fst_log(ctx, "%s: %ld iterations, %ld events read", names[i], r->iters[i],
+			r->events[i]);
+		if (res != 0)
+			fst_fail(ctx, "%s failed: %s", names[i], r->msg[i]);
+		if (r->iters[i] < 1)
+			fst_fail(ctx, "%s did not run", names[i]);
+	}
+	return r;
 }
 
 /* Record why a worker failed (with errno) and return the errno. */
@@ -1319,13 +1191,9 @@ static void ov04_mark_churn_race(struct fst_ctx *ctx) {
 							race_fanotify, race_inotify };
 	static const char *const names[RACE_WORKERS] = { "io 0", "io 1", "fanotify churn 0",
 							 "fanotify churn 1", "inotify churn" };
-	struct race_arg args[RACE_WORKERS];
-	struct fst_child *c[RACE_WORKERS];
 	struct race *r;
 	struct fst_obj d;
-	char line[256];
-	FILE *fi;
-	int l, lf, in, wd, gn, marks = 0;
+	int l, lf, in, wd, gn;
 
 	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
 	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
@@ -1341,30 +1209,7 @@ static void ov04_mark_churn_race(struct fst_ctx *ctx) {
 	lf = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
 	fst_mark(ctx, lf, FAN_MARK_ADD, FAN_ATTRIB | FAN_ONDIR, "d");
 
-	r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (r == MAP_FAILED)
-		fst_fail(ctx, "mmap: %s", fst_errname(errno));
-	memset(r, 0, sizeof(*r));
-	clock_gettime(CLOCK_MONOTONIC, &r->end);
-	r->end.tv_nsec += RACE_MS * 1000000L;
-	r->end.tv_sec += r->end.tv_nsec / 1000000000L;
-	r->end.tv_nsec %= 1000000000L;
-	for (int i = 0; i < RACE_WORKERS; i++) {
-		args[i].r = r;
-		args[i].id = i;
-		c[i] = fst_spawn(ctx, names[i], fns[i], &args[i], -1);
-	}
-	/* everyone finishes shortly after the deadline, without error */
-	for (int i = 0; i < RACE_WORKERS; i++) {
-		int res = fst_child_wait(ctx, c[i], RACE_MS + FST_WAIT_MS);
-
-		fst_log(ctx, "%s: %ld iterations, %ld events read", names[i], r->iters[i],
-			r->events[i]);
-		if (res != 0)
-			fst_fail(ctx, "%s failed: %s", names[i], r->msg[i]);
-		if (r->iters[i] < 1)
-			fst_fail(ctx, "%s did not run", names[i]);
-	}
+	r = race_run(ctx, fns, names);
 
 	/* the churners did meet events (else the race proved nothing) */
 	if (r->events[2] + r->events[3] == 0 || r->events[4] == 0)
@@ -1373,20 +1218,14 @@ static void ov04_mark_churn_race(struct fst_ctx *ctx) {
 	/* the long-lived groups saw nothing of the race, and still work */
 	FST_EXPECT_NONE(ctx, l);
 	FST_EXPECT_NONE(ctx, lf);
-	open_close(ctx, "stable", O_RDONLY);
+	fst_open_close(ctx, "stable", O_RDONLY);
 	FST_EXPECT(ctx, l, FST_FAN(FAN_OPEN | FAN_CLOSE_NOWRITE, "stable"));
 	FST_SYS(ctx, chmod("d", 0700));
 	FST_EXPECT(ctx, lf, { .mask = FAN_ATTRIB | FAN_ONDIR, .obj = &d });
 	/* each still has exactly its one mark (fdinfo) */
-	snprintf(line, sizeof(line), "/proc/self/fdinfo/%d", l);
-	fi = fopen(line, "re");
-	if (!fi)
-		fst_fail(ctx, "fdinfo of group l: %s", fst_errname(errno));
-	while (fgets(line, sizeof(line), fi)) /* after the "fanotify flags:" line */
-		marks += strncmp(line, "fanotify ", 9) == 0 && strncmp(line, "fanotify flags:", 15);
-	fclose(fi);
-	if (marks != 1)
-		fst_fail(ctx, "long-lived group has %d marks in fdinfo, expected 1", marks);
+	FST_EXPECT_FDINFO(ctx, l,
+			  fst_fdi_inode(ctx, "stable", true, 0, FAN_OPEN | FAN_CLOSE_NOWRITE, 0));
+	FST_EXPECT_FDINFO(ctx, lf, fst_fdi_inode(ctx, "d", true, 0, FAN_ATTRIB | FAN_ONDIR, 0));
 
 	/* fresh groups on the raced directories get exactly their events */
 	gn = fst_fan_init(ctx, FAN_CLASS_NOTIF);
@@ -1479,9 +1318,7 @@ static void ov04_perm_group_close_race(struct fst_ctx *ctx) {
 	static const char *const names[RACE_WORKERS] = { "opener 0", "opener 1", "opener 2",
 							 "permission group 0",
 							 "permission group 1" };
-	struct race_arg args[RACE_WORKERS];
-	struct fst_child *c[RACE_WORKERS];
-	struct fst_events *e;
+	struct fst_child *c;
 	struct race *r;
 	int g;
 
@@ -1490,46 +1327,17 @@ static void ov04_perm_group_close_race(struct fst_ctx *ctx) {
 	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
 	FST_SYS(ctx, mkdir("d", 0755));
 	fst_write_file(ctx, "d/f", "f");
-	r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (r == MAP_FAILED)
-		fst_fail(ctx, "mmap: %s", fst_errname(errno));
-	memset(r, 0, sizeof(*r));
-	clock_gettime(CLOCK_MONOTONIC, &r->end);
-	r->end.tv_nsec += RACE_MS * 1000000L;
-	r->end.tv_sec += r->end.tv_nsec / 1000000000L;
-	r->end.tv_nsec %= 1000000000L;
-	for (int i = 0; i < RACE_WORKERS; i++) {
-		args[i].r = r;
-		args[i].id = i;
-		c[i] = fst_spawn(ctx, names[i], fns[i], &args[i], -1);
-	}
-	for (int i = 0; i < RACE_WORKERS; i++) {
-		int res = fst_child_wait(ctx, c[i], RACE_MS + FST_WAIT_MS);
-
-		fst_log(ctx, "%s: %ld iterations, %ld events read", names[i], r->iters[i],
-			r->events[i]);
-		if (res != 0)
-			fst_fail(ctx, "%s failed: %s", names[i], r->msg[i]);
-		if (r->iters[i] < 1)
-			fst_fail(ctx, "%s did not run", names[i]);
-	}
+	r = race_run(ctx, fns, names);
 	if (r->events[3] + r->events[4] == 0)
 		fst_fail(ctx, "no permission event was read during the race");
 	/* no permission mark is left: an open does not block */
-	{
-		struct fst_child *o = fst_spawn_open(ctx, "d/f", O_RDONLY);
-
-		fst_child_expect(ctx, o, 0);
-	}
+	fst_child_expect(ctx, fst_spawn_open(ctx, "d/f", O_RDONLY), 0);
 	/* and a new permission group works */
 	g = fst_fan_init(ctx, FAN_CLASS_CONTENT);
 	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN_PERM, "d/f");
-	c[0] = fst_spawn_open(ctx, "d/f", O_RDONLY);
-	fst_wait_readable(ctx, g, FST_WAIT_MS);
-	e = FST_EXPECT(ctx, g, { .mask = FAN_OPEN_PERM, .path = "d/f", .pid = c[0]->pid });
-	fst_child_blocked(ctx, c[0]);
-	fst_respond(ctx, g, &e->e[0], FAN_DENY);
-	fst_child_expect(ctx, c[0], EPERM);
+	c = fst_spawn_open(ctx, "d/f", O_RDONLY);
+	fst_answer(ctx, g, c, FAN_OPEN_PERM, "d/f", FAN_DENY);
+	fst_child_expect(ctx, c, EPERM);
 	FST_EXPECT_NONE(ctx, g);
 	munmap(r, sizeof(*r));
 }

@@ -8,8 +8,9 @@
  * covers. "Blocked" is proven, not assumed: after the event was read, the
  * child (or thread) must be seen sleeping in fanotify's wait for the
  * response (/proc/<tid>/stat state D, wchan in fanotify code) within
- * FST_WAIT_MS, and a child that finishes first is a failure. Every wait is
- * a bounded poll; a child that stays blocked becomes a failure naming it.
+ * FST_WAIT_MS (fst_child_blocked()), and a child that finishes first is a
+ * failure. Every wait is a bounded poll; a child that stays blocked becomes
+ * a failure naming it.
  *
  * Kernel behaviour these cases rely on (checked on 6.18):
  *  - fsnotify_open_perm() sends FS_OPEN_EXEC_PERM and then FS_OPEN_PERM as
@@ -25,19 +26,14 @@
  *    and e is EIO, EPERM, EBUSY, ETXTBSY, EAGAIN, ENOSPC or EDQUOT; a
  *    rejected response leaves the event pending.
  */
-#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "selftest.h"
@@ -62,176 +58,6 @@ static void write_big(struct fst_ctx *ctx, const char *path, size_t n) {
 	for (size_t i = 0; i < n; i++)
 		b[i] = FILE_DATA[i % (sizeof(FILE_DATA) - 1)];
 	fst_write_file(ctx, path, b);
-}
-
-/* Copy /bin/true to path (relative to the work dir), mode 0755. Done before
- * any mark exists: the case process must never open a marked file. */
-static void copy_true(struct fst_ctx *ctx, const char *path) {
-	static char buf[1 << 16];
-	struct statvfs sv;
-	int in, out;
-	ssize_t n;
-
-	if (statvfs(ctx->work, &sv) < 0)
-		fst_fail(ctx, "statvfs %s: %s", ctx->work, fst_errname(errno));
-	if (sv.f_flag & ST_NOEXEC)
-		fst_fail(ctx, "%s is mounted noexec: execve cannot be tested", ctx->work);
-	in = open("/bin/true", O_RDONLY | O_CLOEXEC);
-	if (in < 0)
-		fst_fail(ctx, "open /bin/true: %s", fst_errname(errno));
-	out = fst_open(ctx, path, O_WRONLY | O_CREAT | O_TRUNC);
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, (size_t)n) != n)
-			fst_fail(ctx, "copy /bin/true to %s: %s", path, fst_errname(errno));
-	if (n < 0)
-		fst_fail(ctx, "read /bin/true: %s", fst_errname(errno));
-	FST_SYS(ctx, fchmod(out, 0755));
-	fst_close(ctx, out);
-	close(in);
-}
-
-/* How many tasks of pid sleep in fanotify's wait for a permission response:
- * state D (TASK_KILLABLE) with wchan in fanotify code. A kernel without
- * symbolic wchan ("0x..." or a bare address) counts on state D alone. */
-static int n_waiting(pid_t pid, char *state, size_t slen) {
-	char p[PATH_MAX], b[512], w[128];
-	struct dirent *de;
-	DIR *d;
-	int n = 0;
-
-	snprintf(p, sizeof(p), "/proc/%d/task", (int)pid);
-	d = opendir(p);
-	if (!d) {
-		snprintf(state, slen, "gone");
-		return -1;
-	}
-	state[0] = '\0';
-	while ((de = readdir(d))) {
-		char *rp, st;
-		ssize_t r;
-		int fd;
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(p, sizeof(p), "/proc/%d/task/%s/stat", (int)pid, de->d_name);
-		fd = open(p, O_RDONLY | O_CLOEXEC);
-		r = fd < 0 ? -1 : read(fd, b, sizeof(b) - 1);
-		if (fd >= 0)
-			close(fd);
-		if (r <= 0)
-			continue;
-		b[r] = '\0';
-		rp = strrchr(b, ')');
-		if (!rp || !rp[1] || !rp[2])
-			continue;
-		st = rp[2];
-		snprintf(p, sizeof(p), "/proc/%d/task/%s/wchan", (int)pid, de->d_name);
-		fd = open(p, O_RDONLY | O_CLOEXEC);
-		r = fd < 0 ? -1 : read(fd, w, sizeof(w) - 1);
-		if (fd >= 0)
-			close(fd);
-		w[r > 0 ? r : 0] = '\0';
-		snprintf(state + strlen(state), slen - strlen(state), "%s%s:%c/%s",
-			 state[0] ? " " : "", de->d_name, st, w[0] ? w : "?");
-		if (st == 'D' && (strncmp(w, "fanotify", 8) == 0 || strncmp(w, "0x", 2) == 0 ||
-				  (w[0] >= '1' && w[0] <= '9')))
-			n++;
-	}
-	closedir(d);
-	return n;
-}
-
-/*
- * Prove that exactly n tasks of child c are blocked waiting for permission
- * responses: poll (bounded, FST_WAIT_MS) until n of them sleep in fanotify.
- * Fails if the child produces its result first (it was not blocked) or the
- * count never settles at n.
- */
-#define WAIT_BLOCKED(ctx, c, n) wait_blocked(ctx, c, n, __FILE__, __LINE__)
-static void wait_blocked(struct fst_ctx *ctx, struct fst_child *c, int n, const char *file,
-			 int line) {
-	char state[512] = "";
-	int got = -1;
-
-	for (int ms = 0; ms <= FST_WAIT_MS; ms++) {
-		struct pollfd p = { .fd = c->rfd, .events = POLLIN };
-
-		if (c->done || poll(&p, 1, 0) != 0)
-			fst_fail_(ctx, file, line,
-				  "child %s is not blocked: it finished before the response",
-				  c->what);
-		got = n_waiting(c->pid, state, sizeof(state));
-		if (got == n)
-			return;
-		poll(&p, 1, 1); /* bounded: at most FST_WAIT_MS polls of 1 ms */
-	}
-	fst_fail_(ctx, file, line,
-		  "child %s: %d task(s) waiting for a permission response after %d ms, expected "
-		  "%d (tasks: %s)",
-		  c->what, got, FST_WAIT_MS, n, state);
-}
-
-/* The child c must cause exactly one event (mask on path) in g and block
- * on it: wait for it, compare exactly, prove the child blocked. */
-#define PERM_EVENT(ctx, g, c, mask, path) perm_event(ctx, g, c, mask, path, __FILE__, __LINE__)
-static struct fst_event *perm_event(struct fst_ctx *ctx, int g, struct fst_child *c, uint64_t mask,
-				    const char *path, const char *file, int line) {
-	struct fst_exp x = { .mask = mask, .path = path, .pid = c->pid };
-	struct fst_events *e;
-
-	fst_wait_readable_(ctx, g, FST_WAIT_MS, file, line);
-	e = fst_expect_(ctx, g, &x, 1, "permission group", file, line);
-	wait_blocked(ctx, c, 1, file, line);
-	return &e->e[0];
-}
-
-/* PERM_EVENT, then answer it. */
-#define ANSWER(ctx, g, c, mask, path, response)                                                    \
-	fst_respond_(ctx, g, perm_event(ctx, g, c, mask, path, __FILE__, __LINE__), response,      \
-		     __FILE__, __LINE__)
-
-/* Like ANSWER, and the other group must have nothing while c waits for g
- * (checked before the answer: afterwards it may be asked at any moment). */
-#define ANSWER_ALONE(ctx, g, other, c, mask, path, response)                                       \
-	answer_alone(ctx, g, other, c, mask, path, response, __FILE__, __LINE__)
-static void answer_alone(struct fst_ctx *ctx, int g, int other, struct fst_child *c, uint64_t mask,
-			 const char *path, uint32_t response, const char *file, int line) {
-	struct fst_event *e = perm_event(ctx, g, c, mask, path, file, line);
-
-	fst_expect_(ctx, other, NULL, 0, "the other group while the child waits", file, line);
-	fst_respond_(ctx, g, e, response, file, line);
-}
-
-/* The RANGE record of a pre-content event for an access of len bytes at
- * pos: the page-aligned cover, nothing else in the event. */
-#define CHECK_RANGE(ctx, e, pos, len) check_range(ctx, e, pos, len, __FILE__, __LINE__)
-static void check_range(struct fst_ctx *ctx, const struct fst_event *e, uint64_t pos, uint64_t len,
-			const char *file, int line) {
-	uint64_t pg = page_size();
-	uint64_t off = pos / pg * pg, end = (pos + len + pg - 1) / pg * pg;
-
-	if (e->ev.has != FSN_HAS_RANGE)
-		fst_fail_(ctx, file, line,
-			  "%s: info records 0x%x, expected only a RANGE record (access of %llu "
-			  "bytes at %llu)",
-			  fst_mask_str(FSN_MASK_FANOTIFY_EVENT, e->ev.mask), e->ev.has,
-			  (unsigned long long)len, (unsigned long long)pos);
-	if (e->ev.range_offset != off || e->ev.range_count != end - off)
-		fst_fail_(ctx, file, line,
-			  "RANGE is offset %llu count %llu, expected offset %llu count %llu "
-			  "(page-aligned cover of %llu bytes at %llu)",
-			  (unsigned long long)e->ev.range_offset,
-			  (unsigned long long)e->ev.range_count, (unsigned long long)off,
-			  (unsigned long long)(end - off), (unsigned long long)len,
-			  (unsigned long long)pos);
-}
-
-#define CHECK_NO_INFO(ctx, e) check_no_info(ctx, e, __FILE__, __LINE__)
-static void check_no_info(struct fst_ctx *ctx, const struct fst_event *e, const char *file,
-			  int line) {
-	if (e->ev.has != 0)
-		fst_fail_(ctx, file, line, "%s: info records 0x%x, expected none",
-			  fst_mask_str(FSN_MASK_FANOTIFY_EVENT, e->ev.mask), e->ev.has);
 }
 
 /* Read everything queued on fd: exactly one event (mask, path) per pid in
@@ -273,14 +99,6 @@ static struct fst_events *expect_by_pid(struct fst_ctx *ctx, int fd, uint64_t ma
 	}
 	fst_match_(ctx, fd, evs, x, n, "group (events in any order)", file, line);
 	return evs;
-}
-
-/* Bytes queued (unread) on a group: FIONREAD. */
-static int queued_bytes(struct fst_ctx *ctx, int g) {
-	int n = 0;
-
-	FST_SYS(ctx, ioctl(g, FIONREAD, &n));
-	return n;
 }
 
 /* Operations a child performs; the result is 0 or the errno of the step
@@ -349,15 +167,6 @@ static struct fst_child *spawn_op(struct fst_ctx *ctx, enum pe_op_kind kind, con
 			  child_op, &o, -1, file, line);
 }
 
-/* An allowed execve must have run the program: /bin/true exits 0. */
-#define EXEC_RAN(ctx, c) exec_ran(ctx, c, __FILE__, __LINE__)
-static void exec_ran(struct fst_ctx *ctx, struct fst_child *c, const char *file, int line) {
-	fst_child_expect_(ctx, c, 0, file, line);
-	if (!WIFEXITED(c->status) || WEXITSTATUS(c->status) != 0)
-		fst_fail_(ctx, file, line, "child %s: exit status 0x%x, expected 0 from /bin/true",
-			  c->what, c->status);
-}
-
 /* ------------------------------------------------------------------------ */
 /* PE01: OPEN_PERM, ACCESS_PERM, OPEN_EXEC_PERM on every mark type          */
 /* ------------------------------------------------------------------------ */
@@ -382,7 +191,7 @@ static void perm_each_event(struct fst_ctx *ctx, enum pe_mark type) {
 	fst_require(ctx, FSN_FEAT_PERM_OPEN_EXEC);
 	FST_SYS(ctx, mkdir("d", 0755));
 	write_big(ctx, "d/f", 100);
-	copy_true(ctx, "d/t");
+	fst_copy_true(ctx, "d/t", 0755);
 
 	switch (type) {
 	case PM_INODE: /* a sibling */
@@ -407,7 +216,7 @@ static void perm_each_event(struct fst_ctx *ctx, enum pe_mark type) {
 	}
 	if (type == PM_INODE || type == PM_PARENT || type == PM_SB) {
 		write_big(ctx, fst_strdupf(ctx, "%s/f", ctl), 100);
-		copy_true(ctx, fst_strdupf(ctx, "%s/t", ctl));
+		fst_copy_true(ctx, fst_strdupf(ctx, "%s/t", ctl), 0755);
 	}
 
 	for (size_t i = 0; i < sizeof(masks) / sizeof(masks[0]); i++) {
@@ -426,11 +235,11 @@ static void perm_each_event(struct fst_ctx *ctx, enum pe_mark type) {
 			c = exec                    ? fst_spawn_exec(ctx, obj)
 			    : mask == FAN_OPEN_PERM ? SPAWN_OP(ctx, OP_OPEN, obj, 0, 0)
 						    : SPAWN_OP(ctx, OP_READ, obj, 0, 10);
-			ANSWER(ctx, g, c, mask, obj, deny ? FAN_DENY : FAN_ALLOW);
+			fst_answer(ctx, g, c, mask, obj, deny ? FAN_DENY : FAN_ALLOW);
 			if (deny)
 				fst_child_expect(ctx, c, EPERM);
 			else if (exec)
-				EXEC_RAN(ctx, c);
+				fst_child_expect(ctx, c, 0);
 			else
 				fst_child_expect(ctx, c, 0);
 			FST_EXPECT_NONE(ctx, g);
@@ -441,7 +250,7 @@ static void perm_each_event(struct fst_ctx *ctx, enum pe_mark type) {
 		    : mask == FAN_OPEN_PERM ? SPAWN_OP(ctx, OP_OPEN, cobj, 0, 0)
 					    : SPAWN_OP(ctx, OP_READ, cobj, 0, 10);
 		if (exec)
-			EXEC_RAN(ctx, c);
+			fst_child_expect(ctx, c, 0);
 		else
 			fst_child_expect(ctx, c, 0);
 		FST_EXPECT_NONE(ctx, g);
@@ -478,14 +287,14 @@ static void pe02_one_bit_per_event(struct fst_ctx *ctx) {
 	fst_require(ctx, FSN_FEAT_PERM_OPEN_EXEC);
 	fst_require(ctx, FSN_FEAT_EVENT_OPEN_EXEC);
 	write_big(ctx, "f", 100);
-	copy_true(ctx, "t");
+	fst_copy_true(ctx, "t", 0755);
 
 	/* open + read: OPEN_PERM, then ACCESS_PERM, each answered alone */
 	g = fst_fan_init(ctx, FAN_CLASS_CONTENT);
 	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN_PERM | FAN_ACCESS_PERM, "f");
 	c = SPAWN_OP(ctx, OP_READ, "f", 0, 10);
-	ANSWER(ctx, g, c, FAN_OPEN_PERM, "f", FAN_ALLOW);
-	ANSWER(ctx, g, c, FAN_ACCESS_PERM, "f", FAN_ALLOW);
+	fst_answer(ctx, g, c, FAN_OPEN_PERM, "f", FAN_ALLOW);
+	fst_answer(ctx, g, c, FAN_ACCESS_PERM, "f", FAN_ALLOW);
 	fst_child_expect(ctx, c, 0);
 	FST_EXPECT_NONE(ctx, g);
 	fst_close(ctx, g);
@@ -497,17 +306,17 @@ static void pe02_one_bit_per_event(struct fst_ctx *ctx) {
 	n = fst_fan_init(ctx, FAN_CLASS_NOTIF);
 	fst_mark(ctx, n, FAN_MARK_ADD, FAN_OPEN | FAN_OPEN_EXEC, "t");
 	c = fst_spawn_exec(ctx, "t");
-	ANSWER(ctx, g, c, FAN_OPEN_EXEC_PERM, "t", FAN_ALLOW);
+	fst_answer(ctx, g, c, FAN_OPEN_EXEC_PERM, "t", FAN_ALLOW);
 	FST_EXPECT_NONE(ctx, n);
-	ANSWER(ctx, g, c, FAN_OPEN_PERM, "t", FAN_ALLOW);
-	EXEC_RAN(ctx, c);
+	fst_answer(ctx, g, c, FAN_OPEN_PERM, "t", FAN_ALLOW);
+	fst_child_expect(ctx, c, 0);
 	FST_EXPECT(ctx, n, { .mask = FAN_OPEN | FAN_OPEN_EXEC, .path = "t", .pid = c->pid });
 	FST_EXPECT_NONE(ctx, g);
 
 	/* the second event denied: execve fails, nothing was opened */
 	c = fst_spawn_exec(ctx, "t");
-	ANSWER(ctx, g, c, FAN_OPEN_EXEC_PERM, "t", FAN_ALLOW);
-	ANSWER(ctx, g, c, FAN_OPEN_PERM, "t", FAN_DENY);
+	fst_answer(ctx, g, c, FAN_OPEN_EXEC_PERM, "t", FAN_ALLOW);
+	fst_answer(ctx, g, c, FAN_OPEN_PERM, "t", FAN_DENY);
 	fst_child_expect(ctx, c, EPERM);
 	FST_EXPECT_NONE(ctx, g);
 	FST_EXPECT_NONE(ctx, n);
@@ -568,15 +377,15 @@ static void pe02_threads_not_merged(struct fst_ctx *ctx) {
 
 	for (int deny = 1; deny >= 0; deny--) {
 		c = fst_spawn(ctx, "two threads open(f)", child_two_threads, (void *)"f", -1);
-		WAIT_BLOCKED(ctx, c, 2); /* both events queued, none read */
-		ck_assert_int_eq(queued_bytes(ctx, g), 2 * EV_LEN);
+		fst_child_blocked_n(ctx, c, 2); /* both events queued, none read */
+		ck_assert_int_eq(fst_queued_bytes(ctx, g), 2 * EV_LEN);
 		e = FST_EXPECT(ctx, g, { .mask = FAN_OPEN_PERM, .path = "f", .pid = c->pid },
 			       { .mask = FAN_OPEN_PERM, .path = "f", .pid = c->pid });
 		ck_assert_int_ne(e->e[0].ev.fd, e->e[1].ev.fd);
 
 		/* each event has its own response: one thread is answered ... */
 		fst_respond(ctx, g, &e->e[0], deny ? FAN_DENY : FAN_ALLOW);
-		WAIT_BLOCKED(ctx, c, 1); /* ... the other still waits */
+		fst_child_blocked_n(ctx, c, 1); /* ... the other still waits */
 		FST_EXPECT_NONE(ctx, g);
 		fst_respond(ctx, g, &e->e[1], FAN_ALLOW);
 		r = fst_child_wait(ctx, c, FST_WAIT_MS);
@@ -601,15 +410,15 @@ static void pe02_two_processes_out_of_order(struct fst_ctx *ctx) {
 	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN_PERM, "f");
 
 	c1 = SPAWN_OP(ctx, OP_OPEN, "f", 0, 0);
-	e1 = PERM_EVENT(ctx, g, c1, FAN_OPEN_PERM, "f");
+	e1 = fst_perm_event(ctx, g, c1, FAN_OPEN_PERM, "f");
 	c2 = SPAWN_OP(ctx, OP_OPEN, "f", 0, 0);
-	e2 = PERM_EVENT(ctx, g, c2, FAN_OPEN_PERM, "f");
-	WAIT_BLOCKED(ctx, c1, 1);
+	e2 = fst_perm_event(ctx, g, c2, FAN_OPEN_PERM, "f");
+	fst_child_blocked_n(ctx, c1, 1);
 
 	/* the later event answered first: only its process moves */
 	fst_respond(ctx, g, e2, FAN_DENY);
 	fst_child_expect(ctx, c2, EPERM);
-	WAIT_BLOCKED(ctx, c1, 1);
+	fst_child_blocked_n(ctx, c1, 1);
 	FST_EXPECT_NONE(ctx, g);
 	fst_respond(ctx, g, e1, FAN_ALLOW);
 	fst_child_expect(ctx, c1, 0);
@@ -639,9 +448,9 @@ static void pe02_one_response_per_event(struct fst_ctx *ctx) {
 	fst_mark(ctx, gb, FAN_MARK_ADD, FAN_OPEN_PERM, "b");
 
 	c = SPAWN_OP(ctx, OP_OPEN, "f", 0, 0);
-	e = PERM_EVENT(ctx, g, c, FAN_OPEN_PERM, "f");
+	e = fst_perm_event(ctx, g, c, FAN_OPEN_PERM, "f");
 	cb = SPAWN_OP(ctx, OP_OPEN, "b", 0, 0);
-	eb = PERM_EVENT(ctx, gb, cb, FAN_OPEN_PERM, "b");
+	eb = fst_perm_event(ctx, gb, cb, FAN_OPEN_PERM, "b");
 	fd = e->ev.fd;
 
 	/* not a verdict: rejected, the event stays pending */
@@ -651,8 +460,8 @@ static void pe02_one_response_per_event(struct fst_ctx *ctx) {
 	 * event, a fd that is no event at all */
 	ck_assert_int_eq(respond_raw(g, eb->ev.fd, FAN_DENY), -ENOENT);
 	ck_assert_int_eq(respond_raw(g, ctx->workfd, FAN_DENY), -ENOENT);
-	WAIT_BLOCKED(ctx, c, 1);
-	WAIT_BLOCKED(ctx, cb, 1);
+	fst_child_blocked_n(ctx, c, 1);
+	fst_child_blocked_n(ctx, cb, 1);
 
 	/* the first valid answer decides; a second one finds nothing */
 	ck_assert_int_eq(respond_raw(g, fd, FAN_ALLOW), 0);
@@ -663,7 +472,7 @@ static void pe02_one_response_per_event(struct fst_ctx *ctx) {
 	FST_EXPECT_NONE(ctx, g);
 
 	/* the other group's event was untouched by all of this */
-	WAIT_BLOCKED(ctx, cb, 1);
+	fst_child_blocked_n(ctx, cb, 1);
 	fst_respond(ctx, gb, eb, FAN_DENY);
 	fst_child_expect(ctx, cb, EPERM);
 	FST_EXPECT_NONE(ctx, gb);
@@ -688,15 +497,15 @@ static void pe03_close_releases_all(struct fst_ctx *ctx) {
 
 	/* one event read and unanswered, two never read */
 	c[0] = SPAWN_OP(ctx, OP_OPEN, "f", 0, 0);
-	e0 = PERM_EVENT(ctx, g, c[0], FAN_OPEN_PERM, "f");
+	e0 = fst_perm_event(ctx, g, c[0], FAN_OPEN_PERM, "f");
 	fd0 = e0->ev.fd;
 	c[1] = SPAWN_OP(ctx, OP_OPEN, "f", 0, 0);
 	c[2] = SPAWN_OP(ctx, OP_OPEN, "f", 0, 0);
 	for (int i = 0; i < 3; i++) {
-		WAIT_BLOCKED(ctx, c[i], 1);
+		fst_child_blocked_n(ctx, c[i], 1);
 		pids[i] = c[i]->pid;
 	}
-	ck_assert_int_eq(queued_bytes(ctx, g), 2 * EV_LEN);
+	ck_assert_int_eq(fst_queued_bytes(ctx, g), 2 * EV_LEN);
 	FST_EXPECT_NONE(ctx, n);
 
 	fst_close(ctx, g);
@@ -726,10 +535,10 @@ static void pe03_close_passes_to_next_group(struct fst_ctx *ctx) {
 	/* closing the first group is its "allow": the next group is still
 	 * asked, and its deny is final */
 	c = SPAWN_OP(ctx, OP_OPEN, "f", 0, 0);
-	PERM_EVENT(ctx, p, c, FAN_OPEN_PERM, "f");
+	fst_perm_event(ctx, p, c, FAN_OPEN_PERM, "f");
 	FST_EXPECT_NONE(ctx, cg);
 	fst_close(ctx, p);
-	ANSWER(ctx, cg, c, FAN_OPEN_PERM, "f", FAN_DENY);
+	fst_answer(ctx, cg, c, FAN_OPEN_PERM, "f", FAN_DENY);
 	fst_child_expect(ctx, c, EPERM);
 	FST_EXPECT_NONE(ctx, cg);
 }
@@ -771,7 +580,7 @@ static int child_churn(void *p) {
 	return 0;
 }
 
-#define CHURN_ROUNDS 8 /* 3 children a round: within the harness's 64 */
+#define CHURN_ROUNDS 8 /* 3 children a round (reaped each round) */
 
 static void pe03_close_during_group_churn(struct fst_ctx *ctx) {
 	struct churn_arg a;
@@ -806,19 +615,19 @@ static void pe03_close_during_group_churn(struct fst_ctx *ctx) {
 		}
 		/* all three end up waiting in g (after any churn group they
 		 * met on the way, which releases them when it goes) */
-		for (int ms = 0; queued_bytes(ctx, g) < 3 * EV_LEN; ms++) {
+		for (int ms = 0; fst_queued_bytes(ctx, g) < 3 * EV_LEN; ms++) {
 			if (ms >= FST_WAIT_MS)
 				fst_fail(ctx, "round %d: %d bytes queued after %d ms, expected %d",
-					 round, queued_bytes(ctx, g), FST_WAIT_MS, 3 * EV_LEN);
+					 round, fst_queued_bytes(ctx, g), FST_WAIT_MS, 3 * EV_LEN);
 			poll(NULL, 0, 1);
 		}
 		for (int i = 0; i < 3; i++)
-			WAIT_BLOCKED(ctx, c[i], 1);
+			fst_child_blocked_n(ctx, c[i], 1);
 		/* odd rounds: the events were read (access list), even: not */
 		if (round % 2)
 			EXPECT_BY_PID(ctx, g, FAN_OPEN_PERM, "f", pids, 3);
 		else
-			ck_assert_int_eq(queued_bytes(ctx, g), 3 * EV_LEN);
+			ck_assert_int_eq(fst_queued_bytes(ctx, g), 3 * EV_LEN);
 		/* other groups are created and destroyed while ours holds
 		 * three waiters: at least two whole cycles (bounded) */
 		it0 = *a.iterations;
@@ -851,21 +660,17 @@ static void pe03_killed_waiter(struct fst_ctx *ctx) {
 	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN_PERM, "f");
 
 	c = SPAWN_OP(ctx, OP_OPEN, "f", 0, 0);
-	WAIT_BLOCKED(ctx, c, 1);
-	ck_assert_int_eq(queued_bytes(ctx, g), EV_LEN);
-	FST_SYS(ctx, kill(c->pid, SIGKILL));
-	FST_SYS(ctx, waitpid(c->pid, NULL, 0));
-	c->reaped = true;
-	ck_assert_int_eq(queued_bytes(ctx, g), 0);
+	fst_child_blocked_n(ctx, c, 1);
+	ck_assert_int_eq(fst_queued_bytes(ctx, g), EV_LEN);
+	fst_child_kill(ctx, c);
+	ck_assert_int_eq(fst_queued_bytes(ctx, g), 0);
 	FST_EXPECT_NONE(ctx, g);
 
 	c = SPAWN_OP(ctx, OP_OPEN, "f", 0, 0);
 	fst_wait_readable(ctx, g, FST_WAIT_MS);
 	e = FST_EXPECT(ctx, g, { .mask = FAN_OPEN_PERM, .path = "f", .pid = c->pid });
-	WAIT_BLOCKED(ctx, c, 1);
-	FST_SYS(ctx, kill(c->pid, SIGKILL));
-	FST_SYS(ctx, waitpid(c->pid, NULL, 0));
-	c->reaped = true;
+	fst_child_blocked_n(ctx, c, 1);
+	fst_child_kill(ctx, c);
 	ck_assert_int_eq(respond_raw(g, e->e[0].ev.fd, FAN_ALLOW), 0);
 	ck_assert_int_eq(respond_raw(g, e->e[0].ev.fd, FAN_ALLOW), -ENOENT);
 	fst_close(ctx, e->e[0].ev.fd);
@@ -873,7 +678,7 @@ static void pe03_killed_waiter(struct fst_ctx *ctx) {
 
 	/* control: the group still works */
 	c = SPAWN_OP(ctx, OP_OPEN, "f", 0, 0);
-	ANSWER(ctx, g, c, FAN_OPEN_PERM, "f", FAN_DENY);
+	fst_answer(ctx, g, c, FAN_OPEN_PERM, "f", FAN_DENY);
 	fst_child_expect(ctx, c, EPERM);
 	FST_EXPECT_NONE(ctx, g);
 }
@@ -893,33 +698,33 @@ static void pe04_deny_errno_returned(struct fst_ctx *ctx) {
 	fst_require(ctx, FSN_FEAT_PERM_ACCESS);
 	fst_require(ctx, FSN_FEAT_PERM_OPEN_EXEC);
 	write_big(ctx, "f", 100);
-	copy_true(ctx, "t");
+	fst_copy_true(ctx, "t", 0755);
 	g = fst_fan_init(ctx, FAN_CLASS_PRE_CONTENT);
 	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN_PERM, "f");
 
 	for (size_t i = 0; i < sizeof(deny_errnos) / sizeof(deny_errnos[0]); i++) {
 		c = SPAWN_OP(ctx, OP_OPEN, "f", 0, 0);
-		ANSWER(ctx, g, c, FAN_OPEN_PERM, "f", FAN_DENY_ERRNO(deny_errnos[i]));
+		fst_answer(ctx, g, c, FAN_OPEN_PERM, "f", FAN_DENY_ERRNO(deny_errnos[i]));
 		fst_child_expect(ctx, c, deny_errnos[i]);
 		FST_EXPECT_NONE(ctx, g);
 	}
 	/* FAN_DENY_ERRNO(0) is a plain deny */
 	c = SPAWN_OP(ctx, OP_OPEN, "f", 0, 0);
-	ANSWER(ctx, g, c, FAN_OPEN_PERM, "f", FAN_DENY_ERRNO(0));
+	fst_answer(ctx, g, c, FAN_OPEN_PERM, "f", FAN_DENY_ERRNO(0));
 	fst_child_expect(ctx, c, EPERM);
 	fst_mark(ctx, g, FAN_MARK_REMOVE, FAN_OPEN_PERM, "f");
 
 	/* read: the open goes through, the read gets the errno */
 	fst_mark(ctx, g, FAN_MARK_ADD, FAN_ACCESS_PERM, "f");
 	c = SPAWN_OP(ctx, OP_READ, "f", 0, 10);
-	ANSWER(ctx, g, c, FAN_ACCESS_PERM, "f", FAN_DENY_ERRNO(EIO));
+	fst_answer(ctx, g, c, FAN_ACCESS_PERM, "f", FAN_DENY_ERRNO(EIO));
 	fst_child_expect(ctx, c, EIO);
 	FST_EXPECT_NONE(ctx, g);
 
 	/* execve */
 	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN_EXEC_PERM, "t");
 	c = fst_spawn_exec(ctx, "t");
-	ANSWER(ctx, g, c, FAN_OPEN_EXEC_PERM, "t", FAN_DENY_ERRNO(ETXTBSY));
+	fst_answer(ctx, g, c, FAN_OPEN_EXEC_PERM, "t", FAN_DENY_ERRNO(ETXTBSY));
 	fst_child_expect(ctx, c, ETXTBSY);
 	FST_EXPECT_NONE(ctx, g);
 }
@@ -938,10 +743,10 @@ static void pe04_deny_errno_refused(struct fst_ctx *ctx) {
 	g = fst_fan_init(ctx, FAN_CLASS_CONTENT);
 	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN_PERM, "f");
 	c = SPAWN_OP(ctx, OP_OPEN, "f", 0, 0);
-	e = PERM_EVENT(ctx, g, c, FAN_OPEN_PERM, "f");
+	e = fst_perm_event(ctx, g, c, FAN_OPEN_PERM, "f");
 	for (size_t i = 0; i < sizeof(deny_errnos) / sizeof(deny_errnos[0]); i++)
 		ck_assert_int_eq(respond_raw(g, e->ev.fd, FAN_DENY_ERRNO(deny_errnos[i])), -EINVAL);
-	WAIT_BLOCKED(ctx, c, 1); /* still pending */
+	fst_child_blocked_n(ctx, c, 1); /* still pending */
 	fst_respond(ctx, g, e, FAN_DENY);
 	fst_child_expect(ctx, c, EPERM);
 	FST_EXPECT_NONE(ctx, g);
@@ -952,14 +757,14 @@ static void pe04_deny_errno_refused(struct fst_ctx *ctx) {
 	g = fst_fan_init(ctx, FAN_CLASS_PRE_CONTENT);
 	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN_PERM, "f");
 	c = SPAWN_OP(ctx, OP_OPEN, "f", 0, 0);
-	e = PERM_EVENT(ctx, g, c, FAN_OPEN_PERM, "f");
+	e = fst_perm_event(ctx, g, c, FAN_OPEN_PERM, "f");
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		if (respond_raw(g, e->ev.fd, FAN_DENY_ERRNO(bad[i])) != -EINVAL)
 			fst_fail(ctx, "FAN_DENY_ERRNO(%s) was not refused with EINVAL",
 				 fst_errname(bad[i]));
 	ck_assert_int_eq(respond_raw(g, e->ev.fd, FAN_ALLOW | (FAN_DENY_ERRNO(EIO) & ~FAN_DENY)),
 			 -EINVAL);
-	WAIT_BLOCKED(ctx, c, 1); /* still pending */
+	fst_child_blocked_n(ctx, c, 1); /* still pending */
 	fst_respond(ctx, g, e, FAN_DENY_ERRNO(EDQUOT));
 	fst_child_expect(ctx, c, EDQUOT);
 	FST_EXPECT_NONE(ctx, g);
@@ -1024,7 +829,7 @@ static void pe05_mark_fs_support(struct fst_ctx *ctx) {
 	 * events on this filesystem */
 	fst_mark(ctx, p, FAN_MARK_ADD, FAN_OPEN_PERM, "f");
 	c = SPAWN_OP(ctx, OP_OPEN, "f", 0, 0);
-	ANSWER(ctx, p, c, FAN_OPEN_PERM, "f", FAN_DENY);
+	fst_answer(ctx, p, c, FAN_OPEN_PERM, "f", FAN_DENY);
 	fst_child_expect(ctx, c, EPERM);
 	FST_EXPECT_NONE(ctx, p);
 	FST_EXPECT_NONE(ctx, cg);
@@ -1051,12 +856,12 @@ static void pread_step(struct fst_ctx *ctx, int p, off_t pos, size_t len, uint32
 	struct fst_child *c = spawn_op(ctx, OP_READ, "f", pos, len, file, line);
 	struct fst_event *e;
 
-	e = perm_event(ctx, p, c, FAN_PRE_ACCESS, "f", file, line);
-	check_range(ctx, e, (uint64_t)pos, len, file, line);
+	e = fst_perm_event_(ctx, p, c, FST_PRE_ACCESS(c, "f", (uint64_t)pos, len), NULL, 0, file,
+			    line);
 	fst_respond_(ctx, p, e, r1, file, line);
-	if (r1 == FAN_ALLOW) {
-		e = perm_event(ctx, p, c, FAN_ACCESS_PERM, "f", file, line);
-		check_no_info(ctx, e, file, line);
+	if (r1 == FAN_ALLOW) { /* no RANGE record, no other record */
+		e = fst_perm_event_(ctx, p, c, FST_PERM(c, FAN_ACCESS_PERM, "f"), NULL, 0, file,
+				    line);
 		fst_respond_(ctx, p, e, r2, file, line);
 	}
 	fst_child_expect_(ctx, c, want, file, line);
@@ -1084,7 +889,7 @@ static void pe05_read_range(struct fst_ctx *ctx) {
 
 	/* closing the group with a pre-content event pending allows it */
 	c = SPAWN_OP(ctx, OP_READ, "f", 0, 10);
-	PERM_EVENT(ctx, p, c, FAN_PRE_ACCESS, "f");
+	fst_perm_event_x(ctx, p, c, FST_PRE_ACCESS(c, "f", 0, 10));
 	fst_close(ctx, p);
 	fst_child_expect(ctx, c, 0);
 }
@@ -1103,8 +908,7 @@ static void pe05_write_range(struct fst_ctx *ctx) {
 
 	/* denied: EPERM, the file unchanged, no MODIFY */
 	c = SPAWN_OP(ctx, OP_WRITE, "f", (off_t)pg + 10, 5);
-	e = PERM_EVENT(ctx, p, c, FAN_PRE_ACCESS, "f");
-	CHECK_RANGE(ctx, e, pg + 10, 5);
+	e = fst_perm_event_x(ctx, p, c, FST_PRE_ACCESS(c, "f", pg + 10, 5));
 	fst_respond(ctx, p, e, FAN_DENY);
 	fst_child_expect(ctx, c, EPERM);
 	FST_EXPECT_NONE(ctx, p);
@@ -1112,8 +916,7 @@ static void pe05_write_range(struct fst_ctx *ctx) {
 
 	/* allowed, across a page boundary: written, MODIFY */
 	c = SPAWN_OP(ctx, OP_WRITE, "f", (off_t)(2 * pg - 2), 5);
-	e = PERM_EVENT(ctx, p, c, FAN_PRE_ACCESS, "f");
-	CHECK_RANGE(ctx, e, 2 * pg - 2, 5);
+	e = fst_perm_event_x(ctx, p, c, FST_PRE_ACCESS(c, "f", 2 * pg - 2, 5));
 	FST_EXPECT_NONE(ctx, n);
 	fst_respond(ctx, p, e, FAN_ALLOW);
 	fst_child_expect(ctx, c, 0);
@@ -1140,15 +943,13 @@ static void pe05_mmap_range(struct fst_ctx *ctx) {
 	p = pre_group(ctx, FAN_PRE_ACCESS | FAN_ACCESS_PERM);
 
 	c = SPAWN_OP(ctx, OP_MMAP, "f", (off_t)pg, pg + 904);
-	e = PERM_EVENT(ctx, p, c, FAN_PRE_ACCESS, "f");
-	CHECK_RANGE(ctx, e, pg, pg + 904);
+	e = fst_perm_event_x(ctx, p, c, FST_PRE_ACCESS(c, "f", pg, pg + 904));
 	fst_respond(ctx, p, e, FAN_ALLOW);
 	fst_child_expect(ctx, c, 0); /* the child also touched every page */
 	FST_EXPECT_NONE(ctx, p);
 
 	c = SPAWN_OP(ctx, OP_MMAP, "f", 0, 3 * pg);
-	e = PERM_EVENT(ctx, p, c, FAN_PRE_ACCESS, "f");
-	CHECK_RANGE(ctx, e, 0, 3 * pg);
+	e = fst_perm_event_x(ctx, p, c, FST_PRE_ACCESS(c, "f", 0, 3 * pg));
 	fst_respond(ctx, p, e, FAN_DENY);
 	fst_child_expect(ctx, c, EPERM);
 	FST_EXPECT_NONE(ctx, p);
@@ -1208,8 +1009,7 @@ static void pe05_mark_types(struct fst_ctx *ctx) {
 		fst_log(ctx, "-- mark %zu on %s", i, marks[i].target);
 
 		c = SPAWN_OP(ctx, OP_READ, "d/f", 10, 20);
-		e = PERM_EVENT(ctx, p, c, FAN_PRE_ACCESS, "d/f");
-		CHECK_RANGE(ctx, e, 10, 20);
+		e = fst_perm_event_x(ctx, p, c, FST_PRE_ACCESS(c, "d/f", 10, 20));
 		fst_respond(ctx, p, e, FAN_ALLOW);
 		fst_child_expect(ctx, c, 0);
 		FST_EXPECT_NONE(ctx, p);
@@ -1226,8 +1026,7 @@ static void pe05_mark_types(struct fst_ctx *ctx) {
 		a.go_fd = go[0];
 		c = fst_spawn(ctx, "open(d/f), pread, wait, pread", child_read_twice, &a, go[0]);
 		FST_SYS(ctx, close(go[0]));
-		e = PERM_EVENT(ctx, p, c, FAN_PRE_ACCESS, "d/f");
-		CHECK_RANGE(ctx, e, 0, 1);
+		e = fst_perm_event_x(ctx, p, c, FST_PRE_ACCESS(c, "d/f", 0, 1));
 		fst_respond(ctx, p, e, FAN_ALLOW);
 		fst_mark(ctx, p, FAN_MARK_REMOVE | marks[i].flags, FAN_PRE_ACCESS | marks[i].extra,
 			 marks[i].target);
@@ -1260,9 +1059,9 @@ static void pe06_pre_content_first(struct fst_ctx *ctx) {
 
 	/* both allow: PRE_CONTENT asked first, then CONTENT, then FAN_OPEN */
 	c = SPAWN_OP(ctx, OP_OPEN, "f", 0, 0);
-	ANSWER_ALONE(ctx, p, cg, c, FAN_OPEN_PERM, "f", FAN_ALLOW);
+	fst_answer_alone(ctx, p, cg, c, FAN_OPEN_PERM, "f", FAN_ALLOW);
 	FST_EXPECT_NONE(ctx, n);
-	ANSWER_ALONE(ctx, cg, p, c, FAN_OPEN_PERM, "f", FAN_ALLOW);
+	fst_answer_alone(ctx, cg, p, c, FAN_OPEN_PERM, "f", FAN_ALLOW);
 	fst_child_expect(ctx, c, 0);
 	FST_EXPECT(ctx, n, { .mask = FAN_OPEN, .path = "f", .pid = c->pid });
 	FST_EXPECT_NONE(ctx, p);
@@ -1270,7 +1069,7 @@ static void pe06_pre_content_first(struct fst_ctx *ctx) {
 
 	/* the first group denies: the second is never asked */
 	c = SPAWN_OP(ctx, OP_OPEN, "f", 0, 0);
-	ANSWER_ALONE(ctx, p, cg, c, FAN_OPEN_PERM, "f", FAN_DENY);
+	fst_answer_alone(ctx, p, cg, c, FAN_OPEN_PERM, "f", FAN_DENY);
 	fst_child_expect(ctx, c, EPERM);
 	FST_EXPECT_NONE(ctx, cg);
 	FST_EXPECT_NONE(ctx, n);
@@ -1278,8 +1077,8 @@ static void pe06_pre_content_first(struct fst_ctx *ctx) {
 
 	/* the first allows, the second denies */
 	c = SPAWN_OP(ctx, OP_OPEN, "f", 0, 0);
-	ANSWER_ALONE(ctx, p, cg, c, FAN_OPEN_PERM, "f", FAN_ALLOW);
-	ANSWER_ALONE(ctx, cg, p, c, FAN_OPEN_PERM, "f", FAN_DENY);
+	fst_answer_alone(ctx, p, cg, c, FAN_OPEN_PERM, "f", FAN_ALLOW);
+	fst_answer_alone(ctx, cg, p, c, FAN_OPEN_PERM, "f", FAN_DENY);
 	fst_child_expect(ctx, c, EPERM);
 	FST_EXPECT_NONE(ctx, n);
 	FST_EXPECT_NONE(ctx, p);
@@ -1301,25 +1100,25 @@ static void exec_order(struct fst_ctx *ctx, unsigned pflags, uint64_t pextra, co
 	fst_mark(ctx, p, FAN_MARK_ADD | pflags, mask | pextra, ptarget);
 
 	c = fst_spawn_exec(ctx, "d/t");
-	ANSWER_ALONE(ctx, p, cg, c, FAN_OPEN_EXEC_PERM, "d/t", FAN_ALLOW);
-	ANSWER_ALONE(ctx, cg, p, c, FAN_OPEN_EXEC_PERM, "d/t", FAN_ALLOW);
-	ANSWER_ALONE(ctx, p, cg, c, FAN_OPEN_PERM, "d/t", FAN_ALLOW);
-	ANSWER_ALONE(ctx, cg, p, c, FAN_OPEN_PERM, "d/t", FAN_ALLOW);
-	EXEC_RAN(ctx, c);
+	fst_answer_alone(ctx, p, cg, c, FAN_OPEN_EXEC_PERM, "d/t", FAN_ALLOW);
+	fst_answer_alone(ctx, cg, p, c, FAN_OPEN_EXEC_PERM, "d/t", FAN_ALLOW);
+	fst_answer_alone(ctx, p, cg, c, FAN_OPEN_PERM, "d/t", FAN_ALLOW);
+	fst_answer_alone(ctx, cg, p, c, FAN_OPEN_PERM, "d/t", FAN_ALLOW);
+	fst_child_expect(ctx, c, 0);
 	FST_EXPECT_NONE(ctx, p);
 	FST_EXPECT_NONE(ctx, cg);
 
 	/* p denies the first event: cg is never asked */
 	c = fst_spawn_exec(ctx, "d/t");
-	ANSWER_ALONE(ctx, p, cg, c, FAN_OPEN_EXEC_PERM, "d/t", FAN_DENY);
+	fst_answer_alone(ctx, p, cg, c, FAN_OPEN_EXEC_PERM, "d/t", FAN_DENY);
 	fst_child_expect(ctx, c, EPERM);
 	FST_EXPECT_NONE(ctx, cg);
 	FST_EXPECT_NONE(ctx, p);
 
 	/* cg denies the first event: p's OPEN_PERM never comes */
 	c = fst_spawn_exec(ctx, "d/t");
-	ANSWER_ALONE(ctx, p, cg, c, FAN_OPEN_EXEC_PERM, "d/t", FAN_ALLOW);
-	ANSWER_ALONE(ctx, cg, p, c, FAN_OPEN_EXEC_PERM, "d/t", FAN_DENY);
+	fst_answer_alone(ctx, p, cg, c, FAN_OPEN_EXEC_PERM, "d/t", FAN_ALLOW);
+	fst_answer_alone(ctx, cg, p, c, FAN_OPEN_EXEC_PERM, "d/t", FAN_DENY);
 	fst_child_expect(ctx, c, EPERM);
 	FST_EXPECT_NONE(ctx, p);
 	FST_EXPECT_NONE(ctx, cg);
@@ -1335,7 +1134,7 @@ static void pe06_order_across_mark_types(struct fst_ctx *ctx) {
 	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
 	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
 	FST_SYS(ctx, mkdir("d", 0755));
-	copy_true(ctx, "d/t");
+	fst_copy_true(ctx, "d/t", 0755);
 
 	fst_log(ctx, "-- PRE_CONTENT on the parent, CONTENT on the filesystem");
 	exec_order(ctx, 0, FAN_EVENT_ON_CHILD, "d", FAN_MARK_FILESYSTEM, 0, ".");
@@ -1364,26 +1163,20 @@ static void pe06_same_class_deny_final(struct fst_ctx *ctx) {
 
 	for (int round = 0; round < 4; round++) {
 		bool deny = round >= 2;
-		struct pollfd pf[2] = { { .fd = a, .events = POLLIN },
-					{ .fd = b, .events = POLLIN } };
 		struct fst_child *c = SPAWN_OP(ctx, OP_OPEN, "f", 0, 0);
-		int first, second;
+		int first = fst_wait_any(ctx, ((const int[]){ a, b }), 2) == 0 ? a : b;
+		int second = first == a ? b : a;
 
-		if (poll(pf, 2, FST_WAIT_MS) <= 0)
-			fst_fail(ctx, "no permission event in either group within %d ms",
-				 FST_WAIT_MS);
-		first = pf[0].revents ? a : b;
-		second = first == a ? b : a;
 		fst_log(ctx, "round %d: group %s asked first", round, first == a ? "a" : "b");
-		ANSWER_ALONE(ctx, first, second, c, FAN_OPEN_PERM, "f",
-			     deny ? FAN_DENY : FAN_ALLOW);
+		fst_answer_alone(ctx, first, second, c, FAN_OPEN_PERM, "f",
+				 deny ? FAN_DENY : FAN_ALLOW);
 		if (deny) {
 			fst_child_expect(ctx, c, EPERM);
 			FST_EXPECT_NONE(ctx, second);
 			FST_EXPECT_NONE(ctx, n);
 		} else {
 			FST_EXPECT_NONE(ctx, n);
-			ANSWER_ALONE(ctx, second, first, c, FAN_OPEN_PERM, "f", FAN_ALLOW);
+			fst_answer_alone(ctx, second, first, c, FAN_OPEN_PERM, "f", FAN_ALLOW);
 			fst_child_expect(ctx, c, 0);
 			FST_EXPECT(ctx, n, { .mask = FAN_OPEN, .path = "f", .pid = c->pid });
 		}
@@ -1404,20 +1197,19 @@ static void pe06_pre_access_first(struct fst_ctx *ctx) {
 	fst_mark(ctx, cg, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_ACCESS_PERM, ".");
 
 	c = SPAWN_OP(ctx, OP_READ, "f", 5, 10);
-	e = PERM_EVENT(ctx, p, c, FAN_PRE_ACCESS, "f");
-	CHECK_RANGE(ctx, e, 5, 10);
-	FST_EXPECT_NONE(ctx, cg);
+	e = fst_perm_event_alone_x(ctx, p, cg, c, FST_PRE_ACCESS(c, "f", 5, 10));
 	fst_respond(ctx, p, e, FAN_ALLOW);
-	ANSWER_ALONE(ctx, p, cg, c, FAN_ACCESS_PERM, "f", FAN_ALLOW);
-	ANSWER_ALONE(ctx, cg, p, c, FAN_ACCESS_PERM, "f", FAN_ALLOW);
+	fst_answer_alone(ctx, p, cg, c, FAN_ACCESS_PERM, "f", FAN_ALLOW);
+	fst_answer_alone(ctx, cg, p, c, FAN_ACCESS_PERM, "f", FAN_ALLOW);
 	fst_child_expect(ctx, c, 0);
 	FST_EXPECT_NONE(ctx, p);
 	FST_EXPECT_NONE(ctx, cg);
 
 	/* the PRE_CONTENT group denies ACCESS_PERM: cg is not asked */
 	c = SPAWN_OP(ctx, OP_READ, "f", 5, 10);
-	ANSWER_ALONE(ctx, p, cg, c, FAN_PRE_ACCESS, "f", FAN_ALLOW);
-	ANSWER_ALONE(ctx, p, cg, c, FAN_ACCESS_PERM, "f", FAN_DENY);
+	fst_respond(ctx, p, fst_perm_event_alone_x(ctx, p, cg, c, FST_PRE_ACCESS(c, "f", 5, 10)),
+		    FAN_ALLOW);
+	fst_answer_alone(ctx, p, cg, c, FAN_ACCESS_PERM, "f", FAN_DENY);
 	fst_child_expect(ctx, c, EPERM);
 	FST_EXPECT_NONE(ctx, cg);
 	FST_EXPECT_NONE(ctx, p);

@@ -197,6 +197,14 @@ void fst_mark_(struct fst_ctx *ctx, int fd, unsigned flags, uint64_t mask, const
 	       const char *file, int line);
 int fst_mark_err(struct fst_ctx *ctx, int fd, unsigned flags, uint64_t mask, const char *path);
 
+/* fanotify_mark() must return exactly -err (err 0: succeed); else fail with
+ * the call as written and both results. */
+#define FST_MARK_ERR(ctx, fd, flags, mask, path, err)                                              \
+	fst_mark_expect_(ctx, fd, flags, mask, path, err, #flags, #mask, __FILE__, __LINE__)
+void fst_mark_expect_(struct fst_ctx *ctx, int fd, unsigned flags, uint64_t mask, const char *path,
+		      int err, const char *flags_str, const char *mask_str, const char *file,
+		      int line);
+
 /* inotify_init1(IN_NONBLOCK | IN_CLOEXEC). */
 #define fst_inotify(ctx) fst_inotify_(ctx, __FILE__, __LINE__)
 int fst_inotify_(struct fst_ctx *ctx, const char *file, int line);
@@ -215,6 +223,37 @@ void fst_rm_watch_(struct fst_ctx *ctx, int fd, int wd, const char *file, int li
 void fst_close_(struct fst_ctx *ctx, int fd, const char *file, int line);
 
 /* ------------------------------------------------------------------------ */
+/* Small file operations (each fails the case with the caller's file:line)  */
+/* ------------------------------------------------------------------------ */
+
+/* write(fd, "x", 1): a MODIFY. */
+#define fst_write1(ctx, fd) fst_write1_(ctx, fd, __FILE__, __LINE__)
+void fst_write1_(struct fst_ctx *ctx, int fd, const char *file, int line);
+
+/* pread(fd, 1 byte at 0): an ACCESS (of a non-empty file). */
+#define fst_read1(ctx, fd) fst_read1_(ctx, fd, __FILE__, __LINE__)
+void fst_read1_(struct fst_ctx *ctx, int fd, const char *file, int line);
+
+/* open(path, flags) and close at once: OPEN, then CLOSE_(NO)WRITE. */
+#define fst_open_close(ctx, path, flags) fst_open_close_(ctx, path, flags, __FILE__, __LINE__)
+void fst_open_close_(struct fst_ctx *ctx, const char *path, int flags, const char *file, int line);
+
+/*
+ * Copy /bin/true (or /usr/bin/true) to path (relative to the work
+ * directory) with the given mode, for execve cases: the copy is an object
+ * of the filesystem under test, and running it exits 0. Do it before any
+ * mark exists (the case process must not open a file a permission mark
+ * covers). Fails if the work directory is mounted noexec; skips if there is
+ * no /bin/true.
+ */
+#define fst_copy_true(ctx, path, mode) fst_copy_true_(ctx, path, mode, __FILE__, __LINE__)
+void fst_copy_true_(struct fst_ctx *ctx, const char *path, mode_t mode, const char *file, int line);
+
+/* Bytes queued (unread) on a group: ioctl(FIONREAD). */
+#define fst_queued_bytes(ctx, fd) fst_queued_bytes_(ctx, fd, __FILE__, __LINE__)
+int fst_queued_bytes_(struct fst_ctx *ctx, int fd, const char *file, int line);
+
+/* ------------------------------------------------------------------------ */
 /* Object identity                                                          */
 /* ------------------------------------------------------------------------ */
 
@@ -223,14 +262,27 @@ void fst_close_(struct fst_ctx *ctx, int fd, const char *file, int line);
 struct fst_obj {
 	dev_t dev;
 	ino_t ino;
-	bool has_fid; /* name_to_handle_at() worked (not for pipes) */
+	bool has_fid;  /* a file handle was available */
+	bool fid_only; /* ... only with AT_HANDLE_FID (EOPNOTSUPP without: not
+			* decodable, e.g. ramfs, pipes), which is what fanotify
+			* reports for such objects */
 	struct fsn_fid fid;
 	char label[128];
 };
 
-/* Capture the identity of path now (e.g. before it is unlinked). */
-#define fst_obj(ctx, path) fst_obj_(ctx, path, __FILE__, __LINE__)
-struct fst_obj fst_obj_(struct fst_ctx *ctx, const char *path, const char *file, int line);
+/*
+ * Capture the identity of path now (e.g. before it is unlinked). Every part
+ * comes from one open(O_PATH) of the object: st_dev/st_ino (fstat), the
+ * fsid (fstatfs) and the handle (name_to_handle_at(AT_EMPTY_PATH), falling
+ * back to AT_HANDLE_FID on EOPNOTSUPP). fst_obj() follows a final symlink,
+ * like open() and fanotify_mark() without FAN_MARK_DONT_FOLLOW;
+ * fst_obj_nofollow() is the symlink itself (FAN_MARK_DONT_FOLLOW marks).
+ * An expectation's .path/.dir is resolved like fst_obj(), when matching.
+ */
+#define fst_obj(ctx, path) fst_obj_(ctx, path, true, __FILE__, __LINE__)
+#define fst_obj_nofollow(ctx, path) fst_obj_(ctx, path, false, __FILE__, __LINE__)
+struct fst_obj fst_obj_(struct fst_ctx *ctx, const char *path, bool follow, const char *file,
+			int line);
 
 /* ------------------------------------------------------------------------ */
 /* Reading events                                                           */
@@ -252,6 +304,8 @@ struct fst_event {
 struct fst_events {
 	size_t n;
 	struct fst_event *e; /* owned by ctx */
+	bool inotify;        /* how they were decoded (for fst_decode()d buffers) */
+	unsigned init_flags; /* fanotify_init() flags of the group */
 };
 
 /*
@@ -266,6 +320,28 @@ struct fst_events {
 struct fst_events *fst_read_(struct fst_ctx *ctx, int fd, bool keep_fds, const char *file,
 			     int line);
 
+/*
+ * One read() of at most 64 KiB: the events it returned (n == 0: the queue
+ * is empty, read() gave EAGAIN). For queues too long to hold at once (the
+ * overflow cases): match each batch, then fst_release() it.
+ */
+#define fst_read_batch(ctx, fd) fst_read_batch_(ctx, fd, __FILE__, __LINE__)
+struct fst_events *fst_read_batch_(struct fst_ctx *ctx, int fd, const char *file, int line);
+
+/*
+ * Decode a buffer read elsewhere (e.g. by a child without privileges) as
+ * a group with init_flags would have (inotify: an inotify fd). Event fds in
+ * it are not the case's: they are neither fstat()ed nor closed. Match the
+ * result with FST_MATCH(ctx, -1, events, ...).
+ */
+#define fst_decode(ctx, inotify, init_flags, buf, len)                                             \
+	fst_decode_(ctx, inotify, init_flags, buf, len, __FILE__, __LINE__)
+struct fst_events *fst_decode_(struct fst_ctx *ctx, bool inotify, unsigned init_flags,
+			       const void *buf, size_t len, const char *file, int line);
+
+/* Free events read earlier (otherwise they live until the case ends). */
+void fst_release(struct fst_ctx *ctx, struct fst_events *events);
+
 /* Wait (poll, bounded by ms) until fd is readable; fails the case with
  * "no event on <fd> within N ms" otherwise. */
 #define fst_wait_readable(ctx, fd, ms) fst_wait_readable_(ctx, fd, ms, __FILE__, __LINE__)
@@ -275,21 +351,61 @@ void fst_wait_readable_(struct fst_ctx *ctx, int fd, int ms, const char *file, i
 /* Expectations                                                             */
 /* ------------------------------------------------------------------------ */
 
-#define FST_ANY_PID ((pid_t)-1)
+#define FST_ANY_PID ((pid_t)-1)  /* .pid: not compared */
+#define FST_PID_ZERO ((pid_t)-2) /* .pid: must be 0 (overflow, unprivileged groups) */
+
+/* .cookie_of: the cookie is not 0 and equals that of event n of the same
+ * list (n < this event's index). */
+#define FST_COOKIE_OF(n) ((n) + 1)
+
+/* .any: opt-outs for the rare expectation that does not care (not compared,
+ * neither presence nor value). */
+enum {
+	FST_ANY_FID = 1u << 0,  /* the FID record */
+	FST_ANY_DIR = 1u << 1,  /* the DFID record */
+	FST_ANY_NAME = 1u << 2, /* the name (fanotify record or inotify name) */
+};
 
 /*
- * One expected event. Every field is compared exactly:
+ * One expected event. Every field is compared exactly, and so is what an
+ * expectation leaves out:
  *   mask   the whole mask, bit for bit.
- *   path / obj   fanotify: the object — the event fd's inode (fd mode) or
- *          the FID record (FAN_REPORT_FID groups). NULL and no obj: not
- *          compared. path is resolved (stat, name_to_handle_at) when
- *          matching, relative to the work directory.
- *   dir / dobj   fanotify groups with FAN_REPORT_DIR_FID: the DFID record.
- *   name   the name record (fanotify DFID_NAME) or the inotify name;
+ *   path / obj   fanotify: the object — the event fd's inode (fd-mode
+ *          groups) or the FID record (any FID-reporting group: FAN_REPORT_FID,
+ *          _DIR_FID, _DFID_NAME ...). path is resolved when matching
+ *          (fst_obj(): relative to the work directory, following symlinks).
+ *   dir / dobj   fanotify: the DFID record (DFID or DFID_NAME).
+ *          One kernel rule is built in: a FAN_REPORT_DIR_FID group without
+ *          FAN_REPORT_FID and FAN_REPORT_NAME reports the parent of an event
+ *          on a non-directory (no dirent bit, no FAN_ONDIR in the mask) in a
+ *          record of type FID, not DFID (copy_info_records_to_user());
+ *          there .dir is compared with that FID record, which must be the
+ *          only one (pinned by id03_records_dir_fid, id03_dir_fid_type_merge
+ *          on the raw records, pc07_fid_flavours through this matcher).
+ *   name   the name of the DFID_NAME record, or the inotify name;
  *          NULL = the event must carry no name.
+ *   old_dir / old_dobj, old_name, new_dir / new_dobj, new_name   FAN_RENAME:
+ *          the OLD_DFID_NAME / NEW_DFID_NAME records.
+ *   range, range_offset, range_count   pre-content events: the RANGE record.
+ *   The info records must be exactly the expected ones, in every fanotify
+ *   group: a FID record exactly when path/obj is given (FID-reporting
+ *   groups), a DFID record exactly when dir/dobj is, a name exactly when
+ *   name is, OLD/NEW records exactly when old_* / new_* are, a RANGE record
+ *   exactly when range is set, a PIDFD record exactly when the group has
+ *   FAN_REPORT_PIDFD, an ERROR record exactly for FAN_FS_ERROR; an unknown
+ *   record always fails. .any lists opt-outs (FST_ANY_*).
  *   wd     inotify: the watch descriptor (watches are >= 1; 0 = unchecked).
- *   pid    fanotify: 0 = the case process; FST_ANY_PID = unchecked.
- *   nofd   fanotify fd mode: the event carries FAN_NOFD.
+ *   cookie / cookie_of   inotify: cookie non-zero = exactly this cookie;
+ *          cookie_of = FST_COOKIE_OF(n): non-zero, the one of event n of this
+ *          list; neither: IN_MOVED_FROM/IN_MOVED_TO need a non-zero cookie,
+ *          every other event 0.
+ *   pid    fanotify: 0 = the case process; FST_PID_ZERO = pid 0;
+ *          FST_ANY_PID = unchecked; else exactly this pid.
+ *   nofd   fanotify: the event fd is exactly FAN_NOFD.
+ *   fd_error   fanotify (FAN_REPORT_FD_ERROR): the event fd is exactly this
+ *          negative errno (-EROFS ...).
+ *   Neither nofd nor fd_error: an fd-mode group must have given an event
+ *   fd, a FID-reporting group must not have.
  */
 struct fst_exp {
 	uint64_t mask;
@@ -298,15 +414,39 @@ struct fst_exp {
 	const char *dir;
 	const struct fst_obj *dobj;
 	const char *name;
+	const char *old_dir;
+	const struct fst_obj *old_dobj;
+	const char *old_name;
+	const char *new_dir;
+	const struct fst_obj *new_dobj;
+	const char *new_name;
+	bool range;
+	uint64_t range_offset;
+	uint64_t range_count;
 	int wd;
+	uint32_t cookie;
+	int cookie_of;
 	pid_t pid;
 	bool nofd;
+	int fd_error;
+	unsigned any; /* FST_ANY_* */
 };
 
 #define FST_FAN(mask_, path_)                                                                      \
 	{ .mask = (mask_), .path = (path_) }
 #define FST_IN(mask_, wd_, name_)                                                                  \
 	{ .mask = (mask_), .wd = (wd_), .name = (name_) }
+
+/*
+ * The FAN_PRE_ACCESS event of process pid on path for an access of len
+ * bytes at pos: its RANGE record is the page-aligned cover of the access,
+ * round_down(pos) .. round_up(pos + len), not clamped to the file size
+ * (fsnotify_pre_content()).
+ */
+struct fst_exp fst_pre_access(const char *path, pid_t pid, uint64_t pos, uint64_t len);
+/* The same for child c, as a pointer (for fst_perm_event_x(), fst_allow_all()). */
+#define FST_PRE_ACCESS(c, path, pos, len)                                                          \
+	((const struct fst_exp[]){ fst_pre_access(path, (c)->pid, pos, len) })
 
 /*
  * Read everything queued on fd (fst_read()) and assert it is exactly the
@@ -323,7 +463,9 @@ struct fst_exp {
 struct fst_events *fst_expect_(struct fst_ctx *ctx, int fd, const struct fst_exp *exp, size_t n,
 			       const char *what, const char *file, int line);
 
-/* Compare events already read (e.g. with fst_read_keep()) the same way. */
+/* Compare events already read (e.g. with fst_read_keep()) the same way. fd
+ * names the group (its flags decide how to compare); -1 for fst_decode()d
+ * events, which carry their flags. */
 #define FST_MATCH(ctx, fd, events, ...)                                                            \
 	fst_match_(ctx, fd, events, (const struct fst_exp[]){ __VA_ARGS__ },                       \
 		   sizeof((const struct fst_exp[]){ __VA_ARGS__ }) / sizeof(struct fst_exp), #fd,  \
@@ -339,7 +481,83 @@ const char *fst_mask_str(enum fsn_mask_kind kind, uint64_t mask);
 const char *fst_escape(const char *s, char *buf, size_t len);
 
 /* ------------------------------------------------------------------------ */
-/* Permission events: child processes and responses                        */
+/* Marks as /proc/self/fdinfo/<group> shows them                            */
+/* ------------------------------------------------------------------------ */
+
+enum {
+	FST_FDI_INODE = 'i', /* "fanotify ino:..."  */
+	FST_FDI_MOUNT = 'm', /* "fanotify mnt_id:..." */
+	FST_FDI_SB = 's',    /* "fanotify sdev:..." */
+	FST_FDI_WATCH = 'w', /* "inotify wd:..." */
+};
+
+/* One mark line. */
+struct fst_fdi {
+	int kind;               /* FST_FDI_* */
+	unsigned long long ino; /* FST_FDI_INODE, FST_FDI_WATCH */
+	unsigned sdev;          /* FST_FDI_INODE, _SB, _WATCH (kernel dev_t of the sb) */
+	int mnt_id;             /* FST_FDI_MOUNT */
+	int wd;                 /* FST_FDI_WATCH */
+	unsigned mflags, mask, ignored;
+	bool has_fh; /* inode marks and watches */
+	unsigned fh_bytes;
+	int fh_type;
+	char fh_hex[2 * FSN_HANDLE_MAX + 1];
+	char label[160]; /* expected entries: what was marked */
+};
+
+/* Every mark line of fd's fdinfo (at most max); fails on a mark line it
+ * cannot parse. Reading fdinfo looks no inode up (it can tell whether an
+ * evictable mark is gone without bringing its inode back). */
+#define fst_fdinfo_read(ctx, fd, out, max) fst_fdinfo_read_(ctx, fd, out, max, __FILE__, __LINE__)
+size_t fst_fdinfo_read_(struct fst_ctx *ctx, int fd, struct fst_fdi *out, size_t max,
+			const char *file, int line);
+
+/* The inode mark (or watch) line of fd on inode number ino, if any. */
+#define fst_fdinfo_find(ctx, fd, ino, out) fst_fdinfo_find_(ctx, fd, ino, out, __FILE__, __LINE__)
+bool fst_fdinfo_find_(struct fst_ctx *ctx, int fd, unsigned long long ino, struct fst_fdi *out,
+		      const char *file, int line);
+
+/* Expected lines, from the object that was marked: inode number, the sb's
+ * dev_t (from /proc/self/mountinfo: not st_dev, which is a subvolume's on
+ * btrfs), the file handle (follow: the symlink's target). */
+#define fst_fdi_inode(ctx, path, follow, mflags, mask, ignored)                                    \
+	fst_fdi_inode_(ctx, path, follow, mflags, mask, ignored, __FILE__, __LINE__)
+struct fst_fdi fst_fdi_inode_(struct fst_ctx *ctx, const char *path, bool follow, unsigned mflags,
+			      unsigned mask, unsigned ignored, const char *file, int line);
+#define fst_fdi_watch(ctx, wd, path, follow, mask)                                                 \
+	fst_fdi_watch_(ctx, wd, path, follow, mask, __FILE__, __LINE__)
+struct fst_fdi fst_fdi_watch_(struct fst_ctx *ctx, int wd, const char *path, bool follow,
+			      unsigned mask, const char *file, int line);
+#define fst_fdi_mount(ctx, path, mflags, mask, ignored)                                            \
+	fst_fdi_mount_(ctx, path, mflags, mask, ignored, __FILE__, __LINE__)
+struct fst_fdi fst_fdi_mount_(struct fst_ctx *ctx, const char *path, unsigned mflags, unsigned mask,
+			      unsigned ignored, const char *file, int line);
+#define fst_fdi_sb(ctx, path, mflags, mask, ignored)                                               \
+	fst_fdi_sb_(ctx, path, mflags, mask, ignored, __FILE__, __LINE__)
+struct fst_fdi fst_fdi_sb_(struct fst_ctx *ctx, const char *path, unsigned mflags, unsigned mask,
+			   unsigned ignored, const char *file, int line);
+
+/* fdinfo of fd lists exactly these marks (in any order: the kernel lists
+ * the group's marks newest first, which is not part of the contract); with
+ * all = false: at least these (other marks of the group are not looked at). */
+#define FST_EXPECT_FDINFO(ctx, fd, ...)                                                            \
+	fst_expect_fdinfo_(ctx, fd, true, (const struct fst_fdi[]){ __VA_ARGS__ },                 \
+			   sizeof((const struct fst_fdi[]){ __VA_ARGS__ }) /                       \
+			       sizeof(struct fst_fdi),                                             \
+			   __FILE__, __LINE__)
+#define FST_EXPECT_FDINFO_HAS(ctx, fd, ...)                                                        \
+	fst_expect_fdinfo_(ctx, fd, false, (const struct fst_fdi[]){ __VA_ARGS__ },                \
+			   sizeof((const struct fst_fdi[]){ __VA_ARGS__ }) /                       \
+			       sizeof(struct fst_fdi),                                             \
+			   __FILE__, __LINE__)
+#define FST_EXPECT_FDINFO_NONE(ctx, fd)                                                            \
+	fst_expect_fdinfo_(ctx, fd, true, NULL, 0, __FILE__, __LINE__)
+void fst_expect_fdinfo_(struct fst_ctx *ctx, int fd, bool all, const struct fst_fdi *exp, size_t n,
+			const char *file, int line);
+
+/* ------------------------------------------------------------------------ */
+/* Child processes                                                          */
 /* ------------------------------------------------------------------------ */
 
 /* Runs in a forked child: return 0 or a positive errno. Never call ck_*
@@ -350,14 +568,18 @@ typedef int (*fst_child_fn)(void *arg);
 struct fst_child {
 	pid_t pid;
 	char what[128];
-	int rfd;    /* result pipe */
-	int pidfd;  /* for bounded waits; -1 if pidfd_open() is missing */
-	bool done;  /* result read */
-	int result; /* 0 or errno (exec: 0 = exec succeeded) */
-	int status; /* wait status once reaped */
+	int rfd;        /* result pipe */
+	int pidfd;      /* for bounded waits; -1 if pidfd_open() is missing */
+	bool exec;      /* fst_spawn_exec(): success leaves no result, only the exit status */
+	bool done;      /* result read (or the pipe closed) */
+	bool no_result; /* the pipe closed without a result (exec: the exec succeeded) */
+	int result;     /* 0 or errno (exec: 0 = the program ran and exited 0) */
+	int status;     /* wait status once reaped */
 	bool reaped;
 };
 
+/* At most 64 children live at once (reaped ones free their slot). The
+ * struct stays valid (pid, result, status) until the case ends. */
 #define fst_spawn(ctx, what, fn, arg, keep_fd)                                                     \
 	fst_spawn_(ctx, what, fn, arg, keep_fd, __FILE__, __LINE__)
 struct fst_child *fst_spawn_(struct fst_ctx *ctx, const char *what, fst_child_fn fn, void *arg,
@@ -377,13 +599,18 @@ struct fst_child *fst_spawn_read_(struct fst_ctx *ctx, const char *path, const c
 #define fst_spawn_read_fd(ctx, fd) fst_spawn_read_fd_(ctx, fd, __FILE__, __LINE__)
 struct fst_child *fst_spawn_read_fd_(struct fst_ctx *ctx, int fd, const char *file, int line);
 
-/* execve(path, {path, NULL}, {NULL}); result 0 means exec succeeded. */
+/* execve(path, {path, NULL}, {NULL}). Result 0 means the exec succeeded and
+ * the program exited with status 0 (fst_child_wait() checks the status: a
+ * child that ends without a result and status 0 is a failure); else the
+ * errno of execve. */
 #define fst_spawn_exec(ctx, path) fst_spawn_exec_(ctx, path, __FILE__, __LINE__)
 struct fst_child *fst_spawn_exec_(struct fst_ctx *ctx, const char *path, const char *file,
 				  int line);
 
 /* Wait at most ms for the child's result and exit; fails the case with
- * "child <what> still blocked after N ms". Returns the result (0/errno). */
+ * "child <what> still blocked after N ms", if it was killed by a signal,
+ * exited with a non-zero status or ended without a result (except an exec
+ * child whose program exited 0). Returns the result (0/errno). */
 #define fst_child_wait(ctx, c, ms) fst_child_wait_(ctx, c, ms, __FILE__, __LINE__)
 int fst_child_wait_(struct fst_ctx *ctx, struct fst_child *c, int ms, const char *file, int line);
 
@@ -393,10 +620,36 @@ int fst_child_wait_(struct fst_ctx *ctx, struct fst_child *c, int ms, const char
 void fst_child_expect_(struct fst_ctx *ctx, struct fst_child *c, int err, const char *file,
 		       int line);
 
-/* Fail the case if the child has already produced its result (it must be
- * blocked in the kernel waiting for a permission response). */
-#define fst_child_blocked(ctx, c) fst_child_blocked_(ctx, c, __FILE__, __LINE__)
-void fst_child_blocked_(struct fst_ctx *ctx, struct fst_child *c, const char *file, int line);
+/* SIGKILL the child and reap it (its slot is free again). */
+#define fst_child_kill(ctx, c) fst_child_kill_(ctx, c, __FILE__, __LINE__)
+void fst_child_kill_(struct fst_ctx *ctx, struct fst_child *c, const char *file, int line);
+
+/*
+ * Prove that the child is blocked in the kernel waiting for permission
+ * responses: poll (1 ms steps, bounded by FST_WAIT_MS) until exactly n of
+ * its tasks sleep in fanotify's wait for a response (/proc/<pid>/task/<tid>/
+ * stat state D and wchan in fanotify code; a kernel without symbolic wchan
+ * counts on state D). Polling is the only way: the kernel sends no
+ * notification when a task starts waiting, and having read the event does
+ * not mean the task has gone to sleep yet. Fails at once if the child
+ * produces its result (it was not blocked), and names the tasks' states if
+ * the count never settles at n. fst_child_blocked(): n = 1.
+ */
+#define fst_child_blocked(ctx, c) fst_child_blocked_(ctx, c, 1, __FILE__, __LINE__)
+#define fst_child_blocked_n(ctx, c, n) fst_child_blocked_(ctx, c, n, __FILE__, __LINE__)
+void fst_child_blocked_(struct fst_ctx *ctx, struct fst_child *c, int n, const char *file,
+			int line);
+
+/* The child must finish with result 0 without fanotify group g being asked
+ * anything: if g gets an event first, fail at once listing it (rather than
+ * time out); then g must have nothing queued. */
+#define fst_child_not_blocked(ctx, c, g) fst_child_not_blocked_(ctx, c, g, __FILE__, __LINE__)
+void fst_child_not_blocked_(struct fst_ctx *ctx, struct fst_child *c, int g, const char *file,
+			    int line);
+
+/* ------------------------------------------------------------------------ */
+/* Permission events                                                        */
+/* ------------------------------------------------------------------------ */
 
 /* Answer a permission event (FAN_ALLOW, FAN_DENY, FAN_DENY_ERRNO(e) ...) and
  * close its event fd. */
@@ -404,6 +657,56 @@ void fst_child_blocked_(struct fst_ctx *ctx, struct fst_child *c, const char *fi
 	fst_respond_(ctx, fanfd, e, response, __FILE__, __LINE__)
 void fst_respond_(struct fst_ctx *ctx, int fanfd, struct fst_event *e, uint32_t response,
 		  const char *file, int line);
+
+/*
+ * Child c blocks on exactly one permission event in group g: wait for it
+ * (FST_WAIT_MS), assert it is exactly *x and nothing else is queued in g,
+ * that every group in quiet[] has nothing queued (c can wait for one group
+ * at a time: the others cannot have been asked yet), and that c is blocked
+ * (fst_child_blocked()). Returns the event (its fd open: fst_respond() it).
+ */
+struct fst_event *fst_perm_event_(struct fst_ctx *ctx, int g, struct fst_child *c,
+				  const struct fst_exp *x, const int *quiet, size_t nquiet,
+				  const char *file, int line);
+
+/* The usual expectation of a permission event: mask on path, by child c. */
+#define FST_PERM(c, mask_, path_)                                                                  \
+	(&(const struct fst_exp){ .mask = (mask_), .path = (path_), .pid = (c)->pid })
+
+#define fst_perm_event(ctx, g, c, mask_, path_)                                                    \
+	fst_perm_event_(ctx, g, c, FST_PERM(c, mask_, path_), NULL, 0, __FILE__, __LINE__)
+/* Any expectation (e.g. fst_pre_access()). */
+#define fst_perm_event_x(ctx, g, c, x) fst_perm_event_(ctx, g, c, x, NULL, 0, __FILE__, __LINE__)
+
+/* Any expectation, and group other must have nothing while c waits for g. */
+#define fst_perm_event_alone_x(ctx, g, other, c, x)                                                \
+	fst_perm_event_(ctx, g, c, x, (const int[]){ other }, 1, __FILE__, __LINE__)
+
+/* fst_perm_event(), then answer it with response. */
+#define fst_answer(ctx, g, c, mask_, path_, response)                                              \
+	fst_respond_(ctx, g, fst_perm_event(ctx, g, c, mask_, path_), response, __FILE__, __LINE__)
+/* The same, and group other must have nothing while c waits for g. */
+#define fst_answer_alone(ctx, g, other, c, mask_, path_, response)                                 \
+	fst_respond_(ctx, g,                                                                       \
+		     fst_perm_event_(ctx, g, c, FST_PERM(c, mask_, path_), (const int[]){ other }, \
+				     1, __FILE__, __LINE__),                                       \
+		     response, __FILE__, __LINE__)
+
+/* Wait (FST_WAIT_MS) until one of the n groups has an event; its index. */
+#define fst_wait_any(ctx, gs, n) fst_wait_any_(ctx, gs, n, __FILE__, __LINE__)
+size_t fst_wait_any_(struct fst_ctx *ctx, const int *gs, size_t n, const char *file, int line);
+
+/*
+ * Child c asks each of the n groups exactly once for a permission event,
+ * x (e.g. FST_PERM(c, FAN_OPEN_PERM, "f")): answer each with FAN_ALLOW, in
+ * the order the kernel asks — by class, FAN_CLASS_PRE_CONTENT before
+ * FAN_CLASS_CONTENT (the class fst_fan_init() was given), in any order
+ * within a class — each while every other group has nothing queued; then
+ * c must finish with result 0 and no group may have anything left.
+ */
+#define fst_allow_all(ctx, c, gs, n, x) fst_allow_all_(ctx, c, gs, n, x, __FILE__, __LINE__)
+void fst_allow_all_(struct fst_ctx *ctx, struct fst_child *c, const int *gs, size_t n,
+		    const struct fst_exp *x, const char *file, int line);
 
 /* ------------------------------------------------------------------------ */
 /* Harness internals shared by selftest.c and helpers.c                    */

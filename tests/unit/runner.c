@@ -24,9 +24,17 @@ struct suite_entry {
 };
 
 static const struct suite_entry suites[] = {
-	{ "mask", fsn_suite_mask, false },     { "probe", fsn_suite_probe, false },
-	{ "decode", fsn_suite_decode, false }, { "path", fsn_suite_path, false },
-	{ "ctx", fsn_suite_ctx, false },       { "ctx-fanotify", fsn_suite_ctx_fanotify, true },
+	/* clang-format off */
+	{ "mask", fsn_suite_mask, false },
+	{ "probe", fsn_suite_probe, false },
+	{ "decode", fsn_suite_decode, false },
+	{ "path", fsn_suite_path, false },
+	{ "ctx", fsn_suite_ctx, false },
+	{ "ctx-fanotify", fsn_suite_ctx_fanotify, true },
+	{ "config", fsn_suite_config, false },
+	{ "plan", fsn_suite_plan, false },
+	{ "escape", fsn_suite_escape, false },
+	/* clang-format on */
 };
 
 static bool wanted(const char *name, int argc, char **argv) {

@@ -1,6 +1,1730 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test-escape.c — the "escape" suite: the daemon's escaping (json_escape,
+ * text_escape, base64_encode), record_to_json() byte for byte, a round
+ * trip of hostile filenames through jq, and the outputs themselves:
+ * json (files, rotation, ENOSPC, EPIPE, a slow pipe reader), journal
+ * (no journal; and a private journal socket in a mount namespace, as
+ * root) and exec (argv substitution, forwarded output, limits, timeouts,
+ * reaping).
+ *
+ * No sleeps as synchronisation: the libev default loop is run until a
+ * condition holds, with a deadline. The daemon's log (stderr) is captured
+ * into a memfd to check what was logged and how often.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <ev.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fsn.h"
+#include "log.h"
+#include "output-private.h"
 #include "unit.h"
 
+/* String literals where the config structs want char * (-Wwrite-strings). */
+#define S(x) ((char *)(x))
+#define FFFD "\xef\xbf\xbd"
+#define T0 UINT64_C(1796014329123456) /* 2026-11-30T04:52:09.123456Z */
+
+/* ------------------------------------------------------------------------ */
+/* helpers                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static bool forked(void) {
+	const char *e = getenv("CK_FORK");
+
+	return !e || strcmp(e, "no") != 0;
+}
+
+static bool must_run(void) {
+	const char *e = getenv("FSN_TESTS_MUST_RUN");
+
+	return e && strcmp(e, "1") == 0;
+}
+
+/* The daemon's log (stderr) into a memfd while a test runs. */
+struct capture {
+	int fd, saved;
+};
+
+static void capture_start(struct capture *c) {
+	c->fd = memfd_create("log", MFD_CLOEXEC);
+	ck_assert_int_ge(c->fd, 0);
+	fflush(stderr);
+	c->saved = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+	ck_assert_int_ge(c->saved, 0);
+	ck_assert_int_eq(dup2(c->fd, STDERR_FILENO), STDERR_FILENO);
+}
+
+/* What was logged so far (malloc'd, NUL terminated). */
+static char *capture_text(struct capture *c) {
+	struct stat st;
+	char *s;
+
+	fflush(stderr);
+	ck_assert_int_eq(fstat(c->fd, &st), 0);
+	s = calloc(1, (size_t)st.st_size + 1);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(pread(c->fd, s, (size_t)st.st_size, 0), st.st_size);
+	return s;
+}
+
+static void capture_stop(struct capture *c) {
+	fflush(stderr);
+	ck_assert_int_eq(dup2(c->saved, STDERR_FILENO), STDERR_FILENO);
+	close(c->saved);
+	close(c->fd);
+}
+
+static unsigned count_str(const char *hay, const char *needle) {
+	unsigned n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+static char *read_file(const char *path, size_t *len) {
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	char *s;
+
+	ck_assert_msg(fd >= 0, "open %s: %s", path, strerror(errno));
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	s = calloc(1, (size_t)st.st_size + 1);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(read(fd, s, (size_t)st.st_size), st.st_size);
+	close(fd);
+	if (len)
+		*len = (size_t)st.st_size;
+	return s;
+}
+
+static char *json_line(const struct record *r) {
+	int n = record_to_json(r, NULL, 0);
+	char *s;
+
+	ck_assert_int_gt(n, 0);
+	s = malloc((size_t)n + 1);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(record_to_json(r, s, (size_t)n + 1), n);
+	return s;
+}
+
+static struct record event(const char *path) {
+	return (struct record){
+		.kind = RECORD_EVENT,
+		.time_usec = T0,
+		.rule = "demo",
+		.mask = 0x100 | 0x40000000, /* create, ondir */
+		.path = path,
+		.pid = 123,
+		.comm = "touch",
+		.uid = 0,
+	};
+}
+
+/* Run the loop until cond(data) or timeout seconds; returns cond(data). */
+struct deadline {
+	bool expired;
+};
+
+static void deadline_cb(struct ev_loop *loop, ev_timer *w, int revents) {
+	((struct deadline *)w->data)->expired = true;
+}
+
+static bool run_until(struct ev_loop *loop, bool (*cond)(void *), void *data, double timeout) {
+	struct deadline d = { false };
+	ev_timer t;
+
+	ev_now_update(loop);
+	ev_timer_init(&t, deadline_cb, timeout, 0.);
+	t.data = &d;
+	ev_timer_start(loop, &t);
+	while (!cond(data) && !d.expired)
+		ev_run(loop, EVRUN_ONCE);
+	ev_timer_stop(loop, &t);
+	return cond(data);
+}
+
+static bool never(void *data) {
+	return false;
+}
+
+/* Children of this process, zombies included. */
+static unsigned count_children(void) {
+	char path[64], buf[4096];
+	unsigned n = 0;
+	ssize_t len;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)getpid());
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	ck_assert_int_ge(len, 0);
+	buf[len] = '\0';
+	for (char *t = strtok(buf, " \n"); t; t = strtok(NULL, " \n"))
+		n++;
+	return n;
+}
+
+static bool no_children(void *data) {
+	return count_children() == 0;
+}
+
+/* Run argv (no shell) with stdout captured; returns its stdout, *len its
+ * length, asserts exit status 0. */
+static char *run_capture(char *const argv[], size_t *len) {
+	size_t cap = 4096, n = 0;
+	char *out = malloc(cap);
+	int p[2], st;
+	pid_t pid;
+
+	ck_assert_ptr_nonnull(out);
+	ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		dup2(p[1], STDOUT_FILENO);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(p[1]);
+	for (;;) {
+		ssize_t r;
+
+		if (n == cap) {
+			cap *= 2;
+			out = realloc(out, cap);
+			ck_assert_ptr_nonnull(out);
+		}
+		r = read(p[0], out + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		ck_assert_int_ge(r, 0);
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(p[0]);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s failed (status 0x%x)", argv[0],
+		      st);
+	*len = n;
+	return out;
+}
+
+static const char *find_jq(void) {
+	static const char *const where[] = { S("/usr/bin/jq"), S("/usr/local/bin/jq"),
+					     S("/bin/jq") };
+
+	for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++)
+		if (access(where[i], X_OK) == 0)
+			return where[i];
+	return NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* json_escape, text_escape, base64                                         */
+/* ------------------------------------------------------------------------ */
+
+struct esc_case {
+	const char *in, *out;
+	bool valid;
+};
+
+static const struct esc_case json_cases[] = {
+	{ "", "", true },
+	{ "plain name.txt", "plain name.txt", true },
+	{ "a\nb", "a\\nb", true },
+	{ "say \"hi\"", "say \\\"hi\\\"", true },
+	{ "back\\slash", "back\\\\slash", true },
+	{ "t\tab", "t\\tab", true },
+	{ "\b\f\r", "\\b\\f\\r", true },
+	{ "\x01", "\\u0001", true },
+	{ "\x1b[31m", "\\u001b[31m", true },
+	{ "\x1f", "\\u001f", true },
+	{ "del\x7f", "del\\u007f", true },
+	{ "/", "/", true },
+	{ "\xc3\xa9t\xc3\xa9", "\xc3\xa9t\xc3\xa9", true },               /* été */
+	{ "\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80", true },                 /* U+1F600, 4 bytes */
+	{ "\xc2\x80\xc2\x9f", "\xc2\x80\xc2\x9f", true },                 /* C1 controls: valid */
+	{ "\xe2\x80\xa8", "\xe2\x80\xa8", true },                         /* U+2028 */
+	{ "\xed\x9f\xbf\xee\x80\x80", "\xed\x9f\xbf\xee\x80\x80", true }, /* U+D7FF U+E000 */
+	{ "\xef\xbf\xbf", "\xef\xbf\xbf", true },                         /* U+FFFF */
+	{ "\xf4\x8f\xbf\xbf", "\xf4\x8f\xbf\xbf", true },                 /* U+10FFFF */
+	{ "\xef\xbf\xbd", "\xef\xbf\xbd", true },                         /* U+FFFD itself */
+	{ "\xff", FFFD, false },
+	{ "a\xfe"
+	  "b",
+	  "a" FFFD "b", false },
+	{ "\x80", FFFD, false },                            /* lone continuation */
+	{ "\xc0\xaf", FFFD FFFD, false },                   /* overlong '/' */
+	{ "\xc1\xbf", FFFD FFFD, false },                   /* overlong */
+	{ "\xe0\x80\xaf", FFFD FFFD FFFD, false },          /* overlong 3 bytes */
+	{ "\xf0\x80\x80\xaf", FFFD FFFD FFFD FFFD, false }, /* overlong 4 bytes */
+	{ "\xed\xa0\x80", FFFD FFFD FFFD, false },          /* U+D800 surrogate */
+	{ "\xed\xbf\xbf", FFFD FFFD FFFD, false },          /* U+DFFF surrogate */
+	{ "\xf4\x90\x80\x80", FFFD FFFD FFFD FFFD, false }, /* U+110000 */
+	{ "\xf5\x80\x80\x80", FFFD FFFD FFFD FFFD, false },
+	{ "\xf8\x88\x80\x80\x80", FFFD FFFD FFFD FFFD FFFD, false }, /* 5-byte form */
+	{ "ab\xe2\x82", "ab" FFFD FFFD, false },                     /* truncated at end */
+	{ "\xf0\x9f\x98", FFFD FFFD FFFD, false },                   /* truncated emoji */
+	{ "\xe2\x82x", FFFD FFFD "x", false },                       /* truncated inside */
+	{ "\xc3\n", FFFD "\\n", false },
+	{ "q\"\xff\\\n", "q\\\"" FFFD "\\\\\\n", false },
+};
+
+START_TEST(test_json_escape) {
+	for (size_t i = 0; i < sizeof(json_cases) / sizeof(json_cases[0]); i++) {
+		const struct esc_case *c = &json_cases[i];
+		char buf[256];
+		size_t pos = 0;
+		bool valid;
+
+		valid = json_escape(buf, sizeof(buf), &pos, c->in);
+		ck_assert_msg(strcmp(buf, c->out) == 0, "case %zu: got '%s', want '%s'", i, buf,
+			      c->out);
+		ck_assert_uint_eq(pos, strlen(c->out));
+		ck_assert_msg(valid == c->valid, "case %zu: valid %d", i, valid);
+	}
+}
+END_TEST
+
+START_TEST(test_json_escape_append_truncate) {
+	char buf[16], want[64];
+	size_t pos = 3;
+
+	/* Appends at *pos. */
+	memcpy(buf, "ab:", 3);
+	ck_assert(json_escape(buf, sizeof(buf), &pos, "x\"y"));
+	ck_assert_str_eq(buf, "ab:x\\\"y");
+	ck_assert_uint_eq(pos, 7);
+
+	/* Truncated: what fits, NUL terminated, nothing beyond; pos counts all. */
+	memset(buf, 'Z', sizeof(buf));
+	pos = 0;
+	ck_assert(!json_escape(buf, 8, &pos, "\n\n\n\xff\xff"));
+	snprintf(want, sizeof(want), "\\n\\n\\n" FFFD FFFD);
+	ck_assert_uint_eq(pos, strlen(want));
+	ck_assert_int_eq(memcmp(buf, want, 7), 0);
+	ck_assert_int_eq(buf[7], '\0');
+	ck_assert_int_eq(buf[8], 'Z');
+
+	/* len 0: only counts. */
+	pos = 0;
+	json_escape(NULL, 0, &pos, "\x01");
+	ck_assert_uint_eq(pos, 6);
+}
+END_TEST
+
+START_TEST(test_json_escape_255) {
+	char name[256], buf[2048], want[2048] = "";
+	size_t pos = 0;
+
+	/* 255 bytes, each of the 85 triples escaped: \n, \", U+FFFD. */
+	for (int i = 0; i < 85; i++) {
+		memcpy(name + 3 * i, "\n\"\xff", 3);
+		strcat(want, "\\n\\\"" FFFD);
+	}
+	name[255] = '\0';
+	ck_assert(!json_escape(buf, sizeof(buf), &pos, name));
+	ck_assert_str_eq(buf, want);
+	ck_assert_uint_eq(pos, 85 * 7);
+
+	/* 255 valid bytes (85 three-byte characters) are kept as they are. */
+	for (int i = 0; i < 85; i++)
+		memcpy(name + 3 * i, "\xe2\x82\xac", 3); /* € */
+	pos = 0;
+	ck_assert(json_escape(buf, sizeof(buf), &pos, name));
+	ck_assert_str_eq(buf, name);
+}
+END_TEST
+
+START_TEST(test_text_escape) {
+	static const struct esc_case cases[] = {
+		{ "plain", "plain", true },
+		{ "a\nb\tc\rd", "a\\nb\\tc\\rd", true },
+		{ "back\\slash", "back\\\\slash", true },
+		{ "\x01\x1b[2J\x7f", "\\x01\\x1b[2J\\x7f", true },
+		{ "\xc3\xa9\xf0\x9f\x98\x80", "\xc3\xa9\xf0\x9f\x98\x80", true },
+		{ "\xc2\x9b", "\\xc2\\x9b", true }, /* C1 CSI: escaped for terminals */
+		{ "\xc2\xa0", "\xc2\xa0", true },   /* U+00A0 kept */
+		{ "\xff\xc0\xaf", "\\xff\\xc0\\xaf", true },
+		{ "\xed\xa0\x80", "\\xed\\xa0\\x80", true },
+		{ "\"q\"", "\"q\"", true },
+		/* U+202E right-to-left override */
+		{ "a\xe2\x80\xae!", "a\\xe2\\x80\\xae!", true },
+		{ "\xe2\x80\xa8\xe2\x81\xa6", "\\xe2\\x80\\xa8\\xe2\\x81\\xa6", true },
+		/* U+200F right-to-left mark; U+200D zero width joiner is kept */
+		{ "\xe2\x80\x8f\xe2\x80\x8d", "\\xe2\\x80\\x8f\xe2\x80\x8d", true },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char buf[256];
+		size_t pos = 0;
+
+		text_escape(buf, sizeof(buf), &pos, cases[i].in, strlen(cases[i].in));
+		ck_assert_msg(strcmp(buf, cases[i].out) == 0, "case %zu: got '%s'", i, buf);
+		ck_assert_uint_eq(pos, strlen(cases[i].out));
+	}
+
+	/* Bytes with NUL inside (child output). */
+	{
+		char buf[64];
+		size_t pos = 0;
+
+		text_escape(buf, sizeof(buf), &pos, "a\0b", 3);
+		ck_assert_str_eq(buf, "a\\x00b");
+	}
+	{
+		char buf[8];
+
+		/* truncated between escapes, marked */
+		ck_assert_str_eq(text_escaped(buf, sizeof(buf), "\n\n\n\n\n"), "\\n\\n...");
+		ck_assert_str_eq(text_escaped(buf, sizeof(buf), "abcdefg"), "abcdefg");
+		ck_assert_str_eq(text_escaped(buf, sizeof(buf), "abcdefgh"), "abcd...");
+		ck_assert_str_eq(text_escaped(buf, sizeof(buf), "\xc3\xa9\xc3\xa9\xc3\xa9xy"),
+				 "\xc3\xa9\xc3\xa9...");
+		ck_assert_str_eq(text_escaped(buf, sizeof(buf), NULL), "(null)");
+	}
+}
+END_TEST
+
+START_TEST(test_base64) {
+	static const char *const vec[][2] = {
+		{ "", "" },
+		{ "f", "Zg==" },
+		{ "fo", "Zm8=" },
+		{ "foo", "Zm9v" },
+		{ "foob", "Zm9vYg==" },
+		{ "fooba", "Zm9vYmE=" },
+		{ "foobar", "Zm9vYmFy" },
+	};
+	char buf[64];
+
+	for (size_t i = 0; i < sizeof(vec) / sizeof(vec[0]); i++) {
+		ck_assert_uint_eq(base64_encode(buf, sizeof(buf), vec[i][0], strlen(vec[i][0])),
+				  strlen(vec[i][1]));
+		ck_assert_str_eq(buf, vec[i][1]);
+	}
+	ck_assert_uint_eq(base64_encode(buf, sizeof(buf), "\xff\xfe\x00", 3), 4);
+	ck_assert_str_eq(buf, "//4A");
+	ck_assert_uint_eq(base64_encode(buf, sizeof(buf), "\xfb\xff", 2), 4);
+	ck_assert_str_eq(buf, "+/8=");
+	/* Truncated, NUL terminated. */
+	ck_assert_uint_eq(base64_encode(buf, 5, "foobar", 6), 8);
+	ck_assert_str_eq(buf, "Zm9v");
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* record_to_json                                                           */
+/* ------------------------------------------------------------------------ */
+
+START_TEST(test_record_json_lines) {
+	struct record r = event("/srv/demo/new dir");
+	char *s;
+
+	s = json_line(&r);
+	ck_assert_str_eq(s, "{\"time\":\"2026-11-30T04:52:09.123456Z\",\"kind\":\"event\",\"rule\":"
+			    "\"demo\",\"events\":[\"create\",\"ondir\"],\"path\":\"/srv/demo/new "
+			    "dir\",\"pid\":123,\"comm\":\"touch\",\"uid\":0}\n");
+	free(s);
+
+	/* Unknown pid, comm, uid, path; an unnamed bit. */
+	r = (struct record){ .kind = RECORD_EVENT,
+			     .time_usec = 0,
+			     .rule = "r",
+			     .mask = 0x2 | (UINT64_C(1) << 40),
+			     .uid = (uid_t)-1 };
+	s = json_line(&r);
+	ck_assert_str_eq(s, "{\"time\":\"1970-01-01T00:00:00.000000Z\",\"kind\":\"event\",\"rule\":"
+			    "\"r\",\"events\":[\"modify\",\"0x10000000000\"],\"path\":null,\"pid\":"
+			    "null,\"comm\":null,\"uid\":null}\n");
+	free(s);
+
+	/* Invalid UTF-8 in path and comm; a rename with both names. */
+	r = event("/d/new\xff\n");
+	r.mask = 0x10000000; /* rename */
+	r.old_path = "/d/\"old\"";
+	r.comm = "x\xc0y";
+	r.uid = 1000;
+	s = json_line(&r);
+	ck_assert_str_eq(s, "{\"time\":\"2026-11-30T04:52:09.123456Z\",\"kind\":\"event\",\"rule\":"
+			    "\"demo\",\"events\":[\"rename\"],\"path\":\"/d/new" FFFD
+			    "\\n\",\"path_b64\":\"L2QvbmV3/wo=\",\"old_path\":\"/d/\\\"old\\\"\","
+			    "\"pid\":123,\"comm\":\"x" FFFD "y\",\"uid\":1000}\n");
+	free(s);
+
+	/* Invalid old path. */
+	r = event("/d/b");
+	r.old_path = "/d/\xed\xa0\x80";
+	s = json_line(&r);
+	ck_assert_ptr_nonnull(strstr(s, ",\"path\":\"/d/b\",\"old_path\":\"/d/" FFFD FFFD FFFD
+					"\",\"old_path_b64\":\"L2Qv7aCA\",\"pid\""));
+	free(s);
+
+	/* Overflow, dropped (with and without a rule). */
+	r = (struct record){
+		.kind = RECORD_OVERFLOW, .time_usec = T0, .rule = "demo", .uid = (uid_t)-1
+	};
+	s = json_line(&r);
+	ck_assert_str_eq(s, "{\"time\":\"2026-11-30T04:52:09.123456Z\",\"kind\":\"overflow\","
+			    "\"rule\":\"demo\"}\n");
+	free(s);
+	r.mask = 0x4000;
+	s = json_line(&r);
+	ck_assert_str_eq(s, "{\"time\":\"2026-11-30T04:52:09.123456Z\",\"kind\":\"overflow\","
+			    "\"rule\":\"demo\",\"events\":[\"q_overflow\"]}\n");
+	free(s);
+	r = (struct record){
+		.kind = RECORD_DROPPED, .time_usec = T0 + 876544, .rule = "demo", .count = 42
+	};
+	s = json_line(&r);
+	ck_assert_str_eq(s, "{\"time\":\"2026-11-30T04:52:10.000000Z\",\"kind\":\"dropped\","
+			    "\"rule\":\"demo\",\"count\":42}\n");
+	free(s);
+	r.rule = NULL;
+	s = json_line(&r);
+	ck_assert_str_eq(s, "{\"time\":\"2026-11-30T04:52:10.000000Z\",\"kind\":\"dropped\","
+			    "\"rule\":null,\"count\":42}\n");
+	free(s);
+}
+END_TEST
+
+START_TEST(test_record_json_truncate) {
+	struct record r = event("/d/\xff\xfe");
+	char full[512], small[40];
+	int n;
+
+	n = record_to_json(&r, full, sizeof(full));
+	ck_assert_int_eq(n, (int)strlen(full));
+	memset(small, 'Z', sizeof(small));
+	ck_assert_int_eq(record_to_json(&r, small, 30), n);
+	ck_assert_int_eq(memcmp(small, full, 29), 0);
+	ck_assert_int_eq(small[29], '\0');
+	ck_assert_int_eq(small[30], 'Z');
+}
+END_TEST
+
+/* Every line: one object, no raw control characters, one '\n' at the end. */
+START_TEST(test_record_json_structure) {
+	char name[300], path[320];
+
+	for (int b = 1; b < 256; b++) {
+		struct record r;
+		char *s;
+		size_t n;
+
+		snprintf(name, sizeof(name), "x%cy%c", b, b);
+		snprintf(path, sizeof(path), "/d/%s", name);
+		r = event(path);
+		r.old_path = path;
+		r.comm = name;
+		r.rule = name;
+		s = json_line(&r);
+		n = strlen(s);
+		ck_assert_int_eq(s[0], '{');
+		ck_assert_int_eq(s[n - 2], '}');
+		ck_assert_int_eq(s[n - 1], '\n');
+		for (size_t i = 0; i + 1 < n; i++)
+			ck_assert_msg((unsigned char)s[i] >= 0x20 && s[i] != 0x7f,
+				      "byte 0x%02x raw in line for 0x%02x", (unsigned char)s[i], b);
+		free(s);
+	}
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* jq round trip                                                            */
+/* ------------------------------------------------------------------------ */
+
+static int b64_value(char c) {
+	const char *tab = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	const char *p = c ? strchr(tab, c) : NULL;
+
+	return p ? (int)(p - tab) : -1;
+}
+
+static size_t b64_decode(const char *s, size_t n, char *out) {
+	size_t o = 0;
+	uint32_t acc = 0;
+	int bits = 0;
+
+	for (size_t i = 0; i < n && s[i] != '='; i++) {
+		int v = b64_value(s[i]);
+
+		ck_assert_int_ge(v, 0);
+		acc = (acc << 6) | (uint32_t)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			out[o++] = (char)((acc >> bits) & 0xff);
+		}
+	}
+	return o;
+}
+
+#define N_NAMES 600
+
+static char *names[N_NAMES];
+
+static size_t make_names(void) {
+	static const char *const hostile[] = {
+		S("a\nb"),
+		S("\"quoted\""),
+		S("back\\slash"),
+		S("t\tab"),
+		S("\x01"),
+		S("del\x7f"),
+		S("\xff"),
+		S("\xc0\xaf"),
+		S("\xed\xa0\x80"),
+		S("\xf0\x9f\x98\x80"),
+		S("trunc\xe2\x82"),
+		S("\n"),
+		S("\\"),
+		S("\\u0000"),
+		S("}{\"x\":1}\n{"),
+		S("\xef\xbb\xbf"
+		  "bom"),
+		S("\xc2\x85nel"),
+		S("\xe2\x80\xa8"),
+		S("-"),
+		S(" "),
+		S(".."),
+		S("*?["),
+		S("$(id)`id`;|&<>"),
+	};
+	unsigned seed = 12345;
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++)
+		names[n++] = strdup(hostile[i]);
+	/* Every byte value alone and inside a name. */
+	for (int b = 1; b < 256; b++) {
+		char s[8];
+
+		snprintf(s, sizeof(s), "x%cy", b);
+		names[n++] = strdup(s);
+	}
+	/* 255-byte names: all one hostile byte, and random bytes. */
+	{
+		char s[256];
+
+		memset(s, '\n', 255);
+		s[255] = '\0';
+		names[n++] = strdup(s);
+		memset(s, 0xff, 255);
+		names[n++] = strdup(s);
+		memset(s, '"', 255);
+		names[n++] = strdup(s);
+	}
+	while (n < N_NAMES) {
+		char s[256];
+		size_t len;
+
+		seed = seed * 1103515245 + 12345;
+		len = 1 + (seed >> 16) % 255;
+		for (size_t i = 0; i < len; i++) {
+			seed = seed * 1103515245 + 12345;
+			s[i] = (char)(1 + (seed >> 16) % 255);
+		}
+		s[len] = '\0';
+		names[n++] = strdup(s);
+	}
+	for (size_t i = 0; i < n; i++)
+		ck_assert_ptr_nonnull(names[i]);
+	return n;
+}
+
+START_TEST(test_jq_roundtrip) {
+	char dir[256], file[300], *out, *p, *end;
+	const char *jq = find_jq();
+	size_t n, len, i = 0, lines = 0;
+	FILE *f;
+
+	if (!jq) {
+		if (must_run())
+			ck_abort_msg(
+			    "jq is not installed (tools/install-deps --tests installs it)");
+		fsn_test_skip("jq is not installed (tools/install-deps --tests installs it)");
+	}
+	n = make_names();
+	test_tmpdir(dir, sizeof(dir));
+	test_join(file, sizeof(file), dir, "lines.json");
+	f = fopen(file, "we");
+	ck_assert_ptr_nonnull(f);
+	for (i = 0; i < n; i++) {
+		struct record r = event(names[i]);
+		char *s;
+
+		r.old_path = names[(i + 1) % n];
+		r.comm = names[(i + 2) % n];
+		s = json_line(&r);
+		fputs(s, f);
+		free(s);
+	}
+	ck_assert_int_eq(fclose(f), 0);
+
+	/* The structure holds: jq sees exactly n objects, one per line. */
+	{
+		char *const argv[] = { (char *)jq, S("-s"), S("length"), file, NULL };
+
+		out = run_capture(argv, &len);
+		ck_assert_int_eq(atoi(out), (int)n);
+		free(out);
+		out = read_file(file, &len);
+		for (size_t k = 0; k < len; k++)
+			lines += out[k] == '\n';
+		ck_assert_uint_eq(lines, n);
+		free(out);
+	}
+
+	/* The documented way back to the bytes: .path unless .path_b64. */
+	{
+		char *const argv[] = {
+			(char *)jq,
+			S("-j"),
+			S("(if has(\"path_b64\") then \"B\" + .path_b64 else \"P\" + .path end), "
+			  "\"\\u0000\", (if has(\"old_path_b64\") then \"B\" + .old_path_b64 else "
+			  "\"P\" "
+			  "+ .old_path end), \"\\u0000\""),
+			file,
+			NULL,
+		};
+
+		out = run_capture(argv, &len);
+		p = out;
+		end = out + len;
+		for (i = 0; i < 2 * n; i++) {
+			const char *want = names[i % 2 == 0 ? i / 2 : (i / 2 + 1) % n];
+			char *z = memchr(p, '\0', (size_t)(end - p)), got[1024];
+			size_t gl;
+
+			ck_assert_ptr_nonnull(z);
+			if (p[0] == 'B') {
+				gl = b64_decode(p + 1, (size_t)(z - p - 1), got);
+				/* path_b64 only when needed */
+				ck_assert_msg(!json_escape(NULL, 0, &(size_t){ 0 }, want),
+					      "b64 for valid name %zu", i);
+			} else {
+				ck_assert_int_eq(p[0], 'P');
+				gl = (size_t)(z - p - 1);
+				memcpy(got, p + 1, gl);
+			}
+			ck_assert_msg(gl == strlen(want) && memcmp(got, want, gl) == 0,
+				      "name %zu differs after jq", i);
+			p = z + 1;
+		}
+		ck_assert_ptr_eq(p, end);
+		free(out);
+	}
+
+	/* Literally as documented, once: jq -j .path_b64 | base64 -d. */
+	{
+		char *const argv[] = { (char *)jq, S("-j"), S("select(.path_b64) | .path_b64"),
+				       file, NULL };
+		char b64[300], *const dec[] = { S("/usr/bin/base64"), S("-d"), b64, NULL };
+		struct record r = event("/d/\xff\n\"x");
+		char *s = json_line(&r);
+
+		f = fopen(file, "we");
+		ck_assert_ptr_nonnull(f);
+		fputs(s, f);
+		fclose(f);
+		free(s);
+		out = run_capture(argv, &len);
+		test_join(b64, sizeof(b64), dir, "b64");
+		f = fopen(b64, "we");
+		ck_assert_ptr_nonnull(f);
+		fwrite(out, 1, len, f);
+		fclose(f);
+		free(out);
+		if (access(dec[0], X_OK) == 0) {
+			out = run_capture(dec, &len);
+			ck_assert_uint_eq(len, strlen(r.path));
+			ck_assert_int_eq(memcmp(out, r.path, len), 0);
+			free(out);
+		}
+	}
+
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	test_rm_tree(dir);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* json output                                                              */
+/* ------------------------------------------------------------------------ */
+
+static struct output *open_json(const char *file, struct ev_loop *loop) {
+	struct output_conf c = { .name = S("js"), .type = OUTPUT_JSON, .file = (char *)file };
+	struct output *o = NULL;
+	char err[256] = "";
+
+	ck_assert_msg(output_open(&c, loop, &o, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_str_eq(output_name(o), "js");
+	return o;
+}
+
+/* The file holds exactly the lines of a and b (b may be NULL). */
+static void assert_file_lines(const char *path, const struct record *a, const struct record *b) {
+	char *s = read_file(path, NULL), *la = json_line(a), *lb = b ? json_line(b) : strdup("");
+
+	ck_assert_ptr_nonnull(lb);
+	ck_assert_uint_eq(strlen(s), strlen(la) + strlen(lb));
+	ck_assert_int_eq(memcmp(s, la, strlen(la)), 0);
+	ck_assert_str_eq(s + strlen(la), lb);
+	free(s);
+	free(la);
+	free(lb);
+}
+
+START_TEST(test_json_file_rotate) {
+	char dir[256], sub[300], sub2[300], out[320], out1[320], moved[320];
+	struct record r1 = event("/one"), r2 = event("/two\n"), r3 = event("/three\xff"),
+		      r4 = event("/four");
+	uint64_t emitted, failed;
+	struct capture cap;
+	struct output *o;
+	struct stat st;
+	char *log;
+
+	umask(022);
+	test_tmpdir(dir, sizeof(dir));
+	test_join(sub, sizeof(sub), dir, "sub");
+	test_join(sub2, sizeof(sub2), dir, "sub2");
+	ck_assert_int_eq(mkdir(sub, 0755), 0);
+	test_join(out, sizeof(out), sub, "out.json");
+	test_join(out1, sizeof(out1), sub, "out.json.1");
+
+	o = open_json(out, NULL);
+	ck_assert_int_eq(stat(out, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 0777, 0640);
+	output_emit(o, &r1);
+	/* logrotate: mv, then SIGUSR1 */
+	ck_assert_int_eq(rename(out, out1), 0);
+	output_emit(o, &r2);
+	ck_assert_int_eq(output_reopen(o), 0);
+	output_emit(o, &r3);
+
+	assert_file_lines(out1, &r1, &r2);
+	assert_file_lines(out, &r3, NULL);
+
+	/* Reopen failing (the directory is gone): the old file stays in use. */
+	ck_assert_int_eq(rename(sub, sub2), 0);
+	capture_start(&cap);
+	ck_assert_int_eq(output_reopen(o), -ENOENT);
+	log = capture_text(&cap);
+	capture_stop(&cap);
+	ck_assert_msg(strstr(log, "output 'js': cannot reopen ") &&
+			  strstr(log, "/sub/out.json: No such file or directory (still writing to "
+				      "the old file)"),
+		      "log: %s", log);
+	free(log);
+	output_emit(o, &r4);
+	test_join(moved, sizeof(moved), sub2, "out.json");
+	assert_file_lines(moved, &r3, &r4);
+
+	output_counters(o, &emitted, &failed);
+	ck_assert_uint_eq(emitted, 4);
+	ck_assert_uint_eq(failed, 0);
+	output_close(o);
+	ck_assert_ptr_null(output_close(NULL));
+	test_rm_tree(dir);
+}
+END_TEST
+
+START_TEST(test_json_open_errors) {
+	struct output_conf c = { .name = S("bad"),
+				 .type = OUTPUT_JSON,
+				 .file = S("/nonexistent/x.json") };
+	struct output *o = (struct output *)0x1;
+	char err[256];
+
+	ck_assert_int_eq(output_open(&c, NULL, &o, err, sizeof(err)), -ENOENT);
+	ck_assert_ptr_eq(o, (struct output *)0x1);
+	ck_assert_str_eq(err, "output 'bad': cannot open /nonexistent/x.json: No such file or "
+			      "directory");
+	c.file = NULL;
+	ck_assert_int_eq(output_open(&c, NULL, &o, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "output 'bad': json output needs a file"));
+}
+END_TEST
+
+/* A full disk: every record counted as failed, logged once. */
+START_TEST(test_json_enospc) {
+	struct record r = event("/x");
+	uint64_t emitted, failed;
+	struct capture cap;
+	struct output *o;
+	char *log;
+
+	if (access("/dev/full", W_OK) < 0)
+		fsn_test_skip("no /dev/full");
+	capture_start(&cap);
+	o = open_json("/dev/full", NULL);
+	for (int i = 0; i < 5; i++)
+		output_emit(o, &r);
+	output_counters(o, &emitted, &failed);
+	ck_assert_uint_eq(emitted, 0);
+	ck_assert_uint_eq(failed, 5);
+	output_close(o);
+	log = capture_text(&cap);
+	capture_stop(&cap);
+	ck_assert_msg(count_str(log, "output 'js': cannot write to /dev/full: No space left on "
+				     "device") == 1,
+		      "log: %s", log);
+	ck_assert_uint_eq(count_str(log, "\n"), 1);
+	free(log);
+}
+END_TEST
+
+/* stdout is a pipe whose reader went away: EPIPE, counted, logged once,
+ * the daemon (which ignores SIGPIPE) lives on. */
+START_TEST(test_json_epipe) {
+	struct record r = event("/x");
+	uint64_t emitted, failed;
+	struct capture cap;
+	struct output *o;
+	int p[2], saved;
+	char *log;
+
+	signal(SIGPIPE, SIG_IGN);
+	ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
+	saved = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+	ck_assert_int_eq(dup2(p[1], STDOUT_FILENO), STDOUT_FILENO);
+	close(p[1]);
+	close(p[0]);
+	capture_start(&cap);
+	o = open_json("-", ev_default_loop(0));
+	for (int i = 0; i < 3; i++)
+		output_emit(o, &r);
+	output_counters(o, &emitted, &failed);
+	output_close(o);
+	log = capture_text(&cap);
+	capture_stop(&cap);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	ck_assert_uint_eq(emitted, 0);
+	ck_assert_uint_eq(failed, 3);
+	ck_assert_msg(count_str(log, "cannot write to stdout: Broken pipe") == 1, "log: %s", log);
+	free(log);
+}
+END_TEST
+
+struct slow_reader {
+	struct output *o;
+	int fd;
+	char *data;
+	size_t len, cap;
+	bool eof;
+};
+
+static void slow_reader_cb(struct ev_loop *loop, ev_io *w, int revents) {
+	struct slow_reader *s = w->data;
+
+	for (;;) {
+		ssize_t n;
+
+		if (s->cap - s->len < 65536) {
+			s->cap = s->cap * 2 + 65536;
+			s->data = realloc(s->data, s->cap + 1);
+			ck_assert_ptr_nonnull(s->data);
+		}
+		n = read(s->fd, s->data + s->len, s->cap - s->len);
+		if (n < 0 && errno == EAGAIN)
+			return;
+		ck_assert_int_ge(n, 0);
+		s->len += (size_t)n;
+		s->data[s->len] = '\0';
+		if (n == 0) {
+			s->eof = true;
+			ev_io_stop(loop, w);
+			return;
+		}
+	}
+}
+
+static bool slow_reader_done(void *data) {
+	struct slow_reader *s = data;
+
+	return output_json_buffered(s->o) == 0 && s->data &&
+	       strstr(s->data, "\"kind\":\"dropped\"");
+}
+
+/*
+ * stdout is a pipe nobody reads for a while: the output does not block,
+ * buffers up to its bound, drops the rest, and once the reader catches up
+ * the stream holds whole lines only, in order, followed by a "dropped"
+ * record with the exact number lost. Some lines are longer than the pipe
+ * (partial writes).
+ */
+START_TEST(test_json_slow_pipe) {
+	struct ev_loop *loop = ev_default_loop(0);
+	struct slow_reader s = { .fd = -1 };
+	uint64_t emitted, failed, seen = 0, dropped = 0;
+	static char path[8000];
+	struct capture cap;
+	int p[2], saved;
+	ev_io rio;
+	char *log, *line;
+	long last = -1;
+
+	signal(SIGPIPE, SIG_IGN);
+	ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
+	ck_assert_int_ge(fcntl(p[1], F_SETPIPE_SZ, 4096), 4096);
+	saved = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+	ck_assert_int_eq(dup2(p[1], STDOUT_FILENO), STDOUT_FILENO);
+	close(p[1]);
+	ck_assert_int_eq(fcntl(p[0], F_SETFL, O_NONBLOCK), 0);
+
+	capture_start(&cap);
+	s.o = open_json("-", loop);
+	output_json_set_buffer_max(s.o, 16384);
+	for (int i = 0; i < 200; i++) {
+		struct record r;
+		int n = snprintf(path, sizeof(path), "/seq/%d/", i);
+
+		/* every 7th line is bigger than the pipe */
+		memset(path + n, i % 7 == 0 ? 'L' : 's', i % 7 == 0 ? 6000 : 100 + i);
+		path[n + (i % 7 == 0 ? 6000 : 100 + i)] = '\0';
+		r = event(path);
+		output_emit(s.o, &r); /* never blocks: nobody reads yet */
+	}
+	output_counters(s.o, &emitted, &failed);
+	ck_assert_uint_gt(failed, 0);
+	ck_assert_uint_le(output_json_buffered(s.o), 16384 + 7000);
+
+	/* Now the reader comes. */
+	s.fd = p[0];
+	ev_io_init(&rio, slow_reader_cb, p[0], EV_READ);
+	rio.data = &s;
+	ev_io_start(loop, &rio);
+	ck_assert_msg(run_until(loop, slow_reader_done, &s, 10), "buffer not flushed");
+	ev_io_stop(loop, &rio);
+
+	output_counters(s.o, &emitted, &failed);
+	output_close(s.o);
+	log = capture_text(&cap);
+	capture_stop(&cap);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	close(p[0]);
+
+	for (char *save = NULL, *t = strtok_r(s.data, "\n", &save); t;
+	     t = strtok_r(NULL, "\n", &save)) {
+		line = t;
+		ck_assert_msg(line[0] == '{' && line[strlen(line) - 1] == '}', "torn line: %.80s",
+			      line);
+		if (strstr(line, "\"kind\":\"dropped\"")) {
+			char *c = strstr(line, "\"count\":");
+
+			ck_assert_ptr_nonnull(c);
+			ck_assert_uint_eq(dropped, 0);
+			dropped = strtoull(c + 8, NULL, 10);
+			ck_assert_ptr_null(strtok_r(NULL, "\n", &save)); /* the last line */
+			break;
+		} else {
+			char *q = strstr(line, "\"path\":\"/seq/");
+			long k;
+
+			ck_assert_ptr_nonnull(q);
+			k = strtol(q + 13, NULL, 10);
+			ck_assert_int_gt(k, last);
+			last = k;
+			seen++;
+		}
+	}
+	ck_assert_uint_eq(seen + dropped, 200);
+	ck_assert_uint_eq(dropped, failed);
+	ck_assert_uint_eq(emitted, seen + 1);
+	ck_assert_msg(count_str(log, "the reader is too slow") == 1, "log: %s", log);
+	free(log);
+	free(s.data);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* journal output                                                           */
+/* ------------------------------------------------------------------------ */
+
+static struct output *open_journal(void) {
+	struct output_conf c = { .name = S("jr"), .type = OUTPUT_JOURNAL };
+	struct output *o = NULL;
+	char err[256] = "";
+
+	ck_assert_msg(output_open(&c, NULL, &o, err, sizeof(err)) == 0, "%s", err);
+	return o;
+}
+
+START_TEST(test_journal_missing) {
+	struct record r = event("/x\n");
+	uint64_t emitted, failed;
+	struct capture cap;
+	struct output *o;
+	char *log;
+
+	if (access("/run/systemd/journal/socket", F_OK) == 0)
+		fsn_test_skip("a journal is running here; test_journal_socket covers sending");
+	capture_start(&cap);
+	o = open_journal();
+	output_emit(o, &r);
+	output_emit(o, &r);
+	output_counters(o, &emitted, &failed);
+	output_close(o);
+	log = capture_text(&cap);
+	capture_stop(&cap);
+	ck_assert_uint_eq(emitted, 0);
+	ck_assert_uint_eq(failed, 2);
+	ck_assert_msg(count_str(log, "output 'jr': cannot send to the journal") == 1, "log: %s",
+		      log);
+	free(log);
+}
+END_TEST
+
+/* One field of a native journal protocol datagram, or NULL. */
+static const char *journal_field(const char *msg, size_t len, const char *key, size_t *vlen) {
+	size_t kl = strlen(key);
+	const char *p = msg, *end = msg + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *eq = memchr(p, '=', (size_t)((nl ? nl : end) - p));
+
+		ck_assert_ptr_nonnull(nl);
+		if (eq) {
+			if ((size_t)(eq - p) == kl && memcmp(p, key, kl) == 0) {
+				*vlen = (size_t)(nl - eq - 1);
+				return eq + 1;
+			}
+			p = nl + 1;
+		} else {
+			/* KEY\n<le64 size><data>\n */
+			uint64_t sz;
+
+			memcpy(&sz, nl + 1, 8);
+			if ((size_t)(nl - p) == kl && memcmp(p, key, kl) == 0) {
+				*vlen = sz;
+				return nl + 9;
+			}
+			p = nl + 9 + sz + 1;
+		}
+	}
+	return NULL;
+}
+
+static void assert_field(const char *msg, size_t len, const char *key, const char *want) {
+	size_t vl = 0;
+	const char *v = journal_field(msg, len, key, &vl);
+
+	if (!want) {
+		ck_assert_msg(!v, "field %s present", key);
+		return;
+	}
+	ck_assert_msg(v, "field %s missing", key);
+	ck_assert_msg(vl == strlen(want) && memcmp(v, want, vl) == 0, "field %s: '%.*s' != '%s'",
+		      key, (int)vl, v, want);
+}
+
+/* As root: a private /run in a mount namespace with our own socket where
+ * journald's would be, to see exactly what is sent. */
+START_TEST(test_journal_socket) {
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct record r = event("/d/new\nline\xff");
+	uint64_t emitted, failed;
+	struct output *o;
+	char msg[65536];
+	ssize_t n;
+	int fd;
+
+	if (!forked())
+		return; /* would change the runner's own namespace */
+	if (geteuid() != 0)
+		fsn_test_skip("needs root (a mount namespace with a private /run)");
+	if (unshare(CLONE_NEWNS) < 0) {
+		if (must_run())
+			ck_abort_msg("unshare(CLONE_NEWNS) as root: %s", strerror(errno));
+		fsn_test_skip("cannot unshare the mount namespace: %s", strerror(errno));
+	}
+	ck_assert_int_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+	ck_assert_int_eq(mount("tmpfs", "/run", "tmpfs", 0, "mode=0755"), 0);
+	ck_assert_int_eq(mkdir("/run/systemd", 0755), 0);
+	ck_assert_int_eq(mkdir("/run/systemd/journal", 0755), 0);
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	ck_assert_int_ge(fd, 0);
+	strcpy(sa.sun_path, "/run/systemd/journal/socket");
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+
+	o = open_journal();
+	r.comm = "to\x01uch";
+	r.uid = 1000;
+	r.old_path = "/d/old";
+	output_emit(o, &r);
+	n = recv(fd, msg, sizeof(msg), MSG_DONTWAIT);
+	ck_assert_int_gt(n, 0);
+	assert_field(
+	    msg, (size_t)n, "MESSAGE",
+	    "demo: create,ondir /d/old -> /d/new\\nline\\xff (pid 123 to\\x01uch, uid 1000)");
+	assert_field(msg, (size_t)n, "PRIORITY", "6");
+	assert_field(msg, (size_t)n, "SYSLOG_IDENTIFIER", "fsnotifyd");
+	assert_field(msg, (size_t)n, "MESSAGE_ID", NULL);
+	assert_field(msg, (size_t)n, "FSN_KIND", "event");
+	assert_field(msg, (size_t)n, "FSN_RULE", "demo");
+	assert_field(msg, (size_t)n, "FSN_EVENTS", "create,ondir");
+	assert_field(msg, (size_t)n, "FSN_PATH", "/d/new\nline\xff"); /* raw bytes */
+	assert_field(msg, (size_t)n, "FSN_OLD_PATH", "/d/old");
+	assert_field(msg, (size_t)n, "FSN_PID", "123");
+	assert_field(msg, (size_t)n, "FSN_COMM", "to\x01uch");
+	assert_field(msg, (size_t)n, "FSN_UID", "1000");
+	assert_field(msg, (size_t)n, "FSN_COUNT", NULL);
+
+	/* Unknown process. */
+	r = event("/d/x");
+	r.pid = 0;
+	r.comm = NULL;
+	r.uid = (uid_t)-1;
+	output_emit(o, &r);
+	n = recv(fd, msg, sizeof(msg), MSG_DONTWAIT);
+	ck_assert_int_gt(n, 0);
+	assert_field(msg, (size_t)n, "MESSAGE", "demo: create,ondir /d/x");
+	assert_field(msg, (size_t)n, "FSN_PID", NULL);
+	assert_field(msg, (size_t)n, "FSN_COMM", NULL);
+	assert_field(msg, (size_t)n, "FSN_UID", NULL);
+
+	/* Overflow and dropped: MESSAGE_ID, warning priority. */
+	r = (struct record){
+		.kind = RECORD_OVERFLOW, .time_usec = T0, .rule = "demo", .uid = (uid_t)-1
+	};
+	output_emit(o, &r);
+	n = recv(fd, msg, sizeof(msg), MSG_DONTWAIT);
+	ck_assert_int_gt(n, 0);
+	assert_field(msg, (size_t)n, "MESSAGE_ID", FSND_MID_OVERFLOW);
+	assert_field(msg, (size_t)n, "PRIORITY", "4");
+	assert_field(msg, (size_t)n, "FSN_KIND", "overflow");
+	assert_field(msg, (size_t)n, "MESSAGE",
+		     "demo: the kernel event queue overflowed, events were lost");
+	r = (struct record){ .kind = RECORD_DROPPED, .time_usec = T0, .rule = "demo", .count = 7 };
+	output_emit(o, &r);
+	n = recv(fd, msg, sizeof(msg), MSG_DONTWAIT);
+	ck_assert_int_gt(n, 0);
+	assert_field(msg, (size_t)n, "MESSAGE_ID", FSND_MID_OVERFLOW);
+	assert_field(msg, (size_t)n, "FSN_KIND", "dropped");
+	assert_field(msg, (size_t)n, "FSN_COUNT", "7");
+	assert_field(msg, (size_t)n, "MESSAGE", "demo: 7 events dropped");
+
+	ck_assert_int_eq(recv(fd, msg, sizeof(msg), MSG_DONTWAIT), -1);
+	ck_assert_int_eq(errno, EAGAIN);
+	output_counters(o, &emitted, &failed);
+	ck_assert_uint_eq(emitted, 4);
+	ck_assert_uint_eq(failed, 0);
+	output_close(o);
+	close(fd);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* exec output                                                              */
+/* ------------------------------------------------------------------------ */
+
+static struct output *open_exec_conf(struct output_conf *c, struct ev_loop *loop) {
+	struct output *o = NULL;
+	char err[512] = "";
+
+	c->name = S("ex");
+	c->type = OUTPUT_EXEC;
+	for (c->n_argv = 0; c->argv[c->n_argv]; c->n_argv++)
+		;
+	ck_assert_msg(output_open(c, loop, &o, err, sizeof(err)) == 0, "%s", err);
+	return o;
+}
+
+static struct output *open_exec(char **argv, struct ev_loop *loop) {
+	struct output_conf c = {
+		.argv = argv, .max_running = 4, .rate = 0, .burst = 20, .timeout_sec = 30
+	};
+
+	return open_exec_conf(&c, loop);
+}
+
+static bool exec_idle(void *data) {
+	return output_exec_running(data) == 0;
+}
+
+START_TEST(test_exec_template_check) {
+	char *ok[] = { S("/usr/bin/scan"),
+		       S("{path}"),
+		       S("--file={path}"),
+		       S("{rule}:{events}:{kind}"),
+		       S("{pid}{comm}{uid}{time}{old_path}"),
+		       S("{}"),
+		       S("{Path}"),
+		       S("x{1}"),
+		       S("{"),
+		       S("}{") };
+	char *rel[] = { S("scan"), S("{path}") };
+	char *ph0[] = { S("/usr/bin/{rule}") };
+	char *unk[] = { S("/bin/x"), S("a"), S("--x={paht}") };
+	char err[512];
+
+	ck_assert_int_eq(exec_template_check(ok, 10, err, sizeof(err)), 0);
+	ck_assert_int_eq(exec_template_check(rel, 2, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "the program 'scan' must be an absolute path (no PATH search, no "
+			      "shell)");
+	ck_assert_int_eq(exec_template_check(ph0, 1, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "the program '/usr/bin/{rule}' must not contain placeholders");
+	ck_assert_int_eq(exec_template_check(unk, 3, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "argument 2 ('--x={paht}'): unknown placeholder '{paht}'; known: "
+			      "{path} {old_path} {rule} {events} {kind} {pid} {comm} {uid} {time}");
+	ck_assert_int_eq(exec_template_check(NULL, 0, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "the command is empty");
+}
+END_TEST
+
+START_TEST(test_exec_open_errors) {
+	char *rel[] = { S("touch"), NULL };
+	char *good[] = { S("/bin/true"), NULL };
+	struct output_conf c = { .name = S("ex"), .type = OUTPUT_EXEC, .argv = rel, .n_argv = 1 };
+	struct ev_loop *other = ev_loop_new(0);
+	struct output *o = NULL;
+	char err[512];
+
+	ck_assert_int_eq(output_open(&c, ev_default_loop(0), &o, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "output 'ex': the program 'touch' must be an absolute"));
+	c.argv = good;
+	ck_assert_int_eq(output_open(&c, other, &o, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "output 'ex': exec outputs need the default event loop");
+	ck_assert_int_eq(output_open(&c, NULL, &o, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_null(o);
+	ev_loop_destroy(other);
+}
+END_TEST
+
+/* A hostile filename arrives byte-exact as one argument, also inside a
+ * larger argument; nothing is interpreted by a shell. */
+START_TEST(test_exec_argv) {
+	static const char hostile[] = "a\nb \"c\" 'd' \\e\tf\x01\xff*$(touch X)`touch Y`;|&>Z";
+	char *argv[] = { S("/usr/bin/touch"), S("{path}"), S("{path}.{rule}"), NULL };
+	struct ev_loop *loop = ev_default_loop(0);
+	char dir[256], path[512], name2[512];
+	uint64_t emitted, failed;
+	struct record r;
+	struct output *o;
+	struct dirent *de;
+	unsigned found = 0, entries = 0;
+	DIR *d;
+
+	test_tmpdir(dir, sizeof(dir));
+	ck_assert_int_eq(chdir(dir), 0); /* a shell would create X, Y, Z here */
+	test_join(path, sizeof(path), dir, hostile);
+	r = event(path);
+	r.rule = "r 1";
+	o = open_exec(argv, loop);
+	output_emit(o, &r);
+	ck_assert(run_until(loop, exec_idle, o, 10));
+	output_counters(o, &emitted, &failed);
+	ck_assert_uint_eq(emitted, 1);
+	ck_assert_uint_eq(failed, 0);
+	output_close(o);
+
+	snprintf(name2, sizeof(name2), "%s.r 1", hostile);
+	d = opendir(dir);
+	ck_assert_ptr_nonnull(d);
+	while ((de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		entries++;
+		found += strcmp(de->d_name, hostile) == 0 || strcmp(de->d_name, name2) == 0;
+	}
+	closedir(d);
+	ck_assert_uint_eq(entries, 2);
+	ck_assert_uint_eq(found, 2);
+	ck_assert_int_eq(chdir("/"), 0);
+	test_rm_tree(dir);
+	ck_assert_uint_eq(count_children(), 0);
+}
+END_TEST
+
+/* stdout and stderr of the command arrive in the log, line by line,
+ * escaped, with the output name and pid; stdin is /dev/null. */
+START_TEST(test_exec_output_forwarded) {
+	char *echo[] = { S("/usr/bin/printf"), S("out:%s\\n"), S("{path}"), NULL };
+	char *err_[] = { S("/bin/ls"), S("/nonexistent-{rule}"), NULL };
+	char *in[] = { S("/usr/bin/readlink"), S("/proc/self/fd/0"), NULL };
+	char *cat[] = { S("/bin/cat"), NULL };
+	struct ev_loop *loop = ev_default_loop(0);
+	struct record r = event("/d/one\ntwo\x01\xff");
+	struct capture cap;
+	struct output *o;
+	char *log, want[128];
+	int p[2], saved;
+	pid_t pid;
+
+	/* The test's own stdin is a pipe nobody writes to: a command that
+	 * inherited it would show "pipe:[...]", and cat would hang. */
+	ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
+	saved = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
+	ck_assert_int_eq(dup2(p[0], STDIN_FILENO), STDIN_FILENO);
+	capture_start(&cap);
+	o = open_exec(echo, loop);
+	output_emit(o, &r);
+	ck_assert(run_until(loop, exec_idle, o, 10));
+	output_close(o);
+	o = open_exec(err_, loop);
+	output_emit(o, &r);
+	ck_assert(run_until(loop, exec_idle, o, 10));
+	output_close(o);
+	o = open_exec(in, loop);
+	output_emit(o, &r);
+	ck_assert(run_until(loop, exec_idle, o, 10));
+	output_close(o);
+	/* cat would wait forever on an inherited stdin; /dev/null ends it */
+	o = open_exec(cat, loop);
+	output_emit(o, &r);
+	ck_assert(run_until(loop, exec_idle, o, 10));
+	output_close(o);
+	log = capture_text(&cap);
+	capture_stop(&cap);
+	dup2(saved, STDIN_FILENO);
+	close(saved);
+	close(p[0]);
+	close(p[1]);
+
+	ck_assert_msg(strstr(log, "]: out:/d/one\n"), "log: %s", log);
+	ck_assert_msg(strstr(log, "]: two\\x01\\xff\n"), "log: %s", log);
+	ck_assert_msg(sscanf(strstr(log, "output 'ex' [pid "), "output 'ex' [pid %d]", &pid) == 1,
+		      "log: %s", log);
+	snprintf(want, sizeof(want), "output 'ex' [pid %d]: out:/d/one\n", (int)pid);
+	ck_assert_msg(strstr(log, want), "log: %s", log);
+	ck_assert_msg(strstr(log, "/nonexistent-demo"), "stderr not forwarded: %s", log);
+	ck_assert_msg(strstr(log, "exited with status 2"), "log: %s", log);
+	ck_assert_msg(strstr(log, "]: /dev/null\n"), "stdin: %s", log);
+	free(log);
+	ck_assert_uint_eq(count_children(), 0);
+}
+END_TEST
+
+/* The daemon blocks signals (libev's signalfd) and ignores SIGPIPE; the
+ * command must not inherit either. */
+START_TEST(test_exec_signals_reset) {
+	char *argv[] = { S("/usr/bin/env"), S("--list-signal-handling"), S("/bin/true"), NULL };
+	struct ev_loop *loop = ev_default_loop(0);
+	struct record r = event("/x");
+	struct capture cap;
+	struct output *o;
+	sigset_t block, old;
+	char *log;
+
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	capture_start(&cap);
+	o = open_exec(argv, loop);
+	output_emit(o, &r);
+	ck_assert(run_until(loop, exec_idle, o, 10));
+	output_close(o);
+	log = capture_text(&cap);
+	capture_stop(&cap);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	ck_assert_msg(!strstr(log, "IGNORE") && !strstr(log, "BLOCK"), "inherited: %s", log);
+	free(log);
+}
+END_TEST
+
+/* The command does not get the daemon's systemd variables. */
+START_TEST(test_exec_environment) {
+	char *argv[] = { S("/usr/bin/env"), NULL };
+	struct ev_loop *loop = ev_default_loop(0);
+	struct record r = event("/x");
+	struct capture cap;
+	struct output *o;
+	char *log;
+
+	setenv("NOTIFY_SOCKET", "/run/test/notify", 1);
+	setenv("WATCHDOG_USEC", "1000000", 1);
+	setenv("JOURNAL_STREAM", "8:1234", 1);
+	setenv("FSN_TEST_KEEP", "kept", 1);
+	capture_start(&cap);
+	o = open_exec(argv, loop);
+	output_emit(o, &r);
+	ck_assert(run_until(loop, exec_idle, o, 10));
+	output_close(o);
+	log = capture_text(&cap);
+	capture_stop(&cap);
+	unsetenv("NOTIFY_SOCKET");
+	unsetenv("WATCHDOG_USEC");
+	unsetenv("JOURNAL_STREAM");
+	unsetenv("FSN_TEST_KEEP");
+	ck_assert_msg(strstr(log, "]: FSN_TEST_KEEP=kept\n"), "log: %s", log);
+	ck_assert_msg(!strstr(log, "NOTIFY_SOCKET") && !strstr(log, "WATCHDOG_USEC") &&
+			  !strstr(log, "JOURNAL_STREAM"),
+		      "log: %s", log);
+	free(log);
+}
+END_TEST
+
+START_TEST(test_exec_missing_program) {
+	char *argv[] = { S("/nonexistent/prog"), S("{path}"), NULL };
+	struct ev_loop *loop = ev_default_loop(0);
+	struct record r = event("/x");
+	uint64_t emitted, failed;
+	struct capture cap;
+	struct output *o;
+	char *log;
+
+	capture_start(&cap);
+	o = open_exec(argv, loop);
+	output_emit(o, &r);
+	output_emit(o, &r);
+	output_counters(o, &emitted, &failed);
+	ck_assert_uint_eq(output_exec_running(o), 0);
+	output_close(o);
+	log = capture_text(&cap);
+	capture_stop(&cap);
+	ck_assert_uint_eq(emitted, 0);
+	ck_assert_uint_eq(failed, 2);
+	ck_assert_msg(count_str(log, "output 'ex': cannot run /nonexistent/prog: No such file or "
+				     "directory") == 1,
+		      "log: %s", log);
+	free(log);
+}
+END_TEST
+
+/* max_running: beyond it records are dropped and counted, logged once per
+ * burst; closing the output stops the children and the loop reaps them. */
+START_TEST(test_exec_max_running) {
+	char *argv[] = { S("/bin/sleep"), S("30"), NULL };
+	struct output_conf c = {
+		.argv = argv, .max_running = 2, .rate = 0, .burst = 1, .timeout_sec = 60
+	};
+	struct ev_loop *loop = ev_default_loop(0);
+	struct record r = event("/x"), o_event = event("/overflow");
+	uint64_t emitted, failed;
+	struct capture cap;
+	struct output *o;
+	char *log;
+
+	capture_start(&cap);
+	o = open_exec_conf(&c, loop);
+	for (int i = 0; i < 5; i++)
+		output_emit(o, &r);
+	o_event.kind = RECORD_OVERFLOW; /* not run, not counted */
+	output_emit(o, &o_event);
+	output_counters(o, &emitted, &failed);
+	ck_assert_uint_eq(output_exec_running(o), 2);
+	ck_assert_uint_eq(emitted, 2);
+	ck_assert_uint_eq(failed, 3);
+	ck_assert_uint_eq(count_children(), 2);
+	output_close(o);
+	ck_assert_msg(run_until(loop, no_children, NULL, 10), "children not reaped");
+	log = capture_text(&cap);
+	capture_stop(&cap);
+	ck_assert_msg(count_str(log, "2 commands running (max_running); dropping records") == 1,
+		      "log: %s", log);
+	free(log);
+}
+END_TEST
+
+/* Token bucket: burst runs at once, then rate per second. */
+START_TEST(test_exec_rate_limit) {
+	char *argv[] = { S("/bin/true"), NULL };
+	struct output_conf c = {
+		.argv = argv, .max_running = 100, .rate = 1, .burst = 3, .timeout_sec = 60
+	};
+	struct ev_loop *loop = ev_default_loop(0);
+	struct record r = event("/x");
+	uint64_t emitted, failed;
+	struct capture cap;
+	struct output *o;
+	ev_tstamp t0;
+	char *log;
+
+	capture_start(&cap);
+	o = open_exec_conf(&c, loop);
+	ev_now_update(loop);
+	t0 = ev_now(loop);
+	for (int i = 0; i < 10; i++)
+		output_emit(o, &r);
+	output_counters(o, &emitted, &failed);
+	ck_assert_uint_eq(emitted, 3);
+	ck_assert_uint_eq(failed, 7);
+	ck_assert(run_until(loop, exec_idle, o, 10));
+	/* The bucket refills with time: one token per second; after 1.1 s
+	 * (and less than 1.9 s) one run is allowed, the next is not. */
+	ev_now_update(loop);
+	run_until(loop, never, NULL, t0 + 1.1 - ev_now(loop));
+	output_emit(o, &r);
+	output_emit(o, &r);
+	output_counters(o, &emitted, &failed);
+	ck_assert_uint_eq(emitted, 4);
+	ck_assert_uint_eq(failed, 8);
+	ck_assert(run_until(loop, exec_idle, o, 10));
+	output_close(o);
+	log = capture_text(&cap);
+	capture_stop(&cap);
+	ck_assert_msg(count_str(log, "rate limit reached (1 per second, burst 3)") == 2, "log: %s",
+		      log);
+	ck_assert_msg(count_str(log, "works again; 7 records lost meanwhile") == 1, "log: %s", log);
+	free(log);
+	ck_assert_uint_eq(count_children(), 0);
+}
+END_TEST
+
+/* timeout_sec: SIGTERM, and SIGKILL when SIGTERM is ignored. */
+START_TEST(test_exec_timeout) {
+	char *term[] = { S("/bin/sleep"), S("30"), NULL };
+	char *stubborn[] = { S("/usr/bin/env"), S("--ignore-signal=TERM"), S("/bin/sleep"), S("30"),
+			     NULL };
+	struct output_conf c = {
+		.argv = term, .max_running = 4, .rate = 0, .burst = 1, .timeout_sec = 1
+	};
+	struct ev_loop *loop = ev_default_loop(0);
+	struct record r = event("/x");
+	struct capture cap;
+	struct output *o;
+	ev_tstamp t0;
+	char *log;
+
+	capture_start(&cap);
+	o = open_exec_conf(&c, loop);
+	ev_now_update(loop);
+	t0 = ev_now(loop);
+	output_emit(o, &r);
+	ck_assert(run_until(loop, exec_idle, o, 10));
+	ck_assert(ev_now(loop) - t0 >= 0.9);
+	output_close(o);
+
+	c.argv = stubborn;
+	o = open_exec_conf(&c, loop);
+	output_exec_set_kill_grace(o, 0.3);
+	output_emit(o, &r);
+	ck_assert(run_until(loop, exec_idle, o, 10));
+	output_close(o);
+	log = capture_text(&cap);
+	capture_stop(&cap);
+	ck_assert_msg(count_str(log, "still running after 1 s, sending SIGTERM") == 2, "log: %s",
+		      log);
+	ck_assert_msg(count_str(log, "killed by signal TERM (after its timeout)") == 1, "log: %s",
+		      log);
+	ck_assert_msg(count_str(log, "still running 0.3 s after SIGTERM, sending SIGKILL") == 1,
+		      "log: %s", log);
+	ck_assert_msg(count_str(log, "killed by signal KILL (after its timeout)") == 1, "log: %s",
+		      log);
+	free(log);
+	ck_assert_uint_eq(count_children(), 0);
+}
+END_TEST
+
+/* A timeout stops the whole process group: a grandchild too (seen here
+ * because this process is the subreaper its orphans are reparented to). */
+START_TEST(test_exec_timeout_group) {
+	/* A shell only as the test's stand-in for a command that forks; the
+	 * "; :" keeps it from exec'ing sleep directly. */
+	char *argv[] = { S("/bin/sh"), S("-c"), S("/bin/sleep 30; :"), NULL };
+	struct output_conf c = {
+		.argv = argv, .max_running = 4, .rate = 0, .burst = 1, .timeout_sec = 1
+	};
+	struct ev_loop *loop = ev_default_loop(0);
+	struct record r = event("/x");
+	struct capture cap;
+	struct output *o;
+	char *log;
+
+	if (access(argv[0], X_OK) < 0)
+		fsn_test_skip("no /bin/sh to stand in for a forking command");
+	ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
+	capture_start(&cap);
+	o = open_exec_conf(&c, loop);
+	output_emit(o, &r);
+	ck_assert(run_until(loop, exec_idle, o, 10));
+	ck_assert_msg(run_until(loop, no_children, NULL, 5), "the grandchild survived");
+	output_close(o);
+
+	/* Closing the output stops running commands the same way. */
+	c.timeout_sec = 60;
+	o = open_exec_conf(&c, loop);
+	output_emit(o, &r);
+	ck_assert_uint_eq(output_exec_running(o), 1);
+	/* let sh start sleep */
+	run_until(loop, never, NULL, 0.3);
+	output_close(o);
+	ck_assert_msg(run_until(loop, no_children, NULL, 5), "a child survived the close");
+	log = capture_text(&cap);
+	capture_stop(&cap);
+	prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+	free(log);
+}
+END_TEST
+
 Suite *fsn_suite_escape(void) {
-	return suite_create("escape");
+	Suite *s = suite_create("escape");
+	TCase *tc;
+
+	tc = tcase_create("escape");
+	tcase_add_test(tc, test_json_escape);
+	tcase_add_test(tc, test_json_escape_append_truncate);
+	tcase_add_test(tc, test_json_escape_255);
+	tcase_add_test(tc, test_text_escape);
+	tcase_add_test(tc, test_base64);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("record");
+	tcase_add_test(tc, test_record_json_lines);
+	tcase_add_test(tc, test_record_json_truncate);
+	tcase_add_test(tc, test_record_json_structure);
+	tcase_add_test(tc, test_jq_roundtrip);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("output-json");
+	tcase_add_test(tc, test_json_file_rotate);
+	tcase_add_test(tc, test_json_open_errors);
+	tcase_add_test(tc, test_json_enospc);
+	tcase_add_test(tc, test_json_epipe);
+	tcase_add_test(tc, test_json_slow_pipe);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("output-journal");
+	tcase_add_test(tc, test_journal_missing);
+	tcase_add_test(tc, test_journal_socket);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("output-exec");
+	tcase_add_test(tc, test_exec_template_check);
+	tcase_add_test(tc, test_exec_open_errors);
+	tcase_add_test(tc, test_exec_argv);
+	tcase_add_test(tc, test_exec_output_forwarded);
+	tcase_add_test(tc, test_exec_signals_reset);
+	tcase_add_test(tc, test_exec_environment);
+	tcase_add_test(tc, test_exec_missing_program);
+	tcase_add_test(tc, test_exec_max_running);
+	tcase_add_test(tc, test_exec_rate_limit);
+	tcase_add_test(tc, test_exec_timeout);
+	tcase_add_test(tc, test_exec_timeout_group);
+	suite_add_tcase(s, tc);
+
+	return s;
 }

@@ -1,6 +1,1002 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test-plan.c — the "plan" suite: daemon/plan.c. Rules on real temporary
+ * directories, planned with a crafted feature probe (every feature works
+ * except the ones a case breaks), so every decision of each mark type and
+ * of `auto` is checked without privileges; exclusions as ignore marks or
+ * userspace filters; problems; plan_print() byte for byte. As root, the
+ * real probe on a private tmpfs, and every planned mark placed with libfsn
+ * (the kernel accepts what the plan says); and the real probe without
+ * CAP_SYS_ADMIN (auto falls back to inotify).
+ *
+ * Cases that need their own process (mount namespace, capabilities) fork
+ * themselves, so they also work with CK_FORK=no.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/capability.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fsn-uapi.h"
+#include "plan.h"
 #include "unit.h"
 
+#define REPORT (FAN_REPORT_DFID_NAME | FAN_REPORT_FID)
+#define DEFAULT_EVENTS (FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM | FAN_MOVED_TO | FAN_CLOSE_WRITE)
+#define DIRENT (FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM | FAN_MOVED_TO)
+
+/* ------------------------------------------------------------------------ */
+/* fixtures                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* A probe that says every feature works, except those broken here. */
+struct fake {
+	uint64_t broken;   /* 1 << feature: not supported by this filesystem (EOPNOTSUPP) */
+	uint64_t nokernel; /* 1 << feature: not supported by this kernel (EINVAL) */
+	uint64_t denied;   /* 1 << feature: not permitted (EPERM) */
+	int fail;          /* a negative errno to return instead */
+	int calls;
+};
+
+#define F(x) (UINT64_C(1) << (x))
+
+static int fake_probe(const char *path, struct fsn_probe *ret, void *userdata) {
+	struct fake *f = userdata;
+	struct fsn_probe p = { 0 };
+
+	f->calls++;
+	if (f->fail)
+		return f->fail;
+	for (int i = 0; i < _FSN_FEAT_MAX; i++) {
+		if (f->broken & F(i))
+			p.feat[i] = (struct fsn_feature_result){ FSN_UNSUPPORTED_FS, EOPNOTSUPP };
+		else if (f->nokernel & F(i))
+			p.feat[i] = (struct fsn_feature_result){ FSN_UNSUPPORTED_KERNEL, EINVAL };
+		else if (f->denied & F(i))
+			p.feat[i] = (struct fsn_feature_result){ FSN_NOT_PERMITTED, EPERM };
+	}
+	*ret = p;
+	return 0;
+}
+
+/* tmpl with every "what" replaced by "with" (malloc'd). */
+static char *subst(const char *tmpl, const char *what, const char *with) {
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert_ptr_nonnull(f);
+	for (const char *p = tmpl; *p;) {
+		const char *hit = strstr(p, what);
+
+		if (!hit) {
+			fputs(p, f);
+			break;
+		}
+		fwrite(p, 1, (size_t)(hit - p), f);
+		fputs(with, f);
+		p = hit + strlen(what);
+	}
+	ck_assert_int_eq(fclose(f), 0);
+	return buf;
+}
+
+/*
+ * A temporary tree:
+ *   D/file          regular file
+ *   D/tree/         directory
+ *   D/tree/sub/deep/
+ *   D/tree/cache/   directory (excluded in some cases)
+ *   D/tree/f.txt    regular file
+ * and a config from a template where @D@ stands for D.
+ */
+struct fx {
+	char dir[PATH_MAX];
+	struct config *c;
+	struct plan *p;
+	struct fake fake;
+};
+
+static void mkpath(const char *dir, const char *name, bool is_dir) {
+	char p[PATH_MAX];
+
+	test_join(p, sizeof(p), dir, name);
+	if (is_dir)
+		ck_assert_int_eq(mkdir(p, 0755), 0);
+	else {
+		int fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+
+		ck_assert_int_ge(fd, 0);
+		close(fd);
+	}
+}
+
+static void make_tree(const char *dir) {
+	mkpath(dir, "file", false);
+	mkpath(dir, "tree", true);
+	mkpath(dir, "tree/sub", true);
+	mkpath(dir, "tree/sub/deep", true);
+	mkpath(dir, "tree/cache", true);
+	mkpath(dir, "tree/f.txt", false);
+}
+
+static void fx_init(struct fx *fx) {
+	*fx = (struct fx){ 0 };
+	test_tmpdir(fx->dir, sizeof(fx->dir));
+	make_tree(fx->dir);
+}
+
+static void load_config(struct fx *fx, const char *tmpl) {
+	char *text = subst(tmpl, "@D@", fx->dir), path[PATH_MAX];
+	struct config_errors e = { 0 };
+	FILE *f;
+
+	test_join(path, sizeof(path), fx->dir, "test.conf");
+	f = fopen(path, "we");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	ck_assert_int_eq(fclose(f), 0);
+	free(text);
+	if (config_load(path, &fx->c, &e) < 0) {
+		config_errors_print(&e, stderr);
+		ck_abort_msg("the test's config does not load");
+	}
+	config_errors_clear(&e);
+}
+
+/* Load and plan with the fake probe. */
+static void fx_plan(struct fx *fx, const char *tmpl) {
+	load_config(fx, tmpl);
+	ck_assert_int_eq(plan_build_with_probe(fx->c, fake_probe, &fx->fake, &fx->p), 0);
+	ck_assert_ptr_nonnull(fx->p);
+}
+
+static void fx_done(struct fx *fx) {
+	plan_free(fx->p);
+	config_free(fx->c);
+	test_rm_tree(fx->dir);
+}
+
+/* D + "/" + rel, for comparisons (static buffer per call site is enough). */
+static const char *D(const struct fx *fx, const char *rel, char *buf, size_t len) {
+	test_join(buf, len, fx->dir, rel);
+	return buf;
+}
+
+#define DP(fx, rel) D((fx), (rel), (char[PATH_MAX]){ 0 }, PATH_MAX)
+
+static void assert_contains(const char *s, const char *part) {
+	ck_assert_msg(s && strstr(s, part), "\"%s\"\n  does not contain \"%s\"", s ? s : "(null)",
+		      part);
+}
+
+static void assert_problem(const struct plan *p, size_t i, const char *path, const char *msg,
+			   bool warning, bool fatal) {
+	ck_assert_uint_gt(p->n_problems, i);
+	ck_assert_str_eq(p->problems[i].msg, msg);
+	if (path)
+		ck_assert_str_eq(p->problems[i].path, path);
+	else
+		ck_assert_ptr_null(p->problems[i].path);
+	ck_assert_int_eq(p->problems[i].warning, warning);
+	ck_assert_int_eq(p->problems[i].fatal, fatal);
+}
+
+/* A fanotify notification mark in the shared or the rule's group. */
+static void assert_fan(const struct plan_mark *m, enum fsn_mark_type type, const char *path,
+		       uint64_t mask, uint32_t tag) {
+	ck_assert_int_eq(m->spec.type, type);
+	ck_assert_str_eq(m->path, path);
+	ck_assert_ptr_eq(m->spec.path, m->path);
+	ck_assert_int_eq(m->spec.dirfd, AT_FDCWD);
+	ck_assert_int_eq(m->spec.klass, FSN_CLASS_NOTIF);
+	ck_assert_uint_eq(m->spec.report, REPORT);
+	ck_assert_uint_eq(m->spec.group_tag, tag);
+	ck_assert_msg(m->spec.mask == mask, "mask %#llx, expected %#llx",
+		      (unsigned long long)m->spec.mask, (unsigned long long)mask);
+	ck_assert_uint_eq(m->spec.ignore, 0);
+	ck_assert_uint_eq(m->spec.flags, 0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* auto                                                                     */
+/* ------------------------------------------------------------------------ */
+
+START_TEST(test_auto_file_inode) {
+	struct fx fx;
+	const struct plan_mark *m;
+
+	fx_init(&fx);
+	fx_plan(&fx, "rules = ( { name = \"f\"; paths = [\"@D@/file\"]; recursive = true; } );");
+	ck_assert_uint_eq(fx.p->n_marks, 1);
+	ck_assert_uint_eq(fx.p->n_problems, 0);
+	m = &fx.p->marks[0];
+	ck_assert_ptr_eq(m->rule, &fx.c->rules[0]);
+	/* create/delete/moves cannot happen on a file; no ONDIR on a file */
+	assert_fan(m, FSN_MARK_INODE, DP(&fx, "file"), FAN_CLOSE_WRITE, 0);
+	ck_assert_str_eq(m->target, DP(&fx, "file"));
+	ck_assert_ptr_null(m->subtree);
+	assert_contains(m->why, "auto: a single file, so (recursive means nothing for a file) an "
+				"inode mark on the file reports exactly its events");
+	assert_contains(m->why, "moved_from,moved_to,create,delete are events of a directory");
+	fx_done(&fx);
+}
+END_TEST
+
+START_TEST(test_auto_dir_inode) {
+	struct fx fx;
+
+	fx_init(&fx);
+	fx_plan(&fx,
+		"rules = (\n"
+		"  { name = \"a\"; paths = [\"@D@/tree\"]; },\n"
+		"  { name = \"b\"; paths = [\"@D@/tree\"]; children = false; ondir = false; }\n"
+		");");
+	ck_assert_uint_eq(fx.p->n_marks, 2);
+	ck_assert_uint_eq(fx.p->n_problems, 0);
+	assert_fan(&fx.p->marks[0], FSN_MARK_INODE, DP(&fx, "tree"),
+		   DEFAULT_EVENTS | FAN_EVENT_ON_CHILD | FAN_ONDIR, 0);
+	ck_assert_ptr_null(fx.p->marks[0].subtree);
+	assert_contains(fx.p->marks[0].why, "auto: a directory watched one level deep, so an "
+					    "inode mark on the directory");
+	assert_fan(&fx.p->marks[1], FSN_MARK_INODE, DP(&fx, "tree"), DEFAULT_EVENTS, 0);
+	ck_assert_ptr_eq(fx.p->marks[1].rule, &fx.c->rules[1]);
+	/* one probe for the two rules on one path */
+	ck_assert_int_eq(fx.fake.calls, 1);
+	fx_done(&fx);
+}
+END_TEST
+
+START_TEST(test_auto_recursive_filesystem) {
+	struct fx fx;
+	const struct plan_mark *m;
+	char want[PATH_MAX + 16];
+
+	fx_init(&fx);
+	fx_plan(&fx, "rules = ( { name = \"t\"; paths = [\"@D@/tree\"]; recursive = true;\n"
+		     "  events = [\"modify\", \"create\"]; children = false; } );");
+	ck_assert_uint_eq(fx.p->n_marks, 1);
+	ck_assert_uint_eq(fx.p->n_problems, 0);
+	m = &fx.p->marks[0];
+	assert_fan(m, FSN_MARK_FILESYSTEM, DP(&fx, "tree"), FAN_MODIFY | FAN_CREATE | FAN_ONDIR, 0);
+	ck_assert_str_eq(m->subtree, DP(&fx, "tree"));
+	ck_assert(m->subtree_recursive);
+	ck_assert(!m->children_dirent_only); /* children means nothing when recursive */
+	ck_assert(!m->drop_ondir);
+	snprintf(want, sizeof(want), " (fs of %s)", DP(&fx, "tree"));
+	assert_contains(m->target, want);
+	assert_contains(m->why, "auto: a recursive directory, so a filesystem mark with DFID_NAME");
+	assert_contains(m->why, "no race with new subdirectories");
+	assert_contains(m->why, "cost: every such event on that filesystem reaches the daemon");
+	fx_done(&fx);
+}
+END_TEST
+
+START_TEST(test_auto_no_fanotify_inotify) {
+	struct fx fx;
+	const struct plan_mark *m;
+
+	fx_init(&fx);
+	fx.fake.denied = F(FSN_FEAT_FANOTIFY);
+	fx_plan(&fx, "rules = ( { name = \"t\"; paths = [\"@D@/tree\", \"@D@/file\"];\n"
+		     "  recursive = true; required = true; ondir = false; } );");
+	ck_assert_uint_eq(fx.p->n_marks, 2);
+	m = &fx.p->marks[0];
+	ck_assert_int_eq(m->spec.type, FSN_MARK_INOTIFY);
+	ck_assert_str_eq(m->path, DP(&fx, "tree"));
+	ck_assert_uint_eq(m->spec.mask, DEFAULT_EVENTS); /* IN_* == FAN_* for these */
+	ck_assert_uint_eq(m->spec.report, 0);
+	ck_assert_uint_eq(m->spec.group_tag, 0);
+	ck_assert_str_eq(m->subtree, DP(&fx, "tree"));
+	ck_assert(!m->subtree_recursive);
+	ck_assert(m->drop_ondir);
+	assert_contains(m->why, "auto: fanotify cannot be used here (fanotify notification groups "
+				"(FAN_CLASS_NOTIF): not permitted (EPERM)), so an inotify watch");
+	m = &fx.p->marks[1];
+	ck_assert_int_eq(m->spec.type, FSN_MARK_INOTIFY);
+	ck_assert_uint_eq(m->spec.mask, FAN_CLOSE_WRITE);
+	ck_assert_ptr_null(m->subtree);
+	/* a warning: the rule works, only one level deep; never fatal */
+	ck_assert_uint_eq(fx.p->n_problems, 1);
+	assert_problem(fx.p, 0, DP(&fx, "tree"),
+		       "recursive inotify rules are not supported yet; use mark = \"auto\" or "
+		       "\"filesystem\" where fanotify works; only the top directory is watched",
+		       true, false);
+	ck_assert(!plan_has_fatal(fx.p));
+	fx_done(&fx);
+}
+END_TEST
+
+START_TEST(test_auto_fid_refused_inotify) {
+	struct fx fx;
+
+	fx_init(&fx);
+	fx.fake.broken = F(FSN_FEAT_MARK_FID);
+	fx_plan(&fx, "rules = ( { name = \"t\"; paths = [\"@D@/tree\"];\n"
+		     "  events = [\"open_exec\", \"close_write\", \"rename\"]; } );");
+	ck_assert_uint_eq(fx.p->n_marks, 1);
+	ck_assert_int_eq(fx.p->marks[0].spec.type, FSN_MARK_INOTIFY);
+	ck_assert_uint_eq(fx.p->marks[0].spec.mask, FAN_CLOSE_WRITE);
+	assert_contains(fx.p->marks[0].why,
+			"fanotify cannot be used here (marks of FAN_REPORT_FID groups (file "
+			"handles on this filesystem): not supported by this filesystem "
+			"(EOPNOTSUPP))");
+	ck_assert_uint_eq(fx.p->n_problems, 1);
+	assert_problem(fx.p, 0, DP(&fx, "tree"),
+		       "inotify watches cannot report open_exec,rename (renames come as "
+		       "moved_from + moved_to)",
+		       true, false);
+	fx_done(&fx);
+}
+END_TEST
+
+START_TEST(test_auto_fs_mark_refused) {
+	struct fx fx;
+
+	/* Only events a mount mark can report: a mount mark. */
+	fx_init(&fx);
+	fx.fake.broken = F(FSN_FEAT_MARK_FILESYSTEM);
+	fx_plan(&fx, "rules = ( { name = \"t\"; paths = [\"@D@/tree\"]; recursive = true;\n"
+		     "  events = [\"modify\", \"close_write\"]; } );");
+	ck_assert_uint_eq(fx.p->n_marks, 1);
+	ck_assert_uint_eq(fx.p->n_problems, 0);
+	assert_fan(&fx.p->marks[0], FSN_MARK_MOUNT, DP(&fx, "tree"),
+		   FAN_MODIFY | FAN_CLOSE_WRITE | FAN_ONDIR, 0);
+	ck_assert(fx.p->marks[0].subtree_recursive);
+	assert_contains(fx.p->marks[0].why, "auto: a recursive directory where filesystem marks do "
+					    "not work (filesystem marks (FAN_MARK_FILESYSTEM): not "
+					    "supported by this filesystem (EOPNOTSUPP))");
+	fx_done(&fx);
+
+	/* Directory entry events: inotify, one level, with a warning. */
+	fx_init(&fx);
+	fx.fake.broken = F(FSN_FEAT_MARK_FILESYSTEM);
+	fx_plan(&fx, "rules = ( { name = \"t\"; paths = [\"@D@/tree\"]; recursive = true; } );");
+	ck_assert_uint_eq(fx.p->n_marks, 1);
+	ck_assert_int_eq(fx.p->marks[0].spec.type, FSN_MARK_INOTIFY);
+	ck_assert_uint_eq(fx.p->n_problems, 1);
+	ck_assert(fx.p->problems[0].warning);
+	fx_done(&fx);
+}
+END_TEST
+
+START_TEST(test_auto_nothing_works) {
+	struct fx fx;
+
+	fx_init(&fx);
+	fx.fake.denied = F(FSN_FEAT_FANOTIFY) | F(FSN_FEAT_INOTIFY);
+	fx_plan(&fx, "rules = ( { name = \"t\"; paths = [\"@D@/tree\"]; required = true; } );");
+	ck_assert_uint_eq(fx.p->n_marks, 0);
+	assert_problem(fx.p, 0, DP(&fx, "tree"),
+		       "neither fanotify (fanotify notification groups (FAN_CLASS_NOTIF): not "
+		       "permitted (EPERM)) nor inotify (inotify watches (inotify_add_watch): not "
+		       "permitted (EPERM)) works here",
+		       false, true);
+	ck_assert(plan_has_fatal(fx.p));
+	fx_done(&fx);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* explicit mark types                                                      */
+/* ------------------------------------------------------------------------ */
+
+START_TEST(test_inode_explicit) {
+	struct fx fx;
+
+	fx_init(&fx);
+	fx_plan(&fx,
+		"rules = (\n"
+		"  { name = \"d\"; paths = [\"@D@/tree\"]; mark = \"inode\"; children = false;\n"
+		"    events = [\"attrib\", \"create\", \"fs_error\"]; },\n"
+		"  { name = \"f\"; paths = [\"@D@/file\"]; mark = \"inode\";\n"
+		"    events = [\"delete_self\", \"move_self\", \"modify\"]; }\n"
+		");");
+	ck_assert_uint_eq(fx.p->n_marks, 2);
+	assert_fan(&fx.p->marks[0], FSN_MARK_INODE, DP(&fx, "tree"),
+		   FAN_ATTRIB | FAN_CREATE | FAN_ONDIR, 0);
+	assert_fan(&fx.p->marks[1], FSN_MARK_INODE, DP(&fx, "file"),
+		   FAN_DELETE_SELF | FAN_MOVE_SELF | FAN_MODIFY, 0);
+	ck_assert_uint_eq(fx.p->n_problems, 1);
+	assert_problem(fx.p, 0, DP(&fx, "tree"),
+		       "inode marks (only filesystem marks) cannot report fs_error", false, false);
+	fx_done(&fx);
+
+	/* The filesystem cannot do FID marks: inode marks do not work here. */
+	fx_init(&fx);
+	fx.fake.broken = F(FSN_FEAT_MARK_FID);
+	fx_plan(&fx, "rules = ( { name = \"d\"; paths = [\"@D@/tree\"]; mark = \"inode\";\n"
+		     "  required = true; } );");
+	ck_assert_uint_eq(fx.p->n_marks, 0);
+	assert_problem(fx.p, 0, DP(&fx, "tree"),
+		       "inode marks do not work here: marks of FAN_REPORT_FID groups (file handles "
+		       "on this filesystem): not supported by this filesystem (EOPNOTSUPP); use "
+		       "mark = \"auto\"",
+		       false, true);
+	fx_done(&fx);
+
+	/* Only directory events asked for, on a file. */
+	fx_init(&fx);
+	fx_plan(&fx, "rules = ( { name = \"f\"; paths = [\"@D@/file\"]; mark = \"inode\";\n"
+		     "  events = [\"create\", \"delete\"]; } );");
+	ck_assert_uint_eq(fx.p->n_marks, 0);
+	assert_problem(fx.p, 0, DP(&fx, "file"),
+		       "none of the rule's events (create,delete) can happen on a file; watch its "
+		       "directory, or ask for delete_self, move_self",
+		       false, false);
+	fx_done(&fx);
+}
+END_TEST
+
+START_TEST(test_mount_refuses_dirent_events) {
+	struct fx fx;
+
+	fx_init(&fx);
+	fx_plan(&fx,
+		"rules = (\n"
+		"  { name = \"m\"; paths = [\"@D@/tree\"]; mark = \"mount\"; recursive = true; },\n"
+		"  { name = \"n\"; paths = [\"@D@/tree\"]; mark = \"mount\"; required = true;\n"
+		"    events = [\"create\", \"attrib\", \"delete_self\"]; }\n"
+		");");
+	/* default events: close_write stays, the directory entry events cannot */
+	ck_assert_uint_eq(fx.p->n_marks, 1);
+	assert_fan(&fx.p->marks[0], FSN_MARK_MOUNT, DP(&fx, "tree"), FAN_CLOSE_WRITE | FAN_ONDIR,
+		   0);
+	ck_assert_str_eq(fx.p->marks[0].subtree, DP(&fx, "tree"));
+	ck_assert(fx.p->marks[0].subtree_recursive);
+	assert_contains(fx.p->marks[0].target, " (mount of ");
+	ck_assert_uint_eq(fx.p->n_problems, 2);
+	assert_problem(fx.p, 0, DP(&fx, "tree"),
+		       "mount marks cannot report moved_from,moved_to,create,delete (the kernel "
+		       "refuses them: EINVAL); use mark = \"filesystem\" or \"auto\"",
+		       false, false);
+	ck_assert_ptr_eq(fx.p->problems[0].rule, &fx.c->rules[0]);
+	/* nothing left: no mark, and fatal for a required rule */
+	assert_problem(fx.p, 1, DP(&fx, "tree"),
+		       "mount marks cannot report attrib,create,delete_self (the kernel refuses "
+		       "them: EINVAL); use mark = \"filesystem\" or \"auto\"; nothing is left to "
+		       "watch",
+		       false, true);
+	ck_assert(plan_has_fatal(fx.p));
+	fx_done(&fx);
+}
+END_TEST
+
+START_TEST(test_filesystem_explicit) {
+	struct fx fx;
+	const struct plan_mark *m;
+
+	fx_init(&fx);
+	fx_plan(&fx, "rules = ( { name = \"s\"; paths = [\"@D@/tree\", \"@D@/file\"];\n"
+		     "  mark = \"filesystem\"; children = false; ondir = false;\n"
+		     "  events = [\"create\", \"fs_error\", \"rename\"]; } );");
+	ck_assert_uint_eq(fx.p->n_marks, 2);
+	ck_assert_uint_eq(fx.p->n_problems, 0);
+	m = &fx.p->marks[0];
+	assert_fan(m, FSN_MARK_FILESYSTEM, DP(&fx, "tree"), FAN_CREATE | FAN_FS_ERROR | FAN_RENAME,
+		   0);
+	ck_assert_str_eq(m->subtree, DP(&fx, "tree"));
+	ck_assert(!m->subtree_recursive);
+	ck_assert(m->children_dirent_only);
+	/* A file's own entry events are reported by a filesystem mark. */
+	m = &fx.p->marks[1];
+	assert_fan(m, FSN_MARK_FILESYSTEM, DP(&fx, "file"), FAN_CREATE | FAN_FS_ERROR | FAN_RENAME,
+		   0);
+	ck_assert_str_eq(m->subtree, DP(&fx, "file"));
+	fx_done(&fx);
+
+	/* Feature missing on this filesystem: the events go, a problem says why. */
+	fx_init(&fx);
+	fx.fake.nokernel = F(FSN_FEAT_EVENT_RENAME);
+	fx_plan(&fx, "rules = ( { name = \"s\"; paths = [\"@D@/tree\"]; mark = \"filesystem\";\n"
+		     "  events = [\"create\", \"rename\"]; } );");
+	ck_assert_uint_eq(fx.p->n_marks, 1);
+	ck_assert_uint_eq(fx.p->marks[0].spec.mask, FAN_CREATE | FAN_ONDIR);
+	assert_problem(fx.p, 0, DP(&fx, "tree"),
+		       "rename events with both names (FAN_RENAME): not supported by this kernel "
+		       "(EINVAL) cannot report rename",
+		       false, false);
+	fx_done(&fx);
+}
+END_TEST
+
+START_TEST(test_inotify_explicit) {
+	struct fx fx;
+	const struct plan_mark *m;
+
+	fx_init(&fx);
+	fx_plan(&fx, "rules = ( { name = \"i\"; paths = [\"@D@/tree\"]; mark = \"inotify\";\n"
+		     "  recursive = true; children = false; ondir = false; required = true;\n"
+		     "  events = [\"create\", \"rename\", \"attrib\"]; } );");
+	ck_assert_uint_eq(fx.p->n_marks, 1);
+	m = &fx.p->marks[0];
+	ck_assert_int_eq(m->spec.type, FSN_MARK_INOTIFY);
+	ck_assert_uint_eq(m->spec.mask, FAN_CREATE | FAN_ATTRIB);
+	ck_assert_uint_eq(m->spec.report, 0);
+	ck_assert_str_eq(m->subtree, DP(&fx, "tree"));
+	ck_assert(!m->subtree_recursive);
+	ck_assert(m->children_dirent_only);
+	ck_assert(m->drop_ondir);
+	ck_assert_uint_eq(fx.p->n_problems, 2);
+	assert_problem(fx.p, 0, DP(&fx, "tree"),
+		       "inotify watches cannot report rename (renames come as moved_from + "
+		       "moved_to)",
+		       false, true);
+	assert_problem(fx.p, 1, DP(&fx, "tree"),
+		       "recursive inotify rules are not supported yet; use mark = \"auto\" or "
+		       "\"filesystem\"",
+		       false, true);
+	fx_done(&fx);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* paths                                                                    */
+/* ------------------------------------------------------------------------ */
+
+START_TEST(test_missing_and_create) {
+	struct fx fx;
+	struct stat st;
+
+	fx_init(&fx);
+	fx_plan(
+	    &fx,
+	    "rules = (\n"
+	    "  { name = \"gone\"; paths = [\"@D@/none\"]; required = true; },\n"
+	    "  { name = \"opt\"; paths = [\"@D@/none2\", \"@D@/tree\"]; },\n"
+	    "  { name = \"new\"; paths = [\"@D@/new/a/b\"]; create = true; recursive = true; },\n"
+	    "  { name = \"bad\"; paths = [\"@D@/file/x\"]; create = true; }\n"
+	    ");");
+	ck_assert_uint_eq(fx.p->n_problems, 3);
+	assert_problem(fx.p, 0, DP(&fx, "none"), "does not exist", false, true);
+	ck_assert_ptr_eq(fx.p->problems[0].rule, &fx.c->rules[0]);
+	assert_problem(fx.p, 1, DP(&fx, "none2"), "does not exist", false, false);
+	assert_problem(fx.p, 2, DP(&fx, "file/x"), "cannot create it: Not a directory", false,
+		       false);
+	ck_assert(plan_has_fatal(fx.p));
+	/* the other path of "opt", and the created one */
+	ck_assert_uint_eq(fx.p->n_marks, 2);
+	ck_assert_str_eq(fx.p->marks[0].path, DP(&fx, "tree"));
+	ck_assert_str_eq(fx.p->marks[1].path, DP(&fx, "new/a/b"));
+	ck_assert_int_eq(fx.p->marks[1].spec.type, FSN_MARK_FILESYSTEM);
+	ck_assert_int_eq(stat(DP(&fx, "new/a/b"), &st), 0);
+	ck_assert(S_ISDIR(st.st_mode));
+	{
+		mode_t mask = umask(0);
+
+		umask(mask);
+		ck_assert_uint_eq(st.st_mode & 07777, 0755 & ~mask);
+	}
+	fx_done(&fx);
+}
+END_TEST
+
+START_TEST(test_probe_failure) {
+	struct fx fx;
+
+	fx_init(&fx);
+	fx.fake.fail = -EIO;
+	fx_plan(&fx, "rules = (\n"
+		     "  { name = \"a\"; paths = [\"@D@/tree\"]; },\n"
+		     "  { name = \"b\"; paths = [\"@D@/tree\"]; }\n"
+		     ");");
+	ck_assert_uint_eq(fx.p->n_marks, 0);
+	ck_assert_uint_eq(fx.p->n_problems, 2);
+	assert_problem(fx.p, 0, DP(&fx, "tree"), "cannot probe the kernel here: Input/output error",
+		       false, false);
+	ck_assert_int_eq(fx.fake.calls, 1); /* a failure is remembered too */
+	fx_done(&fx);
+}
+END_TEST
+
+START_TEST(test_max_marks) {
+	struct fx fx;
+
+	fx_init(&fx);
+	fx_plan(&fx, "limits = { max_marks = 2; };\n"
+		     "rules = ( { name = \"a\"; required = true;\n"
+		     "  paths = [\"@D@/tree\", \"@D@/file\", \"@D@/tree/sub\"]; } );");
+	ck_assert_uint_eq(fx.p->n_marks, 2);
+	ck_assert_uint_eq(fx.p->n_problems, 1);
+	assert_problem(fx.p, 0, DP(&fx, "tree/sub"),
+		       "limits.max_marks (2) reached: not placed; raise limits.max_marks", false,
+		       true);
+	ck_assert_int_eq(fx.fake.calls, 3);
+	fx_done(&fx);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* exclusions                                                               */
+/* ------------------------------------------------------------------------ */
+
+START_TEST(test_exclusions) {
+	struct fx fx;
+	const struct plan_mark *m;
+	char why[PATH_MAX * 2];
+
+	fx_init(&fx);
+	fx_plan(&fx, "rules = (\n"
+		     "  { name = \"plain\"; paths = [\"@D@/file\"]; },\n"
+		     "  { name = \"tree\"; paths = [\"@D@/tree\"]; recursive = true;\n"
+		     "    events = [\"create\", \"close_write\", \"fs_error\"];\n"
+		     "    exclude = [\"@D@/tree/cache\", \"@D@/tree/f.txt\", \"*.swp\",\n"
+		     "               \"@D@/tree/none\", \"@D@/elsewhere\", \"@D@/tree\"]; }\n"
+		     ");");
+	ck_assert_uint_eq(fx.p->n_marks, 4);
+	/* no exclusions: the shared group */
+	assert_fan(&fx.p->marks[0], FSN_MARK_INODE, DP(&fx, "file"), FAN_CLOSE_WRITE, 0);
+
+	/* ignore marks first, in the rule's own group (tag 1 + index 1) */
+	m = &fx.p->marks[1];
+	ck_assert_ptr_eq(m->rule, &fx.c->rules[1]);
+	ck_assert_int_eq(m->spec.type, FSN_MARK_INODE);
+	ck_assert_str_eq(m->path, DP(&fx, "tree/cache"));
+	ck_assert_ptr_eq(m->spec.path, m->path);
+	ck_assert_uint_eq(m->spec.mask, 0);
+	ck_assert_uint_eq(m->spec.ignore,
+			  FAN_CREATE | FAN_CLOSE_WRITE | FAN_EVENT_ON_CHILD | FAN_ONDIR);
+	ck_assert_uint_eq(m->spec.report, REPORT);
+	ck_assert_uint_eq(m->spec.group_tag, 2);
+	ck_assert_ptr_null(m->subtree);
+	m = &fx.p->marks[2];
+	ck_assert_str_eq(m->path, DP(&fx, "tree/f.txt"));
+	ck_assert_uint_eq(m->spec.mask, 0);
+	ck_assert_uint_eq(m->spec.ignore, FAN_CLOSE_WRITE); /* a file: no dir-only bits */
+	ck_assert_uint_eq(m->spec.group_tag, 2);
+
+	m = &fx.p->marks[3];
+	assert_fan(m, FSN_MARK_FILESYSTEM, DP(&fx, "tree"),
+		   FAN_CREATE | FAN_CLOSE_WRITE | FAN_FS_ERROR | FAN_ONDIR, 2);
+	snprintf(why, sizeof(why),
+		 "; exclude '%s': kernel ignore mark (events of it and its direct entries never "
+		 "reach the daemon) and a userspace filter for everything below it",
+		 DP(&fx, "tree/cache"));
+	assert_contains(m->why, why);
+	assert_contains(m->why, "; exclude '*.swp': userspace filter (a glob)");
+	snprintf(why, sizeof(why), "; exclude '%s': userspace filter (it does not exist now)",
+		 DP(&fx, "tree/none"));
+	assert_contains(m->why, why);
+
+	ck_assert_uint_eq(fx.p->n_problems, 2);
+	assert_problem(fx.p, 0, DP(&fx, "elsewhere"),
+		       "exclude: not below any of the rule's paths; it has no effect", true, false);
+	assert_problem(fx.p, 1, DP(&fx, "tree"),
+		       "exclude: not below any of the rule's paths; it has no effect", true, false);
+	fx_done(&fx);
+}
+END_TEST
+
+START_TEST(test_exclusions_userspace_only) {
+	struct fx fx;
+
+	/* No FAN_MARK_IGNORE: no ignore marks, no group of its own. */
+	fx_init(&fx);
+	fx.fake.nokernel = F(FSN_FEAT_MARK_IGNORE);
+	fx_plan(&fx, "rules = ( { name = \"t\"; paths = [\"@D@/tree\"]; recursive = true;\n"
+		     "  exclude = [\"@D@/tree/cache\"]; } );");
+	ck_assert_uint_eq(fx.p->n_marks, 1);
+	ck_assert_uint_eq(fx.p->marks[0].spec.group_tag, 0);
+	assert_contains(fx.p->marks[0].why,
+			"userspace filter (new-style ignore masks (FAN_MARK_IGNORE): not supported "
+			"by this kernel (EINVAL))");
+	fx_done(&fx);
+
+	/* inotify has no ignore marks */
+	fx_init(&fx);
+	fx_plan(&fx, "rules = ( { name = \"t\"; paths = [\"@D@/tree\"]; mark = \"inotify\";\n"
+		     "  exclude = [\"@D@/tree/cache\"]; } );");
+	ck_assert_uint_eq(fx.p->n_marks, 1);
+	ck_assert_int_eq(fx.p->marks[0].spec.type, FSN_MARK_INOTIFY);
+	assert_contains(fx.p->marks[0].why, "userspace filter (inotify has no ignore marks)");
+	fx_done(&fx);
+
+	/* not recursive: only direct entries can be excluded */
+	fx_init(&fx);
+	fx_plan(&fx, "rules = ( { name = \"t\"; paths = [\"@D@/tree\"];\n"
+		     "  exclude = [\"@D@/tree/sub\", \"@D@/tree/sub/deep\"]; } );");
+	ck_assert_uint_eq(fx.p->n_marks, 2);
+	ck_assert_str_eq(fx.p->marks[0].path, DP(&fx, "tree/sub"));
+	ck_assert_uint_eq(fx.p->marks[1].spec.group_tag, 1);
+	assert_problem(fx.p, 0, DP(&fx, "tree/sub/deep"),
+		       "exclude: not a direct entry of any of the rule's paths; it has no effect",
+		       true, false);
+	fx_done(&fx);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* plan_print                                                               */
+/* ------------------------------------------------------------------------ */
+
+START_TEST(test_plan_print) {
+	struct fx fx;
+	char *out = NULL, *want;
+	size_t len = 0;
+	FILE *f;
+
+	fx_init(&fx);
+	fx_plan(&fx,
+		"rules = (\n"
+		"  { name = \"one\"; paths = [\"@D@/file\"]; events = [\"modify\"]; },\n"
+		"  { name = \"dir\"; paths = [\"@D@/tree\"]; mark = \"inotify\"; ondir = false;\n"
+		"    children = false; events = [\"create\"]; exclude = [\"*.o\"]; },\n"
+		"  { name = \"ex\"; paths = [\"@D@/tree\"]; events = [\"open\"];\n"
+		"    exclude = [\"@D@/tree/f.txt\"]; },\n"
+		"  { name = \"gone\"; paths = [\"@D@/none\"]; required = true; },\n"
+		"  { name = \"up\"; paths = [\"@D@/tree\"]; exclude = [\"/x\"]; }\n"
+		");");
+	f = open_memstream(&out, &len);
+	ck_assert_ptr_nonnull(f);
+	plan_print(fx.p, f);
+	ck_assert_int_eq(fclose(f), 0);
+	want = subst(
+	    "rule 'one': inode mark on @D@/file, mask modify, group notif/dfid_name,fid tag 0 — "
+	    "why: auto: a single file, so an inode mark on the file reports exactly its events — "
+	    "the kernel checks it only for this file\n"
+	    "rule 'dir': inotify watch on @D@/tree, mask create, filter @D@/tree and entries' "
+	    "create/delete/move, no directories — why: an inotify watch on the directory reports "
+	    "its events and those of its direct entries; exclude '*.o': userspace filter (a "
+	    "glob)\n"
+	    "rule 'ex': ignore mark on @D@/tree/f.txt, ignore open, group notif/dfid_name,fid tag "
+	    "3 — why: exclusion: an ignore mark in the rule's own group (tag 3) so it hides "
+	    "nothing from other rules\n"
+	    "rule 'ex': inode mark on @D@/tree, mask open,event_on_child,ondir, group "
+	    "notif/dfid_name,fid tag 3 — why: auto: a directory watched one level deep, so an "
+	    "inode mark on the directory reports its own events and those of its direct entries "
+	    "— one mark, and the kernel checks it only for this directory and its entries; "
+	    "exclude '@D@/tree/f.txt': kernel ignore mark (events of it never reach the daemon) "
+	    "and a userspace filter for everything below it\n"
+	    "rule 'up': inode mark on @D@/tree, mask close_write,moved_from,moved_to,create,"
+	    "delete,event_on_child,ondir, group notif/dfid_name,fid tag 0 — why: auto: a "
+	    "directory watched one level deep, so an inode mark on the directory reports its own "
+	    "events and those of its direct entries — one mark, and the kernel checks it only "
+	    "for this directory and its entries\n"
+	    "problem: rule 'gone': @D@/none: does not exist (the rule is required: fatal)\n"
+	    "warning: rule 'up': /x: exclude: not a direct entry of any of the rule's paths; it "
+	    "has no effect\n"
+	    "5 marks, 1 problems (1 fatal), 1 warnings\n",
+	    "@D@", fx.dir);
+	ck_assert_str_eq(out, want);
+	free(out);
+	free(want);
+	fx_done(&fx);
+}
+END_TEST
+
+START_TEST(test_free_and_errors) {
+	struct plan *p = NULL;
+
+	ck_assert_ptr_null(plan_free(NULL));
+	ck_assert(!plan_has_fatal(NULL));
+	ck_assert_int_eq(plan_build(NULL, &p), -EINVAL);
+	ck_assert_ptr_null(p);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* the real probe (own process)                                             */
+/* ------------------------------------------------------------------------ */
+
+/* In the child: report and exit 1. */
+#define CHILD_CHECK(cond, ...)                                                                     \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "%s:%d: %s: ", __FILE__, __LINE__, #cond);                 \
+			fprintf(stderr, __VA_ARGS__);                                              \
+			fputc('\n', stderr);                                                       \
+			_exit(1);                                                                  \
+		}                                                                                  \
+	} while (0)
+
+/* Run fn in a child process; 77 from it is a skip. */
+static void run_child(int (*fn)(void)) {
+	pid_t pid;
+	int status;
+
+	fflush(NULL);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(fn());
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status), "the child died: status %#x", status);
+	if (WEXITSTATUS(status) == FSN_TEST_SKIP_STATUS) {
+		const char *fork_mode = getenv("CK_FORK");
+
+		/* exit(77) would end the whole runner without CK_FORK */
+		if (fork_mode && strcmp(fork_mode, "no") == 0)
+			return;
+		fsn_test_skip("the child skipped (see above)");
+	}
+	ck_assert_msg(WEXITSTATUS(status) == 0, "the child failed (see above)");
+}
+
+static int child_load(const char *dir, const char *tmpl, struct config **ret) {
+	char *text = subst(tmpl, "@D@", dir), path[PATH_MAX];
+	struct config_errors e = { 0 };
+	FILE *f;
+	int r;
+
+	snprintf(path, sizeof(path), "%s/test.conf", dir);
+	f = fopen(path, "we");
+	CHILD_CHECK(f, "%s", strerror(errno));
+	fputs(text, f);
+	fclose(f);
+	free(text);
+	r = config_load(path, ret, &e);
+	config_errors_print(&e, stderr);
+	config_errors_clear(&e);
+	return r;
+}
+
+static int real_probe_on_tmpfs(void) {
+	char dir[] = "/tmp/fsn-unit-XXXXXX", *out = NULL;
+	struct config *c = NULL;
+	struct fsn_ctx *ctx = NULL;
+	struct plan *p = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "SKIP: needs root (fanotify, mount namespace)\n");
+		return FSN_TEST_SKIP_STATUS;
+	}
+	CHILD_CHECK(unshare(CLONE_NEWNS) == 0, "%s", strerror(errno));
+	CHILD_CHECK(mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) == 0, "%s",
+		    strerror(errno));
+	CHILD_CHECK(mkdtemp(dir), "%s", strerror(errno));
+	CHILD_CHECK(mount("tmpfs", dir, "tmpfs", 0, "mode=0755,size=8m") == 0, "%s",
+		    strerror(errno));
+	make_tree(dir);
+
+	CHILD_CHECK(
+	    child_load(dir,
+		       "rules = (\n"
+		       "  { name = \"tree\"; paths = [\"@D@/tree\"]; recursive = true;\n"
+		       "    exclude = [\"@D@/tree/cache\", \"@D@/tree/f.txt\"]; },\n"
+		       "  { name = \"file\"; paths = [\"@D@/file\"]; },\n"
+		       "  { name = \"dir\"; paths = [\"@D@/tree/sub\"]; },\n"
+		       "  { name = \"mnt\"; paths = [\"@D@/tree\"]; mark = \"mount\";\n"
+		       "    events = [\"modify\", \"create\", \"open_exec\"]; },\n"
+		       "  { name = \"ino\"; paths = [\"@D@/tree\"]; mark = \"inotify\"; },\n"
+		       "  { name = \"fs\"; paths = [\"@D@/file\"]; mark = \"filesystem\";\n"
+		       "    events = [\"fs_error\", \"rename\", \"attrib\"]; }\n"
+		       ");",
+		       &c) == 0,
+	    "config");
+	CHILD_CHECK(plan_build(c, &p) == 0, "plan_build");
+	f = open_memstream(&out, &len);
+	plan_print(p, f);
+	fclose(f);
+	fprintf(stderr, "%s", out);
+
+	/* tree: 2 ignore marks + a filesystem mark on the tmpfs; file, dir:
+	 * inode marks; mnt: a mount mark without create; ino; fs. */
+	CHILD_CHECK(p->n_marks == 8, "%zu marks", p->n_marks);
+	CHILD_CHECK(p->marks[0].spec.ignore != 0 && p->marks[1].spec.ignore != 0, "ignore marks");
+	CHILD_CHECK(p->marks[2].spec.type == FSN_MARK_FILESYSTEM, "filesystem mark");
+	{
+		char want[PATH_MAX * 2 + 16];
+
+		snprintf(want, sizeof(want), "%s (fs of %s/tree)", dir, dir);
+		CHILD_CHECK(strcmp(p->marks[2].target, want) == 0, "target %s", p->marks[2].target);
+	}
+	CHILD_CHECK(p->marks[3].spec.type == FSN_MARK_INODE, "inode mark on the file");
+	CHILD_CHECK(p->marks[4].spec.type == FSN_MARK_INODE, "inode mark on the directory");
+	CHILD_CHECK(p->marks[5].spec.type == FSN_MARK_MOUNT &&
+			p->marks[5].spec.mask == (FAN_MODIFY | FAN_OPEN_EXEC | FAN_ONDIR),
+		    "mount mark");
+	CHILD_CHECK(p->marks[6].spec.type == FSN_MARK_INOTIFY, "inotify");
+	CHILD_CHECK(p->marks[7].spec.type == FSN_MARK_FILESYSTEM, "filesystem mark, fs_error");
+	CHILD_CHECK(p->n_problems == 1 && strstr(p->problems[0].msg, "mount marks cannot report "
+								     "create"),
+		    "problems");
+
+	/* The kernel takes every mark as planned. */
+	CHILD_CHECK(fsn_ctx_new(&ctx) == 0, "ctx");
+	for (size_t i = 0; i < p->n_marks; i++) {
+		int r = fsn_ctx_add_mark(ctx, &p->marks[i].spec, NULL);
+
+		CHILD_CHECK(r == 0, "mark %zu (%s on %s): %s", i, p->marks[i].rule->name,
+			    p->marks[i].path, strerror(-r));
+	}
+	fsn_ctx_free(ctx);
+	plan_free(p);
+	config_free(c);
+	free(out);
+	umount2(dir, MNT_DETACH);
+	rmdir(dir);
+	return 0;
+}
+
+START_TEST(test_real_probe_tmpfs) {
+	run_child(real_probe_on_tmpfs);
+}
+END_TEST
+
+/* Without CAP_SYS_ADMIN fanotify is not permitted: auto uses inotify. */
+static int real_probe_unprivileged(void) {
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+	char dir[] = "/tmp/fsn-unit-XXXXXX";
+	struct config *c = NULL;
+	struct plan *p = NULL;
+
+	CHILD_CHECK(syscall(SYS_capget, &h, d) == 0, "%s", strerror(errno));
+	d[CAP_SYS_ADMIN / 32].effective &= ~(1u << (CAP_SYS_ADMIN % 32));
+	CHILD_CHECK(syscall(SYS_capset, &h, d) == 0, "%s", strerror(errno));
+	CHILD_CHECK(mkdtemp(dir), "%s", strerror(errno));
+	make_tree(dir);
+	CHILD_CHECK(
+	    child_load(dir,
+		       "rules = ( { name = \"t\"; paths = [\"@D@/tree\"]; recursive = true;\n"
+		       "  } );",
+		       &c) == 0,
+	    "config");
+	CHILD_CHECK(plan_build(c, &p) == 0, "plan_build");
+	CHILD_CHECK(p->n_marks == 1 && p->marks[0].spec.type == FSN_MARK_INOTIFY, "inotify");
+	CHILD_CHECK(strstr(p->marks[0].why, "fanotify cannot be used here (fanotify notification "
+					    "groups (FAN_CLASS_NOTIF): not permitted (EPERM))"),
+		    "why: %s", p->marks[0].why);
+	CHILD_CHECK(p->n_problems == 1 && p->problems[0].warning, "a warning");
+	plan_free(p);
+	config_free(c);
+	test_rm_tree(dir);
+	return 0;
+}
+
+START_TEST(test_real_probe_unprivileged) {
+	run_child(real_probe_unprivileged);
+}
+END_TEST
+
 Suite *fsn_suite_plan(void) {
-	return suite_create("plan");
+	Suite *s = suite_create("plan");
+	TCase *tc;
+
+	tc = tcase_create("auto");
+	tcase_add_test(tc, test_auto_file_inode);
+	tcase_add_test(tc, test_auto_dir_inode);
+	tcase_add_test(tc, test_auto_recursive_filesystem);
+	tcase_add_test(tc, test_auto_no_fanotify_inotify);
+	tcase_add_test(tc, test_auto_fid_refused_inotify);
+	tcase_add_test(tc, test_auto_fs_mark_refused);
+	tcase_add_test(tc, test_auto_nothing_works);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("marks");
+	tcase_add_test(tc, test_inode_explicit);
+	tcase_add_test(tc, test_mount_refuses_dirent_events);
+	tcase_add_test(tc, test_filesystem_explicit);
+	tcase_add_test(tc, test_inotify_explicit);
+	tcase_add_test(tc, test_missing_and_create);
+	tcase_add_test(tc, test_probe_failure);
+	tcase_add_test(tc, test_max_marks);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("exclusions");
+	tcase_add_test(tc, test_exclusions);
+	tcase_add_test(tc, test_exclusions_userspace_only);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("print");
+	tcase_add_test(tc, test_plan_print);
+	tcase_add_test(tc, test_free_and_errors);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("real-probe");
+	tcase_add_test(tc, test_real_probe_tmpfs);
+	tcase_add_test(tc, test_real_probe_unprivileged);
+	suite_add_tcase(s, tc);
+	return s;
 }

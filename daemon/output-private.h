@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * output-private.h — what output.c shares with the output types
+ * (output-json.c, output-journal.c, output-exec.c): the common part of an
+ * output, the per-type operations, failure accounting, and test hooks.
+ */
+#pragma once
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "output.h"
+
+struct output_ops {
+	void (*emit)(struct output *o, const struct record *r);
+	int (*reopen)(struct output *o); /* NULL: nothing to reopen */
+	void (*free)(struct output *o);  /* release what the type added, then free(o) */
+};
+
+/* The common head of every output; each type embeds it first. */
+struct output {
+	const struct output_ops *ops;
+	char *name;
+	enum output_type type;
+	struct ev_loop *loop;
+	uint64_t emitted; /* records written / sent / commands started */
+	uint64_t failed;  /* records lost: write errors, drops, spawn failures */
+	/* A burst of failures is logged once, at its start, and summed up when
+	 * the output works again. */
+	bool failing;
+	uint64_t burst_failed;
+};
+
+/* Per-type constructors (output.c dispatches). Each sets *ret only on
+ * success; err gets a message naming the output and the cause. */
+int output_json_open(const struct output_conf *conf, struct ev_loop *loop, struct output **ret,
+		     char *err, size_t errlen);
+int output_journal_open(const struct output_conf *conf, struct ev_loop *loop, struct output **ret,
+			char *err, size_t errlen);
+int output_exec_open(const struct output_conf *conf, struct ev_loop *loop, struct output **ret,
+		     char *err, size_t errlen);
+
+/* Fill the common head (name copied). -ENOMEM. */
+int output_init(struct output *o, const struct output_ops *ops, const struct output_conf *conf,
+		struct ev_loop *loop);
+/* Free the common head's allocations (not o itself). */
+void output_done(struct output *o);
+
+/* Count n records as failed; log why (err: an errno, 0 if none) only when
+ * this starts a burst of failures. */
+void output_failed(struct output *o, uint64_t n, int err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Count n records as emitted; ends a burst of failures (logged with the
+ * number of records it lost). */
+void output_succeeded(struct output *o, uint64_t n);
+
+/* RFC 3339 UTC with microseconds ("2026-11-30T04:52:09.123456Z") into buf
+ * (at least 32 bytes). */
+void format_time_usec(char *buf, size_t len, uint64_t usec);
+
+/* ---- test hooks (tests/unit/test-escape.c) ---- */
+
+/* json: the bound of the buffer for a slow reader (default 1 MiB). */
+void output_json_set_buffer_max(struct output *o, size_t max);
+/* json: bytes waiting in the buffer. */
+size_t output_json_buffered(const struct output *o);
+/* exec: seconds between SIGTERM and SIGKILL after a timeout (default 5). */
+void output_exec_set_kill_grace(struct output *o, double sec);
+/* exec: children started and not reaped yet. */
+unsigned output_exec_running(const struct output *o);

@@ -1,0 +1,1218 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""
+cases.py — the integration test cases (issue 4's list): events per mark
+type with the right path and process, exclusions, process filters and the
+daemon's own activity, reload without loss and bad reloads, sd_notify
+messages and clean stop, SIGUSR1 reopening, overflow, hostile filenames
+through jq, config errors with file:line, exec outputs, rules that cannot
+be placed. Each case gets a harness.TestEnv (own directory, own tmpfs).
+"""
+
+import base64
+import glob
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import harness
+from harness import (WAIT, Fail, Skip, check, config_text, ev, rule, run_cmd, tail,
+                     wait_until)
+
+TESTS = []
+
+
+def test(fn):
+    TESTS.append((fn.__name__.replace("_", "-"), fn))
+    return fn
+
+
+NOBODY = 65534
+
+# The default events of most cases: dirent events and close_write.
+DIRENT = ["create", "delete", "moved_from", "moved_to", "close_write"]
+
+
+def start(t, rules, outputs=None, reader=None, top="", **kw):
+    """Write a config with rules (rule() strings), outputs (default: the
+    JSON output "json", the default output of the rules), start the daemon
+    with **kw, wait for READY=1. Returns (daemon, reader, config path)."""
+    if outputs is None:
+        outputs, reader = t.json_setup()
+    cfg = t.write_file("fsnotifyd.conf", config_text(rules, outputs, ["json"], top))
+    d = t.daemon(cfg, **kw)
+    d.wait_ready()
+    return d, reader, cfg
+
+
+def check_process(r, child, what):
+    """r was caused by child: pid, comm and uid are the child's."""
+    check(r["pid"] == child.pid, f"{what}: pid {r['pid']}, expected {child.pid} (the child "
+          f"that did it): {r!r}")
+    check(r["comm"] == child.comm, f"{what}: comm {r['comm']!r}, expected {child.comm!r}: {r!r}")
+    check(r["uid"] == child.uid, f"{what}: uid {r['uid']!r}, expected {child.uid}: {r!r}")
+
+
+def check_events_subset(out, allowed, upto=None):
+    """Every event record names only events the rule asked for."""
+    allowed = set(allowed) | {"ondir"}
+    for r in out.records[:upto]:
+        if r.kind == "event":
+            check(r.events <= allowed, f"record with events the rule did not ask for "
+                  f"(allowed {sorted(allowed)}): {r!r}")
+
+
+def check_only(out, upto, allowed_paths, what):
+    """Records [0, upto) are events whose path is one of allowed_paths
+    (bytes or str) and nothing else."""
+    allowed = {os.fsencode(p) for p in allowed_paths}
+    for r in out.records[:upto]:
+        check(r.kind == "event" and r.path in allowed,
+              f"{what}: unexpected record before the marker: {r!r}")
+
+
+# ---------------------------------------------------------------------------
+# Events for each mark type, with the right path and process
+# ---------------------------------------------------------------------------
+
+@test
+def mark_inode(t):
+    d0 = t.mkdir("d")
+    d, out, _ = start(t, [rule("r-inode", [d0], mark="inode", events=["create", "close_write"])])
+    c = t.child(comm="fsnd-inode")
+    f = os.path.join(d0, "file")
+    c.create(f)
+    r = out.wait(ev(f, "create", "r-inode"), "create of d/file", daemon=d)
+    check_process(r, c, "create d/file")
+    r = out.wait(ev(f, "close_write", "r-inode"), "close_write of d/file", daemon=d)
+    check_process(r, c, "close_write d/file")
+    # A subdirectory is a direct child (reported, ondir defaults to true);
+    # what happens inside it is not (an inode mark, recursive = false).
+    sub = os.path.join(d0, "sub")
+    c.do("mkdir", path=sub)
+    deep = os.path.join(sub, "deep")
+    c.create(deep)
+    c.create(t.path("outside"))
+    m = t.marker(c, out, d0, d)
+    check(out.find(ev(sub, "create")) is not None, "mkdir d/sub not reported (ondir = true)")
+    check_only(out, m, [f, sub], "inode mark on d, recursive = false")
+    check_events_subset(out, ["create", "close_write"])
+
+
+@test
+def mark_mount(t):
+    # The rule names the mount point of this test's tmpfs: a mount mark
+    # sees every file of that mount (recursive), and only through it.
+    t.mkdir("a", "b")
+    d, out, _ = start(t, [rule("r-mount", [t.fs], mark="mount", recursive=True,
+                               events=["close_write"])])
+    c = t.child(comm="fsnd-mount")
+    f = t.path("a", "b", "file")
+    c.create(f)
+    r = out.wait(ev(f, "close_write", "r-mount"), "close_write of a/b/file", daemon=d)
+    check_process(r, c, "close_write a/b/file")
+    # The same files through a bind mount elsewhere: another mount, not
+    # reported by a mount mark. A file on another filesystem: neither.
+    bind = os.path.join(t.dir, "bind")
+    os.mkdir(bind)
+    harness.mount(t.path("a"), bind, None, harness.MS_BIND)
+    t.mounts.append(bind)
+    c.do("write", path=os.path.join(bind, "b", "file"), data="via bind\n")
+    other = os.path.join(t.dir, "not-watched")
+    c.create(other)
+    m = t.marker(c, out, t.fs, d, event="close_write")
+    check_only(out, m, [f], "mount mark")
+    check(out.count(ev(f, "close_write")) == 1,
+          "a write through a bind mount (another mount) was reported by a mount mark")
+    check_events_subset(out, ["close_write"])
+
+
+@test
+def mark_filesystem(t):
+    tree = t.mkdir("tree")
+    t.mkdir("outside")
+    d, out, _ = start(t, [rule("r-fs", [tree], mark="filesystem", recursive=True, events=DIRENT)])
+    c = t.child(comm="fsnd-fs")
+    a = os.path.join(tree, "a")
+    f = os.path.join(a, "f")
+    g = os.path.join(a, "g")
+    c.do("mkdir", path=a)
+    c.create(f)
+    c.do("rename", path=f, to=g)
+    c.do("unlink", path=g)
+    for p, e in ((a, "create"), (f, "create"), (f, "close_write"), (f, "moved_from"),
+                 (g, "moved_to"), (g, "delete")):
+        r = out.wait(ev(p, e, "r-fs"), f"{e} of {p}", daemon=d)
+        check_process(r, c, f"{e} {p}")
+    # Outside the rule's subtree on the same filesystem: not reported.
+    c.create(t.path("outside", "x"))
+    c.create(t.path("tree-sibling"))
+    # Through a bind mount of the tree: the same filesystem, so reported,
+    # with the path under the rule's directory.
+    bind = os.path.join(t.dir, "bind")
+    os.mkdir(bind)
+    harness.mount(tree, bind, None, harness.MS_BIND)
+    t.mounts.append(bind)
+    c.create(os.path.join(bind, "via-bind"))
+    r = out.wait(ev(os.path.join(tree, "via-bind"), "create", "r-fs"),
+                 "create of tree/via-bind done through a bind mount", daemon=d)
+    check_process(r, c, "create through a bind mount")
+    m = t.marker(c, out, tree, d)
+    check_only(out, m, [a, f, g, os.path.join(tree, "via-bind")], "filesystem mark on tree/")
+    check_events_subset(out, DIRENT)
+
+
+@test
+def mark_inotify(t):
+    d0 = t.mkdir("ino")
+    d, out, _ = start(t, [rule("r-inotify", [d0], mark="inotify",
+                               events=["create", "close_write", "delete"])])
+    c = t.child(comm="fsnd-inotify")
+    f = os.path.join(d0, "file")
+    c.create(f)
+    c.do("unlink", path=f)
+    for e in ("create", "close_write", "delete"):
+        r = out.wait(ev(f, e, "r-inotify"), f"{e} of ino/file", daemon=d)
+        # inotify does not say which process did it: unknown, not made up.
+        check(r["pid"] is None and r["comm"] is None and r["uid"] is None,
+              f"inotify cannot know the process, expected pid/comm/uid null: {r!r}")
+    sub = os.path.join(d0, "sub")
+    c.do("mkdir", path=sub)
+    c.create(os.path.join(sub, "deep"))
+    m = t.marker(c, out, d0, d)
+    check_only(out, m, [f, sub], "inotify watch on ino/, recursive = false")
+    check_events_subset(out, ["create", "close_write", "delete"])
+
+
+@test
+def mark_auto(t):
+    tree = t.mkdir("auto")
+    single = t.mkdir("single")
+    one = os.path.join(single, "one.txt")
+    with open(one, "w") as f:
+        f.write("x\n")
+    rules = [rule("r-tree", [tree], mark="auto", recursive=True, events=DIRENT),
+             rule("r-file", [one], mark="auto", events=["close_write"])]
+    outputs, out = t.json_setup()
+    cfg = t.write_file("fsnotifyd.conf", config_text(rules, outputs, ["json"]))
+    # The plan explains the choice: a recursive tree is a filesystem mark
+    # (filtered to the subtree), a single file an inode mark.
+    rc, so, se = run_cmd([t.binary, "--check-config", cfg])
+    check(rc == 0, f"--check-config on a good config: exit {rc}: {tail(so + se)}")
+    check(re.search(r"filesystem", so, re.I), f"the plan of a recursive auto rule does not say "
+          f"'filesystem':{tail(so, 40)}")
+    check(re.search(r"inode", so, re.I), f"the plan of an auto rule on one file does not say "
+          f"'inode':{tail(so, 40)}")
+    os.chmod(tree, 0o777)
+    deep = os.path.join(tree, "x", "y")
+    os.makedirs(deep)
+    os.chmod(deep, 0o777)
+    os.chmod(one, 0o666)
+    os.chmod(single, 0o777)
+    d = t.daemon(cfg)
+    d.wait_ready()
+    c = t.child(comm="fsnd-auto", uid=NOBODY)
+    f = os.path.join(deep, "file")
+    c.create(f)
+    for e in ("create", "close_write"):
+        r = out.wait(ev(f, e, "r-tree"), f"{e} of auto/x/y/file", daemon=d)
+        check_process(r, c, f"{e} auto/x/y/file")
+    c.do("write", path=one, data="more\n")
+    r = out.wait(ev(one, "close_write", "r-file"), "close_write of single/one.txt", daemon=d)
+    check_process(r, c, "close_write of single/one.txt")
+    c.create(os.path.join(single, "two.txt"))  # next to the file: not reported
+    m = t.marker(c, out, tree, d)
+    check_only(out, m, [f, one], "auto rules on a tree and a file")
+
+
+@test
+def inotify_recursive(t):
+    # inotify is per directory: a recursive rule watches every directory,
+    # including ones created while it runs (once their creation has been
+    # reported, what happens inside them is reported too).
+    top = t.mkdir("top")
+    old = t.mkdir("top", "old", "older")
+    d, out, _ = start(t, [rule("r-rec", [top], mark="inotify", recursive=True,
+                               events=["create", "close_write"])])
+    c = t.child()
+    f = os.path.join(old, "f")
+    c.create(f)
+    out.wait(ev(f, "create", "r-rec"), "create in an existing subdirectory", daemon=d)
+    new = os.path.join(top, "new")
+    c.do("mkdir", path=new)
+    out.wait(ev(new, "create", "r-rec"), "mkdir of top/new", daemon=d)
+    g = os.path.join(new, "g")
+    c.create(g)
+    out.wait(ev(g, "create", "r-rec"), "create in a directory made after the start", daemon=d)
+
+
+@test
+def auto_without_fanotify_fid(t):
+    # ramfs cannot encode file handles: fanotify marks with FID reporting
+    # are refused there (EOPNOTSUPP). "auto" must then pick inotify (the
+    # issue: "inotify where fanotify is not available") and say so.
+    rfs = os.path.join(t.dir, "ramfs")
+    os.mkdir(rfs)
+    harness.mount("ramfs", rfs, "ramfs", 0, "mode=0755")
+    t.mounts.append(rfs)
+    tree = os.path.join(rfs, "tree")
+    os.makedirs(os.path.join(tree, "sub"))
+    flat = os.path.join(rfs, "flat")
+    os.mkdir(flat)
+    rules = [rule("r-tree", [tree], mark="auto", recursive=True, events=["create"]),
+             rule("r-flat", [flat], mark="auto", events=["create", "close_write"])]
+    outputs, out = t.json_setup()
+    cfg = t.write_file("fsnotifyd.conf", config_text(rules, outputs, ["json"]))
+    rc, so, se = run_cmd([t.binary, "--check-config", cfg])
+    check(rc == 0, f"--check-config: exit {rc}:{tail(so + se)}")
+    check(re.search(r"inotify", so, re.I), "the plan for auto rules on ramfs does not choose "
+          f"inotify:{tail(so + se)}")
+    d = t.daemon(cfg)
+    d.wait_ready()
+    c = t.child()
+    for p, r in ((os.path.join(tree, "sub", "x"), "r-tree"), (os.path.join(flat, "y"), "r-flat")):
+        c.create(p)
+        out.wait(ev(p, "create", r), f"create of {p} on ramfs (auto rule {r})", daemon=d)
+
+
+@test
+def max_marks_bound(t):
+    # limits.max_marks bounds the marks and watches: a rule needing more
+    # than allowed is refused with a clear message naming the rule and the
+    # limit; the rules within the limit run.
+    many = [t.mkdir("many", f"d{i}") for i in range(10)]
+    ok = t.mkdir("ok")
+    d, out, cfg = start(t, [rule("r-ok", [ok], mark="inode", events=["create"]),
+                            rule("r-many", many, mark="inode", events=["create"])],
+                        top="limits = { max_marks = 5; };")
+    c = t.child()
+    c.create(os.path.join(ok, "x"))
+    out.wait(ev(os.path.join(ok, "x"), "create", "r-ok"), "an event of the rule within the "
+             "limit", daemon=d)
+    err = d.stderr()
+    check("r-many" in err and re.search(r"max_marks", err),
+          f"no message naming rule r-many and the max_marks limit:{tail(err)}")
+    # Marks beyond the limit were not placed: at most 5 in total.
+    for dd in many:
+        c.create(os.path.join(dd, "y"))
+    t.marker(c, out, ok, d)
+    n = out.count(lambda r: r.rule == "r-many" and r.kind == "event")
+    check(n <= 4, f"{n} directories of r-many reported events, but max_marks = 5 with r-ok "
+          "holding one")
+
+
+# ---------------------------------------------------------------------------
+# Exclusions
+# ---------------------------------------------------------------------------
+
+@test
+def exclusions(t):
+    ex = t.mkdir("ex")
+    os.makedirs(os.path.join(ex, "private"))
+    os.makedirs(os.path.join(ex, "privateer"))
+    os.makedirs(os.path.join(ex, "cache", "deep"))
+    os.makedirs(os.path.join(ex, "deep"))
+    for name in ("secret.txt", "secret.txt.bak", "public.txt"):
+        with open(os.path.join(ex, name), "w") as f:
+            f.write("x\n")
+    j = lambda *p: os.path.join(ex, *p)  # noqa: E731
+    excl = [j("secret.txt"), j("new-secret"), j("private"), "*.tmp", j("cache") + "/*"]
+    d, out, _ = start(t, [rule("r-ex", [ex], mark="auto", recursive=True, events=DIRENT,
+                               exclude=excl)])
+    c = t.child(comm="fsnd-ex")
+    hidden = [
+        ("write", j("secret.txt")),          # an exact path (exists: kernel ignore mark)
+        ("create", j("new-secret")),         # an exact path that did not exist at start
+        ("create", j("a.tmp")),              # glob
+        ("create", j("deep", "b.tmp")),      # glob, deeper ('*' matches '/')
+        ("create", j("cache", "c")),         # glob on a directory's contents
+        ("create", j("cache", "deep", "d")),
+        ("create", j("private", "p")),       # an excluded directory: its contents too
+    ]
+    shown = [
+        ("write", j("secret.txt.bak")),      # exact path, not a prefix
+        ("write", j("public.txt")),
+        ("create", j("a.tmpx")),             # glob does not match
+        ("create", j("tmp")),
+        ("create", j("privateer", "q")),     # a sibling whose name starts like it
+        ("create", j("deep", "e")),
+    ]
+    for op, p in hidden + shown:
+        if op == "write":
+            c.do("write", path=p, data="y\n")
+        else:
+            c.create(p)
+    for op, p in shown:
+        e = "close_write"
+        out.wait(ev(p, e, "r-ex"), f"{e} of {p} (not excluded)", daemon=d)
+    m = t.marker(c, out, ex, d)
+    for op, p in hidden:
+        i = out.find(lambda r, p=p: r.path == os.fsencode(p))
+        check(i is None, f"excluded {p} was reported (exclude = {excl}): {out.records[i]!r}"
+              if i is not None else "")
+    check_only(out, m, [p for _, p in shown], "exclusions")
+
+
+# ---------------------------------------------------------------------------
+# Process filters and the daemon's own activity
+# ---------------------------------------------------------------------------
+
+@test
+def process_filters(t):
+    dc, du, dp = t.mkdir("by-comm"), t.mkdir("by-uid", mode=0o777), t.mkdir("by-pid")
+    # The pid filter needs the pid before the config is written.
+    cp = t.child(comm="fsnd-pid")
+    rules = [rule("r-comm", [dc], mark="auto", events=["create"], comms=["fsnd-yes"]),
+             rule("r-uid", [du], mark="auto", events=["create"], uids=[NOBODY]),
+             rule("r-pid", [dp], mark="auto", events=["create"], pids=[cp.pid])]
+    d, out, _ = start(t, rules)
+    yes, no = t.child(comm="fsnd-yes"), t.child(comm="fsnd-no")
+    nobody, root = t.child(comm="fsnd-u", uid=NOBODY), t.child(comm="fsnd-u")
+    other = t.child(comm="fsnd-pid")  # same comm, another pid
+    ops = [(yes, dc, True), (no, dc, False),
+           (nobody, du, True), (root, du, False),
+           (cp, dp, True), (other, dp, False)]
+    for i, (c, dd, _) in enumerate(ops):
+        c.create(os.path.join(dd, f"f{i}"))
+    markers = {dc: yes, du: nobody, dp: cp}
+    for dd, c in markers.items():
+        t.marker(c, out, dd, d)
+    for i, (c, dd, shown) in enumerate(ops):
+        p = os.path.join(dd, f"f{i}")
+        n = out.count(ev(p))
+        if shown:
+            check(n == 1, f"{p} by pid {c.pid} comm {c.comm} uid {c.uid}: {n} records, "
+                  "expected 1 (it matches the filter)")
+            check_process(out.records[out.find(ev(p))], c, p)
+        else:
+            check(n == 0, f"{p} by pid {c.pid} comm {c.comm} uid {c.uid} was reported "
+                  "although the rule's process filter excludes it")
+
+
+@test
+def own_activity(t):
+    # The JSON file is inside the watched tree, and the rule asks for
+    # everything: the daemon's writes to it and its opens of watched files
+    # (resolving paths) must never be reported — nor loop.
+    w = t.mkdir("w")
+    outdir = t.mkdir("w", "out")
+    p = os.path.join(outdir, "events.json")
+    outputs = {"json": {"type": "json", "file": p}}
+    out = t.output(p)
+    events = ["create", "delete", "modify", "close_write", "close_nowrite", "open", "access",
+              "attrib", "moved_from", "moved_to"]
+    d, _, _ = start(t, [rule("r-all", [w], mark="auto", recursive=True, events=events)],
+                    outputs=outputs, reader=out)
+    c = t.child(comm="fsnd-own")
+    for i in range(5):
+        c.create(os.path.join(w, f"f{i}"))
+        c.do("read", path=os.path.join(w, f"f{i}"))
+    t.marker(c, out, w, d)
+    # The daemon wrote records for all that: a second marker shows whether
+    # it reported its own writes.
+    m = t.marker(c, out, w, d)
+    me = os.getpid()  # this runner reads the JSON file: that is reported, rightly
+    theirs = [r for r in out.records[:m + 1] if r.get("pid") != me]
+    for r in theirs:
+        check(r.get("pid") != d.pid, f"the daemon's own activity was reported: {r!r}")
+        check(not (r.path or b"").startswith(os.fsencode(outdir)),
+              f"the daemon's writes to its JSON file were reported: {r!r}")
+        check(r.get("pid") == c.pid, f"a record not caused by the test's child: {r!r}")
+    check(len(theirs) < 200, f"{len(theirs)} records for a handful of operations: "
+          "a feedback loop?")
+
+
+# ---------------------------------------------------------------------------
+# Reload
+# ---------------------------------------------------------------------------
+
+def reload(d, t, cfg, text, timeout=WAIT):
+    """Write the config, SIGHUP, wait for RELOADING=1 then READY=1."""
+    t.write_file(cfg, text)
+    i = d.notify.mark()
+    d.signal(signal.SIGHUP)
+    j = d.wait_notify("RELOADING", "1", start=i, timeout=timeout)
+    d.wait_notify("READY", "1", start=j + 1, timeout=timeout)
+
+
+@test
+def reload_no_loss(t):
+    # Three unchanged rules, one per mechanism (a filesystem mark shared
+    # with a rule that comes and goes, an inode mark, an inotify watch),
+    # each getting a steady stream of creates while the config is reloaded
+    # eight times, adding and removing two other rules. A fourth rule
+    # changes its events (create / create+delete) at each reload: the
+    # creates it reports before and after must not have a gap either
+    # (new marks are placed before old ones are removed) nor be doubled.
+    steady = {"steady-fs": (t.mkdir("steady-fs"), dict(mark="auto", recursive=True)),
+              "steady-inode": (t.mkdir("steady-inode"), dict(mark="inode")),
+              "steady-inotify": (t.mkdir("steady-inotify"), dict(mark="inotify")),
+              "changing": (t.mkdir("changing"), dict(mark="inode"))}
+    extra = t.mkdir("extra")
+    outputs, out = t.json_setup()
+    r_steady = [rule(n, [p], events=["create"], **kw) for n, (p, kw) in steady.items()]
+    r_changed = [rule(n, [p], events=["create", "delete"], **kw) if n == "changing" else
+                 rule(n, [p], events=["create"], **kw) for n, (p, kw) in steady.items()]
+    r_extra = rule("extra", [extra], mark="auto", recursive=True, events=["create"])
+    r_third = rule("third", [t.mkdir("third")], mark="inotify", events=["create"])
+    conf_a = config_text(r_steady, outputs, ["json"])
+    conf_b = config_text([r_extra] + r_changed + [r_third], outputs, ["json"])
+    cfg = t.write_file("fsnotifyd.conf", conf_a)
+    d = t.daemon(cfg)
+    d.wait_ready()
+    writer = t.child(comm="fsnd-writer")
+    poker = t.child(comm="fsnd-poker")
+    interval = 0.005
+    stop = os.path.join(t.dir, "stop-writer")
+    writer.start("steady", paths=[os.path.join(p, "f") for p, _ in steady.values()],
+                 interval=interval, stop=stop)
+    # the stream is flowing before the first reload
+    out.wait(ev(os.path.join(steady["steady-fs"][0], "f0010")), "the writer's stream", daemon=d)
+    shown, hidden = [], []
+    for k in range(8):
+        with_extra = k % 2 == 0
+        reload(d, t, cfg, conf_b if with_extra else conf_a)
+        p = os.path.join(extra, f"x{k}")
+        poker.create(p)
+        if with_extra:
+            out.wait(ev(p, "create", "extra"), f"create of extra/x{k} after reload {k} added "
+                     "the rule", daemon=d)
+            shown.append(p)
+        else:
+            hidden.append(p)
+        time.sleep(0.05)  # pacing only: a few more creates between reloads
+    with open(stop, "w"):
+        pass
+    N = writer.reply(timeout=30)
+    check(N > 100, f"only {N} creates during the reloads")
+    if os.environ.get("FSND_IT_VERBOSE"):
+        t.note(f"{N} creates per rule during 8 reloads")
+    for name, (dd, _) in steady.items():
+        t.marker(poker, out, dd, d, rule=name)
+    expected = []
+    for name, (dd, _) in steady.items():
+        paths = [os.path.join(dd, "f%04d" % i) for i in range(N)]
+        expected += paths
+        bad = [(p, n) for p in paths for n in [out.count(ev(p, "create", name))] if n != 1]
+        if bad:
+            raise Fail(f"rule {name}: {len(bad)} of {N} creates not reported exactly once "
+                       f"across 8 reloads (first: {os.path.basename(bad[0][0])}, "
+                       f"{bad[0][1]} times)")
+    for p in shown:
+        check(out.count(ev(p)) == 1, f"{p} reported {out.count(ev(p))} times, expected once")
+    for p in hidden:
+        check(out.count(ev(p)) == 0, f"{p} reported after its rule was removed by a reload")
+    markers = [r.path for r in out.records if b"zz-marker" in (r.path or b"")]
+    check_only(out, len(out.records), expected + shown + markers, "reload")
+
+
+@test
+def reload_bad_keeps_old(t):
+    w = t.mkdir("w")
+    outputs, out = t.json_setup()
+    good = config_text([rule("r-w", [w], mark="auto", events=["create"])], outputs, ["json"])
+    cfg = t.write_file("fsnotifyd.conf", good)
+    d = t.daemon(cfg)
+    d.wait_ready()
+    c = t.child(comm="fsnd-bad")
+    bad = {
+        "syntax error": good.replace("rules = (", "rules = ( oops", 1),
+        "unknown key": good.replace("rules = (", "frobnicate = 1;\nrules = (", 1),
+        "bad value": good.replace('mark = "auto"', 'mark = "sideways"'),
+    }
+    for k, (what, text) in enumerate(bad.items()):
+        t.write_file(cfg, text)
+        line = next(n + 1 for n, ln in enumerate(text.split("\n"))
+                    if re.search("oops|frobnicate|sideways", ln))
+        logged = len(d.stderr())
+        i = d.notify.mark()
+        d.signal(signal.SIGHUP)
+        d.wait_notify("STATUS", start=i, pred=lambda v: re.search(
+            r"reload.*(fail|error|invalid|reject)|(fail|error|invalid|reject).*reload", v,
+            re.I) is not None)
+        rl = d.notify.find("RELOADING", "1", i)
+        if rl is not None:
+            # RELOADING=1 must always be closed by READY=1, or systemd
+            # thinks the reload never ends.
+            d.wait_notify("READY", "1", start=rl + 1)
+        err = d.stderr()[logged:]
+        check(f"{cfg}:{line}:" in err,
+              f"bad reload ({what}): the log does not name {cfg}:{line}:{tail(err)}")
+        p = os.path.join(w, f"after-bad-{k}")
+        c.create(p)
+        out.wait(ev(p, "create", "r-w"), f"an event after a bad reload ({what}): the old "
+                 "config must keep running", daemon=d)
+    # A good reload after bad ones works.
+    w2 = t.mkdir("w2")
+    reload(d, t, cfg, config_text([rule("r-w", [w], mark="auto", events=["create"]),
+                                   rule("r-w2", [w2], mark="auto", events=["create"])],
+                                  outputs, ["json"]))
+    c.create(os.path.join(w2, "x"))
+    out.wait(ev(os.path.join(w2, "x"), "create", "r-w2"), "an event of a rule added by a good "
+             "reload after bad ones", daemon=d)
+
+
+# ---------------------------------------------------------------------------
+# sd_notify and signals
+# ---------------------------------------------------------------------------
+
+@test
+def notify_and_stop(t):
+    w = t.mkdir("w")
+    outputs, out = t.json_setup()
+    cfg = t.write_file("fsnotifyd.conf", config_text(
+        [rule("r-w", [w], mark="auto", events=["create"])], outputs, ["json"],
+        top="limits = { status_interval = 1; };"))
+    d = t.daemon(cfg, watchdog_usec=400000)
+    d.wait_ready()
+    check(d.notify.find("READY", "1") == d.notify.find("READY"), "READY without =1")
+    d.wait_notify("STATUS", pred=lambda v: v.strip() != "", timeout=3)
+    # WATCHDOG_USEC=400000: a ping at least every 400 ms (systemd advises
+    # half of it); wait for three.
+    w0 = d.wait_notify("WATCHDOG", "1", timeout=2)
+    w1 = d.wait_notify("WATCHDOG", "1", start=w0 + 1, timeout=2)
+    d.wait_notify("WATCHDOG", "1", start=w1 + 1, timeout=2)
+    pings = [d.notify.msgs[i][2] for i, _ in d.notify.all("WATCHDOG")]
+    gaps = [b - a for a, b in zip(pings, pings[1:])]
+    check(max(gaps) < 0.4, f"watchdog pings {['%.3f' % g for g in gaps]} s apart, "
+          "WATCHDOG_USEC=400000 asks for less than 0.4 s")
+    c = t.child()
+    for n in ("a", "b", "c"):
+        c.create(os.path.join(w, n))
+    out.wait(ev(os.path.join(w, "c"), "create"), "an event", daemon=d)
+    # A periodic STATUS line (status_interval = 1) counts what happened:
+    # three events reported.
+    i = d.notify.mark()
+    d.wait_notify("STATUS", start=i, timeout=3)
+    d.wait_notify("STATUS", start=i, timeout=3, pred=lambda v: re.search(r"\b3\b", v))
+    reload(d, t, cfg, open(cfg).read())
+    i = d.notify.mark()
+    t0 = time.monotonic()
+    d.signal(signal.SIGTERM)
+    rc = d.wait_exit(timeout=3)
+    el = time.monotonic() - t0
+    check(d.notify.find("STOPPING", "1", i) is not None, "no STOPPING=1 after SIGTERM")
+    check(rc == 0, f"exit status {rc} after SIGTERM, expected 0")
+    check(el < 2, f"SIGTERM took {el:.2f}s to stop the daemon (expected within 2 s)")
+
+
+@test
+def usr1_reopen(t):
+    w = t.mkdir("w")
+    d, out, _ = start(t, [rule("r-w", [w], mark="auto", events=["create"])])
+    c = t.child()
+    c.create(os.path.join(w, "before"))
+    out.wait(ev(os.path.join(w, "before"), "create"), "the first event", daemon=d)
+    rotated = out.path + ".1"
+    os.rename(out.path, rotated)
+    c.create(os.path.join(w, "during"))  # after the rename, before SIGUSR1: the old file
+    old = t.output(rotated)
+    old.offset, old.partial = out.offset, out.partial
+    old.records = list(out.records)
+    old.wait(ev(os.path.join(w, "during"), "create"), "the event between rename and SIGUSR1 "
+             "in the renamed file", daemon=d)
+    d.signal(signal.SIGUSR1)
+    # The reopen creates the file at once (logrotate's copy-less rotation
+    # expects it); bounded wait for that, then new events go there.
+    wait_until(lambda: os.path.exists(out.path), "SIGUSR1 to create a new JSON file",
+               alive=d)
+    new = t.output(out.path)
+    out.records = []  # the old reader is finished
+    t.readers.remove(out)
+    c.create(os.path.join(w, "after"))
+    new.wait(ev(os.path.join(w, "after"), "create"), "an event after SIGUSR1 in the new file",
+             daemon=d)
+    old.poll()
+    check(old.find(ev(os.path.join(w, "after"))) is None,
+          "an event after SIGUSR1 went to the renamed file")
+    check(old.count(ev(os.path.join(w, "before"))) == 1
+          and old.count(ev(os.path.join(w, "during"))) == 1,
+          "the renamed file lost or duplicated records")
+    check(new.find(ev(os.path.join(w, "before"))) is None, "records duplicated into the new file")
+    # SIGINT stops cleanly too.
+    i = d.notify.mark()
+    d.signal(signal.SIGINT)
+    rc = d.wait_exit(timeout=3)
+    check(d.notify.find("STOPPING", "1", i) is not None, "no STOPPING=1 after SIGINT")
+    check(rc == 0, f"exit status {rc} after SIGINT, expected 0")
+
+
+@test
+def foreground(t):
+    # --foreground: events also human-readably on stdout, one line each,
+    # filenames escaped (no raw control characters on a terminal).
+    w = t.mkdir("w")
+    d, out, _ = start(t, [rule("r-fg", [w], mark="auto", events=["create"])],
+                      args=["--foreground"])
+    c = t.child(comm="fsnd-fg")
+    name = b"fg\nname\x1b[2J\ttab"
+    p = os.fsencode(w) + b"/" + name
+    c.create(p)
+    out.wait(ev(p, "create"), "the JSON record", daemon=d)
+
+    def lines():
+        with open(d.stdout_path, "rb") as f:
+            return [ln for ln in f.read().split(b"\n") if b"r-fg" in ln]
+    got = wait_until(lines, "the event on stdout (--foreground)", alive=d)
+    check(len(got) == 1, f"{len(got)} lines for one event on stdout: {got!r}")
+    check(b"fg" in got[0] and b"name" in got[0] and os.fsencode(w) in got[0],
+          f"the stdout line does not show the path: {got[0]!r}")
+    check(not re.search(rb"[\x00-\x1f\x7f]", got[0]),
+          f"raw control characters in the --foreground line: {got[0]!r}")
+    check(str(c.pid).encode() in got[0], f"the --foreground line does not show pid {c.pid}: "
+          f"{got[0]!r}")
+
+
+@test
+def journal_without_journald(t):
+    # No journald here: a journal output must degrade gracefully (the
+    # daemon runs, other outputs work, the log is not flooded).
+    w = t.mkdir("w")
+    outputs, out = t.json_setup()
+    outputs["j"] = {"type": "journal"}
+    d, _, _ = start(t, [rule("r-j", [w], mark="auto", events=["create"],
+                             outputs=["j", "json"])], outputs=outputs, reader=out)
+    c = t.child()
+    for i in range(20):
+        c.create(os.path.join(w, f"f{i}"))
+    out.wait(ev(os.path.join(w, "f19"), "create"), "the JSON record of the last event",
+             daemon=d)
+    check(out.count(lambda r: r.kind == "event") == 20, "not 20 JSON records for 20 events")
+    n = len(d.stderr().strip().split("\n"))
+    check(n < 15, f"{n} lines on stderr for 20 events with an unreachable journal:"
+          f"{tail(d.stderr())}")
+    d.signal(signal.SIGTERM)
+    check(d.wait_exit() == 0, "exit status after SIGTERM is not 0")
+
+
+@test
+def default_config_runs(t):
+    # The README run command: the default config shows live events at
+    # once (JSON lines on stdout). Its demo directory gets a tmpfs of its
+    # own in this mount namespace, so nothing is left behind.
+    conf = os.path.join(t.srcdir, "conf", "fsnotifyd.conf")
+    demo = "/tmp/fsnotifyd-demo"
+    if not os.path.isdir(demo):
+        os.mkdir(demo)
+        t.cleanups.append(lambda: os.rmdir(demo))
+    harness.mount("tmpfs", demo, "tmpfs", 0, "mode=0755")
+    t.mounts.append(demo)
+    d = t.daemon(conf)
+    out = t.output(d.stdout_path)
+    d.wait_ready()
+    c = t.child(comm="fsnd-demo")
+    p = os.path.join(demo, "hello.txt")
+    c.create(p)
+    r = out.wait(ev(p, "create", "demo"), "the create in /tmp/fsnotifyd-demo on stdout",
+                 daemon=d)
+    check_process(r, c, "the demo event")
+    out.wait(ev(p, "close_write", "demo"), "close_write of the demo file", daemon=d)
+    d.signal(signal.SIGTERM)
+    check(d.wait_exit() == 0, "exit status after SIGTERM is not 0")
+
+
+@test
+def rate_limit_accounted(t):
+    # A rule's rate limit drops events, but never silently: reported plus
+    # the counts of "dropped" records naming the rule add up to what
+    # happened, within a few seconds.
+    w = t.mkdir("w")
+    d, out, _ = start(t, [rule("r-rl", [w], mark="auto", events=["create"], rate_limit=5)])
+    c = t.child()
+    N = 300
+    c.do("many", path=os.path.join(w, "f"), count=N)
+
+    def acc():
+        n_ev = out.count(lambda r: r.kind == "event" and r.rule == "r-rl")
+        n_dr = sum(r.get("count") or 0 for r in out.records if r.kind == "dropped")
+        return (n_ev, n_dr) if n_ev + n_dr >= N else None
+    try:
+        n_ev, n_dr = wait_until(acc, "dropped records accounting for every event", timeout=6,
+                                alive=d)
+    except Fail:
+        n_ev = out.count(lambda r: r.kind == "event")
+        n_dr = sum(r.get("count") or 0 for r in out.records if r.kind == "dropped")
+        raise Fail(f"{N} events, rate_limit = 5: {n_ev} reported + {n_dr} counted as dropped "
+                   "after 6 s (the rest is lost silently)") from None
+    check(n_ev + n_dr == N, f"{n_ev} reported + {n_dr} dropped != {N} events")
+    check(n_ev < N / 2, f"{n_ev} of {N} events reported in about a second with rate_limit = 5")
+    for r in out.records:
+        if r.kind == "dropped":
+            check(r.rule == "r-rl", f"a dropped record for a rate limit does not name the "
+                  f"rule: {r!r}")
+
+
+# ---------------------------------------------------------------------------
+# Overflow
+# ---------------------------------------------------------------------------
+
+@test
+def overflow(t):
+    ov = t.mkdir("ov")
+    try:
+        with open("/proc/sys/fs/fanotify/max_queued_events") as f:
+            qmax = int(f.read())
+    except OSError as e:
+        raise Skip(f"cannot read max_queued_events: {e}")
+    if qmax > 200000:
+        raise Skip(f"max_queued_events is {qmax}: too many files to create for an overflow")
+    d, out, _ = start(t, [rule("r-ov", [ov], mark="filesystem", recursive=True,
+                               events=["create"])])
+    c = t.child(comm="fsnd-ov")
+    d.signal(signal.SIGSTOP)
+    d.wait_stopped()
+    c.do("many", path=os.path.join(ov, "f"), count=qmax + 1000, timeout=60)
+    d.signal(signal.SIGCONT)
+    r = out.wait(lambda r: r.kind == "overflow", "an overflow record", timeout=20, daemon=d)
+    check(r.rule == "r-ov", f"the overflow record does not name the rule r-ov: {r!r}")
+    # The daemon goes on: a later event is reported.
+    t.marker(c, out, ov, d)
+    n = out.count(lambda r: r.kind == "event")
+    check(n <= qmax + 1, f"{n} events reported, but the queue holds at most {qmax}")
+
+
+# ---------------------------------------------------------------------------
+# Hostile filenames
+# ---------------------------------------------------------------------------
+
+HOSTILE = [
+    b"new\nline",
+    b'double"quote',
+    b"single'quote",
+    b"back\\slash",
+    b"\\u0041 not an escape",
+    b"tab\tcr\rctl\x01\x1b[31m\x7f",
+    b"-starts-with-dash",
+    b"  spaces  ",
+    b"%s%n%x",
+    b"utf8-\xc3\xa9\xe2\x9c\x93\xf0\x9f\x98\x80",
+    b"\xe2\x80\xa8line-separator",
+    b"invalid-\xff\xfe",
+    b"truncated-\xc3",
+    b"overlong-\xc0\xaf",
+    b"surrogate-\xed\xa0\x80",
+    b"above-max-\xf4\x90\x80\x80",
+    b"x" * 255,
+    "é".encode() * 127 + b"x",  # 255 bytes of valid UTF-8
+    b"\xff" * 255,
+]
+
+
+def valid_utf8(bs):
+    try:
+        bs.decode("utf-8")
+        return True
+    except UnicodeDecodeError:
+        return False
+
+
+@test
+def hostile_filenames(t):
+    jq = shutil.which("jq")
+    if not jq:
+        raise Skip("jq is missing (Debian package jq)")
+    h = t.mkdir("h")
+    outputs, out = t.json_setup()
+    d, out, cfg = start(t, [rule("r-h", [h], mark="auto", recursive=True, events=["create"])],
+                        outputs=outputs, reader=out)
+    comm = 'q"b\\t\tx'  # a hostile comm too (15 bytes max)
+    c = t.child(comm=comm)
+    for name in HOSTILE:
+        assert len(name) <= 255
+        c.create(os.fsencode(h) + b"/" + name)
+    for name in HOSTILE:
+        p = os.fsencode(h) + b"/" + name
+        r = out.wait(ev(p, "create", "r-h"), f"create of {name!r}", daemon=d)
+        check(r["comm"] == comm, f"comm {r['comm']!r}, expected {comm!r}")
+        if valid_utf8(p):
+            check("path_b64" not in r.obj, f"path_b64 for a valid UTF-8 name: {r!r}")
+            got = subprocess.run([jq, "-j", ".path"], input=r.raw + b"\n",
+                                 capture_output=True, check=False)
+        else:
+            check("path_b64" in r.obj, f"no path_b64 for the invalid UTF-8 name {name!r}: {r!r}")
+            check("\ufffd" in r["path"], f"path of an invalid UTF-8 name has no U+FFFD: {r!r}")
+            j = subprocess.run([jq, "-j", ".path_b64"], input=r.raw + b"\n",
+                               capture_output=True, check=False)
+            check(j.returncode == 0, f"jq failed on {r.raw!r}: {j.stderr!r}")
+            got = subprocess.run(["base64", "-d"], input=j.stdout, capture_output=True,
+                                 check=False)
+        check(got.returncode == 0, f"jq/base64 failed on {r.raw!r}: {got.stderr!r}")
+        check(got.stdout == p, f"jq gives {got.stdout!r}, expected {p!r} (line {r.raw!r})")
+    # A rename (FAN_RENAME) carries both names: old_path too.
+    mv = t.mkdir("mv")
+    src, dst = os.fsencode(mv) + b"/old\xff\nname", os.fsencode(mv) + b'/new"\\name\t'
+    with open(src, "wb"):
+        pass
+    reload(d, t, cfg, config_text([rule("r-h", [h], mark="auto", recursive=True,
+                                        events=["create"]),
+                                   rule("r-mv", [mv], mark="auto", events=["rename"])],
+                                  outputs, ["json"]))
+    c.do("rename", path=src, to=dst)
+    r = out.wait(lambda r: r.rule == "r-mv" and r.path == dst, "the rename record", daemon=d)
+    old = r.get("old_path_b64")
+    check(old is not None and base64.b64decode(old) == src,
+          f"the rename record does not carry the old name {src!r} in old_path_b64: {r!r}")
+    j = subprocess.run([jq, "-j", ".path"], input=r.raw + b"\n", capture_output=True)
+    check(j.stdout == dst, f"jq -j .path gives {j.stdout!r}, expected {dst!r}")
+    # The whole file, every line, parses with jq.
+    with open(out.path, "rb") as f:
+        j = subprocess.run([jq, "-c", "."], stdin=f, capture_output=True, check=False)
+    check(j.returncode == 0, f"jq cannot parse the whole JSON lines file: {j.stderr!r}")
+    check(len(j.stdout.split(b"\n")) - 1 == len(out.records),
+          "jq sees a different number of records than lines (a raw newline in a line?)")
+
+
+# ---------------------------------------------------------------------------
+# Config errors and --check-config
+# ---------------------------------------------------------------------------
+
+# Each bad config: (name, text with "@@" marking the line the error must
+# name, regexes the message must match, case-insensitive). The rest of the
+# text is valid, so exactly that one problem is in each.
+_GOOD_HEAD = """\
+log_level = "info";
+outputs = ["json"];
+output = {
+  json = { type = "json"; file = "/dev/null"; };
+};
+"""
+_R = '{ name = "r"; paths = ["/tmp"]; mark = "auto"; events = ["create"]; }'
+
+BAD_CONFIGS = [
+    ("syntax", _GOOD_HEAD + "rules = (\n  " + _R + "\n  @@{ name = \"x\" paths = [\"/\"]; }\n);\n",
+     [r"syntax|parse|expected"]),
+    ("unknown-top-key", _GOOD_HEAD + "@@frobnicate = 1;\nrules = ( " + _R + " );\n",
+     [r"frobnicate", r"unknown"]),
+    ("unknown-rule-key", _GOOD_HEAD + "rules = (\n  {\n    name = \"r\";\n    paths = [\"/tmp\"];"
+     "\n    @@colour = \"red\";\n  }\n);\n", [r"colour", r"unknown"]),
+    ("bad-mark", _GOOD_HEAD + "rules = (\n  {\n    name = \"r\";\n    paths = [\"/tmp\"];"
+     "\n    @@mark = \"inodes\";\n  }\n);\n", [r"inodes"]),
+    ("bad-event", _GOOD_HEAD + "rules = (\n  {\n    name = \"r\";\n    paths = [\"/tmp\"];"
+     "\n    @@events = [\"create\", \"opne\"];\n  }\n);\n", [r"opne"]),
+    ("relative-path", _GOOD_HEAD + "rules = (\n  {\n    name = \"r\";\n"
+     "    @@paths = [\"relative/dir\"];\n  }\n);\n", [r"relative/dir", r"absolute"]),
+    ("unknown-output", _GOOD_HEAD + "rules = (\n  {\n    name = \"r\";\n    paths = [\"/tmp\"];"
+     "\n    @@outputs = [\"nosuch\"];\n  }\n);\n", [r"nosuch"]),
+    ("duplicate-rule", _GOOD_HEAD + "rules = (\n  " + _R + ",\n  @@" + _R + "\n);\n",
+     [r"duplicate|already|twice|more than once", r"\br\b"]),
+    ("wrong-type", _GOOD_HEAD + "rules = (\n  {\n    name = \"r\";\n    paths = [\"/tmp\"];"
+     "\n    @@recursive = \"yes\";\n  }\n);\n", [r"recursive", r"bool"]),
+    ("missing-paths", _GOOD_HEAD + "rules = (\n  @@{ name = \"r\"; mark = \"auto\"; }\n);\n",
+     [r"paths"]),
+    ("missing-name", _GOOD_HEAD + "rules = (\n  @@{ paths = [\"/tmp\"]; }\n);\n", [r"name"]),
+    ("bad-log-level", "@@log_level = \"loud\";\n" + _GOOD_HEAD.split("\n", 1)[1]
+     + "rules = ( " + _R + " );\n", [r"loud"]),
+    ("unknown-output-type", "outputs = [\"j\"];\noutput = {\n  @@j = { type = \"syslog\"; };\n};"
+     "\nrules = ( " + _R + " );\n", [r"syslog"]),
+    ("json-relative-file", "outputs = [\"j\"];\noutput = {\n  @@j = { type = \"json\"; "
+     "file = \"events.json\"; };\n};\nrules = ( " + _R + " );\n", [r"events\.json", r"absolute"]),
+    ("exec-relative-argv0", "outputs = [\"x\"];\noutput = {\n  @@x = { type = \"exec\"; "
+     "argv = [\"scan\", \"{path}\"]; };\n};\nrules = ( " + _R + " );\n",
+     [r"absolute|scan"]),
+    ("exec-bad-placeholder", "outputs = [\"x\"];\noutput = {\n  @@x = { type = \"exec\"; "
+     "argv = [\"/bin/echo\", \"{paht}\"]; };\n};\nrules = ( " + _R + " );\n", [r"paht"]),
+    ("empty-paths", _GOOD_HEAD + "rules = (\n  {\n    name = \"r\";\n    @@paths = [];\n  }\n);\n",
+     [r"paths"]),
+    ("negative-uid", _GOOD_HEAD + "rules = (\n  {\n    name = \"r\";\n    paths = [\"/tmp\"];"
+     "\n    @@uids = [-5];\n  }\n);\n", [r"uids?"]),
+]
+
+
+def _bad_config(t, name, text):
+    lines = text.split("\n")
+    line = next(i + 1 for i, ln in enumerate(lines) if "@@" in ln)
+    p = t.write_file(f"bad-{name}.conf", text.replace("@@", ""))
+    return p, line
+
+
+@test
+def config_errors(t):
+    problems, bad = [], set()
+    for name, text, pats in BAD_CONFIGS:
+        p, line = _bad_config(t, name, text)
+        rc, so, se = run_cmd([t.binary, "--check-config", p])
+        both = so + se
+        want = f"{p}:{line}:"
+        hit = [ln for ln in both.split("\n") if ln.startswith(want) or f" {want}" in ln]
+        n = len(problems)
+        if rc != 1:
+            problems.append(f"{name}: exit {rc}, expected 1")
+        if not hit:
+            problems.append(f"{name}: no message naming {want} in:{tail(both, 5)}")
+        elif not all(any(re.search(pt, h, re.I) for h in hit) for pt in pats):
+            problems.append(f"{name}: message {hit[0]!r} does not match {pats}")
+        if len(problems) > n:
+            bad.add(name)
+    check(len(BAD_CONFIGS) >= 10, "fewer than 10 bad configs")
+    if problems:
+        raise Fail(f"{len(bad)} of {len(BAD_CONFIGS)} bad configs wrong "
+                   f"({', '.join(sorted(bad))}):\n" + "\n".join(problems))
+
+
+@test
+def config_error_dropin(t):
+    # conf.d/*.conf drop-ins: an error in one names the drop-in and its line.
+    main = t.write_file("fsnotifyd.conf", _GOOD_HEAD + "rules = ( " + _R + " );\n")
+    os.mkdir(os.path.join(t.dir, "conf.d"))
+    t.write_file("conf.d/10-ok.conf",
+                 'rules = ( { name = "r2"; paths = ["/tmp"]; events = ["create"]; } );\n')
+    drop = t.write_file("conf.d/20-bad.conf",
+                        'rules = (\n  {\n    name = "r3";\n    paths = ["/tmp"];\n'
+                        '    bogus_key = 1;\n  }\n);\n')
+    rc, so, se = run_cmd([t.binary, "--check-config", main])
+    check(rc == 1, f"exit {rc} with a bad drop-in, expected 1:{tail(so + se)}")
+    check(f"{drop}:5:" in so + se, f"no message naming {drop}:5:{tail(so + se)}")
+    os.unlink(drop)
+    rc, so, se = run_cmd([t.binary, "--check-config", main])
+    check(rc == 0, f"exit {rc} with good drop-ins:{tail(so + se)}")
+    check("r2" in so, f"the plan does not show the drop-in's rule r2:{tail(so, 30)}")
+
+
+@test
+def config_error_at_start(t):
+    problems = []
+    for name, text, pats in BAD_CONFIGS[:3]:
+        p, line = _bad_config(t, "start-" + name, text)
+        d = t.daemon(p)
+        try:
+            rc = d.wait_exit(timeout=5)
+        except Fail as e:
+            problems.append(f"{name}: {e}")
+            continue
+        if rc == 0:
+            problems.append(f"{name}: the daemon exited 0 on a bad config")
+        if f"{p}:{line}:" not in d.stderr():
+            problems.append(f"{name}: stderr does not name {p}:{line}:{tail(d.stderr(), 5)}")
+        if d.notify.find("READY") is not None:
+            problems.append(f"{name}: READY=1 sent for a bad config")
+    # A valid config whose JSON file cannot be opened: no start, and the
+    # message names the output, the file and the cause.
+    missing = os.path.join(t.dir, "no-such-dir", "x.json")
+    p = t.write_file("unopenable.conf", config_text(
+        [rule("r", [t.fs], events=["create"])], {"j": {"type": "json", "file": missing}},
+        ["j"]))
+    d = t.daemon(p)
+    rc = d.wait_exit(timeout=5)
+    err = d.stderr()
+    if rc == 0 or d.notify.find("READY") is not None:
+        problems.append(f"unopenable output: exit {rc}, READY sent: "
+                        f"{d.notify.find('READY') is not None}")
+    if not ("'j'" in err and missing in err and re.search(r"no such file", err, re.I)):
+        problems.append(f"unopenable output: the message does not name output 'j', {missing} "
+                        f"and the cause:{tail(err, 5)}")
+    if problems:
+        raise Fail("\n".join(problems))
+
+
+@test
+def check_config_shipped(t):
+    confs = [os.path.join(t.srcdir, "conf", "fsnotifyd.conf")]
+    examples = sorted(glob.glob(os.path.join(t.srcdir, "conf", "examples", "*.conf")))
+    check(examples, "no conf/examples/*.conf")
+    confs += examples
+    problems = []
+    for c in confs:
+        # The default config creates its demo directory (create = true):
+        # run it with a private /tmp so the check leaves nothing behind.
+        argv = [t.binary, "--check-config", c]
+        if not any(x.startswith("/tmp/") for x in (t.binary, c)):
+            argv = ["unshare", "--mount", "--propagation", "private", "sh", "-c",
+                    'mount -t tmpfs tmpfs /tmp && exec "$@"', "sh", *argv]
+        rc, so, se = run_cmd(argv)
+        if rc != 0:
+            problems.append(f"{os.path.relpath(c, t.srcdir)}: exit {rc}:{tail(so + se, 8)}")
+            continue
+        text = open(c, encoding="utf-8").read()
+        for name in re.findall(r'^\s*(?:\{\s*)?name\s*=\s*"([^"]+)"', text, re.M):
+            if name not in so:
+                problems.append(f"{os.path.relpath(c, t.srcdir)}: the plan does not name rule "
+                                f"{name}:{tail(so, 8)}")
+    if problems:
+        raise Fail(f"{len(problems)} problem(s): " + "\n".join(problems))
+
+
+# ---------------------------------------------------------------------------
+# exec output
+# ---------------------------------------------------------------------------
+
+RECORDER = """#!{python}
+# argv and open fds of each run, one JSON line each (O_APPEND: atomic)
+import base64, json, os, sys
+fds = sorted(int(x) for x in os.listdir("/proc/self/fd"))
+line = json.dumps({{"argv": [base64.b64encode(os.fsencode(a)).decode() for a in sys.argv],
+                   "fds": fds, "notify": os.environ.get("NOTIFY_SOCKET")}})
+fd = os.open({log!r}, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+os.write(fd, (line + "\\n").encode())
+os.close(fd)
+"""
+
+
+@test
+def exec_output(t):
+    e = t.mkdir("e")
+    log = os.path.join(t.dir, "exec.log")
+    rec = t.write_file("recorder.py", RECORDER.format(python=sys.executable, log=log),
+                       mode=0o755)
+    outputs, out = t.json_setup()
+    outputs["scan"] = {"type": "exec",
+                       "argv": [rec, "{path}", "{rule}", "--", "{events}", "--file={path}",
+                                "{pid}"]}
+    d, _, _ = start(t, [rule("r-exec", [e], mark="auto", events=["create"],
+                             outputs=["scan", "json"])], outputs=outputs, reader=out)
+    c = t.child()
+    names = [b"$(touch pwned) `touch pwned2`; x\n*.txt", b"-rf", b"sp ace'\"\\", b"inv\xffalid"]
+    for n in names:
+        c.create(os.fsencode(e) + b"/" + n)
+
+    def runs():
+        try:
+            with open(log, "rb") as f:
+                return [json.loads(x) for x in f.read().split(b"\n") if x]
+        except FileNotFoundError:
+            return []
+    got = wait_until(lambda: (lambda r: r if len(r) >= len(names) else None)(runs()),
+                     f"{len(names)} runs of the exec output", alive=d)
+    argvs = [[base64.b64decode(a) for a in r["argv"]] for r in got]
+    for n in names:
+        p = os.fsencode(e) + b"/" + n
+        mine = [a for a in argvs if len(a) > 1 and a[1] == p]
+        check(len(mine) == 1, f"exec runs with argv[1] == {p!r}: {len(mine)}, expected 1 "
+              f"(all argv[1]: {[a[1] if len(a) > 1 else None for a in argvs]})")
+        a = mine[0]
+        check(a[0] == os.fsencode(rec), f"argv[0] {a[0]!r}, expected {rec!r}")
+        want = [b"r-exec", b"--", b"create", b"--file=" + p, b"%d" % c.pid]
+        check(a[2:] == want, f"argv {a!r}, expected [{rec}, path, *{want}]")
+    check(not os.path.exists(os.path.join(t.dir, "pwned"))
+          and not os.path.exists(os.path.join(t.dir, "pwned2")), "a shell ran the filename")
+    for r in got:
+        check(r["fds"][:3] == [0, 1, 2] and len(r["fds"]) <= 4,
+              f"the exec child inherited fds {r['fds']} (expected 0, 1, 2 and the listing's)")
+    check(len(runs()) == len(names), f"{len(runs())} exec runs, expected {len(names)}")
+    # The daemon's NOTIFY_SOCKET is its own (sd_notify(3) suggests unsetting
+    # it for children); harmless with the unit's NotifyAccess=main, so
+    # only noted.
+    if any(r["notify"] is not None for r in got):
+        t.note("exec commands inherit NOTIFY_SOCKET")
+    # Every placeholder daemon/output.h documents (exec_template_check())
+    # is accepted by the config.
+    bad = []
+    for ph in ("{path}", "{old_path}", "{rule}", "{events}", "{kind}", "{pid}", "{comm}",
+               "{uid}", "{time}"):
+        o = {"x": {"type": "exec", "argv": ["/bin/true", "--x=" + ph]}}
+        cfg = t.write_file("ph.conf", config_text([rule("r", [e])], o, ["x"]))
+        rc, so, se = run_cmd([t.binary, "--check-config", cfg])
+        if rc != 0:
+            bad.append((ph, (so + se).strip().splitlines()[0]))
+    check(not bad, "placeholders of daemon/output.h refused by the config: "
+          + " ".join(ph for ph, _ in bad) + "".join(f"\n{ph}: {m}" for ph, m in bad))
+
+
+SLEEPER = """#!{python}
+# logs its start (pid, argv[1]) and sleeps: for the exec bounds
+import json, os, sys, time
+fd = os.open({log!r}, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+os.write(fd, (json.dumps({{"pid": os.getpid(), "arg": sys.argv[1]}}) + "\\n").encode())
+os.close(fd)
+time.sleep(30)
+"""
+
+
+@test
+def exec_bounded(t):
+    # max_running = 1: a second event while one command runs is not run
+    # (dropped and counted); timeout = 1: the command is killed after a
+    # second; stopping the daemon ends a running command (no orphans).
+    e = t.mkdir("e")
+    log = os.path.join(t.dir, "sleeper.log")
+    prog = t.write_file("sleeper.py", SLEEPER.format(python=sys.executable, log=log),
+                        mode=0o755)
+    outputs, out = t.json_setup()
+    outputs["slow"] = {"type": "exec", "argv": [prog, "{path}"], "max_running": 1,
+                       "timeout": 1}
+    d, _, _ = start(t, [rule("r-slow", [e], mark="auto", events=["create"],
+                             outputs=["slow", "json"])], outputs=outputs, reader=out)
+    c = t.child()
+
+    def runs():
+        try:
+            with open(log) as f:
+                return [json.loads(x) for x in f.read().split("\n") if x]
+        except FileNotFoundError:
+            return []
+    for n in ("a", "b", "c"):
+        c.create(os.path.join(e, n))
+    out.wait(ev(os.path.join(e, "c")), "the JSON record of the third create", daemon=d)
+    first = wait_until(lambda: runs(), "the first command to start", alive=d)[0]
+    check(first["arg"] == os.path.join(e, "a"), f"the first command ran for {first['arg']}")
+    t0 = time.monotonic()
+    wait_until(lambda: harness.proc_state(first["pid"]) in (None, "Z"),
+               "the command to be killed after timeout = 1", timeout=4, alive=d)
+    el = time.monotonic() - t0
+    check(el > 0.5, f"the command was killed {el:.2f}s after it was seen, before its timeout")
+    c.create(os.path.join(e, "d"))
+    last = wait_until(lambda: [r for r in runs() if r["arg"] == os.path.join(e, "d")],
+                      "a command for a create after the first one ended", alive=d)[0]
+    args = [r["arg"] for r in runs()]
+    check(args == [os.path.join(e, "a"), os.path.join(e, "d")],
+          f"commands ran for {args}; with max_running = 1, b and c (created while a ran) "
+          "must not run")
+    check("slow" in d.stderr(), f"the dropped commands are not reported in the log:"
+          f"{tail(d.stderr())}")
+    d.signal(signal.SIGTERM)
+    t0 = time.monotonic()
+    check(d.wait_exit(timeout=4) == 0, "exit status after SIGTERM is not 0")
+    check(time.monotonic() - t0 < 2, "the daemon took 2 s or more to stop with a command "
+          "running")
+    wait_until(lambda: harness.proc_state(last["pid"]) in (None, "Z"),
+               "the running command to end when the daemon stops", timeout=2)
+
+
+# ---------------------------------------------------------------------------
+# Rules that cannot be placed
+# ---------------------------------------------------------------------------
+
+@test
+def unplaceable_rule(t):
+    ok = t.mkdir("ok")
+    missing = t.path("does-not-exist")
+    rules = [rule("r-ok", [ok], mark="auto", events=["create"]),
+             rule("r-missing", [missing], mark="auto", events=["create"])]
+    d, out, cfg = start(t, rules)
+    c = t.child()
+    c.create(os.path.join(ok, "x"))
+    out.wait(ev(os.path.join(ok, "x"), "create", "r-ok"), "an event of the rule that works",
+             daemon=d)
+    err = d.stderr()
+    check("r-missing" in err and missing in err
+          and re.search(r"no such file|does not exist|missing|not found", err, re.I),
+          f"the rule that cannot be placed is not reported with rule, path and reason:"
+          f"{tail(err)}")
+    rc, so, se = run_cmd([t.binary, "--check-config", cfg])
+    check(rc == 0, f"--check-config: exit {rc} for a rule that cannot be placed but is not "
+          f"required:{tail(so + se)}")
+    check(missing in so + se, f"--check-config does not show the problem with {missing}:"
+          f"{tail(so + se)}")
+    d.signal(signal.SIGTERM)
+    d.wait_exit()
+
+    # required = true: fatal at start, without READY=1.
+    outputs, _ = t.json_setup("events2.json")
+    cfg2 = t.write_file("required.conf", config_text(
+        [rule("r-ok", [ok], mark="auto", events=["create"]),
+         rule("r-req", [missing], mark="auto", events=["create"], required=True)],
+        outputs, ["json"]))
+    d2 = t.daemon(cfg2)
+    rc = d2.wait_exit(timeout=5)
+    check(rc != 0, "the daemon started although a required rule cannot be placed")
+    check(d2.notify.find("READY") is None, "READY=1 although a required rule failed")
+    check("r-req" in d2.stderr() and missing in d2.stderr(),
+          f"the fatal error does not name the rule and path:{tail(d2.stderr())}")
+    # --check-config predicts it (interpretation: a config that cannot
+    # start is not a valid config).
+    rc, so, se = run_cmd([t.binary, "--check-config", cfg2])
+    check(rc == 1, f"--check-config: exit {rc} for a required rule that cannot be placed, "
+          f"expected 1:{tail(so + se)}")

@@ -1,0 +1,743 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""
+harness.py — the machinery of the integration suite: a private tmpfs per
+test, the daemon under test with a NOTIFY_SOCKET this process owns, a
+reader of its JSON lines output, child processes that perform file
+operations with a chosen comm/uid (so the reported pid, comm and uid can be
+checked), config text builders, and bounded waits. Python standard library
+only. Every wait has a deadline; nothing sleeps to synchronise.
+"""
+
+import base64
+import ctypes
+import json
+import os
+import re
+import select
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+# Default bound for one wait (seconds). Generous: a wait normally ends in
+# milliseconds, the bound only matters when the daemon is broken.
+WAIT = 5.0
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong,
+                        ctypes.c_char_p]
+_libc.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
+MNT_DETACH = 2
+MS_BIND = 4096
+PR_SET_CHILD_SUBREAPER = 36
+
+
+class Fail(Exception):
+    """A test assertion failed."""
+
+
+class Skip(Exception):
+    """The test cannot run here (the reason says why)."""
+
+
+def check(cond, msg):
+    if not cond:
+        raise Fail(msg)
+
+
+def b(path):
+    """A path as bytes."""
+    return os.fsencode(path)
+
+
+def mount(source, target, fstype, flags=0, data=None):
+    r = _libc.mount(b(source) if source else None, b(target), b(fstype) if fstype else None,
+                    flags, data.encode() if data else None)
+    if r < 0:
+        e = ctypes.get_errno()
+        raise OSError(e, f"mount {source} on {target}: {os.strerror(e)}")
+
+
+def umount(target):
+    if _libc.umount2(b(target), MNT_DETACH) < 0:
+        e = ctypes.get_errno()
+        raise OSError(e, f"umount {target}: {os.strerror(e)}")
+
+
+def set_child_subreaper():
+    _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+def wait_until(fn, what, timeout=WAIT, alive=None):
+    """Poll fn() until it returns a true value (returned), or fail after
+    timeout seconds. alive: a Daemon that must keep running meanwhile."""
+    deadline = time.monotonic() + timeout
+    delay = 0.002
+    while True:
+        v = fn()
+        if v:
+            return v
+        if alive is not None:
+            alive.check_alive(what)
+        if time.monotonic() >= deadline:
+            raise Fail(f"timed out after {timeout:g}s waiting for {what}")
+        time.sleep(delay)
+        delay = min(delay * 2, 0.02)
+
+
+# ---------------------------------------------------------------------------
+# libconfig text
+# ---------------------------------------------------------------------------
+
+def lc(v):
+    """A Python value as libconfig text: str, bool, int, list (array) or
+    tuple (list)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, (str, bytes)):
+        raw = v if isinstance(v, bytes) else v.encode()
+        out = []
+        for c in raw:
+            if c == 0x22:
+                out.append('\\"')
+            elif c == 0x5c:
+                out.append("\\\\")
+            elif c < 0x20 or c >= 0x7f:
+                out.append("\\x%02x" % c)
+            else:
+                out.append(chr(c))
+        return '"' + "".join(out) + '"'
+    if isinstance(v, list):
+        return "[" + ", ".join(lc(x) for x in v) + "]"
+    if isinstance(v, tuple):
+        return "(" + ", ".join(lc(x) for x in v) + ")"
+    raise TypeError(f"no libconfig form for {v!r}")
+
+
+def group(**kw):
+    """One group on one line: { key = value; ... }. Keys with a value of
+    None are left out; '_' in a key stays '_'."""
+    return "{ " + " ".join(f"{k} = {lc(v)};" for k, v in kw.items() if v is not None) + " }"
+
+
+def rule(name, paths, **kw):
+    """A rule group on one line."""
+    return group(name=name, paths=list(paths), **kw)
+
+
+def config_text(rules, outputs, default_outputs=None, top=""):
+    """A whole config: outputs is {name: {key: value}}, rules a list of
+    rule() strings (one per line), top extra global lines."""
+    lines = ["# fsnotifyd integration test config"]
+    if top:
+        lines.append(top.rstrip("\n"))
+    if default_outputs is not None:
+        lines.append(f"outputs = {lc(list(default_outputs))};")
+    lines.append("output = {")
+    for name, o in outputs.items():
+        lines.append(f"  {name} = {group(**o)};")
+    lines.append("};")
+    lines.append("rules = (")
+    lines.append(",\n".join("  " + r for r in rules))
+    lines.append(");")
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------------
+# The NOTIFY_SOCKET end
+# ---------------------------------------------------------------------------
+
+class Notify:
+    """A unix datagram socket the daemon's sd_notify() writes to. Every
+    message is split into its KEY=VALUE lines; self.msgs holds them all in
+    arrival order as (key, value, monotonic time)."""
+
+    def __init__(self, path):
+        self.path = path
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC)
+        self.sock.bind(path)
+        self.sock.setblocking(False)
+        self.msgs = []
+
+    def poll(self):
+        while True:
+            try:
+                data = self.sock.recv(65536)
+            except BlockingIOError:
+                return
+            now = time.monotonic()
+            for line in data.decode("utf-8", "replace").split("\n"):
+                if line:
+                    k, _, v = line.partition("=")
+                    self.msgs.append((k, v, now))
+
+    def mark(self):
+        """The index the next message will have."""
+        self.poll()
+        return len(self.msgs)
+
+    def find(self, key, value=None, start=0, pred=None):
+        """Index of the first message key[=value] at index >= start, or None."""
+        self.poll()
+        for i in range(start, len(self.msgs)):
+            k, v, _ = self.msgs[i]
+            if k == key and (value is None or v == value) and (pred is None or pred(v)):
+                return i
+        return None
+
+    def all(self, key, start=0):
+        self.poll()
+        return [(i, v) for i, (k, v, _) in enumerate(self.msgs) if k == key and i >= start]
+
+    def close(self):
+        self.sock.close()
+
+
+# ---------------------------------------------------------------------------
+# JSON lines output
+# ---------------------------------------------------------------------------
+
+RFC3339_USEC = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$")
+
+
+class Record:
+    """One parsed JSON line of the daemon's output."""
+
+    def __init__(self, raw, obj):
+        self.raw = raw  # the line's bytes, without the '\n'
+        self.obj = obj
+
+    def __getitem__(self, k):
+        return self.obj[k]
+
+    def get(self, k, d=None):
+        return self.obj.get(k, d)
+
+    @property
+    def kind(self):
+        return self.obj.get("kind")
+
+    @property
+    def rule(self):
+        return self.obj.get("rule")
+
+    @property
+    def events(self):
+        return set(self.obj.get("events") or [])
+
+    @property
+    def path(self):
+        """The path's exact bytes (path_b64 when present), or None."""
+        if self.obj.get("path_b64") is not None:
+            return base64.b64decode(self.obj["path_b64"], validate=True)
+        p = self.obj.get("path")
+        return None if p is None else p.encode("utf-8")
+
+    def __repr__(self):
+        return self.raw.decode("utf-8", "replace")
+
+
+def validate_record(obj):
+    """Problems with one decoded JSON record, as a list of strings (empty:
+    the record follows daemon/output.h's record_to_json contract)."""
+    bad = []
+    if not isinstance(obj, dict):
+        return ["not a JSON object"]
+    for k in ("time", "rule", "kind"):
+        if k not in obj:
+            bad.append(f"no '{k}' field")
+    t = obj.get("time")
+    if t is not None and not (isinstance(t, str) and RFC3339_USEC.match(t)):
+        bad.append(f"time {t!r} is not RFC 3339 UTC with microseconds")
+    kind = obj.get("kind")
+    if kind not in ("event", "overflow", "dropped"):
+        bad.append(f"kind {kind!r} is not event/overflow/dropped")
+    if kind == "event":
+        for k in ("events", "path", "pid", "comm", "uid"):
+            if k not in obj:
+                bad.append(f"event record without '{k}'")
+        ev = obj.get("events")
+        if not (isinstance(ev, list) and ev and all(isinstance(x, str) for x in ev)):
+            bad.append(f"events {ev!r} is not a non-empty array of names")
+        for k in ("pid", "uid"):
+            if k in obj and not (obj[k] is None or (isinstance(obj[k], int)
+                                                   and not isinstance(obj[k], bool))):
+                bad.append(f"{k} {obj[k]!r} is neither a number nor null")
+        if "comm" in obj and not (obj["comm"] is None or isinstance(obj["comm"], str)):
+            bad.append(f"comm {obj['comm']!r} is neither a string nor null")
+    for p in ("path", "old_path"):
+        v = obj.get(p)
+        if v is not None and not isinstance(v, str):
+            bad.append(f"{p} is not a string")
+        b64 = obj.get(p + "_b64")
+        if b64 is not None:
+            try:
+                raw = base64.b64decode(b64, validate=True)
+            except ValueError:
+                bad.append(f"{p}_b64 is not base64")
+                continue
+            try:
+                raw.decode("utf-8")
+                bad.append(f"{p}_b64 present although the path is valid UTF-8")
+            except UnicodeDecodeError:
+                pass
+            if v is None:
+                bad.append(f"{p}_b64 without {p}")
+    return bad
+
+
+class JsonLines:
+    """Reads the JSON lines file the daemon appends to. Every complete line
+    must be valid UTF-8 JSON following the record contract; a line that is
+    not is kept in self.errors (the runner fails the test for it)."""
+
+    def __init__(self, path):
+        self.path = path
+        self.offset = 0
+        self.partial = b""
+        self.records = []
+        self.errors = []
+
+    def poll(self):
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(self.offset)
+                data = f.read()
+        except FileNotFoundError:
+            return
+        self.offset += len(data)
+        data = self.partial + data
+        lines = data.split(b"\n")
+        self.partial = lines.pop()
+        for line in lines:
+            try:
+                obj = json.loads(line.decode("utf-8"))
+            except (UnicodeDecodeError, ValueError) as e:
+                self.errors.append(f"{self.path}: invalid JSON line {line!r}: {e}")
+                continue
+            bad = validate_record(obj)
+            if bad:
+                self.errors.append(f"{self.path}: {'; '.join(bad)}: {line!r}")
+            self.records.append(Record(line, obj))
+
+    def find(self, pred, start=0):
+        self.poll()
+        for i in range(start, len(self.records)):
+            if pred(self.records[i]):
+                return i
+        return None
+
+    def count(self, pred):
+        self.poll()
+        return sum(1 for r in self.records if pred(r))
+
+    def wait(self, pred, what, timeout=WAIT, start=0, daemon=None):
+        """Wait for a record matching pred; returns it."""
+        i = wait_until(lambda: (lambda j: j + 1 if j is not None else None)(
+            self.find(pred, start)), what, timeout, daemon)
+        return self.records[i - 1]
+
+    def wait_index(self, pred, what, timeout=WAIT, start=0, daemon=None):
+        return wait_until(lambda: (lambda j: j + 1 if j is not None else None)(
+            self.find(pred, start)), what, timeout, daemon) - 1
+
+
+def ev(path, event=None, rule=None):
+    """A predicate: an event record for path (bytes or str), having event in
+    its events, from rule."""
+    pb = b(path)
+
+    def pred(r):
+        return (r.kind == "event" and r.path == pb and (event is None or event in r.events)
+                and (rule is None or r.rule == rule))
+    return pred
+
+
+# ---------------------------------------------------------------------------
+# Child processes doing file operations
+# ---------------------------------------------------------------------------
+
+def _do(op):
+    """Perform one operation (in the child)."""
+    kind = op["op"]
+    p = lambda k="path": base64.b64decode(op[k])  # noqa: E731
+    if kind == "create":
+        fd = os.open(p(), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+        if op.get("data"):
+            os.write(fd, op["data"].encode())
+        os.close(fd)
+    elif kind == "write":
+        fd = os.open(p(), os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+        os.write(fd, op.get("data", "x").encode())
+        os.close(fd)
+    elif kind == "read":
+        fd = os.open(p(), os.O_RDONLY | os.O_CLOEXEC)
+        os.read(fd, 4096)
+        os.close(fd)
+    elif kind == "mkdir":
+        os.mkdir(p(), 0o755)
+    elif kind == "unlink":
+        os.unlink(p())
+    elif kind == "rmdir":
+        os.rmdir(p())
+    elif kind == "rename":
+        os.rename(p(), p("to"))
+    elif kind == "chmod":
+        os.chmod(p(), op["mode"])
+    elif kind == "many":
+        # count files prefix%06d, created (and closed) as fast as possible
+        pre = p()
+        for i in range(op["count"]):
+            os.close(os.open(pre + b"%06d" % i, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o644))
+    elif kind == "steady":
+        # files prefix%04d for each prefix, one round every interval
+        # seconds (a steady pace for the reload test: pacing, not
+        # synchronisation) until the file stop exists; returns the count.
+        pres = [base64.b64decode(x) for x in op["paths"]]
+        stop = p("stop")
+        t0 = time.monotonic()
+        i = 0
+        while not os.path.exists(stop) and i < 10000:
+            for pre in pres:
+                os.close(os.open(pre + b"%04d" % i, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC,
+                                 0o644))
+            i += 1
+            d = t0 + i * op["interval"] - time.monotonic()
+            if d > 0:
+                time.sleep(d)
+        return i
+    else:
+        raise ValueError(f"unknown op {kind}")
+
+
+def _enc(x):
+    return base64.b64encode(b(x)).decode()
+
+
+class Child:
+    """A forked process that performs file operations on request. It sets
+    its comm (and optionally uid/gid) first, and stays alive until closed,
+    so the daemon can still read its /proc entry when it reports the event
+    (the comm of a process that is gone is unknown)."""
+
+    def __init__(self, t, comm="fsnd-it-child", uid=None, gid=None):
+        self.comm = comm
+        self.uid = uid if uid is not None else 0
+        r1, w1 = os.pipe2(os.O_CLOEXEC)
+        r2, w2 = os.pipe2(os.O_CLOEXEC)
+        pid = os.fork()
+        if pid == 0:
+            code = 0
+            try:
+                os.close(w1)
+                os.close(r2)
+                with open("/proc/self/comm", "wb") as f:
+                    f.write(comm.encode() if isinstance(comm, str) else comm)
+                if uid is not None:
+                    os.setgroups([])
+                    g = gid if gid is not None else uid
+                    os.setresgid(g, g, g)
+                    os.setresuid(uid, uid, uid)
+                rf = os.fdopen(r1, "rb")
+                for line in rf:
+                    try:
+                        v = _do(json.loads(line))
+                        reply = b"ok\n" if v is None else f"ok {v}\n".encode()
+                    except Exception as e:  # noqa: BLE001 — reported to the parent
+                        reply = f"error {e!r}\n".encode()
+                    os.write(w2, reply)
+            except BaseException:  # noqa: BLE001
+                code = 1
+            finally:
+                os._exit(code)
+        os.close(r1)
+        os.close(w2)
+        self.pid = pid
+        self.w = w1
+        self.r = os.fdopen(r2, "rb")
+        t.children.append(self)
+
+    def do(self, op, timeout=30.0, **kw):
+        """Perform op in the child and wait until it is done."""
+        self.start(op, **kw)
+        return self.reply(timeout)
+
+    def start(self, op, **kw):
+        """Start op in the child; reply() waits for its end. Paths (path,
+        to, paths) may be str or bytes."""
+        msg = {"op": op}
+        for k, v in kw.items():
+            if k in ("path", "to", "stop"):
+                v = _enc(v)
+            elif k in ("paths",):
+                v = [_enc(x) for x in v]
+            msg[k] = v
+        os.write(self.w, (json.dumps(msg) + "\n").encode())
+
+    def reply(self, timeout=30.0):
+        rl, _, _ = select.select([self.r], [], [], timeout)
+        if not rl:
+            raise Fail(f"child {self.pid} did not finish its operation in {timeout}s")
+        line = self.r.readline()
+        if not line.startswith(b"ok"):
+            raise Fail(f"child {self.pid} ({self.comm}): {line.decode(errors='replace').strip()}")
+        v = line[2:].strip()
+        return int(v) if v else None
+
+    def create(self, path, data="hello\n"):
+        return self.do("create", path=path, data=data)
+
+    def close(self):
+        if self.pid is None:
+            return
+        try:
+            os.close(self.w)
+        except OSError:
+            pass
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        try:
+            os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            pass
+        self.r.close()
+        self.pid = None
+
+
+# ---------------------------------------------------------------------------
+# The daemon
+# ---------------------------------------------------------------------------
+
+def proc_state(pid):
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        return None
+    return data[data.rindex(b")") + 2:].split()[0].decode()
+
+
+class Daemon:
+    """fsnotifyd started on a config with a NOTIFY_SOCKET of our own; its
+    stdout and stderr go to files in the test directory."""
+
+    def __init__(self, t, config, args=(), env=None, watchdog_usec=None, name="daemon"):
+        self.t = t
+        self.name = name
+        n = len(t.daemons)
+        self.notify = Notify(os.path.join(t.dir, f"notify{n}.sock"))
+        self.stdout_path = os.path.join(t.dir, f"{name}{n}.stdout")
+        self.stderr_path = os.path.join(t.dir, f"{name}{n}.stderr")
+        e = {k: v for k, v in os.environ.items()
+             if k not in ("NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS",
+                          "LISTEN_PID", "JOURNAL_STREAM", "INVOCATION_ID")}
+        e["NOTIFY_SOCKET"] = self.notify.path
+        if watchdog_usec:
+            e["WATCHDOG_USEC"] = str(watchdog_usec)
+        if env:
+            e.update(env)
+        argv = [t.binary, "--config", config, *args]
+        with open(self.stdout_path, "wb") as out, open(self.stderr_path, "wb") as err:
+            self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                         env=e, cwd=t.dir, close_fds=True)
+        self.pid = self.proc.pid
+        self.started = time.monotonic()
+        t.daemons.append(self)
+
+    def stderr(self):
+        try:
+            with open(self.stderr_path, "rb") as f:
+                return f.read().decode("utf-8", "replace")
+        except FileNotFoundError:
+            return ""
+
+    def stdout(self):
+        try:
+            with open(self.stdout_path, "rb") as f:
+                return f.read().decode("utf-8", "replace")
+        except FileNotFoundError:
+            return ""
+
+    def check_alive(self, what="the daemon"):
+        rc = self.proc.poll()
+        if rc is not None:
+            err = self.stderr().strip()
+            last = err.split("\n")[-1] if err else "(nothing on stderr)"
+            raise Fail(f"the daemon exited (status {rc}) while waiting for {what}: {last}"
+                       f"\nstderr:{tail(err)}")
+
+    def wait_notify(self, key, value=None, start=0, timeout=WAIT, pred=None):
+        """Wait for key[=value] on the notify socket at index >= start;
+        returns its index."""
+        what = f"{key}={value if value is not None else '...'} on the NOTIFY_SOCKET"
+        return wait_until(lambda: (lambda i: i + 1 if i is not None else None)(
+            self.notify.find(key, value, start, pred)), what, timeout, self) - 1
+
+    def wait_ready(self, timeout=WAIT):
+        return self.wait_notify("READY", "1", timeout=timeout)
+
+    def signal(self, sig):
+        self.proc.send_signal(sig)
+
+    def wait_exit(self, timeout=WAIT):
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            raise Fail(f"the daemon did not exit within {timeout:g}s") from None
+
+    def wait_stopped(self, timeout=WAIT):
+        """After SIGSTOP: wait until the kernel has stopped it."""
+        wait_until(lambda: proc_state(self.pid) == "T", "the daemon to stop (SIGSTOP)", timeout)
+
+    def kill(self):
+        if self.proc.poll() is None:
+            try:
+                self.proc.send_signal(signal.SIGCONT)
+                self.proc.kill()
+            except ProcessLookupError:
+                pass
+            self.proc.wait()
+        self.notify.close()
+
+
+def tail(text, n=15):
+    lines = text.rstrip("\n").split("\n")
+    return "\n    " + "\n    ".join(lines[-n:]) if text.strip() else "(empty)"
+
+
+def run_cmd(argv, timeout=20, **kw):
+    """Run a command; returns (returncode, stdout, stderr) as text."""
+    p = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout,
+                       **kw)
+    return (p.returncode, p.stdout.decode("utf-8", "replace"),
+            p.stderr.decode("utf-8", "replace"))
+
+
+# ---------------------------------------------------------------------------
+# One test's environment
+# ---------------------------------------------------------------------------
+
+class TestEnv:
+    """What a test gets: dir (its own directory, not watched by anyone),
+    fs (a fresh tmpfs mounted for this test only: filesystem and mount
+    marks on it see only this test's activity), the binary, the source
+    tree, and helpers. close() kills everything the test started."""
+
+    def __init__(self, runner, name, index):
+        self.binary = runner.binary
+        self.srcdir = runner.srcdir
+        self.name = name
+        self.dir = os.path.join(runner.base, f"{index:02d}-{name}")
+        os.mkdir(self.dir, 0o755)
+        self.fs = os.path.join(self.dir, "fs")
+        os.mkdir(self.fs, 0o755)
+        mount("tmpfs", self.fs, "tmpfs", 0, "mode=0755,size=256m")
+        self.mounts = [self.fs]
+        self.daemons = []
+        self.children = []
+        self.readers = []
+        self.notes = []
+        self.cleanups = []  # callables run last by close()
+        self._marker = 0
+
+    def path(self, *parts):
+        return os.path.join(self.fs, *parts)
+
+    def mkdir(self, *parts, mode=0o755):
+        p = self.path(*parts)
+        os.makedirs(p, exist_ok=True)
+        os.chmod(p, mode)
+        return p
+
+    def write_file(self, name, text, mode=0o644):
+        p = name if os.path.isabs(name) else os.path.join(self.dir, name)
+        tmp = p + ".tmp~"
+        with open(tmp, "w") as f:
+            f.write(text)
+        os.chmod(tmp, mode)
+        os.rename(tmp, p)  # atomic: a reload never reads half a file
+        return p
+
+    def output(self, path):
+        r = JsonLines(path)
+        self.readers.append(r)
+        return r
+
+    def json_setup(self, name="events.json"):
+        """The usual JSON output: (outputs dict, reader)."""
+        p = os.path.join(self.dir, name)
+        return {"json": {"type": "json", "file": p}}, self.output(p)
+
+    def daemon(self, config, **kw):
+        return Daemon(self, config, **kw)
+
+    def child(self, **kw):
+        return Child(self, **kw)
+
+    def marker(self, child, out, directory, daemon=None, rule=None, event="create"):
+        """Create a marker file in directory with child and wait for its
+        record (event: the one the rule reports for it); returns the
+        record's index. Everything the test did before the marker has been
+        reported (or dropped) by then: the kernel queues events in order and
+        the daemon reports them in order."""
+        self._marker += 1
+        p = os.path.join(directory, f"zz-marker-{self._marker}")
+        child.create(p)
+        return out.wait_index(ev(p, event, rule), f"the marker record {p}", daemon=daemon)
+
+    def note(self, msg):
+        self.notes.append(msg)
+
+    def close(self):
+        for d in self.daemons:
+            d.kill()
+        for c in self.children:
+            c.close()
+        reap_strays()
+        for m in reversed(self.mounts):
+            try:
+                umount(m)
+            except OSError:
+                pass
+        for fn in self.cleanups:
+            fn()
+
+
+def reap_strays():
+    """Kill and reap every remaining child of this process (we are a child
+    subreaper, so orphans of the daemon, e.g. exec children, are ours)."""
+    me = os.getpid()
+    for _ in range(50):
+        kids = []
+        for d in os.listdir("/proc"):
+            if not d.isdigit():
+                continue
+            try:
+                with open(f"/proc/{d}/stat", "rb") as f:
+                    data = f.read()
+            except OSError:
+                continue
+            fields = data[data.rindex(b")") + 2:].split()
+            if int(fields[1]) == me:
+                kids.append(int(d))
+        if not kids:
+            return
+        for k in kids:
+            try:
+                os.kill(k, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        for k in kids:
+            try:
+                os.waitpid(k, 0)
+            except ChildProcessError:
+                pass
+
+
+def stderr_print(*a):
+    print(*a, file=sys.stderr, flush=True)

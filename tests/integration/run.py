@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""
+run.py — the integration suite of fsnotifyd: the real daemon, temporary
+configs, a NOTIFY_SOCKET the suite owns, a private tmpfs per test.
+
+    run.py FSNOTIFYD SOURCE_ROOT [-k SUBSTRING]... [--list]
+
+Needs root (fanotify): exits 77 otherwise. Re-executes itself once under
+`unshare --mount --propagation private`, mounts a tmpfs for its work
+directory and one more per test, so marks see only the suite's activity and
+nothing is left behind. Prints one line per test (PASS/FAIL/SKIP name:
+reason), details of failures on stderr, and last `N passed, N failed, N
+skipped`; exits 0 (all passed), 1 (a failure) or 77 (everything skipped).
+FSN_TESTS_MUST_RUN=1 turns a skipped test into a failure (CI).
+"""
+
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import harness  # noqa: E402
+from harness import Fail, Skip  # noqa: E402
+import cases  # noqa: E402
+
+INNER_ENV = "FSND_IT_NAMESPACE"
+TEST_TIMEOUT = 40  # seconds, for one test (a hung daemon must not hang the suite)
+
+
+class Timeout(Exception):
+    pass
+
+
+def on_alarm(signum, frame):
+    raise Timeout(f"the test took longer than {TEST_TIMEOUT}s")
+
+
+class Runner:
+    def __init__(self, binary, srcdir, base):
+        self.binary = binary
+        self.srcdir = srcdir
+        self.base = base
+
+
+def run_one(runner, index, name, fn):
+    t = harness.TestEnv(runner, name, index)
+    t0 = time.monotonic()
+    signal.alarm(TEST_TIMEOUT)
+    status, reason = "PASS", ""
+    try:
+        fn(t)
+        for r in t.readers:
+            r.poll()
+            if r.errors:
+                raise Fail(f"{len(r.errors)} bad JSON line(s); first: {r.errors[0]}")
+    except Skip as e:
+        status, reason = "SKIP", str(e)
+    except (Fail, Timeout) as e:
+        status, reason = "FAIL", str(e)
+    except Exception as e:  # noqa: BLE001 — a harness bug is a failure too
+        status, reason = "FAIL", f"{type(e).__name__}: {e}"
+        harness.stderr_print(traceback.format_exc())
+    finally:
+        signal.alarm(0)
+        try:
+            t.close()
+        except Exception as e:  # noqa: BLE001
+            harness.stderr_print(f"# {name}: cleanup: {e!r}")
+    if status == "SKIP" and os.environ.get("FSN_TESTS_MUST_RUN") == "1":
+        status, reason = "FAIL", f"skipped although FSN_TESTS_MUST_RUN=1: {reason}"
+    if status == "FAIL":
+        # Details for whoever reads the log: first line of the reason is
+        # the summary line; the daemon's stderr and output tails follow.
+        harness.stderr_print(f"# ---- {name} failed after {time.monotonic() - t0:.2f}s")
+        for line in reason.split("\n"):
+            harness.stderr_print(f"#   {line}")
+        for d in t.daemons:
+            harness.stderr_print(f"#   daemon {d.pid} stderr:{harness.tail(d.stderr(), 25)}")
+            harness.stderr_print(f"#   notify: {[(k, v) for k, v, _ in d.notify.msgs][-20:]}")
+        for r in t.readers:
+            harness.stderr_print(f"#   {r.path}: {len(r.records)} records; last:")
+            for rec in r.records[-10:]:
+                harness.stderr_print(f"#     {rec!r}")
+        for n in t.notes:
+            harness.stderr_print(f"#   note: {n}")
+    summary = reason.split("\n")[0]
+    line = f"{status} {name}" + (f": {summary}" if summary else "")
+    if status == "PASS" and t.notes:
+        line += f" (note: {'; '.join(t.notes)})"
+    print(line, flush=True)
+    return status
+
+
+def inner(argv):
+    binary = os.path.abspath(argv[0])
+    srcdir = os.path.abspath(argv[1])
+    filters = []
+    listing = False
+    rest = argv[2:]
+    while rest:
+        a = rest.pop(0)
+        if a == "-k" and rest:
+            filters.append(rest.pop(0))
+        elif a == "--list":
+            listing = True
+        else:
+            print(f"run.py: unknown argument {a!r}", file=sys.stderr)
+            return 2
+    tests = [(n, f) for n, f in cases.TESTS if not filters or any(s in n for s in filters)]
+    if listing:
+        for n, _ in tests:
+            print(n)
+        return 0
+    if not os.access(binary, os.X_OK):
+        print(f"FAIL setup: {binary} is not an executable", flush=True)
+        print("0 passed, 1 failed, 0 skipped", flush=True)
+        return 1
+
+    harness.set_child_subreaper()
+    signal.signal(signal.SIGALRM, on_alarm)
+    base = tempfile.mkdtemp(prefix="fsnd-it.")
+    harness.mount("tmpfs", base, "tmpfs", 0, "mode=0755,size=64m")
+    counts = {"PASS": 0, "FAIL": 0, "SKIP": 0}
+    try:
+        for i, (name, fn) in enumerate(tests):
+            counts[run_one(Runner(binary, srcdir, base), i, name, fn)] += 1
+    finally:
+        harness.reap_strays()
+        harness.umount(base)
+        os.rmdir(base)
+    print(f"{counts['PASS']} passed, {counts['FAIL']} failed, {counts['SKIP']} skipped",
+          flush=True)
+    if counts["FAIL"]:
+        return 1
+    if counts["PASS"] == 0 and counts["SKIP"]:
+        return 77
+    return 0
+
+
+def main():
+    argv = sys.argv[1:]
+    if len(argv) < 2:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    if "--list" in argv:
+        return inner(argv)
+    if os.geteuid() != 0:
+        print("SKIP integration: needs root (fanotify, mounts)", flush=True)
+        print("0 passed, 0 failed, 1 skipped", flush=True)
+        return 77
+    if os.environ.get(INNER_ENV) != "1":
+        unshare = shutil.which("unshare")
+        if not unshare:
+            print("SKIP integration: unshare(1) from util-linux is missing", flush=True)
+            print("0 passed, 0 failed, 1 skipped", flush=True)
+            return 77
+        env = dict(os.environ, **{INNER_ENV: "1"})
+        os.execve(unshare, [unshare, "--mount", "--propagation", "private", "--",
+                            sys.executable, os.path.abspath(__file__), *argv], env)
+    return inner(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
