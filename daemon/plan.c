@@ -464,12 +464,16 @@ static void decide_inotify(struct planner *pl, const struct rule_conf *rule, str
 			    "directory, or ask for delete_self, move_self",
 			    EV(rule->events));
 	}
-	if (rule->recursive && d->is_dir)
-		add_problem(pl, rule, d->path, fallback,
-			    "recursive inotify rules are not supported yet; use mark = \"auto\" or "
-			    "\"filesystem\"%s",
-			    fallback ? " where fanotify works; only the top directory is watched"
-				     : "");
+	if (rule->recursive && d->is_dir) {
+		/* One watch per directory, added as directories appear; what a
+		 * new directory already holds when its watch is placed is
+		 * reported as created (the engine scans it). */
+		d->subtree_recursive = true;
+		d->children_dirent_only = false;
+		append(pl, &d->why,
+		       "; recursive: one inotify watch per directory of the tree, added as "
+		       "directories appear (counted against fs.inotify.max_user_watches)");
+	}
 }
 
 /* A fanotify mark type needs fanotify with FID groups and the mark itself. */
@@ -489,6 +493,12 @@ static bool fanotify_usable(struct planner *pl, const struct rule_conf *rule, st
 static void decide_auto(struct planner *pl, const struct rule_conf *rule, struct decision *d) {
 	const struct fsn_probe *p = d->probe;
 	int missing = fanotify_missing(p);
+
+	/* A filesystem whose FID groups cannot report directory entry events
+	 * (ramfs, procfs, ... refuse them with EOPNOTSUPP) is watched with
+	 * inotify when the rule asks for such events. */
+	if (missing < 0 && (rule->events & DIRENT_EVENTS) && !sup(p, FSN_FEAT_EVENT_DIRENT))
+		missing = (int)FSN_FEAT_EVENT_DIRENT;
 
 	if (missing >= 0) {
 		if (!sup(p, FSN_FEAT_INOTIFY)) {

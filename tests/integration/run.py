@@ -89,6 +89,7 @@ def run_one(runner, index, name, fn):
                 harness.stderr_print(f"#     {rec!r}")
         for n in t.notes:
             harness.stderr_print(f"#   note: {n}")
+    harness.stderr_print(f"# {name}: {status} in {time.monotonic() - t0:.2f}s")
     summary = reason.split("\n")[0]
     line = f"{status} {name}" + (f": {summary}" if summary else "")
     if status == "PASS" and t.notes:

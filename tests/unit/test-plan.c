@@ -297,20 +297,17 @@ START_TEST(test_auto_no_fanotify_inotify) {
 	ck_assert_uint_eq(m->spec.report, 0);
 	ck_assert_uint_eq(m->spec.group_tag, 0);
 	ck_assert_str_eq(m->subtree, DP(&fx, "tree"));
-	ck_assert(!m->subtree_recursive);
+	ck_assert(m->subtree_recursive);
 	ck_assert(m->drop_ondir);
 	assert_contains(m->why, "auto: fanotify cannot be used here (fanotify notification groups "
 				"(FAN_CLASS_NOTIF): not permitted (EPERM)), so an inotify watch");
+	assert_contains(m->why, "recursive: one inotify watch per directory of the tree");
 	m = &fx.p->marks[1];
 	ck_assert_int_eq(m->spec.type, FSN_MARK_INOTIFY);
 	ck_assert_uint_eq(m->spec.mask, FAN_CLOSE_WRITE);
 	ck_assert_ptr_null(m->subtree);
-	/* a warning: the rule works, only one level deep; never fatal */
-	ck_assert_uint_eq(fx.p->n_problems, 1);
-	assert_problem(fx.p, 0, DP(&fx, "tree"),
-		       "recursive inotify rules are not supported yet; use mark = \"auto\" or "
-		       "\"filesystem\" where fanotify works; only the top directory is watched",
-		       true, false);
+	/* recursive inotify works (one watch per directory): no problem */
+	ck_assert_uint_eq(fx.p->n_problems, 0);
 	ck_assert(!plan_has_fatal(fx.p));
 	fx_done(&fx);
 }
@@ -357,14 +354,14 @@ START_TEST(test_auto_fs_mark_refused) {
 					    "supported by this filesystem (EOPNOTSUPP))");
 	fx_done(&fx);
 
-	/* Directory entry events: inotify, one level, with a warning. */
+	/* Directory entry events: recursive inotify, no problem. */
 	fx_init(&fx);
 	fx.fake.broken = F(FSN_FEAT_MARK_FILESYSTEM);
 	fx_plan(&fx, "rules = ( { name = \"t\"; paths = [\"@D@/tree\"]; recursive = true; } );");
 	ck_assert_uint_eq(fx.p->n_marks, 1);
 	ck_assert_int_eq(fx.p->marks[0].spec.type, FSN_MARK_INOTIFY);
-	ck_assert_uint_eq(fx.p->n_problems, 1);
-	ck_assert(fx.p->problems[0].warning);
+	ck_assert(fx.p->marks[0].subtree_recursive);
+	ck_assert_uint_eq(fx.p->n_problems, 0);
 	fx_done(&fx);
 }
 END_TEST
@@ -523,17 +520,13 @@ START_TEST(test_inotify_explicit) {
 	ck_assert_uint_eq(m->spec.mask, FAN_CREATE | FAN_ATTRIB);
 	ck_assert_uint_eq(m->spec.report, 0);
 	ck_assert_str_eq(m->subtree, DP(&fx, "tree"));
-	ck_assert(!m->subtree_recursive);
-	ck_assert(m->children_dirent_only);
+	ck_assert(m->subtree_recursive);
+	ck_assert(!m->children_dirent_only); /* children = false means nothing below a tree */
 	ck_assert(m->drop_ondir);
-	ck_assert_uint_eq(fx.p->n_problems, 2);
+	ck_assert_uint_eq(fx.p->n_problems, 1);
 	assert_problem(fx.p, 0, DP(&fx, "tree"),
 		       "inotify watches cannot report rename (renames come as moved_from + "
 		       "moved_to)",
-		       false, true);
-	assert_problem(fx.p, 1, DP(&fx, "tree"),
-		       "recursive inotify rules are not supported yet; use mark = \"auto\" or "
-		       "\"filesystem\"",
 		       false, true);
 	fx_done(&fx);
 }
@@ -948,7 +941,7 @@ static int real_probe_unprivileged(void) {
 	CHILD_CHECK(strstr(p->marks[0].why, "fanotify cannot be used here (fanotify notification "
 					    "groups (FAN_CLASS_NOTIF): not permitted (EPERM))"),
 		    "why: %s", p->marks[0].why);
-	CHILD_CHECK(p->n_problems == 1 && p->problems[0].warning, "a warning");
+	CHILD_CHECK(p->n_problems == 0 && p->marks[0].subtree_recursive, "recursive inotify");
 	plan_free(p);
 	config_free(c);
 	test_rm_tree(dir);
