@@ -106,16 +106,25 @@ def mark_inode(t):
 
 @test
 def mark_mount(t):
-    # The rule names the mount point of this test's tmpfs: a mount mark
+    # r-mount names the mount point of this test's tmpfs: a mount mark
     # sees every file of that mount (recursive), and only through it.
+    # r-mount-sub names a directory on it: the same kind of mark, but only
+    # what is below that directory is reported.
     t.mkdir("a", "b")
+    t.mkdir("z")
     d, out, _ = start(t, [rule("r-mount", [t.fs], mark="mount", recursive=True,
+                               events=["close_write"]),
+                          rule("r-mount-sub", [t.path("a")], mark="mount", recursive=True,
                                events=["close_write"])])
     c = t.child(comm="fsnd-mount")
     f = t.path("a", "b", "file")
     c.create(f)
-    r = out.wait(ev(f, "close_write", "r-mount"), "close_write of a/b/file", daemon=d)
-    check_process(r, c, "close_write a/b/file")
+    for rn in ("r-mount", "r-mount-sub"):
+        r = out.wait(ev(f, "close_write", rn), f"close_write of a/b/file ({rn})", daemon=d)
+        check_process(r, c, f"close_write a/b/file ({rn})")
+    z = t.path("z", "file")
+    c.create(z)
+    out.wait(ev(z, "close_write", "r-mount"), "close_write of z/file (r-mount)", daemon=d)
     # The same files through a bind mount elsewhere: another mount, not
     # reported by a mount mark. A file on another filesystem: neither.
     bind = os.path.join(t.dir, "bind")
@@ -126,8 +135,10 @@ def mark_mount(t):
     other = os.path.join(t.dir, "not-watched")
     c.create(other)
     m = t.marker(c, out, t.fs, d, event="close_write")
-    check_only(out, m, [f], "mount mark")
-    check(out.count(ev(f, "close_write")) == 1,
+    check_only(out, m, [f, z], "mount mark")
+    check(out.count(ev(z, rule="r-mount-sub")) == 0,
+          "r-mount-sub (mount mark on a/) reported z/file, outside a/")
+    check(out.count(ev(f, "close_write")) == 2,
           "a write through a bind mount (another mount) was reported by a mount mark")
     check_events_subset(out, ["close_write"])
 
@@ -719,6 +730,19 @@ def default_config_runs(t):
 
 
 @test
+def create_missing(t):
+    # create = true: a missing directory is created at start and watched.
+    p = t.path("made", "by", "daemon")
+    d, out, _ = start(t, [rule("r-create", [p], mark="auto", recursive=True, create=True,
+                               events=["create"])])
+    check(os.path.isdir(p), f"{p} was not created (create = true)")
+    c = t.child()
+    c.create(os.path.join(p, "x"))
+    out.wait(ev(os.path.join(p, "x"), "create", "r-create"), "an event in the created "
+             "directory", daemon=d)
+
+
+@test
 def rate_limit_accounted(t):
     # A rule's rate limit drops events, but never silently: reported plus
     # the counts of "dropped" records naming the rule add up to what
@@ -764,7 +788,7 @@ def overflow(t):
     if qmax > 200000:
         raise Skip(f"max_queued_events is {qmax}: too many files to create for an overflow")
     d, out, _ = start(t, [rule("r-ov", [ov], mark="filesystem", recursive=True,
-                               events=["create"])])
+                               events=["create"])], top="limits = { status_interval = 1; };")
     c = t.child(comm="fsnd-ov")
     d.signal(signal.SIGSTOP)
     d.wait_stopped()
@@ -776,6 +800,23 @@ def overflow(t):
     t.marker(c, out, ov, d)
     n = out.count(lambda r: r.kind == "event")
     check(n <= qmax + 1, f"{n} events reported, but the queue holds at most {qmax}")
+    # ... and counted: STATUS= says so (engine.h: "..., 0 overflows, ...").
+    d.wait_notify("STATUS", pred=lambda v: re.search(r"\b[1-9]\d* overflows?\b", v),
+                  timeout=3)
+    # SIGTERM with a full queue waiting: still a prompt, clean stop.
+    d.signal(signal.SIGSTOP)
+    d.wait_stopped()
+    c.do("many", path=os.path.join(ov, "g"), count=qmax + 1000, timeout=60)
+    i = d.notify.mark()
+    d.signal(signal.SIGTERM)
+    t0 = time.monotonic()
+    d.signal(signal.SIGCONT)
+    rc = d.wait_exit(timeout=5)
+    el = time.monotonic() - t0
+    check(rc == 0 and d.notify.find("STOPPING", "1", i) is not None,
+          f"SIGTERM with a full queue: exit {rc}, STOPPING=1 "
+          f"{'seen' if d.notify.find('STOPPING', '1', i) is not None else 'not seen'}")
+    check(el < 2, f"SIGTERM with a full queue took {el:.2f}s to stop the daemon")
 
 
 # ---------------------------------------------------------------------------
@@ -1182,8 +1223,14 @@ def exec_bounded(t):
 def unplaceable_rule(t):
     ok = t.mkdir("ok")
     missing = t.path("does-not-exist")
+    # ramfs refuses fanotify marks that report file ids (no file handles).
+    rfs = os.path.join(t.dir, "ramfs")
+    os.mkdir(rfs)
+    harness.mount("ramfs", rfs, "ramfs", 0, "mode=0755")
+    t.mounts.append(rfs)
     rules = [rule("r-ok", [ok], mark="auto", events=["create"]),
-             rule("r-missing", [missing], mark="auto", events=["create"])]
+             rule("r-missing", [missing], mark="auto", events=["create"]),
+             rule("r-refused", [rfs], mark="filesystem", recursive=True, events=["create"])]
     d, out, cfg = start(t, rules)
     c = t.child()
     c.create(os.path.join(ok, "x"))
@@ -1193,6 +1240,9 @@ def unplaceable_rule(t):
     check("r-missing" in err and missing in err
           and re.search(r"no such file|does not exist|missing|not found", err, re.I),
           f"the rule that cannot be placed is not reported with rule, path and reason:"
+          f"{tail(err)}")
+    check(re.search(r"r-refused.*" + re.escape(rfs) + r".*(filesystem|EOPNOTSUPP)", err),
+          f"the filesystem mark ramfs refuses is not reported with rule, path and reason:"
           f"{tail(err)}")
     rc, so, se = run_cmd([t.binary, "--check-config", cfg])
     check(rc == 0, f"--check-config: exit {rc} for a rule that cannot be placed but is not "

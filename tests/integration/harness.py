@@ -232,9 +232,9 @@ class Record:
     def path(self):
         """The path's exact bytes (path_b64 when present), or None."""
         if self.obj.get("path_b64") is not None:
-            return base64.b64decode(self.obj["path_b64"], validate=True)
+            return base64.b64decode(self.obj["path_b64"])
         p = self.obj.get("path")
-        return None if p is None else p.encode("utf-8")
+        return None if not isinstance(p, str) else p.encode("utf-8", "surrogatepass")
 
     def __repr__(self):
         return self.raw.decode("utf-8", "replace")
@@ -268,6 +268,13 @@ def validate_record(obj):
                 bad.append(f"{k} {obj[k]!r} is neither a number nor null")
         if "comm" in obj and not (obj["comm"] is None or isinstance(obj["comm"], str)):
             bad.append(f"comm {obj['comm']!r} is neither a string nor null")
+    for k in ("rule", "path", "old_path", "comm"):
+        v = obj.get(k)
+        if isinstance(v, str):
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:
+                bad.append(f"{k} has a lone surrogate escape (not Unicode text)")
     for p in ("path", "old_path"):
         v = obj.get(p)
         if v is not None and not isinstance(v, str):
@@ -287,6 +294,10 @@ def validate_record(obj):
             if v is None:
                 bad.append(f"{p}_b64 without {p}")
     return bad
+
+
+def _no_constant(name):
+    raise ValueError(f"{name} is not JSON")
 
 
 class JsonLines:
@@ -314,7 +325,7 @@ class JsonLines:
         self.partial = lines.pop()
         for line in lines:
             try:
-                obj = json.loads(line.decode("utf-8"))
+                obj = json.loads(line.decode("utf-8"), parse_constant=_no_constant)
             except (UnicodeDecodeError, ValueError) as e:
                 self.errors.append(f"{self.path}: invalid JSON line {line!r}: {e}")
                 continue
