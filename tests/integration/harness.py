@@ -16,6 +16,7 @@ import re
 import select
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import time
@@ -29,6 +30,8 @@ _libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctype
                         ctypes.c_char_p]
 _libc.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
 MNT_DETACH = 2
+# struct timespec receive timestamps (asm-generic/socket.h; not in Python's socket)
+SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)
 MS_BIND = 4096
 PR_SET_CHILD_SUBREAPER = 36
 
@@ -153,11 +156,17 @@ def config_text(rules, outputs, default_outputs=None, top=""):
 class Notify:
     """A unix datagram socket the daemon's sd_notify() writes to. Every
     message is split into its KEY=VALUE lines; self.msgs holds them all in
-    arrival order as (key, value, monotonic time)."""
+    arrival order as (key, value, time): the kernel's receive timestamp
+    (SO_TIMESTAMPNS, CLOCK_REALTIME seconds), so gaps between messages are
+    exact however late the test reads them."""
 
     def __init__(self, path):
         self.path = path
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC)
+        try:
+            self.sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+        except OSError:
+            pass  # then the time of reading
         self.sock.bind(path)
         self.sock.setblocking(False)
         self.msgs = []
@@ -165,14 +174,18 @@ class Notify:
     def poll(self):
         while True:
             try:
-                data = self.sock.recv(65536)
+                data, anc, _, _ = self.sock.recvmsg(65536, 256)
             except BlockingIOError:
                 return
-            now = time.monotonic()
+            when = time.time()
+            for level, typ, val in anc:
+                if level == socket.SOL_SOCKET and typ == SO_TIMESTAMPNS:
+                    sec, nsec = struct.unpack("@ll", val[:struct.calcsize("@ll")])
+                    when = sec + nsec / 1e9
             for line in data.decode("utf-8", "replace").split("\n"):
                 if line:
                     k, _, v = line.partition("=")
-                    self.msgs.append((k, v, now))
+                    self.msgs.append((k, v, when))
 
     def mark(self):
         """The index the next message will have."""
