@@ -62,6 +62,13 @@ struct planner {
 	bool oom;
 };
 
+/* fanotify_init() flags of the daemon's groups: every event resolvable to a
+ * full path; FAN_UNLIMITED_QUEUE when the config asks for it (libfsn passes
+ * spec.report to fanotify_init(), and keys its groups by it). */
+static uint32_t report_flags(const struct planner *pl) {
+	return REPORT_FLAGS | (pl->c->unlimited_queue ? FAN_UNLIMITED_QUEUE : 0);
+}
+
 /* How one path of a rule is covered. */
 struct decision {
 	const char *path;
@@ -697,7 +704,7 @@ static size_t plan_exclusions(struct planner *pl, const struct rule_conf *rule, 
 			.spec = {
 				.type = FSN_MARK_INODE,
 				.klass = FSN_CLASS_NOTIF,
-				.report = REPORT_FLAGS,
+				.report = report_flags(pl),
 				.ignore = ignore,
 				.dirfd = AT_FDCWD,
 			},
@@ -778,7 +785,7 @@ static void plan_rule(struct planner *pl, size_t index) {
 		m->spec = (struct fsn_mark_spec){
 			.type = d->type,
 			.klass = FSN_CLASS_NOTIF,
-			.report = d->type == FSN_MARK_INOTIFY ? 0 : REPORT_FLAGS,
+			.report = d->type == FSN_MARK_INOTIFY ? 0 : report_flags(pl),
 			.group_tag = d->type == FSN_MARK_INOTIFY ? 0 : tag,
 			.mask = d->mask,
 			.dirfd = AT_FDCWD,

@@ -281,6 +281,29 @@ START_TEST(test_auto_recursive_filesystem) {
 }
 END_TEST
 
+/* limits.unlimited_queue reaches fanotify_init() through spec.report, for
+ * watch marks and ignore marks alike; without it the report flags are bare. */
+START_TEST(test_unlimited_queue) {
+	struct fx fx;
+
+	fx_init(&fx);
+	fx_plan(&fx, "limits = { unlimited_queue = true; };\n"
+		     "rules = ( { name = \"t\"; paths = [\"@D@/tree\"]; recursive = true;\n"
+		     "  exclude = [\"@D@/tree/cache\"]; } );");
+	ck_assert_uint_eq(fx.p->n_marks, 2);
+	for (size_t i = 0; i < fx.p->n_marks; i++)
+		ck_assert_uint_eq(fx.p->marks[i].spec.report,
+				  FAN_REPORT_DFID_NAME | FAN_REPORT_FID | FAN_UNLIMITED_QUEUE);
+	fx_done(&fx);
+
+	fx_init(&fx);
+	fx_plan(&fx, "rules = ( { name = \"t\"; paths = [\"@D@/tree\"]; recursive = true; } );");
+	ck_assert_uint_eq(fx.p->n_marks, 1);
+	ck_assert_uint_eq(fx.p->marks[0].spec.report, FAN_REPORT_DFID_NAME | FAN_REPORT_FID);
+	fx_done(&fx);
+}
+END_TEST
+
 START_TEST(test_auto_no_fanotify_inotify) {
 	struct fx fx;
 	const struct plan_mark *m;
@@ -962,6 +985,7 @@ Suite *fsn_suite_plan(void) {
 	tcase_add_test(tc, test_auto_dir_inode);
 	tcase_add_test(tc, test_auto_recursive_filesystem);
 	tcase_add_test(tc, test_auto_no_fanotify_inotify);
+	tcase_add_test(tc, test_unlimited_queue);
 	tcase_add_test(tc, test_auto_fid_refused_inotify);
 	tcase_add_test(tc, test_auto_fs_mark_refused);
 	tcase_add_test(tc, test_auto_nothing_works);
