@@ -1648,6 +1648,16 @@ bool rule_conf_same_marks(const struct rule_conf *a, const struct rule_conf *b) 
 	       strv_equal(a->exclude, a->n_exclude, b->exclude, b->n_exclude);
 }
 
+bool output_conf_same(const struct output_conf *a, const struct output_conf *b) {
+	if (!a || !b)
+		return false;
+	return a->type == b->type &&
+	       ((!a->file && !b->file) || (a->file && b->file && strcmp(a->file, b->file) == 0)) &&
+	       strv_equal(a->argv, a->n_argv, b->argv, b->n_argv) &&
+	       a->max_running == b->max_running && a->rate == b->rate && a->burst == b->burst &&
+	       a->timeout_sec == b->timeout_sec;
+}
+
 const char *rule_mark_name(enum rule_mark m) {
 	for (size_t i = 0; i < ELEMENTSOF(mark_values); i++)
 		if (mark_values[i] == (int)m)

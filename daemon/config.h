@@ -139,6 +139,9 @@ const struct rule_conf *config_find_rule(const struct config *c, const char *nam
  * exclude. The plan's group_tag also depends on the rule's index when it has
  * exclusions; compare plan marks' specs for that. */
 bool rule_conf_same_marks(const struct rule_conf *a, const struct rule_conf *b);
+/* True when the two outputs are configured alike (reload keeps the open
+ * output): same type, file, argv, max_running, rate, burst and timeout. */
+bool output_conf_same(const struct output_conf *a, const struct output_conf *b);
 
 const char *rule_mark_name(enum rule_mark m);
 const char *output_type_name(enum output_type t);

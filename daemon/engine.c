@@ -264,15 +264,6 @@ static void strv_free(char **v, size_t n) {
 	free(v);
 }
 
-static bool strv_equal(char *const *a, size_t na, char *const *b, size_t nb) {
-	if (na != nb)
-		return false;
-	for (size_t i = 0; i < na; i++)
-		if (strcmp(a[i], b[i]) != 0)
-			return false;
-	return true;
-}
-
 static bool str_eq(const char *a, const char *b) {
 	return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
@@ -409,13 +400,6 @@ static void on_fsn_log(void *userdata, int priority, const char *msg) {
 /* ------------------------------------------------------------------------ */
 /* outputs                                                                  */
 /* ------------------------------------------------------------------------ */
-
-static bool output_conf_equal(const struct output_conf *a, const struct output_conf *b) {
-	return a->type == b->type && str_eq(a->file, b->file) &&
-	       strv_equal(a->argv, a->n_argv, b->argv, b->n_argv) &&
-	       a->max_running == b->max_running && a->rate == b->rate && a->burst == b->burst &&
-	       a->timeout_sec == b->timeout_sec;
-}
 
 static struct eoutput *eoutput_free(struct eoutput *o) {
 	if (o) {
@@ -581,8 +565,10 @@ static int emark_place(struct engine *e, struct emark *m, unsigned *count, unsig
 	why[0] = '\0';
 	e->captured[0] = '\0';
 	if (max_marks > 0 && *count >= max_marks) {
+		char p[PATH_MAX];
+
 		snprintf(why, whylen, "max_marks (%u) reached: \"%s\" is not watched", max_marks,
-			 m->path);
+			 text_escaped(p, sizeof(p), m->path));
 		return -ENOSPC;
 	}
 	if (spec.type == FSN_MARK_MOUNT && e->foreign_mntns == 1) {
@@ -1641,7 +1627,7 @@ static int state_outputs(struct engine *e, struct state *s, const struct state *
 				if (!v)
 					return -ENOMEM;
 				s->outputs = v;
-				if (prev && !prev->kept && output_conf_equal(prev->conf, oc)) {
+				if (prev && !prev->kept && output_conf_same(prev->conf, oc)) {
 					prev->kept = true;
 					prev->next_conf = oc;
 					o = prev;

@@ -301,7 +301,7 @@ static void put_events(char *buf, size_t len, size_t *pos, uint64_t mask) {
 	puts_(buf, len, pos, "]");
 }
 
-static const char *kind_name(enum record_kind k) {
+const char *record_kind_name(enum record_kind k) {
 	switch (k) {
 	case RECORD_EVENT: return "event";
 	case RECORD_OVERFLOW: return "overflow";
@@ -327,7 +327,7 @@ int record_to_json(const struct record *r, char *buf, size_t len) {
 	if (len > 0)
 		buf[0] = '\0';
 	format_time_usec(stamp, sizeof(stamp), r->time_usec);
-	putf(buf, len, &pos, "{\"time\":\"%s\",\"kind\":\"%s\"", stamp, kind_name(r->kind));
+	putf(buf, len, &pos, "{\"time\":\"%s\",\"kind\":\"%s\"", stamp, record_kind_name(r->kind));
 	put_string(buf, len, &pos, "rule", r->rule);
 
 	if (r->kind == RECORD_EVENT || (r->kind == RECORD_OVERFLOW && r->mask != 0))

@@ -117,15 +117,6 @@ int exec_template_check(char *const *argv, size_t n_argv, char *err, size_t errl
 	return 0;
 }
 
-static const char *kind_name(enum record_kind k) {
-	switch (k) {
-	case RECORD_EVENT: return "event";
-	case RECORD_OVERFLOW: return "overflow";
-	case RECORD_DROPPED: return "dropped";
-	}
-	return "unknown";
-}
-
 /* The value of placeholder i for r, in scratch if it must be formatted. */
 static const char *placeholder_value(int i, const struct record *r, char *scratch, size_t len) {
 	scratch[0] = '\0';
@@ -137,7 +128,7 @@ static const char *placeholder_value(int i, const struct record *r, char *scratc
 		if (fsn_mask_format(FSN_MASK_FANOTIFY_EVENT, r->mask, scratch, len) < 0)
 			scratch[0] = '\0';
 		return scratch;
-	case 4: return kind_name(r->kind);
+	case 4: return record_kind_name(r->kind);
 	case 5:
 		if (r->pid > 0)
 			snprintf(scratch, len, "%d", (int)r->pid);
@@ -304,9 +295,11 @@ static void job_child_cb(struct ev_loop *loop, ev_child *w, int revents) {
 	const char *name = job->x->head.name;
 	int st = w->rstatus;
 
-	/* The child is gone: what it wrote is in the pipe now. A grandchild
-	 * that still holds the pipe open is not waited for. */
-	job_read(job, 0);
+	/* The child is gone: what it wrote is in the pipe now (at most the
+	 * pipe's capacity). A grandchild that still holds the pipe open and
+	 * keeps writing is neither waited for nor allowed to keep the loop
+	 * busy: read a bounded amount, then close. */
+	job_read(job, 1u << 20);
 	job_close_pipe(job);
 
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)

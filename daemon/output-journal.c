@@ -57,15 +57,6 @@ static void fields_free(struct fields *f) {
 		free(f->mem[i]);
 }
 
-static const char *kind_name(enum record_kind k) {
-	switch (k) {
-	case RECORD_EVENT: return "event";
-	case RECORD_OVERFLOW: return "overflow";
-	case RECORD_DROPPED: return "dropped";
-	}
-	return "unknown";
-}
-
 static void __attribute__((format(printf, 4, 5)))
 msg_printf(char *buf, size_t len, size_t *pos, const char *fmt, ...) {
 	va_list ap;
@@ -130,7 +121,7 @@ static void journal_emit(struct output *o, const struct record *r) {
 	field_str(&f, "SYSLOG_IDENTIFIER", "fsnotifyd");
 	if (r->kind != RECORD_EVENT)
 		field_str(&f, "MESSAGE_ID", FSND_MID_OVERFLOW);
-	field_str(&f, "FSN_KIND", kind_name(r->kind));
+	field_str(&f, "FSN_KIND", record_kind_name(r->kind));
 	if (r->rule)
 		field_str(&f, "FSN_RULE", r->rule);
 	if (events[0])

@@ -322,6 +322,26 @@ def max_marks_bound(t):
           "holding one")
 
 
+@test
+def max_marks_hostile_name(t):
+    # The max_marks message names the directory a recursive inotify rule
+    # could not watch: a name the daemon found by walking the tree, so
+    # attacker-controlled bytes, which must reach the log escaped.
+    top = t.mkdir("top")
+    for i in range(3):
+        os.mkdir(os.path.join(os.fsencode(top), b"d%d\n\x1b[31mevil" % i))
+    d, out, _ = start(t, [rule("r-rec", [top], mark="inotify", recursive=True,
+                               events=["create"])],
+                      top="limits = { max_marks = 1; };")
+    c = t.child()
+    t.marker(c, out, top, d)
+    err = d.stderr()
+    check(re.search(r"max_marks \(1\) reached", err),
+          f"no max_marks message:{tail(err)}")
+    check("\x1b" not in err and "\\x1b[31mevil" in err,
+          f"the directory name is not escaped in the log:{tail(err)}")
+
+
 # ---------------------------------------------------------------------------
 # Exclusions
 # ---------------------------------------------------------------------------

@@ -41,30 +41,8 @@ static void write_text(const char *dir, const char *name, const char *text) {
 	ck_assert_int_eq(fclose(f), 0);
 }
 
-/* tmpl with every "what" replaced by "with" (malloc'd). */
-static char *subst(const char *tmpl, const char *what, const char *with) {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	ck_assert_ptr_nonnull(f);
-	for (const char *p = tmpl; *p;) {
-		const char *hit = strstr(p, what);
-
-		if (!hit) {
-			fputs(p, f);
-			break;
-		}
-		fwrite(p, 1, (size_t)(hit - p), f);
-		fputs(with, f);
-		p = hit + strlen(what);
-	}
-	ck_assert_int_eq(fclose(f), 0);
-	return buf;
-}
-
 static char *subst_free(char *tmpl, const char *what, const char *with) {
-	char *r = subst(tmpl, what, with);
+	char *r = test_subst(tmpl, what, with);
 
 	free(tmpl);
 	return r;
@@ -577,7 +555,7 @@ START_TEST(test_bad_fixtures) {
 	       n_expect < 16) {
 		line[strcspn(line, "\n")] = '\0';
 		/* "@FILE@" stands for the fixture's path */
-		expect[n_expect++] = subst(line + 10, "@FILE@", path);
+		expect[n_expect++] = test_subst(line + 10, "@FILE@", path);
 	}
 	fclose(fp);
 	ck_assert_msg(n_expect > 0, "%s: no '# expect: LINE: MESSAGE' first line", path);
@@ -767,17 +745,18 @@ START_TEST(test_all_errors_collected) {
 		char *all = errors_text(&l.e), *want;
 
 		test_join(p, sizeof(p), confd, "x.conf");
-		want = subst("{main}:1: log_level: unknown value \"loud\" (one of \"error\", "
-			     "\"warning\", \"notice\", \"info\", \"debug\")\n"
-			     "{main}:2: limits: max_marks: 0 is out of range (1 to 1000000)\n"
-			     "{main}:2: limits: queue_size: expected an integer, not a string\n"
-			     "{main}:4: rule 'a': paths: 'rel' is not absolute\n"
-			     "{main}:4: rule 'a': unknown event 'opne'\n"
-			     "{main}:4: rule 'a': recursive: expected a boolean (true or false), "
-			     "not an integer\n"
-			     "{main}:5: rule 'b': outputs: unknown output 'missing'\n"
-			     "{drop}:3: unknown key 'bogus'\n",
-			     "{main}", l.path);
+		want =
+		    test_subst("{main}:1: log_level: unknown value \"loud\" (one of \"error\", "
+			       "\"warning\", \"notice\", \"info\", \"debug\")\n"
+			       "{main}:2: limits: max_marks: 0 is out of range (1 to 1000000)\n"
+			       "{main}:2: limits: queue_size: expected an integer, not a string\n"
+			       "{main}:4: rule 'a': paths: 'rel' is not absolute\n"
+			       "{main}:4: rule 'a': unknown event 'opne'\n"
+			       "{main}:4: rule 'a': recursive: expected a boolean (true or false), "
+			       "not an integer\n"
+			       "{main}:5: rule 'b': outputs: unknown output 'missing'\n"
+			       "{drop}:3: unknown key 'bogus'\n",
+			       "{main}", l.path);
 		want = subst_free(want, "{drop}", p);
 		ck_assert_str_eq(all, want);
 		free(all);

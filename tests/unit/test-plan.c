@@ -68,28 +68,6 @@ static int fake_probe(const char *path, struct fsn_probe *ret, void *userdata) {
 	return 0;
 }
 
-/* tmpl with every "what" replaced by "with" (malloc'd). */
-static char *subst(const char *tmpl, const char *what, const char *with) {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	ck_assert_ptr_nonnull(f);
-	for (const char *p = tmpl; *p;) {
-		const char *hit = strstr(p, what);
-
-		if (!hit) {
-			fputs(p, f);
-			break;
-		}
-		fwrite(p, 1, (size_t)(hit - p), f);
-		fputs(with, f);
-		p = hit + strlen(what);
-	}
-	ck_assert_int_eq(fclose(f), 0);
-	return buf;
-}
-
 /*
  * A temporary tree:
  *   D/file          regular file
@@ -136,7 +114,7 @@ static void fx_init(struct fx *fx) {
 }
 
 static void load_config(struct fx *fx, const char *tmpl) {
-	char *text = subst(tmpl, "@D@", fx->dir), path[PATH_MAX];
+	char *text = test_subst(tmpl, "@D@", fx->dir), path[PATH_MAX];
 	struct config_errors e = { 0 };
 	FILE *f;
 
@@ -755,7 +733,7 @@ START_TEST(test_plan_print) {
 	ck_assert_ptr_nonnull(f);
 	plan_print(fx.p, f);
 	ck_assert_int_eq(fclose(f), 0);
-	want = subst(
+	want = test_subst(
 	    "rule 'one': inode mark on @D@/file, mask modify, group notif/dfid_name,fid tag 0 — "
 	    "why: auto: a single file, so an inode mark on the file reports exactly its events — "
 	    "the kernel checks it only for this file\n"
@@ -838,7 +816,7 @@ static void run_child(int (*fn)(void)) {
 }
 
 static int child_load(const char *dir, const char *tmpl, struct config **ret) {
-	char *text = subst(tmpl, "@D@", dir), path[PATH_MAX];
+	char *text = test_subst(tmpl, "@D@", dir), path[PATH_MAX];
 	struct config_errors e = { 0 };
 	FILE *f;
 	int r;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * unit-util.c — filesystem helpers shared by the unit test files:
- * temporary directories, tree removal, path joining.
+ * unit-util.c — helpers shared by the unit test files:
+ * temporary directories, tree removal, path joining, template substitution.
  */
 #include <ftw.h>
 #include <limits.h>
@@ -35,4 +35,25 @@ void test_rm_tree(const char *dir) {
 
 void test_join(char *out, size_t len, const char *dir, const char *name) {
 	ck_assert_int_lt(snprintf(out, len, "%s/%s", dir, name), (int)len);
+}
+
+char *test_subst(const char *tmpl, const char *what, const char *with) {
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert_ptr_nonnull(f);
+	for (const char *p = tmpl; *p;) {
+		const char *hit = strstr(p, what);
+
+		if (!hit) {
+			fputs(p, f);
+			break;
+		}
+		fwrite(p, 1, (size_t)(hit - p), f);
+		fputs(with, f);
+		p = hit + strlen(what);
+	}
+	ck_assert_int_eq(fclose(f), 0);
+	return buf;
 }

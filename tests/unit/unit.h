@@ -42,3 +42,5 @@ void test_tmpdir(char *dir, size_t len);
 void test_rm_tree(const char *dir);
 /* out = dir + "/" + name, asserting it fits. */
 void test_join(char *out, size_t len, const char *dir, const char *name);
+/* tmpl with every "what" replaced by "with" (malloc'd). */
+char *test_subst(const char *tmpl, const char *what, const char *with);
