@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * bench-private.h — declarations shared by the fsn-bench sources: the
+ * statistics helpers (stats.c), a minimal JSON reader/writer (json.c), the
+ * machine description and the subcommands (hooks.c, compare.c).
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "fsn-private.h"
+
+/* JSON result files carry this schema version; compare refuses others. */
+#define FSN_BENCH_SCHEMA_VERSION 1
+
+/* ---- stats.c ---- */
+
+/* Median of n values (n > 0); the array is sorted in place. */
+double bench_median(double *v, size_t n);
+
+/* Two-sided 97.5 % quantile of Student's t with df degrees of freedom. */
+double bench_t975(size_t df);
+
+/* Mean and a 95 % t-interval of the mean of n log values; returned on the
+ * linear scale (geometric mean, low, high). n < 2 gives an infinite
+ * interval. */
+void bench_log_ci(const double *logs, size_t n, double *ret_gmean, double *ret_lo, double *ret_hi);
+
+/* Welch's two-sample t-test on log values: true when the means differ at
+ * the 95 % level. */
+bool bench_welch_significant(const double *a, size_t na, const double *b, size_t nb);
+
+/* ---- json.c: a small DOM, enough to read fsn-bench's own files ---- */
+
+enum json_type {
+	JSON_NULL = 0,
+	JSON_BOOL,
+	JSON_NUMBER,
+	JSON_STRING,
+	JSON_ARRAY,
+	JSON_OBJECT,
+};
+
+struct json {
+	enum json_type type;
+	bool boolean;
+	double number;
+	char *string;         /* JSON_STRING */
+	size_t n;             /* members of an array or object */
+	char **keys;          /* JSON_OBJECT: n keys */
+	struct json **values; /* JSON_ARRAY / JSON_OBJECT: n values */
+};
+
+/* Parse a whole document. 0 or -EINVAL (syntax; *ret_offset says where),
+ * -ENOMEM. */
+int json_parse(const char *text, size_t len, struct json **ret, size_t *ret_offset);
+struct json *json_free(struct json *j);
+/* Member of an object by key, or NULL (also for a non-object). */
+const struct json *json_get(const struct json *obj, const char *key);
+/* Number of a member, or def when missing or not a number. */
+double json_get_number(const struct json *obj, const char *key, double def);
+/* String of a member, or NULL. */
+const char *json_get_string(const struct json *obj, const char *key);
+
+/* Write s as a JSON string literal (quotes included, control bytes and
+ * non-UTF-8-safe bytes escaped). */
+void json_write_string(FILE *f, const char *s);
+
+/* ---- machine description (hooks.c fills it, JSON carries it) ---- */
+
+struct bench_machine {
+	char sysname[65];
+	char release[65];
+	char version[65];
+	char arch[65];
+	char cpu_model[128];
+	long nproc;
+};
+
+void bench_machine_probe(struct bench_machine *m);
+
+/* ---- subcommands: return 0, 77 (skipped), or -errno ---- */
+
+int bench_hooks_main(int argc, char **argv);
+int bench_compare_main(int argc, char **argv);
+
+/* Split a comma list into at most max words, each matched against names[]
+ * (count entries); the result is a bitmask of indices. -EINVAL names the
+ * unknown word on stderr. */
+int bench_parse_list(const char *what, const char *text, const char *const *names, size_t count,
+		     uint64_t *ret_mask);

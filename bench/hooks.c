@@ -1,0 +1,987 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * hooks.c — `fsn-bench hooks`: what the fsnotify hooks cost a syscall.
+ *
+ * The bench process enters a private mount namespace and mounts its own
+ * tmpfs instances (fs A with the workload file, fs B, and a bind mount of
+ * A). Every round visits every scenario in a rotated order. A scenario is
+ * set up by one helper process that owns the inotify/fanotify fd and drains
+ * it (answering permission events with FAN_ALLOW); the bench process keeps
+ * no notification fd of its own. For each workload a fresh child is forked
+ * *after* the scenario is in place, so it opens its fds with the marks
+ * already present and shares no file table with anyone. The child warms
+ * up, reports ready, runs N operations on a GO from the parent and reports
+ * wall time and CPU time (its own plus the pipe peer's). The parent adds
+ * the helper's CPU time over the same window, so the figure of merit is
+ * operations per CPU-second of everything the scenario makes work.
+ *
+ * Each round's ops per CPU-second is divided by the same round's "none";
+ * the geometric mean of these paired ratios and a 95 % t-interval over the
+ * per-round log-ratios say whether a difference is real. "none-ctl" is a
+ * second "none" in every round: its interval shows the noise floor.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sched.h>
+#include <sys/fanotify.h>
+#include <sys/inotify.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench-private.h"
+
+/* ------------------------------------------------------------------------ */
+/* Workloads and scenarios                                                  */
+/* ------------------------------------------------------------------------ */
+
+enum workload {
+	WL_PWRITE = 0,
+	WL_PINGPONG,
+	WL_OPENCLOSE,
+	WL_PREAD,
+	_WL_MAX,
+};
+
+static const char *const workload_names[_WL_MAX] = {
+	[WL_PWRITE] = "pwrite",
+	[WL_PINGPONG] = "pipe-pingpong",
+	[WL_OPENCLOSE] = "open-close",
+	[WL_PREAD] = "pread",
+};
+
+enum scenario {
+	SC_NONE = 0,
+	SC_NONE_CTL,
+	SC_INO_SAME_FS,
+	SC_INO_OTHER_FS,
+	SC_INO_PARENT_NOMATCH,
+	SC_INO_PARENT_DRAIN,
+	SC_FAN_MOUNT_OTHER,
+	SC_FAN_FS_NOMATCH,
+	SC_PERM_OTHER_FS,
+	SC_PERM_SAME_FS,
+	SC_INO_PIPE,
+	_SC_MAX,
+};
+
+static const char *const scenario_names[_SC_MAX] = {
+	[SC_NONE] = "none",
+	[SC_NONE_CTL] = "none-ctl",
+	[SC_INO_SAME_FS] = "ino-same-fs",
+	[SC_INO_OTHER_FS] = "ino-other-fs",
+	[SC_INO_PARENT_NOMATCH] = "ino-parent-nomatch",
+	[SC_INO_PARENT_DRAIN] = "ino-parent-drain",
+	[SC_FAN_MOUNT_OTHER] = "fan-mount-other",
+	[SC_FAN_FS_NOMATCH] = "fan-fs-nomatch",
+	[SC_PERM_OTHER_FS] = "perm-other-fs",
+	[SC_PERM_SAME_FS] = "perm-same-fs",
+	[SC_INO_PIPE] = "ino-pipe",
+};
+
+static const char *const scenario_descriptions[_SC_MAX] = {
+	[SC_NONE] = "no watches or marks (baseline)",
+	[SC_NONE_CTL] = "no watches or marks, a second time per round (noise control)",
+	[SC_INO_SAME_FS] = "inotify IN_ALL_EVENTS on an unrelated directory of fs A",
+	[SC_INO_OTHER_FS] = "inotify IN_ALL_EVENTS on a directory of fs B",
+	[SC_INO_PARENT_NOMATCH] = "inotify IN_CREATE|IN_DELETE|IN_MOVE on the workload's parent",
+	[SC_INO_PARENT_DRAIN] = "inotify IN_ALL_EVENTS on the workload's parent, reader drains",
+	[SC_FAN_MOUNT_OTHER] = "fanotify mount mark (modify,access,open,close) on a bind mount of "
+			       "fs A that the workload does not use",
+	[SC_FAN_FS_NOMATCH] = "fanotify filesystem mark on fs A, DFID_NAME group, mask "
+			      "create,delete,move",
+	[SC_PERM_OTHER_FS] = "fanotify FAN_OPEN_PERM filesystem mark on fs B, responder",
+	[SC_PERM_SAME_FS] = "fanotify FAN_OPEN_PERM filesystem mark on fs A, allow-all responder",
+	[SC_INO_PIPE] = "inotify IN_ALL_EVENTS on an unrelated anonymous pipe",
+};
+
+/* Paths inside the private tmpfs instances. */
+struct hooks_env {
+	char base[64];
+	char fs_a[96];
+	char fs_b[96];
+	char bind_a[96];
+	char workdir[128];
+	char file[160];
+	char unrelated_a[128];
+	char dir_b[128];
+};
+
+struct sample {
+	uint64_t ops;
+	uint64_t wall_ns;
+	uint64_t cpu_ns;    /* workload process (+ pipe peer) */
+	uint64_t helper_ns; /* scenario helper, same window */
+};
+
+struct summary {
+	double median_ops_s;
+	double median_ops_cpu_s;
+	double ratio; /* geometric mean of per-round paired ratios */
+	double lo, hi;
+	bool significant;
+};
+
+struct hooks_opts {
+	unsigned rounds;
+	uint64_t ops;
+	uint64_t warmup;
+	bool quick;
+	uint64_t workloads; /* bit per enum workload */
+	uint64_t scenarios; /* bit per enum scenario */
+	const char *json_path;
+};
+
+static uint64_t ts_ns(clockid_t clk) {
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int write_full(int fd, const void *buf, size_t len) {
+	ssize_t n = write(fd, buf, len);
+
+	if (n < 0)
+		return negative_errno();
+	return (size_t)n == len ? 0 : -EIO;
+}
+
+static int read_full(int fd, void *buf, size_t len) {
+	ssize_t n;
+
+	do
+		n = read(fd, buf, len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return negative_errno();
+	return (size_t)n == len ? 0 : -EPIPE;
+}
+
+static int wait_child(pid_t pid) {
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return negative_errno();
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -ECHILD;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Private mount namespace and tmpfs                                         */
+/* ------------------------------------------------------------------------ */
+
+static int env_setup(struct hooks_env *env) {
+	_cleanup_close_ int fd = -1;
+	char block[4096];
+
+	if (unshare(CLONE_NEWNS) < 0)
+		return negative_errno();
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return negative_errno();
+	snprintf(env->base, sizeof(env->base), "/tmp/fsn-bench.XXXXXX");
+	if (!mkdtemp(env->base))
+		return negative_errno();
+	snprintf(env->fs_a, sizeof(env->fs_a), "%s/a", env->base);
+	snprintf(env->fs_b, sizeof(env->fs_b), "%s/b", env->base);
+	snprintf(env->bind_a, sizeof(env->bind_a), "%s/a-bind", env->base);
+	snprintf(env->workdir, sizeof(env->workdir), "%s/work", env->fs_a);
+	snprintf(env->file, sizeof(env->file), "%s/file", env->workdir);
+	snprintf(env->unrelated_a, sizeof(env->unrelated_a), "%s/unrelated", env->fs_a);
+	snprintf(env->dir_b, sizeof(env->dir_b), "%s/dir", env->fs_b);
+
+	if (mount("fsn-bench", env->base, "tmpfs", 0, "mode=0700,size=4m") < 0)
+		return negative_errno();
+	if (mkdir(env->fs_a, 0700) < 0 || mkdir(env->fs_b, 0700) < 0 ||
+	    mkdir(env->bind_a, 0700) < 0)
+		return negative_errno();
+	if (mount("fsn-bench-a", env->fs_a, "tmpfs", 0, "mode=0700,size=4m") < 0 ||
+	    mount("fsn-bench-b", env->fs_b, "tmpfs", 0, "mode=0700,size=4m") < 0 ||
+	    mount(env->fs_a, env->bind_a, NULL, MS_BIND, NULL) < 0)
+		return negative_errno();
+	if (mkdir(env->workdir, 0700) < 0 || mkdir(env->unrelated_a, 0700) < 0 ||
+	    mkdir(env->dir_b, 0700) < 0)
+		return negative_errno();
+	fd = open(env->file, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return negative_errno();
+	memset(block, 'x', sizeof(block));
+	return write_full(fd, block, sizeof(block));
+}
+
+static void env_teardown(struct hooks_env *env) {
+	if (!env->base[0] || strchr(env->base, 'X'))
+		return;
+	umount2(env->base, MNT_DETACH);
+	rmdir(env->base);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Scenario helper: a separate process owning the notification fd           */
+/* ------------------------------------------------------------------------ */
+
+struct helper {
+	pid_t pid;
+	int ctl; /* SOCK_SEQPACKET: 'q' -> uint64_t CPU ns; EOF -> exit */
+};
+
+static int inotify_watch(const char *path, uint32_t mask, int *ret_fd) {
+	_cleanup_close_ int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+
+	if (fd < 0)
+		return negative_errno();
+	if (inotify_add_watch(fd, path, mask) < 0)
+		return negative_errno();
+	*ret_fd = steal_fd(&fd);
+	return 0;
+}
+
+static int fanotify_watch(unsigned init_flags, unsigned mark_flags, uint64_t mask, const char *path,
+			  int *ret_fd) {
+	_cleanup_close_ int fd = -1;
+
+	fd = fanotify_init(init_flags | FAN_CLOEXEC | FAN_NONBLOCK,
+			   O_RDONLY | O_LARGEFILE | O_CLOEXEC);
+	if (fd < 0)
+		return negative_errno();
+	if (fanotify_mark(fd, FAN_MARK_ADD | mark_flags, mask, AT_FDCWD, path) < 0)
+		return negative_errno();
+	*ret_fd = steal_fd(&fd);
+	return 0;
+}
+
+/* keep[] receives fds the watch depends on (the watched pipe). */
+static int scenario_setup(const struct hooks_env *env, enum scenario s, int *ret_fd,
+			  bool *ret_fanotify, int keep[2]) {
+	const uint64_t fan_rw = FAN_MODIFY | FAN_ACCESS | FAN_OPEN | FAN_CLOSE;
+	char path[64];
+
+	*ret_fanotify = false;
+	switch (s) {
+	case SC_INO_SAME_FS: return inotify_watch(env->unrelated_a, IN_ALL_EVENTS, ret_fd);
+	case SC_INO_OTHER_FS: return inotify_watch(env->dir_b, IN_ALL_EVENTS, ret_fd);
+	case SC_INO_PARENT_NOMATCH:
+		return inotify_watch(env->workdir, IN_CREATE | IN_DELETE | IN_MOVE, ret_fd);
+	case SC_INO_PARENT_DRAIN: return inotify_watch(env->workdir, IN_ALL_EVENTS, ret_fd);
+	case SC_INO_PIPE:
+		if (pipe2(keep, O_CLOEXEC) < 0)
+			return negative_errno();
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", keep[0]);
+		return inotify_watch(path, IN_ALL_EVENTS, ret_fd);
+	case SC_FAN_MOUNT_OTHER:
+		*ret_fanotify = true;
+		return fanotify_watch(FAN_CLASS_NOTIF, FAN_MARK_MOUNT, fan_rw, env->bind_a, ret_fd);
+	case SC_FAN_FS_NOMATCH:
+		*ret_fanotify = true;
+		return fanotify_watch(FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME, FAN_MARK_FILESYSTEM,
+				      FAN_CREATE | FAN_DELETE | FAN_MOVE, env->fs_a, ret_fd);
+	case SC_PERM_OTHER_FS:
+		*ret_fanotify = true;
+		return fanotify_watch(FAN_CLASS_CONTENT, FAN_MARK_FILESYSTEM, FAN_OPEN_PERM,
+				      env->fs_b, ret_fd);
+	case SC_PERM_SAME_FS:
+		*ret_fanotify = true;
+		return fanotify_watch(FAN_CLASS_CONTENT, FAN_MARK_FILESYSTEM, FAN_OPEN_PERM,
+				      env->fs_a, ret_fd);
+	default: return -EINVAL;
+	}
+}
+
+/* Read until EAGAIN; answer permission events with FAN_ALLOW. */
+static int drain(int fd, bool fanotify) {
+	union {
+		struct fanotify_event_metadata md;
+		char bytes[16384];
+	} buf;
+
+	for (;;) {
+		ssize_t n = read(fd, buf.bytes, sizeof(buf.bytes));
+		struct fanotify_event_metadata *md;
+
+		if (n < 0)
+			return errno == EAGAIN ? 0 : negative_errno();
+		if (!fanotify)
+			continue;
+		for (md = &buf.md; FAN_EVENT_OK(md, n); md = FAN_EVENT_NEXT(md, n)) {
+			if (md->vers != FANOTIFY_METADATA_VERSION)
+				return -EPROTO;
+			if (md->mask & (FAN_OPEN_PERM | FAN_ACCESS_PERM)) {
+				struct fanotify_response resp = { .fd = md->fd,
+								  .response = FAN_ALLOW };
+				int r = write_full(fd, &resp, sizeof(resp));
+
+				if (r < 0)
+					return r;
+			}
+			if (md->fd >= 0)
+				close(md->fd);
+		}
+	}
+}
+
+static int helper_main(const struct hooks_env *env, enum scenario s, int ctl) {
+	int keep[2] = { -1, -1 };
+	_cleanup_close_ int fd = -1;
+	bool fanotify;
+	int32_t status;
+	int r;
+
+	r = scenario_setup(env, s, &fd, &fanotify, keep);
+	status = r;
+	if (send(ctl, &status, sizeof(status), 0) < 0 || r < 0)
+		return r < 0 ? r : negative_errno();
+	for (;;) {
+		struct pollfd p[2] = { { .fd = ctl, .events = POLLIN },
+				       { .fd = fd, .events = POLLIN } };
+		char c;
+
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return negative_errno();
+		}
+		if (p[1].revents & POLLIN) {
+			r = drain(fd, fanotify);
+			if (r < 0)
+				return r;
+		}
+		if (!p[0].revents)
+			continue;
+		if (recv(ctl, &c, 1, 0) <= 0)
+			return 0; /* parent closed: done; keep[] dies with us */
+		if (c == 'q') {
+			uint64_t ns = ts_ns(CLOCK_PROCESS_CPUTIME_ID);
+
+			if (send(ctl, &ns, sizeof(ns), 0) < 0)
+				return negative_errno();
+		}
+	}
+}
+
+static void helper_stop(struct helper *h) {
+	if (h->ctl >= 0)
+		h->ctl = safe_close(h->ctl);
+	if (h->pid > 0) {
+		(void)wait_child(h->pid);
+		h->pid = 0;
+	}
+}
+
+static int helper_start(const struct hooks_env *env, enum scenario s, struct helper *h) {
+	int sv[2], r;
+	int32_t status;
+
+	h->pid = 0;
+	h->ctl = -1;
+	if (s == SC_NONE || s == SC_NONE_CTL)
+		return 0;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return negative_errno();
+	fflush(NULL);
+	h->pid = fork();
+	if (h->pid < 0) {
+		r = negative_errno();
+		safe_close(sv[0]);
+		safe_close(sv[1]);
+		return r;
+	}
+	if (h->pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		safe_close(sv[0]);
+		_exit(helper_main(env, s, sv[1]) < 0 ? 1 : 0);
+	}
+	safe_close(sv[1]);
+	h->ctl = sv[0];
+	r = read_full(h->ctl, &status, sizeof(status));
+	if (r == 0 && status < 0)
+		r = status;
+	if (r < 0) {
+		fprintf(stderr, "fsn-bench: scenario %s: %s\n", scenario_names[s], strerror(-r));
+		helper_stop(h);
+	}
+	return r;
+}
+
+static int helper_cpu(const struct helper *h, uint64_t *ret_ns) {
+	int r;
+
+	if (h->ctl < 0) {
+		*ret_ns = 0;
+		return 0;
+	}
+	r = write_full(h->ctl, "q", 1);
+	if (r < 0)
+		return r;
+	return read_full(h->ctl, ret_ns, sizeof(*ret_ns));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Workload child                                                            */
+/* ------------------------------------------------------------------------ */
+
+enum { MSG_READY = 1, MSG_RESULT };
+
+struct wl_msg {
+	int32_t kind;
+	int32_t error;
+	uint64_t wall_ns;
+	uint64_t cpu_ns;
+};
+
+struct wl_state {
+	int fd;
+	int to_peer;
+	int from_peer;
+	pid_t peer;
+	const char *path;
+};
+
+/* The pipe peer: echo 'p'; answer 's' with its CPU time; exit on EOF. */
+static int peer_main(int in, int out) {
+	char c;
+
+	for (;;) {
+		ssize_t n = read(in, &c, 1);
+
+		if (n <= 0)
+			return n < 0 ? negative_errno() : 0;
+		if (c == 's') {
+			uint64_t ns = ts_ns(CLOCK_PROCESS_CPUTIME_ID);
+
+			if (write_full(out, &ns, sizeof(ns)) < 0)
+				return -EPIPE;
+		} else if (write(out, &c, 1) != 1) {
+			return -EPIPE;
+		}
+	}
+}
+
+static int peer_cpu(const struct wl_state *st, uint64_t *ret_ns) {
+	int r = write_full(st->to_peer, "s", 1);
+
+	return r < 0 ? r : read_full(st->from_peer, ret_ns, sizeof(*ret_ns));
+}
+
+/* Open what the workload needs, now that the scenario is in place. The
+ * workload pipes are blocking on purpose: that is the workload. */
+static int wl_open(enum workload w, const struct hooks_env *env, struct wl_state *st) {
+	int a[2], b[2], cpu;
+	cpu_set_t set;
+
+	*st = (struct wl_state){ .fd = -1, .to_peer = -1, .from_peer = -1, .path = env->file };
+	switch (w) {
+	case WL_PWRITE:
+	case WL_PREAD:
+		st->fd = open(env->file, (w == WL_PWRITE ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+		return st->fd < 0 ? negative_errno() : 0;
+	case WL_OPENCLOSE: return 0;
+	case WL_PINGPONG:
+		/* Both ends on this CPU: a cross-CPU wakeup's cost depends on
+		 * where the scheduler put the peer, which is noise here. */
+		cpu = sched_getcpu();
+		if (cpu >= 0) {
+			CPU_ZERO(&set);
+			CPU_SET(cpu, &set);
+			if (sched_setaffinity(0, sizeof(set), &set) < 0)
+				return negative_errno();
+		}
+		if (pipe2(a, O_CLOEXEC) < 0)
+			return negative_errno();
+		if (pipe2(b, O_CLOEXEC) < 0)
+			return negative_errno();
+		st->peer = fork();
+		if (st->peer < 0)
+			return negative_errno();
+		if (st->peer == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			close(a[1]);
+			close(b[0]);
+			_exit(peer_main(a[0], b[1]) < 0 ? 1 : 0);
+		}
+		close(a[0]);
+		close(b[1]);
+		st->to_peer = a[1];
+		st->from_peer = b[0];
+		return 0;
+	default: return -EINVAL;
+	}
+}
+
+static int wl_loop(enum workload w, const struct wl_state *st, uint64_t n) {
+	char c = 'p';
+
+	switch (w) {
+	case WL_PWRITE:
+		for (uint64_t i = 0; i < n; i++)
+			if (pwrite(st->fd, &c, 1, 0) != 1)
+				return negative_errno();
+		return 0;
+	case WL_PREAD:
+		for (uint64_t i = 0; i < n; i++)
+			if (pread(st->fd, &c, 1, 0) != 1)
+				return negative_errno();
+		return 0;
+	case WL_OPENCLOSE:
+		for (uint64_t i = 0; i < n; i++) {
+			int fd = open(st->path, O_RDONLY | O_CLOEXEC);
+
+			if (fd < 0)
+				return negative_errno();
+			close(fd);
+		}
+		return 0;
+	case WL_PINGPONG:
+		for (uint64_t i = 0; i < n; i++) {
+			c = 'p';
+			if (write(st->to_peer, &c, 1) != 1 || read(st->from_peer, &c, 1) != 1)
+				return -EPIPE;
+		}
+		return 0;
+	default: return -EINVAL;
+	}
+}
+
+static int wl_measure(enum workload w, const struct wl_state *st, uint64_t ops, uint64_t *wall,
+		      uint64_t *cpu) {
+	uint64_t t0, c0, p0 = 0, p1 = 0;
+	int r;
+
+	if (w == WL_PINGPONG && (r = peer_cpu(st, &p0)) < 0)
+		return r;
+	t0 = ts_ns(CLOCK_MONOTONIC);
+	c0 = ts_ns(CLOCK_PROCESS_CPUTIME_ID);
+	r = wl_loop(w, st, ops);
+	if (r < 0)
+		return r;
+	*cpu = ts_ns(CLOCK_PROCESS_CPUTIME_ID) - c0;
+	*wall = ts_ns(CLOCK_MONOTONIC) - t0;
+	if (w == WL_PINGPONG) {
+		r = peer_cpu(st, &p1);
+		if (r < 0)
+			return r;
+		*cpu += p1 - p0;
+	}
+	return 0;
+}
+
+static int wl_child(enum workload w, const struct hooks_env *env, const struct hooks_opts *o,
+		    int ctl) {
+	struct wl_msg msg = { .kind = MSG_READY };
+	struct wl_state st;
+	char go;
+	int r;
+
+	r = wl_open(w, env, &st);
+	if (r == 0)
+		r = wl_loop(w, &st, o->warmup);
+	msg.error = r;
+	if (write_full(ctl, &msg, sizeof(msg)) < 0 || r < 0)
+		return r < 0 ? r : -EPIPE;
+	if (read_full(ctl, &go, 1) < 0)
+		return -EPIPE;
+	msg = (struct wl_msg){ .kind = MSG_RESULT };
+	msg.error = wl_measure(w, &st, o->ops, &msg.wall_ns, &msg.cpu_ns);
+	r = write_full(ctl, &msg, sizeof(msg));
+	if (st.to_peer >= 0) {
+		close(st.to_peer);
+		if (wait_child(st.peer) < 0 && r == 0)
+			r = -ECHILD;
+	}
+	return msg.error < 0 ? msg.error : r;
+}
+
+/* One cell: fork the workload, let it warm up, measure it and the helper. */
+static int run_cell(const struct hooks_env *env, const struct hooks_opts *o, enum workload w,
+		    const struct helper *h, struct sample *ret) {
+	struct wl_msg msg;
+	uint64_t h0 = 0, h1 = 0;
+	int sv[2], r;
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return negative_errno();
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		r = negative_errno();
+		safe_close(sv[0]);
+		safe_close(sv[1]);
+		return r;
+	}
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		safe_close(sv[0]);
+		_exit(wl_child(w, env, o, sv[1]) < 0 ? 1 : 0);
+	}
+	safe_close(sv[1]);
+
+	r = read_full(sv[0], &msg, sizeof(msg));
+	if (r == 0 && msg.error < 0)
+		r = msg.error;
+	if (r == 0)
+		r = helper_cpu(h, &h0);
+	if (r == 0)
+		r = write_full(sv[0], "g", 1);
+	if (r == 0)
+		r = read_full(sv[0], &msg, sizeof(msg));
+	if (r == 0 && msg.error < 0)
+		r = msg.error;
+	if (r == 0)
+		r = helper_cpu(h, &h1);
+	safe_close(sv[0]);
+	if (wait_child(pid) < 0 && r == 0)
+		r = -ECHILD;
+	if (r < 0) {
+		fprintf(stderr, "fsn-bench: workload %s: %s\n", workload_names[w], strerror(-r));
+		return r;
+	}
+	*ret = (struct sample){
+		.ops = o->ops,
+		.wall_ns = msg.wall_ns,
+		.cpu_ns = msg.cpu_ns,
+		.helper_ns = h1 - h0,
+	};
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Rounds, summary, output                                                   */
+/* ------------------------------------------------------------------------ */
+
+static double ops_per_s(const struct sample *s) {
+	return s->wall_ns ? (double)s->ops * 1e9 / (double)s->wall_ns : NAN;
+}
+
+static double ops_per_cpu_s(const struct sample *s) {
+	uint64_t cpu = s->cpu_ns + s->helper_ns;
+
+	return cpu ? (double)s->ops * 1e9 / (double)cpu : NAN;
+}
+
+static struct sample *cell(struct sample *all, const struct hooks_opts *o, enum scenario s,
+			   enum workload w) {
+	return &all[((size_t)s * _WL_MAX + (size_t)w) * o->rounds];
+}
+
+static size_t bits(uint64_t mask, unsigned *idx, size_t max) {
+	size_t n = 0;
+
+	for (unsigned i = 0; i < max; i++)
+		if (mask & (UINT64_C(1) << i))
+			idx[n++] = i;
+	return n;
+}
+
+static void progress(const struct hooks_opts *o, unsigned round, uint64_t t_start) {
+	double el = (double)(ts_ns(CLOCK_MONOTONIC) - t_start) / 1e9;
+	double eta = round ? el / round * (o->rounds - round) : 0;
+
+	fprintf(stderr, "%sfsn-bench hooks: round %u/%u done, %.0f s elapsed, ~%.0f s left%s",
+		isatty(STDERR_FILENO) ? "\r" : "", round, o->rounds, el, eta,
+		isatty(STDERR_FILENO) && round < o->rounds ? "" : "\n");
+}
+
+static int run_rounds(const struct hooks_env *env, const struct hooks_opts *o, struct sample *all) {
+	unsigned sc[_SC_MAX], wl[_WL_MAX];
+	size_t nsc = bits(o->scenarios, sc, _SC_MAX), nwl = bits(o->workloads, wl, _WL_MAX);
+	uint64_t t_start = ts_ns(CLOCK_MONOTONIC);
+	int r;
+
+	for (unsigned round = 0; round < o->rounds; round++) {
+		for (size_t i = 0; i < nsc; i++) {
+			enum scenario s = sc[(i + round) % nsc];
+			struct helper h;
+
+			r = helper_start(env, s, &h);
+			if (r < 0)
+				return r;
+			for (size_t j = 0; j < nwl && r == 0; j++) {
+				enum workload w = wl[(j + round) % nwl];
+
+				r = run_cell(env, o, w, &h, &cell(all, o, s, w)[round]);
+			}
+			helper_stop(&h);
+			if (r < 0)
+				return r;
+		}
+		progress(o, round + 1, t_start);
+	}
+	return 0;
+}
+
+static void summarize(const struct hooks_opts *o, struct sample *all, enum scenario s,
+		      enum workload w, struct summary *ret) {
+	const struct sample *base = cell(all, o, SC_NONE, w), *c = cell(all, o, s, w);
+	_cleanup_free_ double *v = calloc(o->rounds, sizeof(double));
+	_cleanup_free_ double *logs = calloc(o->rounds, sizeof(double));
+
+	*ret = (struct summary){ .median_ops_s = NAN, .ratio = NAN, .lo = NAN, .hi = NAN };
+	if (!v || !logs)
+		return;
+	for (unsigned r = 0; r < o->rounds; r++) {
+		v[r] = ops_per_cpu_s(&c[r]);
+		logs[r] = log(ops_per_cpu_s(&c[r]) / ops_per_cpu_s(&base[r]));
+	}
+	ret->median_ops_cpu_s = bench_median(v, o->rounds);
+	for (unsigned r = 0; r < o->rounds; r++)
+		v[r] = ops_per_s(&c[r]);
+	ret->median_ops_s = bench_median(v, o->rounds);
+	bench_log_ci(logs, o->rounds, &ret->ratio, &ret->lo, &ret->hi);
+	ret->significant = s != SC_NONE && (ret->lo > 1.0 || ret->hi < 1.0);
+}
+
+static const char *verdict(enum scenario s, const struct summary *sm) {
+	if (s == SC_NONE)
+		return "baseline";
+	if (!isfinite(sm->lo) || !isfinite(sm->hi))
+		return "too few rounds";
+	if (!sm->significant)
+		return "within noise";
+	return sm->ratio < 1.0 ? "significant (costlier)" : "significant (cheaper)";
+}
+
+static void print_table(const struct hooks_opts *o, struct sample *all) {
+	unsigned sc[_SC_MAX], wl[_WL_MAX];
+	size_t nsc = bits(o->scenarios, sc, _SC_MAX), nwl = bits(o->workloads, wl, _WL_MAX);
+
+	printf("fsn-bench hooks: %u rounds x %" PRIu64 " ops; ratio = ops per CPU-second vs the "
+	       "same round's 'none' (geometric mean, 95%% t-interval)\n\n",
+	       o->rounds, o->ops);
+	printf("%-19s %-14s %13s %7s %8s %17s  %s\n", "scenario", "workload", "median ops/s",
+	       "ratio", "change", "95% CI", "verdict");
+	for (size_t j = 0; j < nwl; j++) {
+		for (size_t i = 0; i < nsc; i++) {
+			struct summary sm;
+
+			summarize(o, all, sc[i], wl[j], &sm);
+			printf("%-19s %-14s %13.0f %7.3f %+7.1f%% [%6.3f, %6.3f]  %s\n",
+			       scenario_names[sc[i]], workload_names[wl[j]], sm.median_ops_s,
+			       sm.ratio, (sm.ratio - 1) * 100, sm.lo, sm.hi, verdict(sc[i], &sm));
+		}
+		if (j + 1 < nwl)
+			putchar('\n');
+	}
+}
+
+static void json_number(FILE *f, double v) {
+	if (isfinite(v))
+		fprintf(f, "%.6g", v);
+	else
+		fputs("null", f);
+}
+
+static int write_json(const char *path, const struct hooks_opts *o, struct sample *all) {
+	unsigned sc[_SC_MAX], wl[_WL_MAX];
+	size_t nsc = bits(o->scenarios, sc, _SC_MAX), nwl = bits(o->workloads, wl, _WL_MAX);
+	struct bench_machine m;
+	bool first = true;
+	FILE *f;
+
+	f = fopen(path, "we");
+	if (!f)
+		return negative_errno();
+	bench_machine_probe(&m);
+	fprintf(f, "{\n  \"version\": %d,\n  \"tool\": \"fsn-bench hooks\",\n",
+		FSN_BENCH_SCHEMA_VERSION);
+	fputs("  \"libfsn\": ", f);
+	json_write_string(f, fsn_version());
+	fputs(",\n  \"machine\": {\"sysname\": ", f);
+	json_write_string(f, m.sysname);
+	fputs(", \"release\": ", f);
+	json_write_string(f, m.release);
+	fputs(", \"uname_version\": ", f);
+	json_write_string(f, m.version);
+	fputs(", \"arch\": ", f);
+	json_write_string(f, m.arch);
+	fprintf(f, ", \"nproc\": %ld, \"cpu_model\": ", m.nproc);
+	json_write_string(f, m.cpu_model);
+	fprintf(f,
+		"},\n  \"parameters\": {\"rounds\": %u, \"ops\": %" PRIu64 ", \"warmup\": %" PRIu64
+		", \"quick\": %s, \"baseline\": \"none\", \"confidence\": 0.95, "
+		"\"metric\": \"ops per CPU-second (workload + peer + helper)\"},\n",
+		o->rounds, o->ops, o->warmup, o->quick ? "true" : "false");
+	fputs("  \"results\": [", f);
+	for (size_t i = 0; i < nsc; i++)
+		for (size_t j = 0; j < nwl; j++) {
+			const struct sample *c = cell(all, o, sc[i], wl[j]);
+			const struct sample *base = cell(all, o, SC_NONE, wl[j]);
+			struct summary sm;
+
+			summarize(o, all, sc[i], wl[j], &sm);
+			fprintf(f,
+				"%s\n    {\"scenario\": \"%s\", \"workload\": \"%s\", "
+				"\"description\": ",
+				first ? "" : ",", scenario_names[sc[i]], workload_names[wl[j]]);
+			first = false;
+			json_write_string(f, scenario_descriptions[sc[i]]);
+			fputs(",\n     \"rounds\": [", f);
+			for (unsigned r = 0; r < o->rounds; r++) {
+				fprintf(f,
+					"%s\n       {\"ops\": %" PRIu64 ", \"wall_ns\": %" PRIu64
+					", \"cpu_ns\": %" PRIu64 ", \"helper_cpu_ns\": %" PRIu64
+					", \"ops_per_s\": ",
+					r ? "," : "", c[r].ops, c[r].wall_ns, c[r].cpu_ns,
+					c[r].helper_ns);
+				json_number(f, ops_per_s(&c[r]));
+				fputs(", \"ops_per_cpu_s\": ", f);
+				json_number(f, ops_per_cpu_s(&c[r]));
+				fputs(", \"ratio\": ", f);
+				json_number(f, ops_per_cpu_s(&c[r]) / ops_per_cpu_s(&base[r]));
+				fputc('}', f);
+			}
+			fputs("],\n     \"summary\": {\"median_ops_per_s\": ", f);
+			json_number(f, sm.median_ops_s);
+			fputs(", \"median_ops_per_cpu_s\": ", f);
+			json_number(f, sm.median_ops_cpu_s);
+			fputs(", \"ratio\": ", f);
+			json_number(f, sm.ratio);
+			fputs(", \"ci_low\": ", f);
+			json_number(f, sm.lo);
+			fputs(", \"ci_high\": ", f);
+			json_number(f, sm.hi);
+			fprintf(f, ", \"significant\": %s, \"verdict\": \"%s\"}}",
+				sm.significant ? "true" : "false", verdict(sc[i], &sm));
+		}
+	fputs("\n  ]\n}\n", f);
+	if (fflush(f) != 0 || ferror(f)) {
+		int r = negative_errno();
+
+		fclose(f);
+		return r;
+	}
+	return fclose(f) == 0 ? 0 : negative_errno();
+}
+
+/* ------------------------------------------------------------------------ */
+/* Entry point                                                               */
+/* ------------------------------------------------------------------------ */
+
+static int parse_u64(const char *what, const char *s, uint64_t min, uint64_t *ret) {
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || v < min || s[0] == '-') {
+		fprintf(stderr, "fsn-bench: invalid %s '%s' (at least %" PRIu64 ")\n", what, s,
+			min);
+		return -EINVAL;
+	}
+	*ret = v;
+	return 0;
+}
+
+static int parse_opts(int argc, char **argv, struct hooks_opts *o) {
+	enum { OPT_ROUNDS = 0x100, OPT_OPS, OPT_QUICK, OPT_WL, OPT_SC, OPT_JSON, OPT_LIST };
+	static const struct option longopts[] = {
+		{ "rounds", required_argument, NULL, OPT_ROUNDS },
+		{ "ops", required_argument, NULL, OPT_OPS },
+		{ "quick", no_argument, NULL, OPT_QUICK },
+		{ "workloads", required_argument, NULL, OPT_WL },
+		{ "scenarios", required_argument, NULL, OPT_SC },
+		{ "json", required_argument, NULL, OPT_JSON },
+		{ "list", no_argument, NULL, OPT_LIST },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	uint64_t rounds = 0, ops = 0;
+	int c, r;
+
+	*o = (struct hooks_opts){
+		.workloads = (UINT64_C(1) << _WL_MAX) - 1,
+		.scenarios = (UINT64_C(1) << _SC_MAX) - 1,
+	};
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) >= 0) {
+		switch (c) {
+		case OPT_ROUNDS: r = parse_u64("--rounds", optarg, 2, &rounds); break;
+		case OPT_OPS: r = parse_u64("--ops", optarg, 1, &ops); break;
+		case OPT_QUICK:
+			o->quick = true;
+			r = 0;
+			break;
+		case OPT_WL:
+			r = bench_parse_list("workload", optarg, workload_names, _WL_MAX,
+					     &o->workloads);
+			break;
+		case OPT_SC:
+			r = bench_parse_list("scenario", optarg, scenario_names, _SC_MAX,
+					     &o->scenarios);
+			break;
+		case OPT_JSON:
+			o->json_path = optarg;
+			r = 0;
+			break;
+		case OPT_LIST:
+			for (unsigned i = 0; i < _WL_MAX; i++)
+				printf("workload  %s\n", workload_names[i]);
+			for (unsigned i = 0; i < _SC_MAX; i++)
+				printf("scenario  %-19s %s\n", scenario_names[i],
+				       scenario_descriptions[i]);
+			return 1;
+		case 'h': printf("see: fsn-bench --help\n"); return 1;
+		default: return -EINVAL;
+		}
+		if (r < 0)
+			return r;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "fsn-bench: unexpected argument '%s'\n", argv[optind]);
+		return -EINVAL;
+	}
+	o->scenarios |= UINT64_C(1) << SC_NONE; /* the baseline every ratio needs */
+	o->rounds = rounds ? (unsigned)rounds : o->quick ? 5 : 20;
+	o->ops = ops ? ops : o->quick ? 20000 : 100000;
+	o->warmup = o->ops / 10 ? o->ops / 10 : 1;
+	return 0;
+}
+
+int bench_hooks_main(int argc, char **argv) {
+	struct hooks_env env = { .base = "" };
+	struct hooks_opts o;
+	_cleanup_free_ struct sample *all = NULL;
+	int r;
+
+	r = parse_opts(argc, argv, &o);
+	if (r != 0)
+		return r > 0 ? 0 : r;
+	if (geteuid() != 0) {
+		printf("fsn-bench hooks: skipped: needs root (private mount namespace, fanotify "
+		       "marks)\n");
+		return 77;
+	}
+	all = calloc((size_t)_SC_MAX * _WL_MAX * o.rounds, sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	r = env_setup(&env);
+	if (r < 0) {
+		fprintf(stderr, "fsn-bench: private mount namespace / tmpfs setup: %s\n",
+			strerror(-r));
+		env_teardown(&env);
+		return r;
+	}
+	r = run_rounds(&env, &o, all);
+	env_teardown(&env);
+	if (r < 0)
+		return r;
+	print_table(&o, all);
+	if (o.json_path) {
+		r = write_json(o.json_path, &o, all);
+		if (r < 0) {
+			fprintf(stderr, "fsn-bench: %s: %s\n", o.json_path, strerror(-r));
+			return r;
+		}
+	}
+	return 0;
+}
