@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "fsn-private.h"
 
@@ -86,6 +87,20 @@ void bench_machine_probe(struct bench_machine *m);
 
 int bench_hooks_main(int argc, char **argv);
 int bench_compare_main(int argc, char **argv);
+int bench_consumers_main(int argc, char **argv);
+
+/* ---- consumers.c helpers, also used by hooks ---- */
+
+/* utime + stime of a process (all its threads), in ns (clock-tick
+ * resolution). */
+int bench_proc_cpu_ns(pid_t pid, uint64_t *ret);
+/* fsnotifyd next to fsn-bench (build tree: ../daemon/fsnotifyd), else the
+ * bare name (found in PATH at exec). */
+const char *bench_default_fsnotifyd(void);
+/* Start `bin --config cfg` with NOTIFY_SOCKET at rundir/notify.sock, its
+ * output in rundir/fsnotifyd.log, and wait (10 s) for READY=1. -ESRCH when
+ * it exits or times out (its log is shown). */
+int bench_fsnotifyd_start(const char *bin, const char *cfg, const char *rundir, pid_t *ret_pid);
 
 /* Split a comma list into at most max words, each matched against names[]
  * (count entries); the result is a bitmask of indices. -EINVAL names the

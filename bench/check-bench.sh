@@ -1,10 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The 'bench' suite: fsn-bench hooks --quick runs, writes JSON that parses,
-# and compare reads it back. Pass/fail is about the tool working, never speed.
-# Usage: check-bench.sh FSN_BENCH
+# and compare reads it back; fsn-bench consumers --quick runs against the
+# daemon and writes JSON naming every consumer. Pass/fail is about the tool
+# working, never speed.
+# Usage: check-bench.sh FSN_BENCH [FSNOTIFYD]
 set -u
 bench=$1
+fsnotifyd=${2:-}
 if [ "$(id -u)" != 0 ]; then
 	echo "skip: fsn-bench hooks needs root (mount namespace, fanotify)"
 	echo "0 passed, 0 failed, 1 skipped"
@@ -41,5 +44,31 @@ for r in d["results"]:
 fi
 check compare "$bench" compare "$tmp/r.json" "$tmp/r.json"
 check compare-rejects-garbage sh -c "echo '{\"version\":' >'$tmp/bad.json'; ! '$bench' compare '$tmp/bad.json' '$tmp/r.json'"
+if [ -n "$fsnotifyd" ]; then
+	check consumers-quick "$bench" consumers --quick --fsnotifyd "$fsnotifyd" \
+		--json "$tmp/c.json"
+else
+	check consumers-quick "$bench" consumers --quick --json "$tmp/c.json"
+fi
+check consumers-table grep -q '^fsnotifyd ' "$tmp/consumers-quick.out"
+if command -v python3 >/dev/null 2>&1; then
+	check consumers-json-valid python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["version"] == 1 and d["tool"] == "fsn-bench consumers"
+c = {x["consumer"]: x for x in d["consumers"]}
+assert set(c) == {"none", "floor", "fsnotifyd", "inotifywait", "fatrace"}, set(c)
+for name in ("none", "floor", "fsnotifyd"):
+    assert c[name]["ran"], name
+    assert len(c[name]["rounds"]) == d["parameters"]["rounds"], name
+for name in ("floor", "fsnotifyd"):
+    s = c[name]["summary"]
+    assert s["generated"] > 0 and s["delivered"] > 0, name
+    assert s["delivered"] + s["lost"] >= s["generated"], name
+for name in ("inotifywait", "fatrace"):
+    assert c[name]["ran"] or c[name]["note"], name
+assert "targets" in d
+' "$tmp/c.json"
+fi
 echo "$pass passed, $fail failed, 0 skipped"
 [ "$fail" = 0 ]

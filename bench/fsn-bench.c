@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fsn-bench.c — the fsn-bench command line: picks the subcommand (hooks,
- * compare), maps its -errno to an exit status, and holds the helpers every
+ * consumers, all, compare), maps its -errno to an exit status, and holds the helpers every
  * subcommand shares (comma lists, the machine description).
  */
 #include <errno.h>
+#include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -76,6 +78,8 @@ void bench_machine_probe(struct bench_machine *m) {
 
 static void usage(FILE *f) {
 	fputs("Usage: fsn-bench hooks [OPTIONS]\n"
+	      "       fsn-bench consumers [OPTIONS]\n"
+	      "       fsn-bench all [--quick] [--json PREFIX] [--fsnotifyd PATH]\n"
 	      "       fsn-bench compare A.json B.json\n"
 	      "\n"
 	      "hooks: cost of fsnotify hooks on syscalls under various watches and marks.\n"
@@ -86,10 +90,68 @@ static void usage(FILE *f) {
 	      "  --scenarios LIST    comma list (default: all; 'none' is always added)\n"
 	      "  --json FILE         write the results as JSON\n"
 	      "  --list              list workloads and scenarios\n"
-	      "hooks needs root (mount namespace, fanotify); it exits 77 otherwise.\n"
+	      "  --fsnotifyd-config FILE  add scenario 'fsnotifyd': the daemon running FILE\n"
+	      "  --fsnotifyd PATH    the daemon for that scenario (default as for consumers)\n"
+	      "hooks and consumers need root (mount namespace, fanotify); they exit 77\n"
+	      "otherwise.\n"
+	      "\n"
+	      "consumers: a create/write/close/rename/unlink storm against fsnotifyd, a\n"
+	      "minimal fanotify reader (the floor), inotifywait and fatrace.\n"
+	      "  --generators N      storm processes (default 2)\n"
+	      "  --ops N             operations per generator (default 200000; --quick: 20000)\n"
+	      "  --rounds N          rounds (default 3; --quick: 1)\n"
+	      "  --consumers LIST    none,floor,fsnotifyd,inotifywait,fatrace (default: all)\n"
+	      "  --fsnotifyd PATH    the daemon (default: ../daemon/fsnotifyd next to\n"
+	      "                      fsn-bench, else fsnotifyd from PATH)\n"
+	      "  --quick, --json FILE  as for hooks\n"
+	      "\n"
+	      "all: hooks then consumers; --json PREFIX writes PREFIX-hooks.json and\n"
+	      "PREFIX-consumers.json.\n"
 	      "\n"
 	      "compare: side-by-side comparison of two --json result files.\n",
 	      f);
+}
+
+/* fsn-bench all [--quick] [--json PREFIX] [--fsnotifyd PATH]: hooks, then
+ * consumers. Both run even if the first fails; the first error is returned. */
+static int all_main(int argc, char **argv) {
+	char hooks_json[PATH_MAX], cons_json[PATH_MAX];
+	char *hargv[5] = { (char *)"hooks" }, *cargv[7] = { (char *)"consumers" };
+	int hn = 1, cn = 1, r1, r2;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--quick") == 0) {
+			hargv[hn++] = argv[i];
+			cargv[cn++] = argv[i];
+		} else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
+			snprintf(hooks_json, sizeof(hooks_json), "%s-hooks.json", argv[++i]);
+			snprintf(cons_json, sizeof(cons_json), "%s-consumers.json", argv[i]);
+			hargv[hn++] = (char *)"--json";
+			hargv[hn++] = hooks_json;
+			cargv[cn++] = (char *)"--json";
+			cargv[cn++] = cons_json;
+		} else if (strcmp(argv[i], "--fsnotifyd") == 0 && i + 1 < argc) {
+			cargv[cn++] = argv[i];
+			cargv[cn++] = argv[++i];
+		} else {
+			fprintf(stderr, "fsn-bench all: unknown or repeated option '%s'\n",
+				argv[i]);
+			return -EINVAL;
+		}
+		if (hn > 4 || cn > 6) {
+			fprintf(stderr, "fsn-bench all: repeated option '%s'\n", argv[i]);
+			return -EINVAL;
+		}
+	}
+	optind = 1;
+	r1 = bench_hooks_main(hn, hargv);
+	optind = 1;
+	r2 = bench_consumers_main(cn, cargv);
+	if (r1 < 0)
+		return r1;
+	if (r2 < 0)
+		return r2;
+	return r1 == 77 ? r2 : r1;
 }
 
 int main(int argc, char **argv) {
@@ -109,6 +171,10 @@ int main(int argc, char **argv) {
 	}
 	if (strcmp(argv[1], "hooks") == 0) {
 		r = bench_hooks_main(argc - 1, argv + 1);
+	} else if (strcmp(argv[1], "consumers") == 0) {
+		r = bench_consumers_main(argc - 1, argv + 1);
+	} else if (strcmp(argv[1], "all") == 0) {
+		r = all_main(argc - 1, argv + 1);
 	} else if (strcmp(argv[1], "compare") == 0) {
 		r = bench_compare_main(argc - 1, argv + 1);
 	} else {

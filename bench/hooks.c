@@ -19,6 +19,9 @@
  * the geometric mean of these paired ratios and a 95 % t-interval over the
  * per-round log-ratios say whether a difference is real. "none-ctl" is a
  * second "none" in every round: its interval shows the noise floor.
+ *
+ * With --fsnotifyd-config FILE, scenario "fsnotifyd" runs the daemon on FILE
+ * instead of a helper (consumers.c starts it); its CPU comes from /proc.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -74,6 +77,7 @@ enum scenario {
 	SC_PERM_OTHER_FS,
 	SC_PERM_SAME_FS,
 	SC_INO_PIPE,
+	SC_FSNOTIFYD, /* only with --fsnotifyd-config */
 	_SC_MAX,
 };
 
@@ -89,6 +93,7 @@ static const char *const scenario_names[_SC_MAX] = {
 	[SC_PERM_OTHER_FS] = "perm-other-fs",
 	[SC_PERM_SAME_FS] = "perm-same-fs",
 	[SC_INO_PIPE] = "ino-pipe",
+	[SC_FSNOTIFYD] = "fsnotifyd",
 };
 
 static const char *const scenario_descriptions[_SC_MAX] = {
@@ -105,6 +110,8 @@ static const char *const scenario_descriptions[_SC_MAX] = {
 	[SC_PERM_OTHER_FS] = "fanotify FAN_OPEN_PERM filesystem mark on fs B, responder",
 	[SC_PERM_SAME_FS] = "fanotify FAN_OPEN_PERM filesystem mark on fs A, allow-all responder",
 	[SC_INO_PIPE] = "inotify IN_ALL_EVENTS on an unrelated anonymous pipe",
+	[SC_FSNOTIFYD] =
+	    "fsnotifyd running the --fsnotifyd-config FILE (its CPU counts as the helper's)",
 };
 
 /* Paths inside the private tmpfs instances. */
@@ -142,6 +149,8 @@ struct hooks_opts {
 	uint64_t workloads; /* bit per enum workload */
 	uint64_t scenarios; /* bit per enum scenario */
 	const char *json_path;
+	const char *fsnotifyd_config; /* SC_FSNOTIFYD: the daemon's config */
+	const char *fsnotifyd;
 };
 
 static uint64_t ts_ns(clockid_t clk) {
@@ -234,7 +243,8 @@ static void env_teardown(struct hooks_env *env) {
 
 struct helper {
 	pid_t pid;
-	int ctl; /* SOCK_SEQPACKET: 'q' -> uint64_t CPU ns; EOF -> exit */
+	int ctl;     /* SOCK_SEQPACKET: 'q' -> uint64_t CPU ns; EOF -> exit */
+	bool daemon; /* fsnotifyd: CPU from /proc, stopped with SIGTERM */
 };
 
 static int inotify_watch(const char *path, uint32_t mask, int *ret_fd) {
@@ -371,6 +381,8 @@ static int helper_main(const struct hooks_env *env, enum scenario s, int ctl) {
 }
 
 static void helper_stop(struct helper *h) {
+	if (h->daemon && h->pid > 0)
+		kill(h->pid, SIGTERM);
 	if (h->ctl >= 0)
 		h->ctl = safe_close(h->ctl);
 	if (h->pid > 0) {
@@ -379,14 +391,25 @@ static void helper_stop(struct helper *h) {
 	}
 }
 
-static int helper_start(const struct hooks_env *env, enum scenario s, struct helper *h) {
+static int helper_start(const struct hooks_env *env, const struct hooks_opts *o, enum scenario s,
+			struct helper *h) {
 	int sv[2], r;
 	int32_t status;
 
 	h->pid = 0;
 	h->ctl = -1;
+	h->daemon = false;
 	if (s == SC_NONE || s == SC_NONE_CTL)
 		return 0;
+	if (s == SC_FSNOTIFYD) {
+		r = bench_fsnotifyd_start(o->fsnotifyd, o->fsnotifyd_config, env->base, &h->pid);
+		if (r < 0) {
+			h->pid = 0;
+			return r;
+		}
+		h->daemon = true;
+		return 0;
+	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return negative_errno();
 	fflush(NULL);
@@ -417,6 +440,8 @@ static int helper_start(const struct hooks_env *env, enum scenario s, struct hel
 static int helper_cpu(const struct helper *h, uint64_t *ret_ns) {
 	int r;
 
+	if (h->daemon)
+		return bench_proc_cpu_ns(h->pid, ret_ns);
 	if (h->ctl < 0) {
 		*ret_ns = 0;
 		return 0;
@@ -704,7 +729,7 @@ static int run_rounds(const struct hooks_env *env, const struct hooks_opts *o, s
 			enum scenario s = sc[(i + round) % nsc];
 			struct helper h;
 
-			r = helper_start(env, s, &h);
+			r = helper_start(env, o, s, &h);
 			if (r < 0)
 				return r;
 			for (size_t j = 0; j < nwl && r == 0; j++) {
@@ -884,7 +909,17 @@ static int parse_u64(const char *what, const char *s, uint64_t min, uint64_t *re
 }
 
 static int parse_opts(int argc, char **argv, struct hooks_opts *o) {
-	enum { OPT_ROUNDS = 0x100, OPT_OPS, OPT_QUICK, OPT_WL, OPT_SC, OPT_JSON, OPT_LIST };
+	enum {
+		OPT_ROUNDS = 0x100,
+		OPT_OPS,
+		OPT_QUICK,
+		OPT_WL,
+		OPT_SC,
+		OPT_JSON,
+		OPT_LIST,
+		OPT_FSND_CONFIG,
+		OPT_FSND,
+	};
 	static const struct option longopts[] = {
 		{ "rounds", required_argument, NULL, OPT_ROUNDS },
 		{ "ops", required_argument, NULL, OPT_OPS },
@@ -893,16 +928,20 @@ static int parse_opts(int argc, char **argv, struct hooks_opts *o) {
 		{ "scenarios", required_argument, NULL, OPT_SC },
 		{ "json", required_argument, NULL, OPT_JSON },
 		{ "list", no_argument, NULL, OPT_LIST },
+		{ "fsnotifyd-config", required_argument, NULL, OPT_FSND_CONFIG },
+		{ "fsnotifyd", required_argument, NULL, OPT_FSND },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	uint64_t rounds = 0, ops = 0;
+	bool scenarios_given = false;
 	int c, r;
 
 	*o = (struct hooks_opts){
 		.workloads = (UINT64_C(1) << _WL_MAX) - 1,
-		.scenarios = (UINT64_C(1) << _SC_MAX) - 1,
+		.scenarios = ((UINT64_C(1) << _SC_MAX) - 1) & ~(UINT64_C(1) << SC_FSNOTIFYD),
 	};
+
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) >= 0) {
 		switch (c) {
 		case OPT_ROUNDS: r = parse_u64("--rounds", optarg, 2, &rounds); break;
@@ -918,6 +957,15 @@ static int parse_opts(int argc, char **argv, struct hooks_opts *o) {
 		case OPT_SC:
 			r = bench_parse_list("scenario", optarg, scenario_names, _SC_MAX,
 					     &o->scenarios);
+			scenarios_given = true;
+			break;
+		case OPT_FSND_CONFIG:
+			o->fsnotifyd_config = optarg;
+			r = 0;
+			break;
+		case OPT_FSND:
+			o->fsnotifyd = optarg;
+			r = 0;
 			break;
 		case OPT_JSON:
 			o->json_path = optarg;
@@ -940,6 +988,18 @@ static int parse_opts(int argc, char **argv, struct hooks_opts *o) {
 		fprintf(stderr, "fsn-bench: unexpected argument '%s'\n", argv[optind]);
 		return -EINVAL;
 	}
+	if (o->fsnotifyd_config && !scenarios_given)
+		o->scenarios |= UINT64_C(1) << SC_FSNOTIFYD;
+	if ((o->scenarios & (UINT64_C(1) << SC_FSNOTIFYD)) && !o->fsnotifyd_config) {
+		fprintf(stderr, "fsn-bench: scenario 'fsnotifyd' needs --fsnotifyd-config FILE\n");
+		return -EINVAL;
+	}
+	if (o->fsnotifyd_config && access(o->fsnotifyd_config, R_OK) < 0) {
+		fprintf(stderr, "fsn-bench: %s: %s\n", o->fsnotifyd_config, strerror(errno));
+		return -EINVAL;
+	}
+	if (!o->fsnotifyd)
+		o->fsnotifyd = bench_default_fsnotifyd();
 	o->scenarios |= UINT64_C(1) << SC_NONE; /* the baseline every ratio needs */
 	o->rounds = rounds ? (unsigned)rounds : o->quick ? 5 : 20;
 	o->ops = ops ? ops : o->quick ? 20000 : 100000;

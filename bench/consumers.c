@@ -1,0 +1,1161 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * consumers.c — `fsn-bench consumers`: how fast event consumers keep up
+ * with a storm, how much CPU they spend per event, whether they lose events
+ * and say so, and how late a single event arrives.
+ *
+ * The bench process enters a private mount namespace and mounts two tmpfs
+ * instances: W (watched: one directory per generator and one for the
+ * probe) and O (not watched: fsnotifyd's config, output and notify socket).
+ * Generators are processes, each doing create (O_CREAT|O_EXCL), 1-byte
+ * write, close, rename, unlink on unique names in its own directory, at
+ * full speed, for N operations. A probe process creates one file every
+ * PROBE_INTERVAL_MS whose name carries its CLOCK_REALTIME timestamp taken
+ * just before the create; the consumer's receipt time minus that is the
+ * latency.
+ *
+ * Every name is used once, so no two events of one type on one object are
+ * ever queued together: fanotify's merging of identical unread events
+ * cannot hide a loss. Merging of different types on one name (create +
+ * modify + close_write in one record) does happen; it is why delivered
+ * events are counted per type bit, not per record. "Generated" is the
+ * exact per-type count the kernel would queue without merges:
+ *   create = G*N + P, modify = G*N, close_write = G*N + P,
+ *   moved_from = moved_to = delete = G*N   (P = probe files).
+ *
+ * Consumers: none (the generators' baseline speed), floor (a minimal
+ * fanotify reader in its own process: filesystem mark, FAN_REPORT_DFID_NAME,
+ * reads and counts per type, nothing else; results in shared memory),
+ * fsnotifyd (started with a generated config, ready on READY=1 over
+ * NOTIFY_SOCKET, JSON lines to a file on O; parsed after the run), and
+ * inotifywait / fatrace, which are reported "not installed" when missing
+ * (their runners are not written yet).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/fanotify.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench-private.h"
+
+#define MAX_GENERATORS 16
+#define MAX_LATENCIES 65536
+#define PROBE_INTERVAL_MS 10
+#define IDLE_MS 300             /* no new event for this long: drained */
+#define DRAIN_DEADLINE_MS 60000 /* give up waiting for a consumer to drain */
+#define READY_DEADLINE_MS 10000 /* fsnotifyd must send READY=1 within this */
+
+enum ev_type { T_CREATE = 0, T_MODIFY, T_CLOSE_WRITE, T_MOVED_FROM, T_MOVED_TO, T_DELETE, _T_MAX };
+
+static const char *const type_names[_T_MAX] = {
+	"create", "modify", "close_write", "moved_from", "moved_to", "delete",
+};
+static const uint64_t type_bits[_T_MAX] = {
+	FAN_CREATE, FAN_MODIFY, FAN_CLOSE_WRITE, FAN_MOVED_FROM, FAN_MOVED_TO, FAN_DELETE,
+};
+
+enum consumer { C_NONE = 0, C_FLOOR, C_FSNOTIFYD, C_INOTIFYWAIT, C_FATRACE, _C_MAX };
+
+static const char *const consumer_names[_C_MAX] = {
+	"none", "floor", "fsnotifyd", "inotifywait", "fatrace",
+};
+static const char *const consumer_descriptions[_C_MAX] = {
+	"no consumer: the generators' own speed",
+	"minimal fanotify reader: filesystem mark, FAN_REPORT_DFID_NAME, counts per type",
+	"fsnotifyd, recursive rule on the storm dir, JSON lines to a file on another tmpfs",
+	"inotifywait -m -r (Debian inotify-tools)",
+	"fatrace (Debian fatrace)",
+};
+
+/* Shared (MAP_SHARED anonymous) between the bench and its children. */
+struct shared {
+	int stop_probe;
+	uint64_t probes;
+	uint64_t gen_wall_ns[MAX_GENERATORS];
+	/* the floor reader */
+	int reader_ready;
+	uint64_t counts[_T_MAX];
+	uint64_t records, overflows, last_ns;
+	uint32_t nlat;
+	uint64_t lat_ns[MAX_LATENCIES];
+};
+
+struct run {
+	bool done;
+	uint64_t gen_wall_ns; /* mean over generators */
+	uint64_t cpu_ns;      /* consumer, over storm + drain */
+	uint64_t records;     /* records read (kernel events or JSON lines) */
+	uint64_t counts[_T_MAX];
+	uint64_t generated[_T_MAX];
+	uint64_t overflows;
+	int64_t drain_ns;
+	size_t nlat;
+	uint64_t *lat_ns;
+};
+
+struct cons_opts {
+	unsigned rounds;
+	uint64_t ops;
+	unsigned generators;
+	bool quick;
+	uint64_t consumers;
+	const char *json_path;
+	const char *fsnotifyd;
+};
+
+struct cons_env {
+	char base[64];
+	char watch[96];
+	char out[96];
+};
+
+static uint64_t now_ns(clockid_t clk) {
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void sleep_ms(unsigned ms) {
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static int wait_pid(pid_t pid) {
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return negative_errno();
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -ECHILD;
+}
+
+static void kill_wait(pid_t pid) {
+	if (pid <= 0)
+		return;
+	kill(pid, SIGTERM);
+	(void)wait_pid(pid);
+}
+
+int bench_proc_cpu_ns(pid_t pid, uint64_t *ret) {
+	char path[64], buf[1024];
+	_cleanup_close_ int fd = -1;
+	unsigned long long ut, st;
+	ssize_t n;
+	char *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return negative_errno();
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	/* after "pid (comm)": state(3) ... utime(14) stime(15) */
+	if (!p ||
+	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+		return -EIO;
+	*ret = (uint64_t)(ut + st) * (1000000000u / (uint64_t)sysconf(_SC_CLK_TCK));
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Namespace and tmpfs                                                       */
+/* ------------------------------------------------------------------------ */
+
+static int env_setup(struct cons_env *env, unsigned generators) {
+	char dir[160];
+
+	if (unshare(CLONE_NEWNS) < 0)
+		return negative_errno();
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return negative_errno();
+	snprintf(env->base, sizeof(env->base), "/tmp/fsn-bench-c.XXXXXX");
+	if (!mkdtemp(env->base))
+		return negative_errno();
+	snprintf(env->watch, sizeof(env->watch), "%s/w", env->base);
+	snprintf(env->out, sizeof(env->out), "%s/o", env->base);
+	if (mount("fsn-bench", env->base, "tmpfs", 0, "mode=0700,size=4m") < 0)
+		return negative_errno();
+	if (mkdir(env->watch, 0700) < 0 || mkdir(env->out, 0700) < 0)
+		return negative_errno();
+	if (mount("fsn-bench-w", env->watch, "tmpfs", 0, "mode=0700,size=64m") < 0 ||
+	    mount("fsn-bench-o", env->out, "tmpfs", 0, "mode=0700,size=2g") < 0)
+		return negative_errno();
+	for (unsigned i = 0; i < generators; i++) {
+		snprintf(dir, sizeof(dir), "%s/g%u", env->watch, i);
+		if (mkdir(dir, 0700) < 0)
+			return negative_errno();
+	}
+	snprintf(dir, sizeof(dir), "%s/probe", env->watch);
+	return mkdir(dir, 0700) < 0 ? negative_errno() : 0;
+}
+
+static void env_teardown(struct cons_env *env) {
+	if (!env->base[0] || strchr(env->base, 'X'))
+		return;
+	umount2(env->base, MNT_DETACH);
+	rmdir(env->base);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Generators and the probe                                                  */
+/* ------------------------------------------------------------------------ */
+
+static int generator_main(const struct cons_env *env, const struct cons_opts *o, unsigned idx,
+			  int go, struct shared *sh) {
+	char dir[160], a[32], b[32], c;
+	_cleanup_close_ int dfd = -1;
+	uint64_t t0;
+
+	snprintf(dir, sizeof(dir), "%s/g%u", env->watch, idx);
+	dfd = open(dir, O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+	if (dfd < 0 || read(go, &c, 1) < 0)
+		return 1;
+	t0 = now_ns(CLOCK_MONOTONIC);
+	for (uint64_t k = 0; k < o->ops; k++) {
+		int fd;
+
+		snprintf(a, sizeof(a), "f%" PRIu64, k);
+		snprintf(b, sizeof(b), "g%" PRIu64, k);
+		fd = openat(dfd, a, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+		if (fd < 0)
+			return 1;
+		if (write(fd, "x", 1) != 1) {
+			close(fd);
+			return 1;
+		}
+		close(fd);
+		if (renameat(dfd, a, dfd, b) < 0 || unlinkat(dfd, b, 0) < 0)
+			return 1;
+	}
+	sh->gen_wall_ns[idx] = now_ns(CLOCK_MONOTONIC) - t0;
+	return 0;
+}
+
+static int probe_main(const struct cons_env *env, int go, struct shared *sh) {
+	char path[256], c;
+	uint64_t seq = 0;
+
+	if (read(go, &c, 1) < 0)
+		return 1;
+	while (!__atomic_load_n(&sh->stop_probe, __ATOMIC_ACQUIRE)) {
+		uint64_t t = now_ns(CLOCK_REALTIME);
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/probe/p-%" PRIu64 "-%" PRIu64, env->watch, seq++,
+			 t);
+		fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+		if (fd < 0)
+			return 1;
+		close(fd);
+		__atomic_store_n(&sh->probes, seq, __ATOMIC_RELEASE);
+		sleep_ms(PROBE_INTERVAL_MS);
+	}
+	return 0;
+}
+
+/* Run the storm: G generators and the probe released at once. Returns the
+ * CLOCK_REALTIME ns at which the last generator finished. */
+static int storm(const struct cons_env *env, const struct cons_opts *o, struct shared *sh,
+		 uint64_t *ret_end) {
+	pid_t pids[MAX_GENERATORS + 1];
+	int go[2], r = 0;
+	unsigned n = 0;
+
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return negative_errno();
+	__atomic_store_n(&sh->stop_probe, 0, __ATOMIC_RELEASE);
+	sh->probes = 0;
+	for (unsigned i = 0; i <= o->generators; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			r = negative_errno();
+			break;
+		}
+		if (pid == 0) {
+			close(go[1]);
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			_exit(i < o->generators ? generator_main(env, o, i, go[0], sh)
+						: probe_main(env, go[0], sh));
+		}
+		pids[n++] = pid;
+	}
+	close(go[0]);
+	close(go[1]); /* GO: every child's read returns 0 */
+	for (unsigned i = 0; i < n && i < o->generators; i++)
+		if (wait_pid(pids[i]) < 0 && r == 0)
+			r = -ECHILD;
+	*ret_end = now_ns(CLOCK_REALTIME);
+	__atomic_store_n(&sh->stop_probe, 1, __ATOMIC_RELEASE);
+	if (n > o->generators && wait_pid(pids[o->generators]) < 0 && r == 0)
+		r = -ECHILD;
+	return r;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The floor: a minimal fanotify reader                                      */
+/* ------------------------------------------------------------------------ */
+
+static uint64_t storm_mask(void) {
+	uint64_t m = 0;
+
+	for (unsigned t = 0; t < _T_MAX; t++)
+		m |= type_bits[t];
+	return m;
+}
+
+/* The probe's timestamp from a "p-SEQ-NS" name, or 0. */
+static uint64_t probe_stamp(const char *name) {
+	const char *dash;
+
+	if (strncmp(name, "p-", 2) != 0)
+		return 0;
+	dash = strchr(name + 2, '-');
+	return dash ? strtoull(dash + 1, NULL, 10) : 0;
+}
+
+static int floor_main(const struct cons_env *env, struct shared *sh) {
+	static char buf[256 * 1024] __attribute__((aligned(8)));
+	int fd;
+
+	fd = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME | FAN_CLOEXEC, O_RDONLY);
+	if (fd < 0 || fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, storm_mask(), AT_FDCWD,
+				    env->watch) < 0) {
+		perror("fsn-bench: floor reader: fanotify");
+		return 1;
+	}
+	__atomic_store_n(&sh->reader_ready, 1, __ATOMIC_RELEASE);
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		uint64_t now;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return 1;
+		now = now_ns(CLOCK_REALTIME);
+		for (struct fanotify_event_metadata *m = (void *)buf; FAN_EVENT_OK(m, n);
+		     m = FAN_EVENT_NEXT(m, n)) {
+			sh->records++;
+			if (m->mask & FAN_Q_OVERFLOW)
+				sh->overflows++;
+			for (unsigned t = 0; t < _T_MAX; t++)
+				if (m->mask & type_bits[t])
+					sh->counts[t]++;
+			if ((m->mask & FAN_CREATE) && m->event_len > sizeof(*m)) {
+				struct fanotify_event_info_fid *fid = (void *)(m + 1);
+				struct file_handle *fh = (void *)fid->handle;
+				const char *name = (const char *)fh->f_handle + fh->handle_bytes;
+				uint64_t t;
+
+				if (fid->hdr.info_type != FAN_EVENT_INFO_TYPE_DFID_NAME)
+					continue;
+				t = probe_stamp(name);
+				if (t && sh->nlat < MAX_LATENCIES)
+					sh->lat_ns[sh->nlat++] = now > t ? now - t : 0;
+			}
+		}
+		__atomic_store_n(&sh->last_ns, now, __ATOMIC_RELEASE);
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* fsnotifyd                                                                 */
+/* ------------------------------------------------------------------------ */
+
+static int write_config(const struct cons_env *env, const char *cfg, const char *events) {
+	FILE *f = fopen(cfg, "we");
+
+	if (!f)
+		return negative_errno();
+	fprintf(f,
+		"# generated by fsn-bench consumers\n"
+		"log_level = \"warning\";\n"
+		"outputs = [\"bench\"];\n"
+		"output = { bench = { type = \"json\"; file = \"%s\"; }; };\n"
+		"rules = ({\n"
+		"  name = \"storm\";\n"
+		"  paths = [\"%s\"];\n"
+		"  recursive = true;\n"
+		"  events = [\"create\", \"modify\", \"close_write\", \"moved_from\", "
+		"\"moved_to\", \"delete\"];\n"
+		"});\n",
+		events, env->watch);
+	return fclose(f) == 0 ? 0 : negative_errno();
+}
+
+int bench_fsnotifyd_start(const char *bin, const char *cfg, const char *rundir, pid_t *ret_pid) {
+	char sock[PATH_MAX], logf[PATH_MAX], buf[4096];
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	_cleanup_close_ int s = -1;
+	uint64_t deadline;
+	pid_t pid;
+
+	snprintf(sock, sizeof(sock), "%s/notify.sock", rundir);
+	snprintf(logf, sizeof(logf), "%s/fsnotifyd.log", rundir);
+	unlink(sock);
+	s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return negative_errno();
+	if (strlen(sock) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	memcpy(sa.sun_path, sock, strlen(sock) + 1);
+	if (bind(s, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return negative_errno();
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return negative_errno();
+	if (pid == 0) {
+		int lfd = open(logf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (lfd >= 0) {
+			dup2(lfd, STDOUT_FILENO);
+			dup2(lfd, STDERR_FILENO);
+		}
+		setenv("NOTIFY_SOCKET", sock, 1);
+		execlp(bin, bin, "--config", cfg, (char *)NULL);
+		fprintf(stderr, "exec %s: %s\n", bin, strerror(errno));
+		_exit(127);
+	}
+	deadline = now_ns(CLOCK_MONOTONIC) + (uint64_t)READY_DEADLINE_MS * 1000000u;
+	for (;;) {
+		struct pollfd p = { .fd = s, .events = POLLIN };
+		uint64_t now = now_ns(CLOCK_MONOTONIC);
+		ssize_t n;
+		int st;
+
+		if (now >= deadline || waitpid(pid, &st, WNOHANG) == pid) {
+			FILE *f = fopen(logf, "re");
+
+			fprintf(stderr, "fsn-bench: fsnotifyd (%s) did not become ready%s\n", bin,
+				now >= deadline ? " in time" : ": it exited");
+			while (f && fgets(buf, sizeof(buf), f))
+				fprintf(stderr, "  | %s", buf);
+			if (f)
+				fclose(f);
+			if (now >= deadline)
+				kill_wait(pid);
+			return -ESRCH;
+		}
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		n = recv(s, buf, sizeof(buf) - 1, 0);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		if (strstr(buf, "READY=1"))
+			break;
+	}
+	*ret_pid = pid;
+	return 0;
+}
+
+/* fsnotifyd with a generated config: a recursive rule on W, JSON to O. */
+static int fsnotifyd_start(const struct cons_env *env, const struct cons_opts *o, pid_t *ret_pid) {
+	char cfg[160], events[160];
+	int r;
+
+	snprintf(cfg, sizeof(cfg), "%s/fsnotifyd.conf", env->out);
+	snprintf(events, sizeof(events), "%s/events.jsonl", env->out);
+	unlink(events);
+	r = write_config(env, cfg, events);
+	return r < 0 ? r : bench_fsnotifyd_start(o->fsnotifyd, cfg, env->out, ret_pid);
+}
+
+/* "2026-11-30T05:52:17.123456Z" -> ns since the epoch, 0 on error. */
+static uint64_t parse_rfc3339(const char *s) {
+	struct tm tm = { 0 };
+	unsigned usec = 0;
+	const char *p = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
+
+	if (!p)
+		return 0;
+	if (*p == '.')
+		usec = (unsigned)strtoul(p + 1, NULL, 10);
+	return (uint64_t)timegm(&tm) * 1000000000u + (uint64_t)usec * 1000u;
+}
+
+static int parse_events_file(const char *path, struct run *run) {
+	FILE *f = fopen(path, "re");
+	char *line = NULL;
+	size_t cap = 0, alloc = 0;
+	ssize_t len;
+
+	if (!f)
+		return negative_errno();
+	while ((len = getline(&line, &cap, f)) > 0) {
+		struct json *j = NULL;
+		const struct json *ev;
+		const char *kind, *p, *time;
+		size_t off;
+
+		if (json_parse(line, (size_t)len, &j, &off) < 0)
+			continue;
+		kind = json_get_string(j, "kind");
+		run->records++;
+		if (kind && strcmp(kind, "event") != 0) {
+			run->overflows++; /* "overflow" and "dropped" both say: lost */
+			json_free(j);
+			continue;
+		}
+		ev = json_get(j, "events");
+		for (size_t i = 0; ev && ev->type == JSON_ARRAY && i < ev->n; i++)
+			for (unsigned t = 0; t < _T_MAX; t++)
+				if (ev->values[i]->type == JSON_STRING &&
+				    strcmp(ev->values[i]->string, type_names[t]) == 0)
+					run->counts[t]++;
+		p = json_get_string(j, "path");
+		time = json_get_string(j, "time");
+		if (p && time && strstr(p, "/probe/p-")) {
+			bool create = false;
+
+			for (size_t i = 0; ev && ev->type == JSON_ARRAY && i < ev->n; i++)
+				if (ev->values[i]->type == JSON_STRING &&
+				    strcmp(ev->values[i]->string, "create") == 0)
+					create = true;
+			if (create) {
+				uint64_t t = probe_stamp(strrchr(p, '/') + 1),
+					 r = parse_rfc3339(time);
+
+				if (run->nlat == alloc) {
+					uint64_t *n;
+
+					alloc = alloc ? alloc * 2 : 1024;
+					n = realloc(run->lat_ns, alloc * sizeof(*n));
+					if (!n) {
+						json_free(j);
+						break;
+					}
+					run->lat_ns = n;
+				}
+				if (t && r)
+					run->lat_ns[run->nlat++] = r > t ? r - t : 0;
+			}
+		}
+		json_free(j);
+	}
+	free(line);
+	fclose(f);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* One run of one consumer                                                   */
+/* ------------------------------------------------------------------------ */
+
+static bool tool_installed(const char *name) {
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX];
+
+	if (!path)
+		path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+	for (const char *p = path; *p;) {
+		size_t len = strcspn(p, ":");
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, p, name);
+		if (access(buf, X_OK) == 0)
+			return true;
+		p += len + (p[len] == ':');
+	}
+	return false;
+}
+
+static bool consumer_available(enum consumer c) {
+	if (c == C_INOTIFYWAIT)
+		return false; /* runner not written: reported as such even when installed */
+	if (c == C_FATRACE)
+		return false;
+	return true;
+}
+
+static const char *consumer_note(enum consumer c) {
+	if (c == C_INOTIFYWAIT || c == C_FATRACE)
+		return tool_installed(consumer_names[c]) ? "installed, runner not implemented"
+							 : "not installed";
+	return "";
+}
+
+/* Wait until *counter has not moved for IDLE_MS (or the deadline). */
+static void wait_idle_counter(const uint64_t *counter) {
+	uint64_t last = __atomic_load_n(counter, __ATOMIC_ACQUIRE),
+		 t_last = now_ns(CLOCK_MONOTONIC);
+	uint64_t deadline = t_last + (uint64_t)DRAIN_DEADLINE_MS * 1000000u;
+
+	for (;;) {
+		uint64_t now = now_ns(CLOCK_MONOTONIC), v;
+
+		sleep_ms(20);
+		v = __atomic_load_n(counter, __ATOMIC_ACQUIRE);
+		if (v != last) {
+			last = v;
+			t_last = now;
+		} else if (now - t_last >= (uint64_t)IDLE_MS * 1000000u || now > deadline) {
+			return;
+		}
+	}
+}
+
+/* Wait until the file's size has not moved for IDLE_MS; its mtime then is
+ * when the consumer reported its last event. */
+static uint64_t wait_idle_file(const char *path) {
+	uint64_t t_last = now_ns(CLOCK_MONOTONIC), deadline;
+	off_t last = -1;
+	struct stat st = { 0 };
+
+	deadline = t_last + (uint64_t)DRAIN_DEADLINE_MS * 1000000u;
+	for (;;) {
+		uint64_t now = now_ns(CLOCK_MONOTONIC);
+
+		sleep_ms(20);
+		if (stat(path, &st) < 0)
+			st.st_size = 0;
+		if (st.st_size != last) {
+			last = st.st_size;
+			t_last = now;
+		} else if (now - t_last >= (uint64_t)IDLE_MS * 1000000u || now > deadline) {
+			break;
+		}
+	}
+	return (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
+}
+
+static void fill_generated(const struct cons_opts *o, uint64_t probes, struct run *run) {
+	uint64_t gn = (uint64_t)o->generators * o->ops;
+
+	for (unsigned t = 0; t < _T_MAX; t++)
+		run->generated[t] = gn;
+	run->generated[T_CREATE] += probes;
+	run->generated[T_CLOSE_WRITE] += probes;
+}
+
+static int run_one(const struct cons_env *env, const struct cons_opts *o, struct shared *sh,
+		   enum consumer c, struct run *run) {
+	uint64_t end = 0, cpu0 = 0, cpu1 = 0, last = 0, sum = 0;
+	pid_t pid = -1;
+	int r;
+
+	memset(sh, 0, sizeof(*sh));
+	if (c == C_FLOOR) {
+		pid = fork();
+		if (pid < 0)
+			return negative_errno();
+		if (pid == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			_exit(floor_main(env, sh));
+		}
+		for (int i = 0; i < 500 && !__atomic_load_n(&sh->reader_ready, __ATOMIC_ACQUIRE);
+		     i++)
+			sleep_ms(10);
+		if (!__atomic_load_n(&sh->reader_ready, __ATOMIC_ACQUIRE)) {
+			kill_wait(pid);
+			return -ESRCH;
+		}
+	} else if (c == C_FSNOTIFYD) {
+		r = fsnotifyd_start(env, o, &pid);
+		if (r < 0)
+			return r;
+	}
+	if (pid > 0 && (r = bench_proc_cpu_ns(pid, &cpu0)) < 0)
+		goto out;
+	r = storm(env, o, sh, &end);
+	if (r < 0)
+		goto out;
+	if (c == C_FLOOR) {
+		wait_idle_counter(&sh->records);
+		last = __atomic_load_n(&sh->last_ns, __ATOMIC_ACQUIRE);
+	} else if (c == C_FSNOTIFYD) {
+		char events[160];
+
+		snprintf(events, sizeof(events), "%s/events.jsonl", env->out);
+		last = wait_idle_file(events);
+	}
+	if (pid > 0 && (r = bench_proc_cpu_ns(pid, &cpu1)) < 0)
+		goto out;
+	for (unsigned i = 0; i < o->generators; i++)
+		sum += sh->gen_wall_ns[i];
+	run->gen_wall_ns = sum / o->generators;
+	run->cpu_ns = cpu1 - cpu0;
+	/* the parent notes the generators' end after reaping them: a consumer that
+	 * kept up may have read the last event before that; it drained in 0 */
+	run->drain_ns = last > end ? (int64_t)(last - end) : 0;
+	fill_generated(o, sh->probes, run);
+	if (c == C_FLOOR) {
+		kill_wait(pid);
+		pid = -1;
+		memcpy(run->counts, sh->counts, sizeof(run->counts));
+		run->records = sh->records;
+		run->overflows = sh->overflows;
+		run->nlat = sh->nlat;
+		run->lat_ns = calloc(sh->nlat ? sh->nlat : 1, sizeof(uint64_t));
+		if (!run->lat_ns)
+			return -ENOMEM;
+		memcpy(run->lat_ns, sh->lat_ns, sh->nlat * sizeof(uint64_t));
+	} else if (c == C_FSNOTIFYD) {
+		char events[160];
+
+		kill_wait(pid);
+		pid = -1;
+		snprintf(events, sizeof(events), "%s/events.jsonl", env->out);
+		r = parse_events_file(events, run);
+		unlink(events);
+		if (r < 0)
+			return r;
+	}
+	run->done = true;
+	r = 0;
+out:
+	kill_wait(pid);
+	return r;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Rounds, summary, table, JSON                                             */
+/* ------------------------------------------------------------------------ */
+
+struct csum {
+	bool ran;
+	uint64_t generated, delivered, lost, overflows, records;
+	uint64_t per_type_lost[_T_MAX];
+	double cpu_us_per_event, slowdown, drain_ms, p50_ms, p99_ms;
+	size_t nlat;
+	bool unreported_loss;
+};
+
+static int cmp_u64(const void *a, const void *b) {
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double percentile_ms(uint64_t *v, size_t n, double q) {
+	size_t i;
+
+	if (n == 0)
+		return NAN;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	i = (size_t)ceil(q * (double)n);
+	return (double)v[i ? i - 1 : 0] / 1e6;
+}
+
+static void summarize(const struct cons_opts *o, struct run *runs, enum consumer c,
+		      struct csum *s) {
+	double cpu[64], slow[64], drain[64];
+	size_t n = 0, nlat = 0;
+	_cleanup_free_ uint64_t *lat = NULL;
+
+	memset(s, 0, sizeof(*s));
+	for (unsigned r = 0; r < o->rounds; r++)
+		nlat += runs[r * _C_MAX + c].nlat;
+	lat = calloc(nlat ? nlat : 1, sizeof(*lat));
+	nlat = 0;
+	for (unsigned r = 0; r < o->rounds && n < 64; r++) {
+		const struct run *x = &runs[r * _C_MAX + c], *base = &runs[r * _C_MAX + C_NONE];
+		uint64_t gen = 0, del = 0;
+
+		if (!x->done)
+			continue;
+		s->ran = true;
+		for (unsigned t = 0; t < _T_MAX; t++) {
+			gen += x->generated[t];
+			del += x->counts[t];
+			if (x->generated[t] > x->counts[t])
+				s->per_type_lost[t] += x->generated[t] - x->counts[t];
+		}
+		s->generated += gen;
+		s->delivered += del;
+		s->overflows += x->overflows;
+		s->records += x->records;
+		cpu[n] = del ? (double)x->cpu_ns / 1e3 / (double)del : NAN;
+		slow[n] = base->done && base->gen_wall_ns
+			      ? (double)x->gen_wall_ns / (double)base->gen_wall_ns
+			      : NAN;
+		drain[n] = (double)x->drain_ns / 1e6;
+		n++;
+		if (lat && x->nlat) {
+			memcpy(lat + nlat, x->lat_ns, x->nlat * sizeof(*lat));
+			nlat += x->nlat;
+		}
+	}
+	if (c == C_NONE) /* nobody consumes: nothing is delivered or lost */
+		memset(s->per_type_lost, 0, sizeof(s->per_type_lost));
+	for (unsigned t = 0; t < _T_MAX; t++)
+		s->lost += s->per_type_lost[t];
+	s->unreported_loss = s->lost > 0 && s->overflows == 0;
+	s->cpu_us_per_event = n && c != C_NONE ? bench_median(cpu, n) : NAN;
+	s->slowdown = n ? bench_median(slow, n) : NAN;
+	s->drain_ms = n ? bench_median(drain, n) : NAN;
+	s->nlat = nlat;
+	s->p50_ms = percentile_ms(lat, nlat, 0.50);
+	s->p99_ms = percentile_ms(lat, nlat, 0.99);
+}
+
+static void progress(const struct cons_opts *o, unsigned round, enum consumer c, uint64_t t0) {
+	fprintf(stderr, "fsn-bench consumers: round %u/%u %-10s %5.1f s\n", round + 1, o->rounds,
+		consumer_names[c], (double)(now_ns(CLOCK_MONOTONIC) - t0) / 1e9);
+}
+
+static int run_rounds(const struct cons_env *env, const struct cons_opts *o, struct shared *sh,
+		      struct run *runs) {
+	enum consumer order[_C_MAX];
+	unsigned n = 0;
+	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
+
+	for (unsigned c = 0; c < _C_MAX; c++)
+		if ((o->consumers & (UINT64_C(1) << c)) && consumer_available(c))
+			order[n++] = c;
+	for (unsigned r = 0; r < o->rounds; r++)
+		for (unsigned i = 0; i < n; i++) {
+			enum consumer c = order[(i + r) % n];
+			int ret = run_one(env, o, sh, c, &runs[r * _C_MAX + c]);
+
+			if (ret < 0) {
+				fprintf(stderr, "fsn-bench: consumer %s: %s\n", consumer_names[c],
+					strerror(-ret));
+				if (c == C_NONE || c == C_FLOOR)
+					return ret;
+			}
+			progress(o, r, c, t0);
+		}
+	return 0;
+}
+
+static void fmt(char *buf, size_t len, double v, int prec) {
+	if (isfinite(v))
+		snprintf(buf, len, "%.*f", prec, v);
+	else
+		snprintf(buf, len, "-");
+}
+
+static void print_table(const struct cons_opts *o, const struct csum *s) {
+	const struct csum *fl = &s[C_FLOOR], *fd = &s[C_FSNOTIFYD];
+	char a[32], b[32], c[32], d[32], e[32];
+
+	printf("fsn-bench consumers: %u generator(s) x %" PRIu64 " ops (create, write, close, "
+	       "rename, unlink), %u round(s), probe every %d ms\n",
+	       o->generators, o->ops, o->rounds, PROBE_INTERVAL_MS);
+	printf("%-12s %11s %11s %9s %9s %8s %9s %9s %9s %9s\n", "consumer", "generated",
+	       "delivered", "lost", "overflows", "cpu_us/ev", "gen_slow", "drain_ms", "p50_ms",
+	       "p99_ms");
+	for (unsigned i = 0; i < _C_MAX; i++) {
+		if (!(o->consumers & (UINT64_C(1) << i)))
+			continue;
+		if (!s[i].ran) {
+			printf("%-12s %s\n", consumer_names[i],
+			       consumer_available(i) ? "failed" : consumer_note(i));
+			continue;
+		}
+		if (i == C_NONE) {
+			printf("%-12s %11" PRIu64 " %11s %9s %9s %8s %9s %9s %9s %9s\n", "none",
+			       s[i].generated, "-", "-", "-", "-", "1.00", "-", "-", "-");
+			continue;
+		}
+		fmt(a, sizeof(a), s[i].cpu_us_per_event, 3);
+		fmt(b, sizeof(b), s[i].slowdown, 2);
+		fmt(c, sizeof(c), s[i].drain_ms, 1);
+		fmt(d, sizeof(d), s[i].p50_ms, 3);
+		fmt(e, sizeof(e), s[i].p99_ms, 3);
+		printf("%-12s %11" PRIu64 " %11" PRIu64 " %9" PRIu64 " %9" PRIu64
+		       " %8s %9s %9s %9s %9s%s\n",
+		       consumer_names[i], s[i].generated, s[i].delivered, s[i].lost, s[i].overflows,
+		       a, b, c, d, e, s[i].unreported_loss ? "  UNREPORTED LOSS" : "");
+	}
+	if (!fd->ran || !fl->ran)
+		return;
+	printf("targets for fsnotifyd (printed, never an exit status):\n");
+	printf("  zero loss at %u generator(s): %" PRIu64 " lost%s  [%s]\n", o->generators,
+	       fd->lost, o->generators == 2 ? "" : " (target is stated for 2 generators)",
+	       fd->lost == 0 ? "met" : "missed");
+	printf("  cpu/event <= 1.5x floor: %.2fx  [%s]\n",
+	       fd->cpu_us_per_event / fl->cpu_us_per_event,
+	       fd->cpu_us_per_event <= 1.5 * fl->cpu_us_per_event ? "met" : "missed");
+	printf("  p99 latency <= 2x floor: %.2fx  [%s]\n", fd->p99_ms / fl->p99_ms,
+	       fd->p99_ms <= 2 * fl->p99_ms ? "met" : "missed");
+	printf("  every loss reported as an overflow: %s  [%s]\n",
+	       fd->lost == 0   ? "no loss"
+	       : fd->overflows ? "overflow reported"
+			       : "loss unreported",
+	       fd->unreported_loss ? "missed" : "met");
+}
+
+static void json_number(FILE *f, double v) {
+	if (isfinite(v))
+		fprintf(f, "%.6g", v);
+	else
+		fputs("null", f);
+}
+
+static int write_json(const char *path, const struct cons_opts *o, const struct run *runs,
+		      const struct csum *s) {
+	struct bench_machine m;
+	bool first = true;
+	FILE *f = fopen(path, "we");
+
+	if (!f)
+		return negative_errno();
+	bench_machine_probe(&m);
+	fprintf(f, "{\n  \"version\": %d,\n  \"tool\": \"fsn-bench consumers\",\n",
+		FSN_BENCH_SCHEMA_VERSION);
+	fputs("  \"libfsn\": ", f);
+	json_write_string(f, fsn_version());
+	fputs(",\n  \"machine\": {\"sysname\": ", f);
+	json_write_string(f, m.sysname);
+	fputs(", \"release\": ", f);
+	json_write_string(f, m.release);
+	fputs(", \"uname_version\": ", f);
+	json_write_string(f, m.version);
+	fputs(", \"arch\": ", f);
+	json_write_string(f, m.arch);
+	fprintf(f, ", \"nproc\": %ld, \"cpu_model\": ", m.nproc);
+	json_write_string(f, m.cpu_model);
+	fprintf(f,
+		"},\n  \"parameters\": {\"rounds\": %u, \"ops\": %" PRIu64
+		", \"generators\": %u, \"probe_interval_ms\": %d, \"quick\": %s, "
+		"\"fsnotifyd\": ",
+		o->rounds, o->ops, o->generators, PROBE_INTERVAL_MS, o->quick ? "true" : "false");
+	json_write_string(f, o->fsnotifyd);
+	fputs("},\n  \"consumers\": [", f);
+	for (unsigned c = 0; c < _C_MAX; c++) {
+		const struct csum *x = &s[c];
+
+		if (!(o->consumers & (UINT64_C(1) << c)))
+			continue;
+		fprintf(f, "%s\n    {\"consumer\": \"%s\", \"description\": ", first ? "" : ",",
+			consumer_names[c]);
+		first = false;
+		json_write_string(f, consumer_descriptions[c]);
+		fprintf(f, ", \"ran\": %s, \"note\": ", x->ran ? "true" : "false");
+		json_write_string(f, x->ran                  ? ""
+				     : consumer_available(c) ? "failed"
+							     : consumer_note(c));
+		fputs(",\n     \"rounds\": [", f);
+		for (unsigned r = 0, k = 0; r < o->rounds; r++) {
+			const struct run *y = &runs[r * _C_MAX + c];
+
+			if (!y->done)
+				continue;
+			fprintf(f,
+				"%s\n       {\"gen_wall_ns\": %" PRIu64 ", \"cpu_ns\": %" PRIu64
+				", \"records\": %" PRIu64 ", \"overflows\": %" PRIu64
+				", \"drain_ns\": %" PRId64 ", \"latencies\": %zu, \"types\": {",
+				k++ ? "," : "", y->gen_wall_ns, y->cpu_ns, y->records, y->overflows,
+				y->drain_ns, y->nlat);
+			for (unsigned t = 0; t < _T_MAX; t++)
+				fprintf(f,
+					"%s\"%s\": {\"generated\": %" PRIu64
+					", \"delivered\": %" PRIu64 "}",
+					t ? ", " : "", type_names[t], y->generated[t],
+					y->counts[t]);
+			fputs("}}", f);
+		}
+		fprintf(f,
+			"],\n     \"summary\": {\"generated\": %" PRIu64 ", \"delivered\": %" PRIu64
+			", \"lost\": %" PRIu64 ", \"overflows\": %" PRIu64 ", \"records\": %" PRIu64
+			", \"unreported_loss\": %s, \"cpu_us_per_event\": ",
+			x->generated, x->delivered, x->lost, x->overflows, x->records,
+			x->unreported_loss ? "true" : "false");
+		json_number(f, x->cpu_us_per_event);
+		fputs(", \"gen_slowdown\": ", f);
+		json_number(f, x->slowdown);
+		fputs(", \"drain_ms\": ", f);
+		json_number(f, x->drain_ms);
+		fputs(", \"latency_p50_ms\": ", f);
+		json_number(f, x->p50_ms);
+		fputs(", \"latency_p99_ms\": ", f);
+		json_number(f, x->p99_ms);
+		fprintf(f, ", \"latency_samples\": %zu}}", x->nlat);
+	}
+	fputs("\n  ]", f);
+	if (s[C_FSNOTIFYD].ran && s[C_FLOOR].ran) {
+		const struct csum *fd = &s[C_FSNOTIFYD], *fl = &s[C_FLOOR];
+
+		fprintf(f,
+			",\n  \"targets\": {\"zero_loss\": {\"lost\": %" PRIu64 ", \"met\": %s}, "
+			"\"cpu_vs_floor\": {\"ratio\": ",
+			fd->lost, fd->lost == 0 ? "true" : "false");
+		json_number(f, fd->cpu_us_per_event / fl->cpu_us_per_event);
+		fprintf(f, ", \"limit\": 1.5, \"met\": %s}, \"p99_vs_floor\": {\"ratio\": ",
+			fd->cpu_us_per_event <= 1.5 * fl->cpu_us_per_event ? "true" : "false");
+		json_number(f, fd->p99_ms / fl->p99_ms);
+		fprintf(f, ", \"limit\": 2, \"met\": %s}, \"loss_reported\": {\"met\": %s}}",
+			fd->p99_ms <= 2 * fl->p99_ms ? "true" : "false",
+			fd->unreported_loss ? "false" : "true");
+	}
+	fputs("\n}\n", f);
+	if (fflush(f) != 0 || ferror(f)) {
+		int r = negative_errno();
+
+		fclose(f);
+		return r;
+	}
+	return fclose(f) == 0 ? 0 : negative_errno();
+}
+
+/* ------------------------------------------------------------------------ */
+/* Entry point                                                               */
+/* ------------------------------------------------------------------------ */
+
+static int parse_u64(const char *what, const char *s, uint64_t min, uint64_t max, uint64_t *ret) {
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max || s[0] == '-') {
+		fprintf(stderr, "fsn-bench: invalid %s '%s' (%" PRIu64 "..%" PRIu64 ")\n", what, s,
+			min, max);
+		return -EINVAL;
+	}
+	*ret = v;
+	return 0;
+}
+
+const char *bench_default_fsnotifyd(void) {
+	static char buf[PATH_MAX];
+	char exe[PATH_MAX - 64];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	if (n > 0) {
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(buf, sizeof(buf), "%s/../daemon/fsnotifyd", exe);
+			if (access(buf, X_OK) == 0)
+				return buf;
+		}
+	}
+	return "fsnotifyd";
+}
+
+static int parse_opts(int argc, char **argv, struct cons_opts *o) {
+	enum { OPT_ROUNDS = 0x100, OPT_OPS, OPT_GEN, OPT_QUICK, OPT_CONS, OPT_JSON, OPT_FSND };
+	static const struct option longopts[] = {
+		{ "rounds", required_argument, NULL, OPT_ROUNDS },
+		{ "ops", required_argument, NULL, OPT_OPS },
+		{ "generators", required_argument, NULL, OPT_GEN },
+		{ "quick", no_argument, NULL, OPT_QUICK },
+		{ "consumers", required_argument, NULL, OPT_CONS },
+		{ "json", required_argument, NULL, OPT_JSON },
+		{ "fsnotifyd", required_argument, NULL, OPT_FSND },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	uint64_t rounds = 0, ops = 0, gens = 2;
+	int c, r;
+
+	*o = (struct cons_opts){ .consumers = (UINT64_C(1) << _C_MAX) - 1 };
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) >= 0) {
+		switch (c) {
+		case OPT_ROUNDS: r = parse_u64("--rounds", optarg, 1, 64, &rounds); break;
+		case OPT_OPS: r = parse_u64("--ops", optarg, 1, UINT32_MAX, &ops); break;
+		case OPT_GEN:
+			r = parse_u64("--generators", optarg, 1, MAX_GENERATORS, &gens);
+			break;
+		case OPT_QUICK:
+			o->quick = true;
+			r = 0;
+			break;
+		case OPT_CONS:
+			r = bench_parse_list("consumer", optarg, consumer_names, _C_MAX,
+					     &o->consumers);
+			break;
+		case OPT_JSON:
+			o->json_path = optarg;
+			r = 0;
+			break;
+		case OPT_FSND:
+			o->fsnotifyd = optarg;
+			r = 0;
+			break;
+		case 'h': printf("see: fsn-bench --help\n"); return 1;
+		default: return -EINVAL;
+		}
+		if (r < 0)
+			return r;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "fsn-bench: unexpected argument '%s'\n", argv[optind]);
+		return -EINVAL;
+	}
+	o->consumers |= UINT64_C(1) << C_NONE; /* the baseline of the slowdown */
+	o->rounds = rounds ? (unsigned)rounds : o->quick ? 1 : 3;
+	o->ops = ops ? ops : o->quick ? 20000 : 200000;
+	o->generators = (unsigned)gens;
+	if (!o->fsnotifyd)
+		o->fsnotifyd = bench_default_fsnotifyd();
+	return 0;
+}
+
+int bench_consumers_main(int argc, char **argv) {
+	struct cons_env env = { .base = "" };
+	struct cons_opts o;
+	_cleanup_free_ struct run *runs = NULL;
+	struct csum s[_C_MAX];
+	struct shared *sh;
+	int r;
+
+	r = parse_opts(argc, argv, &o);
+	if (r != 0)
+		return r > 0 ? 0 : r;
+	if (geteuid() != 0) {
+		printf("fsn-bench consumers: skipped: needs root (private mount namespace, "
+		       "fanotify marks)\n");
+		return 77;
+	}
+	runs = calloc((size_t)_C_MAX * o.rounds, sizeof(*runs));
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (!runs || sh == MAP_FAILED)
+		return -ENOMEM;
+	r = env_setup(&env, o.generators);
+	if (r < 0) {
+		fprintf(stderr, "fsn-bench: private mount namespace / tmpfs setup: %s\n",
+			strerror(-r));
+		env_teardown(&env);
+		munmap(sh, sizeof(*sh));
+		return r;
+	}
+	r = run_rounds(&env, &o, sh, runs);
+	env_teardown(&env);
+	munmap(sh, sizeof(*sh));
+	if (r >= 0) {
+		for (unsigned c = 0; c < _C_MAX; c++)
+			summarize(&o, runs, c, &s[c]);
+		print_table(&o, s);
+		if (o.json_path) {
+			r = write_json(o.json_path, &o, runs, s);
+			if (r < 0)
+				fprintf(stderr, "fsn-bench: %s: %s\n", o.json_path, strerror(-r));
+		}
+	}
+	for (size_t i = 0; i < (size_t)_C_MAX * o.rounds; i++)
+		free(runs[i].lat_ns);
+	return r < 0 ? r : 0;
+}
