@@ -6,6 +6,8 @@
  */
 #pragma once
 
+#include <time.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -69,6 +71,14 @@ const char *json_get_string(const struct json *obj, const char *key);
 /* Write s as a JSON string literal (quotes included, control bytes and
  * non-UTF-8-safe bytes escaped). */
 void json_write_string(FILE *f, const char *s);
+/* A finite number as %.6g, anything else as null. */
+void json_write_number(FILE *f, double v);
+
+/* util.c */
+uint64_t bench_now_ns(clockid_t clk);
+/* Detach the mounts below base (a scratch directory made with mkdtemp()),
+ * remove their directories and base. Accepts "" and an unfilled template. */
+void bench_env_teardown(const char *base);
 
 /* ---- machine description (hooks.c fills it, JSON carries it) ---- */
 
@@ -82,6 +92,9 @@ struct bench_machine {
 };
 
 void bench_machine_probe(struct bench_machine *m);
+/* The common head of every result file: '{', "version", "tool", "libfsn" and
+ * the "machine" object left open (the caller continues with "},"). */
+void bench_json_write_head(FILE *f, const char *tool);
 
 /* ---- subcommands: return 0, 77 (skipped), or -errno ---- */
 

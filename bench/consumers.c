@@ -127,13 +127,6 @@ struct cons_env {
 	char out[96];
 };
 
-static uint64_t now_ns(clockid_t clk) {
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void sleep_ms(unsigned ms) {
 	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
 
@@ -213,13 +206,6 @@ static int env_setup(struct cons_env *env, unsigned generators) {
 	return mkdir(dir, 0700) < 0 ? negative_errno() : 0;
 }
 
-static void env_teardown(struct cons_env *env) {
-	if (!env->base[0] || strchr(env->base, 'X'))
-		return;
-	umount2(env->base, MNT_DETACH);
-	rmdir(env->base);
-}
-
 /* ------------------------------------------------------------------------ */
 /* Generators and the probe                                                  */
 /* ------------------------------------------------------------------------ */
@@ -234,7 +220,7 @@ static int generator_main(const struct cons_env *env, const struct cons_opts *o,
 	dfd = open(dir, O_DIRECTORY | O_RDONLY | O_CLOEXEC);
 	if (dfd < 0 || read(go, &c, 1) < 0)
 		return 1;
-	t0 = now_ns(CLOCK_MONOTONIC);
+	t0 = bench_now_ns(CLOCK_MONOTONIC);
 	for (uint64_t k = 0; k < o->ops; k++) {
 		int fd;
 
@@ -251,7 +237,7 @@ static int generator_main(const struct cons_env *env, const struct cons_opts *o,
 		if (renameat(dfd, a, dfd, b) < 0 || unlinkat(dfd, b, 0) < 0)
 			return 1;
 	}
-	sh->gen_wall_ns[idx] = now_ns(CLOCK_MONOTONIC) - t0;
+	sh->gen_wall_ns[idx] = bench_now_ns(CLOCK_MONOTONIC) - t0;
 	return 0;
 }
 
@@ -262,7 +248,7 @@ static int probe_main(const struct cons_env *env, int go, struct shared *sh) {
 	if (read(go, &c, 1) < 0)
 		return 1;
 	while (!__atomic_load_n(&sh->stop_probe, __ATOMIC_ACQUIRE)) {
-		uint64_t t = now_ns(CLOCK_REALTIME);
+		uint64_t t = bench_now_ns(CLOCK_REALTIME);
 		int fd;
 
 		snprintf(path, sizeof(path), "%s/probe/p-%" PRIu64 "-%" PRIu64, env->watch, seq++,
@@ -309,7 +295,7 @@ static int storm(const struct cons_env *env, const struct cons_opts *o, struct s
 	for (unsigned i = 0; i < n && i < o->generators; i++)
 		if (wait_pid(pids[i]) < 0 && r == 0)
 			r = -ECHILD;
-	*ret_end = now_ns(CLOCK_REALTIME);
+	*ret_end = bench_now_ns(CLOCK_REALTIME);
 	__atomic_store_n(&sh->stop_probe, 1, __ATOMIC_RELEASE);
 	if (n > o->generators && wait_pid(pids[o->generators]) < 0 && r == 0)
 		r = -ECHILD;
@@ -357,7 +343,7 @@ static int floor_main(const struct cons_env *env, struct shared *sh) {
 			continue;
 		if (n <= 0)
 			return 1;
-		now = now_ns(CLOCK_REALTIME);
+		now = bench_now_ns(CLOCK_REALTIME);
 		for (struct fanotify_event_metadata *m = (void *)buf; FAN_EVENT_OK(m, n);
 		     m = FAN_EVENT_NEXT(m, n)) {
 			sh->records++;
@@ -443,10 +429,10 @@ int bench_fsnotifyd_start(const char *bin, const char *cfg, const char *rundir, 
 		fprintf(stderr, "exec %s: %s\n", bin, strerror(errno));
 		_exit(127);
 	}
-	deadline = now_ns(CLOCK_MONOTONIC) + (uint64_t)READY_DEADLINE_MS * 1000000u;
+	deadline = bench_now_ns(CLOCK_MONOTONIC) + (uint64_t)READY_DEADLINE_MS * 1000000u;
 	for (;;) {
 		struct pollfd p = { .fd = s, .events = POLLIN };
-		uint64_t now = now_ns(CLOCK_MONOTONIC);
+		uint64_t now = bench_now_ns(CLOCK_MONOTONIC);
 		ssize_t n;
 		int st;
 
@@ -604,11 +590,11 @@ static const char *consumer_note(enum consumer c) {
 /* Wait until *counter has not moved for IDLE_MS (or the deadline). */
 static void wait_idle_counter(const uint64_t *counter) {
 	uint64_t last = __atomic_load_n(counter, __ATOMIC_ACQUIRE),
-		 t_last = now_ns(CLOCK_MONOTONIC);
+		 t_last = bench_now_ns(CLOCK_MONOTONIC);
 	uint64_t deadline = t_last + (uint64_t)DRAIN_DEADLINE_MS * 1000000u;
 
 	for (;;) {
-		uint64_t now = now_ns(CLOCK_MONOTONIC), v;
+		uint64_t now = bench_now_ns(CLOCK_MONOTONIC), v;
 
 		sleep_ms(20);
 		v = __atomic_load_n(counter, __ATOMIC_ACQUIRE);
@@ -624,13 +610,13 @@ static void wait_idle_counter(const uint64_t *counter) {
 /* Wait until the file's size has not moved for IDLE_MS; its mtime then is
  * when the consumer reported its last event. */
 static uint64_t wait_idle_file(const char *path) {
-	uint64_t t_last = now_ns(CLOCK_MONOTONIC), deadline;
+	uint64_t t_last = bench_now_ns(CLOCK_MONOTONIC), deadline;
 	off_t last = -1;
 	struct stat st = { 0 };
 
 	deadline = t_last + (uint64_t)DRAIN_DEADLINE_MS * 1000000u;
 	for (;;) {
-		uint64_t now = now_ns(CLOCK_MONOTONIC);
+		uint64_t now = bench_now_ns(CLOCK_MONOTONIC);
 
 		sleep_ms(20);
 		if (stat(path, &st) < 0)
@@ -817,14 +803,14 @@ static void summarize(const struct cons_opts *o, struct run *runs, enum consumer
 
 static void progress(const struct cons_opts *o, unsigned round, enum consumer c, uint64_t t0) {
 	fprintf(stderr, "fsn-bench consumers: round %u/%u %-10s %5.1f s\n", round + 1, o->rounds,
-		consumer_names[c], (double)(now_ns(CLOCK_MONOTONIC) - t0) / 1e9);
+		consumer_names[c], (double)(bench_now_ns(CLOCK_MONOTONIC) - t0) / 1e9);
 }
 
 static int run_rounds(const struct cons_env *env, const struct cons_opts *o, struct shared *sh,
 		      struct run *runs) {
 	enum consumer order[_C_MAX];
 	unsigned n = 0;
-	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
+	uint64_t t0 = bench_now_ns(CLOCK_MONOTONIC);
 
 	for (unsigned c = 0; c < _C_MAX; c++)
 		if ((o->consumers & (UINT64_C(1) << c)) && consumer_available(c))
@@ -903,36 +889,14 @@ static void print_table(const struct cons_opts *o, const struct csum *s) {
 	       fd->unreported_loss ? "missed" : "met");
 }
 
-static void json_number(FILE *f, double v) {
-	if (isfinite(v))
-		fprintf(f, "%.6g", v);
-	else
-		fputs("null", f);
-}
-
 static int write_json(const char *path, const struct cons_opts *o, const struct run *runs,
 		      const struct csum *s) {
-	struct bench_machine m;
 	bool first = true;
 	FILE *f = fopen(path, "we");
 
 	if (!f)
 		return negative_errno();
-	bench_machine_probe(&m);
-	fprintf(f, "{\n  \"version\": %d,\n  \"tool\": \"fsn-bench consumers\",\n",
-		FSN_BENCH_SCHEMA_VERSION);
-	fputs("  \"libfsn\": ", f);
-	json_write_string(f, fsn_version());
-	fputs(",\n  \"machine\": {\"sysname\": ", f);
-	json_write_string(f, m.sysname);
-	fputs(", \"release\": ", f);
-	json_write_string(f, m.release);
-	fputs(", \"uname_version\": ", f);
-	json_write_string(f, m.version);
-	fputs(", \"arch\": ", f);
-	json_write_string(f, m.arch);
-	fprintf(f, ", \"nproc\": %ld, \"cpu_model\": ", m.nproc);
-	json_write_string(f, m.cpu_model);
+	bench_json_write_head(f, "fsn-bench consumers");
 	fprintf(f,
 		"},\n  \"parameters\": {\"rounds\": %u, \"ops\": %" PRIu64
 		", \"generators\": %u, \"probe_interval_ms\": %d, \"quick\": %s, "
@@ -979,15 +943,15 @@ static int write_json(const char *path, const struct cons_opts *o, const struct 
 			", \"unreported_loss\": %s, \"cpu_us_per_event\": ",
 			x->generated, x->delivered, x->lost, x->overflows, x->records,
 			x->unreported_loss ? "true" : "false");
-		json_number(f, x->cpu_us_per_event);
+		json_write_number(f, x->cpu_us_per_event);
 		fputs(", \"gen_slowdown\": ", f);
-		json_number(f, x->slowdown);
+		json_write_number(f, x->slowdown);
 		fputs(", \"drain_ms\": ", f);
-		json_number(f, x->drain_ms);
+		json_write_number(f, x->drain_ms);
 		fputs(", \"latency_p50_ms\": ", f);
-		json_number(f, x->p50_ms);
+		json_write_number(f, x->p50_ms);
 		fputs(", \"latency_p99_ms\": ", f);
-		json_number(f, x->p99_ms);
+		json_write_number(f, x->p99_ms);
 		fprintf(f, ", \"latency_samples\": %zu}}", x->nlat);
 	}
 	fputs("\n  ]", f);
@@ -998,10 +962,10 @@ static int write_json(const char *path, const struct cons_opts *o, const struct 
 			",\n  \"targets\": {\"zero_loss\": {\"lost\": %" PRIu64 ", \"met\": %s}, "
 			"\"cpu_vs_floor\": {\"ratio\": ",
 			fd->lost, fd->lost == 0 ? "true" : "false");
-		json_number(f, fd->cpu_us_per_event / fl->cpu_us_per_event);
+		json_write_number(f, fd->cpu_us_per_event / fl->cpu_us_per_event);
 		fprintf(f, ", \"limit\": 1.5, \"met\": %s}, \"p99_vs_floor\": {\"ratio\": ",
 			fd->cpu_us_per_event <= 1.5 * fl->cpu_us_per_event ? "true" : "false");
-		json_number(f, fd->p99_ms / fl->p99_ms);
+		json_write_number(f, fd->p99_ms / fl->p99_ms);
 		fprintf(f, ", \"limit\": 2, \"met\": %s}, \"loss_reported\": {\"met\": %s}}",
 			fd->p99_ms <= 2 * fl->p99_ms ? "true" : "false",
 			fd->unreported_loss ? "false" : "true");
@@ -1138,12 +1102,12 @@ int bench_consumers_main(int argc, char **argv) {
 	if (r < 0) {
 		fprintf(stderr, "fsn-bench: private mount namespace / tmpfs setup: %s\n",
 			strerror(-r));
-		env_teardown(&env);
+		bench_env_teardown(env.base);
 		munmap(sh, sizeof(*sh));
 		return r;
 	}
 	r = run_rounds(&env, &o, sh, runs);
-	env_teardown(&env);
+	bench_env_teardown(env.base);
 	munmap(sh, sizeof(*sh));
 	if (r >= 0) {
 		for (unsigned c = 0; c < _C_MAX; c++)

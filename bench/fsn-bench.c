@@ -190,3 +190,23 @@ int main(int argc, char **argv) {
 	}
 	return r;
 }
+
+void bench_json_write_head(FILE *f, const char *tool) {
+	struct bench_machine m;
+
+	bench_machine_probe(&m);
+	fprintf(f, "{\n  \"version\": %d,\n  \"tool\": ", FSN_BENCH_SCHEMA_VERSION);
+	json_write_string(f, tool[0] ? tool : "fsn-bench");
+	fputs(",\n  \"libfsn\": ", f);
+	json_write_string(f, fsn_version());
+	fputs(",\n  \"machine\": {\"sysname\": ", f);
+	json_write_string(f, m.sysname);
+	fputs(", \"release\": ", f);
+	json_write_string(f, m.release);
+	fputs(", \"uname_version\": ", f);
+	json_write_string(f, m.version);
+	fputs(", \"arch\": ", f);
+	json_write_string(f, m.arch);
+	fprintf(f, ", \"nproc\": %ld, \"cpu_model\": ", m.nproc);
+	json_write_string(f, m.cpu_model);
+}

@@ -153,13 +153,6 @@ struct hooks_opts {
 	const char *fsnotifyd;
 };
 
-static uint64_t ts_ns(clockid_t clk) {
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static int write_full(int fd, const void *buf, size_t len) {
 	ssize_t n = write(fd, buf, len);
 
@@ -228,13 +221,6 @@ static int env_setup(struct hooks_env *env) {
 		return negative_errno();
 	memset(block, 'x', sizeof(block));
 	return write_full(fd, block, sizeof(block));
-}
-
-static void env_teardown(struct hooks_env *env) {
-	if (!env->base[0] || strchr(env->base, 'X'))
-		return;
-	umount2(env->base, MNT_DETACH);
-	rmdir(env->base);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -372,7 +358,7 @@ static int helper_main(const struct hooks_env *env, enum scenario s, int ctl) {
 		if (recv(ctl, &c, 1, 0) <= 0)
 			return 0; /* parent closed: done; keep[] dies with us */
 		if (c == 'q') {
-			uint64_t ns = ts_ns(CLOCK_PROCESS_CPUTIME_ID);
+			uint64_t ns = bench_now_ns(CLOCK_PROCESS_CPUTIME_ID);
 
 			if (send(ctl, &ns, sizeof(ns), 0) < 0)
 				return negative_errno();
@@ -483,7 +469,7 @@ static int peer_main(int in, int out) {
 		if (n <= 0)
 			return n < 0 ? negative_errno() : 0;
 		if (c == 's') {
-			uint64_t ns = ts_ns(CLOCK_PROCESS_CPUTIME_ID);
+			uint64_t ns = bench_now_ns(CLOCK_PROCESS_CPUTIME_ID);
 
 			if (write_full(out, &ns, sizeof(ns)) < 0)
 				return -EPIPE;
@@ -585,13 +571,13 @@ static int wl_measure(enum workload w, const struct wl_state *st, uint64_t ops, 
 
 	if (w == WL_PINGPONG && (r = peer_cpu(st, &p0)) < 0)
 		return r;
-	t0 = ts_ns(CLOCK_MONOTONIC);
-	c0 = ts_ns(CLOCK_PROCESS_CPUTIME_ID);
+	t0 = bench_now_ns(CLOCK_MONOTONIC);
+	c0 = bench_now_ns(CLOCK_PROCESS_CPUTIME_ID);
 	r = wl_loop(w, st, ops);
 	if (r < 0)
 		return r;
-	*cpu = ts_ns(CLOCK_PROCESS_CPUTIME_ID) - c0;
-	*wall = ts_ns(CLOCK_MONOTONIC) - t0;
+	*cpu = bench_now_ns(CLOCK_PROCESS_CPUTIME_ID) - c0;
+	*wall = bench_now_ns(CLOCK_MONOTONIC) - t0;
 	if (w == WL_PINGPONG) {
 		r = peer_cpu(st, &p1);
 		if (r < 0)
@@ -710,7 +696,7 @@ static size_t bits(uint64_t mask, unsigned *idx, size_t max) {
 }
 
 static void progress(const struct hooks_opts *o, unsigned round, uint64_t t_start) {
-	double el = (double)(ts_ns(CLOCK_MONOTONIC) - t_start) / 1e9;
+	double el = (double)(bench_now_ns(CLOCK_MONOTONIC) - t_start) / 1e9;
 	double eta = round ? el / round * (o->rounds - round) : 0;
 
 	fprintf(stderr, "%sfsn-bench hooks: round %u/%u done, %.0f s elapsed, ~%.0f s left%s",
@@ -721,7 +707,7 @@ static void progress(const struct hooks_opts *o, unsigned round, uint64_t t_star
 static int run_rounds(const struct hooks_env *env, const struct hooks_opts *o, struct sample *all) {
 	unsigned sc[_SC_MAX], wl[_WL_MAX];
 	size_t nsc = bits(o->scenarios, sc, _SC_MAX), nwl = bits(o->workloads, wl, _WL_MAX);
-	uint64_t t_start = ts_ns(CLOCK_MONOTONIC);
+	uint64_t t_start = bench_now_ns(CLOCK_MONOTONIC);
 	int r;
 
 	for (unsigned round = 0; round < o->rounds; round++) {
@@ -800,38 +786,16 @@ static void print_table(const struct hooks_opts *o, struct sample *all) {
 	}
 }
 
-static void json_number(FILE *f, double v) {
-	if (isfinite(v))
-		fprintf(f, "%.6g", v);
-	else
-		fputs("null", f);
-}
-
 static int write_json(const char *path, const struct hooks_opts *o, struct sample *all) {
 	unsigned sc[_SC_MAX], wl[_WL_MAX];
 	size_t nsc = bits(o->scenarios, sc, _SC_MAX), nwl = bits(o->workloads, wl, _WL_MAX);
-	struct bench_machine m;
 	bool first = true;
 	FILE *f;
 
 	f = fopen(path, "we");
 	if (!f)
 		return negative_errno();
-	bench_machine_probe(&m);
-	fprintf(f, "{\n  \"version\": %d,\n  \"tool\": \"fsn-bench hooks\",\n",
-		FSN_BENCH_SCHEMA_VERSION);
-	fputs("  \"libfsn\": ", f);
-	json_write_string(f, fsn_version());
-	fputs(",\n  \"machine\": {\"sysname\": ", f);
-	json_write_string(f, m.sysname);
-	fputs(", \"release\": ", f);
-	json_write_string(f, m.release);
-	fputs(", \"uname_version\": ", f);
-	json_write_string(f, m.version);
-	fputs(", \"arch\": ", f);
-	json_write_string(f, m.arch);
-	fprintf(f, ", \"nproc\": %ld, \"cpu_model\": ", m.nproc);
-	json_write_string(f, m.cpu_model);
+	bench_json_write_head(f, "fsn-bench hooks");
 	fprintf(f,
 		"},\n  \"parameters\": {\"rounds\": %u, \"ops\": %" PRIu64 ", \"warmup\": %" PRIu64
 		", \"quick\": %s, \"baseline\": \"none\", \"confidence\": 0.95, "
@@ -859,23 +823,24 @@ static int write_json(const char *path, const struct hooks_opts *o, struct sampl
 					", \"ops_per_s\": ",
 					r ? "," : "", c[r].ops, c[r].wall_ns, c[r].cpu_ns,
 					c[r].helper_ns);
-				json_number(f, ops_per_s(&c[r]));
+				json_write_number(f, ops_per_s(&c[r]));
 				fputs(", \"ops_per_cpu_s\": ", f);
-				json_number(f, ops_per_cpu_s(&c[r]));
+				json_write_number(f, ops_per_cpu_s(&c[r]));
 				fputs(", \"ratio\": ", f);
-				json_number(f, ops_per_cpu_s(&c[r]) / ops_per_cpu_s(&base[r]));
+				json_write_number(f,
+						  ops_per_cpu_s(&c[r]) / ops_per_cpu_s(&base[r]));
 				fputc('}', f);
 			}
 			fputs("],\n     \"summary\": {\"median_ops_per_s\": ", f);
-			json_number(f, sm.median_ops_s);
+			json_write_number(f, sm.median_ops_s);
 			fputs(", \"median_ops_per_cpu_s\": ", f);
-			json_number(f, sm.median_ops_cpu_s);
+			json_write_number(f, sm.median_ops_cpu_s);
 			fputs(", \"ratio\": ", f);
-			json_number(f, sm.ratio);
+			json_write_number(f, sm.ratio);
 			fputs(", \"ci_low\": ", f);
-			json_number(f, sm.lo);
+			json_write_number(f, sm.lo);
 			fputs(", \"ci_high\": ", f);
-			json_number(f, sm.hi);
+			json_write_number(f, sm.hi);
 			fprintf(f, ", \"significant\": %s, \"verdict\": \"%s\"}}",
 				sm.significant ? "true" : "false", verdict(sc[i], &sm));
 		}
@@ -1028,11 +993,11 @@ int bench_hooks_main(int argc, char **argv) {
 	if (r < 0) {
 		fprintf(stderr, "fsn-bench: private mount namespace / tmpfs setup: %s\n",
 			strerror(-r));
-		env_teardown(&env);
+		bench_env_teardown(env.base);
 		return r;
 	}
 	r = run_rounds(&env, &o, all);
-	env_teardown(&env);
+	bench_env_teardown(env.base);
 	if (r < 0)
 		return r;
 	print_table(&o, all);

@@ -299,3 +299,10 @@ void json_write_string(FILE *f, const char *s) {
 	}
 	fputc('"', f);
 }
+
+void json_write_number(FILE *f, double v) {
+	if (isfinite(v))
+		fprintf(f, "%.6g", v);
+	else
+		fputs("null", f);
+}
