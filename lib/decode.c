@@ -74,50 +74,53 @@ static int decode_fid_record(const uint8_t *rec, size_t rec_len, struct fsn_fid 
  * the event. */
 static int decode_info_record(const uint8_t *rec, size_t rec_len, uint8_t type,
 			      struct fsn_event *ev) {
+	struct fsn_fid *fid = NULL;
+	const char **name = NULL;
+	uint32_t bit = 0;
 	int r;
 
+	/* The four file-identifier record types differ only in where they go.
+	 * DFID and DFID_NAME both fill ev->dfid: one of each in an event is a
+	 * duplicate too. */
 	switch (type) {
 	case FAN_EVENT_INFO_TYPE_FID:
-		if (ev->has & FSN_HAS_FID)
-			return -EBADMSG;
-		r = decode_fid_record(rec, rec_len, &ev->fid, NULL);
-		if (r < 0)
-			return r;
-		ev->has |= FSN_HAS_FID;
-		return 0;
-
+		fid = &ev->fid;
+		bit = FSN_HAS_FID;
+		break;
 	case FAN_EVENT_INFO_TYPE_DFID:
+		fid = &ev->dfid;
+		bit = FSN_HAS_DFID;
+		break;
 	case FAN_EVENT_INFO_TYPE_DFID_NAME:
-		/* Both fill ev->dfid: one of each in an event is a duplicate too. */
-		if (ev->has & FSN_HAS_DFID)
+		fid = &ev->dfid;
+		name = &ev->name;
+		bit = FSN_HAS_DFID;
+		break;
+	case FAN_EVENT_INFO_TYPE_OLD_DFID_NAME:
+		fid = &ev->old_dfid;
+		name = &ev->old_name;
+		bit = FSN_HAS_OLD;
+		break;
+	case FAN_EVENT_INFO_TYPE_NEW_DFID_NAME:
+		fid = &ev->new_dfid;
+		name = &ev->new_name;
+		bit = FSN_HAS_NEW;
+		break;
+	default: break;
+	}
+	if (fid) {
+		if (ev->has & bit)
 			return -EBADMSG;
-		r = decode_fid_record(rec, rec_len, &ev->dfid,
-				      type == FAN_EVENT_INFO_TYPE_DFID_NAME ? &ev->name : NULL);
+		r = decode_fid_record(rec, rec_len, fid, name);
 		if (r < 0)
 			return r;
-		ev->has |= FSN_HAS_DFID;
+		ev->has |= bit;
 		if (type == FAN_EVENT_INFO_TYPE_DFID_NAME)
 			ev->has |= FSN_HAS_NAME;
 		return 0;
+	}
 
-	case FAN_EVENT_INFO_TYPE_OLD_DFID_NAME:
-		if (ev->has & FSN_HAS_OLD)
-			return -EBADMSG;
-		r = decode_fid_record(rec, rec_len, &ev->old_dfid, &ev->old_name);
-		if (r < 0)
-			return r;
-		ev->has |= FSN_HAS_OLD;
-		return 0;
-
-	case FAN_EVENT_INFO_TYPE_NEW_DFID_NAME:
-		if (ev->has & FSN_HAS_NEW)
-			return -EBADMSG;
-		r = decode_fid_record(rec, rec_len, &ev->new_dfid, &ev->new_name);
-		if (r < 0)
-			return r;
-		ev->has |= FSN_HAS_NEW;
-		return 0;
-
+	switch (type) {
 	case FAN_EVENT_INFO_TYPE_PIDFD: {
 		struct fsn_uapi_info_pidfd info;
 
