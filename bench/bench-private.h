@@ -76,6 +76,12 @@ void json_write_number(FILE *f, double v);
 
 /* util.c */
 uint64_t bench_now_ns(clockid_t clk);
+/* Parse a decimal option value in [min, max] (max UINT64_MAX: no upper
+ * bound); on error print "fsn-bench: invalid WHAT 'S' (...)" and -EINVAL. */
+int bench_parse_u64(const char *what, const char *s, uint64_t min, uint64_t max, uint64_t *ret);
+/* Enter a private mount namespace and mount a small tmpfs on a fresh
+ * mkdtemp(tmpl) directory, written to base (len bytes). */
+int bench_env_enter(char *base, size_t len, const char *tmpl);
 /* Detach the mounts below base (a scratch directory made with mkdtemp()),
  * remove their directories and base. Accepts "" and an unfilled template. */
 void bench_env_teardown(const char *base);

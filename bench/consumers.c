@@ -181,17 +181,13 @@ int bench_proc_cpu_ns(pid_t pid, uint64_t *ret) {
 static int env_setup(struct cons_env *env, unsigned generators) {
 	char dir[160];
 
-	if (unshare(CLONE_NEWNS) < 0)
-		return negative_errno();
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-		return negative_errno();
-	snprintf(env->base, sizeof(env->base), "/tmp/fsn-bench-c.XXXXXX");
-	if (!mkdtemp(env->base))
-		return negative_errno();
+	int r;
+
+	r = bench_env_enter(env->base, sizeof(env->base), "/tmp/fsn-bench-c.XXXXXX");
+	if (r < 0)
+		return r;
 	snprintf(env->watch, sizeof(env->watch), "%s/w", env->base);
 	snprintf(env->out, sizeof(env->out), "%s/o", env->base);
-	if (mount("fsn-bench", env->base, "tmpfs", 0, "mode=0700,size=4m") < 0)
-		return negative_errno();
 	if (mkdir(env->watch, 0700) < 0 || mkdir(env->out, 0700) < 0)
 		return negative_errno();
 	if (mount("fsn-bench-w", env->watch, "tmpfs", 0, "mode=0700,size=64m") < 0 ||
@@ -984,21 +980,6 @@ static int write_json(const char *path, const struct cons_opts *o, const struct 
 /* Entry point                                                               */
 /* ------------------------------------------------------------------------ */
 
-static int parse_u64(const char *what, const char *s, uint64_t min, uint64_t max, uint64_t *ret) {
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > max || s[0] == '-') {
-		fprintf(stderr, "fsn-bench: invalid %s '%s' (%" PRIu64 "..%" PRIu64 ")\n", what, s,
-			min, max);
-		return -EINVAL;
-	}
-	*ret = v;
-	return 0;
-}
-
 const char *bench_default_fsnotifyd(void) {
 	static char buf[PATH_MAX];
 	char exe[PATH_MAX - 64];
@@ -1038,10 +1019,10 @@ static int parse_opts(int argc, char **argv, struct cons_opts *o) {
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) >= 0) {
 		switch (c) {
-		case OPT_ROUNDS: r = parse_u64("--rounds", optarg, 1, 64, &rounds); break;
-		case OPT_OPS: r = parse_u64("--ops", optarg, 1, UINT32_MAX, &ops); break;
+		case OPT_ROUNDS: r = bench_parse_u64("--rounds", optarg, 1, 64, &rounds); break;
+		case OPT_OPS: r = bench_parse_u64("--ops", optarg, 1, UINT32_MAX, &ops); break;
 		case OPT_GEN:
-			r = parse_u64("--generators", optarg, 1, MAX_GENERATORS, &gens);
+			r = bench_parse_u64("--generators", optarg, 1, MAX_GENERATORS, &gens);
 			break;
 		case OPT_QUICK:
 			o->quick = true;

@@ -189,13 +189,11 @@ static int env_setup(struct hooks_env *env) {
 	_cleanup_close_ int fd = -1;
 	char block[4096];
 
-	if (unshare(CLONE_NEWNS) < 0)
-		return negative_errno();
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-		return negative_errno();
-	snprintf(env->base, sizeof(env->base), "/tmp/fsn-bench.XXXXXX");
-	if (!mkdtemp(env->base))
-		return negative_errno();
+	int r;
+
+	r = bench_env_enter(env->base, sizeof(env->base), "/tmp/fsn-bench.XXXXXX");
+	if (r < 0)
+		return r;
 	snprintf(env->fs_a, sizeof(env->fs_a), "%s/a", env->base);
 	snprintf(env->fs_b, sizeof(env->fs_b), "%s/b", env->base);
 	snprintf(env->bind_a, sizeof(env->bind_a), "%s/a-bind", env->base);
@@ -204,8 +202,6 @@ static int env_setup(struct hooks_env *env) {
 	snprintf(env->unrelated_a, sizeof(env->unrelated_a), "%s/unrelated", env->fs_a);
 	snprintf(env->dir_b, sizeof(env->dir_b), "%s/dir", env->fs_b);
 
-	if (mount("fsn-bench", env->base, "tmpfs", 0, "mode=0700,size=4m") < 0)
-		return negative_errno();
 	if (mkdir(env->fs_a, 0700) < 0 || mkdir(env->fs_b, 0700) < 0 ||
 	    mkdir(env->bind_a, 0700) < 0)
 		return negative_errno();
@@ -858,21 +854,6 @@ static int write_json(const char *path, const struct hooks_opts *o, struct sampl
 /* Entry point                                                               */
 /* ------------------------------------------------------------------------ */
 
-static int parse_u64(const char *what, const char *s, uint64_t min, uint64_t *ret) {
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || v < min || s[0] == '-') {
-		fprintf(stderr, "fsn-bench: invalid %s '%s' (at least %" PRIu64 ")\n", what, s,
-			min);
-		return -EINVAL;
-	}
-	*ret = v;
-	return 0;
-}
-
 static int parse_opts(int argc, char **argv, struct hooks_opts *o) {
 	enum {
 		OPT_ROUNDS = 0x100,
@@ -909,8 +890,10 @@ static int parse_opts(int argc, char **argv, struct hooks_opts *o) {
 
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) >= 0) {
 		switch (c) {
-		case OPT_ROUNDS: r = parse_u64("--rounds", optarg, 2, &rounds); break;
-		case OPT_OPS: r = parse_u64("--ops", optarg, 1, &ops); break;
+		case OPT_ROUNDS:
+			r = bench_parse_u64("--rounds", optarg, 2, UINT64_MAX, &rounds);
+			break;
+		case OPT_OPS: r = bench_parse_u64("--ops", optarg, 1, UINT64_MAX, &ops); break;
 		case OPT_QUICK:
 			o->quick = true;
 			r = 0;

@@ -4,6 +4,10 @@
  * removal of the private scratch directory.
  */
 #include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -17,6 +21,19 @@ uint64_t bench_now_ns(clockid_t clk) {
 
 	clock_gettime(clk, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int bench_env_enter(char *base, size_t len, const char *tmpl) {
+	if (unshare(CLONE_NEWNS) < 0)
+		return negative_errno();
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return negative_errno();
+	snprintf(base, len, "%s", tmpl);
+	if (!mkdtemp(base))
+		return negative_errno();
+	if (mount("fsn-bench", base, "tmpfs", 0, "mode=0700,size=4m") < 0)
+		return negative_errno();
+	return 0;
 }
 
 void bench_env_teardown(const char *base) {
@@ -43,4 +60,23 @@ void bench_env_teardown(const char *base) {
 		closedir(d);
 	}
 	(void)rmdir(base);
+}
+
+int bench_parse_u64(const char *what, const char *s, uint64_t min, uint64_t max, uint64_t *ret) {
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max || s[0] == '-') {
+		if (max == UINT64_MAX)
+			fprintf(stderr, "fsn-bench: invalid %s '%s' (at least %" PRIu64 ")\n", what,
+				s, min);
+		else
+			fprintf(stderr, "fsn-bench: invalid %s '%s' (%" PRIu64 "..%" PRIu64 ")\n",
+				what, s, min, max);
+		return -EINVAL;
+	}
+	*ret = v;
+	return 0;
 }
