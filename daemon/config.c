@@ -23,6 +23,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <grp.h>
 #include <libconfig.h>
 #include <limits.h>
 #include <pwd.h>
@@ -39,9 +40,6 @@
 #include "fsn.h"
 
 #define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
-
-/* Events no rule may ask for, and why. */
-#define PERM_EVENTS (FAN_OPEN_PERM | FAN_ACCESS_PERM | FAN_OPEN_EXEC_PERM | FAN_PRE_ACCESS)
 
 /* ------------------------------------------------------------------------ */
 /* the loader's state                                                       */
@@ -71,8 +69,8 @@ struct loader {
 	size_t n_bad_outputs;
 	size_t n_rule_entries; /* rules read, also those with errors */
 	bool rules_bad;        /* a `rules` setting was not a list */
-	config_t defaults[4];  /* parsed default text per table, see TABLE_* */
-	bool defaults_ok[4];
+	config_t defaults[5];  /* parsed default text per table, see TABLE_* */
+	bool defaults_ok[5];
 };
 
 struct key;
@@ -105,6 +103,7 @@ enum {
 	TABLE_LIMITS,
 	TABLE_RULE,
 	TABLE_OUTPUT,
+	TABLE_DECISION,
 };
 
 struct key {
@@ -521,9 +520,7 @@ static bool parse_events(struct scope *sc, const struct key *k, const config_set
 			ok = false;
 			continue;
 		}
-		if (m & PERM_EVENTS)
-			why = "permission events are not supported yet";
-		else if (m & FAN_Q_OVERFLOW)
+		if (m & FAN_Q_OVERFLOW)
 			why = "queue overflows are always reported, not asked for";
 		else if (m & FAN_ONDIR)
 			why = "it is a flag, not an event: use ondir = true";
@@ -586,17 +583,42 @@ static bool parse_pids(struct scope *sc, const struct key *k, const config_setti
 	return true;
 }
 
-/* uids: integers, or user names looked up now. */
-static bool parse_uids(struct scope *sc, const struct key *k, const config_setting_t *s) {
+/* Look up a user or group name; false if unknown. */
+typedef bool (*id_lookup_fn)(const char *name, uint32_t *ret);
+
+static bool lookup_user(const char *name, uint32_t *ret) {
+	struct passwd pw, *res = NULL;
+	char buf[4096];
+
+	if (getpwnam_r(name, &pw, buf, sizeof(buf), &res) != 0 || !res)
+		return false;
+	*ret = res->pw_uid;
+	return true;
+}
+
+static bool lookup_group(const char *name, uint32_t *ret) {
+	struct group gr, *res = NULL;
+	char buf[16384];
+
+	if (getgrnam_r(name, &gr, buf, sizeof(buf), &res) != 0 || !res)
+		return false;
+	*ret = res->gr_gid;
+	return true;
+}
+
+/* uids, gids: integers, or names looked up now (what: "user", "group"). */
+static bool parse_ids(struct scope *sc, const struct key *k, const config_setting_t *s,
+		      id_lookup_fn lookup, const char *what) {
 	int n = is_sequence(s) ? config_setting_length(s) : 0;
-	uid_t *v;
+	uint32_t *v;
 	bool ok = true;
 
 	if (!is_sequence(s)) {
-		type_error(sc, k, s, "a list of user ids or names");
+		error_at(sc, s, "%s: expected a list of %s ids or names, not %s", k->name, what,
+			 type_words(s));
 		return false;
 	}
-	v = l_oom(sc->l, calloc((size_t)n + 1, sizeof(uid_t)));
+	v = l_oom(sc->l, calloc((size_t)n + 1, sizeof(uint32_t)));
 	if (!v)
 		return false;
 	for (int i = 0; i < n; i++) {
@@ -606,23 +628,20 @@ static bool parse_uids(struct scope *sc, const struct key *k, const config_setti
 			long long x = config_setting_get_int64(e);
 
 			if (x < 0 || x >= (long long)UINT32_MAX) {
-				error_at(sc, e, "%s: %lld is not a user id", k->name, x);
+				error_at(sc, e, "%s: %lld is not a %s id", k->name, x, what);
 				ok = false;
 			} else
-				v[i] = (uid_t)x;
+				v[i] = (uint32_t)x;
 		} else if (config_setting_type(e) == CONFIG_TYPE_STRING) {
 			const char *name = config_setting_get_string(e);
-			struct passwd pw, *res = NULL;
-			char buf[4096];
 
-			if (getpwnam_r(name, &pw, buf, sizeof(buf), &res) != 0 || !res) {
-				error_at(sc, e, "%s: unknown user '%s'", k->name, P(name));
+			if (!lookup(name, &v[i])) {
+				error_at(sc, e, "%s: unknown %s '%s'", k->name, what, P(name));
 				ok = false;
-			} else
-				v[i] = res->pw_uid;
+			}
 		} else {
-			error_at(sc, e, "%s: element %d: expected a user id or name, not %s",
-				 k->name, i + 1, type_words(e));
+			error_at(sc, e, "%s: element %d: expected a %s id or name, not %s", k->name,
+				 i + 1, what, type_words(e));
 			ok = false;
 		}
 	}
@@ -630,9 +649,94 @@ static bool parse_uids(struct scope *sc, const struct key *k, const config_setti
 		free(v);
 		return false;
 	}
-	free(*DEST(sc, k, uid_t *));
-	*DEST(sc, k, uid_t *) = v;
+	free(*DEST(sc, k, uint32_t *));
+	*DEST(sc, k, uint32_t *) = v;
 	*COUNT(sc, k) = (size_t)n;
+	return true;
+}
+
+static bool parse_uids(struct scope *sc, const struct key *k, const config_setting_t *s) {
+	return parse_ids(sc, k, s, lookup_user, "user");
+}
+
+static bool parse_gids(struct scope *sc, const struct key *k, const config_setting_t *s) {
+	return parse_ids(sc, k, s, lookup_group, "group");
+}
+
+/* The errnos FAN_DENY_ERRNO() takes (the kernel refuses others). */
+static const struct {
+	int err;
+	const char *name;
+} deny_errnos[] = {
+	{ EIO, "EIO" },       { EPERM, "EPERM" },   { EBUSY, "EBUSY" },   { ETXTBSY, "ETXTBSY" },
+	{ EAGAIN, "EAGAIN" }, { ENOSPC, "ENOSPC" }, { EDQUOT, "EDQUOT" },
+};
+
+const char *verdict_errno_name(int err) {
+	for (size_t i = 0; i < ELEMENTSOF(deny_errnos); i++)
+		if (deny_errnos[i].err == err)
+			return deny_errnos[i].name;
+	return NULL;
+}
+
+const char *verdict_format(const struct verdict *v, char *buf, size_t len) {
+	const char *name = v->err ? verdict_errno_name(v->err) : NULL;
+
+	if (!v->deny)
+		snprintf(buf, len, "%s", v->audit ? "audit" : "allow");
+	else if (name)
+		snprintf(buf, len, "deny(%s)%s", name, v->audit ? "+audit" : "");
+	else
+		snprintf(buf, len, "deny%s", v->audit ? "+audit" : "");
+	return buf;
+}
+
+/* "allow", "deny", "deny(ERRNO)" or "audit" (allow, audited). */
+static bool parse_verdict(struct scope *sc, const struct key *k, const config_setting_t *s) {
+	struct verdict v = { 0 };
+	const char *str, *open;
+	char list[128] = "";
+	size_t pos = 0;
+
+	if (config_setting_type(s) != CONFIG_TYPE_STRING) {
+		type_error(sc, k, s,
+			   "a verdict string (\"allow\", \"deny\", \"deny(EIO)\", \"audit\")");
+		return false;
+	}
+	str = config_setting_get_string(s);
+	open = strchr(str, '(');
+	if (strcmp(str, "allow") == 0)
+		;
+	else if (strcmp(str, "audit") == 0)
+		v.audit = true;
+	else if (strcmp(str, "deny") == 0)
+		v.deny = true;
+	else if (strncmp(str, "deny(", 5) == 0 && open == str + 4 && str[strlen(str) - 1] == ')') {
+		size_t n = strlen(str) - 6;
+
+		v.deny = true;
+		for (size_t i = 0; i < ELEMENTSOF(deny_errnos) && !v.err; i++)
+			if (strlen(deny_errnos[i].name) == n &&
+			    strncmp(str + 5, deny_errnos[i].name, n) == 0)
+				v.err = deny_errnos[i].err;
+		if (!v.err) {
+			for (size_t i = 0; i < ELEMENTSOF(deny_errnos); i++)
+				pos += (size_t)snprintf(list + pos, sizeof(list) - pos, "%s%s",
+							i ? ", " : "", deny_errnos[i].name);
+			error_at(sc, s, "%s: '%s': the kernel's FAN_DENY_ERRNO takes only %s",
+				 k->name, P(str), list);
+			return false;
+		}
+		if (v.err == EPERM)
+			v.err = 0; /* a plain deny says EPERM */
+	} else {
+		error_at(sc, s,
+			 "%s: unknown verdict '%s' (one of \"allow\", \"deny\", \"deny(ERRNO)\", "
+			 "\"audit\")",
+			 k->name, P(str));
+		return false;
+	}
+	*DEST(sc, k, struct verdict) = v;
 	return true;
 }
 
@@ -724,8 +828,9 @@ static bool has_glob(const char *s) {
 	return strpbrk(s, "*?[") != NULL;
 }
 
-static bool check_exclude(struct scope *sc, const struct key *k, const config_setting_t *s,
-			  const char *v, char **out) {
+/* An absolute path (normalised) or a glob (exclude, decisions' paths and exes). */
+static bool check_path_or_glob(struct scope *sc, const struct key *k, const config_setting_t *s,
+			       const char *v, char **out) {
 	if (!*v) {
 		error_at(sc, s, "%s: empty entry", k->name);
 		return false;
@@ -734,7 +839,7 @@ static bool check_exclude(struct scope *sc, const struct key *k, const config_se
 		return true;
 	if (v[0] != '/') {
 		error_at(sc, s,
-			 "%s: '%s' is neither an absolute path nor a glob (to exclude a name "
+			 "%s: '%s' is neither an absolute path nor a glob (to match a name "
 			 "anywhere, write '*/%s')",
 			 k->name, P(v), P(v));
 		return false;
@@ -912,6 +1017,40 @@ static const struct key output_keys[] = {
 static const struct table output_table = { TABLE_OUTPUT, "output", output_keys,
 					   ELEMENTSOF(output_keys) };
 
+static bool parse_decisions(struct scope *sc, const struct key *k, const config_setting_t *s);
+
+static const struct key decision_keys[] = {
+	{ "verdict", .parse = parse_verdict, .type = "string",
+	  .off = offsetof(struct decision_conf, verdict), .required = true,
+	  .doc = "\"allow\", \"deny\", \"deny(ERRNO)\" (EIO, EPERM, EBUSY, ETXTBSY, EAGAIN, "
+		 "ENOSPC, EDQUOT) or \"audit\" (allow, with an audit record)." },
+	{ "audit", BOOL(struct decision_conf, audit_key, "false"),
+	  .doc = "Ask the kernel for an audit record of the verdict (FAN_AUDIT)." },
+	{ "log", BOOL(struct decision_conf, log, "false"),
+	  .doc = "Report the decision to the rule's outputs; unset: every verdict but a plain "
+		 "allow is reported." },
+	{ "paths", STRS(struct decision_conf, paths), .def = "[]", .check = check_path_or_glob,
+	  .doc = "Match files at or below these absolute paths, or matching these globs." },
+	{ "events", .parse = parse_events, .type = "array of strings",
+	  .off = offsetof(struct decision_conf, events), .def = NULL,
+	  .doc = "Match these permission events (of the rule's); unset: any." },
+	{ "uids", .parse = parse_uids, .type = "list of integers or user names",
+	  .off = offsetof(struct decision_conf, uids),
+	  .n_off = offsetof(struct decision_conf, n_uids), .def = "[]",
+	  .doc = "Match processes with these effective user ids." },
+	{ "gids", .parse = parse_gids, .type = "list of integers or group names",
+	  .off = offsetof(struct decision_conf, gids),
+	  .n_off = offsetof(struct decision_conf, n_gids), .def = "[]",
+	  .doc = "Match processes with these effective group ids." },
+	{ "exes", STRS(struct decision_conf, exes), .def = "[]", .check = check_path_or_glob,
+	  .doc = "Match processes whose executable is one of these paths or globs." },
+	{ "comms", STRS(struct decision_conf, comms), .def = "[]", .check = check_comm,
+	  .doc = "Match processes with these names (comm)." },
+};
+
+static const struct table decision_table = { TABLE_DECISION, "decision", decision_keys,
+					     ELEMENTSOF(decision_keys) };
+
 #define DEFAULT_EVENTS "[\"create\", \"delete\", \"moved_from\", \"moved_to\", \"close_write\"]"
 
 static const struct key rule_keys[] = {
@@ -936,8 +1075,9 @@ static const struct key rule_keys[] = {
 	{ "create", BOOL(struct rule_conf, create, "false"),
 	  .doc = "Create missing paths as directories (mode 0755) at start." },
 	{ "required", BOOL(struct rule_conf, required, "false"),
-	  .doc = "A rule that cannot be placed stops the daemon at start." },
-	{ "exclude", STRS(struct rule_conf, exclude), .def = "[]", .check = check_exclude,
+	  .doc = "A rule that cannot be placed stops the daemon at start (and a reload keeps "
+		 "the running config); permission rules: true unless set." },
+	{ "exclude", STRS(struct rule_conf, exclude), .def = "[]", .check = check_path_or_glob,
 	  .doc = "Absolute paths (with everything below) or glob patterns not to report." },
 	{ "pids", .parse = parse_pids, .type = "array of integers",
 	  .off = offsetof(struct rule_conf, pids), .n_off = offsetof(struct rule_conf, n_pids),
@@ -954,6 +1094,21 @@ static const struct key rule_keys[] = {
 		 "outputs." },
 	{ "rate_limit", UINT(struct rule_conf, rate_limit, 0, 10000000, "0"),
 	  .doc = "Events per second reported for this rule; 0: limits.rate_limit." },
+	{ "decisions", .parse = parse_decisions, .type = "list of groups",
+	  .doc = "Permission rules: the decision list, evaluated in order: ( { paths = [...]; "
+		 "verdict = \"deny\"; }, ... )." },
+	{ "default", .parse = parse_verdict, .type = "string",
+	  .off = offsetof(struct rule_conf, def), .def = "\"allow\"",
+	  .doc = "Permission rules: the verdict when no decision matches." },
+	{ "deadline_ms", UINT(struct rule_conf, deadline_ms, 1, 60000, "500"),
+	  .doc = "Permission rules: every event is answered within this many milliseconds." },
+	{ "deadline_verdict", .parse = parse_verdict, .type = "string",
+	  .off = offsetof(struct rule_conf, deadline_verdict),
+	  .doc = "Permission rules: the verdict of an event not decided by its deadline; "
+		 "unset: the rule's default." },
+	{ "debug_delay_ms", UINT(struct rule_conf, debug_delay_ms, 0, 3600000, "0"),
+	  .doc = "Permission rules, for tests: every decision becomes ready this many "
+		 "milliseconds late (shows the deadline at work)." },
 };
 
 static const struct table rule_table = { TABLE_RULE, "rule", rule_keys, ELEMENTSOF(rule_keys) };
@@ -976,7 +1131,7 @@ static const struct key top_keys[] = {
 static const struct table top_table = { TABLE_TOP, "", top_keys, ELEMENTSOF(top_keys) };
 
 static const struct table *const all_tables[] = { &top_table, &limits_table, &rule_table,
-						  &output_table };
+						  &output_table, &decision_table };
 
 void config_schema_foreach(void (*fn)(const struct config_key_info *k, void *userdata),
 			   void *userdata) {
@@ -1204,7 +1359,19 @@ static bool parse_outputs(struct scope *sc, const struct key *k, const config_se
 /* rules                                                                    */
 /* ------------------------------------------------------------------------ */
 
+static void decision_conf_done(struct decision_conf *d) {
+	free(d->origin.file);
+	strv_free(d->paths, d->n_paths);
+	free(d->uids);
+	free(d->gids);
+	strv_free(d->exes, d->n_exes);
+	strv_free(d->comms, d->n_comms);
+}
+
 static void rule_conf_done(struct rule_conf *r) {
+	for (size_t i = 0; i < r->n_decisions; i++)
+		decision_conf_done(&r->decisions[i]);
+	free(r->decisions);
 	free(r->name);
 	free(r->origin.file);
 	strv_free(r->paths, r->n_paths);
@@ -1213,6 +1380,96 @@ static void rule_conf_done(struct rule_conf *r) {
 	strv_free(r->comms, r->n_comms);
 	free(r->uids);
 	strv_free(r->outputs, r->n_outputs);
+}
+
+/* decisions = ( { verdict = ...; ... }, ... ) */
+static bool parse_decisions(struct scope *sc, const struct key *k, const config_setting_t *s) {
+	struct rule_conf *r = sc->base;
+	size_t n_errors = sc->l->errors->n;
+	int n;
+
+	if (config_setting_type(s) != CONFIG_TYPE_LIST) {
+		type_error(sc, k, s, "a list of groups ( { verdict = ...; }, ... )");
+		return false;
+	}
+	n = config_setting_length(s);
+	r->decisions = l_oom(sc->l, calloc((size_t)n + 1, sizeof(*r->decisions)));
+	if (!r->decisions)
+		return false;
+	for (int i = 0; i < n; i++) {
+		config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+		struct decision_conf *d = &r->decisions[r->n_decisions++];
+		struct scope ds = *sc;
+		char where[600];
+
+		snprintf(where, sizeof(where), "%s: decision #%d", sc->where, i + 1);
+		ds.where = where;
+		ds.base = d;
+		d->origin.file = l_strdup(sc->l, setting_file(sc->l, e));
+		d->origin.line = setting_line(e);
+		if (!config_setting_is_group(e)) {
+			error_at(&ds, e, "expected a group { verdict = ...; }, not %s",
+				 type_words(e));
+			continue;
+		}
+		apply_defaults(&ds, &decision_table);
+		read_group(&ds, &decision_table, e);
+		d->verdict.audit = d->verdict.audit || d->audit_key;
+		if (!config_setting_get_member(e, "log"))
+			d->log = d->verdict.deny || d->verdict.audit;
+	}
+	return sc->l->errors->n == n_errors;
+}
+
+/* What only a permission rule may have, and what it must not. */
+static void check_perm_rule(struct scope *rs, config_setting_t *s, struct rule_conf *r) {
+	static const char *const perm_only[] = { "decisions", "default", "deadline_ms",
+						 "deadline_verdict", "debug_delay_ms" };
+	const config_setting_t *events = config_setting_get_member(s, "events");
+	char a[256], b[256];
+
+	r->perm = (r->events & RULE_PERM_EVENTS) != 0;
+	if (!r->perm) {
+		for (size_t i = 0; i < ELEMENTSOF(perm_only); i++) {
+			const config_setting_t *x = config_setting_get_member(s, perm_only[i]);
+
+			if (x)
+				error_at(rs, x,
+					 "%s: only for rules with permission events (open_perm, "
+					 "access_perm, open_exec_perm, pre_access)",
+					 perm_only[i]);
+		}
+		return;
+	}
+	if (r->events & ~(uint64_t)RULE_PERM_EVENTS) {
+		fsn_mask_format(FSN_MASK_FANOTIFY_EVENT, r->events & RULE_PERM_EVENTS, a,
+				sizeof(a));
+		fsn_mask_format(FSN_MASK_FANOTIFY_EVENT, r->events & ~(uint64_t)RULE_PERM_EVENTS, b,
+				sizeof(b));
+		error_at(rs, events,
+			 "events: permission events (%s) and notification events (%s) cannot be "
+			 "in one rule: put the notification events in a rule of their own",
+			 a, b);
+	}
+	if (r->mark == RULE_MARK_INOTIFY)
+		error_at(rs, config_setting_get_member(s, "mark"),
+			 "mark: inotify cannot report permission events; use \"auto\", "
+			 "\"inode\", \"mount\" or \"filesystem\"");
+	if (!config_setting_get_member(s, "required"))
+		r->required = true;
+	if (!config_setting_get_member(s, "deadline_verdict"))
+		r->deadline_verdict = r->def;
+	for (size_t i = 0; i < r->n_decisions; i++) {
+		struct decision_conf *d = &r->decisions[i];
+
+		if (d->events & ~r->events) {
+			fsn_mask_format(FSN_MASK_FANOTIFY_EVENT, d->events & ~r->events, a,
+					sizeof(a));
+			add_error(rs->l, d->origin.file, d->origin.line,
+				  "%s: decision #%zu: events: %s not among the rule's events",
+				  rs->where, i + 1, a);
+		}
+	}
 }
 
 static bool parse_one_rule(struct scope *sc, config_setting_t *s, int index, struct rule_conf *r) {
@@ -1239,6 +1496,7 @@ static bool parse_one_rule(struct scope *sc, config_setting_t *s, int index, str
 	}
 	apply_defaults(&rs, &rule_table);
 	read_group(&rs, &rule_table, s);
+	check_perm_rule(&rs, s, r);
 	if (r->paths && r->n_paths == 0)
 		error_at(&rs, config_setting_get_member(s, "paths"),
 			 "paths: at least one path is needed");
@@ -1639,11 +1897,21 @@ static bool strv_equal(char **a, size_t na, char **b, size_t nb) {
 	return true;
 }
 
+bool rule_conf_uses_deny_errno(const struct rule_conf *r) {
+	bool v = r->perm && ((r->def.deny && r->def.err) ||
+			     (r->deadline_verdict.deny && r->deadline_verdict.err));
+
+	for (size_t i = 0; r->perm && i < r->n_decisions; i++)
+		v = v || (r->decisions[i].verdict.deny && r->decisions[i].verdict.err);
+	return v;
+}
+
 bool rule_conf_same_marks(const struct rule_conf *a, const struct rule_conf *b) {
 	if (!a || !b)
 		return false;
-	return a->mark == b->mark && a->events == b->events && a->children == b->children &&
-	       a->ondir == b->ondir && a->recursive == b->recursive && a->create == b->create &&
+	return a->mark == b->mark && rule_conf_uses_deny_errno(a) == rule_conf_uses_deny_errno(b) &&
+	       a->events == b->events && a->children == b->children && a->ondir == b->ondir &&
+	       a->recursive == b->recursive && a->create == b->create &&
 	       strv_equal(a->paths, a->n_paths, b->paths, b->n_paths) &&
 	       strv_equal(a->exclude, a->n_exclude, b->exclude, b->n_exclude);
 }

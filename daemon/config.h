@@ -52,6 +52,36 @@ struct output_conf {
 	unsigned timeout_sec; /* a child running longer is killed (default 60) */
 };
 
+/* A permission verdict: allow, or deny with an errno (0: plain FAN_DENY,
+ * EPERM), each optionally audited (FAN_AUDIT). */
+struct verdict {
+	bool deny;
+	int err; /* deny(ERRNO): the positive errno (FAN_DENY_ERRNO); 0: plain deny */
+	bool audit;
+};
+
+/* One entry of a permission rule's decision list: every criterion given
+ * must match (an empty list is no criterion); the first entry that matches
+ * decides. */
+struct decision_conf {
+	struct config_origin origin;
+	struct verdict verdict;
+	bool log;     /* report the decision (default: verdict is not a plain allow) */
+	char **paths; /* absolute normalised paths (the object and below) or fnmatch globs */
+	size_t n_paths;
+	uint64_t events; /* permission event bits; 0: any of the rule's */
+	uid_t *uids;
+	size_t n_uids;
+	gid_t *gids;
+	size_t n_gids;
+	char **exes; /* absolute paths or globs of the process's executable */
+	size_t n_exes;
+	char **comms;
+	size_t n_comms;
+	/* while parsing */
+	bool audit_key;
+};
+
 struct rule_conf {
 	char *name;
 	struct config_origin origin;
@@ -78,7 +108,28 @@ struct rule_conf {
 			 * global default outputs */
 	size_t n_outputs;
 	unsigned rate_limit; /* events per second reported for this rule; 0 = global default */
+
+	/* permission rules (events are FAN_*_PERM / FAN_PRE_ACCESS only) */
+	bool perm;
+	struct decision_conf *decisions;
+	size_t n_decisions;
+	struct verdict def;              /* no decision matched (default allow) */
+	struct verdict deadline_verdict; /* not decided within deadline_ms (default: def) */
+	unsigned deadline_ms;            /* default 500 */
+	unsigned debug_delay_ms;         /* tests: decisions become ready this late */
 };
+
+/* Permission event bits. */
+#define RULE_PERM_EVENTS (FAN_OPEN_PERM | FAN_ACCESS_PERM | FAN_OPEN_EXEC_PERM | FAN_PRE_ACCESS)
+
+/* Whether the rule needs FAN_DENY_ERRNO (a pre-content class group). */
+bool rule_conf_uses_deny_errno(const struct rule_conf *r);
+
+/* "allow", "deny", "deny(EIO)", with "+audit" when audited; into buf. */
+const char *verdict_format(const struct verdict *v, char *buf, size_t len);
+/* The errnos a deny(ERRNO) verdict may carry, and their names: the kernel
+ * accepts exactly these in FAN_DENY_ERRNO(). NULL if err is not one. */
+const char *verdict_errno_name(int err);
 
 struct config {
 	char *path;     /* the main file */
@@ -135,9 +186,9 @@ void config_errors_print(const struct config_errors *e, FILE *f);
 const struct output_conf *config_find_output(const struct config *c, const char *name);
 const struct rule_conf *config_find_rule(const struct config *c, const char *name);
 /* True when the two rules would place exactly the same marks (reload keeps
- * them): same paths, mark, events, children, ondir, recursive, create and
- * exclude. The plan's group_tag also depends on the rule's index when it has
- * exclusions; compare plan marks' specs for that. */
+ * them): same paths, mark, events, children, ondir, recursive, create,
+ * exclude and (permission rules) the group class deny(ERRNO) needs. The plan's group_tag also
+ * depends on the rule's index when it has exclusions; compare plan marks' specs for that. */
 bool rule_conf_same_marks(const struct rule_conf *a, const struct rule_conf *b);
 /* True when the two outputs are configured alike (reload keeps the open
  * output): same type, file, argv, max_running, rate, burst and timeout. */
@@ -147,7 +198,7 @@ const char *rule_mark_name(enum rule_mark m);
 const char *output_type_name(enum output_type t);
 
 /* The schema, for documentation and its test: one call per key, in table
- * order. scope is "" (top level), "limits", "rule" or "output"; def is the
+ * order. scope is "" (top level), "limits", "rule", "decision" or "output"; def is the
  * default in config syntax, NULL if the key has none. */
 struct config_key_info {
 	const char *scope;

@@ -34,6 +34,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <time.h>
@@ -41,10 +42,12 @@
 
 #include "engine.h"
 #include "fsn-uapi.h"
+#include "guard.h"
 #include "log.h"
 #include "output.h"
-
-#define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
+#include "policy.h"
+#include "proc.h"
+#include "util.h"
 
 static inline void freep(void *p) {
 	free(*(void **)p);
@@ -86,11 +89,25 @@ struct erule {
 	unsigned limit;    /* events per second, 0 = unlimited */
 	uint64_t window;   /* monotonic second of the current window */
 	unsigned in_window;
-	uint64_t dropped_pending; /* rate-limited, not yet reported */
-	uint64_t seen;            /* sequence number of the last event it reported */
-	unsigned n_marks;         /* marks placed */
-	unsigned n_failed;        /* marks that could not be placed */
-	bool limit_logged;        /* the max_marks warning was logged */
+	uint64_t dropped_pending;     /* rate-limited, not yet reported */
+	uint64_t seen;                /* sequence number of the last event it reported */
+	unsigned n_marks;             /* marks placed */
+	unsigned n_failed;            /* marks that could not be placed */
+	bool limit_logged;            /* the max_marks warning was logged */
+	struct perm_counts last_perm; /* permission rules: counters last reported */
+};
+
+/* A permission rule: its guard rule (group, marks) and what it was placed
+ * from, to keep it across a reload when nothing about its marks changed. */
+struct eperm {
+	const struct rule_conf *conf;
+	struct guard_rule *gr;
+	char *sig;   /* the planned marks, in words */
+	dev_t *devs; /* per planned mark: the object marked */
+	ino_t *inos;
+	size_t n_objs;
+	bool fresh; /* placed for the new state */
+	bool kept;  /* old state: taken over by the new one */
 };
 
 enum scope {
@@ -146,7 +163,9 @@ struct state {
 	size_t n_outputs;
 	struct emark **marks; /* planned marks (sub-watches hang off them) */
 	size_t n_marks;
-	unsigned n_placed; /* kernel marks + watches, sub-watches included */
+	unsigned n_placed;  /* kernel marks + watches, sub-watches included */
+	struct eperm *perm; /* permission rules */
+	size_t n_perm;
 };
 
 struct engine {
@@ -154,6 +173,8 @@ struct engine {
 	ev_io io;
 	ev_timer drop_timer;
 	struct fsn_ctx *ctx;
+	struct guard *guard; /* permission rules' thread, once there were any */
+	bool mlocked;
 	struct state st;
 	pid_t self;
 	int foreign_mntns; /* mntns_foreign(): 1 a namespace of its own, 0 shared, <0 unknown */
@@ -167,7 +188,7 @@ struct engine {
 	/* counters */
 	uint64_t seq;
 	uint64_t handled;
-	uint64_t events, overflows, dropped, unresolved;
+	uint64_t events, overflows, dropped, unresolved, decisions;
 	bool reloaded;
 	char reload_error[512];
 
@@ -181,7 +202,7 @@ struct engine {
 	struct ownfile *own;
 	size_t n_own;
 	/* per-dispatch process info cache */
-	struct pinfo *pcache;
+	struct proc_info *pcache;
 	size_t pcache_n;
 	unsigned budget;
 };
@@ -193,75 +214,18 @@ struct ownfile {
 	char *path; /* canonical, NULL for stdout/stderr */
 };
 
-/* What the daemon knows about the process of one event. */
-struct pinfo {
-	pid_t pid;
-	bool have_comm, have_status;
-	bool comm_ok, status_ok;
-	char comm[64];
-	uid_t uid;
-	pid_t ppid;
-};
-
 #define PCACHE_SIZE 64
 
 static void mark_drop(struct engine *e, struct emark *m);
+static struct erule *state_rule(struct state *s, const struct rule_conf *rc);
 
 /* ------------------------------------------------------------------------ */
 /* small helpers                                                            */
 /* ------------------------------------------------------------------------ */
 
-static uint64_t now_realtime_usec(void) {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
-static uint64_t now_monotonic_sec(void) {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (uint64_t)ts.tv_sec;
-}
-
 static void format_events(uint64_t mask, char *buf, size_t len) {
 	if (mask == 0 || fsn_mask_format(FSN_MASK_FANOTIFY_EVENT, mask, buf, len) < 0)
 		snprintf(buf, len, "0x%" PRIx64, mask);
-}
-
-/* path is dir itself (when self) or below it: directly (!recursive) or at
- * any depth. dir "/" is a prefix of everything. */
-static bool path_in(const char *path, const char *dir, bool recursive, bool self) {
-	size_t n = strlen(dir);
-	const char *rest;
-
-	if (n == 1 && dir[0] == '/')
-		n = 0;
-	if (strncmp(path, dir, n) != 0)
-		return false;
-	rest = path + n;
-	if (*rest == '\0')
-		return self;
-	if (*rest != '/' || rest[1] == '\0')
-		return false;
-	return recursive || !strchr(rest + 1, '/');
-}
-
-static bool is_glob(const char *s) {
-	return strpbrk(s, "*?[") != NULL;
-}
-
-static char *canonical(const char *path) {
-	char *c = realpath(path, NULL);
-
-	return c ? c : strdup(path);
-}
-
-static void strv_free(char **v, size_t n) {
-	for (size_t i = 0; v && i < n; i++)
-		free(v[i]);
-	free(v);
 }
 
 static bool str_eq(const char *a, const char *b) {
@@ -800,23 +764,8 @@ static void mark_drop(struct engine *e, struct emark *m) {
 /* process information                                                      */
 /* ------------------------------------------------------------------------ */
 
-static ssize_t read_small(const char *path, char *buf, size_t len) {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	if (n < 0)
-		n = -errno;
-	else
-		buf[n] = '\0';
-	close(fd);
-	return n;
-}
-
-static struct pinfo *pinfo_get(struct engine *e, pid_t pid) {
-	struct pinfo *p;
+static struct proc_info *pinfo_get(struct engine *e, pid_t pid) {
+	struct proc_info *p;
 
 	for (size_t i = 0; i < e->pcache_n; i++)
 		if (e->pcache[i].pid == pid)
@@ -829,55 +778,8 @@ static struct pinfo *pinfo_get(struct engine *e, pid_t pid) {
 	if (e->pcache_n == PCACHE_SIZE)
 		e->pcache_n = 0; /* start over; it is only a per-batch cache */
 	p = &e->pcache[e->pcache_n++];
-	*p = (struct pinfo){ .pid = pid, .uid = (uid_t)-1 };
+	proc_info_init(p, pid);
 	return p;
-}
-
-static const char *pinfo_comm(struct pinfo *p) {
-	char path[64], buf[64];
-	ssize_t n;
-
-	if (!p || p->pid <= 0)
-		return NULL;
-	if (!p->have_comm) {
-		p->have_comm = true;
-		snprintf(path, sizeof(path), "/proc/%d/comm", (int)p->pid);
-		n = read_small(path, buf, sizeof(buf));
-		if (n > 0) {
-			if (buf[n - 1] == '\n')
-				buf[n - 1] = '\0';
-			snprintf(p->comm, sizeof(p->comm), "%s", buf);
-			p->comm_ok = true;
-		}
-	}
-	return p->comm_ok ? p->comm : NULL;
-}
-
-/* Effective uid and parent pid from /proc/PID/status. */
-static bool pinfo_status(struct pinfo *p) {
-	char path[64], buf[4096];
-	const char *l;
-
-	if (!p || p->pid <= 0)
-		return false;
-	if (!p->have_status) {
-		unsigned long ruid, euid;
-		int ppid;
-
-		p->have_status = true;
-		snprintf(path, sizeof(path), "/proc/%d/status", (int)p->pid);
-		if (read_small(path, buf, sizeof(buf)) <= 0)
-			return false;
-		l = strstr(buf, "\nUid:");
-		if (!l || sscanf(l + 5, "%lu %lu", &ruid, &euid) != 2)
-			return false;
-		p->uid = (uid_t)euid;
-		l = strstr(buf, "\nPPid:");
-		if (l && sscanf(l + 6, "%d", &ppid) == 1)
-			p->ppid = ppid;
-		p->status_ok = true;
-	}
-	return p->status_ok;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -915,6 +817,27 @@ static void emit(struct engine *e, struct erule *r, const struct record *rec) {
 			printf("%s.%03u %s dropped %" PRIu64 " events (rate limit)\n", t,
 			       (unsigned)(rec->time_usec % 1000000u / 1000u), rec->rule,
 			       rec->count);
+			break;
+		case RECORD_DECISION: {
+			char v[64];
+
+			format_events(rec->mask, ev, sizeof(ev));
+			printf("%s.%03u %s %s %s %s (pid %d comm %s; by %s, %" PRIu64 " us)\n", t,
+			       (unsigned)(rec->time_usec % 1000000u / 1000u), rec->rule,
+			       rec->verdict ? verdict_format(rec->verdict, v, sizeof(v)) : "?", ev,
+			       rec->path ? text_escaped(p, sizeof(p), rec->path) : "(unknown path)",
+			       (int)rec->pid,
+			       rec->comm ? text_escaped(c, sizeof(c), rec->comm) : "?",
+			       rec->by ? rec->by : "?", rec->latency_us);
+			break;
+		}
+		case RECORD_STATS:
+			printf("%s.%03u %s permission counters: %" PRIu64 " allowed, %" PRIu64
+			       " denied, %" PRIu64 " on deadline\n",
+			       t, (unsigned)(rec->time_usec % 1000000u / 1000u), rec->rule,
+			       rec->perm ? rec->perm->allowed : 0,
+			       rec->perm ? rec->perm->denied : 0,
+			       rec->perm ? rec->perm->deadline : 0);
 			break;
 		}
 		fflush(stdout);
@@ -1090,9 +1013,9 @@ struct evinfo {
 	bool ondir;
 	const char *path;
 	const char *old_path;
-	struct pinfo *proc; /* lazily */
-	bool proc_checked;  /* own children checked */
-	bool own;           /* the daemon's own activity */
+	struct proc_info *proc; /* lazily */
+	bool proc_checked;      /* own children checked */
+	bool own;               /* the daemon's own activity */
 };
 
 static bool fsid_equal(const int32_t a[2], const int32_t b[2]) {
@@ -1176,7 +1099,7 @@ static bool excluded(const struct erule *r, const char *path) {
 	return false;
 }
 
-static struct pinfo *evinfo_proc(struct engine *e, struct evinfo *x) {
+static struct proc_info *evinfo_proc(struct engine *e, struct evinfo *x) {
 	if (!x->proc && x->ev->source == FSN_SOURCE_FANOTIFY && x->ev->pid > 0)
 		x->proc = pinfo_get(e, x->ev->pid);
 	return x->proc;
@@ -1194,7 +1117,7 @@ static bool proc_filters_ok(struct engine *e, const struct rule_conf *rc, struct
 			return false;
 	}
 	if (rc->n_comms > 0) {
-		const char *comm = pinfo_comm(evinfo_proc(e, x));
+		const char *comm = proc_info_comm(evinfo_proc(e, x));
 
 		ok = false;
 		for (size_t i = 0; i < rc->n_comms && !ok; i++)
@@ -1203,10 +1126,10 @@ static bool proc_filters_ok(struct engine *e, const struct rule_conf *rc, struct
 			return false;
 	}
 	if (rc->n_uids > 0) {
-		struct pinfo *p = evinfo_proc(e, x);
+		struct proc_info *p = evinfo_proc(e, x);
 
 		ok = false;
-		if (pinfo_status(p))
+		if (proc_info_status(p))
 			for (size_t i = 0; i < rc->n_uids && !ok; i++)
 				ok = rc->uids[i] == p->uid;
 		if (!ok)
@@ -1218,10 +1141,10 @@ static bool proc_filters_ok(struct engine *e, const struct rule_conf *rc, struct
 /* The daemon's own exec children (their parent is the daemon). */
 static bool own_child(struct engine *e, struct evinfo *x) {
 	if (!x->proc_checked) {
-		struct pinfo *p = evinfo_proc(e, x);
+		struct proc_info *p = evinfo_proc(e, x);
 
 		x->proc_checked = true;
-		x->own = e->has_exec && pinfo_status(p) && p->ppid == e->self;
+		x->own = e->has_exec && proc_info_status(p) && p->ppid == e->self;
 	}
 	return x->own;
 }
@@ -1233,7 +1156,7 @@ static void match_mark(struct engine *e, const struct emark *m, struct evinfo *x
 	bool child = false, ochild = false, in, oin;
 	uint64_t bits;
 	struct record rec;
-	struct pinfo *p;
+	struct proc_info *p;
 
 	if (r->seen == e->seq)
 		return; /* already reported for this rule */
@@ -1284,8 +1207,8 @@ static void match_mark(struct engine *e, const struct emark *m, struct evinfo *x
 		.path = x->path,
 		.old_path = x->old_path,
 		.pid = x->ev->source == FSN_SOURCE_FANOTIFY ? x->ev->pid : 0,
-		.comm = pinfo_comm(p),
-		.uid = pinfo_status(p) ? p->uid : (uid_t)-1,
+		.comm = proc_info_comm(p),
+		.uid = proc_info_status(p) ? p->uid : (uid_t)-1,
 	};
 	r->stats.events++;
 	e->events++;
@@ -1540,6 +1463,337 @@ static void on_io(struct ev_loop *loop, ev_io *w, int revents) {
 }
 
 /* ------------------------------------------------------------------------ */
+/* permission rules                                                         */
+/* ------------------------------------------------------------------------ */
+
+static struct erule *find_erule(struct engine *e, const char *name) {
+	for (size_t i = 0; name && i < e->st.n_rules; i++)
+		if (strcmp(e->st.rules[i].conf->name, name) == 0)
+			return &e->st.rules[i];
+	return NULL;
+}
+
+/* What the guard thread hands over, in the main loop. */
+static void on_guard_report(const struct guard_report *g, void *userdata) {
+	struct engine *e = userdata;
+	struct erule *r = find_erule(e, g->rule);
+	char f_rule[300];
+	const char *fields[2] = { f_rule, NULL };
+	struct record rec;
+
+	switch (g->kind) {
+	case GUARD_REPORT_LOG: log_msg(g->priority, "%s", g->msg); return;
+	case GUARD_REPORT_OVERFLOW:
+		e->overflows++;
+		snprintf(f_rule, sizeof(f_rule), "FSN_RULE=%s", g->rule ? g->rule : "");
+		log_notable(LOG_WARNING, FSND_MID_OVERFLOW, fields,
+			    "rule '%s': the permission queue overflowed: the kernel allowed the "
+			    "events it could not queue, unanswered",
+			    g->rule ? g->rule : "?");
+		if (!r)
+			return;
+		r->stats.overflows++;
+		rec = (struct record){ .kind = RECORD_OVERFLOW,
+				       .time_usec = g->time_usec,
+				       .rule = r->conf->name,
+				       .mask = FAN_Q_OVERFLOW,
+				       .uid = (uid_t)-1 };
+		emit(e, r, &rec);
+		return;
+	case GUARD_REPORT_DECISION:
+		e->decisions++;
+		if (!r || !rate_ok(e, r))
+			return;
+		rec = (struct record){
+			.kind = RECORD_DECISION,
+			.time_usec = g->time_usec,
+			.rule = r->conf->name,
+			.mask = g->mask,
+			.path = g->path,
+			.pid = g->pid,
+			.comm = g->comm,
+			.uid = g->uid,
+			.exe = g->exe,
+			.verdict = &g->verdict,
+			.by = g->by,
+			.decision = g->decision,
+			.latency_us = g->latency_us,
+		};
+		r->stats.events++;
+		emit(e, r, &rec);
+		return;
+	}
+}
+
+static void eperm_done(struct eperm *p) {
+	free(p->sig);
+	free(p->devs);
+	free(p->inos);
+}
+
+/* The rule's planned marks in words (reload: equal words, same marks). */
+static char *perm_sig(const struct plan *p, const struct rule_conf *rc) {
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	for (size_t i = 0; i < p->n_marks; i++) {
+		const struct plan_mark *m = &p->marks[i];
+		const struct fsn_mark_spec *sp = &m->spec;
+
+		if (m->rule != rc)
+			continue;
+		fprintf(f, "%s|%d|%d|%u|%u|%" PRIx64 "|%" PRIx64 "|%u|%s|%d\n", m->path,
+			(int)sp->type, (int)sp->klass, sp->report, sp->group_tag, sp->mask,
+			sp->ignore, sp->flags, m->subtree ? m->subtree : "", m->subtree_recursive);
+	}
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* Kept across a reload: same name, same planned marks, on the same objects. */
+static struct eperm *find_old_perm(const struct state *old, const struct rule_conf *rc,
+				   const char *sig) {
+	for (size_t i = 0; old && i < old->n_perm; i++) {
+		struct eperm *p = &old->perm[i];
+		bool same =
+		    !p->kept && strcmp(p->conf->name, rc->name) == 0 && strcmp(p->sig, sig) == 0;
+		size_t k = 0;
+
+		for (size_t j = 0; same && j < old->plan->n_marks; j++) {
+			const struct plan_mark *m = &old->plan->marks[j];
+			struct stat st;
+
+			if (m->rule != p->conf)
+				continue;
+			same = k < p->n_objs && stat(m->path, &st) == 0 &&
+			       st.st_dev == p->devs[k] &&
+			       (m->spec.type != FSN_MARK_INODE || st.st_ino == p->inos[k]);
+			k++;
+		}
+		if (same)
+			return p;
+	}
+	return NULL;
+}
+
+/* Place a permission rule's planned marks in a new guard rule. A mark that
+ * cannot be placed is logged; for a required rule it fails the state. */
+static int perm_place(struct engine *e, struct state *s, struct eperm *ep, char *err,
+		      size_t errlen) {
+	const struct rule_conf *rc = ep->conf;
+	const struct plan *p = s->plan;
+	struct erule *r = NULL;
+	int k;
+
+	for (size_t i = 0; i < s->n_rules && !r; i++)
+		if (s->rules[i].conf == rc)
+			r = &s->rules[i];
+	k = guard_rule_new(rc->name, on_fsn_log, e, &ep->gr);
+	if (k < 0)
+		return k;
+	ep->fresh = true;
+	ep->devs = calloc(p->n_marks + 1, sizeof(dev_t));
+	ep->inos = calloc(p->n_marks + 1, sizeof(ino_t));
+	if (!ep->devs || !ep->inos)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->n_marks; i++) {
+		const struct plan_mark *pm = &p->marks[i];
+		char why[1536] = "", esc[PATH_MAX * 2];
+		struct stat st;
+
+		if (pm->rule != rc)
+			continue;
+		if (stat(pm->path, &st) == 0) {
+			ep->devs[ep->n_objs] = st.st_dev;
+			ep->inos[ep->n_objs] = st.st_ino;
+		}
+		ep->n_objs++;
+		e->captured[0] = '\0';
+		if (s->config->max_marks > 0 && s->n_placed >= s->config->max_marks) {
+			snprintf(why, sizeof(why), "max_marks (%u) reached: \"%s\" is not guarded",
+				 s->config->max_marks, text_escaped(esc, sizeof(esc), pm->path));
+			k = -ENOSPC;
+		} else if (pm->spec.type == FSN_MARK_MOUNT && e->foreign_mntns == 1) {
+			snprintf(why, sizeof(why),
+				 "mount mark on \"%s\" refused: fsnotifyd runs in a mount "
+				 "namespace of its own; use mark = \"filesystem\"",
+				 text_escaped(esc, sizeof(esc), pm->path));
+			k = -EXDEV;
+		} else {
+			e->capturing = true;
+			k = guard_rule_add_mark(ep->gr, &pm->spec);
+			e->capturing = false;
+		}
+		if (k >= 0) {
+			s->n_placed++;
+			if (r)
+				r->n_marks++;
+			continue;
+		}
+		if (r)
+			r->n_failed++;
+		if (!why[0])
+			snprintf(why, sizeof(why), "%s",
+				 e->captured[0] ? e->captured : strerror(-k));
+		log_error("rule '%s': %s%s", rc->name, why,
+			  rc->required ? " (the rule is required)" : "");
+		if (rc->required) {
+			snprintf(err, errlen, "required rule '%s' cannot be placed: %s", rc->name,
+				 why);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* The permission rules of the new state: kept from the old one, or placed. */
+static int state_perm(struct engine *e, struct state *s, const struct state *old, char *err,
+		      size_t errlen) {
+	const struct config *c = s->config;
+	bool pre_access = false;
+	int k;
+
+	s->perm = calloc(c->n_rules + 1, sizeof(*s->perm));
+	if (!s->perm)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->n_rules; i++) {
+		const struct rule_conf *rc = &c->rules[i];
+		struct eperm *ep, *prev;
+
+		if (!rc->perm)
+			continue;
+		pre_access = pre_access || (rc->events & FAN_PRE_ACCESS);
+		ep = &s->perm[s->n_perm++];
+		ep->conf = rc;
+		ep->sig = perm_sig(s->plan, rc);
+		if (!ep->sig)
+			return -ENOMEM;
+		prev = find_old_perm(old, rc, ep->sig);
+		if (prev) {
+			struct erule *r = state_rule(s, rc);
+
+			prev->kept = true;
+			ep->gr = prev->gr;
+			ep->devs = calloc(prev->n_objs + 1, sizeof(dev_t));
+			ep->inos = calloc(prev->n_objs + 1, sizeof(ino_t));
+			if (!ep->devs || !ep->inos)
+				return -ENOMEM;
+			memcpy(ep->devs, prev->devs, prev->n_objs * sizeof(dev_t));
+			memcpy(ep->inos, prev->inos, prev->n_objs * sizeof(ino_t));
+			ep->n_objs = prev->n_objs;
+			s->n_placed += guard_rule_n_marks(ep->gr);
+			if (r)
+				r->n_marks += guard_rule_n_marks(ep->gr);
+			continue;
+		}
+		k = perm_place(e, s, ep, err, errlen);
+		if (k < 0)
+			return k;
+	}
+	if (s->n_perm > 0 && !e->guard) {
+		k = guard_new(e->loop, on_guard_report, e, &e->guard);
+		if (k < 0) {
+			snprintf(err, errlen, "starting the permission thread: %s", strerror(-k));
+			return k;
+		}
+	}
+	/* A pre-content mark also catches page faults on the files it covers:
+	 * with the daemon's own pages locked in memory, its threads never
+	 * fault on a guarded file and wait for themselves. */
+	if (pre_access && !e->mlocked) {
+		if (mlockall(MCL_CURRENT | MCL_FUTURE) < 0)
+			log_warning(
+			    "pre_access rules: cannot lock the daemon's memory (%s); a page "
+			    "fault of the daemon on a guarded file would wait for the daemon",
+			    strerror(errno));
+		else
+			e->mlocked = true;
+	}
+	return 0;
+}
+
+/* The scopes of a permission rule's policy: where its marks reach. None
+ * when every mark is an inode mark (the kernel delivers only their objects). */
+static int perm_policy(const struct state *s, const struct eperm *ep, struct policy **ret) {
+	const struct plan *p = s->plan;
+	struct policy_scope *sc = calloc(p->n_marks + 1, sizeof(*sc));
+	size_t n = 0;
+	bool wide = false;
+	int k;
+
+	if (!sc)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->n_marks; i++) {
+		const struct plan_mark *pm = &p->marks[i];
+		struct stat st;
+
+		if (pm->rule != ep->conf || pm->spec.mask == 0)
+			continue;
+		wide = wide || pm->subtree;
+		sc[n++] = (struct policy_scope){
+			.path = canonical(pm->subtree ? pm->subtree : pm->path),
+			.recursive = pm->subtree && pm->subtree_recursive,
+			.children = pm->subtree ? !pm->subtree_recursive
+						: stat(pm->path, &st) == 0 && S_ISDIR(st.st_mode) &&
+						      ep->conf->children,
+		};
+	}
+	k = policy_new(ep->conf, sc, wide ? n : 0, ret);
+	for (size_t i = 0; i < n; i++)
+		free((char *)sc[i].path);
+	free(sc);
+	return k;
+}
+
+/* Hand the new state's permission rules to the guard (the old state's
+ * that were not kept retire there). */
+static int perm_commit(struct engine *e, struct state *s) {
+	struct guard_rule **rules;
+	struct policy **pols;
+	size_t n = 0;
+	int k = 0;
+
+	if (!e->guard)
+		return 0;
+	rules = calloc(s->n_perm + 1, sizeof(*rules));
+	pols = calloc(s->n_perm + 1, sizeof(*pols));
+	if (!rules || !pols)
+		k = -ENOMEM;
+	for (size_t i = 0; k >= 0 && i < s->n_perm; i++) {
+		k = perm_policy(s, &s->perm[i], &pols[n]);
+		if (k >= 0)
+			rules[n++] = s->perm[i].gr;
+	}
+	if (k >= 0)
+		k = guard_commit(e->guard, rules, pols, n);
+	else
+		for (size_t i = 0; i < n; i++)
+			policy_free(pols[i]);
+	for (size_t i = 0; i < s->n_perm; i++)
+		s->perm[i].fresh = false;
+	free(rules);
+	free(pols);
+	return k;
+}
+
+static void perm_free(struct state *s, bool discard_fresh) {
+	for (size_t i = 0; i < s->n_perm; i++) {
+		if (discard_fresh && s->perm[i].fresh)
+			guard_rule_discard(s->perm[i].gr);
+		eperm_done(&s->perm[i]);
+	}
+	free(s->perm);
+	s->perm = NULL;
+	s->n_perm = 0;
+}
+
+/* ------------------------------------------------------------------------ */
 /* state building                                                           */
 /* ------------------------------------------------------------------------ */
 
@@ -1581,6 +1835,7 @@ static int state_rules(struct state *s, const struct state *old) {
 		for (size_t j = 0; old && j < old->n_rules; j++)
 			if (strcmp(old->rules[j].conf->name, r->conf->name) == 0) {
 				r->stats = old->rules[j].stats;
+				r->last_perm = old->rules[j].last_perm;
 				break;
 			}
 	}
@@ -1740,7 +1995,7 @@ static int state_marks(struct engine *e, struct state *s, const struct state *ol
 		return -ENOMEM;
 	for (size_t i = 0; i < p->n_marks; i++) {
 		const struct plan_mark *pm = &p->marks[i];
-		struct emark *m = find_old_mark(old, pm);
+		struct emark *m = pm->rule->perm ? NULL : find_old_mark(old, pm);
 		struct erule *r = state_rule(s, pm->rule);
 		int k;
 
@@ -1762,8 +2017,8 @@ static int state_marks(struct engine *e, struct state *s, const struct state *ol
 		struct erule *r = state_rule(s, p->marks[i].rule);
 		int k;
 
-		if (claimed[i])
-			continue;
+		if (claimed[i] || p->marks[i].rule->perm)
+			continue; /* (permission rules: state_perm()) */
 		if (!r)
 			return -EINVAL;
 		k = place_planned(e, s, &p->marks[i], r, err, errlen);
@@ -1776,7 +2031,7 @@ static int state_marks(struct engine *e, struct state *s, const struct state *ol
 /* Undo a new state that will not be used: fresh marks and outputs go,
  * kept ones go back to the old state unchanged. The config stays the
  * caller's. */
-static void state_rollback(struct engine *e, struct state *s) {
+static void state_rollback(struct engine *e, struct state *s, struct state *old_perm_unkeep) {
 	for (size_t i = 0; i < s->n_marks; i++) {
 		struct emark *m = s->marks[i];
 
@@ -1793,6 +2048,10 @@ static void state_rollback(struct engine *e, struct state *s) {
 	free(s->marks);
 	s->marks = NULL;
 	s->n_marks = 0;
+	perm_free(s, true);
+	if (old_perm_unkeep)
+		for (size_t i = 0; i < old_perm_unkeep->n_perm; i++)
+			old_perm_unkeep->perm[i].kept = false;
 	for (size_t i = 0; i < s->n_outputs; i++) {
 		if (s->outputs[i]->kept) {
 			s->outputs[i]->kept = false;
@@ -1813,7 +2072,13 @@ static void state_rollback(struct engine *e, struct state *s) {
  * keep is removed — after the new marks were placed, so nothing unchanged
  * has a gap. */
 static void state_commit(struct engine *e, struct state *old, struct state *s) {
+	int k = perm_commit(e, s);
+
+	if (k < 0)
+		log_error("permission rules: handing them to the permission thread: %s",
+			  strerror(-k));
 	if (old) {
+		perm_free(old, false); /* the guard retires the ones not kept */
 		for (size_t i = 0; i < old->n_marks; i++)
 			if (!old->marks[i]->kept)
 				mark_drop(e, old->marks[i]);
@@ -1910,6 +2175,9 @@ struct engine *engine_free(struct engine *e) {
 		return NULL;
 	ev_io_stop(e->loop, &e->io);
 	ev_timer_stop(e->loop, &e->drop_timer);
+	/* every permission event answered first (reports still reach the outputs) */
+	e->guard = guard_free(e->guard);
+	perm_free(&e->st, false);
 	for (size_t i = 0; i < e->st.n_marks; i++)
 		mark_drop(e, e->st.marks[i]);
 	free(e->st.marks);
@@ -1969,10 +2237,12 @@ int engine_apply(struct engine *e, struct config *c, char *err, size_t errlen) {
 		r = state_outputs(e, &s, old, err, errlen);
 	if (r >= 0)
 		r = state_marks(e, &s, old, err, errlen);
+	if (r >= 0)
+		r = state_perm(e, &s, old, err, errlen);
 	if (r < 0) {
 		if (errlen > 0 && !err[0])
 			snprintf(err, errlen, "%s", strerror(-r));
-		state_rollback(e, &s);
+		state_rollback(e, &s, old);
 		if (old) {
 			e->reloaded = true;
 			snprintf(e->reload_error, sizeof(e->reload_error), "%s", err);
@@ -2042,6 +2312,16 @@ void engine_status(const struct engine *e, char *buf, size_t len) {
 	       e->events, e->overflows, e->dropped, failed);
 	if (e->unresolved > 0)
 		APPEND(", %" PRIu64 " unresolved", e->unresolved);
+	for (size_t i = 0; i < e->st.n_perm; i++) {
+		struct guard_stats gs;
+
+		if (!guard_stats(e->guard, e->st.perm[i].conf->name, &gs))
+			continue;
+		APPEND("; rule '%s': %" PRIu64 " allowed, %" PRIu64 " denied, %" PRIu64
+		       " on deadline, p50 %" PRIu64 " us, p99 %" PRIu64 " us",
+		       e->st.perm[i].conf->name, gs.allowed, gs.denied, gs.deadline,
+		       gs.latency_p50_us, gs.latency_p99_us);
+	}
 	if (e->reloaded) {
 		if (e->reload_error[0])
 			APPEND("; last reload failed: %s", e->reload_error);
@@ -2049,6 +2329,45 @@ void engine_status(const struct engine *e, char *buf, size_t len) {
 			APPEND("; last reload ok");
 	}
 #undef APPEND
+}
+
+void engine_report_perm_stats(struct engine *e, bool all) {
+	for (size_t i = 0; e && i < e->st.n_perm; i++) {
+		struct erule *r = state_rule(&e->st, e->st.perm[i].conf);
+		struct guard_stats gs;
+		struct perm_counts pc;
+		struct record rec;
+
+		if (!r || !guard_stats(e->guard, r->conf->name, &gs))
+			continue;
+		pc = (struct perm_counts){ .allowed = gs.allowed,
+					   .denied = gs.denied,
+					   .audited = gs.audited,
+					   .deadline = gs.deadline,
+					   .latency_p50_us = gs.latency_p50_us,
+					   .latency_p99_us = gs.latency_p99_us };
+		if (!all && memcmp(&pc, &r->last_perm, sizeof(pc)) == 0)
+			continue;
+		r->last_perm = pc;
+		rec = (struct record){ .kind = RECORD_STATS,
+				       .time_usec = now_realtime_usec(),
+				       .rule = r->conf->name,
+				       .uid = (uid_t)-1,
+				       .perm = &pc };
+		emit(e, r, &rec);
+	}
+}
+
+bool engine_stalled(const struct engine *e) {
+	unsigned longest = 0;
+
+	for (size_t i = 0; e && i < e->st.n_perm; i++)
+		if (e->st.perm[i].conf->deadline_ms > longest)
+			longest = e->st.perm[i].conf->deadline_ms;
+	/* stuck: one callback for longer than twice the longest deadline, and
+	 * at least 5 s (a burst of events is one callback) */
+	return e && guard_stalled(e->guard,
+				  longest * 2000ull > 5000000ull ? longest * 2000ull : 5000000ull);
 }
 
 uint64_t engine_events_handled(const struct engine *e) {

@@ -306,6 +306,8 @@ const char *record_kind_name(enum record_kind k) {
 	case RECORD_EVENT: return "event";
 	case RECORD_OVERFLOW: return "overflow";
 	case RECORD_DROPPED: return "dropped";
+	case RECORD_DECISION: return "decision";
+	case RECORD_STATS: return "stats";
 	}
 	return "unknown";
 }
@@ -330,16 +332,17 @@ int record_to_json(const struct record *r, char *buf, size_t len) {
 	putf(buf, len, &pos, "{\"time\":\"%s\",\"kind\":\"%s\"", stamp, record_kind_name(r->kind));
 	put_string(buf, len, &pos, "rule", r->rule);
 
-	if (r->kind == RECORD_EVENT || (r->kind == RECORD_OVERFLOW && r->mask != 0))
+	if (r->kind == RECORD_EVENT || r->kind == RECORD_DECISION ||
+	    (r->kind == RECORD_OVERFLOW && r->mask != 0))
 		put_events(buf, len, &pos, r->mask);
 	if (r->path)
 		put_path(buf, len, &pos, "path", r->path);
-	else if (r->kind == RECORD_EVENT)
+	else if (r->kind == RECORD_EVENT || r->kind == RECORD_DECISION)
 		puts_(buf, len, &pos, ",\"path\":null");
 	if (r->old_path)
 		put_path(buf, len, &pos, "old_path", r->old_path);
 
-	if (r->kind == RECORD_EVENT) {
+	if (r->kind == RECORD_EVENT || r->kind == RECORD_DECISION) {
 		if (r->pid > 0)
 			putf(buf, len, &pos, ",\"pid\":%d", (int)r->pid);
 		else
@@ -350,6 +353,32 @@ int record_to_json(const struct record *r, char *buf, size_t len) {
 		else
 			puts_(buf, len, &pos, ",\"uid\":null");
 	}
+	if (r->kind == RECORD_DECISION) {
+		const struct verdict none = { 0 }, *v = r->verdict ? r->verdict : &none;
+		const char *err = v->deny && v->err ? verdict_errno_name(v->err) : NULL;
+
+		if (r->exe)
+			put_path(buf, len, &pos, "exe", r->exe);
+		else
+			puts_(buf, len, &pos, ",\"exe\":null");
+		putf(buf, len, &pos, ",\"verdict\":\"%s\"", v->deny ? "deny" : "allow");
+		if (err)
+			putf(buf, len, &pos, ",\"errno\":\"%s\"", err);
+		putf(buf, len, &pos, ",\"audit\":%s", v->audit ? "true" : "false");
+		put_string(buf, len, &pos, "by", r->by);
+		if (r->decision > 0)
+			putf(buf, len, &pos, ",\"decision\":%u", r->decision);
+		else
+			puts_(buf, len, &pos, ",\"decision\":null");
+		putf(buf, len, &pos, ",\"latency_us\":%" PRIu64, r->latency_us);
+	}
+	if (r->kind == RECORD_STATS && r->perm)
+		putf(buf, len, &pos,
+		     ",\"allowed\":%" PRIu64 ",\"denied\":%" PRIu64 ",\"audited\":%" PRIu64
+		     ",\"deadline\":%" PRIu64 ",\"latency_p50_us\":%" PRIu64
+		     ",\"latency_p99_us\":%" PRIu64,
+		     r->perm->allowed, r->perm->denied, r->perm->audited, r->perm->deadline,
+		     r->perm->latency_p50_us, r->perm->latency_p99_us);
 	if (r->kind == RECORD_DROPPED)
 		putf(buf, len, &pos, ",\"count\":%" PRIu64, r->count);
 	puts_(buf, len, &pos, "}\n");

@@ -33,6 +33,8 @@
 /* Exit statuses (fsnotifyd(8)): 0, 1 (EXIT_FAILURE: invalid configuration,
  * a required rule cannot be placed, other failures), 2 (bad options). */
 #define EXIT_USAGE 2
+/* STATUS= text: counters, plus a part per permission rule */
+#define STATUS_MAX 4096
 
 struct daemon {
 	struct ev_loop *loop;
@@ -43,6 +45,7 @@ struct daemon {
 	ev_check check;
 	uint64_t iterations; /* loop iterations (ev_check), for the watchdog */
 	uint64_t fed_at;     /* iterations when the watchdog was last fed */
+	bool stall_logged;   /* the permission thread's stall was logged */
 	int stop_signal;
 };
 
@@ -217,7 +220,7 @@ static int check_config(const char *path, bool explain) {
 /* ------------------------------------------------------------------------ */
 
 static void notify_status(struct daemon *d, const char *extra) {
-	char status[1024];
+	char status[STATUS_MAX];
 
 	engine_status(d->engine, status, sizeof(status));
 	sd_notifyf(0, "%sSTATUS=%s", extra ? extra : "", status);
@@ -297,14 +300,24 @@ static void on_watchdog(struct ev_loop *loop, ev_timer *w, int revents) {
 
 	if (d->iterations == d->fed_at)
 		return;
+	if (engine_stalled(d->engine)) {
+		if (!d->stall_logged)
+			log_error("the permission thread is stuck in one decision: no longer "
+				  "feeding the watchdog (systemd restarts the daemon; the kernel "
+				  "releases every blocked process)");
+		d->stall_logged = true;
+		return;
+	}
+	d->stall_logged = false;
 	d->fed_at = d->iterations;
 	sd_notify(0, "WATCHDOG=1");
 }
 
 static void on_status(struct ev_loop *loop, ev_timer *w, int revents) {
 	struct daemon *d = w->data;
-	char status[1024];
+	char status[STATUS_MAX];
 
+	engine_report_perm_stats(d->engine, false);
 	engine_status(d->engine, status, sizeof(status));
 	sd_notifyf(0, "STATUS=%s", status);
 	log_debug("status: %s", status);
@@ -327,7 +340,7 @@ static void log_rule_summary(const struct daemon *d) {
 static int run_daemon(const char *config_path, bool foreground) {
 	struct daemon d = { .config_path = config_path };
 	struct config *c = NULL;
-	char why[1024], status[1024], fconf[PATH_MAX + 16];
+	char why[1024], status[STATUS_MAX], fconf[PATH_MAX + 16];
 	const char *fields[2] = { fconf, NULL };
 	uint64_t wd_usec = 0;
 	int r;
@@ -418,6 +431,7 @@ static int run_daemon(const char *config_path, bool foreground) {
 	ev_signal_stop(d.loop, &d.sig_usr1);
 	engine_status(d.engine, status, sizeof(status));
 	log_rule_summary(&d);
+	engine_report_perm_stats(d.engine, true);
 	engine_free(d.engine); /* closes the groups: every mark is released */
 	log_notable(LOG_INFO, FSND_MID_STOP, fields, "stopped (%s): %s",
 		    d.stop_signal ? strsignal(d.stop_signal) : "loop ended", status);

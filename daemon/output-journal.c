@@ -19,7 +19,7 @@
 
 #define JOURNAL_SOCKET "/run/systemd/journal/socket"
 
-enum { MAX_FIELDS = 16 };
+enum { MAX_FIELDS = 24 };
 
 struct fields {
 	struct iovec iov[MAX_FIELDS];
@@ -73,6 +73,17 @@ static void msg_escape(char *buf, size_t len, size_t *pos, const char *s) {
 	text_escape(buf, len, pos, s, strlen(s));
 }
 
+/* " (pid N comm, uid U" — the caller closes the parenthesis. */
+static void msg_process(char *msg, size_t len, size_t *pos, const struct record *r) {
+	msg_printf(msg, len, pos, " (pid %d", (int)r->pid);
+	if (r->comm) {
+		msg_printf(msg, len, pos, " ");
+		msg_escape(msg, len, pos, r->comm);
+	}
+	if (r->uid != (uid_t)-1)
+		msg_printf(msg, len, pos, ", uid %u", (unsigned)r->uid);
+}
+
 /* The MESSAGE text: printable, escaped, bounded (truncated to len). */
 static void format_message(const struct record *r, const char *events, char *msg, size_t len) {
 	size_t pos = 0;
@@ -88,13 +99,7 @@ static void format_message(const struct record *r, const char *events, char *msg
 		}
 		msg_escape(msg, len, &pos, r->path ? r->path : "(unknown path)");
 		if (r->pid > 0) {
-			msg_printf(msg, len, &pos, " (pid %d", (int)r->pid);
-			if (r->comm) {
-				msg_printf(msg, len, &pos, " ");
-				msg_escape(msg, len, &pos, r->comm);
-			}
-			if (r->uid != (uid_t)-1)
-				msg_printf(msg, len, &pos, ", uid %u", (unsigned)r->uid);
+			msg_process(msg, len, &pos, r);
 			msg_printf(msg, len, &pos, ")");
 		}
 		break;
@@ -104,6 +109,39 @@ static void format_message(const struct record *r, const char *events, char *msg
 	case RECORD_DROPPED:
 		msg_printf(msg, len, &pos, ": %" PRIu64 " events dropped", r->count);
 		break;
+	case RECORD_DECISION: {
+		char v[64];
+
+		msg_printf(msg, len, &pos, ": %s %s ",
+			   r->verdict ? verdict_format(r->verdict, v, sizeof(v)) : "?", events);
+		msg_escape(msg, len, &pos, r->path ? r->path : "(unknown path)");
+		msg_process(msg, len, &pos, r);
+		msg_printf(msg, len, &pos, "; by %s", r->by ? r->by : "?");
+		if (r->decision > 0)
+			msg_printf(msg, len, &pos, " #%u", r->decision);
+		msg_printf(msg, len, &pos, ", %" PRIu64 " us)", r->latency_us);
+		break;
+	}
+	case RECORD_STATS:
+		if (r->perm)
+			msg_printf(msg, len, &pos,
+				   ": %" PRIu64 " allowed, %" PRIu64 " denied, %" PRIu64
+				   " audited, %" PRIu64 " on deadline; latency p50 %" PRIu64
+				   " us, p99 %" PRIu64 " us",
+				   r->perm->allowed, r->perm->denied, r->perm->audited,
+				   r->perm->deadline, r->perm->latency_p50_us,
+				   r->perm->latency_p99_us);
+		break;
+	}
+}
+
+/* PRIORITY: events and counters are info, a deny a notice, losses warnings. */
+static const char *record_priority(const struct record *r) {
+	switch (r->kind) {
+	case RECORD_EVENT:
+	case RECORD_STATS: return "6";
+	case RECORD_DECISION: return r->verdict && r->verdict->deny ? "5" : "6";
+	default: return "4";
 	}
 }
 
@@ -117,9 +155,9 @@ static void journal_emit(struct output *o, const struct record *r) {
 	format_message(r, events, msg, sizeof(msg));
 
 	field_str(&f, "MESSAGE", msg);
-	field_str(&f, "PRIORITY", r->kind == RECORD_EVENT ? "6" : "4");
+	field_str(&f, "PRIORITY", record_priority(r));
 	field_str(&f, "SYSLOG_IDENTIFIER", "fsnotifyd");
-	if (r->kind != RECORD_EVENT)
+	if (r->kind == RECORD_OVERFLOW || r->kind == RECORD_DROPPED)
 		field_str(&f, "MESSAGE_ID", FSND_MID_OVERFLOW);
 	field_str(&f, "FSN_KIND", record_kind_name(r->kind));
 	if (r->rule)
@@ -143,6 +181,17 @@ static void journal_emit(struct output *o, const struct record *r) {
 	if (r->kind == RECORD_DROPPED) {
 		snprintf(num, sizeof(num), "%" PRIu64, r->count);
 		field_str(&f, "FSN_COUNT", num);
+	}
+	if (r->kind == RECORD_DECISION && r->verdict) {
+		char v[64];
+
+		field_str(&f, "FSN_VERDICT", verdict_format(r->verdict, v, sizeof(v)));
+		if (r->by)
+			field_str(&f, "FSN_BY", r->by);
+		if (r->exe)
+			field_str(&f, "FSN_EXE", r->exe);
+		snprintf(num, sizeof(num), "%" PRIu64, r->latency_us);
+		field_str(&f, "FSN_LATENCY_US", num);
 	}
 
 	/* sd_journal_sendv() reports success when there is no journal at

@@ -23,6 +23,14 @@ enum record_kind {
 			     rule) */
 	RECORD_DROPPED,   /* the daemon dropped events (rate limit / output queue); count says how
 			     many */
+	RECORD_DECISION,  /* a permission rule answered an event (verdict, by, ...) */
+	RECORD_STATS,     /* a permission rule's counters (perm) */
+};
+
+/* A permission rule's counters, for RECORD_STATS. */
+struct perm_counts {
+	uint64_t allowed, denied, audited, deadline;
+	uint64_t latency_p50_us, latency_p99_us;
 };
 
 /* One reported thing. Strings are raw bytes (filenames!): every output
@@ -38,6 +46,14 @@ struct record {
 	const char *comm;     /* NULL if unknown (process gone) */
 	uid_t uid;            /* (uid_t)-1 if unknown */
 	uint64_t count;       /* RECORD_DROPPED: events dropped */
+	/* RECORD_DECISION */
+	const char *exe;               /* the process's executable, NULL if unknown */
+	const struct verdict *verdict; /* the answer written */
+	const char *by;                /* "decision", "default" or "deadline" */
+	unsigned decision;             /* by "decision": 1-based index in the rule's list */
+	uint64_t latency_us;           /* reading the event to writing the answer */
+	/* RECORD_STATS */
+	const struct perm_counts *perm;
 };
 
 struct output;
@@ -145,15 +161,23 @@ size_t base64_encode(char *buf, size_t len, const void *data, size_t n);
  * the length, or the length needed if it does not fit (like snprintf).
  * Keys, in this order:
  *   time      RFC 3339 UTC with microseconds, "2026-11-30T04:52:09.123456Z"
- *   kind      "event" | "overflow" | "dropped"
+ *   kind      "event" | "overflow" | "dropped" | "decision" | "stats"
  *   rule      the rule name, or null
  *   events    (event; overflow when mask != 0) array of names as
  *             fsn_mask_format(FSN_MASK_FANOTIFY_EVENT) prints them
  *   path      (event: always, null when unknown; other kinds when known)
  *   path_b64  only when path is not valid UTF-8: its exact bytes, base64
  *   old_path, old_path_b64   the same for the old name of a rename
- *   pid, comm, uid           (event) null when unknown
+ *   pid, comm, uid           (event, decision) null when unknown
  *   count     (dropped) how many records were dropped
+ *   exe, exe_b64             (decision) the process's executable, like path
+ *   verdict   (decision) "allow" | "deny"
+ *   errno     (decision) only for deny(ERRNO): its name, "EIO"
+ *   audit     (decision) true | false
+ *   by        (decision) "decision" | "default" | "deadline"
+ *   decision  (decision) the 1-based index of the decision that matched, or null
+ *   latency_us (decision) from reading the event to writing the answer
+ *   allowed, denied, audited, deadline, latency_p50_us, latency_p99_us  (stats)
  *
  * The guarantee for consumers: when "path_b64" is absent, the JSON string
  * "path" decodes to exactly the filename bytes (`jq -j .path` prints them,

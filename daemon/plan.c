@@ -27,7 +27,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "fsn-uapi.h"
@@ -39,7 +41,8 @@
 #define DIRENT_EVENTS (FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM | FAN_MOVED_TO | FAN_RENAME)
 /* What a mount mark can report (events with a path). */
 #define MOUNT_EVENTS                                                                               \
-	(FAN_ACCESS | FAN_MODIFY | FAN_OPEN | FAN_OPEN_EXEC | FAN_CLOSE_WRITE | FAN_CLOSE_NOWRITE)
+	(FAN_ACCESS | FAN_MODIFY | FAN_OPEN | FAN_OPEN_EXEC | FAN_CLOSE_WRITE |                    \
+	 FAN_CLOSE_NOWRITE | RULE_PERM_EVENTS)
 /* What an inotify watch can report (IN_* bits with the same values). */
 #define INOTIFY_EVENTS                                                                             \
 	(FAN_ACCESS | FAN_MODIFY | FAN_ATTRIB | FAN_CLOSE_WRITE | FAN_CLOSE_NOWRITE | FAN_OPEN |   \
@@ -562,6 +565,142 @@ static void decide_auto(struct planner *pl, const struct rule_conf *rule, struct
 	d->ok = true;
 }
 
+/* ------------------------------------------------------------------------ */
+/* permission rules                                                         */
+/* ------------------------------------------------------------------------ */
+
+/* The group class a permission rule needs: pre-content for pre_access and
+ * for deny(ERRNO) verdicts (the kernel takes FAN_DENY_ERRNO only there). */
+static enum fsn_class perm_class(const struct rule_conf *rule) {
+	return (rule->events & FAN_PRE_ACCESS) || rule_conf_uses_deny_errno(rule)
+		   ? FSN_CLASS_PRE_CONTENT
+		   : FSN_CLASS_CONTENT;
+}
+
+/* fanotify_init() flags of a permission rule's group: no FID reporting
+ * (the kernel allows it only for notification groups), and no queue limit
+ * where allowed: a permission event the kernel cannot queue is allowed
+ * without asking (fanotify_handle_event()), and each queued one blocks its
+ * process, so the queue is bounded by the processes anyway. */
+static uint32_t perm_report(const struct fsn_probe *p) {
+	return sup(p, FSN_FEAT_UNLIMITED_QUEUE) ? FAN_UNLIMITED_QUEUE : 0;
+}
+
+static const struct {
+	uint64_t event;
+	enum fsn_feature feature;
+} perm_features[] = {
+	{ FAN_OPEN_PERM, FSN_FEAT_PERM_OPEN },
+	{ FAN_ACCESS_PERM, FSN_FEAT_PERM_ACCESS },
+	{ FAN_OPEN_EXEC_PERM, FSN_FEAT_PERM_OPEN_EXEC },
+	{ FAN_PRE_ACCESS, FSN_FEAT_PRE_ACCESS },
+};
+
+/* Everything a permission rule needs works here; else a problem. */
+static bool perm_usable(struct planner *pl, const struct rule_conf *rule, struct decision *d) {
+	const struct fsn_probe *p = d->probe;
+	enum fsn_feature klass = perm_class(rule) == FSN_CLASS_PRE_CONTENT
+				     ? FSN_FEAT_CLASS_PRE_CONTENT
+				     : FSN_FEAT_CLASS_CONTENT;
+	struct statfs sfs;
+
+	if (!sup(p, klass)) {
+		add_problem(pl, rule, d->path, false, "permission events do not work here: %s",
+			    WHY_NOT(p, klass));
+		return false;
+	}
+	for (size_t i = 0; i < sizeof(perm_features) / sizeof(perm_features[0]); i++)
+		if ((rule->events & perm_features[i].event) && !sup(p, perm_features[i].feature)) {
+			add_problem(pl, rule, d->path, false, "%s",
+				    WHY_NOT(p, perm_features[i].feature));
+			return false;
+		}
+	if (rule_conf_uses_deny_errno(rule) && !sup(p, FSN_FEAT_DENY_ERRNO)) {
+		add_problem(pl, rule, d->path, false,
+			    "a deny(ERRNO) verdict cannot be answered here: %s; use \"deny\" "
+			    "(EPERM)",
+			    WHY_NOT(p, FSN_FEAT_DENY_ERRNO));
+		return false;
+	}
+	/* The guard reads /proc to decide: a permission mark there could make
+	 * it wait for itself. */
+	if (statfs(d->path, &sfs) == 0 && (sfs.f_type == PROC_SUPER_MAGIC)) {
+		add_problem(pl, rule, d->path, false,
+			    "permission rules cannot guard /proc: the daemon reads it to decide");
+		return false;
+	}
+	return true;
+}
+
+static void decide_perm(struct planner *pl, const struct rule_conf *rule, struct decision *d) {
+	const struct fsn_probe *p = d->probe;
+	enum rule_mark mark = rule->mark;
+
+	if (!perm_usable(pl, rule, d))
+		return;
+	if (mark == RULE_MARK_AUTO) {
+		if (!d->is_dir || !rule->recursive)
+			mark = RULE_MARK_INODE;
+		else if (sup(p, FSN_FEAT_MARK_FILESYSTEM))
+			mark = RULE_MARK_FILESYSTEM;
+		else
+			mark = RULE_MARK_MOUNT;
+		append(pl, &d->why, "auto: %s, so ",
+		       mark == RULE_MARK_INODE
+			   ? (d->is_dir ? "a directory one level deep" : "a single file")
+		       : mark == RULE_MARK_FILESYSTEM
+			   ? "a recursive directory"
+			   : "a recursive directory where filesystem marks do not work");
+	}
+	switch (mark) {
+	case RULE_MARK_INODE:
+		if (!sup(p, FSN_FEAT_MARK_INODE))
+			break;
+		d->type = FSN_MARK_INODE;
+		d->mask = rule->events;
+		d->target = xstrdup(pl, d->path);
+		if (d->is_dir && rule->children)
+			d->mask |= FAN_EVENT_ON_CHILD;
+		append(pl, &d->why,
+		       "an inode mark asks the daemon only about %s — every other file costs "
+		       "nothing",
+		       d->is_dir ? (rule->children ? "the directory and its direct entries"
+						   : "the directory itself")
+				 : "this file");
+		d->ok = true;
+		return;
+	case RULE_MARK_FILESYSTEM:
+	case RULE_MARK_MOUNT: {
+		bool fs = mark == RULE_MARK_FILESYSTEM;
+		char *root;
+
+		if (!sup(p, fs ? FSN_FEAT_MARK_FILESYSTEM : FSN_FEAT_MARK_MOUNT))
+			break;
+		root = mount_root(pl, d->path);
+		d->type = fs ? FSN_MARK_FILESYSTEM : FSN_MARK_MOUNT;
+		d->mask = rule->events;
+		d->target = xasprintf(pl, "%s (%s of %s)", root ? root : d->path,
+				      fs ? "fs" : "mount", d->path);
+		set_filter(d, rule, pl);
+		append(pl, &d->why,
+		       "a %s mark: every such access %s %s waits for the daemon, which allows "
+		       "those outside %s%s at once",
+		       fs ? "filesystem" : "mount",
+		       fs ? "on the filesystem mounted at" : "through the mount at",
+		       root ? root : d->path, d->path,
+		       d->subtree_recursive ? " and below" : " and its direct entries");
+		free(root);
+		d->ok = true;
+		return;
+	}
+	default: break;
+	}
+	add_problem(pl, rule, d->path, false, "%s",
+		    WHY_NOT(p, mark == RULE_MARK_INODE   ? FSN_FEAT_MARK_INODE
+			       : mark == RULE_MARK_MOUNT ? FSN_FEAT_MARK_MOUNT
+							 : FSN_FEAT_MARK_FILESYSTEM));
+}
+
 static void decide(struct planner *pl, const struct rule_conf *rule, struct decision *d) {
 	int r;
 
@@ -589,6 +728,20 @@ static void decide(struct planner *pl, const struct rule_conf *rule, struct deci
 		return;
 	}
 
+	if (rule->perm) {
+		decide_perm(pl, rule, d);
+		/* the kernel refuses pre-content events for directories
+		 * (FAN_PRE_ACCESS with FAN_ONDIR: EINVAL) */
+		if (d->ok && rule->ondir && (d->is_dir || d->type != FSN_MARK_INODE)) {
+			if (rule->events & FAN_PRE_ACCESS)
+				append(pl, &d->why,
+				       "; no directories: the kernel asks pre_access only for "
+				       "files, and a mask with it cannot have FAN_ONDIR");
+			else
+				d->mask |= FAN_ONDIR;
+		}
+		return;
+	}
 	switch (rule->mark) {
 	case RULE_MARK_AUTO: decide_auto(pl, rule, d); break;
 	case RULE_MARK_INODE:
@@ -682,6 +835,8 @@ static size_t plan_exclusions(struct planner *pl, const struct rule_conf *rule, 
 			how = "cannot probe it";
 		if (!how && !sup(p, FSN_FEAT_MARK_IGNORE))
 			how = why_not(p, FSN_FEAT_MARK_IGNORE, how_buf, sizeof(how_buf));
+		if (rule->perm && !how && d->type == FSN_MARK_INODE)
+			how = "the rule marks single objects";
 		ignore = rule->events & ~(uint64_t)FAN_FS_ERROR;
 		if (!how) {
 			if (S_ISDIR(st.st_mode))
@@ -703,8 +858,8 @@ static size_t plan_exclusions(struct planner *pl, const struct rule_conf *rule, 
 			.path = e,
 			.spec = {
 				.type = FSN_MARK_INODE,
-				.klass = FSN_CLASS_NOTIF,
-				.report = report_flags(pl),
+				.klass = rule->perm ? perm_class(rule) : FSN_CLASS_NOTIF,
+				.report = rule->perm ? perm_report(d->probe) : report_flags(pl),
 				.ignore = ignore,
 				.dirfd = AT_FDCWD,
 			},
@@ -756,7 +911,8 @@ static void plan_rule(struct planner *pl, size_t index) {
 		decide(pl, rule, &ds[j]);
 	}
 	n_ex = plan_exclusions(pl, rule, ds, ex);
-	tag = n_ex > 0 ? (uint32_t)(1 + index) : 0;
+	/* permission rules: a group each (the guard gives each rule a context) */
+	tag = n_ex > 0 || rule->perm ? (uint32_t)(1 + index) : 0;
 
 	for (size_t k = 0; k < n_ex; k++) {
 		struct plan_mark *m;
@@ -784,8 +940,10 @@ static void plan_rule(struct planner *pl, size_t index) {
 		m->path = xstrdup(pl, d->path);
 		m->spec = (struct fsn_mark_spec){
 			.type = d->type,
-			.klass = FSN_CLASS_NOTIF,
-			.report = d->type == FSN_MARK_INOTIFY ? 0 : report_flags(pl),
+			.klass = rule->perm ? perm_class(rule) : FSN_CLASS_NOTIF,
+			.report = d->type == FSN_MARK_INOTIFY ? 0
+				  : rule->perm                ? perm_report(d->probe)
+							      : report_flags(pl),
 			.group_tag = d->type == FSN_MARK_INOTIFY ? 0 : tag,
 			.mask = d->mask,
 			.dirfd = AT_FDCWD,
@@ -915,7 +1073,10 @@ void plan_print(const struct plan *p, FILE *f) {
 			ignore ? "ignore mark" : mark_type_words[s->type],
 			m->target ? m->target : m->path, ignore ? "ignore" : "mask", mask);
 		if (s->type != FSN_MARK_INOTIFY)
-			fprintf(f, ", group notif/%s tag %u",
+			fprintf(f, ", group %s/%s tag %u",
+				s->klass == FSN_CLASS_NOTIF     ? "notif"
+				: s->klass == FSN_CLASS_CONTENT ? "content"
+								: "pre_content",
 				report_words(s->report, rep, sizeof(rep)), s->group_tag);
 		if (m->subtree)
 			fprintf(f, ", filter %s%s", m->subtree,

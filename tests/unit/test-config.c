@@ -465,12 +465,49 @@ START_TEST(test_value_errors) {
 		  "rule 'r': unknown event '0x20'" },
 		{ "rules = ( { name = \"r\"; paths = [\"/x\"]; events = [\"OPEN\"]; } );",
 		  "rule 'r': unknown event 'OPEN'" },
-		{ "rules = ( { name = \"r\"; paths = [\"/x\"]; events = [\"pre_access\"]; } );",
-		  "rule 'r': event 'pre_access': permission events are not supported yet" },
-		{ "rules = ( { name = \"r\"; paths = [\"/x\"]; events = [\"access_perm\"]; } );",
-		  "rule 'r': event 'access_perm': permission events are not supported yet" },
-		{ "rules = ( { name = \"r\"; paths = [\"/x\"]; events = [\"open_exec_perm\"]; } );",
-		  "rule 'r': event 'open_exec_perm': permission events are not supported yet" },
+		{ "rules = ( { name = \"r\"; paths = [\"/x\"]; events = [\"pre_access\", "
+		  "\"create\"]; "
+		  "} );",
+		  "rule 'r': events: permission events (pre_access) and notification events "
+		  "(create) cannot be in one rule: put the notification events in a rule of their "
+		  "own" },
+		{ "rules = ( { name = \"r\"; paths = [\"/x\"]; events = [\"access_perm\"]; mark = "
+		  "\"inotify\"; } );",
+		  "rule 'r': mark: inotify cannot report permission events; use \"auto\", "
+		  "\"inode\", \"mount\" or \"filesystem\"" },
+		{ "rules = ( { name = \"r\"; paths = [\"/x\"]; decisions = (); } );",
+		  "rule 'r': decisions: only for rules with permission events (open_perm, "
+		  "access_perm, open_exec_perm, pre_access)" },
+		{ "rules = ( { name = \"r\"; paths = [\"/x\"]; events = [\"open_perm\"]; default = "
+		  "\"maybe\"; } );",
+		  "rule 'r': default: unknown verdict 'maybe' (one of \"allow\", \"deny\", "
+		  "\"deny(ERRNO)\", \"audit\")" },
+		{ "rules = ( { name = \"r\"; paths = [\"/x\"]; events = [\"open_perm\"]; "
+		  "deadline_verdict = \"deny(ENOENT)\"; } );",
+		  "rule 'r': deadline_verdict: 'deny(ENOENT)': the kernel's FAN_DENY_ERRNO takes "
+		  "only "
+		  "EIO, EPERM, EBUSY, ETXTBSY, EAGAIN, ENOSPC, EDQUOT" },
+		{ "rules = ( { name = \"r\"; paths = [\"/x\"]; events = [\"open_perm\"]; decisions "
+		  "= "
+		  "( { paths = [\"/x\"]; } ); } );",
+		  "rule 'r': decision #1: missing key 'verdict'" },
+		{ "rules = ( { name = \"r\"; paths = [\"/x\"]; events = [\"open_perm\"]; decisions "
+		  "= "
+		  "( { verdict = \"deny\"; events = [\"access_perm\"]; } ); } );",
+		  "rule 'r': decision #1: events: access_perm not among the rule's events" },
+		{ "rules = ( { name = \"r\"; paths = [\"/x\"]; events = [\"open_perm\"]; decisions "
+		  "= "
+		  "( { verdict = \"deny\"; exes = [\"bash\"]; } ); } );",
+		  "rule 'r': decision #1: exes: 'bash' is neither an absolute path nor a glob (to "
+		  "match a name anywhere, write '*/bash')" },
+		{ "rules = ( { name = \"r\"; paths = [\"/x\"]; events = [\"open_perm\"]; decisions "
+		  "= "
+		  "( { verdict = \"deny\"; gids = [\"no-such-group-x\"]; } ); } );",
+		  "rule 'r': decision #1: gids: unknown group 'no-such-group-x'" },
+		{ "rules = ( { name = \"r\"; paths = [\"/x\"]; events = [\"open_perm\"]; decisions "
+		  "= "
+		  "( { verdict = \"deny\"; colour = 1; } ); } );",
+		  "rule 'r': decision #1: unknown key 'colour'" },
 		{ "rules = ( { name = \"r\"; paths = [\"/x\"]; events = [\"q_overflow\"]; } );",
 		  "rule 'r': event 'q_overflow': queue overflows are always reported, not asked "
 		  "for" },

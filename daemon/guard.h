@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * guard.h — permission events: a thread of their own that answers every
+ * one, by policy, within its rule's deadline.
+ *
+ * Why a thread: a process that opens a guarded file waits until the
+ * daemon answers. If the thread that answers could itself wait — on a
+ * file write (outputs, the journal, a config reload on a guarded
+ * filesystem), on a child, on anything the blocked process holds — the
+ * machine could hang. The guard thread does nothing but read permission
+ * events, evaluate policies (memory and /proc only), answer, and hand
+ * reports to the main loop; it never logs, writes or opens a file itself.
+ * The main thread's own file access that a permission mark catches is
+ * answered "allow" at once by the guard (the daemon's own pid).
+ *
+ * Each permission rule has a struct guard_rule: a libfsn context holding
+ * the rule's fanotify group (one group per rule, so a group's events are
+ * the rule's, and its default and deadline verdicts are known without
+ * looking further), its compiled policy, and counters.
+ *
+ * Threading: the main thread creates rules, places their marks, and hands
+ * the set of active rules over with guard_commit(); from then on only the
+ * guard thread touches them. Counters and the stall check are safe from
+ * the main thread.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "config.h"
+#include "fsn.h"
+#include "policy.h"
+
+struct ev_loop;
+struct guard;
+struct guard_rule;
+
+/* A permission rule's counters (they survive a reload by rule name). */
+struct guard_stats {
+	uint64_t allowed;  /* decisions answered allow (audited or not) */
+	uint64_t denied;   /* decisions answered deny */
+	uint64_t audited;  /* decisions answered with FAN_AUDIT */
+	uint64_t deadline; /* answered with the deadline verdict (no decision in time) */
+	uint64_t passed;   /* not the rule's (scope, exclusions, process filters, the
+			    * daemon's own): allowed at once, not decisions */
+	uint64_t overflows;
+	uint64_t pending;                        /* decisions waiting now */
+	uint64_t latency_p50_us, latency_p99_us; /* reading to answer, of all decisions */
+};
+
+enum guard_report_kind {
+	GUARD_REPORT_DECISION = 0, /* a decision to report (its `log`, or a deadline) */
+	GUARD_REPORT_OVERFLOW,     /* the rule's queue overflowed: the kernel allowed events
+				    * it could not queue */
+	GUARD_REPORT_LOG,          /* a message for the daemon's log */
+};
+
+/* Handed to the main thread; valid during the callback. */
+struct guard_report {
+	enum guard_report_kind kind;
+	const char *rule;
+	uint64_t time_usec; /* CLOCK_REALTIME of the answer */
+	/* decision */
+	uint64_t mask;    /* the permission event bits */
+	const char *path; /* NULL if unknown */
+	pid_t pid;
+	const char *comm; /* NULL if unknown */
+	uid_t uid;        /* (uid_t)-1 if unknown */
+	const char *exe;  /* NULL if unknown */
+	struct verdict verdict;
+	const char *by;    /* "decision", "default" or "deadline" */
+	unsigned decision; /* 1-based index when by "decision" */
+	uint64_t latency_us;
+	/* log */
+	int priority;
+	const char *msg;
+};
+
+typedef void (*guard_report_fn)(const struct guard_report *r, void *userdata);
+
+/* Start the guard thread. Reports reach fn in the thread of main_loop
+ * (an ev_async on it). */
+int guard_new(struct ev_loop *main_loop, guard_report_fn fn, void *userdata, struct guard **ret);
+/* Stop: every rule is retired (marks removed, queued events answered by
+ * policy), decisions still waiting get their deadline verdict, the thread
+ * ends, reports still queued are delivered. Accepts NULL; returns NULL. */
+struct guard *guard_free(struct guard *g);
+
+/* A new rule (main thread): a libfsn context for its group, logging to
+ * log_fn while the main thread places its marks. */
+int guard_rule_new(const char *name, fsn_log_fn log_fn, void *log_userdata,
+		   struct guard_rule **ret);
+/* Place one of the rule's marks (before it is committed). As fsn_ctx_add_mark(). */
+int guard_rule_add_mark(struct guard_rule *r, const struct fsn_mark_spec *spec);
+unsigned guard_rule_n_marks(const struct guard_rule *r);
+const char *guard_rule_name(const struct guard_rule *r);
+/* A rule that was never committed: close its group, free it. */
+void guard_rule_discard(struct guard_rule *r);
+
+/*
+ * Make rules[0..n) the active rules, policies[i] the policy of rules[i]
+ * (ownership of the policies passes to the guard). A rule committed before
+ * and listed again keeps its marks and group (no gap) and takes its new
+ * policy; a rule committed before and not listed is retired: its marks are
+ * removed, the events its group still holds are answered by its old
+ * policy, decisions still waiting are answered when due, then it is freed.
+ * A new rule takes over the counters of a retired one of the same name.
+ * Returns 0 or -ENOMEM (then nothing changed and the policies are freed).
+ */
+int guard_commit(struct guard *g, struct guard_rule **rules, struct policy **policies, size_t n);
+
+/* The counters of the active rule named name; false if there is none. */
+bool guard_stats(struct guard *g, const char *name, struct guard_stats *ret);
+
+/* Whether the guard thread has been inside one callback (one decision or
+ * one batch of events) for more than limit_usec: stuck. The watchdog is
+ * then no longer fed. */
+bool guard_stalled(struct guard *g, uint64_t limit_usec);

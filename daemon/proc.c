@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* proc.c — see proc.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proc.h"
+
+static ssize_t read_small(const char *path, char *buf, size_t len) {
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	if (n < 0)
+		n = -errno;
+	else
+		buf[n] = '\0';
+	close(fd);
+	return n;
+}
+
+void proc_info_init(struct proc_info *p, pid_t pid) {
+	p->pid = pid;
+	p->have_comm = p->comm_ok = false;
+	p->have_status = p->status_ok = false;
+	p->have_exe = p->exe_ok = false;
+	p->uid = (uid_t)-1;
+	p->gid = (gid_t)-1;
+	p->ppid = 0;
+}
+
+const char *proc_info_comm(struct proc_info *p) {
+	char path[64], buf[64];
+	ssize_t n;
+
+	if (!p || p->pid <= 0)
+		return NULL;
+	if (!p->have_comm) {
+		p->have_comm = true;
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)p->pid);
+		n = read_small(path, buf, sizeof(buf));
+		if (n > 0) {
+			if (buf[n - 1] == '\n')
+				buf[n - 1] = '\0';
+			snprintf(p->comm, sizeof(p->comm), "%s", buf);
+			p->comm_ok = true;
+		}
+	}
+	return p->comm_ok ? p->comm : NULL;
+}
+
+bool proc_info_status(struct proc_info *p) {
+	char path[64], buf[4096];
+	const char *l;
+
+	if (!p || p->pid <= 0)
+		return false;
+	if (!p->have_status) {
+		unsigned long real, eff;
+		int ppid;
+
+		p->have_status = true;
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)p->pid);
+		if (read_small(path, buf, sizeof(buf)) <= 0)
+			return false;
+		l = strstr(buf, "\nUid:");
+		if (!l || sscanf(l + 5, "%lu %lu", &real, &eff) != 2)
+			return false;
+		p->uid = (uid_t)eff;
+		l = strstr(buf, "\nGid:");
+		if (!l || sscanf(l + 5, "%lu %lu", &real, &eff) != 2)
+			return false;
+		p->gid = (gid_t)eff;
+		l = strstr(buf, "\nPPid:");
+		if (l && sscanf(l + 6, "%d", &ppid) == 1)
+			p->ppid = ppid;
+		p->status_ok = true;
+	}
+	return p->status_ok;
+}
+
+const char *proc_info_exe(struct proc_info *p) {
+	char path[64];
+	ssize_t n;
+
+	if (!p || p->pid <= 0)
+		return NULL;
+	if (!p->have_exe) {
+		p->have_exe = true;
+		snprintf(path, sizeof(path), "/proc/%d/exe", (int)p->pid);
+		n = readlink(path, p->exe, sizeof(p->exe) - 1);
+		if (n > 0) {
+			p->exe[n] = '\0';
+			p->exe_ok = true;
+		}
+	}
+	return p->exe_ok ? p->exe : NULL;
+}

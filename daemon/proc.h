@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * proc.h — what the daemon learns about the process behind an event, from
+ * /proc/PID (read lazily, once per event): its name, effective uid and
+ * gid, parent, and executable. Only procfs is read, never a file the
+ * daemon might be watching.
+ */
+#pragma once
+
+#include <limits.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct proc_info {
+	pid_t pid;
+	bool have_comm, comm_ok;
+	bool have_status, status_ok;
+	bool have_exe, exe_ok;
+	char comm[64];
+	uid_t uid; /* effective */
+	gid_t gid; /* effective */
+	pid_t ppid;
+	char exe[PATH_MAX];
+};
+
+/* Start knowing nothing about pid (<= 0: unknown process). */
+void proc_info_init(struct proc_info *p, pid_t pid);
+/* The process name, NULL if unknown (gone). */
+const char *proc_info_comm(struct proc_info *p);
+/* uid, gid and ppid are valid (from /proc/PID/status). */
+bool proc_info_status(struct proc_info *p);
+/* The executable's path (readlink /proc/PID/exe; " (deleted)" kept), NULL
+ * if unknown (gone, a kernel thread). */
+const char *proc_info_exe(struct proc_info *p);

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* util.c — see util.h. */
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "util.h"
+
+bool path_in(const char *path, const char *dir, bool recursive, bool self) {
+	size_t n = strlen(dir);
+	const char *rest;
+
+	if (n == 1 && dir[0] == '/')
+		n = 0;
+	if (strncmp(path, dir, n) != 0)
+		return false;
+	rest = path + n;
+	if (*rest == '\0')
+		return self;
+	if (*rest != '/' || rest[1] == '\0')
+		return false;
+	return recursive || !strchr(rest + 1, '/');
+}
+
+bool is_glob(const char *s) {
+	return strpbrk(s, "*?[") != NULL;
+}
+
+bool path_matches(const char *path, const char *pattern) {
+	if (is_glob(pattern))
+		return fnmatch(pattern, path, 0) == 0;
+	return path_in(path, pattern, true, true);
+}
+
+char *canonical(const char *path) {
+	char *c = realpath(path, NULL);
+
+	return c ? c : strdup(path);
+}
+
+void strv_free(char **v, size_t n) {
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+char **strv_copy(char *const *v, size_t n) {
+	char **c = calloc(n + 1, sizeof(char *));
+
+	for (size_t i = 0; c && i < n; i++)
+		if (!(c[i] = strdup(v[i]))) {
+			strv_free(c, i);
+			return NULL;
+		}
+	return c;
+}
+
+static uint64_t now_usec(clockid_t id) {
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+uint64_t now_realtime_usec(void) {
+	return now_usec(CLOCK_REALTIME);
+}
+
+uint64_t now_monotonic_usec(void) {
+	return now_usec(CLOCK_MONOTONIC);
+}
+
+uint64_t now_monotonic_sec(void) {
+	return now_usec(CLOCK_MONOTONIC_COARSE) / 1000000u;
+}
