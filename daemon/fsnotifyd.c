@@ -129,6 +129,22 @@ static void explain_mark(const struct plan_mark *pm, FILE *f) {
 	bool busy = s->mask & (FAN_ACCESS | FAN_MODIFY | FAN_OPEN | FAN_CLOSE_NOWRITE);
 
 	fprintf(f, "    cost: ");
+	if (pm->rule->perm) {
+		fprintf(f,
+			"%s: every %s waits until the daemon answers (a few microseconds: "
+			"see doc/performance.md); ",
+			s->type == FSN_MARK_INODE ? "a permission mark on this object only"
+			: s->type == FSN_MARK_MOUNT
+			    ? "a permission mark on the whole mount, also outside the path"
+			    : "a permission mark on the whole filesystem, also outside the path",
+			(s->mask & FAN_OPEN_EXEC_PERM) && !(s->mask & ~(uint64_t)(FAN_OPEN_EXEC_PERM |
+									FAN_ONDIR))
+			    ? "execution of a file it covers"
+			    : "open/read of a file it covers");
+		fprintf(f, "the permission thread answers within deadline_ms (%u ms)\n",
+			pm->rule->deadline_ms);
+		return;
+	}
 	switch (s->type) {
 	case FSN_MARK_FILESYSTEM:
 	case FSN_MARK_MOUNT:
