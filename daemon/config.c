@@ -1025,7 +1025,8 @@ static const struct key decision_keys[] = {
 	  .doc = "\"allow\", \"deny\", \"deny(ERRNO)\" (EIO, EPERM, EBUSY, ETXTBSY, EAGAIN, "
 		 "ENOSPC, EDQUOT) or \"audit\" (allow, with an audit record)." },
 	{ "audit", BOOL(struct decision_conf, audit_key, "false"),
-	  .doc = "Ask the kernel for an audit record of the verdict (FAN_AUDIT)." },
+	  .doc = "Ask the kernel for an audit record of the verdict (FAN_AUDIT); unset: only "
+		 "for \"audit\"." },
 	{ "log", BOOL(struct decision_conf, log, "false"),
 	  .doc = "Report the decision to the rule's outputs; unset: every verdict but a plain "
 		 "allow is reported." },
@@ -1414,7 +1415,9 @@ static bool parse_decisions(struct scope *sc, const struct key *k, const config_
 		}
 		apply_defaults(&ds, &decision_table);
 		read_group(&ds, &decision_table, e);
-		d->verdict.audit = d->verdict.audit || d->audit_key;
+		/* an explicit `audit` decides; else the verdict ("audit") does */
+		if (config_setting_get_member(e, "audit"))
+			d->verdict.audit = d->audit_key;
 		if (!config_setting_get_member(e, "log"))
 			d->log = d->verdict.deny || d->verdict.audit;
 	}

@@ -1739,9 +1739,10 @@ static int perm_policy(const struct state *s, const struct eperm *ep, struct pol
 		sc[n++] = (struct policy_scope){
 			.path = canonical(pm->subtree ? pm->subtree : pm->path),
 			.recursive = pm->subtree && pm->subtree_recursive,
-			.children = pm->subtree ? !pm->subtree_recursive
-						: stat(pm->path, &st) == 0 && S_ISDIR(st.st_mode) &&
-						      ep->conf->children,
+			.children = pm->subtree
+					? !pm->subtree_recursive && !pm->children_dirent_only
+					: stat(pm->path, &st) == 0 && S_ISDIR(st.st_mode) &&
+					      ep->conf->children,
 		};
 	}
 	k = policy_new(ep->conf, sc, wide ? n : 0, ret);

@@ -372,13 +372,15 @@ int record_to_json(const struct record *r, char *buf, size_t len) {
 			puts_(buf, len, &pos, ",\"decision\":null");
 		putf(buf, len, &pos, ",\"latency_us\":%" PRIu64, r->latency_us);
 	}
-	if (r->kind == RECORD_STATS && r->perm)
-		putf(buf, len, &pos,
-		     ",\"allowed\":%" PRIu64 ",\"denied\":%" PRIu64 ",\"audited\":%" PRIu64
-		     ",\"deadline\":%" PRIu64 ",\"latency_p50_us\":%" PRIu64
-		     ",\"latency_p99_us\":%" PRIu64,
-		     r->perm->allowed, r->perm->denied, r->perm->audited, r->perm->deadline,
+	if (r->kind == RECORD_STATS && r->perm) {
+		/* one putf() each: putf() cuts its output at 127 bytes */
+		putf(buf, len, &pos, ",\"allowed\":%" PRIu64 ",\"denied\":%" PRIu64,
+		     r->perm->allowed, r->perm->denied);
+		putf(buf, len, &pos, ",\"audited\":%" PRIu64 ",\"deadline\":%" PRIu64,
+		     r->perm->audited, r->perm->deadline);
+		putf(buf, len, &pos, ",\"latency_p50_us\":%" PRIu64 ",\"latency_p99_us\":%" PRIu64,
 		     r->perm->latency_p50_us, r->perm->latency_p99_us);
+	}
 	if (r->kind == RECORD_DROPPED)
 		putf(buf, len, &pos, ",\"count\":%" PRIu64, r->count);
 	puts_(buf, len, &pos, "}\n");

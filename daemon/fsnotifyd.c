@@ -137,8 +137,8 @@ static void explain_mark(const struct plan_mark *pm, FILE *f) {
 			: s->type == FSN_MARK_MOUNT
 			    ? "a permission mark on the whole mount, also outside the path"
 			    : "a permission mark on the whole filesystem, also outside the path",
-			(s->mask & FAN_OPEN_EXEC_PERM) && !(s->mask & ~(uint64_t)(FAN_OPEN_EXEC_PERM |
-									FAN_ONDIR))
+			(s->mask & FAN_OPEN_EXEC_PERM) &&
+				!(s->mask & ~(uint64_t)(FAN_OPEN_EXEC_PERM | FAN_ONDIR))
 			    ? "execution of a file it covers"
 			    : "open/read of a file it covers");
 		fprintf(f, "the permission thread answers within deadline_ms (%u ms)\n",

@@ -60,7 +60,7 @@ struct planner {
 	struct plan *p;
 	plan_probe_fn probe;
 	void *userdata;
-	struct probe_entry *cache;
+	struct probe_entry **cache; /* entries stay put: decisions point into them */
 	size_t n_cache;
 	bool oom;
 };
@@ -185,13 +185,13 @@ static int fanotify_missing(const struct fsn_probe *p) {
 }
 
 static int probe(struct planner *pl, const char *path, const struct fsn_probe **ret) {
-	struct probe_entry *v;
+	struct probe_entry **v, *e;
 	int r;
 
 	for (size_t i = 0; i < pl->n_cache; i++)
-		if (strcmp(pl->cache[i].path, path) == 0) {
-			*ret = &pl->cache[i].probe;
-			return pl->cache[i].r;
+		if (strcmp(pl->cache[i]->path, path) == 0) {
+			*ret = &pl->cache[i]->probe;
+			return pl->cache[i]->r;
 		}
 	v = realloc(pl->cache, (pl->n_cache + 1) * sizeof(*v));
 	if (!v) {
@@ -199,17 +199,17 @@ static int probe(struct planner *pl, const char *path, const struct fsn_probe **
 		return -ENOMEM;
 	}
 	pl->cache = v;
-	v = &pl->cache[pl->n_cache];
-	*v = (struct probe_entry){ .path = strdup(path) };
-	if (!v->path) {
+	e = calloc(1, sizeof(*e));
+	if (!e || !(e->path = strdup(path))) {
+		free(e);
 		pl->oom = true;
 		return -ENOMEM;
 	}
-	r = pl->probe(path, &v->probe, pl->userdata);
-	v->r = r < 0 ? r : 0;
-	pl->n_cache++;
-	*ret = &v->probe;
-	return v->r;
+	r = pl->probe(path, &e->probe, pl->userdata);
+	e->r = r < 0 ? r : 0;
+	pl->cache[pl->n_cache++] = e;
+	*ret = &e->probe;
+	return e->r;
 }
 
 static int default_probe(const char *path, struct fsn_probe *ret, void *userdata) {
@@ -982,8 +982,10 @@ int plan_build_with_probe(const struct config *c, plan_probe_fn probe_fn, void *
 		return -ENOMEM;
 	for (size_t i = 0; i < c->n_rules; i++)
 		plan_rule(&pl, i);
-	for (size_t i = 0; i < pl.n_cache; i++)
-		free(pl.cache[i].path);
+	for (size_t i = 0; i < pl.n_cache; i++) {
+		free(pl.cache[i]->path);
+		free(pl.cache[i]);
+	}
 	free(pl.cache);
 	if (pl.oom) {
 		plan_free(pl.p);
@@ -1077,7 +1079,8 @@ void plan_print(const struct plan *p, FILE *f) {
 				s->klass == FSN_CLASS_NOTIF     ? "notif"
 				: s->klass == FSN_CLASS_CONTENT ? "content"
 								: "pre_content",
-				report_words(s->report, rep, sizeof(rep)), s->group_tag);
+				s->report ? report_words(s->report, rep, sizeof(rep)) : "none",
+				s->group_tag);
 		if (m->subtree)
 			fprintf(f, ", filter %s%s", m->subtree,
 				m->subtree_recursive      ? " and below"

@@ -27,7 +27,7 @@ void proc_info_init(struct proc_info *p, pid_t pid) {
 	p->pid = pid;
 	p->have_comm = p->comm_ok = false;
 	p->have_status = p->status_ok = false;
-	p->have_exe = p->exe_ok = false;
+	p->have_exe = p->exe_ok = p->exe_deleted = false;
 	p->uid = (uid_t)-1;
 	p->gid = (gid_t)-1;
 	p->ppid = 0;
@@ -94,7 +94,16 @@ const char *proc_info_exe(struct proc_info *p) {
 		snprintf(path, sizeof(path), "/proc/%d/exe", (int)p->pid);
 		n = readlink(path, p->exe, sizeof(p->exe) - 1);
 		if (n > 0) {
+			static const char deleted[] = " (deleted)";
+			size_t d = sizeof(deleted) - 1;
+
 			p->exe[n] = '\0';
+			/* a program deleted (or replaced) since it started is still
+			 * the program it was: match it by that name */
+			if ((size_t)n > d && strcmp(p->exe + n - d, deleted) == 0) {
+				p->exe[n - d] = '\0';
+				p->exe_deleted = true;
+			}
 			p->exe_ok = true;
 		}
 	}

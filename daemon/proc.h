@@ -16,6 +16,7 @@ struct proc_info {
 	bool have_comm, comm_ok;
 	bool have_status, status_ok;
 	bool have_exe, exe_ok;
+	bool exe_deleted; /* the executable was deleted or replaced since it started */
 	char comm[64];
 	uid_t uid; /* effective */
 	gid_t gid; /* effective */
@@ -29,6 +30,7 @@ void proc_info_init(struct proc_info *p, pid_t pid);
 const char *proc_info_comm(struct proc_info *p);
 /* uid, gid and ppid are valid (from /proc/PID/status). */
 bool proc_info_status(struct proc_info *p);
-/* The executable's path (readlink /proc/PID/exe; " (deleted)" kept), NULL
- * if unknown (gone, a kernel thread). */
+/* The executable's path (readlink /proc/PID/exe, without the kernel's
+ * " (deleted)" suffix: exe_deleted says so), NULL if unknown (gone, a kernel
+ * thread). */
 const char *proc_info_exe(struct proc_info *p);

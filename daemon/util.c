@@ -17,7 +17,7 @@ bool path_in(const char *path, const char *dir, bool recursive, bool self) {
 	if (strncmp(path, dir, n) != 0)
 		return false;
 	rest = path + n;
-	if (*rest == '\0')
+	if (*rest == '\0' || (n == 0 && strcmp(rest, "/") == 0))
 		return self;
 	if (*rest != '/' || rest[1] == '\0')
 		return false;

@@ -34,6 +34,7 @@ static const struct suite_entry suites[] = {
 	{ "config", fsn_suite_config, false },
 	{ "plan", fsn_suite_plan, false },
 	{ "escape", fsn_suite_escape, false },
+	{ "policy", fsn_suite_policy, false },
 	/* clang-format on */
 };
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test-escape.c — the "escape" suite: the daemon's escaping (json_escape,
- * text_escape, base64_encode), record_to_json() byte for byte, a round
- * trip of hostile filenames through jq, and the outputs themselves:
+ * text_escape, base64_encode), record_to_json() byte for byte (events,
+ * overflows, drops, permission decisions and stats), a round trip of
+ * hostile filenames through jq, and the outputs themselves:
  * json (files, rotation, ENOSPC, EPIPE, a slow pipe reader), journal
  * (no journal; and a private journal socket in a mount namespace, as
  * root) and exec (argv substitution, forwarded output, limits, timeouts,
@@ -125,6 +126,14 @@ static char *json_line(const struct record *r) {
 	return s;
 }
 
+/* r as a JSON line is want. */
+static void assert_json(const struct record *r, const char *want) {
+	char *s = json_line(r);
+
+	ck_assert_str_eq(s, want);
+	free(s);
+}
+
 static struct record event(const char *path) {
 	return (struct record){
 		.kind = RECORD_EVENT,
@@ -238,6 +247,19 @@ static const char *find_jq(void) {
 		if (access(where[i], X_OK) == 0)
 			return where[i];
 	return NULL;
+}
+
+/* jq, or the test is skipped (fails with FSN_TESTS_MUST_RUN=1). */
+static const char *need_jq(void) {
+	const char *jq = find_jq();
+
+	if (!jq) {
+		if (must_run())
+			ck_abort_msg(
+			    "jq is not installed (tools/install-deps --tests installs it)");
+		fsn_test_skip("jq is not installed (tools/install-deps --tests installs it)");
+	}
+	return jq;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -657,16 +679,10 @@ static size_t make_names(void) {
 
 START_TEST(test_jq_roundtrip) {
 	char dir[256], file[300], *out, *p, *end;
-	const char *jq = find_jq();
+	const char *jq = need_jq();
 	size_t n, len, i = 0, lines = 0;
 	FILE *f;
 
-	if (!jq) {
-		if (must_run())
-			ck_abort_msg(
-			    "jq is not installed (tools/install-deps --tests installs it)");
-		fsn_test_skip("jq is not installed (tools/install-deps --tests installs it)");
-	}
 	n = make_names();
 	test_tmpdir(dir, sizeof(dir));
 	test_join(file, sizeof(file), dir, "lines.json");
@@ -768,6 +784,223 @@ START_TEST(test_jq_roundtrip) {
 
 	for (i = 0; i < n; i++)
 		free(names[i]);
+	test_rm_tree(dir);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* decision and stats records                                               */
+/* ------------------------------------------------------------------------ */
+
+static const struct verdict deny_eio = { .deny = true, .err = EIO };
+
+/* The spec's example: deny(EIO) by the third decision. */
+static struct record decision(const struct verdict *v) {
+	return (struct record){
+		.kind = RECORD_DECISION,
+		.time_usec = T0,
+		.rule = "no-exec-from-tmp",
+		.mask = 0x40000, /* open_exec_perm */
+		.path = "/tmp/x",
+		.pid = 123,
+		.comm = "bash",
+		.uid = 0,
+		.exe = "/usr/bin/bash",
+		.verdict = v,
+		.by = "decision",
+		.decision = 3,
+		.latency_us = 17,
+	};
+}
+
+#define DECISION_HEAD                                                                              \
+	"{\"time\":\"2026-11-30T04:52:09.123456Z\",\"kind\":\"decision\",\"rule\":\"no-exec-from-" \
+	"tmp\",\"events\":[\"open_exec_perm\"],\"path\":\"/tmp/x\",\"pid\":123,\"comm\":\"bash\"," \
+	"\"uid\":0,\"exe\":\"/usr/bin/bash\","
+
+START_TEST(test_record_json_decision) {
+	static const struct {
+		struct verdict v;
+		const char *by;
+		unsigned decision;
+		const char *tail;
+	} cases[] = {
+		{ { .deny = true, .err = EIO },
+		  "decision",
+		  3,
+		  "\"verdict\":\"deny\",\"errno\":\"EIO\",\"audit\":false,\"by\":\"decision\","
+		  "\"decision\":3,\"latency_us\":17}\n" },
+		{ { .deny = true, .err = ETXTBSY, .audit = true },
+		  "decision",
+		  1,
+		  "\"verdict\":\"deny\",\"errno\":\"ETXTBSY\",\"audit\":true,\"by\":\"decision\","
+		  "\"decision\":1,\"latency_us\":17}\n" },
+		/* a plain deny (EPERM) has no errno */
+		{ { .deny = true },
+		  "default",
+		  0,
+		  "\"verdict\":\"deny\",\"audit\":false,\"by\":\"default\",\"decision\":null,"
+		  "\"latency_us\":17}\n" },
+		{ { .audit = true },
+		  "decision",
+		  12,
+		  "\"verdict\":\"allow\",\"audit\":true,\"by\":\"decision\",\"decision\":12,"
+		  "\"latency_us\":17}\n" },
+		{ { 0 },
+		  "deadline",
+		  0,
+		  "\"verdict\":\"allow\",\"audit\":false,\"by\":\"deadline\",\"decision\":null,"
+		  "\"latency_us\":17}\n" },
+		/* an errno only deny(ERRNO) carries: none for an allow */
+		{ { .err = EIO },
+		  "deadline",
+		  0,
+		  "\"verdict\":\"allow\",\"audit\":false,\"by\":\"deadline\",\"decision\":null,"
+		  "\"latency_us\":17}\n" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct record r = decision(&cases[i].v);
+		char *want = malloc(strlen(DECISION_HEAD) + strlen(cases[i].tail) + 1);
+
+		ck_assert_ptr_nonnull(want);
+		strcat(strcpy(want, DECISION_HEAD), cases[i].tail);
+		r.by = cases[i].by;
+		r.decision = cases[i].decision;
+		assert_json(&r, want);
+		free(want);
+	}
+	ck_assert_str_eq(record_kind_name(RECORD_DECISION), "decision");
+}
+END_TEST
+
+/* Unknown process and path; exe bytes that are not UTF-8; large numbers. */
+START_TEST(test_record_json_decision_unknown) {
+	struct record r = decision(&deny_eio);
+
+	r.path = NULL;
+	r.pid = 0;
+	r.comm = NULL;
+	r.uid = (uid_t)-1;
+	r.exe = NULL;
+	r.by = NULL;
+	r.latency_us = UINT64_MAX;
+	assert_json(&r, "{\"time\":\"2026-11-30T04:52:09.123456Z\",\"kind\":\"decision\","
+			"\"rule\":\"no-exec-from-tmp\",\"events\":[\"open_exec_perm\"],\"path\":"
+			"null,\"pid\":null,\"comm\":null,\"uid\":null,\"exe\":null,\"verdict\":"
+			"\"deny\",\"errno\":\"EIO\",\"audit\":false,\"by\":null,\"decision\":3,"
+			"\"latency_us\":18446744073709551615}\n");
+
+	/* exe like path: escaped, and its bytes in exe_b64 when not UTF-8 */
+	r = decision(&deny_eio);
+	r.exe = "/opt/x\xff\n (deleted)";
+	r.path = "/tmp/\"q\"";
+	assert_json(&r, "{\"time\":\"2026-11-30T04:52:09.123456Z\",\"kind\":\"decision\","
+			"\"rule\":\"no-exec-from-tmp\",\"events\":[\"open_exec_perm\"],\"path\":"
+			"\"/tmp/\\\"q\\\"\",\"pid\":123,\"comm\":\"bash\",\"uid\":0,\"exe\":"
+			"\"/opt/x" FFFD "\\n (deleted)\",\"exe_b64\":\"L29wdC94/wogKGRlbGV0ZWQp\","
+			"\"verdict\":\"deny\",\"errno\":\"EIO\",\"audit\":false,\"by\":"
+			"\"decision\",\"decision\":3,\"latency_us\":17}\n");
+
+	/* no verdict given: reads as allow */
+	r = decision(NULL);
+	r.by = "default";
+	r.decision = 0;
+	assert_json(&r, DECISION_HEAD "\"verdict\":\"allow\",\"audit\":false,\"by\":"
+				      "\"default\",\"decision\":null,\"latency_us\":17}\n");
+}
+END_TEST
+
+START_TEST(test_record_json_stats) {
+	struct perm_counts pc = { .allowed = 10,
+				  .denied = 2,
+				  .audited = 0,
+				  .deadline = 1,
+				  .latency_p50_us = 12,
+				  .latency_p99_us = 40 };
+	struct record r = { .kind = RECORD_STATS, .time_usec = T0, .rule = "r", .perm = &pc };
+
+	assert_json(&r, "{\"time\":\"2026-11-30T04:52:09.123456Z\",\"kind\":\"stats\",\"rule\":"
+			"\"r\",\"allowed\":10,\"denied\":2,\"audited\":0,\"deadline\":1,"
+			"\"latency_p50_us\":12,\"latency_p99_us\":40}\n");
+	/* the largest counters, whole (no field cut short) */
+	pc = (struct perm_counts){ UINT64_MAX,     UINT64_MAX - 1, UINT64_MAX - 2,
+				   UINT64_MAX - 3, UINT64_MAX - 4, UINT64_MAX - 5 };
+	assert_json(&r, "{\"time\":\"2026-11-30T04:52:09.123456Z\",\"kind\":\"stats\",\"rule\":"
+			"\"r\",\"allowed\":18446744073709551615,\"denied\":18446744073709551614,"
+			"\"audited\":18446744073709551613,\"deadline\":18446744073709551612,"
+			"\"latency_p50_us\":18446744073709551611,\"latency_p99_us\":"
+			"18446744073709551610}\n");
+	/* no counters: the bare record */
+	r.perm = NULL;
+	assert_json(&r, "{\"time\":\"2026-11-30T04:52:09.123456Z\",\"kind\":\"stats\",\"rule\":"
+			"\"r\"}\n");
+	ck_assert_str_eq(record_kind_name(RECORD_STATS), "stats");
+}
+END_TEST
+
+static void put_line(FILE *f, const struct record *r) {
+	char *s = json_line(r);
+
+	fputs(s, f);
+	free(s);
+}
+
+/* jq reads decision and stats lines as the documented objects. */
+START_TEST(test_jq_decision_stats) {
+	static const struct verdict audit = { .audit = true }, deny = { .deny = true };
+	struct perm_counts pc = { 10, 2, 0, 1, 12, 40 };
+	char dir[256], file[300], *out;
+	const char *jq = need_jq();
+	struct record r;
+	size_t len;
+	FILE *f;
+
+	test_tmpdir(dir, sizeof(dir));
+	test_join(file, sizeof(file), dir, "lines.json");
+	f = fopen(file, "we");
+	ck_assert_ptr_nonnull(f);
+	r = decision(&deny_eio);
+	put_line(f, &r);
+	r = decision(&audit);
+	r.exe = "/bin/\xfe";
+	r.by = "default";
+	r.decision = 0;
+	put_line(f, &r);
+	r = decision(&deny);
+	r.exe = NULL;
+	r.by = "deadline";
+	r.decision = 0;
+	put_line(f, &r);
+	r = (struct record){ .kind = RECORD_STATS, .time_usec = T0, .rule = "r", .perm = &pc };
+	put_line(f, &r);
+	ck_assert_int_eq(fclose(f), 0);
+
+	{
+		char *const argv[] = {
+			(char *)jq,
+			S("-c"),
+			S("if .kind == \"decision\" then [.verdict, .errno, .audit, .by, "
+			  ".decision, "
+			  ".latency_us, .exe, .exe_b64, has(\"errno\"), has(\"exe_b64\")] else "
+			  "[.rule, .allowed, .denied, .audited, .deadline, .latency_p50_us, "
+			  ".latency_p99_us] end"),
+			file,
+			NULL,
+		};
+
+		const char *want =
+		    "[\"deny\",\"EIO\",false,\"decision\",3,17,\"/usr/bin/bash\",null,true,false]\n"
+		    "[\"allow\",null,true,\"default\",null,17,\"/bin/" FFFD "\",\"L2Jpbi/+\",false,"
+		    "true]\n"
+		    "[\"deny\",null,false,\"deadline\",null,17,null,null,false,false]\n"
+		    "[\"r\",10,2,0,1,12,40]\n";
+
+		out = run_capture(argv, &len);
+		ck_assert_msg(len == strlen(want) && memcmp(out, want, len) == 0,
+			      "jq printed:\n%.*s", (int)len, out);
+		free(out);
+	}
 	test_rm_tree(dir);
 }
 END_TEST
@@ -1697,6 +1930,10 @@ Suite *fsn_suite_escape(void) {
 	tcase_add_test(tc, test_record_json_truncate);
 	tcase_add_test(tc, test_record_json_structure);
 	tcase_add_test(tc, test_jq_roundtrip);
+	tcase_add_test(tc, test_record_json_decision);
+	tcase_add_test(tc, test_record_json_decision_unknown);
+	tcase_add_test(tc, test_record_json_stats);
+	tcase_add_test(tc, test_jq_decision_stats);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("output-json");

@@ -3,8 +3,9 @@
  * test-plan.c — the "plan" suite: daemon/plan.c. Rules on real temporary
  * directories, planned with a crafted feature probe (every feature works
  * except the ones a case breaks), so every decision of each mark type and
- * of `auto` is checked without privileges; exclusions as ignore marks or
- * userspace filters; problems; plan_print() byte for byte. As root, the
+ * of `auto` is checked without privileges; permission rules (their
+ * groups' class and flags, what they need of the kernel); exclusions as
+ * ignore marks or userspace filters; problems; plan_print() byte for byte. As root, the
  * real probe on a private tmpfs, and every planned mark placed with libfsn
  * (the kernel accepts what the plan says); and the real probe without
  * CAP_SYS_ADMIN (auto falls back to inotify).
@@ -113,27 +114,9 @@ static void fx_init(struct fx *fx) {
 	make_tree(fx->dir);
 }
 
-static void load_config(struct fx *fx, const char *tmpl) {
-	char *text = test_subst(tmpl, "@D@", fx->dir), path[PATH_MAX];
-	struct config_errors e = { 0 };
-	FILE *f;
-
-	test_join(path, sizeof(path), fx->dir, "test.conf");
-	f = fopen(path, "we");
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	ck_assert_int_eq(fclose(f), 0);
-	free(text);
-	if (config_load(path, &fx->c, &e) < 0) {
-		config_errors_print(&e, stderr);
-		ck_abort_msg("the test's config does not load");
-	}
-	config_errors_clear(&e);
-}
-
 /* Load and plan with the fake probe. */
 static void fx_plan(struct fx *fx, const char *tmpl) {
-	load_config(fx, tmpl);
+	fx->c = test_config_load(fx->dir, tmpl);
 	ck_assert_int_eq(plan_build_with_probe(fx->c, fake_probe, &fx->fake, &fx->p), 0);
 	ck_assert_ptr_nonnull(fx->p);
 }
@@ -169,20 +152,27 @@ static void assert_problem(const struct plan *p, size_t i, const char *path, con
 	ck_assert_int_eq(p->problems[i].fatal, fatal);
 }
 
-/* A fanotify notification mark in the shared or the rule's group. */
-static void assert_fan(const struct plan_mark *m, enum fsn_mark_type type, const char *path,
-		       uint64_t mask, uint32_t tag) {
+/* A fanotify mark (not an ignore mark) in the group of this class, report
+ * flags and tag. */
+static void assert_mark(const struct plan_mark *m, enum fsn_mark_type type, const char *path,
+			uint64_t mask, enum fsn_class klass, uint32_t report, uint32_t tag) {
 	ck_assert_int_eq(m->spec.type, type);
 	ck_assert_str_eq(m->path, path);
 	ck_assert_ptr_eq(m->spec.path, m->path);
 	ck_assert_int_eq(m->spec.dirfd, AT_FDCWD);
-	ck_assert_int_eq(m->spec.klass, FSN_CLASS_NOTIF);
-	ck_assert_uint_eq(m->spec.report, REPORT);
+	ck_assert_int_eq(m->spec.klass, klass);
+	ck_assert_uint_eq(m->spec.report, report);
 	ck_assert_uint_eq(m->spec.group_tag, tag);
 	ck_assert_msg(m->spec.mask == mask, "mask %#llx, expected %#llx",
 		      (unsigned long long)m->spec.mask, (unsigned long long)mask);
 	ck_assert_uint_eq(m->spec.ignore, 0);
 	ck_assert_uint_eq(m->spec.flags, 0);
+}
+
+/* A fanotify notification mark in the shared or the rule's group. */
+static void assert_fan(const struct plan_mark *m, enum fsn_mark_type type, const char *path,
+		       uint64_t mask, uint32_t tag) {
+	assert_mark(m, type, path, mask, FSN_CLASS_NOTIF, REPORT, tag);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -708,6 +698,354 @@ START_TEST(test_exclusions_userspace_only) {
 }
 END_TEST
 
+/* An exclusion below the first of a rule's paths, each path probed: the
+ * first path's probe result is still what decides (under ASan/valgrind:
+ * no use of a probe result the later probes moved). */
+START_TEST(test_exclusions_first_of_two_paths) {
+	struct fx fx;
+
+	fx_init(&fx);
+	fx.fake.nokernel = F(FSN_FEAT_MARK_IGNORE);
+	fx_plan(&fx, "rules = ( { name = \"t\"; paths = [\"@D@/tree\", \"@D@/file\"];\n"
+		     "  recursive = true; exclude = [\"@D@/tree/cache\"]; } );");
+	ck_assert_int_eq(fx.fake.calls, 2);
+	ck_assert_uint_eq(fx.p->n_marks, 2);
+	ck_assert_uint_eq(fx.p->marks[0].spec.ignore, 0);
+	assert_contains(fx.p->marks[0].why, "userspace filter (new-style ignore masks "
+					    "(FAN_MARK_IGNORE): not supported by this kernel");
+	fx_done(&fx);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* permission rules                                                         */
+/* ------------------------------------------------------------------------ */
+
+#define PERM_CONTENT FSN_CLASS_CONTENT, FAN_UNLIMITED_QUEUE
+#define PERM_PRE FSN_CLASS_PRE_CONTENT, FAN_UNLIMITED_QUEUE
+
+/* auto, not recursive: inode marks in a group of the rule's own (tag 1 +
+ * index), class content, no FID reporting, no queue limit. */
+START_TEST(test_perm_auto_inode) {
+	struct fx fx;
+
+	fx_init(&fx);
+	fx_plan(&fx, "rules = (\n"
+		     "  { name = \"n\"; paths = [\"@D@/file\"]; },\n"
+		     "  { name = \"f\"; paths = [\"@D@/file\"]; events = [\"open_perm\", "
+		     "\"open_exec_perm\"]; },\n"
+		     "  { name = \"d\"; paths = [\"@D@/tree\"]; events = [\"access_perm\"]; },\n"
+		     "  { name = \"e\"; paths = [\"@D@/tree\"]; events = [\"open_perm\"];\n"
+		     "    children = false; ondir = false; }\n"
+		     ");");
+	ck_assert_uint_eq(fx.p->n_problems, 0);
+	ck_assert_uint_eq(fx.p->n_marks, 4);
+	assert_fan(&fx.p->marks[0], FSN_MARK_INODE, DP(&fx, "file"), FAN_CLOSE_WRITE, 0);
+	assert_mark(&fx.p->marks[1], FSN_MARK_INODE, DP(&fx, "file"),
+		    FAN_OPEN_PERM | FAN_OPEN_EXEC_PERM, PERM_CONTENT, 2);
+	ck_assert_ptr_eq(fx.p->marks[1].rule, &fx.c->rules[1]);
+	ck_assert_ptr_null(fx.p->marks[1].subtree);
+	ck_assert_str_eq(fx.p->marks[1].target, DP(&fx, "file"));
+	assert_contains(fx.p->marks[1].why,
+			"auto: a single file, so an inode mark asks the daemon "
+			"only about this file — every other file costs nothing");
+	assert_mark(&fx.p->marks[2], FSN_MARK_INODE, DP(&fx, "tree"),
+		    FAN_ACCESS_PERM | FAN_EVENT_ON_CHILD | FAN_ONDIR, PERM_CONTENT, 3);
+	assert_contains(fx.p->marks[2].why,
+			"auto: a directory one level deep, so an inode mark asks the daemon only "
+			"about the directory and its direct entries");
+	ck_assert_ptr_null(fx.p->marks[2].subtree);
+	assert_mark(&fx.p->marks[3], FSN_MARK_INODE, DP(&fx, "tree"), FAN_OPEN_PERM, PERM_CONTENT,
+		    4);
+	assert_contains(fx.p->marks[3].why, "only about the directory itself");
+	/* permission rules are required unless they say otherwise */
+	ck_assert(!fx.c->rules[0].required);
+	ck_assert(fx.c->rules[1].required);
+	fx_done(&fx);
+
+	/* FAN_UNLIMITED_QUEUE not permitted: a bounded queue */
+	fx_init(&fx);
+	fx.fake.denied = F(FSN_FEAT_UNLIMITED_QUEUE);
+	fx_plan(&fx, "rules = ( { name = \"f\"; paths = [\"@D@/file\"]; events = [\"open_perm\"]; "
+		     "} );");
+	ck_assert_uint_eq(fx.p->n_problems, 0);
+	ck_assert_uint_eq(fx.p->n_marks, 1);
+	assert_mark(&fx.p->marks[0], FSN_MARK_INODE, DP(&fx, "file"), FAN_OPEN_PERM,
+		    FSN_CLASS_CONTENT, 0, 1);
+	fx_done(&fx);
+}
+END_TEST
+
+/* auto, recursive: a filesystem mark with a subtree filter; a mount mark
+ * where filesystem marks do not work; a file is still an inode mark. */
+START_TEST(test_perm_auto_recursive) {
+	struct fx fx;
+	const struct plan_mark *m;
+	char want[PATH_MAX + 16];
+
+	fx_init(&fx);
+	fx_plan(&fx, "rules = (\n"
+		     "  { name = \"t\"; paths = [\"@D@/tree\", \"@D@/file\"]; recursive = true;\n"
+		     "    events = [\"open_exec_perm\"]; }\n"
+		     ");");
+	ck_assert_uint_eq(fx.p->n_problems, 0);
+	ck_assert_uint_eq(fx.p->n_marks, 2);
+	m = &fx.p->marks[0];
+	assert_mark(m, FSN_MARK_FILESYSTEM, DP(&fx, "tree"), FAN_OPEN_EXEC_PERM | FAN_ONDIR,
+		    PERM_CONTENT, 1);
+	ck_assert_str_eq(m->subtree, DP(&fx, "tree"));
+	ck_assert(m->subtree_recursive);
+	ck_assert(!m->children_dirent_only);
+	snprintf(want, sizeof(want), " (fs of %s)", DP(&fx, "tree"));
+	assert_contains(m->target, want);
+	assert_contains(m->why, "auto: a recursive directory, so a filesystem mark: every such "
+				"access on the filesystem mounted at");
+	snprintf(want, sizeof(want), "which allows those outside %s and below at once",
+		 DP(&fx, "tree"));
+	assert_contains(m->why, want);
+	assert_mark(&fx.p->marks[1], FSN_MARK_INODE, DP(&fx, "file"), FAN_OPEN_EXEC_PERM,
+		    PERM_CONTENT, 1);
+	fx_done(&fx);
+
+	fx_init(&fx);
+	fx.fake.broken = F(FSN_FEAT_MARK_FILESYSTEM);
+	fx_plan(&fx, "rules = ( { name = \"t\"; paths = [\"@D@/tree\"]; recursive = true;\n"
+		     "  events = [\"open_perm\"]; } );");
+	ck_assert_uint_eq(fx.p->n_problems, 0);
+	ck_assert_uint_eq(fx.p->n_marks, 1);
+	m = &fx.p->marks[0];
+	assert_mark(m, FSN_MARK_MOUNT, DP(&fx, "tree"), FAN_OPEN_PERM | FAN_ONDIR, PERM_CONTENT, 1);
+	ck_assert(m->subtree_recursive);
+	assert_contains(m->target, " (mount of ");
+	assert_contains(m->why, "auto: a recursive directory where filesystem marks do not work, "
+				"so a mount mark: every such access through the mount at");
+	fx_done(&fx);
+}
+END_TEST
+
+/* mark = "mount", "filesystem", "inode" as asked; a mark type that does
+ * not work here is a problem. */
+START_TEST(test_perm_explicit_marks) {
+	struct fx fx;
+	const struct plan_mark *m;
+
+	fx_init(&fx);
+	fx_plan(&fx,
+		"rules = (\n"
+		"  { name = \"m\"; paths = [\"@D@/tree\"]; mark = \"mount\"; recursive = true;\n"
+		"    events = [\"open_perm\"]; },\n"
+		"  { name = \"n\"; paths = [\"@D@/tree\"]; mark = \"mount\"; events = "
+		"[\"open_perm\"]; },\n"
+		"  { name = \"s\"; paths = [\"@D@/file\"]; mark = \"filesystem\"; events = "
+		"[\"access_perm\"]; },\n"
+		"  { name = \"i\"; paths = [\"@D@/tree\"]; mark = \"inode\"; events = "
+		"[\"open_perm\"]; }\n"
+		");");
+	ck_assert_uint_eq(fx.p->n_problems, 0);
+	ck_assert_uint_eq(fx.p->n_marks, 4);
+	m = &fx.p->marks[0];
+	assert_mark(m, FSN_MARK_MOUNT, DP(&fx, "tree"), FAN_OPEN_PERM | FAN_ONDIR, PERM_CONTENT, 1);
+	ck_assert_str_eq(m->subtree, DP(&fx, "tree"));
+	ck_assert(m->subtree_recursive);
+	assert_contains(m->target, " (mount of ");
+	assert_contains(m->why, "a mount mark: every such access through the mount at");
+	ck_assert_str_eq(fx.p->marks[1].subtree, DP(&fx, "tree"));
+	ck_assert(!fx.p->marks[1].subtree_recursive);
+	assert_contains(fx.p->marks[1].why, " and its direct entries at once");
+	m = &fx.p->marks[2];
+	assert_mark(m, FSN_MARK_FILESYSTEM, DP(&fx, "file"), FAN_ACCESS_PERM | FAN_ONDIR,
+		    PERM_CONTENT, 3);
+	ck_assert_str_eq(m->subtree, DP(&fx, "file"));
+	assert_mark(&fx.p->marks[3], FSN_MARK_INODE, DP(&fx, "tree"),
+		    FAN_OPEN_PERM | FAN_EVENT_ON_CHILD | FAN_ONDIR, PERM_CONTENT, 4);
+	fx_done(&fx);
+
+	fx_init(&fx);
+	fx.fake.broken = F(FSN_FEAT_MARK_MOUNT);
+	fx_plan(&fx, "rules = ( { name = \"m\"; paths = [\"@D@/tree\"]; mark = \"mount\";\n"
+		     "  events = [\"open_perm\"]; } );");
+	ck_assert_uint_eq(fx.p->n_marks, 0);
+	assert_problem(fx.p, 0, DP(&fx, "tree"),
+		       "mount marks (FAN_MARK_MOUNT): not supported by this filesystem "
+		       "(EOPNOTSUPP)",
+		       false, true);
+	fx_done(&fx);
+}
+END_TEST
+
+/* pre_access and deny(ERRNO) verdicts (wherever they are) need a
+ * pre-content group; a plain deny, deny(EPERM) or audit does not. */
+START_TEST(test_perm_pre_content_class) {
+	static const struct {
+		const char *rule;
+		enum fsn_class klass;
+	} cases[] = {
+		{ "events = [\"open_perm\"]; decisions = ( { paths = [\"/x\"]; verdict = "
+		  "\"deny(EIO)\"; } );",
+		  FSN_CLASS_PRE_CONTENT },
+		{ "events = [\"pre_access\"];", FSN_CLASS_PRE_CONTENT },
+		{ "events = [\"open_perm\"]; default = \"deny(EBUSY)\";", FSN_CLASS_PRE_CONTENT },
+		{ "events = [\"open_perm\"]; deadline_verdict = \"deny(EAGAIN)\";",
+		  FSN_CLASS_PRE_CONTENT },
+		{ "events = [\"open_perm\"]; decisions = ( { verdict = \"deny(EPERM)\"; },\n"
+		  "  { verdict = \"audit\"; } ); default = \"deny\";",
+		  FSN_CLASS_CONTENT },
+	};
+	struct fx fx;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *text = test_subst("rules = ( { name = \"p\"; paths = [\"@D@/tree\"];\n"
+					"  recursive = true; @R@ } );",
+					"@R@", cases[i].rule);
+
+		fx_init(&fx);
+		fx_plan(&fx, text);
+		free(text);
+		ck_assert_msg(fx.p->n_marks == 1 && fx.p->n_problems == 0, "%s", cases[i].rule);
+		/* the kernel takes no FAN_ONDIR with FAN_PRE_ACCESS */
+		assert_mark(&fx.p->marks[0], FSN_MARK_FILESYSTEM, DP(&fx, "tree"),
+			    fx.c->rules[0].events |
+				(fx.c->rules[0].events & FAN_PRE_ACCESS ? 0 : FAN_ONDIR),
+			    cases[i].klass, FAN_UNLIMITED_QUEUE, 1);
+		if (fx.c->rules[0].events & FAN_PRE_ACCESS)
+			assert_contains(
+			    fx.p->marks[0].why,
+			    "; no directories: the kernel asks pre_access only for files");
+		fx_done(&fx);
+	}
+}
+END_TEST
+
+/* A kernel without FAN_DENY_ERRNO cannot answer deny(EIO): the rule is
+ * not placed, fatal unless required = false; other rules are. */
+START_TEST(test_perm_deny_errno_unsupported) {
+	static const char msg[] = "a deny(ERRNO) verdict cannot be answered here: deny with a "
+				  "chosen errno (FAN_DENY_ERRNO, pre-content groups): not "
+				  "supported by this kernel (EINVAL); use \"deny\" (EPERM)";
+	struct fx fx;
+
+	fx_init(&fx);
+	fx.fake.nokernel = F(FSN_FEAT_DENY_ERRNO);
+	fx_plan(&fx, "rules = (\n"
+		     "  { name = \"e\"; paths = [\"@D@/file\"]; events = [\"open_perm\"];\n"
+		     "    decisions = ( { verdict = \"deny(EIO)\"; } ); },\n"
+		     "  { name = \"o\"; paths = [\"@D@/tree\"]; events = [\"open_perm\"];\n"
+		     "    default = \"deny(EIO)\"; required = false; },\n"
+		     "  { name = \"p\"; paths = [\"@D@/file\"]; events = [\"open_perm\"];\n"
+		     "    default = \"deny\"; }\n"
+		     ");");
+	ck_assert_uint_eq(fx.p->n_problems, 2);
+	assert_problem(fx.p, 0, DP(&fx, "file"), msg, false, true);
+	ck_assert_ptr_eq(fx.p->problems[0].rule, &fx.c->rules[0]);
+	assert_problem(fx.p, 1, DP(&fx, "tree"), msg, false, false);
+	ck_assert_ptr_eq(fx.p->problems[1].rule, &fx.c->rules[1]);
+	ck_assert(plan_has_fatal(fx.p));
+	ck_assert_uint_eq(fx.p->n_marks, 1);
+	ck_assert_ptr_eq(fx.p->marks[0].rule, &fx.c->rules[2]);
+	assert_mark(&fx.p->marks[0], FSN_MARK_INODE, DP(&fx, "file"), FAN_OPEN_PERM, PERM_CONTENT,
+		    3);
+	fx_done(&fx);
+}
+END_TEST
+
+/* What a permission rule needs and this kernel or filesystem lacks. */
+START_TEST(test_perm_features_missing) {
+	static const struct {
+		enum fsn_feature feature;
+		int how; /* 0 broken (fs), 1 not in the kernel, 2 not permitted */
+		const char *events, *msg;
+	} cases[] = {
+		{ FSN_FEAT_PRE_ACCESS, 0, "pre_access",
+		  "pre-content access events (FAN_PRE_ACCESS): not supported by this filesystem "
+		  "(EOPNOTSUPP)" },
+		{ FSN_FEAT_CLASS_PRE_CONTENT, 1, "pre_access",
+		  "permission events do not work here: pre-content event groups "
+		  "(FAN_CLASS_PRE_CONTENT): not supported by this kernel (EINVAL)" },
+		{ FSN_FEAT_CLASS_CONTENT, 2, "open_perm",
+		  "permission events do not work here: permission event groups "
+		  "(FAN_CLASS_CONTENT): "
+		  "not permitted (EPERM)" },
+		{ FSN_FEAT_PERM_OPEN_EXEC, 1, "open_exec_perm",
+		  "execute permission events (FAN_OPEN_EXEC_PERM): not supported by this kernel "
+		  "(EINVAL)" },
+		{ FSN_FEAT_PERM_ACCESS, 1, "access_perm",
+		  "read permission events (FAN_ACCESS_PERM): not supported by this kernel "
+		  "(EINVAL)" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *text =
+		    test_subst("rules = (\n"
+			       "  { name = \"a\"; paths = [\"@D@/tree\"]; events = [\"@E@\"]; },\n"
+			       "  { name = \"b\"; paths = [\"@D@/file\"]; events = [\"@E@\"]; "
+			       "required = false; }\n"
+			       ");",
+			       "@E@", cases[i].events);
+		struct fx fx;
+
+		fx_init(&fx);
+		*(cases[i].how == 0   ? &fx.fake.broken
+		  : cases[i].how == 1 ? &fx.fake.nokernel
+				      : &fx.fake.denied) = F(cases[i].feature);
+		fx_plan(&fx, text);
+		free(text);
+		ck_assert_uint_eq(fx.p->n_marks, 0);
+		ck_assert_uint_eq(fx.p->n_problems, 2);
+		assert_problem(fx.p, 0, DP(&fx, "tree"), cases[i].msg, false, true);
+		assert_problem(fx.p, 1, DP(&fx, "file"), cases[i].msg, false, false);
+		fx_done(&fx);
+	}
+}
+END_TEST
+
+/* The daemon reads /proc to decide: a permission rule may not mark it. */
+START_TEST(test_perm_not_proc) {
+	struct fx fx;
+
+	fx_init(&fx);
+	fx_plan(&fx, "rules = ( { name = \"p\"; paths = [\"/proc\"]; events = [\"open_perm\"]; "
+		     "} );");
+	ck_assert_uint_eq(fx.p->n_marks, 0);
+	assert_problem(fx.p, 0, "/proc",
+		       "permission rules cannot guard /proc: the daemon reads it to decide", false,
+		       true);
+	fx_done(&fx);
+}
+END_TEST
+
+/* Exclusions of a permission rule: ignore marks in the rule's own group
+ * (its class, no FID reporting); none for a rule of inode marks. */
+START_TEST(test_perm_exclusions) {
+	struct fx fx;
+	const struct plan_mark *m;
+
+	fx_init(&fx);
+	fx_plan(&fx, "rules = (\n"
+		     "  { name = \"t\"; paths = [\"@D@/tree\"]; recursive = true; events = "
+		     "[\"open_perm\"];\n"
+		     "    exclude = [\"@D@/tree/cache\"]; default = \"deny(EIO)\"; },\n"
+		     "  { name = \"i\"; paths = [\"@D@/tree\"]; events = [\"open_perm\"];\n"
+		     "    exclude = [\"@D@/tree/f.txt\"]; }\n"
+		     ");");
+	ck_assert_uint_eq(fx.p->n_problems, 0);
+	ck_assert_uint_eq(fx.p->n_marks, 3);
+	m = &fx.p->marks[0];
+	ck_assert_str_eq(m->path, DP(&fx, "tree/cache"));
+	ck_assert_int_eq(m->spec.type, FSN_MARK_INODE);
+	ck_assert_uint_eq(m->spec.mask, 0);
+	ck_assert_uint_eq(m->spec.ignore, FAN_OPEN_PERM | FAN_EVENT_ON_CHILD | FAN_ONDIR);
+	ck_assert_int_eq(m->spec.klass, FSN_CLASS_PRE_CONTENT);
+	ck_assert_uint_eq(m->spec.report, FAN_UNLIMITED_QUEUE);
+	ck_assert_uint_eq(m->spec.group_tag, 1);
+	assert_mark(&fx.p->marks[1], FSN_MARK_FILESYSTEM, DP(&fx, "tree"),
+		    FAN_OPEN_PERM | FAN_ONDIR, PERM_PRE, 1);
+	assert_mark(&fx.p->marks[2], FSN_MARK_INODE, DP(&fx, "tree"),
+		    FAN_OPEN_PERM | FAN_EVENT_ON_CHILD | FAN_ONDIR, PERM_CONTENT, 2);
+	assert_contains(fx.p->marks[2].why, "userspace filter (the rule marks single objects)");
+	fx_done(&fx);
+}
+END_TEST
+
 /* ------------------------------------------------------------------------ */
 /* plan_print                                                               */
 /* ------------------------------------------------------------------------ */
@@ -982,6 +1320,18 @@ Suite *fsn_suite_plan(void) {
 	tc = tcase_create("exclusions");
 	tcase_add_test(tc, test_exclusions);
 	tcase_add_test(tc, test_exclusions_userspace_only);
+	tcase_add_test(tc, test_exclusions_first_of_two_paths);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("permission");
+	tcase_add_test(tc, test_perm_auto_inode);
+	tcase_add_test(tc, test_perm_auto_recursive);
+	tcase_add_test(tc, test_perm_explicit_marks);
+	tcase_add_test(tc, test_perm_pre_content_class);
+	tcase_add_test(tc, test_perm_deny_errno_unsupported);
+	tcase_add_test(tc, test_perm_features_missing);
+	tcase_add_test(tc, test_perm_not_proc);
+	tcase_add_test(tc, test_perm_exclusions);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("print");

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * unit-util.c — helpers shared by the unit test files:
- * temporary directories, tree removal, path joining, template substitution.
+ * temporary directories, tree removal, path joining, template substitution,
+ * loading a config text.
  */
 #include <ftw.h>
 #include <limits.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "plan.h" /* daemon/config.h (a plain "config.h" is the build's) */
 #include "unit.h"
 
 void test_tmpdir(char *dir, size_t len) {
@@ -56,4 +58,24 @@ char *test_subst(const char *tmpl, const char *what, const char *with) {
 	}
 	ck_assert_int_eq(fclose(f), 0);
 	return buf;
+}
+
+struct config *test_config_load(const char *dir, const char *tmpl) {
+	char *text = test_subst(tmpl, "@D@", dir), path[PATH_MAX];
+	struct config_errors e = { 0 };
+	struct config *c = NULL;
+	FILE *f;
+
+	test_join(path, sizeof(path), dir, "test.conf");
+	f = fopen(path, "we");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	ck_assert_int_eq(fclose(f), 0);
+	free(text);
+	if (config_load(path, &c, &e) < 0) {
+		config_errors_print(&e, stderr);
+		ck_abort_msg("the test's config does not load");
+	}
+	config_errors_clear(&e);
+	return c;
 }

@@ -19,6 +19,7 @@ Suite *fsn_suite_ctx_fanotify(void);
 Suite *fsn_suite_config(void);
 Suite *fsn_suite_plan(void);
 Suite *fsn_suite_escape(void);
+Suite *fsn_suite_policy(void);
 
 /* Exit status a forked test uses to say "skipped"; the runner counts it
  * as a skip, not a failure (see runner.c). */
@@ -44,3 +45,7 @@ void test_rm_tree(const char *dir);
 void test_join(char *out, size_t len, const char *dir, const char *name);
 /* tmpl with every "what" replaced by "with" (malloc'd). */
 char *test_subst(const char *tmpl, const char *what, const char *with);
+/* The config text tmpl, "@D@" standing for dir, written to dir/test.conf and
+ * loaded; a config that does not load fails the test (its errors on stderr). */
+struct config;
+struct config *test_config_load(const char *dir, const char *tmpl);
