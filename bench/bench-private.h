@@ -2,7 +2,8 @@
 /*
  * bench-private.h — declarations shared by the fsn-bench sources: the
  * statistics helpers (stats.c), a minimal JSON reader/writer (json.c), the
- * machine description and the subcommands (hooks.c, compare.c).
+ * machine description and the subcommands (hooks.c, consumers.c, perm.c,
+ * compare.c).
  */
 #pragma once
 
@@ -23,6 +24,10 @@
 
 /* Median of n values (n > 0); the array is sorted in place. */
 double bench_median(double *v, size_t n);
+
+/* Nearest-rank q-quantile (0 < q <= 1) of n values, NAN for n == 0; the
+ * array is sorted in place. */
+double bench_percentile(uint64_t *v, size_t n, double q);
 
 /* Two-sided 97.5 % quantile of Student's t with df degrees of freedom. */
 double bench_t975(size_t df);
@@ -82,9 +87,32 @@ int bench_parse_u64(const char *what, const char *s, uint64_t min, uint64_t max,
 /* Enter a private mount namespace and mount a small tmpfs on a fresh
  * mkdtemp(tmpl) directory, written to base (len bytes). */
 int bench_env_enter(char *base, size_t len, const char *tmpl);
+/* Mount a tmpfs ("fsn-bench-NAME", mode 0700, size like "4m") on a new
+ * directory base/NAME, whose path is written to ret (len bytes). */
+int bench_mount_tmpfs(const char *base, const char *name, const char *size, char *ret, size_t len);
 /* Detach the mounts below base (a scratch directory made with mkdtemp()),
  * remove their directories and base. Accepts "" and an unfilled template. */
 void bench_env_teardown(const char *base);
+/* Create path (O_EXCL, mode 0600) holding size bytes of 'x'. */
+int bench_make_file(const char *path, size_t size);
+/* Reap pid: 0 when it exited with status 0, -ECHILD otherwise. */
+int bench_wait_pid(pid_t pid);
+/* SIGTERM and reap pid (nothing for pid <= 0). */
+void bench_kill_wait(pid_t pid);
+/* Fork and exec argv (PATH lookup) with stdout and stderr to logf and, when
+ * notify_socket is set, NOTIFY_SOCKET in its environment. The child gets
+ * SIGTERM when the bench dies; a failed exec exits 127 saying why in logf. */
+int bench_spawn(char *const argv[], const char *logf, const char *notify_socket, pid_t *ret_pid);
+/* Flush and close a file written with stdio: 0, or -errno of the first
+ * failure (a write error reported late counts). */
+int bench_fclose(FILE *f);
+/* Pin the calling process (and the children it forks later) to the CPU it
+ * runs on; *ret_cpu (may be NULL) is that CPU, or -1 when unknown (then
+ * nothing is pinned). */
+int bench_pin_here(int *ret_cpu);
+/* "fsn-bench WHAT: round R/N done, .. s elapsed, ~.. s left" on stderr,
+ * rewritten in place on a terminal. */
+void bench_progress(const char *what, unsigned round, unsigned rounds, uint64_t t_start);
 
 /* ---- machine description (hooks.c fills it, JSON carries it) ---- */
 
@@ -107,6 +135,7 @@ void bench_json_write_head(FILE *f, const char *tool);
 int bench_hooks_main(int argc, char **argv);
 int bench_compare_main(int argc, char **argv);
 int bench_consumers_main(int argc, char **argv);
+int bench_perm_main(int argc, char **argv);
 
 /* ---- consumers.c helpers, also used by hooks ---- */
 

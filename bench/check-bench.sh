@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The 'bench' suite: fsn-bench hooks --quick runs, writes JSON that parses,
 # and compare reads it back; fsn-bench consumers --quick runs against the
-# daemon and writes JSON naming every consumer. Pass/fail is about the tool
-# working, never speed.
+# daemon and writes JSON naming every consumer; fsn-bench perm --quick
+# measures all three scenarios (none, floor, fsnotifyd: a skipped fsnotifyd
+# fails the check) and compare reads that back too. Pass/fail is about the
+# tool working, never speed.
 # Usage: check-bench.sh FSN_BENCH [FSNOTIFYD]
 set -u
 bench=$1
@@ -70,5 +72,28 @@ for name in ("inotifywait", "fatrace"):
 assert "targets" in d
 ' "$tmp/c.json"
 fi
+check perm-quick "$bench" perm --quick ${fsnotifyd:+--fsnotifyd "$fsnotifyd"} \
+	--json "$tmp/p.json"
+check perm-table grep -q '^floor ' "$tmp/perm-quick.out"
+if command -v python3 >/dev/null 2>&1; then
+	check perm-json-valid python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["version"] == 1 and d["tool"] == "fsn-bench perm"
+n = d["parameters"]["rounds"]
+r = {x["scenario"]: x for x in d["results"]}
+assert set(r) == {"none", "floor", "fsnotifyd"}, set(r)
+for name, x in r.items():
+    assert x["ran"], "%s: %s" % (name, x["note"])
+    assert len(x["rounds"]) == n, name
+    s = x["summary"]
+    assert s["samples"] == n * d["parameters"]["ops"], name
+    assert 0 < s["p50_us"] <= s["p90_us"] <= s["p99_us"], name
+assert {(x["a"], x["b"]) for x in d["ratios"]} == \
+    {("floor", "none"), ("fsnotifyd", "none"), ("fsnotifyd", "floor")}
+assert set(d["targets"]) == {"p50_vs_floor", "p99_vs_floor"}
+' "$tmp/p.json"
+fi
+check perm-compare "$bench" compare "$tmp/p.json" "$tmp/p.json"
 echo "$pass passed, $fail failed, 0 skipped"
 [ "$fail" = 0 ]

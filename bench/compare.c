@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * compare.c — `fsn-bench compare A.json B.json`: two result files side by
- * side, mmtests style. For every scenario/workload pair present in both,
- * the median ops/s and the ratio to "none" are printed for A and B with
- * B's change against A; a change is starred (*-4.10%*) when Welch's test
- * over the per-round values says the two runs differ at the 95 % level.
+ * side, mmtests style; reads hooks and perm files. For every
+ * scenario/workload pair present (and run) in both, the median ops/s and
+ * the ratio to "none" are printed for A and B with B's change against A; a
+ * change is starred (*-4.10%*) when Welch's test over the per-round values
+ * says the two runs differ at the 95 % level.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -53,9 +54,10 @@ static int load(const char *path, struct json **ret) {
 	res = json_get(j, "results");
 	if (json_get_number(j, "version", 0) != FSN_BENCH_SCHEMA_VERSION || !res ||
 	    res->type != JSON_ARRAY) {
-		fprintf(stderr,
-			"fsn-bench: %s: not an fsn-bench hooks result (schema version %d)\n", path,
-			FSN_BENCH_SCHEMA_VERSION);
+		fprintf(
+		    stderr,
+		    "fsn-bench: %s: not an fsn-bench hooks or perm result (schema version %d)\n",
+		    path, FSN_BENCH_SCHEMA_VERSION);
 		json_free(j);
 		return -EINVAL;
 	}
@@ -116,6 +118,13 @@ static void print_metric(const char *label, const struct json *a, const struct j
 	       isfinite(change) ? change : 0.0, sig ? "*" : " ");
 }
 
+/* A result that did not run (perm: a skipped scenario) has no figures. */
+static bool ran(const struct json *result) {
+	const struct json *r = json_get(result, "ran");
+
+	return !r || r->type != JSON_BOOL || r->boolean;
+}
+
 static const char *release(const struct json *doc) {
 	const char *s = json_get_string(json_get(doc, "machine"), "release");
 
@@ -125,6 +134,7 @@ static const char *release(const struct json *doc) {
 int bench_compare_main(int argc, char **argv) {
 	struct json *a = NULL, *b = NULL;
 	const struct json *res;
+	const char *metric;
 	int r;
 
 	if (argc != 3) {
@@ -145,8 +155,9 @@ int bench_compare_main(int argc, char **argv) {
 	printf("A: %s (%s)\nB: %s (%s)\n", argv[1], release(a), argv[2], release(b));
 	printf("change is B against A; *x%%* = significant at 95%% (Welch's t over per-round "
 	       "logs)\n");
-	printf("ratio = ops per CPU-second relative to the same round's 'none' (higher is "
-	       "cheaper)\n\n");
+	metric = json_get_string(json_get(a, "parameters"), "metric");
+	printf("ratio = %s relative to the same round's 'none' (higher is cheaper)\n\n",
+	       metric ? metric : "ops per CPU-second");
 	printf("  %-13s %13s %10s %13s %9s\n", "", "A", "", "B", "");
 	res = json_get(a, "results");
 	for (size_t i = 0; i < res->n; i++) {
@@ -159,6 +170,10 @@ int bench_compare_main(int argc, char **argv) {
 		rb = find_result(b, s, w);
 		if (!rb) {
 			printf("%s / %s: only in A\n", s, w);
+			continue;
+		}
+		if (!ran(res->values[i]) || !ran(rb)) {
+			printf("%s / %s: not run in %s\n", s, w, ran(res->values[i]) ? "B" : "A");
 			continue;
 		}
 		printf("%s / %s\n", s, w);

@@ -45,7 +45,6 @@
 #include <string.h>
 #include <sys/fanotify.h>
 #include <sys/mman.h>
-#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -134,22 +133,6 @@ static void sleep_ms(unsigned ms) {
 		;
 }
 
-static int wait_pid(pid_t pid) {
-	int status;
-
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return negative_errno();
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -ECHILD;
-}
-
-static void kill_wait(pid_t pid) {
-	if (pid <= 0)
-		return;
-	kill(pid, SIGTERM);
-	(void)wait_pid(pid);
-}
-
 int bench_proc_cpu_ns(pid_t pid, uint64_t *ret) {
 	char path[64], buf[1024];
 	_cleanup_close_ int fd = -1;
@@ -180,19 +163,15 @@ int bench_proc_cpu_ns(pid_t pid, uint64_t *ret) {
 
 static int env_setup(struct cons_env *env, unsigned generators) {
 	char dir[160];
-
 	int r;
 
 	r = bench_env_enter(env->base, sizeof(env->base), "/tmp/fsn-bench-c.XXXXXX");
+	if (r == 0)
+		r = bench_mount_tmpfs(env->base, "w", "64m", env->watch, sizeof(env->watch));
+	if (r == 0)
+		r = bench_mount_tmpfs(env->base, "o", "2g", env->out, sizeof(env->out));
 	if (r < 0)
 		return r;
-	snprintf(env->watch, sizeof(env->watch), "%s/w", env->base);
-	snprintf(env->out, sizeof(env->out), "%s/o", env->base);
-	if (mkdir(env->watch, 0700) < 0 || mkdir(env->out, 0700) < 0)
-		return negative_errno();
-	if (mount("fsn-bench-w", env->watch, "tmpfs", 0, "mode=0700,size=64m") < 0 ||
-	    mount("fsn-bench-o", env->out, "tmpfs", 0, "mode=0700,size=2g") < 0)
-		return negative_errno();
 	for (unsigned i = 0; i < generators; i++) {
 		snprintf(dir, sizeof(dir), "%s/g%u", env->watch, i);
 		if (mkdir(dir, 0700) < 0)
@@ -289,11 +268,11 @@ static int storm(const struct cons_env *env, const struct cons_opts *o, struct s
 	close(go[0]);
 	close(go[1]); /* GO: every child's read returns 0 */
 	for (unsigned i = 0; i < n && i < o->generators; i++)
-		if (wait_pid(pids[i]) < 0 && r == 0)
+		if (bench_wait_pid(pids[i]) < 0 && r == 0)
 			r = -ECHILD;
 	*ret_end = bench_now_ns(CLOCK_REALTIME);
 	__atomic_store_n(&sh->stop_probe, 1, __ATOMIC_RELEASE);
-	if (n > o->generators && wait_pid(pids[o->generators]) < 0 && r == 0)
+	if (n > o->generators && bench_wait_pid(pids[o->generators]) < 0 && r == 0)
 		r = -ECHILD;
 	return r;
 }
@@ -393,9 +372,11 @@ static int write_config(const struct cons_env *env, const char *cfg, const char 
 int bench_fsnotifyd_start(const char *bin, const char *cfg, const char *rundir, pid_t *ret_pid) {
 	char sock[PATH_MAX], logf[PATH_MAX], buf[4096];
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char *argv[] = { (char *)bin, (char *)"--config", (char *)cfg, NULL };
 	_cleanup_close_ int s = -1;
 	uint64_t deadline;
 	pid_t pid;
+	int r;
 
 	snprintf(sock, sizeof(sock), "%s/notify.sock", rundir);
 	snprintf(logf, sizeof(logf), "%s/fsnotifyd.log", rundir);
@@ -408,23 +389,9 @@ int bench_fsnotifyd_start(const char *bin, const char *cfg, const char *rundir, 
 	memcpy(sa.sun_path, sock, strlen(sock) + 1);
 	if (bind(s, (struct sockaddr *)&sa, sizeof(sa)) < 0)
 		return negative_errno();
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		return negative_errno();
-	if (pid == 0) {
-		int lfd = open(logf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		if (lfd >= 0) {
-			dup2(lfd, STDOUT_FILENO);
-			dup2(lfd, STDERR_FILENO);
-		}
-		setenv("NOTIFY_SOCKET", sock, 1);
-		execlp(bin, bin, "--config", cfg, (char *)NULL);
-		fprintf(stderr, "exec %s: %s\n", bin, strerror(errno));
-		_exit(127);
-	}
+	r = bench_spawn(argv, logf, sock, &pid);
+	if (r < 0)
+		return r;
 	deadline = bench_now_ns(CLOCK_MONOTONIC) + (uint64_t)READY_DEADLINE_MS * 1000000u;
 	for (;;) {
 		struct pollfd p = { .fd = s, .events = POLLIN };
@@ -442,7 +409,7 @@ int bench_fsnotifyd_start(const char *bin, const char *cfg, const char *rundir, 
 			if (f)
 				fclose(f);
 			if (now >= deadline)
-				kill_wait(pid);
+				bench_kill_wait(pid);
 			return -ESRCH;
 		}
 		if (poll(&p, 1, 100) <= 0)
@@ -655,7 +622,7 @@ static int run_one(const struct cons_env *env, const struct cons_opts *o, struct
 		     i++)
 			sleep_ms(10);
 		if (!__atomic_load_n(&sh->reader_ready, __ATOMIC_ACQUIRE)) {
-			kill_wait(pid);
+			bench_kill_wait(pid);
 			return -ESRCH;
 		}
 	} else if (c == C_FSNOTIFYD) {
@@ -688,7 +655,7 @@ static int run_one(const struct cons_env *env, const struct cons_opts *o, struct
 	run->drain_ns = last > end ? (int64_t)(last - end) : 0;
 	fill_generated(o, sh->probes, run);
 	if (c == C_FLOOR) {
-		kill_wait(pid);
+		bench_kill_wait(pid);
 		pid = -1;
 		memcpy(run->counts, sh->counts, sizeof(run->counts));
 		run->records = sh->records;
@@ -701,7 +668,7 @@ static int run_one(const struct cons_env *env, const struct cons_opts *o, struct
 	} else if (c == C_FSNOTIFYD) {
 		char events[160];
 
-		kill_wait(pid);
+		bench_kill_wait(pid);
 		pid = -1;
 		snprintf(events, sizeof(events), "%s/events.jsonl", env->out);
 		r = parse_events_file(events, run);
@@ -712,7 +679,7 @@ static int run_one(const struct cons_env *env, const struct cons_opts *o, struct
 	run->done = true;
 	r = 0;
 out:
-	kill_wait(pid);
+	bench_kill_wait(pid);
 	return r;
 }
 
@@ -728,22 +695,6 @@ struct csum {
 	size_t nlat;
 	bool unreported_loss;
 };
-
-static int cmp_u64(const void *a, const void *b) {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double percentile_ms(uint64_t *v, size_t n, double q) {
-	size_t i;
-
-	if (n == 0)
-		return NAN;
-	qsort(v, n, sizeof(*v), cmp_u64);
-	i = (size_t)ceil(q * (double)n);
-	return (double)v[i ? i - 1 : 0] / 1e6;
-}
 
 static void summarize(const struct cons_opts *o, struct run *runs, enum consumer c,
 		      struct csum *s) {
@@ -793,8 +744,8 @@ static void summarize(const struct cons_opts *o, struct run *runs, enum consumer
 	s->slowdown = n ? bench_median(slow, n) : NAN;
 	s->drain_ms = n ? bench_median(drain, n) : NAN;
 	s->nlat = nlat;
-	s->p50_ms = percentile_ms(lat, nlat, 0.50);
-	s->p99_ms = percentile_ms(lat, nlat, 0.99);
+	s->p50_ms = bench_percentile(lat, nlat, 0.50) / 1e6;
+	s->p99_ms = bench_percentile(lat, nlat, 0.99) / 1e6;
 }
 
 static void progress(const struct cons_opts *o, unsigned round, enum consumer c, uint64_t t0) {
@@ -967,13 +918,7 @@ static int write_json(const char *path, const struct cons_opts *o, const struct 
 			fd->unreported_loss ? "false" : "true");
 	}
 	fputs("\n}\n", f);
-	if (fflush(f) != 0 || ferror(f)) {
-		int r = negative_errno();
-
-		fclose(f);
-		return r;
-	}
-	return fclose(f) == 0 ? 0 : negative_errno();
+	return bench_fclose(f);
 }
 
 /* ------------------------------------------------------------------------ */

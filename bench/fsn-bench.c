@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fsn-bench.c — the fsn-bench command line: picks the subcommand (hooks,
- * consumers, all, compare), maps its -errno to an exit status, and holds the helpers every
- * subcommand shares (comma lists, the machine description).
+ * consumers, perm, all, compare), maps its -errno to an exit status, and holds
+ * the helpers every subcommand shares (comma lists, the machine description).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -79,6 +79,7 @@ void bench_machine_probe(struct bench_machine *m) {
 static void usage(FILE *f) {
 	fputs("Usage: fsn-bench hooks [OPTIONS]\n"
 	      "       fsn-bench consumers [OPTIONS]\n"
+	      "       fsn-bench perm [OPTIONS]\n"
 	      "       fsn-bench all [--quick] [--json PREFIX] [--fsnotifyd PATH]\n"
 	      "       fsn-bench compare A.json B.json\n"
 	      "\n"
@@ -92,8 +93,8 @@ static void usage(FILE *f) {
 	      "  --list              list workloads and scenarios\n"
 	      "  --fsnotifyd-config FILE  add scenario 'fsnotifyd': the daemon running FILE\n"
 	      "  --fsnotifyd PATH    the daemon for that scenario (default as for consumers)\n"
-	      "hooks and consumers need root (mount namespace, fanotify); they exit 77\n"
-	      "otherwise.\n"
+	      "hooks, consumers and perm need root (mount namespace, fanotify); they exit\n"
+	      "77 otherwise.\n"
 	      "\n"
 	      "consumers: a create/write/close/rename/unlink storm against fsnotifyd, a\n"
 	      "minimal fanotify reader (the floor), inotifywait and fatrace.\n"
@@ -105,53 +106,76 @@ static void usage(FILE *f) {
 	      "                      fsn-bench, else fsnotifyd from PATH)\n"
 	      "  --quick, --json FILE  as for hooks\n"
 	      "\n"
-	      "all: hooks then consumers; --json PREFIX writes PREFIX-hooks.json and\n"
-	      "PREFIX-consumers.json.\n"
+	      "perm: open() latency on a tmpfs guarded by a FAN_OPEN_PERM responder: none,\n"
+	      "a minimal allow-all responder (the floor) and fsnotifyd with a permission rule.\n"
+	      "  --rounds N          rounds (default 20; --quick: 5)\n"
+	      "  --ops N             timed opens per scenario and round (default 50000;\n"
+	      "                      --quick: 2000)\n"
+	      "  --no-pin            let the scheduler place the bench and the responders\n"
+	      "                      (default: all on the CPU the bench starts on)\n"
+	      "  --path-policy       fsnotifyd's rule also has a decision on a path, so it\n"
+	      "                      resolves every event's path\n"
+	      "  --fsnotifyd PATH, --quick, --json FILE  as for consumers\n"
 	      "\n"
-	      "compare: side-by-side comparison of two --json result files.\n",
+	      "all: hooks, consumers, then perm; --json PREFIX writes PREFIX-hooks.json,\n"
+	      "PREFIX-consumers.json and PREFIX-perm.json.\n"
+	      "\n"
+	      "compare: side-by-side comparison of two hooks or two perm --json result files.\n",
 	      f);
 }
 
-/* fsn-bench all [--quick] [--json PREFIX] [--fsnotifyd PATH]: hooks, then
- * consumers. Both run even if the first fails; the first error is returned. */
+/* fsn-bench all [--quick] [--json PREFIX] [--fsnotifyd PATH]: hooks,
+ * consumers, then perm. All run even if one fails; the first error is
+ * returned, else 77 only when all were skipped. */
 static int all_main(int argc, char **argv) {
-	char hooks_json[PATH_MAX], cons_json[PATH_MAX];
-	char *hargv[5] = { (char *)"hooks" }, *cargv[7] = { (char *)"consumers" };
-	int hn = 1, cn = 1, r1, r2;
+	char hooks_json[PATH_MAX], cons_json[PATH_MAX], perm_json[PATH_MAX];
+	char *hargv[5] = { (char *)"hooks" }, *cargv[7] = { (char *)"consumers" },
+	     *pargv[7] = { (char *)"perm" };
+	int hn = 1, cn = 1, pn = 1, r[3];
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--quick") == 0) {
 			hargv[hn++] = argv[i];
 			cargv[cn++] = argv[i];
+			pargv[pn++] = argv[i];
 		} else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
 			snprintf(hooks_json, sizeof(hooks_json), "%s-hooks.json", argv[++i]);
 			snprintf(cons_json, sizeof(cons_json), "%s-consumers.json", argv[i]);
+			snprintf(perm_json, sizeof(perm_json), "%s-perm.json", argv[i]);
 			hargv[hn++] = (char *)"--json";
 			hargv[hn++] = hooks_json;
 			cargv[cn++] = (char *)"--json";
 			cargv[cn++] = cons_json;
+			pargv[pn++] = (char *)"--json";
+			pargv[pn++] = perm_json;
 		} else if (strcmp(argv[i], "--fsnotifyd") == 0 && i + 1 < argc) {
 			cargv[cn++] = argv[i];
-			cargv[cn++] = argv[++i];
+			cargv[cn++] = argv[i + 1];
+			pargv[pn++] = argv[i];
+			pargv[pn++] = argv[++i];
 		} else {
 			fprintf(stderr, "fsn-bench all: unknown or repeated option '%s'\n",
 				argv[i]);
 			return -EINVAL;
 		}
-		if (hn > 4 || cn > 6) {
+		if (hn > 4 || cn > 6 || pn > 6) {
 			fprintf(stderr, "fsn-bench all: repeated option '%s'\n", argv[i]);
 			return -EINVAL;
 		}
 	}
 	optind = 1;
-	r1 = bench_hooks_main(hn, hargv);
+	r[0] = bench_hooks_main(hn, hargv);
 	optind = 1;
-	r2 = bench_consumers_main(cn, cargv);
-	if (r1 < 0)
-		return r1;
-	if (r2 < 0)
-		return r2;
-	return r1 == 77 ? r2 : r1;
+	r[1] = bench_consumers_main(cn, cargv);
+	optind = 1;
+	r[2] = bench_perm_main(pn, pargv);
+	for (size_t i = 0; i < ELEMENTSOF(r); i++)
+		if (r[i] < 0)
+			return r[i];
+	for (size_t i = 0; i < ELEMENTSOF(r); i++)
+		if (r[i] != 77)
+			return r[i];
+	return 77;
 }
 
 int main(int argc, char **argv) {
@@ -173,6 +197,8 @@ int main(int argc, char **argv) {
 		r = bench_hooks_main(argc - 1, argv + 1);
 	} else if (strcmp(argv[1], "consumers") == 0) {
 		r = bench_consumers_main(argc - 1, argv + 1);
+	} else if (strcmp(argv[1], "perm") == 0) {
+		r = bench_perm_main(argc - 1, argv + 1);
 	} else if (strcmp(argv[1], "all") == 0) {
 		r = all_main(argc - 1, argv + 1);
 	} else if (strcmp(argv[1], "compare") == 0) {

@@ -33,7 +33,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sched.h>
 #include <sys/fanotify.h>
 #include <sys/inotify.h>
 #include <sys/mount.h>
@@ -172,51 +171,31 @@ static int read_full(int fd, void *buf, size_t len) {
 	return (size_t)n == len ? 0 : -EPIPE;
 }
 
-static int wait_child(pid_t pid) {
-	int status;
-
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return negative_errno();
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -ECHILD;
-}
-
 /* ------------------------------------------------------------------------ */
 /* Private mount namespace and tmpfs                                         */
 /* ------------------------------------------------------------------------ */
 
 static int env_setup(struct hooks_env *env) {
-	_cleanup_close_ int fd = -1;
-	char block[4096];
-
 	int r;
 
 	r = bench_env_enter(env->base, sizeof(env->base), "/tmp/fsn-bench.XXXXXX");
+	if (r == 0)
+		r = bench_mount_tmpfs(env->base, "a", "4m", env->fs_a, sizeof(env->fs_a));
+	if (r == 0)
+		r = bench_mount_tmpfs(env->base, "b", "4m", env->fs_b, sizeof(env->fs_b));
 	if (r < 0)
 		return r;
-	snprintf(env->fs_a, sizeof(env->fs_a), "%s/a", env->base);
-	snprintf(env->fs_b, sizeof(env->fs_b), "%s/b", env->base);
 	snprintf(env->bind_a, sizeof(env->bind_a), "%s/a-bind", env->base);
 	snprintf(env->workdir, sizeof(env->workdir), "%s/work", env->fs_a);
 	snprintf(env->file, sizeof(env->file), "%s/file", env->workdir);
 	snprintf(env->unrelated_a, sizeof(env->unrelated_a), "%s/unrelated", env->fs_a);
 	snprintf(env->dir_b, sizeof(env->dir_b), "%s/dir", env->fs_b);
-
-	if (mkdir(env->fs_a, 0700) < 0 || mkdir(env->fs_b, 0700) < 0 ||
-	    mkdir(env->bind_a, 0700) < 0)
-		return negative_errno();
-	if (mount("fsn-bench-a", env->fs_a, "tmpfs", 0, "mode=0700,size=4m") < 0 ||
-	    mount("fsn-bench-b", env->fs_b, "tmpfs", 0, "mode=0700,size=4m") < 0 ||
-	    mount(env->fs_a, env->bind_a, NULL, MS_BIND, NULL) < 0)
+	if (mkdir(env->bind_a, 0700) < 0 || mount(env->fs_a, env->bind_a, NULL, MS_BIND, NULL) < 0)
 		return negative_errno();
 	if (mkdir(env->workdir, 0700) < 0 || mkdir(env->unrelated_a, 0700) < 0 ||
 	    mkdir(env->dir_b, 0700) < 0)
 		return negative_errno();
-	fd = open(env->file, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return negative_errno();
-	memset(block, 'x', sizeof(block));
-	return write_full(fd, block, sizeof(block));
+	return bench_make_file(env->file, 4096);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -368,7 +347,7 @@ static void helper_stop(struct helper *h) {
 	if (h->ctl >= 0)
 		h->ctl = safe_close(h->ctl);
 	if (h->pid > 0) {
-		(void)wait_child(h->pid);
+		(void)bench_wait_pid(h->pid);
 		h->pid = 0;
 	}
 }
@@ -484,8 +463,7 @@ static int peer_cpu(const struct wl_state *st, uint64_t *ret_ns) {
 /* Open what the workload needs, now that the scenario is in place. The
  * workload pipes are blocking on purpose: that is the workload. */
 static int wl_open(enum workload w, const struct hooks_env *env, struct wl_state *st) {
-	int a[2], b[2], cpu;
-	cpu_set_t set;
+	int a[2], b[2], r;
 
 	*st = (struct wl_state){ .fd = -1, .to_peer = -1, .from_peer = -1, .path = env->file };
 	switch (w) {
@@ -497,13 +475,9 @@ static int wl_open(enum workload w, const struct hooks_env *env, struct wl_state
 	case WL_PINGPONG:
 		/* Both ends on this CPU: a cross-CPU wakeup's cost depends on
 		 * where the scheduler put the peer, which is noise here. */
-		cpu = sched_getcpu();
-		if (cpu >= 0) {
-			CPU_ZERO(&set);
-			CPU_SET(cpu, &set);
-			if (sched_setaffinity(0, sizeof(set), &set) < 0)
-				return negative_errno();
-		}
+		r = bench_pin_here(NULL);
+		if (r < 0)
+			return r;
 		if (pipe2(a, O_CLOEXEC) < 0)
 			return negative_errno();
 		if (pipe2(b, O_CLOEXEC) < 0)
@@ -603,7 +577,7 @@ static int wl_child(enum workload w, const struct hooks_env *env, const struct h
 	r = write_full(ctl, &msg, sizeof(msg));
 	if (st.to_peer >= 0) {
 		close(st.to_peer);
-		if (wait_child(st.peer) < 0 && r == 0)
+		if (bench_wait_pid(st.peer) < 0 && r == 0)
 			r = -ECHILD;
 	}
 	return msg.error < 0 ? msg.error : r;
@@ -648,7 +622,7 @@ static int run_cell(const struct hooks_env *env, const struct hooks_opts *o, enu
 	if (r == 0)
 		r = helper_cpu(h, &h1);
 	safe_close(sv[0]);
-	if (wait_child(pid) < 0 && r == 0)
+	if (bench_wait_pid(pid) < 0 && r == 0)
 		r = -ECHILD;
 	if (r < 0) {
 		fprintf(stderr, "fsn-bench: workload %s: %s\n", workload_names[w], strerror(-r));
@@ -691,15 +665,6 @@ static size_t bits(uint64_t mask, unsigned *idx, size_t max) {
 	return n;
 }
 
-static void progress(const struct hooks_opts *o, unsigned round, uint64_t t_start) {
-	double el = (double)(bench_now_ns(CLOCK_MONOTONIC) - t_start) / 1e9;
-	double eta = round ? el / round * (o->rounds - round) : 0;
-
-	fprintf(stderr, "%sfsn-bench hooks: round %u/%u done, %.0f s elapsed, ~%.0f s left%s",
-		isatty(STDERR_FILENO) ? "\r" : "", round, o->rounds, el, eta,
-		isatty(STDERR_FILENO) && round < o->rounds ? "" : "\n");
-}
-
 static int run_rounds(const struct hooks_env *env, const struct hooks_opts *o, struct sample *all) {
 	unsigned sc[_SC_MAX], wl[_WL_MAX];
 	size_t nsc = bits(o->scenarios, sc, _SC_MAX), nwl = bits(o->workloads, wl, _WL_MAX);
@@ -723,7 +688,7 @@ static int run_rounds(const struct hooks_env *env, const struct hooks_opts *o, s
 			if (r < 0)
 				return r;
 		}
-		progress(o, round + 1, t_start);
+		bench_progress("hooks", round + 1, o->rounds, t_start);
 	}
 	return 0;
 }
@@ -841,13 +806,7 @@ static int write_json(const char *path, const struct hooks_opts *o, struct sampl
 				sm.significant ? "true" : "false", verdict(sc[i], &sm));
 		}
 	fputs("\n  ]\n}\n", f);
-	if (fflush(f) != 0 || ferror(f)) {
-		int r = negative_errno();
-
-		fclose(f);
-		return r;
-	}
-	return fclose(f) == 0 ? 0 : negative_errno();
+	return bench_fclose(f);
 }
 
 /* ------------------------------------------------------------------------ */

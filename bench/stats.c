@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * stats.c — the small statistics fsn-bench needs: median, Student's t
- * quantile, a t-interval over per-round log-ratios and Welch's test for
- * comparing two result files. Pure functions, no state.
+ * stats.c — the small statistics fsn-bench needs: median, nearest-rank
+ * percentile, Student's t quantile, a t-interval over per-round log-ratios
+ * and Welch's test for comparing two result files. Pure functions, no
+ * state.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -41,6 +42,22 @@ double bench_t975(size_t df) {
 	if (df <= 120)
 		return 1.980 + (2.000 - 1.980) * (120.0 - (double)df) / 60.0;
 	return 1.960;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+double bench_percentile(uint64_t *v, size_t n, double q) {
+	size_t i;
+
+	if (n == 0)
+		return NAN;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	i = (size_t)ceil(q * (double)n);
+	return (double)v[i ? i - 1 : 0];
 }
 
 static void mean_var(const double *v, size_t n, double *ret_mean, double *ret_var) {

@@ -1,16 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * util.c — small helpers shared by the benchmark subcommands: clocks and
- * removal of the private scratch directory.
+ * util.c — small helpers shared by the benchmark subcommands: clocks, option
+ * values, the private scratch directory, child processes and the progress
+ * line.
  */
 #include <dirent.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,6 +38,17 @@ int bench_env_enter(char *base, size_t len, const char *tmpl) {
 	if (!mkdtemp(base))
 		return negative_errno();
 	if (mount("fsn-bench", base, "tmpfs", 0, "mode=0700,size=4m") < 0)
+		return negative_errno();
+	return 0;
+}
+
+int bench_mount_tmpfs(const char *base, const char *name, const char *size, char *ret, size_t len) {
+	char source[64], opts[64];
+
+	snprintf(ret, len, "%s/%s", base, name);
+	snprintf(source, sizeof(source), "fsn-bench-%s", name);
+	snprintf(opts, sizeof(opts), "mode=0700,size=%s", size);
+	if (mkdir(ret, 0700) < 0 || mount(source, ret, "tmpfs", 0, opts) < 0)
 		return negative_errno();
 	return 0;
 }
@@ -78,5 +95,101 @@ int bench_parse_u64(const char *what, const char *s, uint64_t min, uint64_t max,
 		return -EINVAL;
 	}
 	*ret = v;
+	return 0;
+}
+
+int bench_wait_pid(pid_t pid) {
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return negative_errno();
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -ECHILD;
+}
+
+void bench_kill_wait(pid_t pid) {
+	if (pid <= 0)
+		return;
+	kill(pid, SIGTERM);
+	(void)bench_wait_pid(pid);
+}
+
+int bench_spawn(char *const argv[], const char *logf, const char *notify_socket, pid_t *ret_pid) {
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return negative_errno();
+	if (pid == 0) {
+		int lfd = open(logf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (lfd >= 0) {
+			dup2(lfd, STDOUT_FILENO);
+			dup2(lfd, STDERR_FILENO);
+		}
+		if (notify_socket)
+			setenv("NOTIFY_SOCKET", notify_socket, 1);
+		execvp(argv[0], argv);
+		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	*ret_pid = pid;
+	return 0;
+}
+
+void bench_progress(const char *what, unsigned round, unsigned rounds, uint64_t t_start) {
+	double el = (double)(bench_now_ns(CLOCK_MONOTONIC) - t_start) / 1e9;
+	double eta = round ? el / round * (rounds - round) : 0;
+	bool tty = isatty(STDERR_FILENO);
+
+	fprintf(stderr, "%sfsn-bench %s: round %u/%u done, %.0f s elapsed, ~%.0f s left%s",
+		tty ? "\r" : "", what, round, rounds, el, eta, tty && round < rounds ? "" : "\n");
+}
+
+int bench_pin_here(int *ret_cpu) {
+	int cpu = sched_getcpu();
+	cpu_set_t set;
+
+	if (cpu >= 0) {
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set) < 0)
+			return negative_errno();
+	}
+	if (ret_cpu)
+		*ret_cpu = cpu;
+	return 0;
+}
+
+int bench_fclose(FILE *f) {
+	int r = 0;
+
+	if (fflush(f) != 0 || ferror(f))
+		r = errno ? negative_errno() : -EIO;
+	if (fclose(f) != 0 && r == 0)
+		r = negative_errno();
+	return r;
+}
+
+int bench_make_file(const char *path, size_t size) {
+	_cleanup_close_ int fd = -1;
+	char block[4096];
+
+	fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return negative_errno();
+	memset(block, 'x', sizeof(block));
+	while (size > 0) {
+		size_t len = size < sizeof(block) ? size : sizeof(block);
+		ssize_t n = write(fd, block, len);
+
+		if (n < 0)
+			return negative_errno();
+		if (n == 0)
+			return -EIO;
+		size -= (size_t)n;
+	}
 	return 0;
 }

@@ -175,6 +175,8 @@ struct engine {
 	struct fsn_ctx *ctx;
 	struct guard *guard; /* permission rules' thread, once there were any */
 	bool mlocked;
+	struct retired *retired; /* permission rules replaced by reloads */
+	size_t n_retired;
 	struct state st;
 	pid_t self;
 	int foreign_mntns; /* mntns_foreign(): 1 a namespace of its own, 0 shared, <0 unknown */
@@ -206,6 +208,17 @@ struct engine {
 	size_t pcache_n;
 	unsigned budget;
 };
+
+/* A permission rule a reload replaced (under another name, or with other
+ * marks): what its group still answers is reported to the outputs of the
+ * same names in the running state. */
+struct retired {
+	char *rule;
+	char **outputs;
+	size_t n_outputs;
+};
+
+#define MAX_RETIRED 64
 
 /* A file the daemon writes (a json output, its stdout, its stderr). */
 struct ownfile {
@@ -786,9 +799,10 @@ static struct proc_info *pinfo_get(struct engine *e, pid_t pid) {
 /* reporting                                                                */
 /* ------------------------------------------------------------------------ */
 
-static void emit(struct engine *e, struct erule *r, const struct record *rec) {
-	for (size_t i = 0; i < r->n_outputs; i++)
-		output_emit(r->outputs[i]->out, rec);
+static void emit_to(struct engine *e, struct eoutput *const *outs, size_t n,
+		    const struct record *rec) {
+	for (size_t i = 0; i < n; i++)
+		output_emit(outs[i]->out, rec);
 
 	if (e->foreground) {
 		char t[64], ev[256], p[PATH_MAX * 4], op[PATH_MAX * 4], c[128];
@@ -842,6 +856,10 @@ static void emit(struct engine *e, struct erule *r, const struct record *rec) {
 		}
 		fflush(stdout);
 	}
+}
+
+static void emit(struct engine *e, struct erule *r, const struct record *rec) {
+	emit_to(e, r->outputs, r->n_outputs, rec);
 }
 
 static void flush_dropped(struct engine *e) {
@@ -1235,7 +1253,7 @@ static void resolve_fanotify(struct engine *e, struct fsn_event *ev, char *path,
 	if (!x->path && (ev->has & FSN_HAS_FID) &&
 	    fsn_ctx_fid_path(e->ctx, &ev->fid, NULL, path, len, NULL) >= 0)
 		x->path = path;
-	if (!x->path && ev->fd >= 0 && fsn_fd_path(ev->fd, path, len, NULL) >= 0)
+	if (!x->path && ev->fd >= 0 && fsn_ctx_fd_path(e->ctx, ev->fd, path, len, NULL) >= 0)
 		x->path = path;
 }
 
@@ -1473,12 +1491,83 @@ static struct erule *find_erule(struct engine *e, const char *name) {
 	return NULL;
 }
 
+static void retired_free(struct retired *t) {
+	free(t->rule);
+	strv_free(t->outputs, t->n_outputs);
+}
+
+/* Remember the old state's permission rules the new one does not keep. */
+static void retire_perm(struct engine *e, const struct state *old) {
+	for (size_t i = 0; i < old->n_perm; i++) {
+		const struct erule *r = NULL;
+		struct retired t = { 0 };
+
+		if (old->perm[i].kept)
+			continue;
+		for (size_t j = 0; j < old->n_rules && !r; j++)
+			if (old->rules[j].conf == old->perm[i].conf)
+				r = &old->rules[j];
+		if (!r)
+			continue;
+		if (e->n_retired == MAX_RETIRED) {
+			retired_free(&e->retired[0]);
+			memmove(e->retired, e->retired + 1, --e->n_retired * sizeof(*e->retired));
+		} else {
+			struct retired *v = realloc(e->retired, (e->n_retired + 1) * sizeof(*v));
+
+			if (!v)
+				return;
+			e->retired = v;
+		}
+		t.rule = strdup(r->conf->name);
+		t.outputs = calloc(r->n_outputs + 1, sizeof(char *));
+		for (size_t j = 0; t.outputs && j < r->n_outputs; j++)
+			if ((t.outputs[j] = strdup(r->outputs[j]->name)))
+				t.n_outputs++;
+		if (!t.rule || !t.outputs) {
+			retired_free(&t);
+			return;
+		}
+		e->retired[e->n_retired++] = t;
+	}
+}
+
+/* A record of rule name: to the rule's outputs, or to those of the same
+ * names as a retired rule's; false if neither exists. */
+static bool emit_named(struct engine *e, const char *name, const struct record *rec) {
+	struct erule *r = find_erule(e, name);
+
+	if (r) {
+		emit(e, r, rec);
+		return true;
+	}
+	for (size_t i = e->n_retired; name && i-- > 0;) {
+		struct retired *t = &e->retired[i];
+		struct eoutput *outs[16];
+		size_t n = 0;
+
+		if (strcmp(t->rule, name) != 0)
+			continue;
+		for (size_t j = 0; j < t->n_outputs && n < ELEMENTSOF(outs); j++) {
+			struct eoutput *o =
+			    find_eoutput(e->st.outputs, e->st.n_outputs, t->outputs[j]);
+
+			if (o)
+				outs[n++] = o;
+		}
+		emit_to(e, outs, n, rec);
+		return n > 0;
+	}
+	return false;
+}
+
 /* What the guard thread hands over, in the main loop. */
 static void on_guard_report(const struct guard_report *g, void *userdata) {
 	struct engine *e = userdata;
 	struct erule *r = find_erule(e, g->rule);
-	char f_rule[300];
+	char f_rule[300], v[64];
 	const char *fields[2] = { f_rule, NULL };
+	struct perm_counts pc;
 	struct record rec;
 
 	switch (g->kind) {
@@ -1500,14 +1589,30 @@ static void on_guard_report(const struct guard_report *g, void *userdata) {
 				       .uid = (uid_t)-1 };
 		emit(e, r, &rec);
 		return;
+	case GUARD_REPORT_STATS:
+		pc = (struct perm_counts){ .allowed = g->stats.allowed,
+					   .denied = g->stats.denied,
+					   .audited = g->stats.audited,
+					   .deadline = g->stats.deadline,
+					   .latency_p50_us = g->stats.latency_p50_us,
+					   .latency_p99_us = g->stats.latency_p99_us };
+		if (r)
+			r->last_perm = pc;
+		rec = (struct record){ .kind = RECORD_STATS,
+				       .time_usec = g->time_usec,
+				       .rule = g->rule,
+				       .uid = (uid_t)-1,
+				       .perm = &pc };
+		emit_named(e, g->rule, &rec);
+		return;
 	case GUARD_REPORT_DECISION:
 		e->decisions++;
-		if (!r || !rate_ok(e, r))
+		if (r && !rate_ok(e, r))
 			return;
 		rec = (struct record){
 			.kind = RECORD_DECISION,
 			.time_usec = g->time_usec,
-			.rule = r->conf->name,
+			.rule = g->rule,
 			.mask = g->mask,
 			.path = g->path,
 			.pid = g->pid,
@@ -1519,8 +1624,13 @@ static void on_guard_report(const struct guard_report *g, void *userdata) {
 			.decision = g->decision,
 			.latency_us = g->latency_us,
 		};
-		r->stats.events++;
-		emit(e, r, &rec);
+		if (r)
+			r->stats.events++;
+		if (!emit_named(e, g->rule, &rec))
+			log_msg(LOG_NOTICE,
+				"rule '%s' (gone since a reload): %s \"%s\" of pid %d (by %s)",
+				g->rule, verdict_format(&g->verdict, v, sizeof(v)),
+				text_escaped(f_rule, sizeof(f_rule), g->path), (int)g->pid, g->by);
 		return;
 	}
 }
@@ -1662,13 +1772,28 @@ static int state_perm(struct engine *e, struct state *s, const struct state *old
 	s->perm = calloc(c->n_rules + 1, sizeof(*s->perm));
 	if (!s->perm)
 		return -ENOMEM;
+	for (size_t i = 0; i < c->n_rules; i++)
+		pre_access =
+		    pre_access || (c->rules[i].perm && (c->rules[i].events & FAN_PRE_ACCESS));
+	/* A pre-content mark also catches page faults on the files it covers:
+	 * with the daemon's own pages locked in memory (before any new mark is
+	 * placed: locking faults them in), its threads never fault on a
+	 * guarded file and wait for themselves. */
+	if (pre_access && !e->mlocked) {
+		if (mlockall(MCL_CURRENT | MCL_FUTURE) < 0)
+			log_warning(
+			    "pre_access rules: cannot lock the daemon's memory (%s); a page "
+			    "fault of the daemon on a guarded file would wait for the daemon",
+			    strerror(errno));
+		else
+			e->mlocked = true;
+	}
 	for (size_t i = 0; i < c->n_rules; i++) {
 		const struct rule_conf *rc = &c->rules[i];
 		struct eperm *ep, *prev;
 
 		if (!rc->perm)
 			continue;
-		pre_access = pre_access || (rc->events & FAN_PRE_ACCESS);
 		ep = &s->perm[s->n_perm++];
 		ep->conf = rc;
 		ep->sig = perm_sig(s->plan, rc);
@@ -1703,23 +1828,42 @@ static int state_perm(struct engine *e, struct state *s, const struct state *old
 			return k;
 		}
 	}
-	/* A pre-content mark also catches page faults on the files it covers:
-	 * with the daemon's own pages locked in memory, its threads never
-	 * fault on a guarded file and wait for themselves. */
-	if (pre_access && !e->mlocked) {
-		if (mlockall(MCL_CURRENT | MCL_FUTURE) < 0)
-			log_warning(
-			    "pre_access rules: cannot lock the daemon's memory (%s); a page "
-			    "fault of the daemon on a guarded file would wait for the daemon",
-			    strerror(errno));
-		else
-			e->mlocked = true;
-	}
 	return 0;
 }
 
+/* path is the root of a mount that shows its whole filesystem (its root
+ * field in mountinfo is "/"): a recursive filesystem mark there asks about
+ * nothing outside the rule's scope. */
+static bool whole_filesystem(const char *path) {
+	struct statx sx;
+	char line[4096];
+	bool whole = false;
+	FILE *f;
+
+	if (statx(AT_FDCWD, path, 0, STATX_MNT_ID, &sx) < 0 || !(sx.stx_mask & STATX_MNT_ID) ||
+	    !(sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) ||
+	    !(sx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
+		return false;
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long id;
+		char root[8];
+
+		if (sscanf(line, "%llu %*u %*u:%*u %7s", &id, root) == 2 && id == sx.stx_mnt_id) {
+			whole = strcmp(root, "/") == 0;
+			break;
+		}
+	}
+	fclose(f);
+	return whole;
+}
+
 /* The scopes of a permission rule's policy: where its marks reach. None
- * when every mark is an inode mark (the kernel delivers only their objects). */
+ * (so no path is needed for the scope) when every mark delivers only what
+ * is in scope: inode marks (the kernel delivers only their objects) and
+ * recursive filesystem marks on the root of a whole filesystem. */
 static int perm_policy(const struct state *s, const struct eperm *ep, struct policy **ret) {
 	const struct plan *p = s->plan;
 	struct policy_scope *sc = calloc(p->n_marks + 1, sizeof(*sc));
@@ -1735,7 +1879,9 @@ static int perm_policy(const struct state *s, const struct eperm *ep, struct pol
 
 		if (pm->rule != ep->conf || pm->spec.mask == 0)
 			continue;
-		wide = wide || pm->subtree;
+		wide = wide ||
+		       (pm->subtree && !(pm->spec.type == FSN_MARK_FILESYSTEM &&
+					 pm->subtree_recursive && whole_filesystem(pm->subtree)));
 		sc[n++] = (struct policy_scope){
 			.path = canonical(pm->subtree ? pm->subtree : pm->path),
 			.recursive = pm->subtree && pm->subtree_recursive,
@@ -2079,6 +2225,7 @@ static void state_commit(struct engine *e, struct state *old, struct state *s) {
 		log_error("permission rules: handing them to the permission thread: %s",
 			  strerror(-k));
 	if (old) {
+		retire_perm(e, old);
 		perm_free(old, false); /* the guard retires the ones not kept */
 		for (size_t i = 0; i < old->n_marks; i++)
 			if (!old->marks[i]->kept)
@@ -2179,6 +2326,9 @@ struct engine *engine_free(struct engine *e) {
 	/* every permission event answered first (reports still reach the outputs) */
 	e->guard = guard_free(e->guard);
 	perm_free(&e->st, false);
+	for (size_t i = 0; i < e->n_retired; i++)
+		retired_free(&e->retired[i]);
+	free(e->retired);
 	for (size_t i = 0; i < e->st.n_marks; i++)
 		mark_drop(e, e->st.marks[i]);
 	free(e->st.marks);
@@ -2225,6 +2375,10 @@ int engine_apply(struct engine *e, struct config *c, char *err, size_t errlen) {
 		}
 	if (fatal_problem) {
 		plan_free(s.plan);
+		if (old) {
+			e->reloaded = true;
+			snprintf(e->reload_error, sizeof(e->reload_error), "%s", err);
+		}
 		return -EINVAL;
 	}
 

@@ -73,7 +73,8 @@ uint64_t engine_events_handled(const struct engine *e);
 
 /* Emit a "stats" record for each permission rule whose counters changed
  * since the last one (all: every permission rule). Called every
- * status_interval and at stop. */
+ * status_interval; at stop (engine_free()) every permission rule reports its
+ * last counters, after its queue was answered. */
 void engine_report_perm_stats(struct engine *e, bool all);
 
 /* The permission thread is stuck in one decision (or one batch) for longer

@@ -447,8 +447,9 @@ static int run_daemon(const char *config_path, bool foreground) {
 	ev_signal_stop(d.loop, &d.sig_usr1);
 	engine_status(d.engine, status, sizeof(status));
 	log_rule_summary(&d);
-	engine_report_perm_stats(d.engine, true);
-	engine_free(d.engine); /* closes the groups: every mark is released */
+	engine_free(d.engine);
+	/* (permission rules: their last "stats" records) */ /* closes the groups: every mark is
+								released */
 	log_notable(LOG_INFO, FSND_MID_STOP, fields, "stopped (%s): %s",
 		    d.stop_signal ? strsignal(d.stop_signal) : "loop ended", status);
 	ev_loop_destroy(d.loop);

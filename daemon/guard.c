@@ -55,6 +55,7 @@ struct guard_rule {
 	bool committed; /* thread (under g->lock): in g->rules */
 	bool retired;
 	bool warned_verdict; /* the kernel refused DENY_ERRNO / AUDIT once: said so */
+	bool stats_handed;   /* a new rule of the same name continues its counters */
 	unsigned refs;       /* being active + decisions waiting */
 	struct guard_rule *next;
 	struct guard_rule *retire_next;
@@ -253,6 +254,17 @@ static uint64_t hist_percentile(const uint32_t *h, uint64_t total, unsigned pct)
 	return hist_value(HIST_BUCKETS - 1);
 }
 
+/* The counters with the percentiles (under g->lock). */
+static void snapshot(struct guard_rule *r, struct guard_stats *ret) {
+	uint64_t total = 0;
+
+	*ret = r->stats;
+	for (unsigned b = 0; b < HIST_BUCKETS; b++)
+		total += r->hist[b];
+	ret->latency_p50_us = hist_percentile(r->hist, total, 50);
+	ret->latency_p99_us = hist_percentile(r->hist, total, 99);
+}
+
 static void account(struct guard_rule *r, const struct verdict *v, bool deadline,
 		    uint64_t latency_us) {
 	struct guard *g = r->g;
@@ -428,7 +440,7 @@ static int on_event(struct fsn_ctx *ctx, struct fsn_event *ev, void *userdata) {
 	}
 	proc_info_init(&proc, ev->pid);
 	if (policy_needs_path(pol) && ev->fd >= 0 &&
-	    fsn_fd_path(ev->fd, buf, sizeof(buf), NULL) >= 0)
+	    fsn_ctx_fd_path(r->ctx, ev->fd, buf, sizeof(buf), NULL) >= 0)
 		path = buf;
 	if (!policy_applies(pol, path, &proc)) {
 		respond(r, ev, NULL, &(struct verdict){ 0 });
@@ -436,14 +448,16 @@ static int on_event(struct fsn_ctx *ctx, struct fsn_event *ev, void *userdata) {
 		return 0;
 	}
 	policy_decide(pol, ev->mask & RULE_PERM_EVENTS, path, &proc, &res);
-	if (!path && res.log && ev->fd >= 0 && fsn_fd_path(ev->fd, buf, sizeof(buf), NULL) >= 0)
+	if (!path && res.log && ev->fd >= 0 &&
+	    fsn_ctx_fd_path(r->ctx, ev->fd, buf, sizeof(buf), NULL) >= 0)
 		path = buf;
 	if (policy_delay_ms(pol) > 0) {
 		defer(r, ev, &res, path, t0);
 		return 0;
 	}
 	late = now_monotonic_usec() - t0 > (uint64_t)policy_deadline_ms(pol) * 1000u;
-	if (late && !path && ev->fd >= 0 && fsn_fd_path(ev->fd, buf, sizeof(buf), NULL) >= 0)
+	if (late && !path && ev->fd >= 0 &&
+	    fsn_ctx_fd_path(r->ctx, ev->fd, buf, sizeof(buf), NULL) >= 0)
 		path = buf;
 	respond(r, ev, NULL, late ? policy_deadline_verdict(pol) : &res.verdict);
 	lat = now_monotonic_usec() - t0;
@@ -455,12 +469,14 @@ static int on_event(struct fsn_ctx *ctx, struct fsn_event *ev, void *userdata) {
 	return 0;
 }
 
-static void dispatch(struct guard_rule *r) {
+/* Events handled, or -errno (logged). */
+static int dispatch(struct guard_rule *r) {
 	int k = fsn_ctx_dispatch(r->ctx, on_event, r);
 
 	if (k < 0)
 		report_log(r->g, r->name, LOG_ERR, "rule '%s': reading permission events: %s",
 			   r->name, strerror(-k));
+	return k;
 }
 
 static void on_io(struct ev_loop *loop, ev_io *w, int revents) {
@@ -533,8 +549,11 @@ void guard_rule_discard(struct guard_rule *r) {
 		rule_free(r);
 }
 
+static void snapshot(struct guard_rule *r, struct guard_stats *ret);
+
 static void rule_unref(struct guard_rule *r) {
 	struct guard *g = r->g;
+	struct guard_stats last;
 
 	if (--r->refs > 0)
 		return;
@@ -544,7 +563,15 @@ static void rule_unref(struct guard_rule *r) {
 			*pp = r->next;
 			break;
 		}
+	snapshot(r, &last);
 	pthread_mutex_unlock(&g->lock);
+	/* its last counters, unless a rule of the same name carries them on */
+	if (!r->stats_handed)
+		report_push(g, &(struct guard_report){ .kind = GUARD_REPORT_STATS,
+						       .rule = r->name,
+						       .time_usec = now_realtime_usec(),
+						       .uid = (uid_t)-1,
+						       .stats = last });
 	rule_free(r);
 }
 
@@ -557,7 +584,8 @@ static void rule_retire(struct guard_rule *r) {
 	for (size_t i = 0; i < r->n_marks; i++)
 		fsn_ctx_remove_mark(r->ctx, r->marks[i]);
 	r->n_marks = 0;
-	dispatch(r);
+	while (dispatch(r) > 0)
+		; /* everything queued, answered by this rule's policy */
 	fsn_ctx_free(r->ctx);
 	r->ctx = NULL;
 	r->retired = true;
@@ -606,6 +634,7 @@ static void do_commit(struct guard *g, struct cmd *c) {
 				c->rules[i]->stats = r->stats;
 				c->rules[i]->stats.pending = 0;
 				memcpy(c->rules[i]->hist, r->hist, sizeof(r->hist));
+				r->stats_handed = true;
 				pthread_mutex_unlock(&g->lock);
 			}
 		rule_retire(r);
@@ -802,16 +831,10 @@ bool guard_stats(struct guard *g, const char *name, struct guard_stats *ret) {
 		return false;
 	pthread_mutex_lock(&g->lock);
 	for (struct guard_rule *r = g->rules; r && !found; r = r->next) {
-		uint64_t total = 0;
-
 		if (r->retired || strcmp(r->name, name) != 0)
 			continue;
 		found = true;
-		*ret = r->stats;
-		for (unsigned b = 0; b < HIST_BUCKETS; b++)
-			total += r->hist[b];
-		ret->latency_p50_us = hist_percentile(r->hist, total, 50);
-		ret->latency_p99_us = hist_percentile(r->hist, total, 99);
+		snapshot(r, ret);
 	}
 	pthread_mutex_unlock(&g->lock);
 	return found;

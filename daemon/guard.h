@@ -55,6 +55,8 @@ enum guard_report_kind {
 	GUARD_REPORT_OVERFLOW,     /* the rule's queue overflowed: the kernel allowed events
 				    * it could not queue */
 	GUARD_REPORT_LOG,          /* a message for the daemon's log */
+	GUARD_REPORT_STATS,        /* a retired rule's last counters (at stop, or replaced by a
+				    * reload under another name) */
 };
 
 /* Handed to the main thread; valid during the callback. */
@@ -76,6 +78,8 @@ struct guard_report {
 	/* log */
 	int priority;
 	const char *msg;
+	/* stats */
+	struct guard_stats stats;
 };
 
 typedef void (*guard_report_fn)(const struct guard_report *r, void *userdata);

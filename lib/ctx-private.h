@@ -170,6 +170,7 @@ struct fsn_ctx {
 	struct fsn_pending_event *cur;
 
 	/* path.c */
+	int proc_fd_dir; /* /proc/self/fd, -1 until fsn_ctx_fd_path() needs it */
 	struct fsn_hmap mounts;
 	struct fsn_hmap fidcache;
 	struct fsn_fidpath *lru_first, *lru_last;

@@ -722,8 +722,13 @@ static int add_fanotify(struct fsn_ctx *ctx, struct fsn_mark *m, int fd, const s
 			goto fail;
 		created = true;
 		/* before the mark: opening the mount root is an open our
-		 * own new mark would otherwise report */
-		if (fsn_ctx_mount_ref(ctx, fd, m->abspath, o->handle.fsid) == 0)
+		 * own new mark would otherwise report. Only groups that
+		 * report file handles need it: a permission group never
+		 * opens anything (a caller answering permission events from
+		 * another thread would otherwise wait for itself here, when
+		 * a second group of its marks the same filesystem) */
+		if ((g->report & (FAN_REPORT_FID | FAN_REPORT_DIR_FID)) &&
+		    fsn_ctx_mount_ref(ctx, fd, m->abspath, o->handle.fsid) == 0)
 			o->has_mount = true;
 	}
 
@@ -1030,6 +1035,7 @@ _public_ int fsn_ctx_new(struct fsn_ctx **ret) {
 		return -ENOMEM;
 	ctx->ifd = -1;
 	ctx->pend_efd = -1;
+	ctx->proc_fd_dir = -1;
 	ctx->ignore_new = -1;
 	ctx->next_group_id = 1;
 	ctx->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -1073,6 +1079,7 @@ _public_ struct fsn_ctx *fsn_ctx_free(struct fsn_ctx *ctx) {
 
 	safe_close(ctx->pend_efd);
 	safe_close(ctx->ifd);
+	safe_close(ctx->proc_fd_dir);
 	safe_close(ctx->epfd);
 	fsn_ctx_paths_done(ctx);
 	fsn_hmap_done(&ctx->objs_by_key);
@@ -1238,6 +1245,11 @@ static int dispatch_source(struct fsn_ctx *ctx, unsigned src, fsn_event_fn fn, v
 		r = dispatch_buffer(ctx, src, g, 0, (size_t)n, fn, userdata, count);
 		if (r < 0 || (g && !g->ctx))
 			break;
+		/* A short read emptied the queue (reads return every whole
+		 * event that fits): no read just to hear EAGAIN. What arrived
+		 * since keeps the fd, and so the context's epoll fd, readable. */
+		if ((size_t)n < FSN_READ_BUF_SIZE / 2)
+			break;
 	}
 	fsn_group_unref(g);
 	return r;
@@ -1266,6 +1278,12 @@ _public_ int fsn_ctx_dispatch(struct fsn_ctx *ctx, fsn_event_fn fn, void *userda
 			return r;
 	}
 
+	/* One source (e.g. one permission group): read it, the epoll_wait()
+	 * would only name it. */
+	if (ctx->ifd < 0 && ctx->groups && !ctx->groups->next) {
+		r = dispatch_source(ctx, ctx->groups->id, fn, userdata, &count);
+		return r < 0 ? r : count;
+	}
 	n = epoll_wait(ctx->epfd, ee, (int)ELEMENTSOF(ee), 0);
 	if (n < 0)
 		return errno == EINTR ? count : negative_errno();

@@ -7,7 +7,8 @@
  *
  * The mount fd of a filesystem is the root directory of the first
  * fanotify-marked mount on it, opened O_RDONLY (open_by_handle_at() refuses
- * O_PATH fds) before the first mark there is placed, so the context's own
+ * O_PATH fds) before the first mark of a group reporting file handles is
+ * placed there (other groups never need it), so the context's own
  * marks do not report that open. It is not the marked object: an fd on that
  * would pin its dentry and delay its DELETE_SELF. It does keep the mount
  * busy (umount fails with EBUSY; a lazy umount works) until the last
@@ -32,7 +33,9 @@ struct handle_buf {
 /* fds                                                                      */
 /* ------------------------------------------------------------------------ */
 
-_public_ int fsn_fd_path(int fd, char *buf, size_t len, bool *ret_deleted) {
+/* fd's path: readlinkat(dirfd, "N") with dirfd an fd of /proc/self/fd, or
+ * AT_FDCWD for the whole "/proc/self/fd/N". */
+static int fd_path(int dirfd, int fd, char *buf, size_t len, bool *ret_deleted) {
 	char proc[sizeof("/proc/self/fd/") + 3 * sizeof(int)];
 	char path[PATH_MAX + 1];
 	const size_t sl = strlen(DELETED_SUFFIX);
@@ -44,13 +47,11 @@ _public_ int fsn_fd_path(int fd, char *buf, size_t len, bool *ret_deleted) {
 		return -EBADF;
 	if (!buf && len > 0)
 		return -EINVAL;
-	if (fstat(fd, &st) < 0)
-		return negative_errno();
 
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	n = readlink(proc, path, sizeof(path));
+	snprintf(proc, sizeof(proc), "%s%d", dirfd == AT_FDCWD ? "/proc/self/fd/" : "", fd);
+	n = readlinkat(dirfd, proc, path, sizeof(path));
 	if (n < 0)
-		return negative_errno();
+		return errno == ENOENT ? -EBADF : negative_errno(); /* no such fd */
 	if ((size_t)n >= sizeof(path))
 		return -ENAMETOOLONG;
 	path[n] = '\0';
@@ -62,6 +63,8 @@ _public_ int fsn_fd_path(int fd, char *buf, size_t len, bool *ret_deleted) {
 	if (path[0] == '/' && (size_t)n > sl && memcmp(path + n - sl, DELETED_SUFFIX, sl) == 0) {
 		struct stat named;
 
+		if (fstat(fd, &st) < 0)
+			return negative_errno();
 		if (st.st_nlink == 0 || fstatat(AT_FDCWD, path, &named, AT_SYMLINK_NOFOLLOW) < 0 ||
 		    named.st_dev != st.st_dev || named.st_ino != st.st_ino) {
 			n -= (ssize_t)sl;
@@ -76,6 +79,22 @@ _public_ int fsn_fd_path(int fd, char *buf, size_t len, bool *ret_deleted) {
 	if (ret_deleted)
 		*ret_deleted = deleted;
 	return (int)n;
+}
+
+_public_ int fsn_fd_path(int fd, char *buf, size_t len, bool *ret_deleted) {
+	return fd_path(AT_FDCWD, fd, buf, len, ret_deleted);
+}
+
+_public_ int fsn_ctx_fd_path(struct fsn_ctx *ctx, int fd, char *buf, size_t len,
+			     bool *ret_deleted) {
+	if (!ctx)
+		return -EINVAL;
+	if (ctx->proc_fd_dir < 0) {
+		ctx->proc_fd_dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (ctx->proc_fd_dir < 0)
+			return fd_path(AT_FDCWD, fd, buf, len, ret_deleted);
+	}
+	return fd_path(ctx->proc_fd_dir, fd, buf, len, ret_deleted);
 }
 
 int fsn_fsid_from_fd(int fd, int32_t ret_fsid[2]) {

@@ -998,10 +998,12 @@ def _bad_config(t, name, text):
     return p, line
 
 
-@test
-def config_errors(t):
+def bad_config_problems(t, configs):
+    """--check-config on each (name, text with @@ at the bad line, patterns):
+    exit 1 and a message naming FILE:LINE that matches every pattern.
+    Returns (problems, names of the configs with problems)."""
     problems, bad = [], set()
-    for name, text, pats in BAD_CONFIGS:
+    for name, text, pats in configs:
         p, line = _bad_config(t, name, text)
         rc, so, se = run_cmd([t.binary, "--check-config", p])
         both = so + se
@@ -1012,10 +1014,18 @@ def config_errors(t):
             problems.append(f"{name}: exit {rc}, expected 1")
         if not hit:
             problems.append(f"{name}: no message naming {want} in:{tail(both, 5)}")
-        elif not all(any(re.search(pt, h, re.I) for h in hit) for pt in pats):
-            problems.append(f"{name}: message {hit[0]!r} does not match {pats}")
+        else:
+            missing = [pt for pt in pats if not any(re.search(pt, h, re.I) for h in hit)]
+            if missing:
+                problems.append(f"{name}: message {hit[0]!r} does not match {missing}")
         if len(problems) > n:
             bad.add(name)
+    return problems, bad
+
+
+@test
+def config_errors(t):
+    problems, bad = bad_config_problems(t, BAD_CONFIGS)
     check(len(BAD_CONFIGS) >= 10, "fewer than 10 bad configs")
     if problems:
         raise Fail(f"{len(bad)} of {len(BAD_CONFIGS)} bad configs wrong "

@@ -10,6 +10,7 @@ only. Every wait has a deadline; nothing sleeps to synchronise.
 
 import base64
 import ctypes
+import errno
 import json
 import os
 import re
@@ -94,8 +95,10 @@ def wait_until(fn, what, timeout=WAIT, alive=None):
 # ---------------------------------------------------------------------------
 
 def lc(v):
-    """A Python value as libconfig text: str, bool, int, list (array) or
-    tuple (list)."""
+    """A Python value as libconfig text: str, bool, int, list (array),
+    tuple (list) or dict (group)."""
+    if isinstance(v, dict):
+        return group(**v)
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, int):
@@ -266,8 +269,8 @@ def validate_record(obj):
     if t is not None and not (isinstance(t, str) and RFC3339_USEC.match(t)):
         bad.append(f"time {t!r} is not RFC 3339 UTC with microseconds")
     kind = obj.get("kind")
-    if kind not in ("event", "overflow", "dropped"):
-        bad.append(f"kind {kind!r} is not event/overflow/dropped")
+    if kind not in ("event", "overflow", "dropped", "decision", "stats"):
+        bad.append(f"kind {kind!r} is not event/overflow/dropped/decision/stats")
     if kind == "event":
         for k in ("events", "path", "pid", "comm", "uid"):
             if k not in obj:
@@ -281,14 +284,18 @@ def validate_record(obj):
                 bad.append(f"{k} {obj[k]!r} is neither a number nor null")
         if "comm" in obj and not (obj["comm"] is None or isinstance(obj["comm"], str)):
             bad.append(f"comm {obj['comm']!r} is neither a string nor null")
-    for k in ("rule", "path", "old_path", "comm"):
+    if kind == "decision":
+        bad += _validate_decision(obj)
+    elif kind == "stats":
+        bad += _validate_stats(obj)
+    for k in ("rule", "path", "old_path", "comm", "exe"):
         v = obj.get(k)
         if isinstance(v, str):
             try:
                 v.encode("utf-8")
             except UnicodeEncodeError:
                 bad.append(f"{k} has a lone surrogate escape (not Unicode text)")
-    for p in ("path", "old_path"):
+    for p in ("path", "old_path", "exe"):
         v = obj.get(p)
         if v is not None and not isinstance(v, str):
             bad.append(f"{p} is not a string")
@@ -309,6 +316,71 @@ def validate_record(obj):
     return bad
 
 
+PERM_EVENTS = ("open_perm", "access_perm", "open_exec_perm", "pre_access")
+# The errnos a permission rule may answer with (FAN_DENY_ERRNO, Linux 6.14+).
+DENY_ERRNOS = ("EIO", "EPERM", "EBUSY", "ETXTBSY", "EAGAIN", "ENOSPC", "EDQUOT")
+
+
+def _count(v, lo=0):
+    return isinstance(v, int) and not isinstance(v, bool) and v >= lo
+
+
+def _validate_decision(obj):
+    """A decision record (a permission rule's answer): /tmp/perm-spec.md,
+    "Outputs"."""
+    bad = []
+    for k in ("events", "path", "pid", "comm", "uid", "exe", "verdict", "audit", "by",
+              "latency_us"):
+        if k not in obj:
+            bad.append(f"decision record without '{k}'")
+    ev = obj.get("events")
+    if not (isinstance(ev, list) and ev and all(x in PERM_EVENTS for x in ev)):
+        bad.append(f"events {ev!r} is not a non-empty array of permission events")
+    if "pid" in obj and not _count(obj["pid"], 1):
+        bad.append(f"pid {obj['pid']!r} is not a process id (a permission event has one)")
+    if "uid" in obj and not (obj["uid"] is None or _count(obj["uid"])):
+        bad.append(f"uid {obj['uid']!r} is neither a number nor null")
+    if "comm" in obj and not (obj["comm"] is None or isinstance(obj["comm"], str)):
+        bad.append(f"comm {obj['comm']!r} is neither a string nor null")
+    v = obj.get("verdict")
+    if v not in ("allow", "deny"):
+        bad.append(f"verdict {v!r} is not allow/deny")
+    if "errno" in obj and not (obj["errno"] in DENY_ERRNOS and v == "deny"):
+        bad.append(f"errno {obj['errno']!r}: only one of {'/'.join(DENY_ERRNOS)}, and only "
+                   "with verdict deny")
+    if "audit" in obj and not isinstance(obj["audit"], bool):
+        bad.append(f"audit {obj['audit']!r} is not a bool")
+    by = obj.get("by")
+    if by not in ("decision", "default", "deadline"):
+        bad.append(f"by {by!r} is not decision/default/deadline")
+    if by == "decision" and not _count(obj.get("decision"), 1):
+        bad.append(f"by decision, but decision {obj.get('decision')!r} is not a 1-based index")
+    if by != "decision" and obj.get("decision") is not None:
+        bad.append(f"a decision index ({obj['decision']!r}) although by = {by!r}")
+    if "latency_us" in obj and not _count(obj["latency_us"]):
+        bad.append(f"latency_us {obj['latency_us']!r} is not a count of microseconds")
+    return bad
+
+
+def _validate_stats(obj):
+    """A stats record (a permission rule's counters)."""
+    bad = []
+    for k in ("allowed", "denied", "audited", "deadline"):
+        if not _count(obj.get(k)):
+            bad.append(f"stats record: {k} {obj.get(k)!r} is not a count")
+    lat = []
+    for k in ("latency_p50_us", "latency_p99_us"):
+        if k not in obj:
+            bad.append(f"stats record without '{k}'")
+        elif not (obj[k] is None or _count(obj[k])):
+            bad.append(f"stats record: {k} {obj[k]!r} is neither a count nor null")
+        else:
+            lat.append(obj[k])
+    if len(lat) == 2 and None not in lat and lat[0] > lat[1]:
+        bad.append(f"latency_p50_us {lat[0]} > latency_p99_us {lat[1]}")
+    return bad
+
+
 def _no_constant(name):
     raise ValueError(f"{name} is not JSON")
 
@@ -318,20 +390,26 @@ class JsonLines:
     must be valid UTF-8 JSON following the record contract; a line that is
     not is kept in self.errors (the runner fails the test for it)."""
 
-    def __init__(self, path):
+    def __init__(self, path, read=None):
         self.path = path
+        self.read = read  # read(path, offset) -> bytes from offset, None: no file
         self.offset = 0
         self.partial = b""
         self.records = []
         self.errors = []
 
     def poll(self):
-        try:
-            with open(self.path, "rb") as f:
-                f.seek(self.offset)
-                data = f.read()
-        except FileNotFoundError:
-            return
+        if self.read is not None:
+            data = self.read(self.path, self.offset)
+            if data is None:
+                return
+        else:
+            try:
+                with open(self.path, "rb") as f:
+                    f.seek(self.offset)
+                    data = f.read()
+            except FileNotFoundError:
+                return
         self.offset += len(data)
         data = self.partial + data
         lines = data.split(b"\n")
@@ -416,6 +494,30 @@ def _do(op):
         pre = p()
         for i in range(op["count"]):
             os.close(os.open(pre + b"%06d" % i, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o644))
+    elif kind == "try":
+        # One access that a permission rule may deny: open (O_RDONLY),
+        # read (open, then one read()) or exec (execve in a forked
+        # process). The outcome is returned, not raised: {"pid": the
+        # process that did it, "step": where it failed or None, "err": the
+        # errno name or None, "t0"/"t1": CLOCK_MONOTONIC around it}.
+        path = p()
+        res = {"pid": os.getpid(), "step": None, "err": None, "t0": time.monotonic()}
+        if op.get("how") == "exec":
+            res.update(_try_exec(path))
+        else:
+            step = "open"
+            try:
+                fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+                try:
+                    if op.get("how") == "read":
+                        step = "read"
+                        os.read(fd, 4096)
+                finally:
+                    os.close(fd)
+            except OSError as e:
+                res["step"], res["err"] = step, errno.errorcode.get(e.errno, str(e.errno))
+        res["t1"] = time.monotonic()
+        return res
     elif kind == "steady":
         # files prefix%04d for each prefix, one round every interval
         # seconds (a steady pace for the reload test: pacing, not
@@ -435,6 +537,55 @@ def _do(op):
         return i
     else:
         raise ValueError(f"unknown op {kind}")
+
+
+def _try_exec(path):
+    """execve(path) in a forked process (in the child): its pid and where
+    it failed. The exec error comes back through a close-on-exec pipe."""
+    r, w = os.pipe2(os.O_CLOEXEC)
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(r)
+            os.execv(path, [path])
+        except OSError as e:
+            os.write(w, str(e.errno).encode())
+        finally:
+            os._exit(127)
+    os.close(w)
+    data = b""
+    while True:
+        chunk = os.read(r, 64)
+        if not chunk:
+            break
+        data += chunk
+    os.close(r)
+    _, status = os.waitpid(pid, 0)
+    if data:
+        e = int(data)
+        return {"pid": pid, "step": "exec", "err": errno.errorcode.get(e, str(e))}
+    if os.waitstatus_to_exitcode(status) != 0:
+        return {"pid": pid, "step": "run", "err": f"exit status {status:#x}"}
+    return {"pid": pid}
+
+
+def outcome(res):
+    """A "try" result as text: "ok", or "STEP: ERRNO" ("open: EPERM")."""
+    return "ok" if res.get("err") is None else f"{res['step']}: {res['err']}"
+
+
+def blocked_in_fanotify(pid):
+    """pid (or "pid/task/tid") waits for the answer to a permission event:
+    the kernel holds it in a killable sleep (state D) in fanotify's wait
+    (wchan, when shown)."""
+    if proc_state(pid) != "D":
+        return False
+    try:
+        with open(f"/proc/{pid}/wchan") as f:
+            wchan = f.read().strip()
+    except OSError:
+        return True
+    return wchan in ("", "0") or "fanotify" in wchan
 
 
 def _enc(x):
@@ -469,7 +620,7 @@ class Child:
                 for line in rf:
                     try:
                         v = _do(json.loads(line))
-                        reply = b"ok\n" if v is None else f"ok {v}\n".encode()
+                        reply = b"ok\n" if v is None else f"ok {json.dumps(v)}\n".encode()
                     except Exception as e:  # noqa: BLE001 — reported to the parent
                         reply = f"error {e!r}\n".encode()
                     os.write(w2, reply)
@@ -509,7 +660,13 @@ class Child:
         if not line.startswith(b"ok"):
             raise Fail(f"child {self.pid} ({self.comm}): {line.decode(errors='replace').strip()}")
         v = line[2:].strip()
-        return int(v) if v else None
+        return json.loads(v) if v else None
+
+    def wait_blocked(self, what=None, timeout=WAIT, daemon=None):
+        """Wait until the child's current operation (start()ed) is blocked
+        waiting for a permission answer."""
+        wait_until(lambda: blocked_in_fanotify(self.pid),
+                   what or f"child {self.pid} to block in a permission event", timeout, daemon)
 
     def create(self, path, data="hello\n"):
         return self.do("create", path=path, data=data)

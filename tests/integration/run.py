@@ -29,6 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 from harness import Fail, Skip  # noqa: E402
 import cases  # noqa: E402
+import cases_perm  # noqa: E402,F401 — registers its cases in cases.TESTS
 
 INNER_ENV = "FSND_IT_NAMESPACE"
 TEST_TIMEOUT = 40  # seconds, for one test (a hung daemon must not hang the suite)

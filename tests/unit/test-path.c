@@ -182,6 +182,45 @@ START_TEST(test_fd_path_bad_fd) {
 }
 END_TEST
 
+/* fsn_ctx_fd_path() says what fsn_fd_path() says, through the context's
+ * /proc/self/fd directory fd, for every case above, twice (the fd is kept). */
+START_TEST(test_ctx_fd_path) {
+	char dir[PATH_MAX], a[PATH_MAX], b[PATH_MAX], buf[PATH_MAX];
+	struct fsn_ctx *ctx = NULL;
+	bool deleted = true;
+	int fa, fb, bad;
+
+	test_tmpdir(dir, sizeof(dir));
+	test_join(a, sizeof(a), dir, "a\nb");
+	test_join(b, sizeof(b), dir, "x (deleted)");
+	fa = create_file(a);
+	fb = create_file(b);
+	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
+	bad = fcntl(fa, F_DUPFD_CLOEXEC, 4000); /* a number nothing else takes */
+	ck_assert_int_ge(bad, 4000);
+	close(bad);
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_eq(fsn_ctx_fd_path(ctx, fa, buf, sizeof(buf), &deleted),
+				 (int)strlen(a));
+		ck_assert_str_eq(buf, a);
+		ck_assert(!deleted);
+		ck_assert_int_eq(fsn_ctx_fd_path(ctx, fb, buf, sizeof(buf), NULL), (int)strlen(b));
+		ck_assert_str_eq(buf, b);
+		ck_assert_int_eq(fsn_ctx_fd_path(ctx, bad, buf, sizeof(buf), NULL), -EBADF);
+		ck_assert_int_eq(fsn_ctx_fd_path(ctx, fa, buf, strlen(a), NULL), -ENAMETOOLONG);
+	}
+	ck_assert_int_eq(unlink(a), 0);
+	ck_assert_int_eq(fsn_ctx_fd_path(ctx, fa, buf, sizeof(buf), &deleted), (int)strlen(a));
+	ck_assert_str_eq(buf, a);
+	ck_assert(deleted);
+	ck_assert_int_eq(fsn_ctx_fd_path(NULL, fa, buf, sizeof(buf), NULL), -EINVAL);
+	fsn_ctx_free(ctx);
+	close(fa);
+	close(fb);
+	test_rm_tree(dir);
+}
+END_TEST
+
 /* ---- fsn_ctx_fid_path ---------------------------------------------------- */
 
 /* struct file_handle with room for the bytes */
@@ -225,11 +264,12 @@ static void require_handles(const char *dir) {
 	close(fd);
 }
 
-/* A context with a fanotify inode mark on dir, so it has a mount fd for
- * dir's filesystem. */
+/* A context with a fanotify inode mark on dir in a group reporting file
+ * handles, so it has a mount fd for dir's filesystem. */
 static struct fsn_ctx *ctx_with_mark(const char *dir) {
 	struct fsn_mark_spec spec = {
 		.type = FSN_MARK_INODE,
+		.report = FAN_REPORT_FID,
 		.mask = FAN_OPEN,
 		.dirfd = AT_FDCWD,
 		.path = dir,
@@ -401,6 +441,7 @@ Suite *fsn_suite_path(void) {
 	tcase_add_test(tc, test_fd_path_unlinked_hardlink);
 	tcase_add_test(tc, test_fd_path_too_small);
 	tcase_add_test(tc, test_fd_path_bad_fd);
+	tcase_add_test(tc, test_ctx_fd_path);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("fid_path");
