@@ -136,7 +136,11 @@ struct emark {
 	struct fsn_mark *mark; /* NULL: placing failed, or the object is gone */
 	struct emark *parent;  /* sub-watch: the planned mark it serves */
 	struct emark **subs;   /* planned recursive inotify mark: its sub-watches */
-	size_t n_subs;
+	size_t n_subs, subs_cap;
+	struct emark **sidx; /* ... and their index by canonical path (chained) */
+	size_t sidx_size;
+	size_t sub_pos;      /* sub-watch: its index in parent->subs */
+	struct emark *snext; /* sub-watch: chain of the parent's path index */
 	struct emark *hnext; /* inotify: chain of the inode hash */
 	bool kept;           /* reload: claimed by the new state */
 	bool fresh;          /* reload: placed for the new state */
@@ -152,6 +156,16 @@ struct emark {
 struct pending_move {
 	uint32_t cookie;
 	char *path;
+};
+
+/* An inotify IN_MOVED_FROM held back for one event. */
+struct pending_from {
+	bool set;
+	struct fsn_event ev; /* name, group, mark cleared */
+	uint32_t cookie;
+	char *path;
+	dev_t dev; /* the watch it came from */
+	ino_t ino;
 };
 
 struct state {
@@ -185,7 +199,7 @@ struct engine {
 
 	/* inotify marks by inode */
 	struct emark **ihash;
-	size_t ihash_size;
+	size_t ihash_size, ihash_n;
 
 	/* counters */
 	uint64_t seq;
@@ -199,6 +213,9 @@ struct engine {
 	char captured[1024];
 
 	struct pending_move move;
+	/* inotify: an IN_MOVED_FROM waiting for its IN_MOVED_TO (same cookie),
+	 * to be reported as one move with both paths */
+	struct pending_from from;
 	/* files the daemon writes: inotify reports no pid, so their own
 	 * events are recognised by identity (else: a feedback loop) */
 	struct ownfile *own;
@@ -332,18 +349,38 @@ static size_t ihash_slot(const struct engine *e, dev_t dev, ino_t ino) {
 	return (size_t)(h >> 17) & (e->ihash_size - 1);
 }
 
+/* (Re)size the inode hash to size buckets. */
+static int ihash_resize(struct engine *e, size_t size) {
+	struct emark **old = e->ihash, **v = calloc(size, sizeof(*v));
+	size_t old_size = e->ihash_size;
+
+	if (!v)
+		return -ENOMEM;
+	e->ihash = v;
+	e->ihash_size = size;
+	for (size_t i = 0; old && i < old_size; i++)
+		for (struct emark *m = old[i], *n; m; m = n) {
+			size_t s = ihash_slot(e, m->dev, m->ino);
+
+			n = m->hnext;
+			m->hnext = v[s];
+			v[s] = m;
+		}
+	free(old);
+	return 0;
+}
+
 static int ihash_add(struct engine *e, struct emark *m) {
 	size_t s;
 
-	if (!e->ihash) {
-		e->ihash = calloc(1024, sizeof(*e->ihash));
-		if (!e->ihash)
-			return -ENOMEM;
-		e->ihash_size = 1024;
-	}
+	/* a chain of about one mark: big recursive trees stay O(1) */
+	if ((!e->ihash || e->ihash_n >= e->ihash_size) &&
+	    ihash_resize(e, e->ihash ? 2 * e->ihash_size : 1024) < 0 && !e->ihash)
+		return -ENOMEM;
 	s = ihash_slot(e, m->dev, m->ino);
 	m->hnext = e->ihash[s];
 	e->ihash[s] = m;
+	e->ihash_n++;
 	return 0;
 }
 
@@ -356,6 +393,7 @@ static void ihash_remove(struct engine *e, struct emark *m) {
 		if (*p == m) {
 			*p = m->hnext;
 			m->hnext = NULL;
+			e->ihash_n--;
 			return;
 		}
 }
@@ -417,6 +455,7 @@ static struct emark *emark_free(struct emark *m) {
 		free(m->subtree);
 		free(m->next_subtree);
 		free(m->subs);
+		free(m->sidx);
 		free(m);
 	}
 	return NULL;
@@ -616,22 +655,80 @@ static void emark_unplace(struct engine *e, struct emark *m, unsigned *count) {
 		(*count)--;
 }
 
-static int sub_append(struct emark *parent, struct emark *sub) {
-	struct emark **v = realloc(parent->subs, (parent->n_subs + 1) * sizeof(*v));
+/* The sub-watches of a recursive inotify mark: an array (O(1) removal by
+ * position) and a chained hash by canonical path (has_sub() in O(1), so
+ * a tree of 100 000 directories is placed in linear time). */
+static size_t sidx_slot(const struct emark *parent, const char *path) {
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+		h = (h ^ *p) * 1099511628211ull;
+	return (size_t)h & (parent->sidx_size - 1);
+}
+
+static void sidx_insert(struct emark *parent, struct emark *sub) {
+	size_t s = sidx_slot(parent, sub->canon);
+
+	sub->snext = parent->sidx[s];
+	parent->sidx[s] = sub;
+}
+
+static void sidx_remove(struct emark *parent, struct emark *sub) {
+	if (!parent->sidx || !sub->canon)
+		return;
+	for (struct emark **p = &parent->sidx[sidx_slot(parent, sub->canon)]; *p; p = &(*p)->snext)
+		if (*p == sub) {
+			*p = sub->snext;
+			sub->snext = NULL;
+			return;
+		}
+}
+
+/* Rebuild the index with size buckets (after growth or renames). */
+static int sidx_rebuild(struct emark *parent, size_t size) {
+	struct emark **v = calloc(size, sizeof(*v));
 
 	if (!v)
 		return -ENOMEM;
-	v[parent->n_subs++] = sub;
-	parent->subs = v;
+	free(parent->sidx);
+	parent->sidx = v;
+	parent->sidx_size = size;
+	for (size_t i = 0; i < parent->n_subs; i++)
+		if (parent->subs[i]->canon)
+			sidx_insert(parent, parent->subs[i]);
+	return 0;
+}
+
+static int sub_append(struct emark *parent, struct emark *sub) {
+	if (parent->n_subs == parent->subs_cap) {
+		size_t cap = parent->subs_cap ? 2 * parent->subs_cap : 64;
+		struct emark **v = realloc(parent->subs, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		parent->subs = v;
+		parent->subs_cap = cap;
+	}
+	sub->sub_pos = parent->n_subs;
+	parent->subs[parent->n_subs++] = sub;
+	if (!parent->sidx || parent->n_subs > parent->sidx_size) {
+		if (sidx_rebuild(parent, parent->sidx ? 2 * parent->sidx_size : 64) < 0) {
+			parent->n_subs--;
+			return -ENOMEM;
+		}
+	} else if (sub->canon)
+		sidx_insert(parent, sub);
 	return 0;
 }
 
 static void sub_remove(struct emark *parent, struct emark *sub) {
-	for (size_t i = 0; i < parent->n_subs; i++)
-		if (parent->subs[i] == sub) {
-			parent->subs[i] = parent->subs[--parent->n_subs];
-			return;
-		}
+	size_t i = sub->sub_pos;
+
+	if (i >= parent->n_subs || parent->subs[i] != sub)
+		return;
+	sidx_remove(parent, sub);
+	parent->subs[i] = parent->subs[--parent->n_subs];
+	parent->subs[i]->sub_pos = i;
 }
 
 /* Whether a rule excludes path by an exclude *path* (globs aside): used to
@@ -648,10 +745,10 @@ static bool excluded_by_path(const struct erule *r, const char *path) {
 }
 
 static bool has_sub(const struct emark *root, const char *path) {
-	if (root->canon && strcmp(root->canon, path) == 0)
-		return true;
-	for (size_t i = 0; i < root->n_subs; i++)
-		if (root->subs[i]->canon && strcmp(root->subs[i]->canon, path) == 0)
+	if (!root->sidx)
+		return false;
+	for (const struct emark *m = root->sidx[sidx_slot(root, path)]; m; m = m->snext)
+		if (m->canon && strcmp(m->canon, path) == 0)
 			return true;
 	return false;
 }
@@ -737,7 +834,7 @@ static void tree_remove(struct engine *e, struct emark *root, const char *path) 
 
 		if (sub->canon && path_in(sub->canon, path, true, true)) {
 			emark_unplace(e, sub, &e->st.n_placed);
-			root->subs[i] = root->subs[--root->n_subs];
+			sub_remove(root, sub);
 			emark_free(sub);
 		} else
 			i++;
@@ -747,6 +844,7 @@ static void tree_remove(struct engine *e, struct emark *root, const char *path) 
 /* Rename the sub-watches of root at or below from to below to. */
 static void tree_rename(struct emark *root, const char *from, const char *to) {
 	size_t fl = strlen(from);
+	bool renamed = false;
 
 	for (size_t i = 0; i < root->n_subs; i++) {
 		struct emark *sub = root->subs[i];
@@ -758,7 +856,10 @@ static void tree_rename(struct emark *root, const char *from, const char *to) {
 			continue;
 		free(sub->canon);
 		sub->canon = n;
+		renamed = true;
 	}
+	if (renamed && root->sidx)
+		(void)sidx_rebuild(root, root->sidx_size);
 }
 
 /* A planned mark and its sub-watches leave the kernel and memory (their
@@ -769,6 +870,9 @@ static void mark_drop(struct engine *e, struct emark *m) {
 		emark_free(m->subs[i]);
 	}
 	m->n_subs = 0;
+	free(m->sidx);
+	m->sidx = NULL;
+	m->sidx_size = 0;
 	emark_unplace(e, m, NULL);
 	emark_free(m);
 }
@@ -1031,6 +1135,7 @@ struct evinfo {
 	bool ondir;
 	const char *path;
 	const char *old_path;
+	bool paired;            /* inotify: MOVED_FROM + MOVED_TO of one move (cookie) */
 	struct proc_info *proc; /* lazily */
 	bool proc_checked;      /* own children checked */
 	bool own;               /* the daemon's own activity */
@@ -1193,6 +1298,15 @@ static void match_mark(struct engine *e, const struct emark *m, struct evinfo *x
 		in = in_scope(m, x, x->path, &child);
 		oin = x->old_path && in_scope(m, x, x->old_path, &ochild);
 		if (!in && !oin)
+			return;
+	}
+	/* one move seen from both sides: each side counts where it is in scope */
+	if (x->paired) {
+		if (!in)
+			bits &= ~(uint64_t)FAN_MOVED_TO;
+		if (!oin)
+			bits &= ~(uint64_t)FAN_MOVED_FROM;
+		if (!bits)
 			return;
 	}
 	/* a direct child's own events (not entries of the directory) need
@@ -1372,11 +1486,42 @@ static void inotify_gone(struct engine *e, struct emark *m) {
 		    m->rule->conf->name, text_escaped(p, sizeof(p), m->canon ? m->canon : m->path));
 }
 
+/* Match x against every mark on the watched inode dev:ino. */
+static void match_watch(struct engine *e, dev_t dev, ino_t ino, struct evinfo *x) {
+	if (!e->ihash)
+		return;
+	for (struct emark *o = e->ihash[ihash_slot(e, dev, ino)]; x->bits && o; o = o->hnext)
+		if (o->dev == dev && o->ino == ino && o->mark)
+			match_mark(e, o, x);
+}
+
+/* The held IN_MOVED_FROM, reported alone: no IN_MOVED_TO followed (moved
+ * out of every watched directory). Takes a sequence number of its own. */
+static void flush_from(struct engine *e) {
+	struct pending_from *f = &e->from;
+	struct evinfo x = { .ev = &f->ev };
+
+	if (!f->set)
+		return;
+	f->set = false;
+	x.bits = FAN_MOVED_FROM;
+	x.ondir = f->ev.mask & IN_ISDIR;
+	x.path = f->path;
+	e->seq++;
+	match_watch(e, f->dev, f->ino, &x);
+	free(f->path);
+	f->path = NULL;
+}
+
 static void on_inotify(struct engine *e, struct fsn_event *ev) {
 	char path[PATH_MAX];
 	struct evinfo x = { .ev = ev };
 	struct emark *m;
 
+	if (e->from.set && !((ev->mask & IN_MOVED_TO) && ev->cookie == e->from.cookie)) {
+		flush_from(e);
+		e->seq++; /* this event's own */
+	}
 	if (ev->mask & IN_Q_OVERFLOW) {
 		report_overflow(e, ev);
 		return;
@@ -1409,6 +1554,42 @@ static void on_inotify(struct engine *e, struct fsn_event *ev) {
 	x.path = path;
 	x.bits = ev->mask & EVENT_BITS & 0xfff;
 	x.ondir = ev->mask & IN_ISDIR;
+
+	/* A move comes as IN_MOVED_FROM and IN_MOVED_TO with one cookie, next
+	 * to each other when both directories are watched: hold the first,
+	 * report the pair as one move with both paths. */
+	if (ev->mask & IN_MOVED_FROM) {
+		char *copy = strdup(path);
+
+		if (copy) {
+			e->from = (struct pending_from){
+				.set = true,
+				.ev = *ev,
+				.cookie = ev->cookie,
+				.path = copy,
+				.dev = m->dev,
+				.ino = m->ino,
+			};
+			e->from.ev.name = NULL;
+			e->from.ev.mark = NULL;
+			e->from.ev.group = NULL;
+			inotify_tree(e, m, ev, path);
+			return;
+		}
+	} else if ((ev->mask & IN_MOVED_TO) && e->from.set) {
+		struct pending_from f = e->from;
+
+		e->from.set = false;
+		e->from.path = NULL;
+		x.old_path = f.path;
+		x.paired = true;
+		x.bits |= FAN_MOVED_FROM;
+		match_watch(e, m->dev, m->ino, &x);
+		match_watch(e, f.dev, f.ino, &x);
+		inotify_tree(e, m, ev, path);
+		free(f.path);
+		return;
+	}
 
 	/* the daemon's own writes (fanotify knows them by pid) */
 	if (x.bits && e->n_own > 0 && !x.ondir &&
@@ -1451,6 +1632,10 @@ static int on_event(struct fsn_ctx *ctx, struct fsn_event *ev, void *userdata) {
 	if (ev->source == FSN_SOURCE_INOTIFY)
 		on_inotify(e, ev);
 	else {
+		if (e->from.set) {
+			flush_from(e);
+			e->seq++;
+		}
 		settle_move(e, NULL);
 		on_fanotify(e, ev);
 	}
@@ -1470,6 +1655,7 @@ static int engine_dispatch(struct engine *e, unsigned budget) {
 	e->budget = 0;
 	if (r == -EAGAIN)
 		return (int)budget; /* more may be queued */
+	flush_from(e);
 	settle_move(e, NULL);
 	if (r < 0)
 		log_error("reading events: %s", strerror(-r));
@@ -2341,6 +2527,7 @@ struct engine *engine_free(struct engine *e) {
 	fsn_ctx_free(e->ctx);
 	free(e->ihash);
 	free(e->pcache);
+	free(e->from.path);
 	free(e->move.path);
 	own_files_clear(e);
 	free(e);
