@@ -956,6 +956,10 @@ static const char *const mark_names[] = { "auto", "inode", "mount", "filesystem"
 static const int mark_values[] = { RULE_MARK_AUTO, RULE_MARK_INODE, RULE_MARK_MOUNT,
 				   RULE_MARK_FILESYSTEM, RULE_MARK_INOTIFY };
 
+static const char *const watch_limit_names[] = { "warn", "refuse", "degrade" };
+static const int watch_limit_values[] = { WATCH_LIMIT_WARN, WATCH_LIMIT_REFUSE,
+					  WATCH_LIMIT_DEGRADE };
+
 static const char *const output_type_names[] = { "journal", "json", "exec" };
 static const int output_type_values[] = { OUTPUT_JOURNAL, OUTPUT_JSON, OUTPUT_EXEC };
 
@@ -1095,6 +1099,12 @@ static const struct key rule_keys[] = {
 		 "outputs." },
 	{ "rate_limit", UINT(struct rule_conf, rate_limit, 0, 10000000, "0"),
 	  .doc = "Events per second reported for this rule; 0: limits.rate_limit." },
+	{ "watch_limit", .parse = parse_enum, .type = "string",
+	  .off = offsetof(struct rule_conf, watch_limit),
+	  ENUM(watch_limit_names, watch_limit_values), .def = "\"warn\"",
+	  .doc = "Recursive inotify rules whose tree needs more watches than "
+		 "fs.inotify.max_user_watches or limits.max_marks allow: \"warn\" (place what "
+		 "fits), \"refuse\" (place nothing) or \"degrade\" (the top directory only)." },
 	{ "decisions", .parse = parse_decisions, .type = "list of groups",
 	  .doc = "Permission rules: the decision list, evaluated in order: ( { paths = [...]; "
 		 "verdict = \"deny\"; }, ... )." },

@@ -21,6 +21,14 @@ enum rule_mark {
 	RULE_MARK_INOTIFY,
 };
 
+/* What a recursive inotify rule does when its tree needs more watches than
+ * fs.inotify.max_user_watches (or limits.max_marks) allows. */
+enum watch_limit {
+	WATCH_LIMIT_WARN = 0, /* place what fits, warn with the numbers */
+	WATCH_LIMIT_REFUSE,   /* place nothing: the rule cannot be placed */
+	WATCH_LIMIT_DEGRADE,  /* watch the top directory only, and warn */
+};
+
 enum output_type {
 	OUTPUT_JOURNAL = 0,
 	OUTPUT_JSON,
@@ -108,6 +116,7 @@ struct rule_conf {
 			 * global default outputs */
 	size_t n_outputs;
 	unsigned rate_limit; /* events per second reported for this rule; 0 = global default */
+	enum watch_limit watch_limit; /* recursive inotify: too many directories */
 
 	/* permission rules (events are FAN_*_PERM / FAN_PRE_ACCESS only) */
 	bool perm;

@@ -64,6 +64,9 @@ static inline void freep(void *p) {
 /* inotify: what a recursive watch needs to follow new directories. */
 #define IN_TREE_BITS (IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM)
 
+/* Paths of recent scan-reported creates remembered (see synth_remember()). */
+#define SYNTH_SLOTS 1024
+
 /* Events handled per ev_io callback before the loop gets a turn (signals,
  * timers, the watchdog); the rest stay queued in the context. */
 #define DISPATCH_BUDGET 4096
@@ -213,6 +216,7 @@ struct engine {
 	char captured[1024];
 
 	struct pending_move move;
+	char *synth[SYNTH_SLOTS]; /* see synth_remember() */
 	/* inotify: an IN_MOVED_FROM waiting for its IN_MOVED_TO (same cookie),
 	 * to be reported as one move with both paths */
 	struct pending_from from;
@@ -247,6 +251,7 @@ struct ownfile {
 #define PCACHE_SIZE 64
 
 static void mark_drop(struct engine *e, struct emark *m);
+static bool synth_seen(struct engine *e, const char *path);
 static struct erule *state_rule(struct state *s, const struct rule_conf *rc);
 
 /* ------------------------------------------------------------------------ */
@@ -1591,6 +1596,10 @@ static void on_inotify(struct engine *e, struct fsn_event *ev) {
 		return;
 	}
 
+	/* created, found by the scan of its new directory, reported already */
+	if ((ev->mask & IN_CREATE) && synth_seen(e, path))
+		x.bits &= ~(uint64_t)IN_CREATE;
+
 	/* the daemon's own writes (fanotify knows them by pid) */
 	if (x.bits && e->n_own > 0 && !x.ondir &&
 	    (x.bits &
@@ -1602,6 +1611,37 @@ static void on_inotify(struct engine *e, struct fsn_event *ev) {
 			match_mark(e, o, &x);
 	/* after the directory's own event: what it finds inside comes later */
 	inotify_tree(e, m, ev, path);
+}
+
+/* Paths reported as created by a scan of a new directory, remembered so
+ * that the kernel's own IN_CREATE for the same entry (created after the
+ * watch was placed, before the scan read it) is not reported again. A
+ * small direct-mapped set: a collision forgets one path, which can only
+ * cause a duplicate, never a loss. */
+static size_t synth_slot(const char *path) {
+	uint64_t h = 1469598103934665603ull;
+
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+		h = (h ^ *p) * 1099511628211ull;
+	return (size_t)(h % SYNTH_SLOTS);
+}
+
+static void synth_remember(struct engine *e, const char *path) {
+	size_t i = synth_slot(path);
+
+	free(e->synth[i]);
+	e->synth[i] = strdup(path);
+}
+
+/* A real IN_CREATE of an entry a scan reported already: forget it, true. */
+static bool synth_seen(struct engine *e, const char *path) {
+	size_t i = synth_slot(path);
+
+	if (!e->synth[i] || strcmp(e->synth[i], path) != 0)
+		return false;
+	free(e->synth[i]);
+	e->synth[i] = NULL;
+	return true;
 }
 
 /* An entry found in a directory of a recursive inotify tree that was
@@ -1622,6 +1662,7 @@ static void synth_create(struct engine *e, struct emark *root, const char *path,
 
 	e->seq++;
 	match_mark(e, root, &x);
+	synth_remember(e, path);
 }
 
 static int on_event(struct fsn_ctx *ctx, struct fsn_event *ev, void *userdata) {
@@ -2278,6 +2319,97 @@ static int plan_scope(const struct plan_mark *pm, enum scope *ret_scope, char **
 	return 0;
 }
 
+/* Directories at and below dir (not following symlinks, pruning excluded
+ * paths), counting stops above cap. */
+static size_t count_dirs(const struct erule *r, const char *dir, size_t cap) {
+	size_t n = 1;
+	struct dirent *de;
+	DIR *d;
+	int fd;
+
+	if (excluded_by_path(r, dir))
+		return 0;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 1;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return 1;
+	}
+	while (n <= cap && (de = readdir(d))) {
+		_cleanup_free_ char *sub = NULL;
+		struct stat st;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (de->d_type == DT_UNKNOWN) {
+			if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+			    !S_ISDIR(st.st_mode))
+				continue;
+		} else if (de->d_type != DT_DIR)
+			continue;
+		if (asprintf(&sub, "%s/%s", strcmp(dir, "/") == 0 ? "" : dir, de->d_name) < 0)
+			break;
+		n += count_dirs(r, sub, cap - n);
+	}
+	closedir(d);
+	return n;
+}
+
+static unsigned long read_ulong(const char *path) {
+	unsigned long v = 0;
+	FILE *f = fopen(path, "re");
+
+	if (f) {
+		if (fscanf(f, "%lu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
+/* A recursive inotify tree needs a watch per directory: compare with what
+ * the kernel (fs.inotify.max_user_watches, shared by all of this user's
+ * processes) and limits.max_marks allow, before placing any. Returns 1 to
+ * place the whole tree, 0 for the top directory only (degrade), -EINVAL
+ * when the rule refuses (why filled). */
+static int check_watch_limit(struct engine *e, struct state *s, struct emark *m, char *why,
+			     size_t whylen) {
+	const struct rule_conf *rc = m->rule->conf;
+	unsigned long sys = read_ulong("/proc/sys/fs/inotify/max_user_watches");
+	unsigned long room =
+	    s->config->max_marks > s->n_placed ? s->config->max_marks - s->n_placed : 0;
+	const char *which = "limits.max_marks";
+	char p[PATH_MAX];
+	size_t need;
+
+	if (sys > 0 && sys - (sys > e->ihash_n ? e->ihash_n : sys) < room) {
+		room = sys - (sys > e->ihash_n ? e->ihash_n : sys);
+		which = "fs.inotify.max_user_watches";
+	}
+	/* (the top directory's watch is placed already) */
+	need = count_dirs(m->rule, m->canon, room + 1) - 1;
+	if (need <= room)
+		return 1;
+	snprintf(
+	    why, whylen,
+	    "rule '%s': \"%s\" has more than %lu directories below it, each needing an inotify "
+	    "watch, and %s (%lu%s) leaves room for %lu more: %s",
+	    rc->name, text_escaped(p, sizeof(p), m->canon), room, which,
+	    which[0] == 'f' ? sys : (unsigned long)s->config->max_marks,
+	    which[0] == 'f' ? ", for all of this user's inotify watches" : "", room,
+	    rc->watch_limit == WATCH_LIMIT_REFUSE ? "not placed (watch_limit = \"refuse\")"
+	    : rc->watch_limit == WATCH_LIMIT_DEGRADE
+		? "watching the top directory only (watch_limit = \"degrade\")"
+		: "watching what fits, the rest is not watched (watch_limit = \"warn\"); raise "
+		  "the limit, or use mark = \"filesystem\" (no watches at all)");
+	if (rc->watch_limit == WATCH_LIMIT_REFUSE)
+		return -EINVAL;
+	log_warning("%s", why);
+	return rc->watch_limit == WATCH_LIMIT_DEGRADE ? 0 : 1;
+}
+
 /* A fresh mark for the new state; a failure is logged, and fatal (-EINVAL,
  * err) for a required rule. */
 static int place_planned(struct engine *e, struct state *s, const struct plan_mark *pm,
@@ -2306,6 +2438,25 @@ static int place_planned(struct engine *e, struct state *s, const struct plan_ma
 		snprintf(err, errlen, "required rule '%s' cannot be placed: %s", r->conf->name,
 			 why[0] ? why : (e->captured[0] ? e->captured : strerror(-k)));
 		return -EINVAL;
+	}
+	if (m->spec.type == FSN_MARK_INOTIFY && m->subtree_recursive && m->is_dir) {
+		k = check_watch_limit(e, s, m, why, sizeof(why));
+		if (k < 0) {
+			r->n_failed++;
+			emark_unplace(e, m, &s->n_placed);
+			emark_free(m);
+			log_error("%s", why);
+			if (!r->conf->required)
+				return 0;
+			snprintf(err, errlen, "required rule '%s' cannot be placed: %s",
+				 r->conf->name, why);
+			return -EINVAL;
+		}
+		if (k == 0) {
+			m->subtree_recursive = false; /* degraded: one level */
+			free(m->subtree);
+			m->subtree = strdup(m->canon);
+		}
 	}
 	r->n_marks++;
 	s->marks[s->n_marks++] = m;
@@ -2527,6 +2678,8 @@ struct engine *engine_free(struct engine *e) {
 	fsn_ctx_free(e->ctx);
 	free(e->ihash);
 	free(e->pcache);
+	for (size_t i = 0; i < SYNTH_SLOTS; i++)
+		free(e->synth[i]);
 	free(e->from.path);
 	free(e->move.path);
 	own_files_clear(e);
