@@ -774,7 +774,9 @@ static void tree_add(struct engine *e, struct state *s, struct emark *root, cons
 
 	if (excluded_by_path(root->rule, dir))
 		return;
-	if (self && !has_sub(root, dir)) {
+	if (self && has_sub(root, dir))
+		return; /* watched and read already (by the scan of its parent) */
+	if (self) {
 		struct emark *sub = NULL;
 		int r;
 
@@ -1659,6 +1661,10 @@ static void synth_create(struct engine *e, struct emark *root, const char *path,
 		.ondir = is_dir,
 		.path = path,
 	};
+	size_t i = synth_slot(path);
+
+	if (e->synth[i] && strcmp(e->synth[i], path) == 0)
+		return; /* a scan reported it already */
 
 	e->seq++;
 	match_mark(e, root, &x);
@@ -2321,6 +2327,8 @@ static int plan_scope(const struct plan_mark *pm, enum scope *ret_scope, char **
 
 /* Directories at and below dir (not following symlinks, pruning excluded
  * paths), counting stops above cap. */
+#define COUNT_DIRS_MAX 1000000
+
 static size_t count_dirs(const struct erule *r, const char *dir, size_t cap) {
 	size_t n = 1;
 	struct dirent *de;
@@ -2388,17 +2396,19 @@ static int check_watch_limit(struct engine *e, struct state *s, struct emark *m,
 		room = sys - (sys > e->ihash_n ? e->ihash_n : sys);
 		which = "fs.inotify.max_user_watches";
 	}
-	/* (the top directory's watch is placed already) */
-	need = count_dirs(m->rule, m->canon, room + 1) - 1;
+	/* (the top directory's watch is placed already; counted exactly up to
+	 * COUNT_DIRS_MAX, so the message can say how many are needed) */
+	need = count_dirs(m->rule, m->canon, COUNT_DIRS_MAX) - 1;
 	if (need <= room)
 		return 1;
 	snprintf(
 	    why, whylen,
-	    "rule '%s': \"%s\" has more than %lu directories below it, each needing an inotify "
-	    "watch, and %s (%lu%s) leaves room for %lu more: %s",
-	    rc->name, text_escaped(p, sizeof(p), m->canon), room, which,
+	    "rule '%s': \"%s\" needs %s%zu inotify watches (one per directory), and %s "
+	    "(%lu%s) leaves room for %lu: %s",
+	    rc->name, text_escaped(p, sizeof(p), m->canon),
+	    need + 1 >= COUNT_DIRS_MAX ? "more than " : "", need + 1, which,
 	    which[0] == 'f' ? sys : (unsigned long)s->config->max_marks,
-	    which[0] == 'f' ? ", for all of this user's inotify watches" : "", room,
+	    which[0] == 'f' ? ", shared by all of this user's inotify watches" : "", room + 1,
 	    rc->watch_limit == WATCH_LIMIT_REFUSE ? "not placed (watch_limit = \"refuse\")"
 	    : rc->watch_limit == WATCH_LIMIT_DEGRADE
 		? "watching the top directory only (watch_limit = \"degrade\")"
