@@ -98,6 +98,8 @@ struct erule {
 	unsigned n_failed;            /* marks that could not be placed */
 	bool limit_logged;            /* the max_marks warning was logged */
 	struct perm_counts last_perm; /* permission rules: counters last reported */
+	bool rescan_pending;          /* an overflow hit it: rescan its scope */
+	uint64_t rescan_since;        /* realtime us: changes since then are reported */
 };
 
 /* A permission rule: its guard rule (group, marks) and what it was placed
@@ -189,6 +191,11 @@ struct engine {
 	struct ev_loop *loop;
 	ev_io io;
 	ev_timer drop_timer;
+	ev_timer rescan_timer;  /* overflow recovery, with backoff */
+	double rescan_backoff;  /* seconds */
+	uint64_t last_overflow; /* monotonic s */
+	uint64_t drained_usec;  /* realtime: when the queues were last read empty */
+	uint64_t rescans;
 	struct fsn_ctx *ctx;
 	struct guard *guard; /* permission rules' thread, once there were any */
 	bool mlocked;
@@ -252,6 +259,7 @@ struct ownfile {
 
 static void mark_drop(struct engine *e, struct emark *m);
 static bool synth_seen(struct engine *e, const char *path);
+static bool excluded(const struct erule *r, const char *path);
 static struct erule *state_rule(struct state *s, const struct rule_conf *rc);
 
 /* ------------------------------------------------------------------------ */
@@ -760,6 +768,16 @@ static bool has_sub(const struct emark *root, const char *path) {
 
 static void synth_create(struct engine *e, struct emark *root, const char *path, bool is_dir);
 
+/* A directory to read, never through a symlink; NULL if it cannot be. */
+static DIR *opendir_nofollow(const char *dir) {
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+
+	if (!d && fd >= 0)
+		close(fd);
+	return d;
+}
+
 /* Add sub-watches for dir (itself unless it is the root) and every
  * directory below it, without following symlinks; s is the state root
  * belongs to (its limit and count). synth: dir was just created, so what
@@ -770,7 +788,6 @@ static void tree_add(struct engine *e, struct state *s, struct emark *root, cons
 	char why[1024];
 	DIR *d;
 	struct dirent *de;
-	int fd;
 
 	if (excluded_by_path(root->rule, dir))
 		return;
@@ -800,14 +817,9 @@ static void tree_add(struct engine *e, struct state *s, struct emark *root, cons
 		}
 	}
 
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
+	d = opendir_nofollow(dir);
+	if (!d)
 		return;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return;
-	}
 	while ((de = readdir(d))) {
 		_cleanup_free_ char *sub = NULL;
 		struct stat st;
@@ -956,6 +968,13 @@ static void emit_to(struct engine *e, struct eoutput *const *outs, size_t n,
 			       rec->by ? rec->by : "?", rec->latency_us);
 			break;
 		}
+		case RECORD_RESCAN:
+			printf("%s.%03u %s rescan after an overflow: %s %s\n", t,
+			       (unsigned)(rec->time_usec % 1000000u / 1000u), rec->rule,
+			       rec->change ? rec->change : "?",
+			       rec->path ? text_escaped(p, sizeof(p), rec->path)
+					 : "(unknown path)");
+			break;
 		case RECORD_STATS:
 			printf("%s.%03u %s permission counters: %" PRIu64 " allowed, %" PRIu64
 			       " denied, %" PRIu64 " on deadline\n",
@@ -1029,6 +1048,152 @@ static bool rate_ok(struct engine *e, struct erule *r) {
 	return false;
 }
 
+/* ------------------------------------------------------------------------ */
+/* overflow recovery                                                        */
+/* ------------------------------------------------------------------------ */
+
+/* Timestamps of files are taken from a coarse clock (a jiffy behind the
+ * real time): look that much further back. */
+#define RESCAN_SLACK_USEC 20000u
+#define RESCAN_BACKOFF_MIN 0.2
+#define RESCAN_BACKOFF_MAX 10.0
+#define RESCAN_QUIET_SEC 30u
+
+static bool stx_after(const struct statx_timestamp *t, uint64_t usec) {
+	return (uint64_t)t->tv_sec * 1000000u + t->tv_nsec / 1000u >= usec;
+}
+
+static void rescan_emit(struct engine *e, struct erule *r, const char *path, const char *change,
+			bool dir) {
+	struct record rec = {
+		.kind = RECORD_RESCAN,
+		.time_usec = now_realtime_usec(),
+		.rule = r->conf->name,
+		.mask = dir ? FAN_ONDIR : 0,
+		.path = path,
+		.uid = (uid_t)-1,
+		.change = change,
+	};
+
+	if (excluded(r, path) || (dir && !r->conf->ondir) || !rate_ok(e, r))
+		return;
+	r->stats.events++;
+	e->events++;
+	emit(e, r, &rec);
+}
+
+/* One object: created (born in the gap), modified (changed in the gap), or,
+ * for a directory, its entries changed (created, deleted or moved). */
+static void rescan_one(struct engine *e, struct erule *r, int dirfd, const char *name,
+		       const char *path, uint64_t since, bool *is_dir) {
+	const uint64_t ev = r->conf->events;
+	struct statx sx;
+
+	*is_dir = false;
+	if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
+		  STATX_TYPE | STATX_MTIME | STATX_CTIME | STATX_BTIME, &sx) < 0)
+		return;
+	*is_dir = S_ISDIR(sx.stx_mode);
+	if ((sx.stx_mask & STATX_BTIME) && stx_after(&sx.stx_btime, since)) {
+		if (ev & (FAN_CREATE | FAN_MOVED_TO))
+			rescan_emit(e, r, path, "created", *is_dir);
+	} else if (!*is_dir && stx_after(&sx.stx_ctime, since)) {
+		if (ev & (FAN_MODIFY | FAN_CLOSE_WRITE | FAN_ATTRIB | FAN_CREATE | FAN_MOVED_TO))
+			rescan_emit(e, r, path, "modified", false);
+	}
+	if (*is_dir && stx_after(&sx.stx_mtime, since) &&
+	    (ev & (FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM | FAN_MOVED_TO | FAN_RENAME)))
+		rescan_emit(e, r, path, "changed", true);
+}
+
+/* Walk dir (depth 1, or all of it), reporting what changed since since;
+ * a recursive inotify tree also gets the watches it lost. */
+static void rescan_dir(struct engine *e, struct erule *r, struct emark *root, const char *dir,
+		       bool recursive, uint64_t since) {
+	struct dirent *de;
+	DIR *d;
+
+	if (excluded_by_path(r, dir))
+		return;
+	if (root && !has_sub(root, dir) && strcmp(dir, root->canon) != 0)
+		tree_add(e, &e->st, root, dir, true, false);
+	d = opendir_nofollow(dir);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		_cleanup_free_ char *path = NULL;
+		bool is_dir;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (asprintf(&path, "%s/%s", strcmp(dir, "/") == 0 ? "" : dir, de->d_name) < 0)
+			break;
+		rescan_one(e, r, dirfd(d), de->d_name, path, since, &is_dir);
+		if (is_dir && recursive)
+			rescan_dir(e, r, root, path, true, since);
+	}
+	closedir(d);
+}
+
+static void rescan_rule(struct engine *e, struct erule *r) {
+	uint64_t since =
+	    r->rescan_since > RESCAN_SLACK_USEC ? r->rescan_since - RESCAN_SLACK_USEC : 0;
+
+	r->rescan_pending = false;
+	e->rescans++;
+	for (size_t i = 0; i < e->st.n_marks; i++) {
+		struct emark *m = e->st.marks[i];
+		bool dir_self;
+
+		if (m->rule != r || !m->mark || m->spec.mask == 0 || !m->canon)
+			continue;
+		if (m->scope == SCOPE_SUBTREE && m->subtree) {
+			rescan_one(e, r, AT_FDCWD, m->subtree, m->subtree, since, &dir_self);
+			if (dir_self)
+				rescan_dir(e, r,
+					   m->spec.type == FSN_MARK_INOTIFY && m->subtree_recursive
+					       ? m
+					       : NULL,
+					   m->subtree, m->subtree_recursive, since);
+		} else if (m->scope == SCOPE_OBJECT) {
+			rescan_one(e, r, AT_FDCWD, m->canon, m->canon, since, &dir_self);
+			if (dir_self)
+				rescan_dir(e, r, NULL, m->canon, false, since);
+		}
+	}
+}
+
+static void on_rescan_timer(struct ev_loop *loop, ev_timer *w, int revents) {
+	struct engine *e = w->data;
+
+	for (size_t i = 0; i < e->st.n_rules; i++)
+		if (e->st.rules[i].rescan_pending) {
+			log_info("rule '%s': rescanning its paths after an overflow",
+				 e->st.rules[i].conf->name);
+			rescan_rule(e, &e->st.rules[i]);
+		}
+}
+
+/* Rescan soon, but not at every overflow of a storm: the delay doubles
+ * while overflows keep coming (up to 10 s) and is back to 0.2 s after 30 s
+ * without one. Returns the delay. */
+static double rescan_schedule(struct engine *e) {
+	uint64_t now = now_monotonic_sec();
+
+	if (e->last_overflow && now - e->last_overflow < RESCAN_QUIET_SEC)
+		e->rescan_backoff = e->rescan_backoff * 2 > RESCAN_BACKOFF_MAX
+					? RESCAN_BACKOFF_MAX
+					: e->rescan_backoff * 2;
+	else
+		e->rescan_backoff = RESCAN_BACKOFF_MIN;
+	e->last_overflow = now;
+	if (!ev_is_active(&e->rescan_timer)) {
+		ev_timer_set(&e->rescan_timer, e->rescan_backoff, 0.);
+		ev_timer_start(e->loop, &e->rescan_timer);
+	}
+	return e->rescan_backoff;
+}
+
 static void report_overflow(struct engine *e, const struct fsn_event *ev) {
 	char names[1024] = "";
 	size_t pos = 0;
@@ -1054,6 +1219,10 @@ static void report_overflow(struct engine *e, const struct fsn_event *ev) {
 			continue;
 		r->seen = seq;
 		r->stats.overflows++;
+		/* what was lost happened after the queues were last read empty */
+		if (!r->rescan_pending || e->drained_usec < r->rescan_since)
+			r->rescan_since = e->drained_usec;
+		r->rescan_pending = true;
 		rec = (struct record){
 			.kind = RECORD_OVERFLOW,
 			.time_usec = now_realtime_usec(),
@@ -1073,9 +1242,10 @@ static void report_overflow(struct engine *e, const struct fsn_event *ev) {
 			 ev->group ? fsn_group_get_id(ev->group) : 0);
 	fields[0] = f_group;
 	log_notable(LOG_WARNING, FSND_MID_OVERFLOW, fields,
-		    "%s queue overflowed: events were lost for rule(s) %s",
+		    "%s queue overflowed: events were lost for rule(s) %s; their paths are "
+		    "rescanned in %.1f s",
 		    ev->source == FSN_SOURCE_INOTIFY ? "inotify" : "fanotify",
-		    names[0] ? names : "(none)");
+		    names[0] ? names : "(none)", rescan_schedule(e));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1704,6 +1874,8 @@ static int engine_dispatch(struct engine *e, unsigned budget) {
 		return (int)budget; /* more may be queued */
 	flush_from(e);
 	settle_move(e, NULL);
+	if (r >= 0)
+		e->drained_usec = now_realtime_usec(); /* read empty (see report_overflow()) */
 	if (r < 0)
 		log_error("reading events: %s", strerror(-r));
 	return r;
@@ -2333,18 +2505,12 @@ static size_t count_dirs(const struct erule *r, const char *dir, size_t cap) {
 	size_t n = 1;
 	struct dirent *de;
 	DIR *d;
-	int fd;
 
 	if (excluded_by_path(r, dir))
 		return 0;
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
+	d = opendir_nofollow(dir);
+	if (!d)
 		return 1;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return 1;
-	}
 	while (n <= cap && (de = readdir(d))) {
 		_cleanup_free_ char *sub = NULL;
 		struct stat st;
@@ -2661,6 +2827,9 @@ int engine_new(struct ev_loop *loop, struct engine **ret) {
 	ev_io_start(loop, &e->io);
 	ev_timer_init(&e->drop_timer, on_drop_timer, 0., 1.);
 	e->drop_timer.data = e;
+	ev_timer_init(&e->rescan_timer, on_rescan_timer, 0., 0.);
+	e->rescan_timer.data = e;
+	e->drained_usec = now_realtime_usec();
 	*ret = e;
 	return 0;
 }
@@ -2670,6 +2839,7 @@ struct engine *engine_free(struct engine *e) {
 		return NULL;
 	ev_io_stop(e->loop, &e->io);
 	ev_timer_stop(e->loop, &e->drop_timer);
+	ev_timer_stop(e->loop, &e->rescan_timer);
 	/* every permission event answered first (reports still reach the outputs) */
 	e->guard = guard_free(e->guard);
 	perm_free(&e->st, false);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "fsn-uapi.h"
 #include "fsn.h"
 #include "output-private.h"
 
@@ -308,6 +309,7 @@ const char *record_kind_name(enum record_kind k) {
 	case RECORD_DROPPED: return "dropped";
 	case RECORD_DECISION: return "decision";
 	case RECORD_STATS: return "stats";
+	case RECORD_RESCAN: return "rescan";
 	}
 	return "unknown";
 }
@@ -380,6 +382,10 @@ int record_to_json(const struct record *r, char *buf, size_t len) {
 		     r->perm->audited, r->perm->deadline);
 		putf(buf, len, &pos, ",\"latency_p50_us\":%" PRIu64 ",\"latency_p99_us\":%" PRIu64,
 		     r->perm->latency_p50_us, r->perm->latency_p99_us);
+	}
+	if (r->kind == RECORD_RESCAN) {
+		put_string(buf, len, &pos, "change", r->change);
+		putf(buf, len, &pos, ",\"ondir\":%s", (r->mask & FAN_ONDIR) ? "true" : "false");
 	}
 	if (r->kind == RECORD_DROPPED)
 		putf(buf, len, &pos, ",\"count\":%" PRIu64, r->count);

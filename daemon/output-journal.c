@@ -122,6 +122,11 @@ static void format_message(const struct record *r, const char *events, char *msg
 		msg_printf(msg, len, &pos, ", %" PRIu64 " us)", r->latency_us);
 		break;
 	}
+	case RECORD_RESCAN:
+		msg_printf(msg, len, &pos, ": rescan after an overflow: %s ",
+			   r->change ? r->change : "?");
+		msg_escape(msg, len, &pos, r->path ? r->path : "(unknown path)");
+		break;
 	case RECORD_STATS:
 		if (r->perm)
 			msg_printf(msg, len, &pos,
@@ -139,6 +144,7 @@ static void format_message(const struct record *r, const char *events, char *msg
 static const char *record_priority(const struct record *r) {
 	switch (r->kind) {
 	case RECORD_EVENT:
+	case RECORD_RESCAN:
 	case RECORD_STATS: return "6";
 	case RECORD_DECISION: return r->verdict && r->verdict->deny ? "5" : "6";
 	default: return "4";
@@ -182,6 +188,8 @@ static void journal_emit(struct output *o, const struct record *r) {
 		snprintf(num, sizeof(num), "%" PRIu64, r->count);
 		field_str(&f, "FSN_COUNT", num);
 	}
+	if (r->kind == RECORD_RESCAN && r->change)
+		field_str(&f, "FSN_CHANGE", r->change);
 	if (r->kind == RECORD_DECISION && r->verdict) {
 		char v[64];
 

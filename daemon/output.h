@@ -25,6 +25,7 @@ enum record_kind {
 			     many */
 	RECORD_DECISION,  /* a permission rule answered an event (verdict, by, ...) */
 	RECORD_STATS,     /* a permission rule's counters (perm) */
+	RECORD_RESCAN,    /* after an overflow: what a rescan found changed in the gap (change) */
 };
 
 /* A permission rule's counters, for RECORD_STATS. */
@@ -54,6 +55,9 @@ struct record {
 	uint64_t latency_us;           /* reading the event to writing the answer */
 	/* RECORD_STATS */
 	const struct perm_counts *perm;
+	/* RECORD_RESCAN: "created", "modified" or "changed" (a directory whose
+	 * entries changed: something in it was created, deleted or moved) */
+	const char *change;
 };
 
 struct output;
@@ -161,7 +165,7 @@ size_t base64_encode(char *buf, size_t len, const void *data, size_t n);
  * the length, or the length needed if it does not fit (like snprintf).
  * Keys, in this order:
  *   time      RFC 3339 UTC with microseconds, "2026-11-30T04:52:09.123456Z"
- *   kind      "event" | "overflow" | "dropped" | "decision" | "stats"
+ *   kind      "event" | "overflow" | "dropped" | "decision" | "stats" | "rescan"
  *   rule      the rule name, or null
  *   events    (event; overflow when mask != 0) array of names as
  *             fsn_mask_format(FSN_MASK_FANOTIFY_EVENT) prints them
@@ -178,6 +182,8 @@ size_t base64_encode(char *buf, size_t len, const void *data, size_t n);
  *   decision  (decision) the 1-based index of the decision that matched, or null
  *   latency_us (decision) from reading the event to writing the answer
  *   allowed, denied, audited, deadline, latency_p50_us, latency_p99_us  (stats)
+ *   change    (rescan) "created" | "modified" | "changed"; path, and "ondir":
+ *             true for a directory
  *
  * The guarantee for consumers: when "path_b64" is absent, the JSON string
  * "path" decodes to exactly the filename bytes (`jq -j .path` prints them,

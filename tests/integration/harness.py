@@ -269,8 +269,15 @@ def validate_record(obj):
     if t is not None and not (isinstance(t, str) and RFC3339_USEC.match(t)):
         bad.append(f"time {t!r} is not RFC 3339 UTC with microseconds")
     kind = obj.get("kind")
-    if kind not in ("event", "overflow", "dropped", "decision", "stats"):
-        bad.append(f"kind {kind!r} is not event/overflow/dropped/decision/stats")
+    if kind not in ("event", "overflow", "dropped", "decision", "stats", "rescan"):
+        bad.append(f"kind {kind!r} is not event/overflow/dropped/decision/stats/rescan")
+    if kind == "rescan":
+        if obj.get("change") not in ("created", "modified", "changed"):
+            bad.append(f"rescan change {obj.get('change')!r} is not created/modified/changed")
+        if not isinstance(obj.get("path"), str):
+            bad.append("rescan record without a path")
+        if not isinstance(obj.get("ondir"), bool):
+            bad.append(f"rescan ondir {obj.get('ondir')!r} is not a boolean")
     if kind == "event":
         for k in ("events", "path", "pid", "comm", "uid"):
             if k not in obj:

@@ -30,6 +30,7 @@ import harness  # noqa: E402
 from harness import Fail, Skip  # noqa: E402
 import cases  # noqa: E402
 import cases_perm  # noqa: E402,F401 — registers its cases in cases.TESTS
+import cases_tree  # noqa: E402,F401 — the same
 
 INNER_ENV = "FSND_IT_NAMESPACE"
 TEST_TIMEOUT = 40  # seconds, for one test (a hung daemon must not hang the suite)
