@@ -98,6 +98,7 @@ struct erule {
 	unsigned n_failed;            /* marks that could not be placed */
 	bool limit_logged;            /* the max_marks warning was logged */
 	struct perm_counts last_perm; /* permission rules: counters last reported */
+	bool limit_hit;               /* recursive inotify: a watch did not fit (ENOSPC) */
 	bool rescan_pending;          /* an overflow hit it: rescan its scope */
 	uint64_t rescan_since;        /* realtime us: changes since then are reported */
 };
@@ -206,6 +207,7 @@ struct engine {
 	int foreign_mntns; /* mntns_foreign(): 1 a namespace of its own, 0 shared, <0 unknown */
 	bool foreground;
 	bool has_exec;
+	bool placing_tree; /* place_planned() walks a new tree: limits are its business */
 
 	/* inotify marks by inode */
 	struct emark **ihash;
@@ -621,10 +623,17 @@ static int emark_place(struct engine *e, struct emark *m, unsigned *count, unsig
 	m->dev = st.st_dev;
 	m->ino = st.st_ino;
 	m->is_dir = S_ISDIR(st.st_mode);
-	if (statfs(m->path, &sfs) == 0)
-		memcpy(m->fsid, &sfs.f_fsid, sizeof(m->fsid));
 	free(m->canon);
-	m->canon = canonical(m->path);
+	if (m->parent) {
+		/* a sub-watch: found below a canonical directory, never through
+		 * a symlink, so its path is canonical already; inotify marks have
+		 * no use for the fsid */
+		m->canon = strdup(m->path);
+	} else {
+		if (statfs(m->path, &sfs) == 0)
+			memcpy(m->fsid, &sfs.f_fsid, sizeof(m->fsid));
+		m->canon = canonical(m->path);
+	}
 	if (!m->canon)
 		return -ENOMEM;
 	m->have_handle = spec.type == FSN_MARK_INODE && object_fid(m, flags, &m->fid) == 0;
@@ -802,7 +811,10 @@ static void tree_add(struct engine *e, struct state *s, struct emark *root, cons
 		sub->spec.flags |= FSN_MARK_F_ONLYDIR | FSN_MARK_F_DONT_FOLLOW;
 		r = emark_place(e, sub, &s->n_placed, s->config->max_marks, why, sizeof(why));
 		if (r < 0) {
-			if (r != -ENOENT && r != -ENOTDIR && !root->rule->limit_logged) {
+			if (r == -ENOSPC)
+				root->rule->limit_hit = true; /* (see place_planned()) */
+			if (r != -ENOENT && r != -ENOTDIR && !root->rule->limit_logged &&
+			    !(r == -ENOSPC && e->placing_tree)) {
 				/* once per rule: the tree is too big or the kernel says no */
 				root->rule->limit_logged = true;
 				mark_failure(e, sub, r, why[0] ? why : NULL);
@@ -883,15 +895,21 @@ static void tree_rename(struct emark *root, const char *from, const char *to) {
 
 /* A planned mark and its sub-watches leave the kernel and memory (their
  * state is going away). */
-static void mark_drop(struct engine *e, struct emark *m) {
+/* The sub-watches of m leave the kernel and memory; count: as for
+ * emark_unplace(). */
+static void drop_subs(struct engine *e, struct emark *m, unsigned *count) {
 	for (size_t i = 0; i < m->n_subs; i++) {
-		emark_unplace(e, m->subs[i], NULL);
+		emark_unplace(e, m->subs[i], count);
 		emark_free(m->subs[i]);
 	}
 	m->n_subs = 0;
 	free(m->sidx);
 	m->sidx = NULL;
 	m->sidx_size = 0;
+}
+
+static void mark_drop(struct engine *e, struct emark *m) {
+	drop_subs(e, m, NULL);
 	emark_unplace(e, m, NULL);
 	emark_free(m);
 }
@@ -2543,47 +2561,40 @@ static unsigned long read_ulong(const char *path) {
 	return v;
 }
 
-/* A recursive inotify tree needs a watch per directory: compare with what
- * the kernel (fs.inotify.max_user_watches, shared by all of this user's
- * processes) and limits.max_marks allow, before placing any. Returns 1 to
- * place the whole tree, 0 for the top directory only (degrade), -EINVAL
- * when the rule refuses (why filled). */
-static int check_watch_limit(struct engine *e, struct state *s, struct emark *m, char *why,
+/* A recursive inotify tree needs a watch per directory, against
+ * fs.inotify.max_user_watches (shared by all of this user's processes)
+ * and limits.max_marks. The tree is placed first (one walk); only when a
+ * watch did not fit is it counted, and the rule's watch_limit applied:
+ * warn (keep what fits), degrade (the top directory only) or refuse
+ * (nothing; -EINVAL). why says how many watches were needed. */
+static int apply_watch_limit(struct engine *e, struct state *s, struct emark *m, char *why,
 			     size_t whylen) {
 	const struct rule_conf *rc = m->rule->conf;
 	unsigned long sys = read_ulong("/proc/sys/fs/inotify/max_user_watches");
-	unsigned long room =
-	    s->config->max_marks > s->n_placed ? s->config->max_marks - s->n_placed : 0;
-	const char *which = "limits.max_marks";
+	bool marks = s->config->max_marks > 0 && s->n_placed >= s->config->max_marks;
+	size_t need = count_dirs(m->rule, m->canon, COUNT_DIRS_MAX);
 	char p[PATH_MAX];
-	size_t need;
 
-	if (sys > 0 && sys - (sys > e->ihash_n ? e->ihash_n : sys) < room) {
-		room = sys - (sys > e->ihash_n ? e->ihash_n : sys);
-		which = "fs.inotify.max_user_watches";
-	}
-	/* (the top directory's watch is placed already; counted exactly up to
-	 * COUNT_DIRS_MAX, so the message can say how many are needed) */
-	need = count_dirs(m->rule, m->canon, COUNT_DIRS_MAX) - 1;
-	if (need <= room)
-		return 1;
 	snprintf(
 	    why, whylen,
 	    "rule '%s': \"%s\" needs %s%zu inotify watches (one per directory), and %s "
-	    "(%lu%s) leaves room for %lu: %s",
+	    "(%lu%s) left room for %zu: %s",
 	    rc->name, text_escaped(p, sizeof(p), m->canon),
-	    need + 1 >= COUNT_DIRS_MAX ? "more than " : "", need + 1, which,
-	    which[0] == 'f' ? sys : (unsigned long)s->config->max_marks,
-	    which[0] == 'f' ? ", shared by all of this user's inotify watches" : "", room + 1,
+	    need >= COUNT_DIRS_MAX ? "more than " : "", need,
+	    marks ? "limits.max_marks" : "fs.inotify.max_user_watches",
+	    marks ? (unsigned long)s->config->max_marks : sys,
+	    marks ? "" : ", shared by all of this user's inotify watches", m->n_subs + 1,
 	    rc->watch_limit == WATCH_LIMIT_REFUSE ? "not placed (watch_limit = \"refuse\")"
 	    : rc->watch_limit == WATCH_LIMIT_DEGRADE
 		? "watching the top directory only (watch_limit = \"degrade\")"
 		: "watching what fits, the rest is not watched (watch_limit = \"warn\"); raise "
 		  "the limit, or use mark = \"filesystem\" (no watches at all)");
+	if (rc->watch_limit != WATCH_LIMIT_WARN)
+		drop_subs(e, m, &s->n_placed); /* m itself stays */
 	if (rc->watch_limit == WATCH_LIMIT_REFUSE)
 		return -EINVAL;
 	log_warning("%s", why);
-	return rc->watch_limit == WATCH_LIMIT_DEGRADE ? 0 : 1;
+	return 0;
 }
 
 /* A fresh mark for the new state; a failure is logged, and fatal (-EINVAL,
@@ -2616,8 +2627,11 @@ static int place_planned(struct engine *e, struct state *s, const struct plan_ma
 		return -EINVAL;
 	}
 	if (m->spec.type == FSN_MARK_INOTIFY && m->subtree_recursive && m->is_dir) {
-		k = check_watch_limit(e, s, m, why, sizeof(why));
-		if (k < 0) {
+		r->limit_hit = false;
+		e->placing_tree = true;
+		tree_add(e, s, m, m->canon, false, false);
+		e->placing_tree = false;
+		if (r->limit_hit && apply_watch_limit(e, s, m, why, sizeof(why)) < 0) {
 			r->n_failed++;
 			emark_unplace(e, m, &s->n_placed);
 			emark_free(m);
@@ -2628,7 +2642,7 @@ static int place_planned(struct engine *e, struct state *s, const struct plan_ma
 				 r->conf->name, why);
 			return -EINVAL;
 		}
-		if (k == 0) {
+		if (r->limit_hit && r->conf->watch_limit == WATCH_LIMIT_DEGRADE) {
 			m->subtree_recursive = false; /* degraded: one level */
 			free(m->subtree);
 			m->subtree = strdup(m->canon);
@@ -2636,8 +2650,6 @@ static int place_planned(struct engine *e, struct state *s, const struct plan_ma
 	}
 	r->n_marks++;
 	s->marks[s->n_marks++] = m;
-	if (m->spec.type == FSN_MARK_INOTIFY && m->subtree_recursive && m->is_dir)
-		tree_add(e, s, m, m->canon, false, false);
 	return 0;
 }
 
