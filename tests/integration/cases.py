@@ -325,15 +325,15 @@ def max_marks_bound(t):
 @test
 def max_marks_hostile_name(t):
     # The max_marks message names the directory a recursive inotify rule
-    # could not watch: a name the daemon found by walking the tree, so
-    # attacker-controlled bytes, which must reach the log escaped.
+    # could not watch: a directory created after the start, so a name
+    # from an attacker, which must reach the log escaped.
     top = t.mkdir("top")
-    for i in range(3):
-        os.mkdir(os.path.join(os.fsencode(top), b"d%d\n\x1b[31mevil" % i))
     d, out, _ = start(t, [rule("r-rec", [top], mark="inotify", recursive=True,
                                events=["create"])],
                       top="limits = { max_marks = 1; };")
     c = t.child()
+    for i in range(3):
+        c.do("mkdir", path=os.path.join(os.fsencode(top), b"d%d\n\x1b[31mevil" % i))
     t.marker(c, out, top, d)
     err = d.stderr()
     check(re.search(r"max_marks \(1\) reached", err),
