@@ -40,6 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dcache.h"
 #include "engine.h"
 #include "fsn-uapi.h"
 #include "guard.h"
@@ -198,7 +199,8 @@ struct engine {
 	uint64_t drained_usec;  /* realtime: when the queues were last read empty */
 	uint64_t rescans;
 	struct fsn_ctx *ctx;
-	struct guard *guard; /* permission rules' thread, once there were any */
+	struct dcache *dcache; /* directory paths by handle (see dcache.h) */
+	struct guard *guard;   /* permission rules' thread, once there were any */
 	bool mlocked;
 	struct retired *retired; /* permission rules replaced by reloads */
 	size_t n_retired;
@@ -1542,22 +1544,80 @@ static void match_mark(struct engine *e, const struct emark *m, struct evinfo *x
 	emit(e, r, &rec);
 }
 
+/* Whether the event's group sees every directory move on the filesystem
+ * of fsid (a filesystem mark there with moved_from on directories): then
+ * directory paths of its events can be cached (dcache.h). */
+static bool dir_moves_seen(const struct engine *e, const struct fsn_event *ev,
+			   const int32_t fsid[2]) {
+	unsigned klass, report, tag;
+
+	if (!ev->group)
+		return false;
+	klass = fsn_group_get_class(ev->group);
+	report = fsn_group_get_report(ev->group);
+	tag = fsn_group_get_tag(ev->group);
+	for (size_t i = 0; i < e->st.n_marks; i++) {
+		const struct emark *m = e->st.marks[i];
+
+		if (m->mark && m->spec.type == FSN_MARK_FILESYSTEM && m->spec.klass == klass &&
+		    m->spec.report == report && m->spec.group_tag == tag &&
+		    fsid_equal(m->fsid, fsid) && (m->placed_mask & FAN_MOVED_FROM) &&
+		    (m->placed_mask & FAN_ONDIR))
+			return true;
+	}
+	return false;
+}
+
+/* dir's entry name (NULL or ".": dir itself) into buf; its length or -errno. */
+static int join_name(const char *dir, const char *name, char *buf, size_t len) {
+	int n;
+
+	if (!name || !name[0] || strcmp(name, ".") == 0)
+		n = snprintf(buf, len, "%s", dir);
+	else
+		n = snprintf(buf, len, "%s/%s", strcmp(dir, "/") == 0 ? "" : dir, name);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : n;
+}
+
+/* The path of dfid's entry name: the directory's path from the group's
+ * cache when its moves are seen, else resolved (and then cached). */
+static int dir_entry_path(struct engine *e, const struct fsn_event *ev, const struct fsn_fid *dfid,
+			  const char *name, char *buf, size_t len) {
+	unsigned gid = ev->group ? fsn_group_get_id(ev->group) : 0;
+	bool cacheable = gid && dir_moves_seen(e, ev, dfid->fsid);
+	const char *dir = cacheable ? dcache_get(e->dcache, gid, dfid) : NULL;
+	char tmp[PATH_MAX];
+	bool deleted = false;
+	int r;
+
+	if (dir)
+		return join_name(dir, name, buf, len);
+	if (!cacheable)
+		return fsn_ctx_fid_path(e->ctx, dfid, name, buf, len, NULL);
+	r = fsn_ctx_fid_path(e->ctx, dfid, NULL, tmp, sizeof(tmp), &deleted);
+	if (r < 0)
+		return r;
+	if (!deleted)
+		dcache_put(e->dcache, gid, dfid, tmp);
+	return join_name(tmp, name, buf, len);
+}
+
 /* Resolve a fanotify event's paths into buffers. */
 static void resolve_fanotify(struct engine *e, struct fsn_event *ev, char *path, char *old,
 			     size_t len, struct evinfo *x) {
 	if ((ev->has & FSN_HAS_NEW) &&
-	    fsn_ctx_fid_path(e->ctx, &ev->new_dfid, ev->new_name, path, len, NULL) >= 0)
+	    dir_entry_path(e, ev, &ev->new_dfid, ev->new_name, path, len) >= 0)
 		x->path = path;
 	if ((ev->has & FSN_HAS_OLD) &&
-	    fsn_ctx_fid_path(e->ctx, &ev->old_dfid, ev->old_name, old, len, NULL) >= 0) {
+	    dir_entry_path(e, ev, &ev->old_dfid, ev->old_name, old, len) >= 0) {
 		if (x->path)
 			x->old_path = old;
 		else
 			x->path = old;
 	}
 	if (!x->path && (ev->has & FSN_HAS_DFID) &&
-	    fsn_ctx_fid_path(e->ctx, &ev->dfid, (ev->has & FSN_HAS_NAME) ? ev->name : NULL, path,
-			     len, NULL) >= 0)
+	    dir_entry_path(e, ev, &ev->dfid, (ev->has & FSN_HAS_NAME) ? ev->name : NULL, path,
+			   len) >= 0)
 		x->path = path;
 	if (!x->path && (ev->has & FSN_HAS_FID) &&
 	    fsn_ctx_fid_path(e->ctx, &ev->fid, NULL, path, len, NULL) >= 0)
@@ -1572,6 +1632,9 @@ static void on_fanotify(struct engine *e, struct fsn_event *ev) {
 	unsigned klass, report, tag;
 
 	if (ev->mask & FAN_Q_OVERFLOW) {
+		/* directory moves may be among what was lost */
+		if (ev->group)
+			dcache_forget_group(e->dcache, fsn_group_get_id(ev->group));
 		report_overflow(e, ev);
 		return;
 	}
@@ -1595,6 +1658,12 @@ static void on_fanotify(struct engine *e, struct fsn_event *ev) {
 	if (x.ondir && (ev->mask & (FAN_MOVED_FROM | FAN_RENAME | FAN_MOVE_SELF)) &&
 	    (ev->has & FSN_HAS_FID))
 		fsn_ctx_fid_forget(e->ctx, &ev->fid);
+	if (x.ondir && ev->group && (ev->mask & (FAN_MOVED_FROM | FAN_RENAME | FAN_DELETE))) {
+		const char *gone = (ev->mask & FAN_RENAME) && x.old_path ? x.old_path : x.path;
+
+		if (gone)
+			dcache_forget_below(e->dcache, fsn_group_get_id(ev->group), gone);
+	}
 	/* gone, but one of ours: it has the path it was marked with */
 	for (size_t i = 0; !x.path && i < e->st.n_marks; i++) {
 		const struct emark *m = e->st.marks[i];
@@ -2828,8 +2897,14 @@ int engine_new(struct ev_loop *loop, struct engine **ret) {
 	e->loop = loop;
 	e->self = getpid();
 	e->foreign_mntns = mntns_foreign();
+	r = dcache_new(65536, &e->dcache);
+	if (r < 0) {
+		free(e);
+		return r;
+	}
 	r = fsn_ctx_new(&e->ctx);
 	if (r < 0) {
+		dcache_free(e->dcache);
 		free(e);
 		return r;
 	}
@@ -2868,6 +2943,7 @@ struct engine *engine_free(struct engine *e) {
 	plan_free(e->st.plan);
 	config_free(e->st.config);
 	fsn_ctx_free(e->ctx);
+	dcache_free(e->dcache);
 	free(e->ihash);
 	free(e->pcache);
 	for (size_t i = 0; i < SYNTH_SLOTS; i++)
@@ -2939,6 +3015,13 @@ int engine_apply(struct engine *e, struct config *c, char *err, size_t errlen) {
 
 	state_commit(e, old, &s);
 	if (old) {
+		/* groups may have gone (and their ids come back): start afresh */
+		struct dcache *fresh = NULL;
+
+		if (dcache_new(65536, &fresh) >= 0) {
+			dcache_free(e->dcache);
+			e->dcache = fresh;
+		}
 		e->reloaded = true;
 		e->reload_error[0] = '\0';
 	}

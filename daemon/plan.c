@@ -779,6 +779,16 @@ static void decide(struct planner *pl, const struct rule_conf *rule, struct deci
 		if (rule->ondir && (d->is_dir || d->type != FSN_MARK_INODE))
 			d->mask |= FAN_ONDIR;
 	}
+	/* A filesystem mark also hears every directory move (the rule does not
+	 * report those it did not ask for): the daemon then caches directory
+	 * paths by file handle instead of resolving each event's. */
+	if (d->type == FSN_MARK_FILESYSTEM && sup(d->probe, FSN_FEAT_EVENT_DIRENT) &&
+	    (d->mask & ~(uint64_t)(FAN_ONDIR | FAN_EVENT_ON_CHILD))) {
+		d->mask |= FAN_MOVED_FROM | FAN_ONDIR;
+		append(pl, &d->why,
+		       "; with moved_from on directories, so the daemon learns every directory "
+		       "move and can cache directory paths");
+	}
 	if (!(d->mask & ~(uint64_t)(FAN_ONDIR | FAN_EVENT_ON_CHILD)))
 		d->ok = false; /* nothing left; a problem said why */
 }

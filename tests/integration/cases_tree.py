@@ -203,6 +203,33 @@ def tree_rename_dir(t, backend):
               f"old_path d; saw {len(moves)} move record(s): {moves}")
 
 
+@per_backend
+def tree_rename_ancestor(t, backend):
+    # A rule that asks only for creates: a/b/c/f1 is reported (the daemon
+    # knows where a/b/c is), then a is renamed to z, twice back and forth,
+    # each time followed by a create deep below: always the current path
+    # (the daemon's directory paths stay right across moves of a directory
+    # above them, moves it was not asked to report).
+    top = t.mkdir("top")
+    a = t.mkdir("top", "a")
+    os.makedirs(os.path.join(a, "b", "c"))
+    d, out, _ = start(t, [rule("r-anc", [top], events=["create"], **BACKENDS[backend])])
+    c = t.child(comm="fsnd-anc")
+    names = ["a", "z", "a", "z"]
+    for i, name in enumerate(names):
+        if i > 0:
+            c.do("rename", path=os.path.join(top, names[i - 1]), to=os.path.join(top, name))
+        f = os.path.join(top, name, "b", "c", "f%d" % i)
+        c.create(f)
+        out.wait(ev(f, "create", "r-anc"), f"{backend}: create of {f} after the renames",
+                 daemon=d)
+    m = t.marker(c, out, top, d)
+    want = {os.fsencode(os.path.join(top, n, "b", "c", "f%d" % i)) for i, n in enumerate(names)}
+    bad = [r for r in out.records[:m] if r.kind == "event" and b"/b/c/f" in (r.path or b"")
+           and r.path not in want]
+    check(not bad, f"{backend}: creates under a stale directory path: {bad[:4]}")
+
+
 # ---------------------------------------------------------------------------
 # Deletes deep in the tree
 # ---------------------------------------------------------------------------

@@ -235,7 +235,10 @@ START_TEST(test_auto_recursive_filesystem) {
 	ck_assert_uint_eq(fx.p->n_marks, 1);
 	ck_assert_uint_eq(fx.p->n_problems, 0);
 	m = &fx.p->marks[0];
-	assert_fan(m, FSN_MARK_FILESYSTEM, DP(&fx, "tree"), FAN_MODIFY | FAN_CREATE | FAN_ONDIR, 0);
+	/* (moved_from on directories: for the daemon's directory path cache) */
+	assert_fan(m, FSN_MARK_FILESYSTEM, DP(&fx, "tree"),
+		   FAN_MODIFY | FAN_CREATE | FAN_MOVED_FROM | FAN_ONDIR, 0);
+	assert_contains(m->why, "with moved_from on directories");
 	ck_assert_str_eq(m->subtree, DP(&fx, "tree"));
 	ck_assert(m->subtree_recursive);
 	ck_assert(!m->children_dirent_only); /* children means nothing when recursive */
@@ -470,15 +473,15 @@ START_TEST(test_filesystem_explicit) {
 	ck_assert_uint_eq(fx.p->n_marks, 2);
 	ck_assert_uint_eq(fx.p->n_problems, 0);
 	m = &fx.p->marks[0];
-	assert_fan(m, FSN_MARK_FILESYSTEM, DP(&fx, "tree"), FAN_CREATE | FAN_FS_ERROR | FAN_RENAME,
-		   0);
+	assert_fan(m, FSN_MARK_FILESYSTEM, DP(&fx, "tree"),
+		   FAN_CREATE | FAN_FS_ERROR | FAN_RENAME | FAN_MOVED_FROM | FAN_ONDIR, 0);
 	ck_assert_str_eq(m->subtree, DP(&fx, "tree"));
 	ck_assert(!m->subtree_recursive);
 	ck_assert(m->children_dirent_only);
 	/* A file's own entry events are reported by a filesystem mark. */
 	m = &fx.p->marks[1];
-	assert_fan(m, FSN_MARK_FILESYSTEM, DP(&fx, "file"), FAN_CREATE | FAN_FS_ERROR | FAN_RENAME,
-		   0);
+	assert_fan(m, FSN_MARK_FILESYSTEM, DP(&fx, "file"),
+		   FAN_CREATE | FAN_FS_ERROR | FAN_RENAME | FAN_MOVED_FROM | FAN_ONDIR, 0);
 	ck_assert_str_eq(m->subtree, DP(&fx, "file"));
 	fx_done(&fx);
 
@@ -488,7 +491,7 @@ START_TEST(test_filesystem_explicit) {
 	fx_plan(&fx, "rules = ( { name = \"s\"; paths = [\"@D@/tree\"]; mark = \"filesystem\";\n"
 		     "  events = [\"create\", \"rename\"]; } );");
 	ck_assert_uint_eq(fx.p->n_marks, 1);
-	ck_assert_uint_eq(fx.p->marks[0].spec.mask, FAN_CREATE | FAN_ONDIR);
+	ck_assert_uint_eq(fx.p->marks[0].spec.mask, FAN_CREATE | FAN_MOVED_FROM | FAN_ONDIR);
 	assert_problem(fx.p, 0, DP(&fx, "tree"),
 		       "rename events with both names (FAN_RENAME): not supported by this kernel "
 		       "(EINVAL) cannot report rename",
@@ -640,7 +643,7 @@ START_TEST(test_exclusions) {
 
 	m = &fx.p->marks[3];
 	assert_fan(m, FSN_MARK_FILESYSTEM, DP(&fx, "tree"),
-		   FAN_CREATE | FAN_CLOSE_WRITE | FAN_FS_ERROR | FAN_ONDIR, 2);
+		   FAN_CREATE | FAN_CLOSE_WRITE | FAN_FS_ERROR | FAN_MOVED_FROM | FAN_ONDIR, 2);
 	snprintf(why, sizeof(why),
 		 "; exclude '%s': kernel ignore mark (events of it and its direct entries never "
 		 "reach the daemon) and a userspace filter for everything below it",
