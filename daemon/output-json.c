@@ -4,9 +4,14 @@
  * record_to_json()) to a file, opened O_APPEND and reopened on SIGUSR1, or
  * to stdout ("-").
  *
- * Lines are never torn or interleaved: each is handed to one write(); what
- * a write leaves over (short write, EAGAIN) waits in a buffer and goes out
- * before anything else. A regular file is written synchronously. A pipe,
+ * Lines are never torn or interleaved: complete lines are handed to
+ * write(); what a write leaves over (short write, EAGAIN) waits in a buffer
+ * and goes out before anything else. With a loop, the lines of one loop
+ * iteration (a burst of events) are collected and written together just
+ * before the loop waits again (an ev_prepare), or as soon as 64 KiB
+ * gathered: one write() per burst instead of one per record. Without a
+ * loop every line is written at once. A regular file is written
+ * synchronously. A pipe,
  * terminal or socket is written without blocking: a slow reader fills the
  * buffer (bounded, 1 MiB), an ev_io flushes it when the fd is writable, and
  * records that do not fit are dropped. Every record lost (dropped, or a
@@ -26,6 +31,8 @@
 #include "output-private.h"
 
 #define JSON_BUFFER_MAX (1024 * 1024)
+/* A batch is written when it reaches this size (else before the loop waits). */
+#define JSON_BATCH_FLUSH (64 * 1024)
 
 enum json_mode {
 	JSON_WRITE, /* write(): regular files, pipes, terminals */
@@ -38,6 +45,7 @@ struct json_output {
 	int fd;
 	enum json_mode mode;
 	ev_io io;
+	ev_prepare prep; /* with a loop: writes the batch before the loop waits */
 	/* Bytes waiting to be written: buf[off .. off+len). */
 	char *buf;
 	size_t off, len, cap, max;
@@ -150,10 +158,14 @@ static void buffer_discard(struct json_output *j, bool keep_partial, int err) {
 		j->partial = false;
 	}
 	if (lines > 0) {
+		char esc[512];
+
 		j->lost += lines;
-		output_failed(&j->head, lines, err, "%s",
-			      err ? "write failed, buffered records discarded"
-				  : "buffered records discarded");
+		if (err)
+			output_failed(&j->head, lines, err, "cannot write to %s",
+				      j->path ? text_escaped(esc, sizeof(esc), j->path) : "stdout");
+		else
+			output_failed(&j->head, lines, 0, "buffered records discarded");
 	}
 }
 
@@ -269,6 +281,15 @@ static void json_io_cb(struct ev_loop *loop, ev_io *w, int revents) {
 		report_lost(j);
 }
 
+/* Before the loop waits: the batch goes out (unless the fd refused more
+ * and the ev_io waits for it to take some). */
+static void on_prepare(struct ev_loop *loop, ev_prepare *w, int revents) {
+	struct json_output *j = w->data;
+
+	if (j->len > 0 && !ev_is_active(&j->io) && flush(j) == 0)
+		report_lost(j);
+}
+
 static void json_emit(struct output *o, const struct record *r) {
 	struct json_output *j = to_json(o);
 	char stack[16384], *line = stack, *heap = NULL;
@@ -291,10 +312,22 @@ static void json_emit(struct output *o, const struct record *r) {
 		line = heap;
 	}
 
-	if (j->len > 0)
-		flush(j);
-	report_lost(j);
-	ret = send_line(j, line, (size_t)n);
+	if (j->head.loop) {
+		/* batched: written before the loop waits (on_prepare), or now
+		 * when the batch is big; behind anything the fd refused */
+		report_lost(j);
+		if (j->len + (size_t)n > j->max)
+			ret = -ENOBUFS;
+		else
+			ret = buffer_append(j, line, (size_t)n);
+		if (ret == 0 && j->len >= JSON_BATCH_FLUSH && !ev_is_active(&j->io))
+			flush(j);
+	} else {
+		if (j->len > 0)
+			flush(j);
+		report_lost(j);
+		ret = send_line(j, line, (size_t)n);
+	}
 	if (ret == -ENOBUFS) {
 		j->lost++;
 		output_failed(o, 1, 0,
@@ -395,6 +428,10 @@ static void json_free(struct output *o) {
 
 	flush(j);
 	disarm(j);
+	if (j->head.loop) {
+		ev_ref(j->head.loop);
+		ev_prepare_stop(j->head.loop, &j->prep);
+	}
 	if (j->fd >= 0)
 		close(j->fd);
 	free(j->buf);
@@ -446,6 +483,12 @@ int output_json_open(const struct output_conf *conf, struct ev_loop *loop, struc
 		goto fail;
 	}
 	setup_fd(j, fd, own);
+	if (loop) {
+		ev_prepare_init(&j->prep, on_prepare);
+		j->prep.data = j;
+		ev_prepare_start(loop, &j->prep);
+		ev_unref(loop); /* it alone keeps nothing running */
+	}
 	*ret = &j->head;
 	return 0;
 

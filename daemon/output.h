@@ -81,9 +81,11 @@ struct output *output_close(struct output *o);
  * Emit one record. Never blocks for long; failures are counted and
  * reported through the daemon's log (once per burst of failures, and once
  * when it works again), not returned per record.
- *   json:    one line per record (record_to_json()), handed to one
- *            write(); lines are never torn or interleaved. A regular file
- *            is written synchronously; a pipe, terminal or socket without
+ *   json:    one line per record (record_to_json()); lines are never torn
+ *            or interleaved. With a loop, the lines of a loop iteration are
+ *            written together before the loop waits (or once 64 KiB
+ *            gathered); without, each at once. A regular file is written
+ *            synchronously; a pipe, terminal or socket without
  *            blocking, through a bounded buffer (1 MiB) flushed when
  *            writable: what does not fit is dropped. Every record lost
  *            (dropped, or a failed write: ENOSPC, EPIPE) is counted and,

@@ -1152,6 +1152,7 @@ START_TEST(test_json_epipe) {
 	o = open_json("-", ev_default_loop(0));
 	for (int i = 0; i < 3; i++)
 		output_emit(o, &r);
+	ev_run(ev_default_loop(0), EVRUN_NOWAIT); /* the batch is written before the loop waits */
 	output_counters(o, &emitted, &failed);
 	output_close(o);
 	log = capture_text(&cap);
@@ -1162,6 +1163,40 @@ START_TEST(test_json_epipe) {
 	ck_assert_uint_eq(failed, 3);
 	ck_assert_msg(count_str(log, "cannot write to stdout: Broken pipe") == 1, "log: %s", log);
 	free(log);
+}
+END_TEST
+
+/* With a loop, the records of one loop iteration are written together,
+ * before the loop waits: nothing in the file until then, then every line,
+ * in order, counted as emitted. */
+START_TEST(test_json_batch) {
+	struct record a = event("/a"), b = event("/b");
+	char dir[PATH_MAX], file[PATH_MAX];
+	uint64_t emitted, failed;
+	struct output *o;
+	char *s;
+	size_t len;
+
+	test_tmpdir(dir, sizeof(dir));
+	test_join(file, sizeof(file), dir, "out.json");
+	o = open_json(file, ev_default_loop(0));
+	output_emit(o, &a);
+	output_emit(o, &b);
+	s = read_file(file, &len);
+	ck_assert_uint_eq(len, 0);
+	free(s);
+	ev_run(ev_default_loop(0), EVRUN_NOWAIT);
+	assert_file_lines(file, &a, &b);
+	output_counters(o, &emitted, &failed);
+	ck_assert_uint_eq(emitted, 2);
+	ck_assert_uint_eq(failed, 0);
+	/* and what is left at close is written too */
+	output_emit(o, &a);
+	output_close(o);
+	s = read_file(file, &len);
+	ck_assert_uint_eq(count_str(s, "\n"), 3);
+	free(s);
+	test_rm_tree(dir);
 }
 END_TEST
 
@@ -1941,6 +1976,7 @@ Suite *fsn_suite_escape(void) {
 	tcase_add_test(tc, test_json_open_errors);
 	tcase_add_test(tc, test_json_enospc);
 	tcase_add_test(tc, test_json_epipe);
+	tcase_add_test(tc, test_json_batch);
 	tcase_add_test(tc, test_json_slow_pipe);
 	suite_add_tcase(s, tc);
 
