@@ -2,8 +2,8 @@
 /*
  * bench-private.h — declarations shared by the fsn-bench sources: the
  * statistics helpers (stats.c), a minimal JSON reader/writer (json.c), the
- * machine description and the subcommands (hooks.c, consumers.c, perm.c,
- * compare.c).
+ * machine description, the subcommands (hooks.c, consumers.c, perm.c,
+ * compare.c) and the result files they read back (compare.c, plot.c).
  */
 #pragma once
 
@@ -103,6 +103,10 @@ void bench_kill_wait(pid_t pid);
  * notify_socket is set, NOTIFY_SOCKET in its environment. The child gets
  * SIGTERM when the bench dies; a failed exec exits 127 saying why in logf. */
 int bench_spawn(char *const argv[], const char *logf, const char *notify_socket, pid_t *ret_pid);
+/* As bench_spawn, and when set: stdout to out_fd (stderr stays on logf), the
+ * working directory cwd (a failed chdir exits 127, as a failed exec). */
+int bench_spawn_in(char *const argv[], const char *cwd, int out_fd, const char *logf,
+		   const char *notify_socket, pid_t *ret_pid);
 /* Flush and close a file written with stdio: 0, or -errno of the first
  * failure (a write error reported late counts). */
 int bench_fclose(FILE *f);
@@ -136,6 +140,41 @@ int bench_hooks_main(int argc, char **argv);
 int bench_compare_main(int argc, char **argv);
 int bench_consumers_main(int argc, char **argv);
 int bench_perm_main(int argc, char **argv);
+int bench_plot_main(int argc, char **argv);
+
+/* ---- compare.c: reading result files back ---- */
+
+enum bench_kind {
+	BENCH_KIND_HOOKS,
+	BENCH_KIND_PERM,
+	BENCH_KIND_CONSUMERS,
+};
+
+/* Read and parse an fsn-bench result file of schema FSN_BENCH_SCHEMA_VERSION;
+ * its kind comes from "tool" and the arrays it must have ("results", and
+ * "ratios" for perm; "consumers"). Failures are explained on stderr. */
+int bench_result_load(const char *path, struct json **ret, enum bench_kind *ret_kind);
+/* false for a result that did not run (perm: a skipped scenario; consumers:
+ * one not installed): it has no figures. */
+bool bench_result_ran(const struct json *result);
+/* The kernel release a result file was measured on, or "?". */
+const char *bench_result_release(const struct json *doc);
+
+/* ---- plot.c: PNG plots with gnuplot ---- */
+
+/* A --plot argument, checked before a run: no control bytes, its directory
+ * writable. -EINVAL (explained on stderr) otherwise. */
+int bench_plot_check_path(const char *png);
+/* Plot a hooks or perm document, or two of one kind (b, b_name: NULL for
+ * one; a_name, b_name label them), to png. 0; 77 when gnuplot is not on
+ * PATH ("gnuplot not installed: no plot" on stderr); -errno. */
+int bench_plot_docs(enum bench_kind kind, const struct json *a, const char *a_name,
+		    const struct json *b, const char *b_name, const char *png);
+/* --plot of a run: plot json_path, or when it is NULL what write_json(path,
+ * userdata) writes to a temporary file. Without gnuplot only the message,
+ * and 0: the plot is optional. */
+int bench_plot_run(const char *png, const char *json_path,
+		   int (*write_json)(const char *path, const void *userdata), const void *userdata);
 
 /* ---- consumers.c helpers, also used by hooks ---- */
 

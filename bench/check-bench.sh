@@ -2,10 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The 'bench' suite: fsn-bench hooks --quick runs, writes JSON that parses,
 # and compare reads it back; fsn-bench consumers --quick runs against the
-# daemon and writes JSON naming every consumer; fsn-bench perm --quick
+# daemon and writes JSON naming every consumer; inotifywait and fatrace must
+# have run when installed (not installed fails with FSN_TESTS_MUST_RUN=1, as
+# in CI; tools/install-deps --tests installs them); fsn-bench perm --quick
 # measures all three scenarios (none, floor, fsnotifyd: a skipped fsnotifyd
-# fails the check) and compare reads that back too. Pass/fail is about the
-# tool working, never speed.
+# fails the check) and compare reads that back too; compare reads two
+# consumers files. When gnuplot is installed, `plot` and `--plot` write PNGs
+# (checked by their signature); without it those checks are skipped, and
+# `plot` with gnuplot hidden from PATH must say so and exit 77. Pass/fail is
+# about the tool working, never speed.
 # Usage: check-bench.sh FSN_BENCH [FSNOTIFYD]
 set -u
 bench=$1
@@ -19,6 +24,20 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0
 fail=0
+skip=0
+if command -v gnuplot >/dev/null 2>&1; then
+	gnuplot=yes
+else
+	gnuplot=
+fi
+skipped() {
+	echo "skip: $1"
+	skip=$((skip + 1))
+}
+# FILE exists and starts with the PNG signature
+png_ok() {
+	[ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]
+}
 check() {
 	name=$1
 	shift
@@ -46,6 +65,21 @@ for r in d["results"]:
 fi
 check compare "$bench" compare "$tmp/r.json" "$tmp/r.json"
 check compare-rejects-garbage sh -c "echo '{\"version\":' >'$tmp/bad.json'; ! '$bench' compare '$tmp/bad.json' '$tmp/r.json'"
+if [ -n "$gnuplot" ]; then
+	check plot-hooks "$bench" plot "$tmp/r.json" "$tmp/r.png"
+	check plot-hooks-png png_ok "$tmp/r.png"
+	check compare-plot "$bench" compare "$tmp/r.json" "$tmp/r.json" --plot "$tmp/cmp.png"
+	check compare-plot-png png_ok "$tmp/cmp.png"
+	# --plot without --json: the results go through a temporary file
+	check hooks-plot "$bench" hooks --rounds 2 --ops 1000 --workloads pread \
+		--scenarios ino-same-fs --plot "$tmp/h.png"
+	check hooks-plot-png png_ok "$tmp/h.png"
+else
+	skipped "plot-hooks, compare-plot, hooks-plot (gnuplot not installed)"
+fi
+check plot-without-gnuplot sh -c "PATH=/nonexistent '$bench' plot '$tmp/r.json' '$tmp/none.png' \
+	2>'$tmp/nognuplot.err'; [ \$? = 77 ] && grep -q '^gnuplot not installed: no plot$' \
+	'$tmp/nognuplot.err' && [ ! -e '$tmp/none.png' ]"
 if [ -n "$fsnotifyd" ]; then
 	check consumers-quick "$bench" consumers --quick --fsnotifyd "$fsnotifyd" \
 		--json "$tmp/c.json"
@@ -53,6 +87,9 @@ else
 	check consumers-quick "$bench" consumers --quick --json "$tmp/c.json"
 fi
 check consumers-table grep -q '^fsnotifyd ' "$tmp/consumers-quick.out"
+iw=yes fa=yes
+command -v inotifywait >/dev/null 2>&1 || iw=no
+command -v fatrace >/dev/null 2>&1 || fa=no
 if command -v python3 >/dev/null 2>&1; then
 	check consumers-json-valid python3 -c '
 import json, sys
@@ -68,10 +105,33 @@ for name in ("floor", "fsnotifyd"):
     assert s["generated"] > 0 and s["delivered"] > 0, name
     assert s["delivered"] + s["lost"] >= s["generated"], name
 for name in ("inotifywait", "fatrace"):
-    assert c[name]["ran"] or c[name]["note"], name
+    x = c[name]
+    if sys.argv[2 if name == "inotifywait" else 3] == "no":
+        assert not x["ran"] and x["note"] == "not installed", (name, x["note"])
+        continue
+    assert x["ran"], "%s: %s" % (name, x["note"])
+    assert len(x["rounds"]) == d["parameters"]["rounds"], name
+    s = x["summary"]
+    assert s["generated"] > 0 and s["delivered"] > 0, name
+    assert s["delivered"] + s["lost"] >= s["generated"], name
+    assert s["latency_samples"] > 0 and s["exited_rounds"] == 0, name
+n_a = {t for t, v in c["fatrace"]["rounds"][0]["types"].items() if not v["countable"]} \
+    if c["fatrace"]["ran"] else set()
+assert n_a in (set(), {"create", "modify", "moved_from", "moved_to", "delete"}), n_a
 assert "targets" in d
-' "$tmp/c.json"
+' "$tmp/c.json" "$iw" "$fa"
 fi
+for tool in inotifywait fatrace; do
+	if ! command -v "$tool" >/dev/null 2>&1 && [ "${FSN_TESTS_MUST_RUN:-}" = 1 ]; then
+		check "$tool-installed" sh -c "echo '$tool: not installed (tools/install-deps --tests)'; false"
+	fi
+done
+check consumers-compare "$bench" compare "$tmp/c.json" "$tmp/c.json"
+check consumers-compare-table sh -c "grep -q '^fsnotifyd\$' '$tmp/consumers-compare.out' &&
+	grep -q '^  cpu_us/ev ' '$tmp/consumers-compare.out' &&
+	grep -q '^  p99_ms ' '$tmp/consumers-compare.out'"
+check compare-rejects-mixed sh -c "! '$bench' compare '$tmp/c.json' '$tmp/r.json'"
+check plot-rejects-consumers sh -c "! '$bench' plot '$tmp/c.json' '$tmp/c.png'"
 check perm-quick "$bench" perm --quick ${fsnotifyd:+--fsnotifyd "$fsnotifyd"} \
 	--json "$tmp/p.json"
 check perm-table grep -q '^floor ' "$tmp/perm-quick.out"
@@ -95,5 +155,11 @@ assert set(d["targets"]) == {"p50_vs_floor", "p99_vs_floor"}
 ' "$tmp/p.json"
 fi
 check perm-compare "$bench" compare "$tmp/p.json" "$tmp/p.json"
-echo "$pass passed, $fail failed, 0 skipped"
+if [ -n "$gnuplot" ]; then
+	check plot-perm "$bench" plot "$tmp/p.json" "$tmp/p.png"
+	check plot-perm-png png_ok "$tmp/p.png"
+else
+	skipped "plot-perm (gnuplot not installed)"
+fi
+echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]

@@ -27,9 +27,16 @@
  * fanotify reader in its own process: filesystem mark, FAN_REPORT_DFID_NAME,
  * reads and counts per type, nothing else; results in shared memory),
  * fsnotifyd (started with a generated config, ready on READY=1 over
- * NOTIFY_SOCKET, JSON lines to a file on O; parsed after the run), and
- * inotifywait / fatrace, which are reported "not installed" when missing
- * (their runners are not written yet).
+ * NOTIFY_SOCKET, JSON lines to a file on O; parsed after the run), and the
+ * Debian tools inotifywait (-m -r) and fatrace (-c, in W), whose stdout goes
+ * through a pipe to a reader process that counts lines per type and stamps
+ * probe lines on receipt (results in shared memory, as for the floor); they
+ * are ready once the reader has seen an event on a sentinel file in W/ready,
+ * and reported "not installed" when missing. fatrace names only the
+ * directory of a create, delete or move and prints W for modify and
+ * close_write alike, so only its close_write count is exact: its other types
+ * are "n/a", never counted as lost, and its latency is the probe file's
+ * close_write.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -43,6 +50,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/fanotify.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -80,8 +88,22 @@ static const char *const consumer_descriptions[_C_MAX] = {
 	"no consumer: the generators' own speed",
 	"minimal fanotify reader: filesystem mark, FAN_REPORT_DFID_NAME, counts per type",
 	"fsnotifyd, recursive rule on the storm dir, JSON lines to a file on another tmpfs",
-	"inotifywait -m -r (Debian inotify-tools)",
-	"fatrace (Debian fatrace)",
+	"inotifywait -m -r -e the storm's types,q_overflow --format '%e %w%f' (Debian "
+	"inotify-tools), stdout through a pipe to a counting reader",
+	"fatrace -c -f 'W+D<' in the storm's tmpfs (Debian fatrace), stdout through a pipe to "
+	"a counting reader; close_write only (other types n/a)",
+};
+
+#define ALL_TYPES ((1u << _T_MAX) - 1)
+
+/* The types a consumer's output can count exactly; the others are "n/a",
+ * neither generated nor lost. */
+static const unsigned countable[_C_MAX] = {
+	ALL_TYPES, ALL_TYPES, ALL_TYPES, ALL_TYPES, 1u << T_CLOSE_WRITE,
+};
+/* The probe file's event whose receipt gives the latency. */
+static const enum ev_type latency_type[_C_MAX] = {
+	T_CREATE, T_CREATE, T_CREATE, T_CREATE, T_CLOSE_WRITE,
 };
 
 /* Shared (MAP_SHARED anonymous) between the bench and its children. */
@@ -89,7 +111,7 @@ struct shared {
 	int stop_probe;
 	uint64_t probes;
 	uint64_t gen_wall_ns[MAX_GENERATORS];
-	/* the floor reader */
+	/* the floor reader, or the reader of inotifywait's / fatrace's lines */
 	int reader_ready;
 	uint64_t counts[_T_MAX];
 	uint64_t records, overflows, last_ns;
@@ -99,9 +121,11 @@ struct shared {
 
 struct run {
 	bool done;
-	uint64_t gen_wall_ns; /* mean over generators */
-	uint64_t cpu_ns;      /* consumer, over storm + drain */
-	uint64_t records;     /* records read (kernel events or JSON lines) */
+	bool exited;            /* the consumer exited before the bench ended it */
+	uint64_t gen_wall_ns;   /* mean over generators */
+	uint64_t cpu_ns;        /* consumer, over storm + drain */
+	uint64_t reader_cpu_ns; /* the bench's line reader (not in cpu_ns) */
+	uint64_t records;       /* records read (kernel events or JSON lines) */
 	uint64_t counts[_T_MAX];
 	uint64_t generated[_T_MAX];
 	uint64_t overflows;
@@ -178,6 +202,9 @@ static int env_setup(struct cons_env *env, unsigned generators) {
 			return negative_errno();
 	}
 	snprintf(dir, sizeof(dir), "%s/probe", env->watch);
+	if (mkdir(dir, 0700) < 0)
+		return negative_errno();
+	snprintf(dir, sizeof(dir), "%s/ready", env->watch);
 	return mkdir(dir, 0700) < 0 ? negative_errno() : 0;
 }
 
@@ -299,6 +326,24 @@ static uint64_t probe_stamp(const char *name) {
 	return dash ? strtoull(dash + 1, NULL, 10) : 0;
 }
 
+/* Count one record (bit t of types: type t) into the shared counters; name,
+ * when set, is the object's name in a record of the consumer's latency type:
+ * a probe file's gives a latency sample. */
+static void count_record(struct shared *sh, unsigned types, bool overflow, const char *name,
+			 uint64_t now) {
+	uint64_t t;
+
+	sh->records++;
+	if (overflow)
+		sh->overflows++;
+	for (unsigned i = 0; i < _T_MAX; i++)
+		if (types & (1u << i))
+			sh->counts[i]++;
+	t = name ? probe_stamp(name) : 0;
+	if (t && sh->nlat < MAX_LATENCIES)
+		sh->lat_ns[sh->nlat++] = now > t ? now - t : 0;
+}
+
 static int floor_main(const struct cons_env *env, struct shared *sh) {
 	static char buf[256 * 1024] __attribute__((aligned(8)));
 	int fd;
@@ -321,27 +366,68 @@ static int floor_main(const struct cons_env *env, struct shared *sh) {
 		now = bench_now_ns(CLOCK_REALTIME);
 		for (struct fanotify_event_metadata *m = (void *)buf; FAN_EVENT_OK(m, n);
 		     m = FAN_EVENT_NEXT(m, n)) {
-			sh->records++;
-			if (m->mask & FAN_Q_OVERFLOW)
-				sh->overflows++;
+			const char *name = NULL;
+			unsigned types = 0;
+
 			for (unsigned t = 0; t < _T_MAX; t++)
 				if (m->mask & type_bits[t])
-					sh->counts[t]++;
+					types |= 1u << t;
 			if ((m->mask & FAN_CREATE) && m->event_len > sizeof(*m)) {
 				struct fanotify_event_info_fid *fid = (void *)(m + 1);
 				struct file_handle *fh = (void *)fid->handle;
-				const char *name = (const char *)fh->f_handle + fh->handle_bytes;
-				uint64_t t;
 
-				if (fid->hdr.info_type != FAN_EVENT_INFO_TYPE_DFID_NAME)
-					continue;
-				t = probe_stamp(name);
-				if (t && sh->nlat < MAX_LATENCIES)
-					sh->lat_ns[sh->nlat++] = now > t ? now - t : 0;
+				if (fid->hdr.info_type == FAN_EVENT_INFO_TYPE_DFID_NAME)
+					name = (const char *)fh->f_handle + fh->handle_bytes;
 			}
+			count_record(sh, types, m->mask & FAN_Q_OVERFLOW, name, now);
 		}
 		__atomic_store_n(&sh->last_ns, now, __ATOMIC_RELEASE);
 	}
+}
+
+/* Whether pid has exited (it is left to be reaped). */
+static bool child_exited(pid_t pid) {
+	siginfo_t si = { 0 };
+
+	return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid;
+}
+
+/* Wait (READY_DEADLINE_MS) until sh->reader_ready is set. With sentinel (a
+ * directory on W), make a new file there every 20 ms: the reader sets it on
+ * seeing one, which proves the consumer's watches are in place. -ESRCH when
+ * pid exits first (it is left to be reaped) or the deadline passes. */
+static int wait_ready(struct shared *sh, pid_t pid, const char *sentinel) {
+	static unsigned seq;
+	uint64_t deadline = bench_now_ns(CLOCK_MONOTONIC) + (uint64_t)READY_DEADLINE_MS * 1000000u;
+	char path[160];
+
+	while (!__atomic_load_n(&sh->reader_ready, __ATOMIC_ACQUIRE)) {
+		if (bench_now_ns(CLOCK_MONOTONIC) >= deadline || child_exited(pid))
+			return -ESRCH;
+		if (sentinel) {
+			snprintf(path, sizeof(path), "%s/r-%u", sentinel, seq++);
+			(void)bench_make_file(path, 0);
+		}
+		sleep_ms(sentinel ? 20 : 10);
+	}
+	return 0;
+}
+
+static int floor_start(const struct cons_env *env, struct shared *sh, pid_t *ret_pid) {
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return negative_errno();
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		_exit(floor_main(env, sh));
+	}
+	if (wait_ready(sh, pid, NULL) < 0) {
+		bench_kill_wait(pid);
+		return -ESRCH;
+	}
+	*ret_pid = pid;
+	return 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -367,6 +453,17 @@ static int write_config(const struct cons_env *env, const char *cfg, const char 
 		"});\n",
 		events, env->watch);
 	return fclose(f) == 0 ? 0 : negative_errno();
+}
+
+/* A consumer's log on stderr, indented, after it failed to start. */
+static void show_log(const char *logf) {
+	char buf[4096];
+	FILE *f = fopen(logf, "re");
+
+	while (f && fgets(buf, sizeof(buf), f))
+		fprintf(stderr, "  | %s", buf);
+	if (f)
+		fclose(f);
 }
 
 int bench_fsnotifyd_start(const char *bin, const char *cfg, const char *rundir, pid_t *ret_pid) {
@@ -400,14 +497,9 @@ int bench_fsnotifyd_start(const char *bin, const char *cfg, const char *rundir, 
 		int st;
 
 		if (now >= deadline || waitpid(pid, &st, WNOHANG) == pid) {
-			FILE *f = fopen(logf, "re");
-
 			fprintf(stderr, "fsn-bench: fsnotifyd (%s) did not become ready%s\n", bin,
 				now >= deadline ? " in time" : ": it exited");
-			while (f && fgets(buf, sizeof(buf), f))
-				fprintf(stderr, "  | %s", buf);
-			if (f)
-				fclose(f);
+			show_log(logf);
 			if (now >= deadline)
 				bench_kill_wait(pid);
 			return -ESRCH;
@@ -515,6 +607,170 @@ static int parse_events_file(const char *path, struct run *run) {
 }
 
 /* ------------------------------------------------------------------------ */
+/* inotifywait and fatrace: lines on a pipe, counted by a reader process      */
+/* ------------------------------------------------------------------------ */
+
+struct line_event {
+	unsigned types; /* bit t: type t */
+	bool overflow;
+	const char *path; /* NULL when the line names none */
+};
+
+/* inotifywait --format '%e %w%f': "CLOSE_WRITE,CLOSE /w/g0/f1"; an overflow
+ * is "Q_OVERFLOW " (no watch, no path). One inotify event per line. */
+static void parse_inotifywait(char *line, struct line_event *ev) {
+	char *sp = strchr(line, ' '), *save = NULL;
+
+	if (!sp)
+		return;
+	*sp = '\0';
+	ev->path = sp[1] ? sp + 1 : NULL;
+	for (char *w = strtok_r(line, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		if (strcmp(w, "Q_OVERFLOW") == 0)
+			ev->overflow = true;
+		for (unsigned t = 0; t < _T_MAX; t++)
+			if (strcasecmp(w, type_names[t]) == 0)
+				ev->types |= 1u << t;
+	}
+}
+
+/* fatrace: "COMM(PID): FLAGS PATH", one fanotify record per line. FLAGS: +
+ * create, D delete, < moved_from, > moved_to (PATH is then the directory's),
+ * C close (the storm only closes files it wrote: close_write), W modify or
+ * close_write (counted as modify, which is n/a for fatrace). PATH is
+ * "(deleted)" when the object was gone by the time fatrace looked. The
+ * kernel's overflow record has none of the types of -f: fatrace drops it. */
+static void parse_fatrace(char *line, struct line_event *ev) {
+	static const char letters[_T_MAX] = { '+', 'W', 'C', '<', '>', 'D' };
+	char *p = strstr(line, "): ");
+
+	if (!p)
+		return;
+	for (p += 3; *p && *p != ' '; p++)
+		for (unsigned t = 0; t < _T_MAX; t++)
+			if (*p == letters[t])
+				ev->types |= 1u << t;
+	p += strspn(p, " "); /* FLAGS are padded to 3 columns */
+	ev->path = *p ? p : NULL;
+}
+
+/* One line: the sentinel's (below ready, which is W/ready) makes the reader
+ * ready and is not counted; the rest are counted as the floor counts
+ * records. */
+static void count_line(enum consumer c, const char *ready, char *line, uint64_t now,
+		       struct shared *sh) {
+	struct line_event ev = { 0 };
+	size_t len = strlen(ready);
+	const char *name = NULL;
+
+	if (c == C_INOTIFYWAIT)
+		parse_inotifywait(line, &ev);
+	else
+		parse_fatrace(line, &ev);
+	if (!ev.types && !ev.overflow)
+		return;
+	if (ev.path && strncmp(ev.path, ready, len) == 0 &&
+	    (ev.path[len] == '\0' || ev.path[len] == '/')) {
+		__atomic_store_n(&sh->reader_ready, 1, __ATOMIC_RELEASE);
+		return;
+	}
+	if (ev.path && (ev.types & (1u << latency_type[c])) && strrchr(ev.path, '/'))
+		name = strrchr(ev.path, '/') + 1;
+	count_record(sh, ev.types, ev.overflow, name, now);
+}
+
+/* Read the consumer's stdout until EOF; every read is stamped on receipt
+ * (CLOCK_REALTIME), like the floor's. */
+static int line_reader_main(enum consumer c, const struct cons_env *env, int fd,
+			    struct shared *sh) {
+	static char buf[256 * 1024];
+	char ready[128];
+	size_t have = 0;
+
+	snprintf(ready, sizeof(ready), "%s/ready", env->watch);
+	for (;;) {
+		ssize_t n = read(fd, buf + have, sizeof(buf) - 1 - have);
+		char *p = buf, *nl;
+		uint64_t now;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0;
+		now = bench_now_ns(CLOCK_REALTIME);
+		have += (size_t)n;
+		while ((nl = memchr(p, '\n', have - (size_t)(p - buf)))) {
+			*nl = '\0';
+			count_line(c, ready, p, now, sh);
+			p = nl + 1;
+		}
+		have -= (size_t)(p - buf);
+		memmove(buf, p, have);
+		if (have == sizeof(buf) - 1) /* no newline in 256 KiB: not a line */
+			have = 0;
+		__atomic_store_n(&sh->last_ns, now, __ATOMIC_RELEASE);
+	}
+}
+
+/* Start inotifywait or fatrace on W with its stdout on a pipe (1 MiB) to a
+ * reader process, its stderr in O/NAME.log; wait until the reader has seen
+ * a sentinel file's event. */
+static int tool_start(const struct cons_env *env, enum consumer c, struct shared *sh,
+		      pid_t *ret_pid, pid_t *ret_reader) {
+	char *const inotifywait[] = {
+		(char *)"inotifywait",
+		(char *)"-m",
+		(char *)"-r",
+		(char *)"-e",
+		(char *)"create,modify,close_write,moved_from,moved_to,delete,q_overflow",
+		(char *)"--format",
+		(char *)"%e %w%f",
+		(char *)env->watch,
+		NULL,
+	};
+	/* -c: a filesystem mark on the tmpfs of its working directory */
+	char *const fatrace[] = { (char *)"fatrace", (char *)"-c", (char *)"-f", (char *)"W+D<",
+				  NULL };
+	char logf[160], sentinel[160];
+	pid_t pid = -1, reader = -1;
+	int p[2], r;
+
+	snprintf(logf, sizeof(logf), "%s/%s.log", env->out, consumer_names[c]);
+	snprintf(sentinel, sizeof(sentinel), "%s/ready", env->watch);
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return negative_errno();
+	(void)fcntl(p[1], F_SETPIPE_SZ, 1 << 20);
+	r = bench_spawn_in(c == C_INOTIFYWAIT ? inotifywait : fatrace,
+			   c == C_FATRACE ? env->watch : NULL, p[1], logf, NULL, &pid);
+	if (r == 0) {
+		reader = fork();
+		if (reader < 0)
+			r = negative_errno();
+		if (reader == 0) {
+			close(p[1]);
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			_exit(line_reader_main(c, env, p[0], sh));
+		}
+	}
+	close(p[0]);
+	close(p[1]);
+	if (r == 0 && wait_ready(sh, pid, sentinel) < 0) {
+		fprintf(stderr, "fsn-bench: %s did not report a test event within %d ms\n",
+			consumer_names[c], READY_DEADLINE_MS);
+		show_log(logf);
+		r = -ESRCH;
+	}
+	if (r < 0) {
+		bench_kill_wait(pid);
+		bench_kill_wait(reader);
+		return r;
+	}
+	*ret_pid = pid;
+	*ret_reader = reader;
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
 /* One run of one consumer                                                   */
 /* ------------------------------------------------------------------------ */
 
@@ -536,18 +792,11 @@ static bool tool_installed(const char *name) {
 }
 
 static bool consumer_available(enum consumer c) {
-	if (c == C_INOTIFYWAIT)
-		return false; /* runner not written: reported as such even when installed */
-	if (c == C_FATRACE)
-		return false;
-	return true;
+	return (c != C_INOTIFYWAIT && c != C_FATRACE) || tool_installed(consumer_names[c]);
 }
 
 static const char *consumer_note(enum consumer c) {
-	if (c == C_INOTIFYWAIT || c == C_FATRACE)
-		return tool_installed(consumer_names[c]) ? "installed, runner not implemented"
-							 : "not installed";
-	return "";
+	return consumer_available(c) ? "" : "not installed";
 }
 
 /* Wait until *counter has not moved for IDLE_MS (or the deadline). */
@@ -605,58 +854,65 @@ static void fill_generated(const struct cons_opts *o, uint64_t probes, struct ru
 
 static int run_one(const struct cons_env *env, const struct cons_opts *o, struct shared *sh,
 		   enum consumer c, struct run *run) {
-	uint64_t end = 0, cpu0 = 0, cpu1 = 0, last = 0, sum = 0;
-	pid_t pid = -1;
-	int r;
+	uint64_t end = 0, cpu0 = 0, cpu1 = 0, rcpu0 = 0, rcpu1 = 0, last = 0, sum = 0;
+	char events[160];
+	pid_t pid = -1, reader = -1;
+	int r = 0;
 
 	memset(sh, 0, sizeof(*sh));
-	if (c == C_FLOOR) {
-		pid = fork();
-		if (pid < 0)
-			return negative_errno();
-		if (pid == 0) {
-			prctl(PR_SET_PDEATHSIG, SIGKILL);
-			_exit(floor_main(env, sh));
-		}
-		for (int i = 0; i < 500 && !__atomic_load_n(&sh->reader_ready, __ATOMIC_ACQUIRE);
-		     i++)
-			sleep_ms(10);
-		if (!__atomic_load_n(&sh->reader_ready, __ATOMIC_ACQUIRE)) {
-			bench_kill_wait(pid);
-			return -ESRCH;
-		}
-	} else if (c == C_FSNOTIFYD) {
+	snprintf(events, sizeof(events), "%s/events.jsonl", env->out);
+	if (c == C_FLOOR)
+		r = floor_start(env, sh, &pid);
+	else if (c == C_FSNOTIFYD)
 		r = fsnotifyd_start(env, o, &pid);
-		if (r < 0)
-			return r;
-	}
-	if (pid > 0 && (r = bench_proc_cpu_ns(pid, &cpu0)) < 0)
+	else if (c == C_INOTIFYWAIT || c == C_FATRACE)
+		r = tool_start(env, c, sh, &pid, &reader);
+	if (r < 0)
+		return r;
+	if ((pid > 0 && (r = bench_proc_cpu_ns(pid, &cpu0)) < 0) ||
+	    (reader > 0 && (r = bench_proc_cpu_ns(reader, &rcpu0)) < 0))
 		goto out;
 	r = storm(env, o, sh, &end);
 	if (r < 0)
 		goto out;
-	if (c == C_FLOOR) {
+	if (c == C_FSNOTIFYD) {
+		last = wait_idle_file(events);
+	} else if (pid > 0) { /* counted into sh by the floor or the line reader */
 		wait_idle_counter(&sh->records);
 		last = __atomic_load_n(&sh->last_ns, __ATOMIC_ACQUIRE);
-	} else if (c == C_FSNOTIFYD) {
-		char events[160];
-
-		snprintf(events, sizeof(events), "%s/events.jsonl", env->out);
-		last = wait_idle_file(events);
 	}
-	if (pid > 0 && (r = bench_proc_cpu_ns(pid, &cpu1)) < 0)
+	if ((pid > 0 && (r = bench_proc_cpu_ns(pid, &cpu1)) < 0) ||
+	    (reader > 0 && (r = bench_proc_cpu_ns(reader, &rcpu1)) < 0))
 		goto out;
 	for (unsigned i = 0; i < o->generators; i++)
 		sum += sh->gen_wall_ns[i];
 	run->gen_wall_ns = sum / o->generators;
 	run->cpu_ns = cpu1 - cpu0;
+	run->reader_cpu_ns = rcpu1 - rcpu0;
+	if (pid > 0 && child_exited(pid)) {
+		char logf[160];
+
+		snprintf(logf, sizeof(logf), "%s/%s.log", env->out, consumer_names[c]);
+		fprintf(stderr, "fsn-bench: %s exited during the run\n", consumer_names[c]);
+		show_log(logf);
+		run->exited = true;
+	}
 	/* the parent notes the generators' end after reaping them: a consumer that
 	 * kept up may have read the last event before that; it drained in 0 */
 	run->drain_ns = last > end ? (int64_t)(last - end) : 0;
 	fill_generated(o, sh->probes, run);
-	if (c == C_FLOOR) {
-		bench_kill_wait(pid);
-		pid = -1;
+	bench_kill_wait(pid);
+	pid = -1;
+	if (reader > 0) { /* it reads what is left in the pipe, then EOF */
+		(void)bench_wait_pid(reader);
+		reader = -1;
+	}
+	if (c == C_FSNOTIFYD) {
+		r = parse_events_file(events, run);
+		unlink(events);
+		if (r < 0)
+			return r;
+	} else if (c != C_NONE) {
 		memcpy(run->counts, sh->counts, sizeof(run->counts));
 		run->records = sh->records;
 		run->overflows = sh->overflows;
@@ -665,21 +921,12 @@ static int run_one(const struct cons_env *env, const struct cons_opts *o, struct
 		if (!run->lat_ns)
 			return -ENOMEM;
 		memcpy(run->lat_ns, sh->lat_ns, sh->nlat * sizeof(uint64_t));
-	} else if (c == C_FSNOTIFYD) {
-		char events[160];
-
-		bench_kill_wait(pid);
-		pid = -1;
-		snprintf(events, sizeof(events), "%s/events.jsonl", env->out);
-		r = parse_events_file(events, run);
-		unlink(events);
-		if (r < 0)
-			return r;
 	}
 	run->done = true;
 	r = 0;
 out:
 	bench_kill_wait(pid);
+	bench_kill_wait(reader);
 	return r;
 }
 
@@ -693,6 +940,7 @@ struct csum {
 	uint64_t per_type_lost[_T_MAX];
 	double cpu_us_per_event, slowdown, drain_ms, p50_ms, p99_ms;
 	size_t nlat;
+	unsigned exited; /* rounds in which the consumer exited on its own */
 	bool unreported_loss;
 };
 
@@ -715,6 +963,8 @@ static void summarize(const struct cons_opts *o, struct run *runs, enum consumer
 			continue;
 		s->ran = true;
 		for (unsigned t = 0; t < _T_MAX; t++) {
+			if (!(countable[c] & (1u << t)))
+				continue; /* n/a: neither generated nor lost */
 			gen += x->generated[t];
 			del += x->counts[t];
 			if (x->generated[t] > x->counts[t])
@@ -724,6 +974,7 @@ static void summarize(const struct cons_opts *o, struct run *runs, enum consumer
 		s->delivered += del;
 		s->overflows += x->overflows;
 		s->records += x->records;
+		s->exited += x->exited;
 		cpu[n] = del ? (double)x->cpu_ns / 1e3 / (double)del : NAN;
 		slow[n] = base->done && base->gen_wall_ns
 			      ? (double)x->gen_wall_ns / (double)base->gen_wall_ns
@@ -749,7 +1000,7 @@ static void summarize(const struct cons_opts *o, struct run *runs, enum consumer
 }
 
 static void progress(const struct cons_opts *o, unsigned round, enum consumer c, uint64_t t0) {
-	fprintf(stderr, "fsn-bench consumers: round %u/%u %-10s %5.1f s\n", round + 1, o->rounds,
+	fprintf(stderr, "fsn-bench consumers: round %u/%u %-11s %5.1f s\n", round + 1, o->rounds,
 		consumer_names[c], (double)(bench_now_ns(CLOCK_MONOTONIC) - t0) / 1e9);
 }
 
@@ -814,9 +1065,24 @@ static void print_table(const struct cons_opts *o, const struct csum *s) {
 		fmt(d, sizeof(d), s[i].p50_ms, 3);
 		fmt(e, sizeof(e), s[i].p99_ms, 3);
 		printf("%-12s %11" PRIu64 " %11" PRIu64 " %9" PRIu64 " %9" PRIu64
-		       " %8s %9s %9s %9s %9s%s\n",
+		       " %8s %9s %9s %9s %9s%s%s%s\n",
 		       consumer_names[i], s[i].generated, s[i].delivered, s[i].lost, s[i].overflows,
-		       a, b, c, d, e, s[i].unreported_loss ? "  UNREPORTED LOSS" : "");
+		       a, b, c, d, e, s[i].unreported_loss ? "  UNREPORTED LOSS" : "",
+		       s[i].exited ? "  EXITED" : "", countable[i] != ALL_TYPES ? "  (*)" : "");
+	}
+	for (unsigned i = 0; i < _C_MAX; i++) {
+		if (!s[i].ran || countable[i] == ALL_TYPES)
+			continue;
+		printf("(*) %s: counts and cpu/event cover", consumer_names[i]);
+		for (unsigned t = 0; t < _T_MAX; t++)
+			if (countable[i] & (1u << t))
+				printf(" %s", type_names[t]);
+		printf(" only (latency: the probe's %s); n/a, its output cannot tell them apart:",
+		       type_names[latency_type[i]]);
+		for (unsigned t = 0; t < _T_MAX; t++)
+			if (!(countable[i] & (1u << t)))
+				printf(" %s", type_names[t]);
+		printf("\n");
 	}
 	if (!fd->ran || !fl->ran)
 		return;
@@ -872,24 +1138,28 @@ static int write_json(const char *path, const struct cons_opts *o, const struct 
 				continue;
 			fprintf(f,
 				"%s\n       {\"gen_wall_ns\": %" PRIu64 ", \"cpu_ns\": %" PRIu64
-				", \"records\": %" PRIu64 ", \"overflows\": %" PRIu64
-				", \"drain_ns\": %" PRId64 ", \"latencies\": %zu, \"types\": {",
-				k++ ? "," : "", y->gen_wall_ns, y->cpu_ns, y->records, y->overflows,
-				y->drain_ns, y->nlat);
+				", \"reader_cpu_ns\": %" PRIu64 ", \"records\": %" PRIu64
+				", \"overflows\": %" PRIu64 ", \"drain_ns\": %" PRId64
+				", \"latencies\": %zu, \"exited\": %s, \"types\": {",
+				k++ ? "," : "", y->gen_wall_ns, y->cpu_ns, y->reader_cpu_ns,
+				y->records, y->overflows, y->drain_ns, y->nlat,
+				y->exited ? "true" : "false");
 			for (unsigned t = 0; t < _T_MAX; t++)
 				fprintf(f,
 					"%s\"%s\": {\"generated\": %" PRIu64
-					", \"delivered\": %" PRIu64 "}",
-					t ? ", " : "", type_names[t], y->generated[t],
-					y->counts[t]);
+					", \"delivered\": %" PRIu64 ", \"countable\": %s}",
+					t ? ", " : "", type_names[t], y->generated[t], y->counts[t],
+					countable[c] & (1u << t) ? "true" : "false");
 			fputs("}}", f);
 		}
-		fprintf(f,
-			"],\n     \"summary\": {\"generated\": %" PRIu64 ", \"delivered\": %" PRIu64
-			", \"lost\": %" PRIu64 ", \"overflows\": %" PRIu64 ", \"records\": %" PRIu64
-			", \"unreported_loss\": %s, \"cpu_us_per_event\": ",
-			x->generated, x->delivered, x->lost, x->overflows, x->records,
-			x->unreported_loss ? "true" : "false");
+		fprintf(
+		    f,
+		    "],\n     \"summary\": {\"generated\": %" PRIu64 ", \"delivered\": %" PRIu64
+		    ", \"lost\": %" PRIu64 ", \"overflows\": %" PRIu64 ", \"records\": %" PRIu64
+		    ", \"unreported_loss\": %s, \"exited_rounds\": %u, \"latency_event\": \"%s\", "
+		    "\"cpu_us_per_event\": ",
+		    x->generated, x->delivered, x->lost, x->overflows, x->records,
+		    x->unreported_loss ? "true" : "false", x->exited, type_names[latency_type[c]]);
 		json_write_number(f, x->cpu_us_per_event);
 		fputs(", \"gen_slowdown\": ", f);
 		json_write_number(f, x->slowdown);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fsn-bench.c — the fsn-bench command line: picks the subcommand (hooks,
- * consumers, perm, all, compare), maps its -errno to an exit status, and holds
- * the helpers every subcommand shares (comma lists, the machine description).
+ * consumers, perm, all, compare, plot), maps its -errno to an exit status,
+ * and holds the helpers every subcommand shares (comma lists, the machine
+ * description).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -81,7 +82,8 @@ static void usage(FILE *f) {
 	      "       fsn-bench consumers [OPTIONS]\n"
 	      "       fsn-bench perm [OPTIONS]\n"
 	      "       fsn-bench all [--quick] [--json PREFIX] [--fsnotifyd PATH]\n"
-	      "       fsn-bench compare A.json B.json\n"
+	      "       fsn-bench compare A.json B.json [--plot FILE.png]\n"
+	      "       fsn-bench plot RESULTS.json FILE.png\n"
 	      "\n"
 	      "hooks: cost of fsnotify hooks on syscalls under various watches and marks.\n"
 	      "  --rounds N          rounds (default 20; --quick: 5)\n"
@@ -90,6 +92,8 @@ static void usage(FILE *f) {
 	      "  --workloads LIST    comma list (default: all)\n"
 	      "  --scenarios LIST    comma list (default: all; 'none' is always added)\n"
 	      "  --json FILE         write the results as JSON\n"
+	      "  --plot FILE.png     plot the ratios and their 95% CIs (needs gnuplot;\n"
+	      "                      without it: a message, the exit status is unchanged)\n"
 	      "  --list              list workloads and scenarios\n"
 	      "  --fsnotifyd-config FILE  add scenario 'fsnotifyd': the daemon running FILE\n"
 	      "  --fsnotifyd PATH    the daemon for that scenario (default as for consumers)\n"
@@ -116,11 +120,16 @@ static void usage(FILE *f) {
 	      "  --path-policy       fsnotifyd's rule also has a decision on a path, so it\n"
 	      "                      resolves every event's path\n"
 	      "  --fsnotifyd PATH, --quick, --json FILE  as for consumers\n"
+	      "  --plot FILE.png     plot the latency ratios (as for hooks)\n"
 	      "\n"
 	      "all: hooks, consumers, then perm; --json PREFIX writes PREFIX-hooks.json,\n"
 	      "PREFIX-consumers.json and PREFIX-perm.json.\n"
 	      "\n"
-	      "compare: side-by-side comparison of two hooks or two perm --json result files.\n",
+	      "compare: side-by-side comparison of two hooks, two perm or two consumers --json\n"
+	      "result files; --plot FILE.png plots both files' ratios (hooks, perm).\n"
+	      "\n"
+	      "plot: a PNG of a hooks or perm --json result file with gnuplot; exits 77 when\n"
+	      "gnuplot is not installed.\n",
 	      f);
 }
 
@@ -203,6 +212,8 @@ int main(int argc, char **argv) {
 		r = all_main(argc - 1, argv + 1);
 	} else if (strcmp(argv[1], "compare") == 0) {
 		r = bench_compare_main(argc - 1, argv + 1);
+	} else if (strcmp(argv[1], "plot") == 0) {
+		r = bench_plot_main(argc - 1, argv + 1);
 	} else {
 		fprintf(stderr, "fsn-bench: unknown subcommand '%s'\n", argv[1]);
 		usage(stderr);

@@ -22,6 +22,9 @@
  *
  * With --fsnotifyd-config FILE, scenario "fsnotifyd" runs the daemon on FILE
  * instead of a helper (consumers.c starts it); its CPU comes from /proc.
+ * The workload's paths exist only in the bench's private namespace, so
+ * FILE may name them: "@FS@" (the tmpfs the workload runs on) and "@WORK@"
+ * (the workload's directory on it) are replaced before the daemon reads it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -148,6 +151,7 @@ struct hooks_opts {
 	uint64_t workloads; /* bit per enum workload */
 	uint64_t scenarios; /* bit per enum scenario */
 	const char *json_path;
+	const char *plot_path;
 	const char *fsnotifyd_config; /* SC_FSNOTIFYD: the daemon's config */
 	const char *fsnotifyd;
 };
@@ -352,6 +356,61 @@ static void helper_stop(struct helper *h) {
 	}
 }
 
+/* src with "@FS@" and "@WORK@" replaced by the workload's paths, to dst. */
+static int subst_config(const char *src, const char *dst, const struct hooks_env *env) {
+	static const char *const keys[] = { "@FS@", "@WORK@" };
+	const char *vals[] = { env->fs_a, env->workdir };
+	FILE *in = fopen(src, "re"), *out;
+	int c, r = 0;
+
+	if (!in)
+		return negative_errno();
+	out = fopen(dst, "we");
+	if (!out) {
+		r = negative_errno();
+		fclose(in);
+		return r;
+	}
+	while ((c = fgetc(in)) != EOF) {
+		bool done = false;
+
+		if (c == '@') {
+			char word[8] = "@";
+			size_t n = 1;
+			int d;
+
+			/* read up to the next '@' (at most 6 more bytes) */
+			while (n < sizeof(word) - 1 && (d = fgetc(in)) != EOF) {
+				word[n++] = (char)d;
+				if (d == '@')
+					break;
+			}
+			word[n] = '\0';
+			for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]) && !done; k++)
+				if (strcmp(word, keys[k]) == 0) {
+					fputs(vals[k], out);
+					done = true;
+				}
+			if (!done) {
+				/* not a key: the text as it was (a closing '@' may
+				 * open the next key) */
+				if (n > 1 && word[n - 1] == '@') {
+					word[n - 1] = '\0';
+					ungetc('@', in);
+				}
+				fputs(word, out);
+				done = true;
+			}
+		}
+		if (!done)
+			fputc(c, out);
+	}
+	fclose(in);
+	if (fclose(out) != 0)
+		r = negative_errno();
+	return r;
+}
+
 static int helper_start(const struct hooks_env *env, const struct hooks_opts *o, enum scenario s,
 			struct helper *h) {
 	int sv[2], r;
@@ -363,7 +422,12 @@ static int helper_start(const struct hooks_env *env, const struct hooks_opts *o,
 	if (s == SC_NONE || s == SC_NONE_CTL)
 		return 0;
 	if (s == SC_FSNOTIFYD) {
-		r = bench_fsnotifyd_start(o->fsnotifyd, o->fsnotifyd_config, env->base, &h->pid);
+		char cfg[160];
+
+		snprintf(cfg, sizeof(cfg), "%s/fsnotifyd.conf", env->base);
+		r = subst_config(o->fsnotifyd_config, cfg, env);
+		if (r == 0)
+			r = bench_fsnotifyd_start(o->fsnotifyd, cfg, env->base, &h->pid);
 		if (r < 0) {
 			h->pid = 0;
 			return r;
@@ -809,6 +873,17 @@ static int write_json(const char *path, const struct hooks_opts *o, struct sampl
 	return bench_fclose(f);
 }
 
+struct run_results {
+	const struct hooks_opts *o;
+	struct sample *all;
+};
+
+static int write_json_to(const char *path, const void *userdata) {
+	const struct run_results *x = userdata;
+
+	return write_json(path, x->o, x->all);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Entry point                                                               */
 /* ------------------------------------------------------------------------ */
@@ -821,6 +896,7 @@ static int parse_opts(int argc, char **argv, struct hooks_opts *o) {
 		OPT_WL,
 		OPT_SC,
 		OPT_JSON,
+		OPT_PLOT,
 		OPT_LIST,
 		OPT_FSND_CONFIG,
 		OPT_FSND,
@@ -832,6 +908,7 @@ static int parse_opts(int argc, char **argv, struct hooks_opts *o) {
 		{ "workloads", required_argument, NULL, OPT_WL },
 		{ "scenarios", required_argument, NULL, OPT_SC },
 		{ "json", required_argument, NULL, OPT_JSON },
+		{ "plot", required_argument, NULL, OPT_PLOT },
 		{ "list", no_argument, NULL, OPT_LIST },
 		{ "fsnotifyd-config", required_argument, NULL, OPT_FSND_CONFIG },
 		{ "fsnotifyd", required_argument, NULL, OPT_FSND },
@@ -877,6 +954,10 @@ static int parse_opts(int argc, char **argv, struct hooks_opts *o) {
 		case OPT_JSON:
 			o->json_path = optarg;
 			r = 0;
+			break;
+		case OPT_PLOT:
+			o->plot_path = optarg;
+			r = bench_plot_check_path(optarg);
 			break;
 		case OPT_LIST:
 			for (unsigned i = 0; i < _WL_MAX; i++)
@@ -950,5 +1031,8 @@ int bench_hooks_main(int argc, char **argv) {
 			return r;
 		}
 	}
+	if (o.plot_path)
+		return bench_plot_run(o.plot_path, o.json_path, write_json_to,
+				      &(struct run_results){ &o, all });
 	return 0;
 }

@@ -79,6 +79,7 @@ struct perm_opts {
 	bool path_policy; /* the rule has a decision on paths: each event's path is resolved */
 	int cpu;          /* pinned to this CPU, -1: not pinned */
 	const char *json_path;
+	const char *plot_path;
 	const char *fsnotifyd;
 };
 
@@ -659,17 +660,38 @@ static int write_json(const char *path, const struct perm_opts *o, const struct 
 	return bench_fclose(f);
 }
 
+struct run_results {
+	const struct perm_opts *o;
+	const struct result *res;
+};
+
+static int write_json_to(const char *path, const void *userdata) {
+	const struct run_results *x = userdata;
+
+	return write_json(path, x->o, x->res);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Entry point                                                               */
 /* ------------------------------------------------------------------------ */
 
 static int parse_opts(int argc, char **argv, struct perm_opts *o) {
-	enum { OPT_ROUNDS = 0x100, OPT_OPS, OPT_QUICK, OPT_JSON, OPT_FSND, OPT_NO_PIN, OPT_PATHS };
+	enum {
+		OPT_ROUNDS = 0x100,
+		OPT_OPS,
+		OPT_QUICK,
+		OPT_JSON,
+		OPT_PLOT,
+		OPT_FSND,
+		OPT_NO_PIN,
+		OPT_PATHS,
+	};
 	static const struct option longopts[] = {
 		{ "rounds", required_argument, NULL, OPT_ROUNDS },
 		{ "ops", required_argument, NULL, OPT_OPS },
 		{ "quick", no_argument, NULL, OPT_QUICK },
 		{ "json", required_argument, NULL, OPT_JSON },
+		{ "plot", required_argument, NULL, OPT_PLOT },
 		{ "fsnotifyd", required_argument, NULL, OPT_FSND },
 		{ "no-pin", no_argument, NULL, OPT_NO_PIN },
 		{ "path-policy", no_argument, NULL, OPT_PATHS },
@@ -694,6 +716,10 @@ static int parse_opts(int argc, char **argv, struct perm_opts *o) {
 		case OPT_JSON:
 			o->json_path = optarg;
 			r = 0;
+			break;
+		case OPT_PLOT:
+			o->plot_path = optarg;
+			r = bench_plot_check_path(optarg);
 			break;
 		case OPT_FSND:
 			o->fsnotifyd = optarg;
@@ -790,6 +816,9 @@ int bench_perm_main(int argc, char **argv) {
 		if (r < 0)
 			fprintf(stderr, "fsn-bench: %s: %s\n", o.json_path, strerror(-r));
 	}
+	if (r == 0 && o.plot_path)
+		r = bench_plot_run(o.plot_path, o.json_path, write_json_to,
+				   &(struct run_results){ &o, res });
 out:
 	bench_env_teardown(env.base);
 	results_free(res);

@@ -114,7 +114,8 @@ void bench_kill_wait(pid_t pid) {
 	(void)bench_wait_pid(pid);
 }
 
-int bench_spawn(char *const argv[], const char *logf, const char *notify_socket, pid_t *ret_pid) {
+int bench_spawn_in(char *const argv[], const char *cwd, int out_fd, const char *logf,
+		   const char *notify_socket, pid_t *ret_pid) {
 	pid_t pid;
 
 	fflush(NULL);
@@ -129,14 +130,24 @@ int bench_spawn(char *const argv[], const char *logf, const char *notify_socket,
 			dup2(lfd, STDOUT_FILENO);
 			dup2(lfd, STDERR_FILENO);
 		}
+		if (out_fd >= 0)
+			dup2(out_fd, STDOUT_FILENO);
 		if (notify_socket)
 			setenv("NOTIFY_SOCKET", notify_socket, 1);
+		if (cwd && chdir(cwd) < 0) {
+			fprintf(stderr, "chdir %s: %s\n", cwd, strerror(errno));
+			_exit(127);
+		}
 		execvp(argv[0], argv);
 		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
 	*ret_pid = pid;
 	return 0;
+}
+
+int bench_spawn(char *const argv[], const char *logf, const char *notify_socket, pid_t *ret_pid) {
+	return bench_spawn_in(argv, NULL, -1, logf, notify_socket, ret_pid);
 }
 
 void bench_progress(const char *what, unsigned round, unsigned rounds, uint64_t t_start) {
