@@ -65,6 +65,10 @@ static inline void freep(void *p) {
 /* inotify: what a recursive watch needs to follow new directories. */
 #define IN_TREE_BITS (IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM)
 
+/* How long a held IN_MOVED_FROM waits for its IN_MOVED_TO when the queue
+ * was read empty between them. */
+#define MOVE_WAIT_SEC 0.02
+
 /* Paths of recent scan-reported creates remembered (see synth_remember()). */
 #define SYNTH_SLOTS 1024
 
@@ -194,6 +198,7 @@ struct engine {
 	ev_io io;
 	ev_timer drop_timer;
 	ev_timer rescan_timer;  /* overflow recovery, with backoff */
+	ev_timer move_timer;    /* a held IN_MOVED_FROM's wait for its IN_MOVED_TO */
 	double rescan_backoff;  /* seconds */
 	uint64_t last_overflow; /* monotonic s */
 	uint64_t drained_usec;  /* realtime: when the queues were last read empty */
@@ -1935,14 +1940,8 @@ static int on_event(struct fsn_ctx *ctx, struct fsn_event *ev, void *userdata) {
 	e->seq++;
 	if (ev->source == FSN_SOURCE_INOTIFY)
 		on_inotify(e, ev);
-	else {
-		if (e->from.set) {
-			flush_from(e);
-			e->seq++;
-		}
-		settle_move(e, NULL);
-		on_fanotify(e, ev);
-	}
+	else
+		on_fanotify(e, ev); /* (a held inotify move waits for inotify's next event) */
 	if (e->budget > 0 && --e->budget == 0)
 		return -EAGAIN; /* give the loop a turn; the rest stays queued */
 	return 0;
@@ -1959,8 +1958,11 @@ static int engine_dispatch(struct engine *e, unsigned budget) {
 	e->budget = 0;
 	if (r == -EAGAIN)
 		return (int)budget; /* more may be queued */
-	flush_from(e);
-	settle_move(e, NULL);
+	/* An IN_MOVED_FROM read last may have its IN_MOVED_TO a moment
+	 * behind (the kernel queues them one after the other): decide
+	 * "moved out" only if nothing came by then. */
+	if ((e->from.set || e->move.path) && !ev_is_active(&e->move_timer))
+		ev_timer_start(e->loop, &e->move_timer);
 	if (r >= 0)
 		e->drained_usec = now_realtime_usec(); /* read empty (see report_overflow()) */
 	if (r < 0)
@@ -1970,6 +1972,14 @@ static int engine_dispatch(struct engine *e, unsigned budget) {
 
 static void on_io(struct ev_loop *loop, ev_io *w, int revents) {
 	engine_dispatch(w->data, DISPATCH_BUDGET);
+}
+
+/* No IN_MOVED_TO followed the held IN_MOVED_FROM: it moved out. */
+static void on_move_timer(struct ev_loop *loop, ev_timer *w, int revents) {
+	struct engine *e = w->data;
+
+	flush_from(e);
+	settle_move(e, NULL);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -2916,6 +2926,8 @@ int engine_new(struct ev_loop *loop, struct engine **ret) {
 	e->drop_timer.data = e;
 	ev_timer_init(&e->rescan_timer, on_rescan_timer, 0., 0.);
 	e->rescan_timer.data = e;
+	ev_timer_init(&e->move_timer, on_move_timer, MOVE_WAIT_SEC, 0.);
+	e->move_timer.data = e;
 	e->drained_usec = now_realtime_usec();
 	*ret = e;
 	return 0;
@@ -2927,6 +2939,7 @@ struct engine *engine_free(struct engine *e) {
 	ev_io_stop(e->loop, &e->io);
 	ev_timer_stop(e->loop, &e->drop_timer);
 	ev_timer_stop(e->loop, &e->rescan_timer);
+	ev_timer_stop(e->loop, &e->move_timer);
 	/* every permission event answered first (reports still reach the outputs) */
 	e->guard = guard_free(e->guard);
 	perm_free(&e->st, false);
