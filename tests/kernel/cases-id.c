@@ -678,6 +678,8 @@ static void id01_btrfs_subvolume_fsid(struct fst_ctx *ctx) {
 	FST_SYS(ctx, ioctl(ctx->workfd, BTRFS_IOC_SUBVOL_CREATE, &va));
 	fst_write_file(ctx, "sv/f", "f");
 	fst_write_file(ctx, "f", "f");
+	/* an inode mark in a subvolume (its own fsid): Linux 6.8 */
+	fst_require_at(ctx, "sv/f", FSN_FEAT_MARK_FID);
 	FST_SYS(ctx, statfs(".", &top));
 	FST_SYS(ctx, statfs("sv/f", &sv));
 	if (memcmp(&top.f_fsid, &sv.f_fsid, sizeof(top.f_fsid)) == 0)

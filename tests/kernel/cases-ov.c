@@ -736,6 +736,8 @@ static void ov03_enodev_exdev_zero_fsid(struct fst_ctx *ctx) {
 	fst_require(ctx, FSN_FEAT_MARK_FID);
 	fst_write_file(ctx, "f", "f");
 	fu = fuse_mount(ctx);
+	/* an inode mark with a weak (zero) fsid: Linux 6.8 */
+	fst_require_at(ctx, fu, FSN_FEAT_MARK_FID);
 	FST_SYS(ctx, statfs(fu, &s));
 	if (s.f_fsid.__val[0] || s.f_fsid.__val[1])
 		fst_fail(ctx, "the FUSE mount has f_fsid %08x.%08x, expected 0",
@@ -777,9 +779,21 @@ static void ov03_unsupported_filesystems(struct fst_ctx *ctx) {
 	FST_SYS(ctx, mount("fsn-ramfs", ram, "ramfs", MS_NOSUID | MS_NODEV, "mode=0755"));
 	fd = FST_SYS(ctx, open(rf, O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
 	close(fd);
+	/* an inode mark where file handles cannot be decoded (AT_HANDLE_FID) */
+	fst_require_at(ctx, rf, FSN_FEAT_MARK_FID);
 	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
-	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN, ram, EOPNOTSUPP);
-	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_OPEN, ram, EOPNOTSUPP);
+	/* EOPNOTSUPP since 6.8 (weak fsids); ENODEV before: both say "this
+	 * filesystem cannot" */
+	for (int i = 0; i < 2; i++) {
+		unsigned type = i ? FAN_MARK_MOUNT : FAN_MARK_FILESYSTEM;
+		int e = fst_mark_err(ctx, g, FAN_MARK_ADD | type, FAN_OPEN, ram);
+
+		if (e != -EOPNOTSUPP && e != -ENODEV)
+			fst_fail(ctx,
+				 "%s mark of a FID group on ramfs: %s, expected EOPNOTSUPP "
+				 "(or ENODEV before Linux 6.8)",
+				 i ? "mount" : "filesystem", fst_errname(e));
+	}
 	FST_MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_OPEN, rf, 0);
 	fst_open_close(ctx, rf, O_RDONLY);
 	/* its FID is the non-decodable one name_to_handle_at(AT_HANDLE_FID)

@@ -244,8 +244,24 @@ void fst_skip(struct fst_ctx *ctx, const char *fmt, ...) {
 	_exit(77); /* not reached */
 }
 
+/* Skip unless r says supported: a feature skip when the kernel or the
+ * filesystem cannot (where: "" or " on <object>"). */
+static void require_result(struct fst_ctx *ctx, enum fsn_feature f,
+			   const struct fsn_feature_result *r, const char *where) {
+	char reason[600];
+
+	if (r->support == FSN_SUPPORTED)
+		return;
+	snprintf(reason, sizeof(reason), "needs %s%s: %s (%s)", fsn_feature_description(f), where,
+		 fsn_support_name(r->support), fst_errname(r->error));
+	/* Only "the kernel or this filesystem cannot" is a feature skip; a
+	 * probe that failed for another reason must not hide a case. */
+	if (r->support == FSN_UNSUPPORTED_KERNEL || r->support == FSN_UNSUPPORTED_FS)
+		skip_with(ctx, FST_SKIP_FEATURE, reason);
+	skip_with(ctx, FST_SKIP_OTHER, reason);
+}
+
 void fst_require_(struct fst_ctx *ctx, enum fsn_feature f, const char *file, int line) {
-	const struct fsn_feature_result *r;
 	char reason[512];
 
 	if ((unsigned)f >= _FSN_FEAT_MAX)
@@ -255,16 +271,22 @@ void fst_require_(struct fst_ctx *ctx, enum fsn_feature f, const char *file, int
 			 fsn_feature_description(f), ctx->fs, ctx->priv->env->probe_error);
 		skip_with(ctx, FST_SKIP_OTHER, reason);
 	}
-	r = &ctx->probe->feat[f];
-	if (r->support == FSN_SUPPORTED)
-		return;
-	snprintf(reason, sizeof(reason), "needs %s: %s (%s)", fsn_feature_description(f),
-		 fsn_support_name(r->support), fst_errname(r->error));
-	/* Only "the kernel or this filesystem cannot" is a feature skip; a
-	 * probe that failed for another reason must not hide a case. */
-	if (r->support == FSN_UNSUPPORTED_KERNEL || r->support == FSN_UNSUPPORTED_FS)
-		skip_with(ctx, FST_SKIP_FEATURE, reason);
-	skip_with(ctx, FST_SKIP_OTHER, reason);
+	require_result(ctx, f, &ctx->probe->feat[f], "");
+}
+
+void fst_require_at_(struct fst_ctx *ctx, const char *path, enum fsn_feature f, const char *file,
+		     int line) {
+	struct fsn_probe p;
+	char where[300];
+	int r;
+
+	if ((unsigned)f >= _FSN_FEAT_MAX)
+		fst_fail_(ctx, file, line, "fst_require_at: unknown feature %d", (int)f);
+	r = fsn_probe_path(path, &p);
+	if (r < 0)
+		fst_fail_(ctx, file, line, "probing %s: %s", path, fst_errname(r));
+	snprintf(where, sizeof(where), " on %s", path);
+	require_result(ctx, f, &p.feat[f], where);
 }
 
 void fst_sys_err_(struct fst_ctx *ctx, long ret, int saved_errno, int want, const char *what,

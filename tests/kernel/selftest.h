@@ -116,6 +116,12 @@ _fst_noreturn_ void fst_fail_(struct fst_ctx *ctx, const char *file, int line, c
 #define fst_require(ctx, f) fst_require_(ctx, f, __FILE__, __LINE__)
 void fst_require_(struct fst_ctx *ctx, enum fsn_feature f, const char *file, int line);
 
+/* fst_require() for another object than the filesystem under test (a
+ * subvolume, a FUSE or ramfs mount the case made): probes path now. */
+#define fst_require_at(ctx, path, f) fst_require_at_(ctx, path, f, __FILE__, __LINE__)
+void fst_require_at_(struct fst_ctx *ctx, const char *path, enum fsn_feature f, const char *file,
+		     int line);
+
 /* Any other skip. With FSN_TESTS_MUST_RUN=1 it is reported as a failure
  * ("skipped a supported case: <reason>"). Never returns. */
 _fst_noreturn_ void fst_skip(struct fst_ctx *ctx, const char *fmt, ...) _fst_printf_(2, 3);
