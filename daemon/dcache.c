@@ -24,15 +24,13 @@ struct dcache {
 };
 
 static size_t fid_hash(unsigned group, const struct fsn_fid *fid) {
-	uint64_t h = 1469598103934665603ull ^ group;
-	const unsigned char *p = fid->f_handle;
+	uint64_t h = hash_bytes(HASH_INIT, &group, sizeof(group));
 
-	h = (h ^ (uint32_t)fid->fsid[0]) * 1099511628211ull;
-	h = (h ^ (uint32_t)fid->fsid[1]) * 1099511628211ull;
-	h = (h ^ (uint32_t)fid->handle_type) * 1099511628211ull;
-	for (uint32_t i = 0; i < fid->handle_bytes && i < FSN_HANDLE_MAX; i++)
-		h = (h ^ p[i]) * 1099511628211ull;
-	return (size_t)h;
+	h = hash_bytes(h, fid->fsid, sizeof(fid->fsid));
+	h = hash_bytes(h, &fid->handle_type, sizeof(fid->handle_type));
+	return (size_t)hash_bytes(h, fid->f_handle,
+				  fid->handle_bytes < FSN_HANDLE_MAX ? fid->handle_bytes
+								     : FSN_HANDLE_MAX);
 }
 
 static bool same(const struct dentry *d, unsigned group, const struct fsn_fid *fid) {

@@ -688,11 +688,7 @@ static void emark_unplace(struct engine *e, struct emark *m, unsigned *count) {
  * position) and a chained hash by canonical path (has_sub() in O(1), so
  * a tree of 100 000 directories is placed in linear time). */
 static size_t sidx_slot(const struct emark *parent, const char *path) {
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-
-	for (const unsigned char *p = (const unsigned char *)path; *p; p++)
-		h = (h ^ *p) * 1099511628211ull;
-	return (size_t)h & (parent->sidx_size - 1);
+	return (size_t)hash_bytes(HASH_INIT, path, strlen(path)) & (parent->sidx_size - 1);
 }
 
 static void sidx_insert(struct emark *parent, struct emark *sub) {
@@ -1584,20 +1580,18 @@ static int join_name(const char *dir, const char *name, char *buf, size_t len) {
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : n;
 }
 
-/* The path of dfid's entry name: the directory's path from the group's
- * cache when its moves are seen, else resolved (and then cached). */
-static int dir_entry_path(struct engine *e, const struct fsn_event *ev, const struct fsn_fid *dfid,
+/* The path of dfid's entry name: the directory's path from the cache of
+ * group gid (0: not cacheable), else resolved (and then cached). */
+static int dir_entry_path(struct engine *e, unsigned gid, const struct fsn_fid *dfid,
 			  const char *name, char *buf, size_t len) {
-	unsigned gid = ev->group ? fsn_group_get_id(ev->group) : 0;
-	bool cacheable = gid && dir_moves_seen(e, ev, dfid->fsid);
-	const char *dir = cacheable ? dcache_get(e->dcache, gid, dfid) : NULL;
+	const char *dir = gid ? dcache_get(e->dcache, gid, dfid) : NULL;
 	char tmp[PATH_MAX];
 	bool deleted = false;
 	int r;
 
 	if (dir)
 		return join_name(dir, name, buf, len);
-	if (!cacheable)
+	if (!gid)
 		return fsn_ctx_fid_path(e->ctx, dfid, name, buf, len, NULL);
 	r = fsn_ctx_fid_path(e->ctx, dfid, NULL, tmp, sizeof(tmp), &deleted);
 	if (r < 0)
@@ -1607,21 +1601,30 @@ static int dir_entry_path(struct engine *e, const struct fsn_event *ev, const st
 	return join_name(tmp, name, buf, len);
 }
 
-/* Resolve a fanotify event's paths into buffers. */
+/* Resolve a fanotify event's paths into buffers. Its directory handles are
+ * all on one filesystem: whether its group's cache serves them is asked
+ * once. */
 static void resolve_fanotify(struct engine *e, struct fsn_event *ev, char *path, char *old,
 			     size_t len, struct evinfo *x) {
+	const struct fsn_fid *any = (ev->has & FSN_HAS_DFID)  ? &ev->dfid
+				    : (ev->has & FSN_HAS_NEW) ? &ev->new_dfid
+				    : (ev->has & FSN_HAS_OLD) ? &ev->old_dfid
+							      : NULL;
+	unsigned gid =
+	    any && ev->group && dir_moves_seen(e, ev, any->fsid) ? fsn_group_get_id(ev->group) : 0;
+
 	if ((ev->has & FSN_HAS_NEW) &&
-	    dir_entry_path(e, ev, &ev->new_dfid, ev->new_name, path, len) >= 0)
+	    dir_entry_path(e, gid, &ev->new_dfid, ev->new_name, path, len) >= 0)
 		x->path = path;
 	if ((ev->has & FSN_HAS_OLD) &&
-	    dir_entry_path(e, ev, &ev->old_dfid, ev->old_name, old, len) >= 0) {
+	    dir_entry_path(e, gid, &ev->old_dfid, ev->old_name, old, len) >= 0) {
 		if (x->path)
 			x->old_path = old;
 		else
 			x->path = old;
 	}
 	if (!x->path && (ev->has & FSN_HAS_DFID) &&
-	    dir_entry_path(e, ev, &ev->dfid, (ev->has & FSN_HAS_NAME) ? ev->name : NULL, path,
+	    dir_entry_path(e, gid, &ev->dfid, (ev->has & FSN_HAS_NAME) ? ev->name : NULL, path,
 			   len) >= 0)
 		x->path = path;
 	if (!x->path && (ev->has & FSN_HAS_FID) &&
@@ -1883,11 +1886,7 @@ static void on_inotify(struct engine *e, struct fsn_event *ev) {
  * small direct-mapped set: a collision forgets one path, which can only
  * cause a duplicate, never a loss. */
 static size_t synth_slot(const char *path) {
-	uint64_t h = 1469598103934665603ull;
-
-	for (const unsigned char *p = (const unsigned char *)path; *p; p++)
-		h = (h ^ *p) * 1099511628211ull;
-	return (size_t)(h % SYNTH_SLOTS);
+	return (size_t)(hash_bytes(HASH_INIT, path, strlen(path)) % SYNTH_SLOTS);
 }
 
 static void synth_remember(struct engine *e, const char *path) {

@@ -27,6 +27,7 @@
 #include "fsn.h"
 #include "log.h"
 #include "plan.h"
+#include "util.h"
 
 #define DEFAULT_CONFIG FSN_SYSCONFDIR "/fsnotifyd/fsnotifyd.conf"
 
@@ -65,13 +66,6 @@ static void help(void) {
 	       "Signals: HUP reloads the configuration, USR1 reopens output files, TERM and\n"
 	       "INT stop. See fsnotifyd(8) and fsnotifyd.conf(5).\n",
 	       DEFAULT_CONFIG);
-}
-
-static uint64_t now_usec(clockid_t clock) {
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
 /* "file:line: msg" of the first error, and how many more there are. */
@@ -268,7 +262,7 @@ static void on_reload(struct ev_loop *loop, ev_signal *w, int revents) {
 	int r;
 
 	sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%" PRIu64 "\nSTATUS=Reloading %s",
-		   now_usec(CLOCK_MONOTONIC), d->config_path);
+		   now_monotonic_usec(), d->config_path);
 	snprintf(fconf, sizeof(fconf), "FSN_CONFIG=%s", d->config_path);
 
 	r = load_config(d->config_path, &c, why, sizeof(why));

@@ -29,6 +29,7 @@
 
 #include "log.h"
 #include "output-private.h"
+#include "util.h"
 
 #define JSON_BUFFER_MAX (1024 * 1024)
 /* A batch is written when it reaches this size (else before the loop waits). */
@@ -235,19 +236,12 @@ static int send_line(struct json_output *j, const char *line, size_t n) {
 	return 0;
 }
 
-static uint64_t now_usec(void) {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
 /* When records were lost and the stream is writable again (nothing
  * buffered), say so in the stream. */
 static void report_lost(struct json_output *j) {
 	struct record r = {
 		.kind = RECORD_DROPPED,
-		.time_usec = now_usec(),
+		.time_usec = now_realtime_usec(),
 		.pid = 0,
 		.uid = (uid_t)-1,
 		.count = j->lost,

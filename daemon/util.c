@@ -57,6 +57,14 @@ char **strv_copy(char *const *v, size_t n) {
 	return c;
 }
 
+uint64_t hash_bytes(uint64_t h, const void *data, size_t n) {
+	const unsigned char *p = data;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * 1099511628211ull;
+	return h;
+}
+
 static uint64_t now_usec(clockid_t id) {
 	struct timespec ts;
 

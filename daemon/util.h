@@ -27,6 +27,10 @@ void strv_free(char **v, size_t n);
  * is a valid allocation). */
 char **strv_copy(char *const *v, size_t n);
 
+/* FNV-1a of n bytes, continuing from h (start with HASH_INIT). */
+#define HASH_INIT 1469598103934665603ull
+uint64_t hash_bytes(uint64_t h, const void *data, size_t n);
+
 uint64_t now_realtime_usec(void);
 uint64_t now_monotonic_usec(void);
 uint64_t now_monotonic_sec(void); /* coarse */
