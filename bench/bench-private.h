@@ -84,6 +84,47 @@ uint64_t bench_now_ns(clockid_t clk);
 /* Parse a decimal option value in [min, max] (max UINT64_MAX: no upper
  * bound); on error print "fsn-bench: invalid WHAT 'S' (...)" and -EINVAL. */
 int bench_parse_u64(const char *what, const char *s, uint64_t min, uint64_t max, uint64_t *ret);
+
+/*
+ * The options hooks, consumers and perm share: --rounds N, --ops N,
+ * --quick, --json FILE, --fsnotifyd PATH, -h. A subcommand puts
+ * BENCH_COMMON_LONGOPTS in its table, numbers its own options from
+ * BENCH_OPT_OWN, hands every option it does not know to bench_common_opt()
+ * and ends with bench_common_finish().
+ */
+enum {
+	BENCH_OPT_ROUNDS = 0x100,
+	BENCH_OPT_OPS,
+	BENCH_OPT_QUICK,
+	BENCH_OPT_JSON,
+	BENCH_OPT_FSND,
+	BENCH_OPT_OWN,
+};
+/* clang-format off */
+#define BENCH_COMMON_LONGOPTS \
+	{ "rounds", required_argument, NULL, BENCH_OPT_ROUNDS }, \
+	{ "ops", required_argument, NULL, BENCH_OPT_OPS }, \
+	{ "quick", no_argument, NULL, BENCH_OPT_QUICK }, \
+	{ "json", required_argument, NULL, BENCH_OPT_JSON }, \
+	{ "fsnotifyd", required_argument, NULL, BENCH_OPT_FSND }, \
+	{ "help", no_argument, NULL, 'h' }
+/* clang-format on */
+
+struct bench_common {
+	/* limits, set by the subcommand */
+	uint64_t min_rounds, max_rounds, max_ops;
+	/* parsed; 0 / NULL: not given */
+	uint64_t rounds, ops;
+	bool quick;
+	const char *json_path;
+	const char *fsnotifyd; /* bench_common_finish(): the default when not given */
+};
+
+/* Option c (getopt_long()'s value) with its argument: 0 taken, 1 -h
+ * (usage said, stop), -EINVAL an error or an unknown option. */
+int bench_common_opt(int c, const char *arg, struct bench_common *o);
+/* After the loop: no operands allowed; the default fsnotifyd. 0 or -EINVAL. */
+int bench_common_finish(int argc, char **argv, struct bench_common *o);
 /* Enter a private mount namespace and mount a small tmpfs on a fresh
  * mkdtemp(tmpl) directory, written to base (len bytes). */
 int bench_env_enter(char *base, size_t len, const char *tmpl);

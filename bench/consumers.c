@@ -1215,62 +1215,43 @@ const char *bench_default_fsnotifyd(void) {
 }
 
 static int parse_opts(int argc, char **argv, struct cons_opts *o) {
-	enum { OPT_ROUNDS = 0x100, OPT_OPS, OPT_GEN, OPT_QUICK, OPT_CONS, OPT_JSON, OPT_FSND };
+	enum { OPT_GEN = BENCH_OPT_OWN, OPT_CONS };
 	static const struct option longopts[] = {
-		{ "rounds", required_argument, NULL, OPT_ROUNDS },
-		{ "ops", required_argument, NULL, OPT_OPS },
+		BENCH_COMMON_LONGOPTS,
 		{ "generators", required_argument, NULL, OPT_GEN },
-		{ "quick", no_argument, NULL, OPT_QUICK },
 		{ "consumers", required_argument, NULL, OPT_CONS },
-		{ "json", required_argument, NULL, OPT_JSON },
-		{ "fsnotifyd", required_argument, NULL, OPT_FSND },
-		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	uint64_t rounds = 0, ops = 0, gens = 2;
+	struct bench_common com = { .min_rounds = 1, .max_rounds = 64, .max_ops = UINT32_MAX };
+	uint64_t gens = 2;
 	int c, r;
 
 	*o = (struct cons_opts){ .consumers = (UINT64_C(1) << _C_MAX) - 1 };
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) >= 0) {
 		switch (c) {
-		case OPT_ROUNDS: r = bench_parse_u64("--rounds", optarg, 1, 64, &rounds); break;
-		case OPT_OPS: r = bench_parse_u64("--ops", optarg, 1, UINT32_MAX, &ops); break;
 		case OPT_GEN:
 			r = bench_parse_u64("--generators", optarg, 1, MAX_GENERATORS, &gens);
-			break;
-		case OPT_QUICK:
-			o->quick = true;
-			r = 0;
 			break;
 		case OPT_CONS:
 			r = bench_parse_list("consumer", optarg, consumer_names, _C_MAX,
 					     &o->consumers);
 			break;
-		case OPT_JSON:
-			o->json_path = optarg;
-			r = 0;
-			break;
-		case OPT_FSND:
-			o->fsnotifyd = optarg;
-			r = 0;
-			break;
-		case 'h': printf("see: fsn-bench --help\n"); return 1;
-		default: return -EINVAL;
+		default: r = bench_common_opt(c, optarg, &com); break;
 		}
-		if (r < 0)
+		if (r != 0)
 			return r;
 	}
-	if (optind < argc) {
-		fprintf(stderr, "fsn-bench: unexpected argument '%s'\n", argv[optind]);
-		return -EINVAL;
-	}
+	r = bench_common_finish(argc, argv, &com);
+	if (r < 0)
+		return r;
 	o->consumers |= UINT64_C(1) << C_NONE; /* the baseline of the slowdown */
-	o->rounds = rounds ? (unsigned)rounds : o->quick ? 1 : 3;
-	o->ops = ops ? ops : o->quick ? 20000 : 200000;
+	o->quick = com.quick;
+	o->json_path = com.json_path;
+	o->fsnotifyd = com.fsnotifyd;
+	o->rounds = com.rounds ? (unsigned)com.rounds : o->quick ? 1 : 3;
+	o->ops = com.ops ? com.ops : o->quick ? 20000 : 200000;
 	o->generators = (unsigned)gens;
-	if (!o->fsnotifyd)
-		o->fsnotifyd = bench_default_fsnotifyd();
 	return 0;
 }
 

@@ -889,33 +889,19 @@ static int write_json_to(const char *path, const void *userdata) {
 /* ------------------------------------------------------------------------ */
 
 static int parse_opts(int argc, char **argv, struct hooks_opts *o) {
-	enum {
-		OPT_ROUNDS = 0x100,
-		OPT_OPS,
-		OPT_QUICK,
-		OPT_WL,
-		OPT_SC,
-		OPT_JSON,
-		OPT_PLOT,
-		OPT_LIST,
-		OPT_FSND_CONFIG,
-		OPT_FSND,
-	};
+	enum { OPT_WL = BENCH_OPT_OWN, OPT_SC, OPT_PLOT, OPT_LIST, OPT_FSND_CONFIG };
 	static const struct option longopts[] = {
-		{ "rounds", required_argument, NULL, OPT_ROUNDS },
-		{ "ops", required_argument, NULL, OPT_OPS },
-		{ "quick", no_argument, NULL, OPT_QUICK },
+		BENCH_COMMON_LONGOPTS,
 		{ "workloads", required_argument, NULL, OPT_WL },
 		{ "scenarios", required_argument, NULL, OPT_SC },
-		{ "json", required_argument, NULL, OPT_JSON },
 		{ "plot", required_argument, NULL, OPT_PLOT },
 		{ "list", no_argument, NULL, OPT_LIST },
 		{ "fsnotifyd-config", required_argument, NULL, OPT_FSND_CONFIG },
-		{ "fsnotifyd", required_argument, NULL, OPT_FSND },
-		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	uint64_t rounds = 0, ops = 0;
+	struct bench_common com = { .min_rounds = 2,
+				    .max_rounds = UINT64_MAX,
+				    .max_ops = UINT64_MAX };
 	bool scenarios_given = false;
 	int c, r;
 
@@ -926,14 +912,6 @@ static int parse_opts(int argc, char **argv, struct hooks_opts *o) {
 
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) >= 0) {
 		switch (c) {
-		case OPT_ROUNDS:
-			r = bench_parse_u64("--rounds", optarg, 2, UINT64_MAX, &rounds);
-			break;
-		case OPT_OPS: r = bench_parse_u64("--ops", optarg, 1, UINT64_MAX, &ops); break;
-		case OPT_QUICK:
-			o->quick = true;
-			r = 0;
-			break;
 		case OPT_WL:
 			r = bench_parse_list("workload", optarg, workload_names, _WL_MAX,
 					     &o->workloads);
@@ -947,14 +925,6 @@ static int parse_opts(int argc, char **argv, struct hooks_opts *o) {
 			o->fsnotifyd_config = optarg;
 			r = 0;
 			break;
-		case OPT_FSND:
-			o->fsnotifyd = optarg;
-			r = 0;
-			break;
-		case OPT_JSON:
-			o->json_path = optarg;
-			r = 0;
-			break;
 		case OPT_PLOT:
 			o->plot_path = optarg;
 			r = bench_plot_check_path(optarg);
@@ -966,16 +936,14 @@ static int parse_opts(int argc, char **argv, struct hooks_opts *o) {
 				printf("scenario  %-19s %s\n", scenario_names[i],
 				       scenario_descriptions[i]);
 			return 1;
-		case 'h': printf("see: fsn-bench --help\n"); return 1;
-		default: return -EINVAL;
+		default: r = bench_common_opt(c, optarg, &com); break;
 		}
-		if (r < 0)
+		if (r != 0)
 			return r;
 	}
-	if (optind < argc) {
-		fprintf(stderr, "fsn-bench: unexpected argument '%s'\n", argv[optind]);
-		return -EINVAL;
-	}
+	r = bench_common_finish(argc, argv, &com);
+	if (r < 0)
+		return r;
 	if (o->fsnotifyd_config && !scenarios_given)
 		o->scenarios |= UINT64_C(1) << SC_FSNOTIFYD;
 	if ((o->scenarios & (UINT64_C(1) << SC_FSNOTIFYD)) && !o->fsnotifyd_config) {
@@ -986,11 +954,12 @@ static int parse_opts(int argc, char **argv, struct hooks_opts *o) {
 		fprintf(stderr, "fsn-bench: %s: %s\n", o->fsnotifyd_config, strerror(errno));
 		return -EINVAL;
 	}
-	if (!o->fsnotifyd)
-		o->fsnotifyd = bench_default_fsnotifyd();
+	o->quick = com.quick;
+	o->json_path = com.json_path;
+	o->fsnotifyd = com.fsnotifyd;
 	o->scenarios |= UINT64_C(1) << SC_NONE; /* the baseline every ratio needs */
-	o->rounds = rounds ? (unsigned)rounds : o->quick ? 5 : 20;
-	o->ops = ops ? ops : o->quick ? 20000 : 100000;
+	o->rounds = com.rounds ? (unsigned)com.rounds : o->quick ? 5 : 20;
+	o->ops = com.ops ? com.ops : o->quick ? 20000 : 100000;
 	o->warmup = o->ops / 10 ? o->ops / 10 : 1;
 	return 0;
 }

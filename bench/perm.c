@@ -676,54 +676,26 @@ static int write_json_to(const char *path, const void *userdata) {
 /* ------------------------------------------------------------------------ */
 
 static int parse_opts(int argc, char **argv, struct perm_opts *o) {
-	enum {
-		OPT_ROUNDS = 0x100,
-		OPT_OPS,
-		OPT_QUICK,
-		OPT_JSON,
-		OPT_PLOT,
-		OPT_FSND,
-		OPT_NO_PIN,
-		OPT_PATHS,
-	};
+	enum { OPT_PLOT = BENCH_OPT_OWN, OPT_NO_PIN, OPT_PATHS };
 	static const struct option longopts[] = {
-		{ "rounds", required_argument, NULL, OPT_ROUNDS },
-		{ "ops", required_argument, NULL, OPT_OPS },
-		{ "quick", no_argument, NULL, OPT_QUICK },
-		{ "json", required_argument, NULL, OPT_JSON },
+		BENCH_COMMON_LONGOPTS,
 		{ "plot", required_argument, NULL, OPT_PLOT },
-		{ "fsnotifyd", required_argument, NULL, OPT_FSND },
 		{ "no-pin", no_argument, NULL, OPT_NO_PIN },
 		{ "path-policy", no_argument, NULL, OPT_PATHS },
-		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	uint64_t rounds = 0, ops = 0;
+	struct bench_common com = { .min_rounds = 2,
+				    .max_rounds = MAX_ROUNDS,
+				    .max_ops = 10000000 };
 	int c, r;
 
 	*o = (struct perm_opts){ .pin = true, .cpu = -1 };
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) >= 0) {
 		switch (c) {
-		case OPT_ROUNDS:
-			r = bench_parse_u64("--rounds", optarg, 2, MAX_ROUNDS, &rounds);
-			break;
-		case OPT_OPS: r = bench_parse_u64("--ops", optarg, 1, 10000000, &ops); break;
-		case OPT_QUICK:
-			o->quick = true;
-			r = 0;
-			break;
-		case OPT_JSON:
-			o->json_path = optarg;
-			r = 0;
-			break;
 		case OPT_PLOT:
 			o->plot_path = optarg;
 			r = bench_plot_check_path(optarg);
-			break;
-		case OPT_FSND:
-			o->fsnotifyd = optarg;
-			r = 0;
 			break;
 		case OPT_NO_PIN:
 			o->pin = false;
@@ -733,21 +705,20 @@ static int parse_opts(int argc, char **argv, struct perm_opts *o) {
 			o->path_policy = true;
 			r = 0;
 			break;
-		case 'h': printf("see: fsn-bench --help\n"); return 1;
-		default: return -EINVAL;
+		default: r = bench_common_opt(c, optarg, &com); break;
 		}
-		if (r < 0)
+		if (r != 0)
 			return r;
 	}
-	if (optind < argc) {
-		fprintf(stderr, "fsn-bench: unexpected argument '%s'\n", argv[optind]);
-		return -EINVAL;
-	}
-	o->rounds = rounds ? (unsigned)rounds : o->quick ? 5 : 20;
-	o->ops = ops ? ops : o->quick ? 2000 : 50000;
+	r = bench_common_finish(argc, argv, &com);
+	if (r < 0)
+		return r;
+	o->quick = com.quick;
+	o->json_path = com.json_path;
+	o->fsnotifyd = com.fsnotifyd;
+	o->rounds = com.rounds ? (unsigned)com.rounds : o->quick ? 5 : 20;
+	o->ops = com.ops ? com.ops : o->quick ? 2000 : 50000;
 	o->warmup = o->ops / 10 ? o->ops / 10 : 1;
-	if (!o->fsnotifyd)
-		o->fsnotifyd = bench_default_fsnotifyd();
 	return 0;
 }
 

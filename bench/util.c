@@ -5,8 +5,9 @@
  * line.
  */
 #include <dirent.h>
-#include <fcntl.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <sched.h>
 #include <signal.h>
@@ -202,5 +203,28 @@ int bench_make_file(const char *path, size_t size) {
 			return -EIO;
 		size -= (size_t)n;
 	}
+	return 0;
+}
+
+int bench_common_opt(int c, const char *arg, struct bench_common *o) {
+	switch (c) {
+	case BENCH_OPT_ROUNDS:
+		return bench_parse_u64("--rounds", arg, o->min_rounds, o->max_rounds, &o->rounds);
+	case BENCH_OPT_OPS: return bench_parse_u64("--ops", arg, 1, o->max_ops, &o->ops);
+	case BENCH_OPT_QUICK: o->quick = true; return 0;
+	case BENCH_OPT_JSON: o->json_path = arg; return 0;
+	case BENCH_OPT_FSND: o->fsnotifyd = arg; return 0;
+	case 'h': printf("see: fsn-bench --help\n"); return 1;
+	default: return -EINVAL;
+	}
+}
+
+int bench_common_finish(int argc, char **argv, struct bench_common *o) {
+	if (optind < argc) {
+		fprintf(stderr, "fsn-bench: unexpected argument '%s'\n", argv[optind]);
+		return -EINVAL;
+	}
+	if (!o->fsnotifyd)
+		o->fsnotifyd = bench_default_fsnotifyd();
 	return 0;
 }
