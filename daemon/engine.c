@@ -780,6 +780,28 @@ static bool has_sub(const struct emark *root, const char *path) {
 
 static void synth_create(struct engine *e, struct emark *root, const char *path, bool is_dir);
 
+/* dir's entry name (NULL or ".": dir itself) into buf; its length or -errno. */
+static int join_name(const char *dir, const char *name, char *buf, size_t len) {
+	int n;
+
+	if (!name || !name[0] || strcmp(name, ".") == 0)
+		n = snprintf(buf, len, "%s", dir);
+	else
+		n = snprintf(buf, len, "%s/%s", strcmp(dir, "/") == 0 ? "" : dir, name);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : n;
+}
+
+/* dir's entry name, allocated; NULL without memory. */
+static char *entry_path(const char *dir, const char *name) {
+	char *p = NULL;
+
+	return asprintf(&p, "%s/%s", strcmp(dir, "/") == 0 ? "" : dir, name) < 0 ? NULL : p;
+}
+
+static bool is_dot(const char *name) {
+	return strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
+}
+
 /* A directory to read, never through a symlink; NULL if it cannot be. */
 static DIR *opendir_nofollow(const char *dir) {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -841,7 +863,7 @@ static void tree_add(struct engine *e, struct state *s, struct emark *root, cons
 
 		bool is_dir;
 
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+		if (is_dot(de->d_name))
 			continue;
 		if (!synth && de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
 			continue;
@@ -851,7 +873,7 @@ static void tree_add(struct engine *e, struct state *s, struct emark *root, cons
 				continue;
 			is_dir = S_ISDIR(st.st_mode);
 		}
-		if (asprintf(&sub, "%s/%s", strcmp(dir, "/") == 0 ? "" : dir, de->d_name) < 0)
+		if (!(sub = entry_path(dir, de->d_name)))
 			break;
 		if (synth)
 			synth_create(e, root, sub, is_dir);
@@ -1145,9 +1167,9 @@ static void rescan_dir(struct engine *e, struct erule *r, struct emark *root, co
 		_cleanup_free_ char *path = NULL;
 		bool is_dir;
 
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+		if (is_dot(de->d_name))
 			continue;
-		if (asprintf(&path, "%s/%s", strcmp(dir, "/") == 0 ? "" : dir, de->d_name) < 0)
+		if (!(path = entry_path(dir, de->d_name)))
 			break;
 		rescan_one(e, r, dirfd(d), de->d_name, path, since, &is_dir);
 		if (is_dir && recursive)
@@ -1569,17 +1591,6 @@ static bool dir_moves_seen(const struct engine *e, const struct fsn_event *ev,
 	return false;
 }
 
-/* dir's entry name (NULL or ".": dir itself) into buf; its length or -errno. */
-static int join_name(const char *dir, const char *name, char *buf, size_t len) {
-	int n;
-
-	if (!name || !name[0] || strcmp(name, ".") == 0)
-		n = snprintf(buf, len, "%s", dir);
-	else
-		n = snprintf(buf, len, "%s/%s", strcmp(dir, "/") == 0 ? "" : dir, name);
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : n;
-}
-
 /* The path of dfid's entry name: the directory's path from the cache of
  * group gid (0: not cacheable), else resolved (and then cached). */
 static int dir_entry_path(struct engine *e, unsigned gid, const struct fsn_fid *dfid,
@@ -1818,11 +1829,7 @@ static void on_inotify(struct engine *e, struct fsn_event *ev) {
 	if (ev->mask & IN_UNMOUNT)
 		return; /* IN_IGNORED follows */
 
-	if (ev->name && ev->name[0])
-		snprintf(path, sizeof(path), "%s/%s", strcmp(m->canon, "/") == 0 ? "" : m->canon,
-			 ev->name);
-	else
-		snprintf(path, sizeof(path), "%s", m->canon);
+	(void)join_name(m->canon, ev->name, path, sizeof(path)); /* (cut at PATH_MAX) */
 	x.path = path;
 	x.bits = ev->mask & EVENT_BITS & 0xfff;
 	x.ondir = ev->mask & IN_ISDIR;
@@ -2611,7 +2618,7 @@ static size_t count_dirs(const struct erule *r, const char *dir, size_t cap) {
 		_cleanup_free_ char *sub = NULL;
 		struct stat st;
 
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+		if (is_dot(de->d_name))
 			continue;
 		if (de->d_type == DT_UNKNOWN) {
 			if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
@@ -2619,7 +2626,7 @@ static size_t count_dirs(const struct erule *r, const char *dir, size_t cap) {
 				continue;
 		} else if (de->d_type != DT_DIR)
 			continue;
-		if (asprintf(&sub, "%s/%s", strcmp(dir, "/") == 0 ? "" : dir, de->d_name) < 0)
+		if (!(sub = entry_path(dir, de->d_name)))
 			break;
 		n += count_dirs(r, sub, cap - n);
 	}
