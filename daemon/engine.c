@@ -3120,7 +3120,7 @@ void engine_status(const struct engine *e, char *buf, size_t len) {
 #undef APPEND
 }
 
-void engine_report_perm_stats(struct engine *e, bool all) {
+void engine_report_perm_stats(struct engine *e) {
 	for (size_t i = 0; e && i < e->st.n_perm; i++) {
 		struct erule *r = state_rule(&e->st, e->st.perm[i].conf);
 		struct guard_stats gs;
@@ -3135,7 +3135,7 @@ void engine_report_perm_stats(struct engine *e, bool all) {
 					   .deadline = gs.deadline,
 					   .latency_p50_us = gs.latency_p50_us,
 					   .latency_p99_us = gs.latency_p99_us };
-		if (!all && memcmp(&pc, &r->last_perm, sizeof(pc)) == 0)
+		if (memcmp(&pc, &r->last_perm, sizeof(pc)) == 0)
 			continue;
 		r->last_perm = pc;
 		rec = (struct record){ .kind = RECORD_STATS,

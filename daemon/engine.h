@@ -72,10 +72,10 @@ int engine_mntns_foreign(void);
 uint64_t engine_events_handled(const struct engine *e);
 
 /* Emit a "stats" record for each permission rule whose counters changed
- * since the last one (all: every permission rule). Called every
+ * since the last one. Called every
  * status_interval; at stop (engine_free()) every permission rule reports its
  * last counters, after its queue was answered. */
-void engine_report_perm_stats(struct engine *e, bool all);
+void engine_report_perm_stats(struct engine *e);
 
 /* The permission thread is stuck in one decision (or one batch) for longer
  * than twice the longest deadline and at least 5 s: stop feeding the

@@ -327,7 +327,7 @@ static void on_status(struct ev_loop *loop, ev_timer *w, int revents) {
 	struct daemon *d = w->data;
 	char status[STATUS_MAX];
 
-	engine_report_perm_stats(d->engine, false);
+	engine_report_perm_stats(d->engine);
 	engine_status(d->engine, status, sizeof(status));
 	sd_notifyf(0, "STATUS=%s", status);
 	log_debug("status: %s", status);
