@@ -857,14 +857,22 @@ static struct dp dp_setup(struct fst_ctx *ctx) {
 		FST_EXPECT_NONE(ctx, (d)->in);                                                     \
 	} while (0)
 
-/* src read and dst written by one call: ACCESS on src, then MODIFY on dst */
+/*
+ * src read and dst written by one call: ACCESS on src and MODIFY on dst, in
+ * either order, dst's MODIFY maybe twice (6.1 reports it from inside the
+ * copy and again after the call's ACCESS on src; later kernels report each
+ * once, at the end).
+ */
 #define DP_EXPECT_COPY(ctx, d)                                                                     \
 	do {                                                                                       \
-		FST_EXPECT(ctx, (d)->gi, FST_FAN(FAN_ACCESS, "src"), FST_FAN(FAN_MODIFY, "dst"));  \
-		FST_EXPECT(ctx, (d)->gm, FST_FAN(FAN_ACCESS, "src"), FST_FAN(FAN_MODIFY, "dst"));  \
-		FST_EXPECT(ctx, (d)->gf, FST_FAN(FAN_ACCESS, "src"), FST_FAN(FAN_MODIFY, "dst"));  \
-		FST_EXPECT(ctx, (d)->in, FST_IN(IN_ACCESS, (d)->ws, NULL),                         \
-			   FST_IN(IN_MODIFY, (d)->wd, NULL));                                      \
+		FST_EXPECT_SET(ctx, (d)->gi, FST_FAN(FAN_ACCESS, "src"),                           \
+			       FST_FAN(FAN_MODIFY, "dst"));                                        \
+		FST_EXPECT_SET(ctx, (d)->gm, FST_FAN(FAN_ACCESS, "src"),                           \
+			       FST_FAN(FAN_MODIFY, "dst"));                                        \
+		FST_EXPECT_SET(ctx, (d)->gf, FST_FAN(FAN_ACCESS, "src"),                           \
+			       FST_FAN(FAN_MODIFY, "dst"));                                        \
+		FST_EXPECT_SET(ctx, (d)->in, FST_IN(IN_ACCESS, (d)->ws, NULL),                     \
+			       FST_IN(IN_MODIFY, (d)->wd, NULL));                                  \
 	} while (0)
 
 static void fp08_write(struct fst_ctx *ctx) {
@@ -975,9 +983,15 @@ static void fp08_readv(struct fst_ctx *ctx) {
 }
 
 static void fp08_splice_from_file(struct fst_ctx *ctx) {
-	struct dp d = dp_setup(ctx);
+	struct dp d;
 	loff_t off = 0;
 	int p[2];
+
+	/* before 6.5, fs/splice.c called no fsnotify hook for splice() */
+	fst_require_kernel(ctx, 6, 5,
+			   "splice() from a file reports ACCESS since 6.5 (\"splice: report "
+			   "related fsnotify events\")");
+	d = dp_setup(ctx);
 
 	FST_SYS(ctx, pipe2(p, O_CLOEXEC));
 	ck_assert_int_eq(FST_SYS(ctx, splice(d.sfd, &off, p[1], NULL, 100, 0)), 100);

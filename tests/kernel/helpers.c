@@ -31,6 +31,7 @@
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -287,6 +288,21 @@ void fst_require_at_(struct fst_ctx *ctx, const char *path, enum fsn_feature f, 
 		fst_fail_(ctx, file, line, "probing %s: %s", path, fst_errname(r));
 	snprintf(where, sizeof(where), " on %s", path);
 	require_result(ctx, f, &p.feat[f], where);
+}
+
+void fst_require_kernel_(struct fst_ctx *ctx, unsigned major, unsigned minor, const char *why,
+			 const char *file, int line) {
+	struct utsname u;
+	unsigned ma, mi;
+	char reason[600];
+
+	if (uname(&u) < 0 || sscanf(u.release, "%u.%u", &ma, &mi) != 2)
+		fst_fail_(ctx, file, line, "cannot tell the kernel version (uname)");
+	if (ma > major || (ma == major && mi >= minor))
+		return;
+	snprintf(reason, sizeof(reason), "needs Linux %u.%u or later (this is %s): %s", major,
+		 minor, u.release, why);
+	skip_with(ctx, FST_SKIP_FEATURE, reason);
 }
 
 void fst_sys_err_(struct fst_ctx *ctx, long ret, int saved_errno, int want, const char *what,
@@ -1376,8 +1392,43 @@ static void print_act(struct fst_ctx *ctx, bool inotify, size_t i, const struct 
 	diag(ctx, "\n");
 }
 
-void fst_match_(struct fst_ctx *ctx, int fd, const struct fst_events *events,
-		const struct fst_exp *exp, size_t n, const char *what, const char *file, int line) {
+/*
+ * Set matching: every event matches one of the expectations and every
+ * expectation is matched by an event. why gets the first event that
+ * matches none, or the first expectation no event matched.
+ */
+static bool match_set(struct fst_ctx *ctx, bool inotify, unsigned init_flags,
+		      const struct fst_events *evs, const struct fst_exp *exp,
+		      const struct exp_resolved *res, size_t n, char *why, size_t wl) {
+	bool *seen = ctx_calloc(ctx, n ? n : 1, sizeof(*seen));
+	bool ok = true;
+	char w[600];
+
+	for (size_t i = 0; i < evs->n && ok; i++) {
+		bool any = false;
+
+		for (size_t k = 0; k < n; k++)
+			if (match_one(ctx, inotify, init_flags, evs, i, &exp[k], &res[k], w,
+				      sizeof(w)))
+				any = seen[k] = true;
+		if (!any) {
+			snprintf(why, wl, "event %zu of %zu matches none of the expected events", i,
+				 evs->n);
+			ok = false;
+		}
+	}
+	for (size_t k = 0; k < n && ok; k++)
+		if (!seen[k]) {
+			snprintf(why, wl, "no event matches expected event %zu", k);
+			ok = false;
+		}
+	ctx_free(ctx, seen);
+	return ok;
+}
+
+static void match_events(struct fst_ctx *ctx, int fd, const struct fst_events *events,
+			 const struct fst_exp *exp, size_t n, bool ordered, const char *what,
+			 const char *file, int line) {
 	unsigned init_flags;
 	enum fd_kind kind = fd_kind_of(ctx, fd, &init_flags);
 	bool inotify = kind == FD_INOTIFY;
@@ -1396,20 +1447,35 @@ void fst_match_(struct fst_ctx *ctx, int fd, const struct fst_events *events,
 		resolve(ctx, exp[i].old_dir, exp[i].old_dobj, &res[i].od);
 		resolve(ctx, exp[i].new_dir, exp[i].new_dobj, &res[i].nd);
 	}
-	for (size_t i = 0; i < n && i < events->n; i++) {
-		if (!match_one(ctx, inotify, init_flags, events, i, &exp[i], &res[i], why,
-			       sizeof(why))) {
-			bad = i;
-			break;
+	if (ordered) {
+		for (size_t i = 0; i < n && i < events->n; i++) {
+			if (!match_one(ctx, inotify, init_flags, events, i, &exp[i], &res[i], why,
+				       sizeof(why))) {
+				bad = i;
+				break;
+			}
 		}
+	} else {
+		for (size_t k = 0; k < n; k++)
+			if (exp[k].cookie_of)
+				fst_fail_(
+				    ctx, file, line,
+				    "(bad expectation) cookie_of needs the ordered FST_EXPECT");
+		if (n &&
+		    match_set(ctx, inotify, init_flags, events, exp, res, n, why, sizeof(why))) {
+			ctx_free(ctx, res);
+			return;
+		}
+		bad = 0;
 	}
 	if (bad == SIZE_MAX && n == events->n) {
 		ctx_free(ctx, res);
 		return;
 	}
 
-	diag(ctx, "%s:%d: %s (%s fd %d): expected %zu event%s:\n", file, line, what,
-	     inotify ? "inotify" : "fanotify", fd, n, n == 1 ? "" : "s");
+	diag(ctx, "%s:%d: %s (%s fd %d): expected %zu event%s%s:\n", file, line, what,
+	     inotify ? "inotify" : "fanotify", fd, n, n == 1 ? "" : "s",
+	     ordered ? "" : ", as a set (any order, repeats)");
 	if (n == 0)
 		diag(ctx, "    (none)\n");
 	for (size_t i = 0; i < n; i++)
@@ -1420,10 +1486,17 @@ void fst_match_(struct fst_ctx *ctx, int fd, const struct fst_events *events,
 	for (size_t i = 0; i < events->n; i++)
 		print_act(ctx, inotify, i, &events->e[i], res, n);
 
+	if (!ordered)
+		fst_fail_(ctx, file, line, "%s: %s", what, n ? why : "(bad expectation) empty set");
 	if (bad != SIZE_MAX)
 		fst_fail_(ctx, file, line, "%s: event %zu of %zu: %s", what, bad, events->n, why);
 	fst_fail_(ctx, file, line, "%s: expected %zu event%s, got %zu", what, n, n == 1 ? "" : "s",
 		  events->n);
+}
+
+void fst_match_(struct fst_ctx *ctx, int fd, const struct fst_events *events,
+		const struct fst_exp *exp, size_t n, const char *what, const char *file, int line) {
+	match_events(ctx, fd, events, exp, n, true, what, file, line);
 }
 
 struct fst_events *fst_expect_(struct fst_ctx *ctx, int fd, const struct fst_exp *exp, size_t n,
@@ -1431,7 +1504,16 @@ struct fst_events *fst_expect_(struct fst_ctx *ctx, int fd, const struct fst_exp
 	struct fst_events *evs = fst_read_(ctx, fd, false, file, line);
 
 	checkpoint(file, line);
-	fst_match_(ctx, fd, evs, exp, n, what, file, line);
+	match_events(ctx, fd, evs, exp, n, true, what, file, line);
+	return evs;
+}
+
+struct fst_events *fst_expect_set_(struct fst_ctx *ctx, int fd, const struct fst_exp *exp, size_t n,
+				   const char *what, const char *file, int line) {
+	struct fst_events *evs = fst_read_(ctx, fd, false, file, line);
+
+	checkpoint(file, line);
+	match_events(ctx, fd, evs, exp, n, false, what, file, line);
 	return evs;
 }
 
@@ -1953,12 +2035,42 @@ void fst_child_kill_(struct fst_ctx *ctx, struct fst_child *c, const char *file,
 	child_release(ctx, c);
 }
 
+/* Up to len - 1 bytes of a small file, NUL-terminated ("" when unreadable). */
+static void read_small(const char *path, char *buf, size_t len) {
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t r = fd < 0 ? -1 : read(fd, buf, len - 1);
+
+	if (fd >= 0)
+		close(fd);
+	buf[r > 0 ? r : 0] = '\0';
+}
+
+char fst_task_state(pid_t pid, pid_t tid, char *wchan, size_t wlen) {
+	char p[64], b[512], *rp;
+
+	if (tid)
+		snprintf(p, sizeof(p), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	else
+		snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
+	read_small(p, b, sizeof(b));
+	rp = strrchr(b, ')');
+	if (!rp || !rp[1] || !rp[2])
+		return 0;
+	memcpy(p + strlen(p) - 4, "wchan", 6);
+	read_small(p, wchan, wlen);
+	return rp[2];
+}
+
+bool fst_wchan_numeric(const char *w) {
+	return w[0] == '\0' || strncmp(w, "0x", 2) == 0 || (w[0] >= '0' && w[0] <= '9');
+}
+
 /* How many tasks of pid sleep in fanotify's wait for a permission response:
  * state D (TASK_KILLABLE) with wchan in fanotify code. A kernel without
  * symbolic wchan ("0x..." or a bare address) counts on state D alone.
  * Writes the tasks' "tid:state/wchan" into state; -1 if pid is gone. */
 static int n_waiting(pid_t pid, char *state, size_t slen) {
-	char p[PATH_MAX], b[512], w[128];
+	char p[PATH_MAX], w[128];
 	struct dirent *de;
 	DIR *d;
 	int n = 0;
@@ -1971,34 +2083,16 @@ static int n_waiting(pid_t pid, char *state, size_t slen) {
 	}
 	state[0] = '\0';
 	while ((de = readdir(d))) {
-		char *rp, st;
-		ssize_t r;
-		int fd;
+		char st;
 
 		if (de->d_name[0] == '.')
 			continue;
-		snprintf(p, sizeof(p), "/proc/%d/task/%s/stat", (int)pid, de->d_name);
-		fd = open(p, O_RDONLY | O_CLOEXEC);
-		r = fd < 0 ? -1 : read(fd, b, sizeof(b) - 1);
-		if (fd >= 0)
-			close(fd);
-		if (r <= 0)
+		st = fst_task_state(pid, atoi(de->d_name), w, sizeof(w));
+		if (!st)
 			continue;
-		b[r] = '\0';
-		rp = strrchr(b, ')');
-		if (!rp || !rp[1] || !rp[2])
-			continue;
-		st = rp[2];
-		snprintf(p, sizeof(p), "/proc/%d/task/%s/wchan", (int)pid, de->d_name);
-		fd = open(p, O_RDONLY | O_CLOEXEC);
-		r = fd < 0 ? -1 : read(fd, w, sizeof(w) - 1);
-		if (fd >= 0)
-			close(fd);
-		w[r > 0 ? r : 0] = '\0';
 		snprintf(state + strlen(state), slen - strlen(state), "%s%s:%c/%s",
 			 state[0] ? " " : "", de->d_name, st, w[0] ? w : "?");
-		if (st == 'D' && (strncmp(w, "fanotify", 8) == 0 || strncmp(w, "0x", 2) == 0 ||
-				  (w[0] >= '1' && w[0] <= '9')))
+		if (st == 'D' && (strncmp(w, "fanotify", 8) == 0 || fst_wchan_numeric(w)))
 			n++;
 	}
 	closedir(d);

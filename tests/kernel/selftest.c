@@ -83,6 +83,7 @@ struct sel_case {
 static struct {
 	bool tap, verbose, list, must_run;
 	unsigned timeout; /* 0 = per case / default */
+	unsigned repeat;  /* runs of each case on each filesystem */
 	unsigned fs_mask;
 	char **filters;
 	size_t n_filters;
@@ -788,6 +789,8 @@ static void usage(FILE *out) {
 		"  --tap           TAP version 13 (KTAP compatible) output\n"
 		"  --timeout S     timeout of every case in seconds (default %d, or the\n"
 		"                  case's own); CK_TIMEOUT_MULTIPLIER scales it\n"
+		"  --repeat N      run each selected case N times in a row on each\n"
+		"                  filesystem (hunting an intermittent failure)\n"
 		"  -v, --verbose   print features, setup and every case's diagnostics\n"
 		"  -h, --help      this text\n"
 		"\n"
@@ -829,6 +832,18 @@ static void parse_fs(const char *arg) {
 	}
 }
 
+/* A decimal option value in 1..max, else a usage error (exit 2). */
+static unsigned parse_count(const char *what, const char *arg, long max) {
+	char *end;
+	long v = strtol(arg, &end, 10);
+
+	if (*end || end == arg || v <= 0 || v > max) {
+		fprintf(stderr, "fsn-selftest: bad %s '%s'\n", what, arg);
+		exit(2);
+	}
+	return (unsigned)v;
+}
+
 static void parse_args(int argc, char **argv) {
 	static const struct option longopts[] = {
 		{ "list", no_argument, NULL, 'l' },
@@ -836,6 +851,7 @@ static void parse_args(int argc, char **argv) {
 		{ "fs", required_argument, NULL, 'F' },
 		{ "tap", no_argument, NULL, 't' },
 		{ "timeout", required_argument, NULL, 'T' },
+		{ "repeat", required_argument, NULL, 'R' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -844,6 +860,7 @@ static void parse_args(int argc, char **argv) {
 	int c;
 
 	opt.fs_mask = FST_ALL_FS;
+	opt.repeat = 1;
 	opt.must_run = mr && *mr && strcmp(mr, "0") != 0;
 	while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -856,17 +873,8 @@ static void parse_args(int argc, char **argv) {
 			break;
 		case 'F': parse_fs(optarg); break;
 		case 't': opt.tap = true; break;
-		case 'T': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-
-			if (*end || v <= 0 || v > 3600) {
-				fprintf(stderr, "fsn-selftest: bad --timeout '%s'\n", optarg);
-				exit(2);
-			}
-			opt.timeout = (unsigned)v;
-			break;
-		}
+		case 'T': opt.timeout = parse_count("--timeout", optarg, 3600); break;
+		case 'R': opt.repeat = parse_count("--repeat", optarg, 100000); break;
 		case 'v': opt.verbose = true; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); exit(2);
@@ -886,7 +894,7 @@ static unsigned planned(void) {
 			for (size_t k = 0; k < n_sel; k++)
 				if (sel[k].tc->fs & fs_descs[i].bit)
 					n++;
-	return n;
+	return n * opt.repeat;
 }
 
 static int setup_runner_namespace(void) {
@@ -969,7 +977,7 @@ int main(int argc, char **argv) {
 			continue;
 		for (size_t k = 0; k < n_sel; k++)
 			if (sel[k].tc->fs & f->d->bit)
-				n++;
+				n += opt.repeat;
 		if (n == 0)
 			continue;
 		t0 = now();
@@ -977,10 +985,11 @@ int main(int argc, char **argv) {
 		for (size_t k = 0; k < n_sel; k++) {
 			if (!(sel[k].tc->fs & f->d->bit))
 				continue;
-			if (!f->available)
-				report_fs_skip(sel[k].tc, f);
-			else
-				run_one(k, f);
+			for (unsigned rep = 0; rep < opt.repeat; rep++)
+				if (!f->available)
+					report_fs_skip(sel[k].tc, f);
+				else
+					run_one(k, f);
 		}
 		fs_release(f);
 		note("%s: %u cases in %.2f s (setup %.2f s): %u passed, %u failed, %u skipped%s%s",

@@ -122,6 +122,18 @@ void fst_require_(struct fst_ctx *ctx, enum fsn_feature f, const char *file, int
 void fst_require_at_(struct fst_ctx *ctx, const char *path, enum fsn_feature f, const char *file,
 		     int line);
 
+/*
+ * For behaviour a kernel version added that no probe can tell apart from a
+ * regression (a probe doing what the case checks would hide the bug the
+ * case is there to catch): a feature skip on kernels before major.minor,
+ * "needs Linux M.N or later (this is <release>): <why>". Later kernels
+ * must pass.
+ */
+#define fst_require_kernel(ctx, major, minor, why)                                                 \
+	fst_require_kernel_(ctx, major, minor, why, __FILE__, __LINE__)
+void fst_require_kernel_(struct fst_ctx *ctx, unsigned major, unsigned minor, const char *why,
+			 const char *file, int line);
+
 /* Any other skip. With FSN_TESTS_MUST_RUN=1 it is reported as a failure
  * ("skipped a supported case: <reason>"). Never returns. */
 _fst_noreturn_ void fst_skip(struct fst_ctx *ctx, const char *fmt, ...) _fst_printf_(2, 3);
@@ -469,6 +481,22 @@ struct fst_exp fst_pre_access(const char *path, pid_t pid, uint64_t pos, uint64_
 struct fst_events *fst_expect_(struct fst_ctx *ctx, int fd, const struct fst_exp *exp, size_t n,
 			       const char *what, const char *file, int line);
 
+/*
+ * The same as a set: every event read matches one of the expectations and
+ * every expectation matches an event read, in any order, identical events
+ * repeated or not. For one operation on several objects whose order and
+ * number of hook calls no interface promises: 6.1's sendfile() reports the
+ * target's MODIFY from inside the copy and again at the end, with the
+ * source's ACCESS between (fanotify merges the two MODIFYs, inotify only
+ * merges an event with the last one queued). No cookie_of.
+ */
+#define FST_EXPECT_SET(ctx, fd, ...)                                                               \
+	fst_expect_set_(ctx, fd, (const struct fst_exp[]){ __VA_ARGS__ },                          \
+			sizeof((const struct fst_exp[]){ __VA_ARGS__ }) / sizeof(struct fst_exp),  \
+			#fd, __FILE__, __LINE__)
+struct fst_events *fst_expect_set_(struct fst_ctx *ctx, int fd, const struct fst_exp *exp, size_t n,
+				   const char *what, const char *file, int line);
+
 /* Compare events already read (e.g. with fst_read_keep()) the same way. fd
  * names the group (its flags decide how to compare); -1 for fst_decode()d
  * events, which carry their flags. */
@@ -641,6 +669,13 @@ void fst_child_kill_(struct fst_ctx *ctx, struct fst_child *c, const char *file,
  * produces its result (it was not blocked), and names the tasks' states if
  * the count never settles at n. fst_child_blocked(): n = 1.
  */
+/* The state letter of task tid of pid (tid 0: the process; R, S, D, ...)
+ * from /proc, its wchan into wchan (wlen bytes); 0 when it is gone. */
+char fst_task_state(pid_t pid, pid_t tid, char *wchan, size_t wlen);
+/* A wchan without a symbol ("", "0", "0x...", an address): the kernel has
+ * no KALLSYMS, or hides it; only the state can be trusted then. */
+bool fst_wchan_numeric(const char *wchan);
+
 #define fst_child_blocked(ctx, c) fst_child_blocked_(ctx, c, 1, __FILE__, __LINE__)
 #define fst_child_blocked_n(ctx, c, n) fst_child_blocked_(ctx, c, n, __FILE__, __LINE__)
 void fst_child_blocked_(struct fst_ctx *ctx, struct fst_child *c, int n, const char *file,

@@ -11,20 +11,9 @@ set -u
 set -f # FSN_VM_ARGS holds globs for --filter: never expanded here
 here=$(dirname "$0")
 
-skip() {
-	echo "SKIP: $*"
-	echo "0 passed, 0 failed, 1 skipped"
-	exit 77
-}
-
-kernel=${FSN_VM_KERNEL:-}
-[ -n "$kernel" ] || skip "set FSN_VM_KERNEL=/path/to/bzImage (e.g. /boot/vmlinuz-...) to run the suite in a VM"
-[ -r "$kernel" ] || skip "cannot read FSN_VM_KERNEL=$kernel"
-command -v "${QEMU:-qemu-system-x86_64}" >/dev/null || skip "no ${QEMU:-qemu-system-x86_64} (qemu-system-x86)"
-bb=${BUSYBOX:-$(command -v busybox)}
-if [ -z "$bb" ] || ! ldd "$bb" 2>&1 | grep -qE 'not a dynamic executable|statically linked'; then
-	skip "no static busybox (busybox-static)"
-fi
+# shellcheck source=tests/vm/lib.sh
+. "$here/lib.sh"
+vm_require
 
 out=$(mktemp)
 trap 'rm -f "$out" "$out.rc"' EXIT

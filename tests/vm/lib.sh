@@ -1,0 +1,22 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=sh
+# Shared by the meson "vm" tests (sourced): the skip rule and what a VM run
+# needs. vm_require: skip (77) unless FSN_VM_KERNEL names a readable image
+# and qemu and a static busybox are installed.
+
+skip() {
+	echo "SKIP: $*"
+	echo "0 passed, 0 failed, 1 skipped"
+	exit 77
+}
+
+vm_require() {
+	kernel=${FSN_VM_KERNEL:-}
+	[ -n "$kernel" ] || skip "set FSN_VM_KERNEL=/path/to/bzImage (e.g. /boot/vmlinuz-...) to run in a VM"
+	[ -r "$kernel" ] || skip "cannot read FSN_VM_KERNEL=$kernel"
+	command -v "${QEMU:-qemu-system-x86_64}" >/dev/null || skip "no ${QEMU:-qemu-system-x86_64} (qemu-system-x86)"
+	bb=${BUSYBOX:-$(command -v busybox)}
+	if [ -z "$bb" ] || ! ldd "$bb" 2>&1 | grep -qE 'not a dynamic executable|statically linked'; then
+		skip "no static busybox (busybox-static)"
+	fi
+}
