@@ -182,6 +182,7 @@ int bench_compare_main(int argc, char **argv);
 int bench_consumers_main(int argc, char **argv);
 int bench_perm_main(int argc, char **argv);
 int bench_plot_main(int argc, char **argv);
+int bench_vm_main(int argc, char **argv);
 
 /* ---- compare.c: reading result files back ---- */
 

@@ -161,5 +161,18 @@ if [ -n "$gnuplot" ]; then
 else
 	skipped "plot-perm (gnuplot not installed)"
 fi
+# fsn-bench vm: its errors, before anything boots (tests/vm/check-vm-bench.sh
+# boots a kernel when FSN_VM_KERNEL is set)
+vm_err() { # vm_err EXPECTED-TEXT ARGS...: exit status 2 and the message
+	want=$1
+	shift
+	out=$("$bench" vm "$@" 2>&1)
+	[ $? = 2 ] && printf '%s' "$out" | grep -q "$want"
+}
+check vm-no-image vm_err "no KERNEL_IMAGE"
+check vm-missing-image vm_err "nosuch.bzImage: No such file" "$tmp/nosuch.bzImage"
+check vm-compare-json-alone vm_err "needs --compare" "$tmp/r.json" --compare-json "$tmp/x.json"
+check vm-bad-runner vm_err "VM runner $tmp/none" "$tmp/r.json" --runner "$tmp/none"
+check vm-dynamic-guest vm_err "not a statically linked" "$tmp/r.json" --guest-bench /bin/sh
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]

@@ -84,6 +84,7 @@ static void usage(FILE *f) {
 	      "       fsn-bench all [--quick] [--json PREFIX] [--fsnotifyd PATH]\n"
 	      "       fsn-bench compare A.json B.json [--plot FILE.png]\n"
 	      "       fsn-bench plot RESULTS.json FILE.png\n"
+	      "       fsn-bench vm KERNEL_IMAGE [--compare OTHER_IMAGE] [OPTIONS]\n"
 	      "\n"
 	      "hooks: cost of fsnotify hooks on syscalls under various watches and marks.\n"
 	      "  --rounds N          rounds (default 20; --quick: 5)\n"
@@ -97,6 +98,9 @@ static void usage(FILE *f) {
 	      "  --list              list workloads and scenarios\n"
 	      "  --fsnotifyd-config FILE  add scenario 'fsnotifyd': the daemon running FILE\n"
 	      "  --fsnotifyd PATH    the daemon for that scenario (default as for consumers)\n"
+	      "  --icount            the clock counts instructions (a one-CPU guest under\n"
+	      "                      qemu -icount, as vm runs it): ops per second of that\n"
+	      "                      clock; default 3 rounds x 10000 ops (--quick: 2 x 1000)\n"
 	      "hooks, consumers and perm need root (mount namespace, fanotify); they exit\n"
 	      "77 otherwise.\n"
 	      "\n"
@@ -129,7 +133,10 @@ static void usage(FILE *f) {
 	      "result files; --plot FILE.png plots both files' ratios (hooks, perm).\n"
 	      "\n"
 	      "plot: a PNG of a hooks or perm --json result file with gnuplot; exits 77 when\n"
-	      "gnuplot is not installed.\n",
+	      "gnuplot is not installed.\n"
+	      "\n"
+	      "vm: hooks inside qemu guests whose clock counts instructions, one or two\n"
+	      "kernel images compared; `fsn-bench vm --help` for its options.\n",
 	      f);
 }
 
@@ -214,6 +221,8 @@ int main(int argc, char **argv) {
 		r = bench_compare_main(argc - 1, argv + 1);
 	} else if (strcmp(argv[1], "plot") == 0) {
 		r = bench_plot_main(argc - 1, argv + 1);
+	} else if (strcmp(argv[1], "vm") == 0) {
+		r = bench_vm_main(argc - 1, argv + 1);
 	} else {
 		fprintf(stderr, "fsn-bench: unknown subcommand '%s'\n", argv[1]);
 		usage(stderr);

@@ -20,6 +20,11 @@
  * per-round log-ratios say whether a difference is real. "none-ctl" is a
  * second "none" in every round: its interval shows the noise floor.
  *
+ * With --icount (a single-CPU guest under qemu -icount, as `fsn-bench vm`
+ * runs it) the clock counts instructions: the figure is operations per
+ * second of that clock, the wall time of the loop, which on the one CPU
+ * includes the pipe peer and the helper; CPU-time accounting is not used.
+ *
  * With --fsnotifyd-config FILE, scenario "fsnotifyd" runs the daemon on FILE
  * instead of a helper (consumers.c starts it); its CPU comes from /proc.
  * The workload's paths exist only in the bench's private namespace, so
@@ -32,6 +37,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,6 +154,7 @@ struct hooks_opts {
 	uint64_t ops;
 	uint64_t warmup;
 	bool quick;
+	bool icount;        /* guest clock = instructions: the metric is wall time */
 	uint64_t workloads; /* bit per enum workload */
 	uint64_t scenarios; /* bit per enum scenario */
 	const char *json_path;
@@ -306,13 +313,20 @@ static int drain(int fd, bool fanotify) {
 	}
 }
 
-static int helper_main(const struct hooks_env *env, enum scenario s, int ctl) {
+static int helper_main(const struct hooks_env *env, const struct hooks_opts *o, enum scenario s,
+		       int ctl) {
 	int keep[2] = { -1, -1 };
 	_cleanup_close_ int fd = -1;
 	bool fanotify;
 	int32_t status;
 	int r;
 
+	/* Under -icount the figures should repeat exactly; how many events a
+	 * draining reader finds per read() would depend on where the
+	 * scheduler happened to switch. A real-time reader runs as soon as an
+	 * event is queued: one event per wakeup, every time. */
+	if (o->icount && sched_setscheduler(0, SCHED_FIFO, &(struct sched_param){ 1 }) < 0)
+		return negative_errno();
 	r = scenario_setup(env, s, &fd, &fanotify, keep);
 	status = r;
 	if (send(ctl, &status, sizeof(status), 0) < 0 || r < 0)
@@ -448,7 +462,7 @@ static int helper_start(const struct hooks_env *env, const struct hooks_opts *o,
 	if (h->pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		safe_close(sv[0]);
-		_exit(helper_main(env, s, sv[1]) < 0 ? 1 : 0);
+		_exit(helper_main(env, o, s, sv[1]) < 0 ? 1 : 0);
 	}
 	safe_close(sv[1]);
 	h->ctl = sv[0];
@@ -629,6 +643,15 @@ static int wl_child(enum workload w, const struct hooks_env *env, const struct h
 	int r;
 
 	r = wl_open(w, env, &st);
+	/* Under -icount: a read's atime check compares the file's times,
+	 * second first, nanoseconds when the seconds are equal; whether the
+	 * last write happened in the same second as this cell's reads would
+	 * change the figure by a few instructions per read from round to
+	 * round. One guest second of sleep (no host time: sleep=off) puts
+	 * every read in a later second than the file's mtime and ctime. */
+	if (r == 0 && o->icount)
+		(void)nanosleep(&(struct timespec){ .tv_sec = 1, .tv_nsec = 100 * 1000 * 1000 },
+				NULL);
 	if (r == 0)
 		r = wl_loop(w, &st, o->warmup);
 	msg.error = r;
@@ -675,6 +698,13 @@ static int run_cell(const struct hooks_env *env, const struct hooks_opts *o, enu
 	r = read_full(sv[0], &msg, sizeof(msg));
 	if (r == 0 && msg.error < 0)
 		r = msg.error;
+	/* Under -icount, let the work the previous cells left behind run first
+	 * (deferred mark and group destruction, RCU callbacks, the timers of
+	 * exited processes): the guest sleeps without any host time passing
+	 * (sleep=off), and the cell then starts from the same quiet state in
+	 * every round. */
+	if (r == 0 && o->icount)
+		(void)nanosleep(&(struct timespec){ .tv_nsec = 50 * 1000 * 1000 }, NULL);
 	if (r == 0)
 		r = helper_cpu(h, &h0);
 	if (r == 0)
@@ -709,8 +739,13 @@ static double ops_per_s(const struct sample *s) {
 	return s->wall_ns ? (double)s->ops * 1e9 / (double)s->wall_ns : NAN;
 }
 
-static double ops_per_cpu_s(const struct sample *s) {
+/* The figure of merit: ops per CPU-second, or with --icount per second of
+ * the instruction clock (ops_per_s). */
+static double ops_per_cpu_s(const struct hooks_opts *o, const struct sample *s) {
 	uint64_t cpu = s->cpu_ns + s->helper_ns;
+
+	if (o->icount)
+		return ops_per_s(s);
 
 	return cpu ? (double)s->ops * 1e9 / (double)cpu : NAN;
 }
@@ -735,16 +770,21 @@ static int run_rounds(const struct hooks_env *env, const struct hooks_opts *o, s
 	uint64_t t_start = bench_now_ns(CLOCK_MONOTONIC);
 	int r;
 
+	/* On a host each round visits the scenarios in another order, so that
+	 * a drift of the machine does not favour one; under -icount there is
+	 * no drift, and the same order each round keeps the rounds alike. */
 	for (unsigned round = 0; round < o->rounds; round++) {
+		unsigned rot = o->icount ? 0 : round;
+
 		for (size_t i = 0; i < nsc; i++) {
-			enum scenario s = sc[(i + round) % nsc];
+			enum scenario s = sc[(i + rot) % nsc];
 			struct helper h;
 
 			r = helper_start(env, o, s, &h);
 			if (r < 0)
 				return r;
 			for (size_t j = 0; j < nwl && r == 0; j++) {
-				enum workload w = wl[(j + round) % nwl];
+				enum workload w = wl[(j + rot) % nwl];
 
 				r = run_cell(env, o, w, &h, &cell(all, o, s, w)[round]);
 			}
@@ -767,8 +807,8 @@ static void summarize(const struct hooks_opts *o, struct sample *all, enum scena
 	if (!v || !logs)
 		return;
 	for (unsigned r = 0; r < o->rounds; r++) {
-		v[r] = ops_per_cpu_s(&c[r]);
-		logs[r] = log(ops_per_cpu_s(&c[r]) / ops_per_cpu_s(&base[r]));
+		v[r] = ops_per_cpu_s(o, &c[r]);
+		logs[r] = log(ops_per_cpu_s(o, &c[r]) / ops_per_cpu_s(o, &base[r]));
 	}
 	ret->median_ops_cpu_s = bench_median(v, o->rounds);
 	for (unsigned r = 0; r < o->rounds; r++)
@@ -792,9 +832,10 @@ static void print_table(const struct hooks_opts *o, struct sample *all) {
 	unsigned sc[_SC_MAX], wl[_WL_MAX];
 	size_t nsc = bits(o->scenarios, sc, _SC_MAX), nwl = bits(o->workloads, wl, _WL_MAX);
 
-	printf("fsn-bench hooks: %u rounds x %" PRIu64 " ops; ratio = ops per CPU-second vs the "
+	printf("fsn-bench hooks: %u rounds x %" PRIu64 " ops; ratio = ops per %s vs the "
 	       "same round's 'none' (geometric mean, 95%% t-interval)\n\n",
-	       o->rounds, o->ops);
+	       o->rounds, o->ops,
+	       o->icount ? "second of the instruction clock (qemu -icount)" : "CPU-second");
 	printf("%-19s %-14s %13s %7s %8s %17s  %s\n", "scenario", "workload", "median ops/s",
 	       "ratio", "change", "95% CI", "verdict");
 	for (size_t j = 0; j < nwl; j++) {
@@ -824,8 +865,12 @@ static int write_json(const char *path, const struct hooks_opts *o, struct sampl
 	fprintf(f,
 		"},\n  \"parameters\": {\"rounds\": %u, \"ops\": %" PRIu64 ", \"warmup\": %" PRIu64
 		", \"quick\": %s, \"baseline\": \"none\", \"confidence\": 0.95, "
-		"\"metric\": \"ops per CPU-second (workload + peer + helper)\"},\n",
-		o->rounds, o->ops, o->warmup, o->quick ? "true" : "false");
+		"\"clock\": \"%s\", \"metric\": \"%s\"},\n",
+		o->rounds, o->ops, o->warmup, o->quick ? "true" : "false",
+		o->icount ? "icount" : "host",
+		o->icount ? "ops per second of the guest's instruction clock (qemu -icount "
+			    "shift=0: 1 ns = 1 instruction; workload + peer + helper on one CPU)"
+			  : "ops per CPU-second (workload + peer + helper)");
 	fputs("  \"results\": [", f);
 	for (size_t i = 0; i < nsc; i++)
 		for (size_t j = 0; j < nwl; j++) {
@@ -850,10 +895,10 @@ static int write_json(const char *path, const struct hooks_opts *o, struct sampl
 					c[r].helper_ns);
 				json_write_number(f, ops_per_s(&c[r]));
 				fputs(", \"ops_per_cpu_s\": ", f);
-				json_write_number(f, ops_per_cpu_s(&c[r]));
+				json_write_number(f, ops_per_cpu_s(o, &c[r]));
 				fputs(", \"ratio\": ", f);
-				json_write_number(f,
-						  ops_per_cpu_s(&c[r]) / ops_per_cpu_s(&base[r]));
+				json_write_number(f, ops_per_cpu_s(o, &c[r]) /
+							 ops_per_cpu_s(o, &base[r]));
 				fputc('}', f);
 			}
 			fputs("],\n     \"summary\": {\"median_ops_per_s\": ", f);
@@ -889,7 +934,7 @@ static int write_json_to(const char *path, const void *userdata) {
 /* ------------------------------------------------------------------------ */
 
 static int parse_opts(int argc, char **argv, struct hooks_opts *o) {
-	enum { OPT_WL = BENCH_OPT_OWN, OPT_SC, OPT_PLOT, OPT_LIST, OPT_FSND_CONFIG };
+	enum { OPT_WL = BENCH_OPT_OWN, OPT_SC, OPT_PLOT, OPT_LIST, OPT_FSND_CONFIG, OPT_ICOUNT };
 	static const struct option longopts[] = {
 		BENCH_COMMON_LONGOPTS,
 		{ "workloads", required_argument, NULL, OPT_WL },
@@ -897,6 +942,7 @@ static int parse_opts(int argc, char **argv, struct hooks_opts *o) {
 		{ "plot", required_argument, NULL, OPT_PLOT },
 		{ "list", no_argument, NULL, OPT_LIST },
 		{ "fsnotifyd-config", required_argument, NULL, OPT_FSND_CONFIG },
+		{ "icount", no_argument, NULL, OPT_ICOUNT },
 		{ 0 },
 	};
 	struct bench_common com = { .min_rounds = 2,
@@ -923,6 +969,10 @@ static int parse_opts(int argc, char **argv, struct hooks_opts *o) {
 			break;
 		case OPT_FSND_CONFIG:
 			o->fsnotifyd_config = optarg;
+			r = 0;
+			break;
+		case OPT_ICOUNT:
+			o->icount = true;
 			r = 0;
 			break;
 		case OPT_PLOT:
@@ -958,8 +1008,15 @@ static int parse_opts(int argc, char **argv, struct hooks_opts *o) {
 	o->json_path = com.json_path;
 	o->fsnotifyd = com.fsnotifyd;
 	o->scenarios |= UINT64_C(1) << SC_NONE; /* the baseline every ratio needs */
-	o->rounds = com.rounds ? (unsigned)com.rounds : o->quick ? 5 : 20;
-	o->ops = com.ops ? com.ops : o->quick ? 20000 : 100000;
+	/* under -icount every round gives the same figures (doc/performance.md):
+	 * few rounds show that; emulation is ~50x slower than the host */
+	if (o->icount) {
+		o->rounds = com.rounds ? (unsigned)com.rounds : o->quick ? 2 : 3;
+		o->ops = com.ops ? com.ops : o->quick ? 1000 : 10000;
+	} else {
+		o->rounds = com.rounds ? (unsigned)com.rounds : o->quick ? 5 : 20;
+		o->ops = com.ops ? com.ops : o->quick ? 20000 : 100000;
+	}
 	o->warmup = o->ops / 10 ? o->ops / 10 : 1;
 	return 0;
 }
