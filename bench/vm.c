@@ -342,7 +342,6 @@ static int boot_one(const struct vm_opts *o, int which, const char *dir, struct 
 	char out[PATH_MAX], console[PATH_MAX], log[PATH_MAX], stdout_path[PATH_MAX],
 	    json[PATH_MAX + 16], timeout[16], memory[16];
 	const char *label = which ? "B" : "A", *guest = o->guest_bench;
-	char self[PATH_MAX];
 	char *argv[48];
 	size_t n = 0;
 	uint64_t t0 = bench_now_ns(CLOCK_MONOTONIC);
@@ -358,15 +357,6 @@ static int boot_one(const struct vm_opts *o, int which, const char *dir, struct 
 	snprintf(timeout, sizeof(timeout), "%u", o->timeout_s);
 	snprintf(memory, sizeof(memory), "%u", o->memory_mb);
 
-	/* the guest binary must be a path the runner can copy */
-	if (strcmp(guest, "/proc/self/exe") == 0) {
-		ssize_t l = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-		if (l < 0)
-			return negative_errno();
-		self[l] = '\0';
-		guest = self;
-	}
 	{
 		/* option, value (NULL: a flag; options with a NULL value and
 		 * not a flag are left out) */
@@ -532,7 +522,7 @@ static void run_free(struct vm_run *run) {
 int bench_vm_main(int argc, char **argv) {
 	struct vm_opts o;
 	struct vm_run run[2] = { { 0 } };
-	char tmpl[] = "/tmp/fsn-bench-vm.XXXXXX";
+	char tmpl[] = "/tmp/fsn-bench-vm.XXXXXX", self[PATH_MAX];
 	const char *dir;
 	int r;
 
@@ -549,6 +539,19 @@ int bench_vm_main(int argc, char **argv) {
 		dir = mkdtemp(tmpl);
 		if (!dir)
 			return negative_errno();
+	}
+	/* the guest runs this very binary: a copy, which a rebuild while the
+	 * VMs run cannot replace */
+	if (strcmp(o.guest_bench, "/proc/self/exe") == 0) {
+		snprintf(self, sizeof(self), "%s/fsn-bench", dir);
+		r = copy_file("/proc/self/exe", self);
+		if (r == 0 && chmod(self, 0755) < 0)
+			r = negative_errno();
+		if (r < 0) {
+			fprintf(stderr, "fsn-bench vm: %s: %s\n", self, strerror(-r));
+			return r;
+		}
+		o.guest_bench = self;
 	}
 	r = boot_one(&o, 0, dir, &run[0]);
 	if (r == 0 && o.image[1])
