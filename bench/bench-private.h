@@ -183,6 +183,9 @@ int bench_consumers_main(int argc, char **argv);
 int bench_perm_main(int argc, char **argv);
 int bench_plot_main(int argc, char **argv);
 int bench_vm_main(int argc, char **argv);
+/* hooks' --workloads / --scenarios lists (NULL: not given): 0, or -EINVAL
+ * naming the unknown word on stderr (vm checks them before booting). */
+int bench_hooks_check_lists(const char *workloads, const char *scenarios);
 
 /* ---- compare.c: reading result files back ---- */
 

@@ -161,6 +161,8 @@ struct hooks_opts {
 	const char *plot_path;
 	const char *fsnotifyd_config; /* SC_FSNOTIFYD: the daemon's config */
 	const char *fsnotifyd;
+	bool scenarios_given;              /* --scenarios: a missing feature is an error */
+	char skipped_reason[_SC_MAX][200]; /* scenarios left out: why ("" = not) */
 };
 
 static int write_full(int fd, const void *buf, size_t len) {
@@ -325,9 +327,11 @@ static int helper_main(const struct hooks_env *env, const struct hooks_opts *o, 
 	 * draining reader finds per read() would depend on where the
 	 * scheduler happened to switch. A real-time reader runs as soon as an
 	 * event is queued: one event per wakeup, every time. */
+	r = 0;
 	if (o->icount && sched_setscheduler(0, SCHED_FIFO, &(struct sched_param){ 1 }) < 0)
-		return negative_errno();
-	r = scenario_setup(env, s, &fd, &fanotify, keep);
+		r = negative_errno();
+	if (r == 0)
+		r = scenario_setup(env, s, &fd, &fanotify, keep);
 	status = r;
 	if (send(ctl, &status, sizeof(status), 0) < 0 || r < 0)
 		return r < 0 ? r : negative_errno();
@@ -764,6 +768,83 @@ static size_t bits(uint64_t mask, unsigned *idx, size_t max) {
 	return n;
 }
 
+int bench_hooks_check_lists(const char *workloads, const char *scenarios) {
+	uint64_t m;
+	int r = 0;
+
+	if (workloads)
+		r = bench_parse_list("workload", workloads, workload_names, _WL_MAX, &m);
+	if (r == 0 && scenarios)
+		r = bench_parse_list("scenario", scenarios, scenario_names, _SC_MAX, &m);
+	return r;
+}
+
+/* The kernel features a scenario needs (on fs A; the other-fs scenarios
+ * mark fs B, a tmpfs like A). */
+static void scenario_needs(enum scenario s, enum fsn_feature need[3]) {
+	need[0] = need[1] = need[2] = _FSN_FEAT_MAX;
+	switch (s) {
+	case SC_INO_SAME_FS:
+	case SC_INO_OTHER_FS:
+	case SC_INO_PARENT_NOMATCH:
+	case SC_INO_PARENT_DRAIN:
+	case SC_INO_PIPE: need[0] = FSN_FEAT_INOTIFY; break;
+	case SC_FAN_MOUNT_OTHER: need[0] = FSN_FEAT_MARK_MOUNT; break;
+	case SC_FAN_FS_NOMATCH:
+		need[0] = FSN_FEAT_MARK_FILESYSTEM;
+		need[1] = FSN_FEAT_REPORT_DFID_NAME;
+		need[2] = FSN_FEAT_EVENT_DIRENT;
+		break;
+	case SC_PERM_OTHER_FS:
+	case SC_PERM_SAME_FS:
+		need[0] = FSN_FEAT_MARK_FILESYSTEM;
+		need[1] = FSN_FEAT_PERM_OPEN;
+		break;
+	default: break;
+	}
+}
+
+/*
+ * Leave out the scenarios this kernel cannot set up (a test kernel without
+ * fanotify permission events, say), each with its reason on stderr and in
+ * the JSON; an error instead when --scenarios asked for it by name.
+ */
+static int check_scenarios(const struct hooks_env *env, struct hooks_opts *o) {
+	struct fsn_probe p;
+	int r = fsn_probe_path(env->fs_a, &p);
+
+	if (r < 0) {
+		fprintf(stderr, "fsn-bench hooks: probing %s: %s\n", env->fs_a, strerror(-r));
+		return r;
+	}
+	for (unsigned s = 0; s < _SC_MAX; s++) {
+		enum fsn_feature need[3];
+
+		if (!(o->scenarios & (UINT64_C(1) << s)))
+			continue;
+		scenario_needs(s, need);
+		for (int i = 0; i < 3 && need[i] != _FSN_FEAT_MAX; i++) {
+			const struct fsn_feature_result *f = &p.feat[need[i]];
+
+			if (f->support == FSN_SUPPORTED)
+				continue;
+			snprintf(o->skipped_reason[s], sizeof(o->skipped_reason[s]),
+				 "needs %s: %s (%s)", fsn_feature_description(need[i]),
+				 fsn_support_name(f->support), f->error ? strerror(f->error) : "-");
+			if (o->scenarios_given) {
+				fprintf(stderr, "fsn-bench hooks: scenario %s %s\n",
+					scenario_names[s], o->skipped_reason[s]);
+				return -EOPNOTSUPP;
+			}
+			fprintf(stderr, "fsn-bench hooks: scenario %s left out: %s\n",
+				scenario_names[s], o->skipped_reason[s]);
+			o->scenarios &= ~(UINT64_C(1) << s);
+			break;
+		}
+	}
+	return 0;
+}
+
 static int run_rounds(const struct hooks_env *env, const struct hooks_opts *o, struct sample *all) {
 	unsigned sc[_SC_MAX], wl[_WL_MAX];
 	size_t nsc = bits(o->scenarios, sc, _SC_MAX), nwl = bits(o->workloads, wl, _WL_MAX);
@@ -850,6 +931,10 @@ static void print_table(const struct hooks_opts *o, struct sample *all) {
 		if (j + 1 < nwl)
 			putchar('\n');
 	}
+	for (unsigned s = 0, n = 0; s < _SC_MAX; s++)
+		if (o->skipped_reason[s][0])
+			printf("%sleft out: %s: %s\n", n++ ? "" : "\n", scenario_names[s],
+			       o->skipped_reason[s]);
 }
 
 static int write_json(const char *path, const struct hooks_opts *o, struct sample *all) {
@@ -914,7 +999,18 @@ static int write_json(const char *path, const struct hooks_opts *o, struct sampl
 			fprintf(f, ", \"significant\": %s, \"verdict\": \"%s\"}}",
 				sm.significant ? "true" : "false", verdict(sc[i], &sm));
 		}
-	fputs("\n  ]\n}\n", f);
+	fputs("\n  ],\n  \"skipped\": [", f);
+	first = true;
+	for (unsigned s = 0; s < _SC_MAX; s++) {
+		if (!o->skipped_reason[s][0])
+			continue;
+		fprintf(f, "%s\n    {\"scenario\": \"%s\", \"reason\": ", first ? "" : ",",
+			scenario_names[s]);
+		json_write_string(f, o->skipped_reason[s]);
+		fputc('}', f);
+		first = false;
+	}
+	fputs(first ? "]\n}\n" : "\n  ]\n}\n", f);
 	return bench_fclose(f);
 }
 
@@ -948,7 +1044,6 @@ static int parse_opts(int argc, char **argv, struct hooks_opts *o) {
 	struct bench_common com = { .min_rounds = 2,
 				    .max_rounds = UINT64_MAX,
 				    .max_ops = UINT64_MAX };
-	bool scenarios_given = false;
 	int c, r;
 
 	*o = (struct hooks_opts){
@@ -965,7 +1060,7 @@ static int parse_opts(int argc, char **argv, struct hooks_opts *o) {
 		case OPT_SC:
 			r = bench_parse_list("scenario", optarg, scenario_names, _SC_MAX,
 					     &o->scenarios);
-			scenarios_given = true;
+			o->scenarios_given = true;
 			break;
 		case OPT_FSND_CONFIG:
 			o->fsnotifyd_config = optarg;
@@ -994,7 +1089,7 @@ static int parse_opts(int argc, char **argv, struct hooks_opts *o) {
 	r = bench_common_finish(argc, argv, &com);
 	if (r < 0)
 		return r;
-	if (o->fsnotifyd_config && !scenarios_given)
+	if (o->fsnotifyd_config && !o->scenarios_given)
 		o->scenarios |= UINT64_C(1) << SC_FSNOTIFYD;
 	if ((o->scenarios & (UINT64_C(1) << SC_FSNOTIFYD)) && !o->fsnotifyd_config) {
 		fprintf(stderr, "fsn-bench: scenario 'fsnotifyd' needs --fsnotifyd-config FILE\n");
@@ -1045,7 +1140,9 @@ int bench_hooks_main(int argc, char **argv) {
 		bench_env_teardown(env.base);
 		return r;
 	}
-	r = run_rounds(&env, &o, all);
+	r = check_scenarios(&env, &o);
+	if (r == 0)
+		r = run_rounds(&env, &o, all);
 	bench_env_teardown(env.base);
 	if (r < 0)
 		return r;

@@ -21,6 +21,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -37,7 +38,8 @@
 #endif
 
 struct vm_opts {
-	const char *image[2]; /* [1]: --compare */
+	const char *image[2]; /* [1]: --compare; as given */
+	char *image_abs[2];   /* the same, absolute (owned) */
 	const char *json[2];  /* --json, --compare-json */
 	const char *runner;
 	const char *guest_bench;
@@ -194,11 +196,22 @@ static int parse_opts(int argc, char **argv, struct vm_opts *o) {
 		fprintf(stderr, "fsn-bench vm: --compare-json needs --compare\n");
 		return -EINVAL;
 	}
-	for (int i = 0; i < 2; i++)
-		if (o->image[i] && access(o->image[i], R_OK) < 0) {
+	for (int i = 0; i < 2; i++) {
+		char *abs;
+
+		if (!o->image[i])
+			continue;
+		/* absolute: an image named "-x" is not an option of the runner */
+		abs = access(o->image[i], R_OK) == 0 ? realpath(o->image[i], NULL) : NULL;
+		if (!abs) {
 			fprintf(stderr, "fsn-bench vm: %s: %s\n", o->image[i], strerror(errno));
 			return -EINVAL;
 		}
+		o->image_abs[i] = abs;
+	}
+	r = bench_hooks_check_lists(o->workloads, o->scenarios);
+	if (r < 0)
+		return r;
 	if (!o->runner)
 		o->runner = getenv("FSN_VM_RUNNER");
 	if (!o->runner || !*o->runner)
@@ -321,7 +334,7 @@ static int load_run(const char *path, struct vm_run *run) {
 	results = json_get(run->doc, "results");
 	if (kind != BENCH_KIND_HOOKS || !clock || strcmp(clock, "icount") != 0 || !results) {
 		fprintf(stderr, "fsn-bench vm: %s: not a hooks --icount result\n", path);
-		return -EINVAL;
+		return -EBADMSG;
 	}
 	run->cells = calloc(results->n ? results->n : 1, sizeof(*run->cells));
 	if (!run->cells)
@@ -330,7 +343,7 @@ static int load_run(const char *path, struct vm_run *run) {
 		r = make_cell(results->values[i], &run->cells[run->n]);
 		if (r < 0) {
 			fprintf(stderr, "fsn-bench vm: %s: result %zu is malformed\n", path, i);
-			return r;
+			return r == -EINVAL ? -EBADMSG : r;
 		}
 		run->n++;
 	}
@@ -362,7 +375,7 @@ static int boot_one(const struct vm_opts *o, int which, const char *dir, struct 
 		 * not a flag are left out) */
 		const char *const args[][2] = {
 			{ o->runner, NULL },
-			{ o->image[which], NULL },
+			{ o->image_abs[which], NULL },
 			{ "--icount", NULL },
 			{ "--run", guest },
 			{ "--output", out },
@@ -391,6 +404,9 @@ static int boot_one(const struct vm_opts *o, int which, const char *dir, struct 
 	}
 	argv[n] = NULL;
 
+	/* with --keep DIR, never read an earlier run's result */
+	if (unlink(json) < 0 && errno != ENOENT)
+		return negative_errno();
 	ofd = open(stdout_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (ofd < 0)
 		return negative_errno();
@@ -407,7 +423,7 @@ static int boot_one(const struct vm_opts *o, int which, const char *dir, struct 
 		show_tail(log, 25);
 		fprintf(stderr, "guest output:\n");
 		show_tail(stdout_path, 10);
-		return -ECHILD;
+		return -ECANCELED;
 	}
 	fprintf(stderr, "fsn-bench vm: %s: done in %.0f s\n", label, run->boot_s);
 	r = load_run(json, run);
@@ -505,6 +521,17 @@ static void print_report(const struct vm_opts *o, const struct vm_run *a, const 
 		printf("%-14s %-19s %10.1f %10.1f %9s %10s %10s %8s %8s\n", ca->workload,
 		       ca->scenario, ca->ns_op, cb->ns_op, p1, p2, p3, p4, p5);
 	}
+	for (int k = 0; k < (b ? 2 : 1); k++) {
+		const struct json *sk = json_get((k ? b : a)->doc, "skipped");
+
+		for (size_t i = 0; sk && sk->type == JSON_ARRAY && i < sk->n; i++) {
+			const char *sc = json_get_string(sk->values[i], "scenario");
+			const char *why = json_get_string(sk->values[i], "reason");
+
+			printf("%sleft out on %c: %s: %s\n", i || k ? "" : "\n", "AB"[k],
+			       sc ? sc : "?", why ? why : "?");
+		}
+	}
 	if (worst_c) {
 		char p[16];
 
@@ -512,6 +539,14 @@ static void print_report(const struct vm_opts *o, const struct vm_run *a, const 
 		printf("\nlargest spread between rounds: %s (%s, %s %s)\n", p, worst_k,
 		       worst_c->workload, worst_c->scenario);
 	}
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	(void)remove(path); /* best effort: go on */
+	return 0;
 }
 
 static void run_free(struct vm_run *run) {
@@ -560,25 +595,16 @@ int bench_vm_main(int argc, char **argv) {
 		print_report(&o, &run[0], o.image[1] ? &run[1] : NULL);
 	run_free(&run[0]);
 	run_free(&run[1]);
-	if (!o.keep) {
-		static const char *const files[] = {
-			"guest-A/hooks.json", "guest-B/hooks.json", "console-A.log",
-			"console-B.log",      "runner-A.log",       "runner-B.log",
-			"guest-A.txt",        "guest-B.txt",
-		};
-		char p[PATH_MAX];
-
-		for (size_t i = 0; i < ELEMENTSOF(files); i++) {
-			snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
-			(void)unlink(p);
-		}
-		for (int i = 0; i < 2; i++) {
-			snprintf(p, sizeof(p), "%s/guest-%c", dir, "AB"[i]);
-			(void)rmdir(p);
-		}
-		(void)rmdir(dir);
+	if (!o.keep && r == 0) {
+		(void)nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 	} else {
-		fprintf(stderr, "fsn-bench vm: consoles and guest output kept in %s\n", dir);
+		fprintf(stderr, "fsn-bench vm: consoles and guest output %s in %s\n",
+			o.keep ? "kept" : "left (the run failed)", dir);
 	}
+	free(o.image_abs[0]);
+	free(o.image_abs[1]);
+	/* failures were explained where they happened */
+	if (r == -ECANCELED || r == -EBADMSG)
+		return 1;
 	return r;
 }

@@ -599,7 +599,8 @@ static bool churn_waits_for_us(pid_t pid, int *d_ms) {
 		*d_ms = 0;
 		return false;
 	}
-	if (strcmp(w, "fsnotify_destroy_group") == 0)
+	/* a prefix: LTO builds name it fsnotify_destroy_group.llvm.NNN */
+	if (strncmp(w, "fsnotify_destroy_group", 22) == 0)
 		return true;
 	return fst_wchan_numeric(w) && ++*d_ms >= 1000;
 }

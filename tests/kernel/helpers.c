@@ -1402,18 +1402,20 @@ static bool match_set(struct fst_ctx *ctx, bool inotify, unsigned init_flags,
 		      const struct exp_resolved *res, size_t n, char *why, size_t wl) {
 	bool *seen = ctx_calloc(ctx, n ? n : 1, sizeof(*seen));
 	bool ok = true;
-	char w[600];
+	char w[600], scratch[600];
 
 	for (size_t i = 0; i < evs->n && ok; i++) {
 		bool any = false;
 
 		for (size_t k = 0; k < n; k++)
-			if (match_one(ctx, inotify, init_flags, evs, i, &exp[k], &res[k], w,
-				      sizeof(w)))
+			if (match_one(ctx, inotify, init_flags, evs, i, &exp[k], &res[k],
+				      k ? scratch : w, sizeof(w)))
 				any = seen[k] = true;
 		if (!any) {
-			snprintf(why, wl, "event %zu of %zu matches none of the expected events", i,
-				 evs->n);
+			snprintf(why, wl,
+				 "event %zu of %zu matches none of the expected events (against "
+				 "[0]: %.400s)",
+				 i, evs->n, w);
 			ok = false;
 		}
 	}

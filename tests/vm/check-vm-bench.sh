@@ -29,6 +29,7 @@ grep -q "no KERNEL_IMAGE" "$tmp/usage" || fail "no usage error: $(cat "$tmp/usag
 
 "$bench" vm "$kernel" --compare "$kernel" --quick --workloads pwrite,open-close \
 	--scenarios ino-same-fs,fan-fs-nomatch,perm-same-fs --runner "$here/run-on-kernel" \
+	${FSN_VM_MODULES:+--modules "$FSN_VM_MODULES"} \
 	--json "$tmp/a.json" --compare-json "$tmp/b.json" >"$tmp/report" 2>"$tmp/log" ||
 	fail "fsn-bench vm failed: $(tail -n 30 "$tmp/log")"
 cat "$tmp/report"
