@@ -427,8 +427,11 @@ int bench_compare_main(int argc, char **argv) {
 	}
 	if (png)
 		r = bench_plot_check_path(png);
-	for (size_t i = 0; i < 2 && r == 0; i++)
+	for (size_t i = 0; i < 2 && r == 0; i++) {
 		r = bench_result_load(path[i], &doc[i], &kind[i]);
+		if (r < 0 && r != -EINVAL)
+			r = -EBADMSG; /* explained by bench_result_load(): exit 1, nothing more */
+	}
 	if (r == 0 && kind[0] != kind[1]) {
 		fprintf(stderr, "fsn-bench: %s is a %s result, %s a %s result\n", path[0],
 			kind_names[kind[0]], path[1], kind_names[kind[1]]);
@@ -454,5 +457,5 @@ int bench_compare_main(int argc, char **argv) {
 out:
 	json_free(doc[0]);
 	json_free(doc[1]);
-	return r;
+	return r == -EBADMSG ? 1 : r;
 }
