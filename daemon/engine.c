@@ -40,7 +40,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dcache.h"
 #include "engine.h"
 #include "fsn-uapi.h"
 #include "guard.h"
@@ -75,6 +74,9 @@ static inline void freep(void *p) {
 /* Events handled per ev_io callback before the loop gets a turn (signals,
  * timers, the watchdog); the rest stay queued in the context. */
 #define DISPATCH_BUDGET 4096
+
+/* Directory paths cached by handle, all groups together (e->dirs). */
+#define DIR_CACHE_MAX 65536
 
 /* ------------------------------------------------------------------------ */
 /* state                                                                    */
@@ -204,8 +206,8 @@ struct engine {
 	uint64_t drained_usec;  /* realtime: when the queues were last read empty */
 	uint64_t rescans;
 	struct fsn_ctx *ctx;
-	struct dcache *dcache; /* directory paths by handle (see dcache.h) */
-	struct guard *guard;   /* permission rules' thread, once there were any */
+	struct fsn_fidcache *dirs; /* directory paths by (group id, handle): dir_moves_seen() */
+	struct guard *guard;       /* permission rules' thread, once there were any */
 	bool mlocked;
 	struct retired *retired; /* permission rules replaced by reloads */
 	size_t n_retired;
@@ -1569,7 +1571,15 @@ static void match_mark(struct engine *e, const struct emark *m, struct evinfo *x
 
 /* Whether the event's group sees every directory move on the filesystem
  * of fsid (a filesystem mark there with moved_from on directories): then
- * directory paths of its events can be cached (dcache.h). */
+ * directory paths of its events can be cached in e->dirs.
+ *
+ * That cache keeps the path a directory's handle resolved to until the group
+ * reports that the directory (or one above it) moved or went. Resolving a
+ * handle costs open_by_handle_at() and a readlink() per event; a storm of
+ * events in a few directories needs it once per directory. It is only right
+ * for a group that sees every directory rename on the filesystem, and only
+ * in the order of that group's own queue: hence the group's id as the tag,
+ * and all of a group's entries forgotten when its queue overflows. */
 static bool dir_moves_seen(const struct engine *e, const struct fsn_event *ev,
 			   const int32_t fsid[2]) {
 	unsigned klass, report, tag;
@@ -1595,7 +1605,7 @@ static bool dir_moves_seen(const struct engine *e, const struct fsn_event *ev,
  * group gid (0: not cacheable), else resolved (and then cached). */
 static int dir_entry_path(struct engine *e, unsigned gid, const struct fsn_fid *dfid,
 			  const char *name, char *buf, size_t len) {
-	const char *dir = gid ? dcache_get(e->dcache, gid, dfid) : NULL;
+	const char *dir = gid ? fsn_fidcache_get(e->dirs, gid, dfid) : NULL;
 	char tmp[PATH_MAX];
 	bool deleted = false;
 	int r;
@@ -1608,7 +1618,7 @@ static int dir_entry_path(struct engine *e, unsigned gid, const struct fsn_fid *
 	if (r < 0)
 		return r;
 	if (!deleted)
-		dcache_put(e->dcache, gid, dfid, tmp);
+		(void)fsn_fidcache_put(e->dirs, gid, dfid, tmp); /* best effort */
 	return join_name(tmp, name, buf, len);
 }
 
@@ -1653,7 +1663,7 @@ static void on_fanotify(struct engine *e, struct fsn_event *ev) {
 	if (ev->mask & FAN_Q_OVERFLOW) {
 		/* directory moves may be among what was lost */
 		if (ev->group)
-			dcache_forget_group(e->dcache, fsn_group_get_id(ev->group));
+			fsn_fidcache_forget_tag(e->dirs, fsn_group_get_id(ev->group));
 		report_overflow(e, ev);
 		return;
 	}
@@ -1681,7 +1691,7 @@ static void on_fanotify(struct engine *e, struct fsn_event *ev) {
 		const char *gone = (ev->mask & FAN_RENAME) && x.old_path ? x.old_path : x.path;
 
 		if (gone)
-			dcache_forget_below(e->dcache, fsn_group_get_id(ev->group), gone);
+			fsn_fidcache_forget_path(e->dirs, fsn_group_get_id(ev->group), gone);
 	}
 	/* gone, but one of ours: it has the path it was marked with */
 	for (size_t i = 0; !x.path && i < e->st.n_marks; i++) {
@@ -2913,14 +2923,14 @@ int engine_new(struct ev_loop *loop, struct engine **ret) {
 	e->loop = loop;
 	e->self = getpid();
 	e->foreign_mntns = mntns_foreign();
-	r = dcache_new(65536, &e->dcache);
+	r = fsn_fidcache_new(DIR_CACHE_MAX, &e->dirs);
 	if (r < 0) {
 		free(e);
 		return r;
 	}
 	r = fsn_ctx_new(&e->ctx);
 	if (r < 0) {
-		dcache_free(e->dcache);
+		fsn_fidcache_free(e->dirs);
 		free(e);
 		return r;
 	}
@@ -2962,7 +2972,7 @@ struct engine *engine_free(struct engine *e) {
 	plan_free(e->st.plan);
 	config_free(e->st.config);
 	fsn_ctx_free(e->ctx);
-	dcache_free(e->dcache);
+	fsn_fidcache_free(e->dirs);
 	free(e->ihash);
 	free(e->pcache);
 	for (size_t i = 0; i < SYNTH_SLOTS; i++)
@@ -3035,12 +3045,7 @@ int engine_apply(struct engine *e, struct config *c, char *err, size_t errlen) {
 	state_commit(e, old, &s);
 	if (old) {
 		/* groups may have gone (and their ids come back): start afresh */
-		struct dcache *fresh = NULL;
-
-		if (dcache_new(65536, &fresh) >= 0) {
-			dcache_free(e->dcache);
-			e->dcache = fresh;
-		}
+		fsn_fidcache_clear(e->dirs);
 		e->reloaded = true;
 		e->reload_error[0] = '\0';
 	}

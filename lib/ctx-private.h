@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * ctx-private.h — the inside of a struct fsn_ctx, shared by ctx.c (groups,
- * marks, dispatch), perm.c (permission responses), path.c (mount fds and the
- * FID path cache) and hashmap.c (the small intrusive hash table they use).
+ * marks, dispatch), perm.c (permission responses), path.c (mount fds and
+ * FID -> path resolution), fidcache.c (struct fsn_fidcache, the public FID ->
+ * path cache path.c keeps one of) and hashmap.c (the small intrusive hash
+ * table they use).
  *
  * Ownership in one picture:
  *
@@ -13,7 +15,8 @@
  *      │                   kernel was told) ── marks ──▶ fsn_mark (one
  *      │                   fsn_ctx_add_mark() call: what the caller asked)
  *      ├── mounts ─────▶ fsn_mount (per fsid: an fd on a mount root)
- *      └── fidcache ───▶ fsn_fidpath (FID -> last known path, LRU)
+ *      └── fidcache ───▶ fsn_fidcache (fidcache.c: FID -> last known path,
+ *                          LRU, tag 0, FSN_FID_CACHE_MAX entries)
  */
 #pragma once
 
@@ -138,15 +141,9 @@ struct fsn_mount {
 	unsigned n_ref;
 };
 
-struct fsn_fidpath {
-	struct fsn_hnode node;
-	struct fsn_fidpath *lru_prev, *lru_next; /* most recently used first */
-	struct fsn_fid fid;
-	char *path;
-};
-
 #define FSN_READ_BUF_SIZE (64 * 1024)
-#define FSN_FID_CACHE_MAX 4096
+#define FSN_FID_CACHE_MAX 4096 /* entries of ctx->fidcache (fsn.h says 4096) */
+#define FSN_FID_CACHE_TAG 0
 
 struct fsn_ctx {
 	int epfd;
@@ -172,9 +169,7 @@ struct fsn_ctx {
 	/* path.c */
 	int proc_fd_dir; /* /proc/self/fd, -1 until fsn_ctx_fd_path() needs it */
 	struct fsn_hmap mounts;
-	struct fsn_hmap fidcache;
-	struct fsn_fidpath *lru_first, *lru_last;
-	size_t n_fidcache;
+	struct fsn_fidcache *fidcache; /* FSN_FID_CACHE_TAG only */
 };
 
 /* ctx.c */
@@ -204,5 +199,5 @@ int fsn_ctx_mount_ref(struct fsn_ctx *ctx, int fd, const char *abspath, const in
 void fsn_ctx_mount_unref(struct fsn_ctx *ctx, const int32_t fsid[2]);
 /* The mount fd for fsid, or -ENODEV. */
 int fsn_ctx_mount_fd(const struct fsn_ctx *ctx, const int32_t fsid[2]);
-/* Close all mount fds and drop the FID cache. */
+/* Close all mount fds and free the FID cache. */
 void fsn_ctx_paths_done(struct fsn_ctx *ctx);

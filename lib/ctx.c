@@ -1046,7 +1046,8 @@ _public_ int fsn_ctx_new(struct fsn_ctx **ret) {
 		return r;
 	}
 	ctx->buf = aligned_alloc(64, FSN_READ_BUF_SIZE);
-	if (!ctx->buf) {
+	if (!ctx->buf || fsn_fidcache_new(FSN_FID_CACHE_MAX, &ctx->fidcache) < 0) {
+		free(ctx->buf);
 		safe_close(ctx->epfd);
 		free(ctx);
 		return -ENOMEM;

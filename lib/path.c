@@ -2,8 +2,8 @@
 /*
  * path.c — from fds and file handles to paths: fsn_fd_path(), the
  * per-filesystem mount fds a context keeps for open_by_handle_at(), and
- * fsn_ctx_fid_path() with its bounded FID -> path cache (LRU), which lets an
- * object that has been deleted since (ESTALE) keep the path it had.
+ * fsn_ctx_fid_path() with the context's FID -> path cache (fidcache.c), which
+ * lets an object that has been deleted since (ESTALE) keep the path it had.
  *
  * The mount fd of a filesystem is the root directory of the first
  * fanotify-marked mount on it, opened O_RDONLY (open_by_handle_at() refuses
@@ -279,97 +279,8 @@ int fsn_ctx_mount_fd(const struct fsn_ctx *ctx, const int32_t fsid[2]) {
 }
 
 /* ------------------------------------------------------------------------ */
-/* FID -> path cache                                                        */
+/* FID -> path                                                              */
 /* ------------------------------------------------------------------------ */
-
-static uint64_t fid_hash(const struct fsn_fid *fid) {
-	uint64_t h = fsn_hash_bytes(FSN_HASH_SEED, fid->fsid, sizeof(fid->fsid));
-
-	h = fsn_hash_bytes(h, &fid->handle_type, sizeof(fid->handle_type));
-	h = fsn_hash_bytes(h, &fid->handle_bytes, sizeof(fid->handle_bytes));
-	return fsn_hash_bytes(h, fid->f_handle, fid->handle_bytes);
-}
-
-static struct fsn_fidpath *cache_find(const struct fsn_ctx *ctx, const struct fsn_fid *fid) {
-	uint64_t h = fid_hash(fid);
-
-	for (struct fsn_hnode *n = fsn_hmap_chain(&ctx->fidcache, h); n; n = n->next) {
-		struct fsn_fidpath *e = container_of(n, struct fsn_fidpath, node);
-
-		if (n->hash == h && fsn_fid_equal(&e->fid, fid))
-			return e;
-	}
-	return NULL;
-}
-
-static void lru_unlink(struct fsn_ctx *ctx, struct fsn_fidpath *e) {
-	if (e->lru_prev)
-		e->lru_prev->lru_next = e->lru_next;
-	else
-		ctx->lru_first = e->lru_next;
-	if (e->lru_next)
-		e->lru_next->lru_prev = e->lru_prev;
-	else
-		ctx->lru_last = e->lru_prev;
-	e->lru_prev = e->lru_next = NULL;
-}
-
-static void lru_push_front(struct fsn_ctx *ctx, struct fsn_fidpath *e) {
-	e->lru_prev = NULL;
-	e->lru_next = ctx->lru_first;
-	if (ctx->lru_first)
-		ctx->lru_first->lru_prev = e;
-	else
-		ctx->lru_last = e;
-	ctx->lru_first = e;
-}
-
-static void cache_drop(struct fsn_ctx *ctx, struct fsn_fidpath *e) {
-	fsn_hmap_remove(&ctx->fidcache, &e->node);
-	lru_unlink(ctx, e);
-	ctx->n_fidcache--;
-	free(e->path);
-	free(e);
-}
-
-/* Remember fid's path; best effort (a failed allocation just forgets). */
-static void cache_put(struct fsn_ctx *ctx, const struct fsn_fid *fid, const char *path) {
-	struct fsn_fidpath *e = cache_find(ctx, fid);
-
-	if (e) {
-		if (strcmp(e->path, path) != 0) {
-			char *copy = strdup(path);
-
-			if (!copy) {
-				cache_drop(ctx, e);
-				return;
-			}
-			free(e->path);
-			e->path = copy;
-		}
-		lru_unlink(ctx, e);
-		lru_push_front(ctx, e);
-		return;
-	}
-
-	if (ctx->n_fidcache >= FSN_FID_CACHE_MAX && ctx->lru_last)
-		cache_drop(ctx, ctx->lru_last);
-	e = calloc(1, sizeof(*e));
-	if (!e)
-		return;
-	e->path = strdup(path);
-	memcpy(e->fid.fsid, fid->fsid, sizeof(e->fid.fsid));
-	e->fid.handle_bytes = fid->handle_bytes;
-	e->fid.handle_type = fid->handle_type;
-	memcpy(e->fid.f_handle, fid->f_handle, fid->handle_bytes);
-	if (!e->path || fsn_hmap_put(&ctx->fidcache, &e->node, fid_hash(fid)) < 0) {
-		free(e->path);
-		free(e);
-		return;
-	}
-	lru_push_front(ctx, e);
-	ctx->n_fidcache++;
-}
 
 /* dir + "/" + name into buf (dir alone for no name or "."). */
 static int compose(const char *dir, const char *name, char *buf, size_t len) {
@@ -410,14 +321,14 @@ _public_ int fsn_ctx_fid_path(struct fsn_ctx *ctx, const struct fsn_fid *fid, co
 		r = fsn_fd_path(fd, path, sizeof(path), &deleted);
 		if (r < 0)
 			return r;
-		if (!deleted)
-			cache_put(ctx, fid, path);
+		if (!deleted) /* best effort: a failed put just forgets */
+			(void)fsn_fidcache_put(ctx->fidcache, FSN_FID_CACHE_TAG, fid, path);
 	} else if (fd == -ESTALE) {
-		struct fsn_fidpath *e = cache_find(ctx, fid);
+		const char *known = fsn_fidcache_get(ctx->fidcache, FSN_FID_CACHE_TAG, fid);
 
-		if (!e || strlen(e->path) >= sizeof(path))
+		if (!known || strlen(known) >= sizeof(path))
 			return -ESTALE;
-		strcpy(path, e->path);
+		strcpy(path, known);
 		deleted = true;
 	} else
 		return fd;
@@ -431,34 +342,12 @@ _public_ int fsn_ctx_fid_path(struct fsn_ctx *ctx, const struct fsn_fid *fid, co
 }
 
 _public_ void fsn_ctx_fid_forget(struct fsn_ctx *ctx, const struct fsn_fid *fid) {
-	_cleanup_free_ char *prefix = NULL;
-	struct fsn_fidpath *e, *next;
-	size_t pl;
-
-	if (!ctx || !fid || fid->handle_bytes > FSN_HANDLE_MAX)
-		return;
-	e = cache_find(ctx, fid);
-	if (!e)
-		return;
-	prefix = e->path;
-	e->path = NULL;
-	cache_drop(ctx, e);
-
-	/* everything below it: "prefix/..." ("/..." when prefix is "/") */
-	pl = strlen(prefix);
-	if (pl > 0 && prefix[pl - 1] == '/')
-		pl--;
-	for (e = ctx->lru_first; e; e = next) {
-		next = e->lru_next;
-		if (strncmp(e->path, prefix, pl) == 0 && e->path[pl] == '/')
-			cache_drop(ctx, e);
-	}
+	if (ctx)
+		fsn_fidcache_forget_fid(ctx->fidcache, FSN_FID_CACHE_TAG, fid);
 }
 
 void fsn_ctx_paths_done(struct fsn_ctx *ctx) {
-	while (ctx->lru_first)
-		cache_drop(ctx, ctx->lru_first);
-	fsn_hmap_done(&ctx->fidcache);
+	ctx->fidcache = fsn_fidcache_free(ctx->fidcache);
 
 	for (size_t i = 0; i < ctx->mounts.n_buckets; i++)
 		while (ctx->mounts.buckets[i]) {

@@ -29,6 +29,7 @@ static const struct suite_entry suites[] = {
 	{ "probe", fsn_suite_probe, false },
 	{ "decode", fsn_suite_decode, false },
 	{ "path", fsn_suite_path, false },
+	{ "fidcache", fsn_suite_fidcache, false },
 	{ "ctx", fsn_suite_ctx, false },
 	{ "ctx-fanotify", fsn_suite_ctx_fanotify, true },
 	{ "config", fsn_suite_config, false },

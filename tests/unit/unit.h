@@ -13,6 +13,7 @@ Suite *fsn_suite_mask(void);
 Suite *fsn_suite_probe(void);
 Suite *fsn_suite_decode(void);
 Suite *fsn_suite_path(void);
+Suite *fsn_suite_fidcache(void);
 Suite *fsn_suite_ctx(void);
 Suite *fsn_suite_ctx_fanotify(void);
 /* the daemon's pieces (daemon/) */
