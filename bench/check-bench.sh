@@ -174,5 +174,21 @@ check vm-missing-image vm_err "nosuch.bzImage: No such file" "$tmp/nosuch.bzImag
 check vm-compare-json-alone vm_err "needs --compare" "$tmp/r.json" --compare-json "$tmp/x.json"
 check vm-bad-runner vm_err "VM runner $tmp/none" "$tmp/r.json" --runner "$tmp/none"
 check vm-dynamic-guest vm_err "not a statically linked" "$tmp/r.json" --guest-bench /bin/sh
+# every long option that --help and vm --help print is in the man page
+# (written \-\- there); no root needed for this one
+man_options() {
+	page=$(dirname "$0")/../doc/man/fsn-bench.1
+	help=$("$bench" --help && "$bench" vm --help) || return 1
+	opts=$(printf '%s\n' "$help" | grep -oE -- '--[a-z][a-z0-9]*(-[a-z0-9]+)*' | sort -u)
+	[ -n "$opts" ] || { echo "no long options in --help"; return 1; }
+	text=$(sed 's/\\-/-/g' "$page") || return 1
+	missing=
+	for opt in $opts; do
+		printf '%s\n' "$text" | grep -qE -- "$opt([^A-Za-z0-9-]|\$)" ||
+			missing="$missing $opt"
+	done
+	[ -z "$missing" ] || { echo "not in $page:$missing"; return 1; }
+}
+check man-options man_options
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]
