@@ -40,10 +40,9 @@ static uint64_t key_hash(unsigned tag, const struct fsn_fid *fid) {
 }
 
 /* fid must have handle_bytes <= FSN_HANDLE_MAX (checked by the callers). */
+/* h: key_hash(tag, fid) */
 static struct fidcache_entry *find(const struct fsn_fidcache *c, unsigned tag,
-				   const struct fsn_fid *fid) {
-	uint64_t h = key_hash(tag, fid);
-
+				   const struct fsn_fid *fid, uint64_t h) {
 	for (struct fsn_hnode *n = fsn_hmap_chain(&c->map, h); n; n = n->next) {
 		struct fidcache_entry *e = container_of(n, struct fidcache_entry, node);
 
@@ -136,7 +135,7 @@ _public_ const char *fsn_fidcache_get(struct fsn_fidcache *c, unsigned tag,
 
 	if (!c || !fid || fid->handle_bytes > FSN_HANDLE_MAX)
 		return NULL;
-	e = find(c, tag, fid);
+	e = find(c, tag, fid, key_hash(tag, fid));
 	if (!e)
 		return NULL;
 	touch(c, e);
@@ -146,12 +145,14 @@ _public_ const char *fsn_fidcache_get(struct fsn_fidcache *c, unsigned tag,
 _public_ int fsn_fidcache_put(struct fsn_fidcache *c, unsigned tag, const struct fsn_fid *fid,
 			      const char *path) {
 	struct fidcache_entry *e;
+	uint64_t h;
 	int r;
 
 	if (!c || !fid || !path || fid->handle_bytes > FSN_HANDLE_MAX)
 		return -EINVAL;
 
-	e = find(c, tag, fid);
+	h = key_hash(tag, fid);
+	e = find(c, tag, fid, h);
 	if (e) {
 		if (strcmp(e->path, path) != 0) {
 			char *copy = strdup(path);
@@ -178,14 +179,15 @@ _public_ int fsn_fidcache_put(struct fsn_fidcache *c, unsigned tag, const struct
 	e->fid.handle_type = fid->handle_type;
 	memcpy(e->fid.f_handle, fid->f_handle, fid->handle_bytes);
 
-	if (c->n >= c->max)
-		drop(c, entry_of(c->lru.prev));
-	r = fsn_hmap_put(&c->map, &e->node, key_hash(tag, fid));
+	r = fsn_hmap_put(&c->map, &e->node, h);
 	if (r < 0) {
 		free(e->path);
 		free(e);
 		return r;
 	}
+	/* only now that it is in: a failed insert evicts nothing */
+	if (c->n >= c->max)
+		drop(c, entry_of(c->lru.prev));
 	touch(c, e);
 	c->n++;
 	return 0;
@@ -198,7 +200,7 @@ _public_ void fsn_fidcache_forget_fid(struct fsn_fidcache *c, unsigned tag,
 
 	if (!c || !fid || fid->handle_bytes > FSN_HANDLE_MAX)
 		return;
-	e = find(c, tag, fid);
+	e = find(c, tag, fid, key_hash(tag, fid));
 	if (!e)
 		return;
 	dir = e->path;

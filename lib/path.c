@@ -318,7 +318,7 @@ _public_ int fsn_ctx_fid_path(struct fsn_ctx *ctx, const struct fsn_fid *fid, co
 
 	fd = fsn_fid_open(mfd, fid, O_PATH | O_CLOEXEC);
 	if (fd >= 0) {
-		r = fsn_fd_path(fd, path, sizeof(path), &deleted);
+		r = fsn_ctx_fd_path(ctx, fd, path, sizeof(path), &deleted);
 		if (r < 0)
 			return r;
 		if (!deleted) /* best effort: a failed put just forgets */
