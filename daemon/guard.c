@@ -256,11 +256,10 @@ static uint64_t hist_percentile(const uint32_t *h, uint64_t total, unsigned pct)
 
 /* The counters with the percentiles (under g->lock). */
 static void snapshot(struct guard_rule *r, struct guard_stats *ret) {
-	uint64_t total = 0;
+	/* account() adds one to exactly one of these and to one bucket */
+	uint64_t total = r->stats.allowed + r->stats.denied;
 
 	*ret = r->stats;
-	for (unsigned b = 0; b < HIST_BUCKETS; b++)
-		total += r->hist[b];
 	ret->latency_p50_us = hist_percentile(r->hist, total, 50);
 	ret->latency_p99_us = hist_percentile(r->hist, total, 99);
 }
@@ -315,13 +314,17 @@ static void respond(struct guard_rule *r, struct fsn_event *ev, struct fsn_perm 
 }
 
 /* Report a decision (after it was answered: the reading of /proc for the
- * report does not delay the blocked process). */
+ * report does not delay the blocked process). proc: what the decision
+ * already read of /proc/PID (the rest is read now), or NULL. */
 static void report_decision(struct guard_rule *r, uint64_t mask, const char *path, pid_t pid,
-			    const struct verdict *v, const char *by, unsigned decision,
-			    uint64_t latency_us) {
-	struct proc_info proc;
+			    struct proc_info *known, const struct verdict *v, const char *by,
+			    unsigned decision, uint64_t latency_us) {
+	struct proc_info own, *proc = known;
 
-	proc_info_init(&proc, pid);
+	if (!proc) {
+		proc_info_init(&own, pid);
+		proc = &own;
+	}
 	report_push(r->g, &(struct guard_report){
 			      .kind = GUARD_REPORT_DECISION,
 			      .rule = r->name,
@@ -329,9 +332,9 @@ static void report_decision(struct guard_rule *r, uint64_t mask, const char *pat
 			      .mask = mask,
 			      .path = path,
 			      .pid = pid,
-			      .comm = proc_info_comm(&proc),
-			      .uid = proc_info_status(&proc) ? proc.uid : (uid_t)-1,
-			      .exe = proc_info_exe(&proc),
+			      .comm = proc_info_comm(proc),
+			      .uid = proc_info_status(proc) ? proc->uid : (uid_t)-1,
+			      .exe = proc_info_exe(proc),
 			      .verdict = *v,
 			      .by = by,
 			      .decision = decision,
@@ -357,7 +360,7 @@ static void pending_finish(struct pending *p, bool deadline) {
 	account(r, v, deadline, lat);
 	count(r, &r->stats.pending, -1);
 	if (deadline || p->res.log)
-		report_decision(r, p->mask, p->path, p->pid, v,
+		report_decision(r, p->mask, p->path, p->pid, NULL, v,
 				deadline ? "deadline" : result_by(&p->res), p->res.decision, lat);
 	if (p->prev)
 		p->prev->next = p->next;
@@ -448,24 +451,26 @@ static int on_event(struct fsn_ctx *ctx, struct fsn_event *ev, void *userdata) {
 		return 0;
 	}
 	policy_decide(pol, ev->mask & RULE_PERM_EVENTS, path, &proc, &res);
-	if (!path && res.log && ev->fd >= 0 &&
-	    fsn_ctx_fd_path(r->ctx, ev->fd, buf, sizeof(buf), NULL) >= 0)
-		path = buf;
 	if (policy_delay_ms(pol) > 0) {
+		if (!path && res.log && ev->fd >= 0 &&
+		    fsn_ctx_fd_path(r->ctx, ev->fd, buf, sizeof(buf), NULL) >= 0)
+			path = buf;
 		defer(r, ev, &res, path, t0);
 		return 0;
 	}
 	late = now_monotonic_usec() - t0 > (uint64_t)policy_deadline_ms(pol) * 1000u;
-	if (late && !path && ev->fd >= 0 &&
-	    fsn_ctx_fd_path(r->ctx, ev->fd, buf, sizeof(buf), NULL) >= 0)
-		path = buf;
 	respond(r, ev, NULL, late ? policy_deadline_verdict(pol) : &res.verdict);
 	lat = now_monotonic_usec() - t0;
 	account(r, late ? policy_deadline_verdict(pol) : &res.verdict, late, lat);
-	if (late || res.log)
-		report_decision(r, ev->mask & RULE_PERM_EVENTS, path, ev->pid,
-				late ? policy_deadline_verdict(pol) : &res.verdict,
-				late ? "deadline" : result_by(&res), res.decision, lat);
+	if (!late && !res.log)
+		return 0;
+	/* answered: what only the report needs is looked up now (the event
+	 * fd stays ours after the answer) */
+	if (!path && ev->fd >= 0 && fsn_ctx_fd_path(r->ctx, ev->fd, buf, sizeof(buf), NULL) >= 0)
+		path = buf;
+	report_decision(r, ev->mask & RULE_PERM_EVENTS, path, ev->pid, &proc,
+			late ? policy_deadline_verdict(pol) : &res.verdict,
+			late ? "deadline" : result_by(&res), res.decision, lat);
 	return 0;
 }
 
