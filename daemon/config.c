@@ -38,8 +38,7 @@
 #include "config.h"
 #include "fsn-uapi.h"
 #include "fsn.h"
-
-#define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
+#include "util.h"
 
 /* ------------------------------------------------------------------------ */
 /* the loader's state                                                       */
@@ -137,12 +136,6 @@ static void *l_oom(struct loader *l, void *p) {
 
 static char *l_strdup(struct loader *l, const char *s) {
 	return s ? l_oom(l, strdup(s)) : NULL;
-}
-
-static void strv_free(char **v, size_t n) {
-	for (size_t i = 0; v && i < n; i++)
-		free(v[i]);
-	free(v);
 }
 
 /* A string for a message: printable ASCII as is, other bytes as \xNN,
@@ -824,10 +817,6 @@ static bool check_path(struct scope *sc, const struct key *k, const config_setti
 	return r == 0;
 }
 
-static bool has_glob(const char *s) {
-	return strpbrk(s, "*?[") != NULL;
-}
-
 /* An absolute path (normalised) or a glob (exclude, decisions' paths and exes). */
 static bool check_path_or_glob(struct scope *sc, const struct key *k, const config_setting_t *s,
 			       const char *v, char **out) {
@@ -835,7 +824,7 @@ static bool check_path_or_glob(struct scope *sc, const struct key *k, const conf
 		error_at(sc, s, "%s: empty entry", k->name);
 		return false;
 	}
-	if (has_glob(v))
+	if (is_glob(v))
 		return true;
 	if (v[0] != '/') {
 		error_at(sc, s,

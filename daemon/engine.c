@@ -291,19 +291,11 @@ static bool str_eq(const char *a, const char *b) {
  * gets copies of the mounts, with new IDs). */
 static int own_mount_id(void) {
 	char buf[64];
-	int fd, id;
-	ssize_t n;
+	ssize_t n = read_small("/proc/self/mountinfo", buf, sizeof(buf));
+	int id;
 
-	fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	if (n < 0)
-		n = -errno;
-	close(fd);
 	if (n < 0)
 		return (int)n;
-	buf[n] = '\0';
 	if (sscanf(buf, "%d ", &id) != 1 || id < 0)
 		return -EBADMSG;
 	return id;
@@ -1451,36 +1443,10 @@ static struct proc_info *evinfo_proc(struct engine *e, struct evinfo *x) {
 }
 
 static bool proc_filters_ok(struct engine *e, const struct rule_conf *rc, struct evinfo *x) {
-	pid_t pid = x->ev->source == FSN_SOURCE_FANOTIFY ? x->ev->pid : 0;
-	bool ok;
-
-	if (rc->n_pids > 0) {
-		ok = false;
-		for (size_t i = 0; i < rc->n_pids && !ok; i++)
-			ok = pid > 0 && rc->pids[i] == pid;
-		if (!ok)
-			return false;
-	}
-	if (rc->n_comms > 0) {
-		const char *comm = proc_info_comm(evinfo_proc(e, x));
-
-		ok = false;
-		for (size_t i = 0; i < rc->n_comms && !ok; i++)
-			ok = comm && strcmp(rc->comms[i], comm) == 0;
-		if (!ok)
-			return false;
-	}
-	if (rc->n_uids > 0) {
-		struct proc_info *p = evinfo_proc(e, x);
-
-		ok = false;
-		if (proc_info_status(p))
-			for (size_t i = 0; i < rc->n_uids && !ok; i++)
-				ok = rc->uids[i] == p->uid;
-		if (!ok)
-			return false;
-	}
-	return true;
+	if (rc->n_pids == 0 && rc->n_comms == 0 && rc->n_uids == 0)
+		return true;
+	return proc_filters_match(evinfo_proc(e, x), rc->pids, rc->n_pids, rc->comms, rc->n_comms,
+				  rc->uids, rc->n_uids);
 }
 
 /* The daemon's own exec children (their parent is the daemon). */
@@ -2050,11 +2016,11 @@ static void retire_perm(struct engine *e, const struct state *old) {
 	}
 }
 
-/* A record of rule name: to the rule's outputs, or to those of the same
- * names as a retired rule's; false if neither exists. */
-static bool emit_named(struct engine *e, const char *name, const struct record *rec) {
-	struct erule *r = find_erule(e, name);
-
+/* A record of rule name (r: that rule, already looked up, or NULL): to the
+ * rule's outputs, or to those of the same names as a retired rule's; false
+ * if neither exists. */
+static bool emit_named(struct engine *e, struct erule *r, const char *name,
+		       const struct record *rec) {
 	if (r) {
 		emit(e, r, rec);
 		return true;
@@ -2121,7 +2087,7 @@ static void on_guard_report(const struct guard_report *g, void *userdata) {
 				       .rule = g->rule,
 				       .uid = (uid_t)-1,
 				       .perm = &pc };
-		emit_named(e, g->rule, &rec);
+		emit_named(e, r, g->rule, &rec);
 		return;
 	case GUARD_REPORT_DECISION:
 		e->decisions++;
@@ -2144,7 +2110,7 @@ static void on_guard_report(const struct guard_report *g, void *userdata) {
 		};
 		if (r)
 			r->stats.events++;
-		if (!emit_named(e, g->rule, &rec))
+		if (!emit_named(e, r, g->rule, &rec))
 			log_msg(LOG_NOTICE,
 				"rule '%s' (gone since a reload): %s \"%s\" of pid %d (by %s)",
 				g->rule, verdict_format(&g->verdict, v, sizeof(v)),
@@ -2645,15 +2611,9 @@ static size_t count_dirs(const struct erule *r, const char *dir, size_t cap) {
 }
 
 static unsigned long read_ulong(const char *path) {
-	unsigned long v = 0;
-	FILE *f = fopen(path, "re");
+	char buf[32];
 
-	if (f) {
-		if (fscanf(f, "%lu", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	return v;
+	return read_small(path, buf, sizeof(buf)) > 0 ? strtoul(buf, NULL, 10) : 0;
 }
 
 /* A recursive inotify tree needs a watch per directory, against

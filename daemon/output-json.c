@@ -239,19 +239,20 @@ static int send_line(struct json_output *j, const char *line, size_t n) {
 /* When records were lost and the stream is writable again (nothing
  * buffered), say so in the stream. */
 static void report_lost(struct json_output *j) {
-	struct record r = {
-		.kind = RECORD_DROPPED,
-		.time_usec = now_realtime_usec(),
-		.pid = 0,
-		.uid = (uid_t)-1,
-		.count = j->lost,
-	};
+	struct record r;
 	char line[256];
 	size_t w;
 	int n, err;
 
 	if (j->lost == 0 || j->len > 0)
 		return;
+	r = (struct record){
+		.kind = RECORD_DROPPED,
+		.time_usec = now_realtime_usec(),
+		.pid = 0,
+		.uid = (uid_t)-1,
+		.count = j->lost,
+	};
 	n = record_to_json(&r, line, sizeof(line));
 	if (n < 0 || (size_t)n >= sizeof(line))
 		return;

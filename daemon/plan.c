@@ -34,6 +34,7 @@
 
 #include "fsn-uapi.h"
 #include "plan.h"
+#include "util.h"
 
 #define REPORT_FLAGS (FAN_REPORT_DFID_NAME | FAN_REPORT_FID)
 
@@ -303,22 +304,6 @@ static char *mount_root(struct planner *pl, const char *path) {
 		else
 			*slash = '\0';
 	}
-}
-
-/* Whether path lies in dir's subtree (recursive) or is a direct entry of
- * it; never dir itself. */
-static bool is_below(const char *path, const char *dir, bool recursive) {
-	size_t n = strlen(dir);
-	const char *rest;
-
-	if (strcmp(dir, "/") == 0)
-		n = 0;
-	else if (strncmp(path, dir, n) != 0)
-		return false;
-	if (path[n] != '/' || path[n + 1] == '\0')
-		return false;
-	rest = path + n + 1;
-	return recursive || !strchr(rest, '/');
 }
 
 /* ------------------------------------------------------------------------ */
@@ -825,7 +810,7 @@ static size_t plan_exclusions(struct planner *pl, const struct rule_conf *rule, 
 			continue;
 		}
 		for (size_t j = 0; j < rule->n_paths && !d; j++)
-			if (is_below(e, rule->paths[j], rule->recursive))
+			if (path_in(e, rule->paths[j], rule->recursive, false))
 				d = &ds[j];
 		if (!d) {
 			add_problem(pl, rule, e, true,

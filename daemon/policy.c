@@ -223,20 +223,8 @@ static bool in_scope(const struct policy *p, const char *path) {
 bool policy_applies(const struct policy *p, const char *path, struct proc_info *proc) {
 	if (!in_scope(p, path) || any_path(p->exclude, p->n_exclude, path))
 		return false;
-	if (p->n_pids > 0) {
-		bool ok = false;
-
-		for (size_t i = 0; i < p->n_pids && !ok; i++)
-			ok = proc->pid > 0 && p->pids[i] == proc->pid;
-		if (!ok)
-			return false;
-	}
-	if (p->n_comms > 0 && !any_str(p->comms, p->n_comms, proc_info_comm(proc)))
-		return false;
-	if (p->n_uids > 0 &&
-	    !(proc_info_status(proc) && any_id((const uint32_t *)p->uids, p->n_uids, proc->uid)))
-		return false;
-	return true;
+	return proc_filters_match(proc, p->pids, p->n_pids, p->comms, p->n_comms, p->uids,
+				  p->n_uids);
 }
 
 static bool decision_matches(const struct pdecision *d, uint64_t mask, const char *path,

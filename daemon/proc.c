@@ -7,21 +7,7 @@
 #include <unistd.h>
 
 #include "proc.h"
-
-static ssize_t read_small(const char *path, char *buf, size_t len) {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	if (n < 0)
-		n = -errno;
-	else
-		buf[n] = '\0';
-	close(fd);
-	return n;
-}
+#include "util.h"
 
 void proc_info_init(struct proc_info *p, pid_t pid) {
 	p->pid = pid;
@@ -108,4 +94,35 @@ const char *proc_info_exe(struct proc_info *p) {
 		}
 	}
 	return p->exe_ok ? p->exe : NULL;
+}
+
+bool proc_filters_match(struct proc_info *p, const pid_t *pids, size_t n_pids, char *const *comms,
+			size_t n_comms, const uid_t *uids, size_t n_uids) {
+	const char *comm;
+	bool ok;
+
+	if (n_pids > 0) {
+		ok = false;
+		for (size_t i = 0; i < n_pids && !ok; i++)
+			ok = p && p->pid > 0 && pids[i] == p->pid;
+		if (!ok)
+			return false;
+	}
+	if (n_comms > 0) {
+		comm = proc_info_comm(p);
+		ok = false;
+		for (size_t i = 0; i < n_comms && !ok; i++)
+			ok = comm && strcmp(comms[i], comm) == 0;
+		if (!ok)
+			return false;
+	}
+	if (n_uids > 0) {
+		ok = false;
+		if (proc_info_status(p))
+			for (size_t i = 0; i < n_uids && !ok; i++)
+				ok = uids[i] == p->uid;
+		if (!ok)
+			return false;
+	}
+	return true;
 }

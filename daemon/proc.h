@@ -34,3 +34,9 @@ bool proc_info_status(struct proc_info *p);
  * " (deleted)" suffix: exe_deleted says so), NULL if unknown (gone, a kernel
  * thread). */
 const char *proc_info_exe(struct proc_info *p);
+
+/* A rule's process filters: pid in pids, comm in comms, effective uid in
+ * uids; an empty list lets every process through. p may be NULL (no
+ * process known): then only empty lists pass. */
+bool proc_filters_match(struct proc_info *p, const pid_t *pids, size_t n_pids, char *const *comms,
+			size_t n_comms, const uid_t *uids, size_t n_uids);

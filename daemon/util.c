@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* util.c — see util.h. */
+#include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -38,6 +41,21 @@ char *canonical(const char *path) {
 	char *c = realpath(path, NULL);
 
 	return c ? c : strdup(path);
+}
+
+ssize_t read_small(const char *path, char *buf, size_t len) {
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	if (n < 0)
+		n = -errno;
+	else
+		buf[n] = '\0';
+	close(fd);
+	return n;
 }
 
 void strv_free(char **v, size_t n) {

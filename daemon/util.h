@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
 
@@ -23,6 +24,9 @@ bool path_matches(const char *path, const char *pattern);
 /* realpath(), or a copy of path where that fails; NULL only without memory. */
 char *canonical(const char *path);
 void strv_free(char **v, size_t n);
+/* Up to len - 1 bytes of a small file (a /proc or /sys file), NUL-terminated:
+ * the count, or -errno. */
+ssize_t read_small(const char *path, char *buf, size_t len);
 /* Copy of n strings; NULL without memory (also for n == 0: an empty vector
  * is a valid allocation). */
 char **strv_copy(char *const *v, size_t n);
