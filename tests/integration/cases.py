@@ -43,15 +43,17 @@ NOBODY = 65534
 DIRENT = ["create", "delete", "moved_from", "moved_to", "close_write"]
 
 
-def start(t, rules, outputs=None, reader=None, top="", **kw):
+def start(t, rules, outputs=None, reader=None, top="", wait=True, **kw):
     """Write a config with rules (rule() strings), outputs (default: the
     JSON output "json", the default output of the rules), start the daemon
-    with **kw, wait for READY=1. Returns (daemon, reader, config path)."""
+    with **kw, wait for READY=1 (unless wait is False: the caller does).
+    Returns (daemon, reader, config path)."""
     if outputs is None:
         outputs, reader = t.json_setup()
     cfg = t.write_file("fsnotifyd.conf", config_text(rules, outputs, ["json"], top))
     d = t.daemon(cfg, **kw)
-    d.wait_ready()
+    if wait:
+        d.wait_ready()
     return d, reader, cfg
 
 

@@ -24,7 +24,7 @@ import time
 
 import harness
 from harness import WAIT, Fail, Skip, check, config_text, outcome, rule, run_cmd, tail
-from cases import NOBODY, _GOOD_HEAD, bad_config_problems, reload, test
+from cases import NOBODY, _GOOD_HEAD, bad_config_problems, reload, start, test
 
 # The runner's executable: its forked children (harness.Child) have it too.
 EXE = os.readlink("/proc/self/exe")
@@ -145,9 +145,7 @@ def diagnose(d, fn, *a, **kw):
 def pstart(t, rules, top=""):
     """cases.start() for permission rules: a daemon that blocks on its own
     permission event is named as such."""
-    outputs, out = t.json_setup()
-    cfg = t.write_file("fsnotifyd.conf", config_text(rules, outputs, ["json"], top))
-    d = t.daemon(cfg)
+    d, out, cfg = start(t, rules, top=top, wait=False)
     diagnose(d, d.wait_ready)
     return d, out, cfg
 

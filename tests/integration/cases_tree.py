@@ -38,14 +38,6 @@ def per_backend(fn):
     return fn
 
 
-def bpath(r, key="path"):
-    """A record's path (or old_path) as bytes, or None."""
-    if key == "path":
-        return r.path
-    v = r.get(key)
-    return None if v is None else v.encode("utf-8", "surrogatepass")
-
-
 def under(p, top):
     """p (bytes or None) is below the directory top (str)."""
     return p is not None and p.startswith(os.fsencode(top) + b"/")
@@ -72,16 +64,18 @@ def write_sysctl(path, value):
         f.write(f"{value}\n")
 
 
-def set_watches(t, value):
+def set_watches(t, value, restore=True):
     """Set fs.inotify.max_user_watches (global: every user of the machine)
-    for this case; the old value comes back when the case ends. Returns the
-    old value. Skip if it cannot be written."""
+    for this case; the old value comes back when the case ends (restore
+    False: the caller puts it back itself). Returns the old value. Skip if
+    it cannot be written."""
     old = read_sysctl(MAX_USER_WATCHES)
     try:
         write_sysctl(MAX_USER_WATCHES, value)
     except OSError as e:
         raise Skip(f"cannot set fs.inotify.max_user_watches to {value} (it is {old}): {e}")
-    t.cleanups.append(lambda: write_sysctl(MAX_USER_WATCHES, old))
+    if restore:
+        t.cleanups.append(lambda: write_sysctl(MAX_USER_WATCHES, old))
     return old
 
 
@@ -181,7 +175,7 @@ def tree_rename_dir(t, backend):
              "close_write of e/x (after d -> e)", start=i0, daemon=d)
     m = t.marker(c, out, top, d)
     recs = out.records[i0:m]
-    stale = [r for r in recs if under(r.path, old) or under(bpath(r, "old_path"), old)]
+    stale = [r for r in recs if under(r.path, old) or under(r.old_path, old)]
     check(not stale, f"{backend}: records under the old name d/ after d was renamed to e: "
           f"{stale[:4]}")
     ob, nb = os.fsencode(old), os.fsencode(new)
@@ -192,11 +186,11 @@ def tree_rename_dir(t, backend):
                 ("moved_to with path e", lambda r: "moved_to" in r.events and r.path == nb),
                 ("rename with path e and old_path d",
                  lambda r: "rename" in r.events and r.path == nb
-                 and bpath(r, "old_path") == ob)):
+                 and r.old_path == ob)):
             check(any(pred(r) for r in moves),
                   f"fanotify: no {what} for the rename d -> e; move records: {moves}")
     else:
-        check(len(moves) == 1 and moves[0].path == nb and bpath(moves[0], "old_path") == ob
+        check(len(moves) == 1 and moves[0].path == nb and moves[0].old_path == ob
               and moves[0].events & {"moved_to", "rename"},
               f"inotify: expected the rename d -> e as ONE record (IN_MOVED_FROM and "
               f"IN_MOVED_TO paired by cookie) with events moved_to (or rename), path e and "
@@ -354,7 +348,7 @@ def tree_watch_limit(t):
     limit = 200
     if read_sysctl(MAX_USER_WATCHES) < ndirs:
         raise Skip(f"fs.inotify.max_user_watches is already below {ndirs}")
-    old = set_watches(t, limit)
+    old = set_watches(t, limit, restore=False)
     try:
         d, out, _ = start(t, [rule("r-big", [top], mark="inotify", recursive=True,
                                    events=["create"]),
@@ -393,7 +387,7 @@ def overflow(t, backend):
     "created", and the directories whose entries changed as "changed"; a
     recursive inotify rule also watches the new directory again."""
     qmax = read_sysctl(QUEUE_LIMITS[backend])
-    if qmax is None or qmax > 200000:
+    if qmax > 200000:
         raise Skip(f"{QUEUE_LIMITS[backend]} is {qmax}: too many files for an overflow")
     top = t.mkdir("ovt")
     sub = os.path.join(top, "sub")

@@ -244,13 +244,23 @@ class Record:
     def events(self):
         return set(self.obj.get("events") or [])
 
+    def bytes_of(self, key):
+        """The exact bytes of a path field (key, e.g. "path" or "old_path":
+        key + "_b64" when present), or None."""
+        if self.obj.get(key + "_b64") is not None:
+            return base64.b64decode(self.obj[key + "_b64"])
+        p = self.obj.get(key)
+        return None if not isinstance(p, str) else p.encode("utf-8", "surrogatepass")
+
     @property
     def path(self):
         """The path's exact bytes (path_b64 when present), or None."""
-        if self.obj.get("path_b64") is not None:
-            return base64.b64decode(self.obj["path_b64"])
-        p = self.obj.get("path")
-        return None if not isinstance(p, str) else p.encode("utf-8", "surrogatepass")
+        return self.bytes_of("path")
+
+    @property
+    def old_path(self):
+        """The old path's exact bytes (old_path_b64 when present), or None."""
+        return self.bytes_of("old_path")
 
     def __repr__(self):
         return self.raw.decode("utf-8", "replace")

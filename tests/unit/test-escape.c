@@ -823,52 +823,54 @@ START_TEST(test_record_json_decision) {
 		struct verdict v;
 		const char *by;
 		unsigned decision;
-		const char *tail;
+		const char *want;
 	} cases[] = {
 		{ { .deny = true, .err = EIO },
 		  "decision",
 		  3,
+		  DECISION_HEAD
 		  "\"verdict\":\"deny\",\"errno\":\"EIO\",\"audit\":false,\"by\":\"decision\","
 		  "\"decision\":3,\"latency_us\":17}\n" },
 		{ { .deny = true, .err = ETXTBSY, .audit = true },
 		  "decision",
 		  1,
+		  DECISION_HEAD
 		  "\"verdict\":\"deny\",\"errno\":\"ETXTBSY\",\"audit\":true,\"by\":\"decision\","
 		  "\"decision\":1,\"latency_us\":17}\n" },
 		/* a plain deny (EPERM) has no errno */
 		{ { .deny = true },
 		  "default",
 		  0,
+		  DECISION_HEAD
 		  "\"verdict\":\"deny\",\"audit\":false,\"by\":\"default\",\"decision\":null,"
 		  "\"latency_us\":17}\n" },
 		{ { .audit = true },
 		  "decision",
 		  12,
+		  DECISION_HEAD
 		  "\"verdict\":\"allow\",\"audit\":true,\"by\":\"decision\",\"decision\":12,"
 		  "\"latency_us\":17}\n" },
 		{ { 0 },
 		  "deadline",
 		  0,
+		  DECISION_HEAD
 		  "\"verdict\":\"allow\",\"audit\":false,\"by\":\"deadline\",\"decision\":null,"
 		  "\"latency_us\":17}\n" },
 		/* an errno only deny(ERRNO) carries: none for an allow */
 		{ { .err = EIO },
 		  "deadline",
 		  0,
+		  DECISION_HEAD
 		  "\"verdict\":\"allow\",\"audit\":false,\"by\":\"deadline\",\"decision\":null,"
 		  "\"latency_us\":17}\n" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct record r = decision(&cases[i].v);
-		char *want = malloc(strlen(DECISION_HEAD) + strlen(cases[i].tail) + 1);
 
-		ck_assert_ptr_nonnull(want);
-		strcat(strcpy(want, DECISION_HEAD), cases[i].tail);
 		r.by = cases[i].by;
 		r.decision = cases[i].decision;
-		assert_json(&r, want);
-		free(want);
+		assert_json(&r, cases[i].want);
 	}
 	ck_assert_str_eq(record_kind_name(RECORD_DECISION), "decision");
 }
