@@ -806,6 +806,37 @@ static DIR *opendir_nofollow(const char *dir) {
 	return d;
 }
 
+/* Place the sub-watch of dir under root; s is the state root belongs to (its
+ * limit and count). false if it is not watched (excluded, gone, limit). */
+static bool sub_watch_add(struct engine *e, struct state *s, struct emark *root, const char *dir) {
+	struct emark *sub = NULL;
+	char why[1024];
+	int r;
+
+	if (emark_new(e, root->rule, &root->spec, dir, root, &sub) < 0)
+		return false;
+	sub->spec.flags |= FSN_MARK_F_ONLYDIR | FSN_MARK_F_DONT_FOLLOW;
+	r = emark_place(e, sub, &s->n_placed, s->config->max_marks, why, sizeof(why));
+	if (r < 0) {
+		if (r == -ENOSPC)
+			root->rule->limit_hit = true; /* (see place_planned()) */
+		if (r != -ENOENT && r != -ENOTDIR && !root->rule->limit_logged &&
+		    !(r == -ENOSPC && e->placing_tree)) {
+			/* once per rule: the tree is too big or the kernel says no */
+			root->rule->limit_logged = true;
+			mark_failure(e, sub, r, why[0] ? why : NULL);
+		}
+		emark_free(sub);
+		return false;
+	}
+	if (sub_append(root, sub) < 0) {
+		emark_unplace(e, sub, &s->n_placed);
+		emark_free(sub);
+		return false;
+	}
+	return true;
+}
+
 /* Add sub-watches for dir (itself unless it is the root) and every
  * directory below it, without following symlinks; s is the state root
  * belongs to (its limit and count). synth: dir was just created, so what
@@ -813,7 +844,6 @@ static DIR *opendir_nofollow(const char *dir) {
  * report those as created (else `mkdir -p a/b; touch a/b/f` loses b and f). */
 static void tree_add(struct engine *e, struct state *s, struct emark *root, const char *dir,
 		     bool self, bool synth) {
-	char why[1024];
 	DIR *d;
 	struct dirent *de;
 
@@ -821,32 +851,8 @@ static void tree_add(struct engine *e, struct state *s, struct emark *root, cons
 		return;
 	if (self && has_sub(root, dir))
 		return; /* watched and read already (by the scan of its parent) */
-	if (self) {
-		struct emark *sub = NULL;
-		int r;
-
-		if (emark_new(e, root->rule, &root->spec, dir, root, &sub) < 0)
-			return;
-		sub->spec.flags |= FSN_MARK_F_ONLYDIR | FSN_MARK_F_DONT_FOLLOW;
-		r = emark_place(e, sub, &s->n_placed, s->config->max_marks, why, sizeof(why));
-		if (r < 0) {
-			if (r == -ENOSPC)
-				root->rule->limit_hit = true; /* (see place_planned()) */
-			if (r != -ENOENT && r != -ENOTDIR && !root->rule->limit_logged &&
-			    !(r == -ENOSPC && e->placing_tree)) {
-				/* once per rule: the tree is too big or the kernel says no */
-				root->rule->limit_logged = true;
-				mark_failure(e, sub, r, why[0] ? why : NULL);
-			}
-			emark_free(sub);
-			return;
-		}
-		if (sub_append(root, sub) < 0) {
-			emark_unplace(e, sub, &s->n_placed);
-			emark_free(sub);
-			return;
-		}
-	}
+	if (self && !sub_watch_add(e, s, root, dir))
+		return;
 
 	d = opendir_nofollow(dir);
 	if (!d)
@@ -1152,8 +1158,10 @@ static void rescan_dir(struct engine *e, struct erule *r, struct emark *root, co
 
 	if (excluded_by_path(r, dir))
 		return;
+	/* a directory made in the gap: its watch; its subdirectories get
+	 * theirs as this walk reaches them (recursive whenever root is set) */
 	if (root && !has_sub(root, dir) && strcmp(dir, root->canon) != 0)
-		tree_add(e, &e->st, root, dir, true, false);
+		(void)sub_watch_add(e, &e->st, root, dir);
 	d = opendir_nofollow(dir);
 	if (!d)
 		return;
