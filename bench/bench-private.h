@@ -28,6 +28,8 @@ double bench_median(double *v, size_t n);
 /* Nearest-rank q-quantile (0 < q <= 1) of n values, NAN for n == 0; the
  * array is sorted in place. */
 double bench_percentile(uint64_t *v, size_t n, double q);
+/* The same for nq quantiles qs[] at once (one sort), into out[nq]. */
+void bench_quantiles(uint64_t *v, size_t n, const double *qs, size_t nq, double *out);
 
 /* Two-sided 97.5 % quantile of Student's t with df degrees of freedom. */
 double bench_t975(size_t df);
@@ -158,6 +160,13 @@ int bench_pin_here(int *ret_cpu);
 /* "fsn-bench WHAT: round R/N done, .. s elapsed, ~.. s left" on stderr,
  * rewritten in place on a terminal. */
 void bench_progress(const char *what, unsigned round, unsigned rounds, uint64_t t_start);
+/* A log file on stderr, each line indented as "  | LINE": its last max_lines
+ * lines, or all of it for 0. Nothing when it cannot be opened. */
+void bench_show_log(const char *path, unsigned max_lines);
+/* Whether name is a regular executable file in a directory of $PATH
+ * (default_path when PATH is unset; an empty entry is the current
+ * directory). */
+bool bench_in_path(const char *name, const char *default_path);
 
 /* ---- machine description (hooks.c fills it, JSON carries it) ---- */
 
@@ -187,7 +196,7 @@ int bench_vm_main(int argc, char **argv);
  * naming the unknown word on stderr (vm checks them before booting). */
 int bench_hooks_check_lists(const char *workloads, const char *scenarios);
 
-/* ---- compare.c: reading result files back ---- */
+/* ---- compare.c: reading files and result files back ---- */
 
 enum bench_kind {
 	BENCH_KIND_HOOKS,
@@ -195,6 +204,10 @@ enum bench_kind {
 	BENCH_KIND_CONSUMERS,
 };
 
+/* The file at path, up to its size at open (at most 64 MiB, else -EFBIG),
+ * NUL-terminated (the NUL not counted in *ret_len; the text may hold NULs of
+ * its own). 0 or -errno. */
+int bench_read_text(const char *path, char **ret, size_t *ret_len);
 /* Read and parse an fsn-bench result file of schema FSN_BENCH_SCHEMA_VERSION;
  * its kind comes from "tool" and the arrays it must have ("results", and
  * "ratios" for perm; "consumers"). Failures are explained on stderr. */

@@ -26,7 +26,7 @@
 
 #define MAX_FILE_SIZE (64u << 20)
 
-static int read_text(const char *path, char **ret, size_t *ret_len) {
+int bench_read_text(const char *path, char **ret, size_t *ret_len) {
 	_cleanup_close_ int fd = -1;
 	_cleanup_free_ char *text = NULL;
 	struct stat st;
@@ -49,6 +49,7 @@ static int read_text(const char *path, char **ret, size_t *ret_len) {
 			break;
 		len += (size_t)n;
 	}
+	text[len] = '\0';
 	*ret = steal_ptr(&text);
 	*ret_len = len;
 	return 0;
@@ -68,7 +69,7 @@ int bench_result_load(const char *path, struct json **ret, enum bench_kind *ret_
 	size_t len = 0, off = 0;
 	int r;
 
-	r = read_text(path, &text, &len);
+	r = bench_read_text(path, &text, &len);
 	if (r < 0) {
 		fprintf(stderr, "fsn-bench: %s: %s\n", path, strerror(-r));
 		return r;

@@ -455,17 +455,6 @@ static int write_config(const struct cons_env *env, const char *cfg, const char 
 	return fclose(f) == 0 ? 0 : negative_errno();
 }
 
-/* A consumer's log on stderr, indented, after it failed to start. */
-static void show_log(const char *logf) {
-	char buf[4096];
-	FILE *f = fopen(logf, "re");
-
-	while (f && fgets(buf, sizeof(buf), f))
-		fprintf(stderr, "  | %s", buf);
-	if (f)
-		fclose(f);
-}
-
 int bench_fsnotifyd_start(const char *bin, const char *cfg, const char *rundir, pid_t *ret_pid) {
 	char sock[PATH_MAX], logf[PATH_MAX], buf[4096];
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -499,7 +488,7 @@ int bench_fsnotifyd_start(const char *bin, const char *cfg, const char *rundir, 
 		if (now >= deadline || waitpid(pid, &st, WNOHANG) == pid) {
 			fprintf(stderr, "fsn-bench: fsnotifyd (%s) did not become ready%s\n", bin,
 				now >= deadline ? " in time" : ": it exited");
-			show_log(logf);
+			bench_show_log(logf, 0);
 			if (now >= deadline)
 				bench_kill_wait(pid);
 			return -ESRCH;
@@ -757,7 +746,7 @@ static int tool_start(const struct cons_env *env, enum consumer c, struct shared
 	if (r == 0 && wait_ready(sh, pid, sentinel) < 0) {
 		fprintf(stderr, "fsn-bench: %s did not report a test event within %d ms\n",
 			consumer_names[c], READY_DEADLINE_MS);
-		show_log(logf);
+		bench_show_log(logf, 0);
 		r = -ESRCH;
 	}
 	if (r < 0) {
@@ -774,25 +763,10 @@ static int tool_start(const struct cons_env *env, enum consumer c, struct shared
 /* One run of one consumer                                                   */
 /* ------------------------------------------------------------------------ */
 
-static bool tool_installed(const char *name) {
-	const char *path = getenv("PATH");
-	char buf[PATH_MAX];
-
-	if (!path)
-		path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-	for (const char *p = path; *p;) {
-		size_t len = strcspn(p, ":");
-
-		snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, p, name);
-		if (access(buf, X_OK) == 0)
-			return true;
-		p += len + (p[len] == ':');
-	}
-	return false;
-}
-
 static bool consumer_available(enum consumer c) {
-	return (c != C_INOTIFYWAIT && c != C_FATRACE) || tool_installed(consumer_names[c]);
+	return (c != C_INOTIFYWAIT && c != C_FATRACE) ||
+	       bench_in_path(consumer_names[c],
+			     "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
 }
 
 static const char *consumer_note(enum consumer c) {
@@ -894,7 +868,7 @@ static int run_one(const struct cons_env *env, const struct cons_opts *o, struct
 
 		snprintf(logf, sizeof(logf), "%s/%s.log", env->out, consumer_names[c]);
 		fprintf(stderr, "fsn-bench: %s exited during the run\n", consumer_names[c]);
-		show_log(logf);
+		bench_show_log(logf, 0);
 		run->exited = true;
 	}
 	/* the parent notes the generators' end after reaping them: a consumer that
@@ -946,7 +920,8 @@ struct csum {
 
 static void summarize(const struct cons_opts *o, struct run *runs, enum consumer c,
 		      struct csum *s) {
-	double cpu[64], slow[64], drain[64];
+	static const double lat_quantiles[] = { 0.50, 0.99 };
+	double cpu[64], slow[64], drain[64], lat_ns[ELEMENTSOF(lat_quantiles)];
 	size_t n = 0, nlat = 0;
 	_cleanup_free_ uint64_t *lat = NULL;
 
@@ -995,8 +970,9 @@ static void summarize(const struct cons_opts *o, struct run *runs, enum consumer
 	s->slowdown = n ? bench_median(slow, n) : NAN;
 	s->drain_ms = n ? bench_median(drain, n) : NAN;
 	s->nlat = nlat;
-	s->p50_ms = bench_percentile(lat, nlat, 0.50) / 1e6;
-	s->p99_ms = bench_percentile(lat, nlat, 0.99) / 1e6;
+	bench_quantiles(lat, nlat, lat_quantiles, ELEMENTSOF(lat_quantiles), lat_ns);
+	s->p50_ms = lat_ns[0] / 1e6;
+	s->p99_ms = lat_ns[1] / 1e6;
 }
 
 static void progress(const struct cons_opts *o, unsigned round, enum consumer c, uint64_t t0) {

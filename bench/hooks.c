@@ -378,55 +378,31 @@ static void helper_stop(struct helper *h) {
 static int subst_config(const char *src, const char *dst, const struct hooks_env *env) {
 	static const char *const keys[] = { "@FS@", "@WORK@" };
 	const char *vals[] = { env->fs_a, env->workdir };
-	FILE *in = fopen(src, "re"), *out;
-	int c, r = 0;
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+	FILE *out;
+	int r;
 
-	if (!in)
-		return negative_errno();
-	out = fopen(dst, "we");
-	if (!out) {
-		r = negative_errno();
-		fclose(in);
+	r = bench_read_text(src, &text, &len);
+	if (r < 0)
 		return r;
-	}
-	while ((c = fgetc(in)) != EOF) {
-		bool done = false;
+	out = fopen(dst, "we");
+	if (!out)
+		return negative_errno();
+	for (size_t i = 0; i < len; i++) {
+		bool replaced = false;
 
-		if (c == '@') {
-			char word[8] = "@";
-			size_t n = 1;
-			int d;
-
-			/* read up to the next '@' (at most 6 more bytes) */
-			while (n < sizeof(word) - 1 && (d = fgetc(in)) != EOF) {
-				word[n++] = (char)d;
-				if (d == '@')
-					break;
+		/* text is NUL-terminated: strncmp() stops at its end */
+		for (size_t k = 0; text[i] == '@' && k < ELEMENTSOF(keys) && !replaced; k++)
+			if (strncmp(text + i, keys[k], strlen(keys[k])) == 0) {
+				fputs(vals[k], out);
+				i += strlen(keys[k]) - 1;
+				replaced = true;
 			}
-			word[n] = '\0';
-			for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]) && !done; k++)
-				if (strcmp(word, keys[k]) == 0) {
-					fputs(vals[k], out);
-					done = true;
-				}
-			if (!done) {
-				/* not a key: the text as it was (a closing '@' may
-				 * open the next key) */
-				if (n > 1 && word[n - 1] == '@') {
-					word[n - 1] = '\0';
-					ungetc('@', in);
-				}
-				fputs(word, out);
-				done = true;
-			}
-		}
-		if (!done)
-			fputc(c, out);
+		if (!replaced)
+			fputc(text[i], out);
 	}
-	fclose(in);
-	if (fclose(out) != 0)
-		r = negative_errno();
-	return r;
+	return bench_fclose(out);
 }
 
 static int helper_start(const struct hooks_env *env, const struct hooks_opts *o, enum scenario s,

@@ -392,15 +392,17 @@ static int run_rounds(const struct perm_env *env, const struct perm_opts *o, str
 
 static void summarize(const struct perm_opts *o, struct result *x) {
 	size_t n = (size_t)o->rounds * o->ops;
+	double ns[_Q_MAX];
 
-	for (unsigned r = 0; r < o->rounds; r++)
+	for (unsigned r = 0; r < o->rounds; r++) {
+		bench_quantiles(x->ns + (size_t)r * o->ops, o->ops, quantiles, _Q_MAX, ns);
 		for (unsigned q = 0; q < _Q_MAX; q++)
-			x->round_us[r * _Q_MAX + q] =
-			    bench_percentile(x->ns + (size_t)r * o->ops, o->ops, quantiles[q]) /
-			    1e3;
-	/* each round is sorted now; the pooled percentiles sort the whole */
+			x->round_us[r * _Q_MAX + q] = ns[q] / 1e3;
+	}
+	/* each round is sorted now; the pooled quantiles sort the whole */
+	bench_quantiles(x->ns, n, quantiles, _Q_MAX, ns);
 	for (unsigned q = 0; q < _Q_MAX; q++)
-		x->pooled_us[q] = bench_percentile(x->ns, n, quantiles[q]) / 1e3;
+		x->pooled_us[q] = ns[q] / 1e3;
 }
 
 /* a's per-round q against b's: geometric mean and 95 % t-interval. */

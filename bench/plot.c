@@ -96,27 +96,6 @@ static void plot_dir_remove(struct plot_dir *d) {
 	d->path[0] = '\0';
 }
 
-static bool gnuplot_installed(void) {
-	const char *path = getenv("PATH");
-
-	if (!path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	while (*path) {
-		size_t len = strcspn(path, ":");
-		char file[PATH_MAX];
-		struct stat st;
-
-		if ((size_t)snprintf(file, sizeof(file), "%.*s/gnuplot", (int)len ? (int)len : 1,
-				     len ? path : ".") < sizeof(file) &&
-		    stat(file, &st) == 0 && S_ISREG(st.st_mode) && access(file, X_OK) == 0)
-			return true;
-		path += len;
-		if (*path == ':')
-			path++;
-	}
-	return false;
-}
-
 int bench_plot_check_path(const char *png) {
 	_cleanup_free_ char *dir = strdup(png);
 	char *slash;
@@ -561,18 +540,6 @@ static int write_script(const struct plot *p, const char *script, const char *da
 	return bench_fclose(f);
 }
 
-/* Show gnuplot's complaints. */
-static void show_log(const char *path) {
-	char line[512];
-	FILE *f = fopen(path, "re");
-
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f))
-		fprintf(stderr, "  | %s", line);
-	fclose(f);
-}
-
 static int render(struct plot *p, const struct plot_dir *d, const char *png) {
 	bool present[PLOT_MAX_SERIES][_V_MAX] = { { false } };
 	char data[PLOT_FILE_MAX], script[PLOT_FILE_MAX], logf[PLOT_FILE_MAX];
@@ -598,7 +565,7 @@ static int render(struct plot *p, const struct plot_dir *d, const char *png) {
 		return r;
 	if (bench_wait_pid(pid) < 0 || stat(png, &st) < 0 || st.st_size == 0) {
 		fprintf(stderr, "fsn-bench: gnuplot did not write %s:\n", png);
-		show_log(logf);
+		bench_show_log(logf, 0); /* gnuplot's complaints */
 		return -EIO;
 	}
 	return 0;
@@ -628,7 +595,7 @@ static int plot_in(const struct plot_dir *d, enum bench_kind kind, const struct 
 
 /* 77 without gnuplot (said on stderr), else 0 and a fresh directory. */
 static int plot_begin(struct plot_dir *d) {
-	if (!gnuplot_installed()) {
+	if (!bench_in_path("gnuplot", "/usr/local/bin:/usr/bin:/bin")) {
 		fprintf(stderr, "gnuplot not installed: no plot\n");
 		return 77;
 	}

@@ -50,14 +50,21 @@ static int cmp_u64(const void *a, const void *b) {
 	return (x > y) - (x < y);
 }
 
-double bench_percentile(uint64_t *v, size_t n, double q) {
-	size_t i;
+void bench_quantiles(uint64_t *v, size_t n, const double *qs, size_t nq, double *out) {
+	if (n > 0)
+		qsort(v, n, sizeof(*v), cmp_u64);
+	for (size_t k = 0; k < nq; k++) {
+		size_t i = (size_t)ceil(qs[k] * (double)n);
 
-	if (n == 0)
-		return NAN;
-	qsort(v, n, sizeof(*v), cmp_u64);
-	i = (size_t)ceil(q * (double)n);
-	return (double)v[i ? i - 1 : 0];
+		out[k] = n ? (double)v[i ? i - 1 : 0] : NAN;
+	}
+}
+
+double bench_percentile(uint64_t *v, size_t n, double q) {
+	double ret;
+
+	bench_quantiles(v, n, &q, 1, &ret);
+	return ret;
 }
 
 static void mean_var(const double *v, size_t n, double *ret_mean, double *ret_var) {

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -227,4 +228,50 @@ int bench_common_finish(int argc, char **argv, struct bench_common *o) {
 	if (!o->fsnotifyd)
 		o->fsnotifyd = bench_default_fsnotifyd();
 	return 0;
+}
+
+void bench_show_log(const char *path, unsigned max_lines) {
+	_cleanup_free_ char *line = NULL;
+	size_t size = 0, skip = 0;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return;
+	if (max_lines > 0) {
+		size_t total = 0;
+
+		while (getline(&line, &size, f) > 0)
+			total++;
+		skip = total > max_lines ? total - max_lines : 0;
+		rewind(f);
+	}
+	while (getline(&line, &size, f) > 0) {
+		if (skip > 0)
+			skip--;
+		else
+			fprintf(stderr, "  | %s", line);
+	}
+	fclose(f);
+}
+
+bool bench_in_path(const char *name, const char *default_path) {
+	const char *path = getenv("PATH");
+
+	if (!path)
+		path = default_path;
+	while (*path) {
+		size_t len = strcspn(path, ":");
+		char file[PATH_MAX];
+		struct stat st;
+
+		/* an empty entry is the current directory */
+		if ((size_t)snprintf(file, sizeof(file), "%.*s/%s", len ? (int)len : 1,
+				     len ? path : ".", name) < sizeof(file) &&
+		    stat(file, &st) == 0 && S_ISREG(st.st_mode) && access(file, X_OK) == 0)
+			return true;
+		path += len;
+		if (*path == ':')
+			path++;
+	}
+	return false;
 }

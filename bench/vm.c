@@ -260,30 +260,6 @@ static int copy_file(const char *from, const char *to) {
 	return bench_fclose(out);
 }
 
-static void show_tail(const char *path, unsigned lines) {
-	_cleanup_free_ char **ring = calloc(lines, sizeof(char *));
-	char line[1024];
-	unsigned n = 0;
-	FILE *f = fopen(path, "re");
-
-	if (!f || !ring) {
-		if (f)
-			fclose(f);
-		return;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		free(ring[n % lines]);
-		ring[n % lines] = strdup(line);
-		n++;
-	}
-	fclose(f);
-	for (unsigned i = n > lines ? n - lines : 0; i < n; i++) {
-		fprintf(stderr, "  | %s", ring[i % lines] ? ring[i % lines] : "\n");
-		free(ring[i % lines]);
-		ring[i % lines] = NULL;
-	}
-}
-
 /* Per-round ns per op of a result, and the cell. */
 static int make_cell(const struct json *res, struct cell *c) {
 	const struct json *rounds = json_get(res, "rounds");
@@ -420,9 +396,9 @@ static int boot_one(const struct vm_opts *o, int which, const char *dir, struct 
 	if (r < 0) {
 		fprintf(stderr, "fsn-bench vm: %s: the VM run failed after %.0f s; runner's log:\n",
 			o->image[which], run->boot_s);
-		show_tail(log, 25);
+		bench_show_log(log, 25);
 		fprintf(stderr, "guest output:\n");
-		show_tail(stdout_path, 10);
+		bench_show_log(stdout_path, 10);
 		return -ECANCELED;
 	}
 	fprintf(stderr, "fsn-bench vm: %s: done in %.0f s\n", label, run->boot_s);
@@ -450,23 +426,52 @@ static void fmt_pct(char *buf, size_t len, double v, bool sign) {
 		snprintf(buf, len, sign ? "%+.2f%%" : "%.2f%%", fabs(v) < 0.00005 ? 0.0 : v * 100);
 }
 
-static const char *release_of(const struct vm_run *run) {
-	return bench_result_release(run->doc);
+/* The largest spread between rounds of the rows shown so far. */
+struct worst {
+	double spread;
+	const struct cell *c; /* NULL: none yet */
+	const char *k;        /* "A" or "B" */
+};
+
+/* One table row: a's cell, with b's of the same scenario and workload. */
+static void print_row(const struct cell *ca, const struct vm_run *b, struct worst *worst) {
+	const struct cell *cb = b ? find_cell(b, ca->scenario, ca->workload) : NULL;
+	char p1[16], p2[16], p3[16], p4[16], p5[16];
+
+	if (isfinite(ca->spread) && ca->spread >= worst->spread)
+		*worst = (struct worst){ ca->spread, ca, "A" };
+	fmt_pct(p2, sizeof(p2), strcmp(ca->scenario, "none") ? ca->vs_none : NAN, true);
+	fmt_pct(p4, sizeof(p4), ca->spread, false);
+	if (!b) {
+		printf("%-14s %-19s %10.1f %10s %8s\n", ca->workload, ca->scenario, ca->ns_op, p2,
+		       p4);
+		return;
+	}
+	if (!cb) {
+		printf("%-14s %-19s %10.1f %10s %9s %10s %10s %8s %8s\n", ca->workload,
+		       ca->scenario, ca->ns_op, "-", "-", p2, "-", p4, "-");
+		return;
+	}
+	if (isfinite(cb->spread) && cb->spread > worst->spread)
+		*worst = (struct worst){ cb->spread, cb, "B" };
+	fmt_pct(p1, sizeof(p1), cb->ns_op / ca->ns_op - 1, true);
+	fmt_pct(p3, sizeof(p3), strcmp(cb->scenario, "none") ? cb->vs_none : NAN, true);
+	fmt_pct(p5, sizeof(p5), cb->spread, false);
+	printf("%-14s %-19s %10.1f %10.1f %9s %10s %10s %8s %8s\n", ca->workload, ca->scenario,
+	       ca->ns_op, cb->ns_op, p1, p2, p3, p4, p5);
 }
 
 static void print_report(const struct vm_opts *o, const struct vm_run *a, const struct vm_run *b) {
 	const struct json *par = json_get(a->doc, "parameters");
-	double worst = 0;
-	const struct cell *worst_c = NULL;
-	const char *worst_k = "";
+	struct worst worst = { 0, NULL, "" };
 	const char *last_w = "";
 
 	printf("fsn-bench vm: %.0f rounds x %.0f ops in the guest, qemu -icount shift=0,sleep=off, "
 	       "1 vCPU\n",
 	       json_get_number(par, "rounds", NAN), json_get_number(par, "ops", NAN));
-	printf("  A: %s (%s)\n", o->image[0], release_of(a));
+	printf("  A: %s (%s)\n", o->image[0], bench_result_release(a->doc));
 	if (b)
-		printf("  B: %s (%s)\n", o->image[1], release_of(b));
+		printf("  B: %s (%s)\n", o->image[1], bench_result_release(b->doc));
 	printf("ns/op: guest nanoseconds per operation = instructions (all processes on the "
 	       "vCPU); vs none: cost over no watchers; spread: (max - min) / median of the "
 	       "rounds\n\n");
@@ -478,48 +483,22 @@ static void print_report(const struct vm_opts *o, const struct vm_run *a, const 
 		printf("%-14s %-19s %10s %10s %8s\n", "workload", "scenario", "ns/op", "vs none",
 		       "spread");
 	/* by workload (in the order they first come), then scenario */
-	for (size_t k = 0, shown = 0; k < a->n * a->n && shown < a->n; k++) {
-		size_t w = k / a->n, i = k % a->n;
-		const struct cell *ca = &a->cells[i], *cb;
-		char p1[16], p2[16], p3[16], p4[16], p5[16];
-		bool first_of_w = true;
+	for (size_t w = 0; w < a->n; w++) {
+		const char *workload = a->cells[w].workload;
+		bool seen = false;
 
-		for (size_t j = 0; j < w && first_of_w; j++)
-			first_of_w = strcmp(a->cells[j].workload, a->cells[w].workload) != 0;
-		if (!first_of_w || strcmp(ca->workload, a->cells[w].workload) != 0)
-			continue;
-		shown++;
-		cb = b ? find_cell(b, ca->scenario, ca->workload) : NULL;
-		if (strcmp(last_w, ca->workload) != 0 && *last_w)
-			putchar('\n');
-		last_w = ca->workload;
-		if (isfinite(ca->spread) && ca->spread >= worst) {
-			worst = ca->spread;
-			worst_c = ca;
-			worst_k = "A";
+		for (size_t j = 0; j < w && !seen; j++)
+			seen = strcmp(a->cells[j].workload, workload) == 0;
+		if (seen)
+			continue; /* its rows came with its first cell */
+		for (size_t i = w; i < a->n; i++) {
+			if (strcmp(a->cells[i].workload, workload) != 0)
+				continue;
+			if (strcmp(last_w, workload) != 0 && *last_w)
+				putchar('\n');
+			last_w = workload;
+			print_row(&a->cells[i], b, &worst);
 		}
-		fmt_pct(p2, sizeof(p2), strcmp(ca->scenario, "none") ? ca->vs_none : NAN, true);
-		fmt_pct(p4, sizeof(p4), ca->spread, false);
-		if (!b) {
-			printf("%-14s %-19s %10.1f %10s %8s\n", ca->workload, ca->scenario,
-			       ca->ns_op, p2, p4);
-			continue;
-		}
-		if (!cb) {
-			printf("%-14s %-19s %10.1f %10s %9s %10s %10s %8s %8s\n", ca->workload,
-			       ca->scenario, ca->ns_op, "-", "-", p2, "-", p4, "-");
-			continue;
-		}
-		if (isfinite(cb->spread) && cb->spread > worst) {
-			worst = cb->spread;
-			worst_c = cb;
-			worst_k = "B";
-		}
-		fmt_pct(p1, sizeof(p1), cb->ns_op / ca->ns_op - 1, true);
-		fmt_pct(p3, sizeof(p3), strcmp(cb->scenario, "none") ? cb->vs_none : NAN, true);
-		fmt_pct(p5, sizeof(p5), cb->spread, false);
-		printf("%-14s %-19s %10.1f %10.1f %9s %10s %10s %8s %8s\n", ca->workload,
-		       ca->scenario, ca->ns_op, cb->ns_op, p1, p2, p3, p4, p5);
 	}
 	for (int k = 0; k < (b ? 2 : 1); k++) {
 		const struct json *sk = json_get((k ? b : a)->doc, "skipped");
@@ -532,12 +511,12 @@ static void print_report(const struct vm_opts *o, const struct vm_run *a, const 
 			       sc ? sc : "?", why ? why : "?");
 		}
 	}
-	if (worst_c) {
+	if (worst.c) {
 		char p[16];
 
-		fmt_pct(p, sizeof(p), worst, false);
-		printf("\nlargest spread between rounds: %s (%s, %s %s)\n", p, worst_k,
-		       worst_c->workload, worst_c->scenario);
+		fmt_pct(p, sizeof(p), worst.spread, false);
+		printf("\nlargest spread between rounds: %s (%s, %s %s)\n", p, worst.k,
+		       worst.c->workload, worst.c->scenario);
 	}
 }
 
