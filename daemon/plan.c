@@ -7,8 +7,13 @@
  * they can be; and every reason a rule cannot work here, as a problem.
  *
  * The plan only describes: the engine places the marks and filters.
- * Side effects: the feature probe (fsn_probe_path(), once per distinct
- * path, or the caller's probe) and mkdir for rules with create = true.
+ * Side effects: the feature probe (fsn_probe_path(), or the caller's
+ * probe, once per filesystem and kind of object: see probe()) and mkdir
+ * for rules with create = true.
+ *
+ * Scale: every step per path is O(1) amortised (the probe by filesystem,
+ * exclusions by their ancestors, arrays that double), so 10 000 paths on a
+ * few filesystems plan in milliseconds plus a few probes.
  *
  * Kernel rules this relies on (tried on Linux 6.18; the "real-probe" unit
  * test places every mark of a plan on tmpfs):
@@ -25,6 +30,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/magic.h>
@@ -50,10 +56,15 @@
 	 FAN_MOVED_FROM | FAN_MOVED_TO | FAN_CREATE | FAN_DELETE | FAN_DELETE_SELF |               \
 	 FAN_MOVE_SELF)
 
+/* A probe result per (st_dev, regular file or directory): what a feature
+ * answers depends on the filesystem, and for pre-content events on the
+ * kind of object (lib/probe.c). */
 struct probe_entry {
-	char *path;
+	uint64_t key[2]; /* st_dev, reg_or_dir */
 	int r;
 	struct fsn_probe probe;
+	size_t fs; /* index in plan->fs */
+	struct probe_entry *next;
 };
 
 struct planner {
@@ -61,8 +72,10 @@ struct planner {
 	struct plan *p;
 	plan_probe_fn probe;
 	void *userdata;
-	struct probe_entry **cache; /* entries stay put: decisions point into them */
-	size_t n_cache;
+	const volatile bool *cancel;
+	struct strmap cache;         /* probe_entry by key; entries stay put: */
+	struct probe_entry *entries; /* decisions point into them */
+	size_t marks_cap, problems_cap, fs_cap;
 	bool oom;
 };
 
@@ -82,6 +95,7 @@ struct decision {
 	bool is_dir;
 	struct stat st;
 	const struct fsn_probe *probe;
+	size_t fs; /* index in plan->fs */
 	char *why;
 	char *target;
 	char *subtree;
@@ -185,35 +199,107 @@ static int fanotify_missing(const struct fsn_probe *p) {
 			     sizeof(fid_group_features) / sizeof(fid_group_features[0]));
 }
 
-static int probe(struct planner *pl, const char *path, const struct fsn_probe **ret) {
-	struct probe_entry **v, *e;
+/* Grow *v (of *cap elements of size) to hold n + 1. */
+static bool grow(struct planner *pl, void **v, size_t *cap, size_t n, size_t size) {
+	size_t ncap;
+	void *nv;
+
+	if (n < *cap)
+		return true;
+	ncap = *cap ? 2 * *cap : 16;
+	nv = realloc(*v, ncap * size);
+	if (!nv) {
+		pl->oom = true;
+		return false;
+	}
+	*v = nv;
+	*cap = ncap;
+	return true;
+}
+
+static const struct {
+	unsigned long magic;
+	const char *name;
+} fs_names[] = {
+	{ TMPFS_MAGIC, "tmpfs" },
+	{ EXT4_SUPER_MAGIC, "ext4" },
+	{ XFS_SUPER_MAGIC, "xfs" },
+	{ BTRFS_SUPER_MAGIC, "btrfs" },
+	{ PROC_SUPER_MAGIC, "proc" },
+	{ SYSFS_MAGIC, "sysfs" },
+	{ OVERLAYFS_SUPER_MAGIC, "overlay" },
+	{ NFS_SUPER_MAGIC, "nfs" },
+	{ FUSE_SUPER_MAGIC, "fuse" },
+	{ RAMFS_MAGIC, "ramfs" },
+	{ MSDOS_SUPER_MAGIC, "vfat" },
+	{ SQUASHFS_MAGIC, "squashfs" },
+	{ CGROUP2_SUPER_MAGIC, "cgroup2" },
+};
+
+static char *fs_type(struct planner *pl, const char *path) {
+	struct statfs sfs;
+
+	if (statfs(path, &sfs) < 0)
+		return xstrdup(pl, "?");
+	for (size_t i = 0; i < ELEMENTSOF(fs_names); i++)
+		if ((unsigned long)sfs.f_type == fs_names[i].magic)
+			return xstrdup(pl, fs_names[i].name);
+	return xasprintf(pl, "0x%lx", (unsigned long)sfs.f_type);
+}
+
+static char *mount_root(struct planner *pl, const char *path);
+
+/* The index in plan->fs of st's filesystem (path is on it), added if new. */
+static size_t plan_fs_of(struct planner *pl, const char *path, const struct stat *st) {
+	struct plan *p = pl->p;
+
+	for (size_t i = 0; i < p->n_fs; i++) /* (a few: only for a new probe entry) */
+		if (p->fs[i].dev == st->st_dev)
+			return i;
+	if (!grow(pl, (void **)&p->fs, &pl->fs_cap, p->n_fs, sizeof(*p->fs)))
+		return SIZE_MAX;
+	p->fs[p->n_fs] = (struct plan_fs){
+		.dev = st->st_dev,
+		.root = mount_root(pl, path),
+		.type = fs_type(pl, path),
+	};
+	return p->n_fs++;
+}
+
+/* The probe of path's filesystem (st: its stat()), once per filesystem and
+ * kind of object for the whole plan. */
+static int probe(struct planner *pl, const char *path, const struct stat *st,
+		 const struct fsn_probe **ret, size_t *ret_fs) {
+	uint64_t key[2] = { (uint64_t)st->st_dev, S_ISREG(st->st_mode) || S_ISDIR(st->st_mode) };
+	struct probe_entry *e = strmap_value(&pl->cache, key, sizeof(key));
 	int r;
 
-	for (size_t i = 0; i < pl->n_cache; i++)
-		if (strcmp(pl->cache[i]->path, path) == 0) {
-			*ret = &pl->cache[i]->probe;
-			return pl->cache[i]->r;
+	if (!e) {
+		e = calloc(1, sizeof(*e));
+		if (!e) {
+			pl->oom = true;
+			return -ENOMEM;
 		}
-	v = realloc(pl->cache, (pl->n_cache + 1) * sizeof(*v));
-	if (!v) {
-		pl->oom = true;
-		return -ENOMEM;
+		memcpy(e->key, key, sizeof(key));
+		if (strmap_put(&pl->cache, e->key, sizeof(e->key), e) < 0) {
+			free(e);
+			pl->oom = true;
+			return -ENOMEM;
+		}
+		e->next = pl->entries;
+		pl->entries = e;
+		r = pl->probe(path, st, &e->probe, pl->userdata);
+		e->r = r < 0 ? r : 0;
+		e->fs = plan_fs_of(pl, path, st);
 	}
-	pl->cache = v;
-	e = calloc(1, sizeof(*e));
-	if (!e || !(e->path = strdup(path))) {
-		free(e);
-		pl->oom = true;
-		return -ENOMEM;
-	}
-	r = pl->probe(path, &e->probe, pl->userdata);
-	e->r = r < 0 ? r : 0;
-	pl->cache[pl->n_cache++] = e;
 	*ret = &e->probe;
+	if (ret_fs)
+		*ret_fs = e->fs;
 	return e->r;
 }
 
-static int default_probe(const char *path, struct fsn_probe *ret, void *userdata) {
+static int default_probe(const char *path, const struct stat *st, struct fsn_probe *ret,
+			 void *userdata) {
 	return fsn_probe_path(path, ret);
 }
 
@@ -222,7 +308,6 @@ static void add_problem(struct planner *pl, const struct rule_conf *rule, const 
 static void add_problem(struct planner *pl, const struct rule_conf *rule, const char *path,
 			bool warning, const char *fmt, ...) {
 	struct plan *p = pl->p;
-	struct plan_problem *v;
 	char *msg = NULL;
 	va_list ap;
 
@@ -230,14 +315,13 @@ static void add_problem(struct planner *pl, const struct rule_conf *rule, const 
 	if (vasprintf(&msg, fmt, ap) < 0)
 		msg = NULL;
 	va_end(ap);
-	v = msg ? realloc(p->problems, (p->n_problems + 1) * sizeof(*v)) : NULL;
-	if (!v) {
+	if (!msg || !grow(pl, (void **)&p->problems, &pl->problems_cap, p->n_problems,
+			  sizeof(*p->problems))) {
 		free(msg);
 		pl->oom = true;
 		return;
 	}
-	p->problems = v;
-	v[p->n_problems++] = (struct plan_problem){
+	p->problems[p->n_problems++] = (struct plan_problem){
 		.rule = rule,
 		.path = xstrdup(pl, path),
 		.msg = msg,
@@ -705,7 +789,7 @@ static void decide(struct planner *pl, const struct rule_conf *rule, struct deci
 		return;
 	}
 	d->is_dir = S_ISDIR(d->st.st_mode);
-	r = probe(pl, d->path, &d->probe);
+	r = probe(pl, d->path, &d->st, &d->probe, &d->fs);
 	if (r < 0) {
 		if (!pl->oom)
 			add_problem(pl, rule, d->path, false, "cannot probe the kernel here: %s",
@@ -785,13 +869,50 @@ static void decide(struct planner *pl, const struct rule_conf *rule, struct deci
 struct exclusion {
 	const char *path;
 	struct fsn_mark_spec spec;
+	size_t fs;
+	bool is_dir;
 };
+
+/* The first of the rule's paths (by index) that e is below (recursive) or a
+ * direct entry of: looked up by e's ancestors in paths (path -> index + 1),
+ * O(depth) instead of a scan of every path. */
+static struct decision *exclusion_owner(const struct rule_conf *rule, struct decision *ds,
+					const struct strmap *paths, const char *e) {
+	char buf[PATH_MAX];
+	size_t best = SIZE_MAX, len = strlen(e);
+
+	if (len >= sizeof(buf))
+		return NULL;
+	memcpy(buf, e, len + 1);
+	for (;;) {
+		char *slash = strrchr(buf, '/');
+		uintptr_t j;
+
+		if (!slash || buf[1] == '\0')
+			break; /* (e was "/": nothing is above it) */
+		if (slash == buf)
+			slash[1] = '\0'; /* "/" */
+		else
+			*slash = '\0';
+		j = (uintptr_t)strmap_value_str(paths, buf);
+		if (j && j - 1 < best)
+			best = j - 1;
+		if (!rule->recursive || strcmp(buf, "/") == 0)
+			break;
+	}
+	return best == SIZE_MAX ? NULL : &ds[best];
+}
 
 /* Which exclusions become kernel ignore marks; notes the others in the why
  * of the marks they belong to. Returns the number of ignore marks in *ex. */
 static size_t plan_exclusions(struct planner *pl, const struct rule_conf *rule, struct decision *ds,
 			      struct exclusion *ex) {
+	struct strmap paths = { 0 };
 	size_t n = 0;
+
+	for (size_t j = rule->n_exclude ? rule->n_paths : 0; j-- > 0;)
+		if (strmap_put_str(&paths, rule->paths[j], (void *)(uintptr_t)(j + 1)) < 0)
+			pl->oom = true;
 
 	for (size_t i = 0; i < rule->n_exclude; i++) {
 		const char *e = rule->exclude[i];
@@ -801,6 +922,7 @@ static size_t plan_exclusions(struct planner *pl, const struct rule_conf *rule, 
 		char how_buf[256];
 		struct stat st;
 		uint64_t ignore;
+		size_t fs = SIZE_MAX;
 
 		if (strpbrk(e, "*?[")) {
 			for (size_t j = 0; j < rule->n_paths; j++)
@@ -809,9 +931,7 @@ static size_t plan_exclusions(struct planner *pl, const struct rule_conf *rule, 
 					       "; exclude '%s': userspace filter (a glob)", e);
 			continue;
 		}
-		for (size_t j = 0; j < rule->n_paths && !d; j++)
-			if (path_in(e, rule->paths[j], rule->recursive, false))
-				d = &ds[j];
+		d = exclusion_owner(rule, ds, &paths, e);
 		if (!d) {
 			add_problem(pl, rule, e, true,
 				    "exclude: not %s any of the rule's paths; it has no effect",
@@ -824,9 +944,10 @@ static size_t plan_exclusions(struct planner *pl, const struct rule_conf *rule, 
 			how = "inotify has no ignore marks";
 		else if (stat(e, &st) < 0)
 			how = "it does not exist now";
-		else if (st.st_dev == d->st.st_dev)
+		else if (st.st_dev == d->st.st_dev) {
 			p = d->probe;
-		else if (probe(pl, e, &p) < 0)
+			fs = d->fs;
+		} else if (probe(pl, e, &st, &p, &fs) < 0)
 			how = "cannot probe it";
 		if (!how && !sup(p, FSN_FEAT_MARK_IGNORE))
 			how = why_not(p, FSN_FEAT_MARK_IGNORE, how_buf, sizeof(how_buf));
@@ -858,8 +979,11 @@ static size_t plan_exclusions(struct planner *pl, const struct rule_conf *rule, 
 				.ignore = ignore,
 				.dirfd = AT_FDCWD,
 			},
+			.fs = fs,
+			.is_dir = S_ISDIR(st.st_mode),
 		};
 	}
+	strmap_done(&paths);
 	return n;
 }
 
@@ -878,15 +1002,12 @@ static bool room(struct planner *pl, const struct rule_conf *rule, const char *p
 
 static struct plan_mark *new_mark(struct planner *pl) {
 	struct plan *p = pl->p;
-	struct plan_mark *v = realloc(p->marks, (p->n_marks + 1) * sizeof(*v));
+	struct plan_mark *v;
 
-	if (!v) {
-		pl->oom = true;
+	if (!grow(pl, (void **)&p->marks, &pl->marks_cap, p->n_marks, sizeof(*p->marks)))
 		return NULL;
-	}
-	p->marks = v;
 	v = &p->marks[p->n_marks++];
-	*v = (struct plan_mark){ 0 };
+	*v = (struct plan_mark){ .fs = SIZE_MAX };
 	return v;
 }
 
@@ -920,6 +1041,8 @@ static void plan_rule(struct planner *pl, size_t index) {
 		m->spec.group_tag = tag;
 		m->spec.path = m->path;
 		m->target = xstrdup(pl, ex[k].path);
+		m->fs = ex[k].fs;
+		m->is_dir = ex[k].is_dir;
 		m->why = xasprintf(pl,
 				   "exclusion: an ignore mark in the rule's own group (tag %u) "
 				   "so it hides nothing from other rules",
@@ -953,6 +1076,8 @@ static void plan_rule(struct planner *pl, size_t index) {
 		m->subtree_recursive = d->subtree_recursive;
 		m->children_dirent_only = d->children_dirent_only;
 		m->drop_ondir = d->drop_ondir;
+		m->fs = d->fs;
+		m->is_dir = d->is_dir;
 	}
 out:
 	for (size_t j = 0; ds && j < rule->n_paths; j++) {
@@ -964,34 +1089,44 @@ out:
 	free(ex);
 }
 
-int plan_build_with_probe(const struct config *c, plan_probe_fn probe_fn, void *userdata,
-			  struct plan **ret) {
+int plan_build_opts(const struct config *c, const struct plan_opts *opts, struct plan **ret) {
 	struct planner pl = { .c = c,
-			      .probe = probe_fn ? probe_fn : default_probe,
-			      .userdata = userdata };
+			      .probe = opts && opts->probe ? opts->probe : default_probe,
+			      .userdata = opts ? opts->userdata : NULL,
+			      .cancel = opts ? opts->cancel : NULL };
+	bool cancelled = false;
 
 	if (!c || !ret)
 		return -EINVAL;
 	pl.p = calloc(1, sizeof(*pl.p));
 	if (!pl.p)
 		return -ENOMEM;
-	for (size_t i = 0; i < c->n_rules; i++)
+	for (size_t i = 0; i < c->n_rules && !cancelled; i++) {
 		plan_rule(&pl, i);
-	for (size_t i = 0; i < pl.n_cache; i++) {
-		free(pl.cache[i]->path);
-		free(pl.cache[i]);
+		cancelled = pl.cancel && *pl.cancel;
 	}
-	free(pl.cache);
-	if (pl.oom) {
+	for (struct probe_entry *e = pl.entries, *n; e; e = n) {
+		n = e->next;
+		free(e);
+	}
+	strmap_done(&pl.cache);
+	if (pl.oom || cancelled) {
 		plan_free(pl.p);
-		return -ENOMEM;
+		return cancelled ? -ECANCELED : -ENOMEM;
 	}
 	*ret = pl.p;
 	return 0;
 }
 
+int plan_build_with_probe(const struct config *c, plan_probe_fn probe_fn, void *userdata,
+			  struct plan **ret) {
+	struct plan_opts o = { .probe = probe_fn, .userdata = userdata };
+
+	return plan_build_opts(c, &o, ret);
+}
+
 int plan_build(const struct config *c, struct plan **ret) {
-	return plan_build_with_probe(c, NULL, NULL, ret);
+	return plan_build_opts(c, NULL, ret);
 }
 
 struct plan *plan_free(struct plan *p) {
@@ -1009,6 +1144,11 @@ struct plan *plan_free(struct plan *p) {
 		free(p->problems[i].msg);
 	}
 	free(p->problems);
+	for (size_t i = 0; i < p->n_fs; i++) {
+		free(p->fs[i].root);
+		free(p->fs[i].type);
+	}
+	free(p->fs);
 	free(p);
 	return NULL;
 }

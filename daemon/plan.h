@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include "config.h"
 #include "fsn.h"
@@ -45,6 +46,15 @@ struct plan_mark {
 	bool subtree_recursive;
 	bool children_dirent_only;
 	bool drop_ondir;
+	size_t fs;   /* the object's filesystem: index in plan->fs (SIZE_MAX: unknown) */
+	bool is_dir; /* the object is a directory */
+};
+
+/* A filesystem the plan's objects are on (for the summary of plan_print()). */
+struct plan_fs {
+	dev_t dev;
+	char *root; /* the root of the mount it was first seen through */
+	char *type; /* "tmpfs", "ext4", ... or the magic number */
 };
 
 /* A rule that cannot be placed, and why (e.g. "mount marks cannot report
@@ -64,6 +74,8 @@ struct plan {
 	size_t n_marks;
 	struct plan_problem *problems;
 	size_t n_problems;
+	struct plan_fs *fs;
+	size_t n_fs;
 };
 
 /*
@@ -80,10 +92,24 @@ struct plan {
 int plan_build(const struct config *c, struct plan **ret);
 struct plan *plan_free(struct plan *p);
 
+/* The feature probe of a path (st: its stat()): returns 0 and fills *ret,
+ * or a negative errno, like fsn_probe_path(). The planner asks once per
+ * filesystem (st_dev) and kind of object (regular file or directory, or
+ * other), not per path. */
+typedef int (*plan_probe_fn)(const char *path, const struct stat *st, struct fsn_probe *ret,
+			     void *userdata);
+
+struct plan_opts {
+	plan_probe_fn probe; /* NULL: fsn_probe_path() */
+	void *userdata;
+	/* when set (e.g. by another thread), planning stops after the rule
+	 * it is at and plan_build_opts() returns -ECANCELED */
+	const volatile bool *cancel;
+};
+
+int plan_build_opts(const struct config *c, const struct plan_opts *opts, struct plan **ret);
 /* plan_build() with the feature probe supplied by the caller (tests feed
- * crafted results): probe(path, ret, userdata) returns 0 and fills *ret,
- * or a negative errno, like fsn_probe_path(). */
-typedef int (*plan_probe_fn)(const char *path, struct fsn_probe *ret, void *userdata);
+ * crafted results). */
 int plan_build_with_probe(const struct config *c, plan_probe_fn probe, void *userdata,
 			  struct plan **ret);
 

@@ -83,6 +83,92 @@ uint64_t hash_bytes(uint64_t h, const void *data, size_t n) {
 	return h;
 }
 
+static size_t strmap_bucket(const struct strmap *m, uint64_t h) {
+	return (size_t)(h ^ (h >> 29) ^ (h >> 47)) & (m->n_buckets - 1);
+}
+
+int strmap_put(struct strmap *m, const void *key, size_t klen, void *value) {
+	struct strmap_entry *e;
+	size_t b;
+
+	if (m->n >= m->n_buckets) {
+		size_t nb = m->n_buckets ? 2 * m->n_buckets : 64;
+		struct strmap_entry **v = calloc(nb, sizeof(*v));
+		struct strmap old = *m;
+
+		if (!v && !m->buckets)
+			return -ENOMEM;
+		if (v) {
+			m->buckets = v;
+			m->n_buckets = nb;
+			/* oldest first, so equal keys keep their order */
+			for (size_t i = 0; i < old.n_buckets; i++) {
+				struct strmap_entry *rev = NULL, *n;
+
+				for (e = old.buckets[i]; e; e = n) {
+					n = e->next;
+					e->next = rev;
+					rev = e;
+				}
+				for (e = rev; e; e = n) {
+					n = e->next;
+					b = strmap_bucket(m, e->hash);
+					e->next = m->buckets[b];
+					m->buckets[b] = e;
+				}
+			}
+			free(old.buckets);
+		}
+	}
+	e = malloc(sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	*e = (struct strmap_entry){
+		.hash = hash_bytes(HASH_INIT, key, klen), .key = key, .klen = klen, .value = value
+	};
+	b = strmap_bucket(m, e->hash);
+	e->next = m->buckets[b];
+	m->buckets[b] = e;
+	m->n++;
+	return 0;
+}
+
+static struct strmap_entry *strmap_from(struct strmap_entry *e, uint64_t h, const void *key,
+					size_t klen) {
+	for (; e; e = e->next)
+		if (e->hash == h && e->klen == klen && memcmp(e->key, key, klen) == 0)
+			return e;
+	return NULL;
+}
+
+struct strmap_entry *strmap_get(const struct strmap *m, const void *key, size_t klen) {
+	uint64_t h = hash_bytes(HASH_INIT, key, klen);
+
+	if (!m->n_buckets)
+		return NULL;
+	return strmap_from(m->buckets[strmap_bucket(m, h)], h, key, klen);
+}
+
+struct strmap_entry *strmap_next(const struct strmap_entry *e) {
+	return strmap_from(e->next, e->hash, e->key, e->klen);
+}
+
+void *strmap_value(const struct strmap *m, const void *key, size_t klen) {
+	struct strmap_entry *e = strmap_get(m, key, klen);
+
+	return e ? e->value : NULL;
+}
+
+void strmap_done(struct strmap *m) {
+	for (size_t i = 0; i < m->n_buckets; i++)
+		for (struct strmap_entry *e = m->buckets[i], *n; e; e = n) {
+			n = e->next;
+			free(e);
+		}
+	free(m->buckets);
+	*m = (struct strmap){ 0 };
+}
+
 static uint64_t now_usec(clockid_t id) {
 	struct timespec ts;
 

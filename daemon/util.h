@@ -35,6 +35,36 @@ char **strv_copy(char *const *v, size_t n);
 #define HASH_INIT 1469598103934665603ull
 uint64_t hash_bytes(uint64_t h, const void *data, size_t n);
 
+/*
+ * A chained hash map from byte-string keys to pointers, for the O(1)
+ * lookups of planning and reloading (probes by filesystem, old marks by
+ * rule and path, rules by name). Keys are borrowed: they must outlive
+ * their entry. A key may be put several times; strmap_get() gives the
+ * entry put last, strmap_next() the one put before it under the same key.
+ */
+struct strmap_entry {
+	struct strmap_entry *next; /* chain of the bucket */
+	uint64_t hash;
+	const void *key;
+	size_t klen;
+	void *value;
+};
+
+struct strmap {
+	struct strmap_entry **buckets;
+	size_t n_buckets, n;
+};
+
+int strmap_put(struct strmap *m, const void *key, size_t klen, void *value);
+struct strmap_entry *strmap_get(const struct strmap *m, const void *key, size_t klen);
+struct strmap_entry *strmap_next(const struct strmap_entry *e);
+/* The value of strmap_get(), NULL if there is none. */
+void *strmap_value(const struct strmap *m, const void *key, size_t klen);
+void strmap_done(struct strmap *m);
+/* NUL-terminated keys */
+#define strmap_put_str(m, s, v) strmap_put((m), (s), strlen(s), (v))
+#define strmap_value_str(m, s) strmap_value((m), (s), strlen(s))
+
 uint64_t now_realtime_usec(void);
 uint64_t now_monotonic_usec(void);
 uint64_t now_monotonic_sec(void); /* coarse */

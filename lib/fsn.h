@@ -172,6 +172,43 @@ const char *fsn_feature_description(enum fsn_feature f);
 int fsn_probe_path(const char *path, struct fsn_probe *ret);
 
 /*
+ * A cache of probes for many paths: a plan of 10 000 paths on a handful of
+ * filesystems probes each filesystem once. Results are kept per
+ * filesystem (st_dev) and kind of object (a regular file or directory, or
+ * anything else: pre-content events need the former); the fanotify_init()
+ * results, which depend only on the kernel and the caller's privileges,
+ * once for the prober's life. Not thread-safe: one user at a time.
+ */
+struct fsn_prober;
+struct stat;
+
+int fsn_prober_new(struct fsn_prober **ret);
+struct fsn_prober *fsn_prober_free(struct fsn_prober *p);
+
+/* The probe of path's filesystem, as fsn_probe_path() would give it: from
+ * the cache when a path of the same filesystem and kind was probed (then
+ * no system call at all), else probed now and remembered. st: path's
+ * stat() if the caller has it (NULL: stat() here). Returns 0 and fills
+ * *ret, or a negative errno. */
+int fsn_prober_probe(struct fsn_prober *p, const char *path, const struct stat *st,
+		     struct fsn_probe *ret);
+
+/* Forget every result whose filesystem may have gone: the path it was
+ * probed on is gone, or shows another device or mount now (an unmounted
+ * filesystem's st_dev can come back for another one). One statx() per
+ * filesystem remembered; returns how many were forgotten. Call it before
+ * a new plan (e.g. on reload). */
+size_t fsn_prober_revalidate(struct fsn_prober *p);
+
+struct fsn_prober_stats {
+	uint64_t probes;  /* filesystems probed (each as fsn_probe_path()) */
+	uint64_t hits;    /* answers from the cache */
+	uint64_t entries; /* results remembered now */
+};
+
+void fsn_prober_get_stats(const struct fsn_prober *p, struct fsn_prober_stats *ret);
+
+/*
  * Describe a probe result in words, one feature per line:
  *   "mark_filesystem: supported\n"
  *   "pre_access: not supported by this filesystem (EOPNOTSUPP)\n"

@@ -7,17 +7,24 @@
  *
  * Rules:
  *   - Never compare kernel versions: only the kernel's answer counts.
- *   - Each feature gets a fresh fanotify group (or inotify instance) that is
- *     closed before the next one is made, so marks never interact (e.g. an
- *     evictable mark cannot be added to an existing non-evictable one) and
- *     every group and mark is gone when fsn_probe_path() returns.
+ *   - One probe makes at most one fanotify group per set of fanotify_init()
+ *     flags (a pool) and empties it (FAN_MARK_FLUSH of the mark's type)
+ *     after every mark it tried, so marks never interact (e.g. an evictable
+ *     mark cannot be added to an existing non-evictable one). Every group
+ *     and mark is gone when the probe returns. Closing a group that had
+ *     marks waits for the kernel's mark reaper (an SRCU grace period, ~8 ms
+ *     here): one group per feature closed after each would cost that wait
+ *     for every feature; the pool, closed at the end, costs it once.
+ *   - struct fsn_prober (below) remembers results per filesystem, so a plan
+ *     of 10 000 paths on a few filesystems runs a few probes.
  *   - No event is generated: the path is checked with stat(), not opened
  *     (even an O_PATH fd generated FS_CLOSE_NOWRITE on close before
  *     commit 702eb71fd650, Linux 6.10 and its stable backports); marks and
  *     watches are added but nothing is read, written or executed.
  *   - Permission and pre-content marks exist only between fanotify_mark()
- *     and the close() right after it. A process that opens or reads the
- *     path in that window waits until the close, which answers FAN_ALLOW.
+ *     and the flush right after it. A process that opens or reads the path
+ *     in that window waits until the group is closed at the end of the
+ *     probe (microseconds to milliseconds later), which answers FAN_ALLOW.
  *
  * Prerequisites: a mark feature needs a group of some class / report flags,
  * which is itself a feature probed first (MARK_INODE needs FANOTIFY,
@@ -50,8 +57,9 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
-#include "fsn-private.h"
+#include "ctx-private.h"
 
 _Static_assert(EOPNOTSUPP == ENOTSUP, "ENOTSUP is EOPNOTSUPP on Linux");
 
@@ -254,46 +262,78 @@ static void set_result(struct fsn_feature_result *r, int err) {
 	r->error = err;
 }
 
+/* The fanotify groups of one probe, one per set of fanotify_init() flags. */
+#define POOL_MAX 16
+
+struct pool {
+	unsigned init[POOL_MAX];
+	int fd[POOL_MAX];
+	size_t n;
+};
+
 static int new_group(unsigned init) {
 	int fd = fanotify_init(FAN_CLOEXEC | FAN_NONBLOCK | init, O_RDONLY | O_CLOEXEC);
 
 	return fd < 0 ? negative_errno() : fd;
 }
 
-/* 0 or -errno of fanotify_init(). */
-static int try_init(unsigned init) {
-	_cleanup_close_ int g = new_group(init);
+/* The pool's group for init (made on first use), or -errno. */
+static int pool_group(struct pool *p, unsigned init) {
+	int fd;
+
+	for (size_t i = 0; i < p->n; i++)
+		if (p->init[i] == init)
+			return p->fd[i];
+	fd = new_group(init);
+	if (fd < 0 || p->n == POOL_MAX)
+		return fd; /* (a full pool cannot happen: fewer steps than slots) */
+	p->init[p->n] = init;
+	p->fd[p->n++] = fd;
+	return fd;
+}
+
+static void pool_close(struct pool *p) {
+	for (size_t i = 0; i < p->n; i++)
+		safe_close(p->fd[i]);
+	p->n = 0;
+}
+
+/* 0 or -errno of fanotify_init(); the group stays in the pool. */
+static int try_init(struct pool *pool, unsigned init) {
+	int g = pool_group(pool, init);
 
 	return g < 0 ? g : 0;
 }
 
 #define MARK_TYPE_BITS (FAN_MARK_MOUNT | FAN_MARK_FILESYSTEM)
 
-static void probe_mark(const struct step *s, const char *path, struct fsn_feature_result *r) {
-	_cleanup_close_ int g = new_group(s->init);
+static void probe_mark(struct pool *pool, const struct step *s, const char *path,
+		       struct fsn_feature_result *r) {
+	int g = pool_group(pool, s->init);
 
 	if (g < 0) {
 		set_result(r, g);
 		return;
 	}
-	if (fanotify_mark(g, FAN_MARK_ADD | s->mark, s->mask, AT_FDCWD, path) == 0) {
+	if (fanotify_mark(g, FAN_MARK_ADD | s->mark, s->mask, AT_FDCWD, path) == 0)
 		set_result(r, 0);
-		return;
+	else {
+		set_result(r, negative_errno());
+		/* EINVAL: does the kernel know these flags and this mask at all? */
+		if (r->error == EINVAL && (s->mark & ~MARK_TYPE_BITS) == 0 &&
+		    fanotify_mark(g, FAN_MARK_FLUSH | s->mark, s->mask, AT_FDCWD, NULL) == 0)
+			r->support = FSN_UNSUPPORTED_FS;
 	}
-	set_result(r, negative_errno());
-
-	/* EINVAL: does the kernel know these flags and this mask at all? */
-	if (r->error == EINVAL && (s->mark & ~MARK_TYPE_BITS) == 0 &&
-	    fanotify_mark(g, FAN_MARK_FLUSH | s->mark, s->mask, AT_FDCWD, NULL) == 0)
-		r->support = FSN_UNSUPPORTED_FS;
+	/* the group is empty again for the next step */
+	(void)fanotify_mark(g, FAN_MARK_FLUSH | (s->mark & MARK_TYPE_BITS), 0, AT_FDCWD, NULL);
 }
 
-static int try_deny_errno(unsigned init) {
+static int try_deny_errno(struct pool *pool, unsigned init) {
 	const struct fanotify_response resp = {
 		.fd = INT_MAX,
 		.response = FAN_DENY_ERRNO(EIO),
 	};
-	_cleanup_close_ int g = new_group(init);
+	int g = pool_group(pool, init);
 	ssize_t n;
 
 	if (g < 0)
@@ -340,18 +380,14 @@ static bool prereq_failed(const struct fsn_feature_result *pre, struct fsn_featu
 	}
 }
 
-_public_ int fsn_probe_path(const char *path, struct fsn_probe *ret) {
+/* Probe every feature on path (which stat() gave st); inits: results of
+ * the fanotify_init() steps from an earlier probe (they do not depend on
+ * the path), or NULL to try them. */
+static void probe_all(const char *path, const struct stat *st, const struct fsn_probe *inits,
+		      struct fsn_probe *ret) {
+	struct pool pool = { .n = 0 };
 	struct fsn_probe p = { 0 };
-	struct stat st;
-	bool reg_or_dir;
-
-	if (!path || !ret)
-		return -EINVAL;
-
-	/* The path must resolve; stat() generates no event. */
-	if (stat(path, &st) < 0)
-		return negative_errno();
-	reg_or_dir = S_ISREG(st.st_mode) || S_ISDIR(st.st_mode);
+	bool reg_or_dir = S_ISREG(st->st_mode) || S_ISDIR(st->st_mode);
 
 	for (size_t f = 0; f < _FSN_FEAT_MAX; f++) {
 		const struct step *s = &steps[f];
@@ -361,7 +397,12 @@ _public_ int fsn_probe_path(const char *path, struct fsn_probe *ret) {
 			continue;
 
 		switch (s->type) {
-		case STEP_INIT: set_result(r, try_init(s->init)); break;
+		case STEP_INIT:
+			if (inits)
+				*r = inits->feat[f];
+			else
+				set_result(r, try_init(&pool, s->init));
+			break;
 		case STEP_MARK:
 			if (f == FSN_FEAT_PRE_ACCESS && !reg_or_dir) {
 				/* The kernel's EINVAL would read as "no such
@@ -370,16 +411,180 @@ _public_ int fsn_probe_path(const char *path, struct fsn_probe *ret) {
 				r->error = 0;
 				break;
 			}
-			probe_mark(s, path, r);
+			probe_mark(&pool, s, path, r);
 			break;
-		case STEP_DENY_ERRNO: set_result(r, try_deny_errno(s->init)); break;
+		case STEP_DENY_ERRNO: set_result(r, try_deny_errno(&pool, s->init)); break;
 		case STEP_INOTIFY: probe_inotify(path, false, r); break;
 		case STEP_INOTIFY_MASK_CREATE: probe_inotify(path, true, r); break;
 		}
 	}
+	pool_close(&pool);
+	*ret = p;
+}
 
+_public_ int fsn_probe_path(const char *path, struct fsn_probe *ret) {
+	struct stat st;
+
+	if (!path || !ret)
+		return -EINVAL;
+	/* The path must resolve; stat() generates no event. */
+	if (stat(path, &st) < 0)
+		return negative_errno();
+	probe_all(path, &st, NULL, ret);
+	return 0;
+}
+
+/* ---- the cache: struct fsn_prober ---- */
+
+/*
+ * What a feature answers depends on the kernel (the fanotify_init() steps:
+ * remembered once), on the filesystem (every mark step: its type, its
+ * file handles, its fsid, SB_NOUSER) and, for pre-content events only, on
+ * whether the object is a regular file or directory. So results are kept
+ * per (st_dev, regular file or directory): st_dev names one superblock
+ * (also one btrfs subvolume, whose weak fsid is the difference there).
+ * A filesystem unmounted and another mounted can reuse an st_dev;
+ * fsn_prober_revalidate() forgets every entry whose path no longer shows
+ * the device and mount it was probed on.
+ */
+struct prober_entry {
+	struct fsn_hnode node;
+	dev_t dev;
+	bool reg_or_dir;
+	uint64_t mnt_id; /* 0: unknown (no STATX_MNT_ID) */
+	char *path;      /* where it was probed */
+	struct fsn_probe probe;
+	struct prober_entry *next; /* all entries */
+};
+
+struct fsn_prober {
+	struct fsn_hmap by_dev;
+	struct prober_entry *entries;
+	bool have_inits;
+	struct fsn_probe inits;
+	struct fsn_prober_stats stats;
+};
+
+static uint64_t entry_hash(dev_t dev, bool reg_or_dir) {
+	uint64_t k[2] = { (uint64_t)dev, reg_or_dir };
+
+	return fsn_hash_bytes(UINT64_C(1469598103934665603), k, sizeof(k));
+}
+
+/* The mount ID path (following symlinks) is on, 0 if unknown. */
+static uint64_t mount_id_of(const char *path, dev_t *ret_dev) {
+	struct statx sx;
+
+	if (statx(AT_FDCWD, path, AT_NO_AUTOMOUNT, STATX_MNT_ID, &sx) < 0)
+		return UINT64_MAX; /* gone */
+	if (ret_dev)
+		*ret_dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+	return (sx.stx_mask & STATX_MNT_ID) ? sx.stx_mnt_id : 0;
+}
+
+_public_ int fsn_prober_new(struct fsn_prober **ret) {
+	struct fsn_prober *p;
+
+	if (!ret)
+		return -EINVAL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
 	*ret = p;
 	return 0;
+}
+
+static void entry_free(struct prober_entry *e) {
+	free(e->path);
+	free(e);
+}
+
+_public_ struct fsn_prober *fsn_prober_free(struct fsn_prober *p) {
+	if (!p)
+		return NULL;
+	for (struct prober_entry *e = p->entries, *n; e; e = n) {
+		n = e->next;
+		entry_free(e);
+	}
+	fsn_hmap_done(&p->by_dev);
+	free(p);
+	return NULL;
+}
+
+_public_ int fsn_prober_probe(struct fsn_prober *p, const char *path, const struct stat *st,
+			      struct fsn_probe *ret) {
+	struct stat own;
+	struct prober_entry *e;
+	bool reg_or_dir;
+	uint64_t h;
+
+	if (!p || !path || !ret)
+		return -EINVAL;
+	if (!st) {
+		if (stat(path, &own) < 0)
+			return negative_errno();
+		st = &own;
+	}
+	reg_or_dir = S_ISREG(st->st_mode) || S_ISDIR(st->st_mode);
+	h = entry_hash(st->st_dev, reg_or_dir);
+	for (struct fsn_hnode *n = fsn_hmap_chain(&p->by_dev, h); n; n = n->next) {
+		e = container_of(n, struct prober_entry, node);
+		if (n->hash == h && e->dev == st->st_dev && e->reg_or_dir == reg_or_dir) {
+			p->stats.hits++;
+			*ret = e->probe;
+			return 0;
+		}
+	}
+
+	e = calloc(1, sizeof(*e));
+	if (!e || !(e->path = strdup(path))) {
+		free(e);
+		return -ENOMEM;
+	}
+	e->dev = st->st_dev;
+	e->reg_or_dir = reg_or_dir;
+	e->mnt_id = mount_id_of(path, NULL);
+	probe_all(path, st, p->have_inits ? &p->inits : NULL, &e->probe);
+	p->stats.probes++;
+	if (!p->have_inits) {
+		p->inits = e->probe;
+		p->have_inits = true;
+	}
+	*ret = e->probe;
+	if (fsn_hmap_put(&p->by_dev, &e->node, h) < 0) {
+		entry_free(e); /* the result stands, unremembered */
+		return 0;
+	}
+	e->next = p->entries;
+	p->entries = e;
+	p->stats.entries++;
+	return 0;
+}
+
+_public_ size_t fsn_prober_revalidate(struct fsn_prober *p) {
+	size_t gone = 0;
+
+	for (struct prober_entry **pe = p ? &p->entries : NULL; pe && *pe;) {
+		struct prober_entry *e = *pe;
+		dev_t dev = 0;
+		uint64_t mnt = mount_id_of(e->path, &dev);
+
+		if (mnt != UINT64_MAX && dev == e->dev && mnt == e->mnt_id) {
+			pe = &e->next;
+			continue;
+		}
+		*pe = e->next;
+		fsn_hmap_remove(&p->by_dev, &e->node);
+		entry_free(e);
+		p->stats.entries--;
+		gone++;
+	}
+	return gone;
+}
+
+_public_ void fsn_prober_get_stats(const struct fsn_prober *p, struct fsn_prober_stats *ret) {
+	if (ret)
+		*ret = p ? p->stats : (struct fsn_prober_stats){ 0 };
 }
 
 _public_ int fsn_probe_describe(const struct fsn_probe *p, char *buf, size_t len) {

@@ -7,7 +7,11 @@
  * procfs (which refuses permission events).
  *
  * Real probes must leave no fd behind and generate no event (checked with
- * inotify watches placed before the probe and a non-blocking read). Results
+ * inotify watches placed before the probe and a non-blocking read).
+ * struct fsn_prober: one probe per filesystem and kind of object, a cached
+ * answer makes no system call at all (a seccomp filter that kills the
+ * process on any call but exit proves it), and revalidation forgets a
+ * filesystem that was unmounted (root, own mount namespace). Results
  * that depend on privileges are asserted only where the privileges are
  * known; without CAP_SYS_ADMIN those tests skip and say so.
  */
@@ -15,6 +19,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <sched.h>
 #include <stdbool.h>
@@ -22,6 +29,8 @@
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <linux/magic.h>
@@ -543,6 +552,211 @@ START_TEST(test_probe_procfs) {
 }
 END_TEST
 
+/* ---- the prober ---- */
+
+static void assert_same_probe(const struct fsn_probe *a, const struct fsn_probe *b,
+			      const char *what) {
+	for (int f = 0; f < _FSN_FEAT_MAX; f++)
+		ck_assert_msg(a->feat[f].support == b->feat[f].support &&
+				  a->feat[f].error == b->feat[f].error,
+			      "%s: %s: %s (%d) vs %s (%d)", what, fsn_feature_name(f),
+			      fsn_support_name(a->feat[f].support), a->feat[f].error,
+			      fsn_support_name(b->feat[f].support), b->feat[f].error);
+}
+
+static void assert_stats(const struct fsn_prober *pr, uint64_t probes, uint64_t hits,
+			 uint64_t entries) {
+	struct fsn_prober_stats st;
+
+	fsn_prober_get_stats(pr, &st);
+	ck_assert_msg(st.probes == probes && st.hits == hits && st.entries == entries,
+		      "prober: %" PRIu64 " probes, %" PRIu64 " hits, %" PRIu64
+		      " entries; want %" PRIu64 ", %" PRIu64 ", %" PRIu64,
+		      st.probes, st.hits, st.entries, probes, hits, entries);
+}
+
+/* One probe per filesystem and kind: a second directory and a file of the
+ * same filesystem are answered from the cache, with what fsn_probe_path()
+ * says of them; a FIFO (pre-content events need a file or directory) and
+ * another filesystem (procfs) are probed. */
+START_TEST(test_prober_cache) {
+	struct tmpdir t;
+	struct fsn_prober *pr = NULL;
+	struct fsn_probe p, direct;
+	char sub[96], fifo[96];
+	unsigned before;
+
+	tmpdir_make(&t);
+	snprintf(sub, sizeof(sub), "%s/sub", t.dir);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", t.dir);
+	ck_assert_int_eq(mkdir(sub, 0755), 0);
+	ck_assert_int_eq(mkfifo(fifo, 0644), 0);
+	before = count_fds();
+	ck_assert_int_eq(fsn_prober_new(&pr), 0);
+	assert_stats(pr, 0, 0, 0);
+
+	ck_assert_int_eq(fsn_prober_probe(pr, t.dir, NULL, &p), 0);
+	assert_stats(pr, 1, 0, 1);
+	ck_assert_int_eq(fsn_probe_path(t.dir, &direct), 0);
+	assert_same_probe(&p, &direct, "directory");
+
+	ck_assert_int_eq(fsn_prober_probe(pr, sub, NULL, &p), 0);
+	ck_assert_int_eq(fsn_prober_probe(pr, t.file, NULL, &p), 0);
+	assert_stats(pr, 1, 2, 1);
+	ck_assert_int_eq(fsn_probe_path(t.file, &direct), 0);
+	assert_same_probe(&p, &direct, "file from the cache");
+
+	ck_assert_int_eq(fsn_prober_probe(pr, fifo, NULL, &p), 0);
+	assert_stats(pr, 2, 2, 2);
+	ck_assert_int_eq(fsn_probe_path(fifo, &direct), 0);
+	assert_same_probe(&p, &direct, "fifo");
+	ck_assert_int_eq(p.feat[FSN_FEAT_PRE_ACCESS].support, FSN_NOT_PROBED);
+
+	ck_assert_int_eq(fsn_prober_probe(pr, "/proc/self/status", NULL, &p), 0);
+	assert_stats(pr, 3, 2, 3);
+	ck_assert_int_eq(fsn_probe_path("/proc/self/status", &direct), 0);
+	assert_same_probe(&p, &direct, "procfs");
+
+	ck_assert_int_eq(fsn_prober_probe(pr, "/nonexistent-fsn-probe/x", NULL, &p), -ENOENT);
+	ck_assert_int_eq(fsn_prober_probe(NULL, t.dir, NULL, &p), -EINVAL);
+	/* nothing changed under it */
+	ck_assert_uint_eq(fsn_prober_revalidate(pr), 0);
+	assert_stats(pr, 3, 2, 3);
+	fsn_prober_free(pr);
+	ck_assert_uint_eq(count_fds(), before);
+	unlink(fifo);
+	rmdir(sub);
+	tmpdir_remove(&t);
+}
+END_TEST
+
+/* In a child: fill the cache with dir's filesystem, then allow no system
+ * call but exit and probe path (st taken before). Exit 0 when the answer
+ * equals the first; killed by SIGSYS when the prober made a call. */
+static int probe_without_syscalls(const char *dir, const char *path) {
+	int status;
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct sock_filter filter[] = {
+			BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+			BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_exit_group, 2, 0),
+			BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_exit, 1, 0),
+			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		};
+		struct sock_fprog prog = { .len = sizeof(filter) / sizeof(filter[0]),
+					   .filter = filter };
+		struct fsn_prober *pr = NULL;
+		struct fsn_probe first, again;
+		struct stat st;
+
+		if (fsn_prober_new(&pr) < 0 || fsn_prober_probe(pr, dir, NULL, &first) < 0 ||
+		    stat(path, &st) < 0)
+			_exit(2);
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
+			_exit(77);
+		if (fsn_prober_probe(pr, path, &st, &again) < 0)
+			_exit(3);
+		_exit(memcmp(&first, &again, sizeof(first)) == 0 ? 0 : 4);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	return status;
+}
+
+START_TEST(test_prober_no_syscall) {
+	struct tmpdir t;
+	int status;
+
+	tmpdir_make(&t);
+	status = probe_without_syscalls(t.dir, t.file);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 77) {
+		tmpdir_remove(&t);
+		if (!check_forks())
+			return;
+		fsn_test_skip("cannot install a seccomp filter here");
+	}
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "a cached probe: status 0x%x (SIGSYS: it made a system call)", status);
+	/* the filter does catch a probe that is not cached */
+	status = probe_without_syscalls(t.dir, "/proc/self/status");
+	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS,
+		      "an uncached probe under the filter: status 0x%x, want SIGSYS", status);
+	tmpdir_remove(&t);
+}
+END_TEST
+
+/* A result is forgotten when its path shows another filesystem or mount
+ * (one mounted over it, or the one below after an unmount: an st_dev can
+ * come back for another filesystem), and probed anew. Runs in a child with a mount
+ * namespace of its own; exit status = the step that failed. */
+START_TEST(test_prober_revalidate) {
+	struct tmpdir t;
+	int status;
+	pid_t pid;
+
+	if (geteuid() != 0 || !has_cap_sys_admin()) {
+		if (!check_forks())
+			return;
+		fsn_test_skip("needs root with CAP_SYS_ADMIN (mount namespace, tmpfs)");
+	}
+	tmpdir_make(&t);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct fsn_prober *pr = NULL;
+		struct fsn_prober_stats st;
+		struct fsn_probe p;
+		char sub[96];
+
+		snprintf(sub, sizeof(sub), "%s/sub", t.dir);
+		if (unshare(CLONE_NEWNS) < 0 ||
+		    mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0 ||
+		    mount("fsn-test", t.dir, "tmpfs", 0, "mode=0755,size=1m") < 0 ||
+		    mkdir(sub, 0755) < 0)
+			_exit(77);
+		if (fsn_prober_new(&pr) < 0 || fsn_prober_probe(pr, sub, NULL, &p) < 0 ||
+		    fsn_prober_probe(pr, "/proc/self/status", NULL, &p) < 0)
+			_exit(1);
+		fsn_prober_get_stats(pr, &st);
+		if (st.probes != 2 || fsn_prober_revalidate(pr) != 0)
+			_exit(2); /* nothing changed yet */
+		/* another tmpfs over it: sub exists, on another filesystem */
+		if (mount("fsn-test", t.dir, "tmpfs", 0, "mode=0755,size=1m") < 0 ||
+		    mkdir(sub, 0755) < 0)
+			_exit(77);
+		if (fsn_prober_revalidate(pr) != 1)
+			_exit(3);
+		if (fsn_prober_probe(pr, sub, NULL, &p) < 0)
+			_exit(4);
+		fsn_prober_get_stats(pr, &st);
+		if (st.probes != 3 || st.entries != 2)
+			_exit(5);
+		/* unmounted: sub is the first tmpfs's again */
+		if (umount2(t.dir, MNT_DETACH) < 0)
+			_exit(77);
+		if (fsn_prober_revalidate(pr) != 1)
+			_exit(6);
+		fsn_prober_get_stats(pr, &st);
+		if (st.entries != 1 || fsn_prober_revalidate(pr) != 0)
+			_exit(7); /* procfs stays */
+		fsn_prober_free(pr);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	tmpdir_remove(&t);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 77) {
+		if (!check_forks())
+			return;
+		fsn_test_skip("cannot unshare the mount namespace or mount tmpfs here");
+	}
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "revalidation: failed at step %d (status 0x%x)", WEXITSTATUS(status), status);
+}
+END_TEST
+
 /* Kernel tests get a TCase each, so the runner's SKIP line names them. */
 static void add_kernel_test(Suite *s, const char *name, const TTest *t) {
 	TCase *tc = tcase_create(name);
@@ -568,5 +782,8 @@ Suite *fsn_suite_probe(void) {
 	add_kernel_test(s, "tmp_unprivileged", test_probe_tmp_unprivileged);
 	add_kernel_test(s, "tmpfs", test_probe_tmpfs);
 	add_kernel_test(s, "procfs", test_probe_procfs);
+	add_kernel_test(s, "prober_cache", test_prober_cache);
+	add_kernel_test(s, "prober_no_syscall", test_prober_no_syscall);
+	add_kernel_test(s, "prober_revalidate", test_prober_revalidate);
 	return s;
 }
