@@ -1851,6 +1851,25 @@ struct config *config_free(struct config *c) {
 	return NULL;
 }
 
+void config_errors_first(const struct config_errors *errs, char *buf, size_t len) {
+	const struct config_error *e;
+
+	if (errs->n == 0) {
+		snprintf(buf, len, "invalid configuration");
+		return;
+	}
+	e = &errs->v[0];
+	if (e->line > 0)
+		snprintf(buf, len, "%s:%d: %s", e->file ? e->file : "?", e->line, e->msg);
+	else
+		snprintf(buf, len, "%s: %s", e->file ? e->file : "?", e->msg);
+	if (errs->n > 1) {
+		size_t n = strlen(buf);
+
+		snprintf(buf + n, len - n, " (and %zu more)", errs->n - 1);
+	}
+}
+
 void config_errors_clear(struct config_errors *e) {
 	if (!e)
 		return;

@@ -189,6 +189,9 @@ struct config_errors {
 int config_load(const char *path, struct config **ret, struct config_errors *errors);
 struct config *config_free(struct config *c);
 void config_errors_clear(struct config_errors *e);
+/* "file:line: msg" of the first error, and "(and N more)" (no errors:
+ * "invalid configuration"). */
+void config_errors_first(const struct config_errors *e, char *buf, size_t len);
 /* "file:line: msg" lines to f. */
 void config_errors_print(const struct config_errors *e, FILE *f);
 

@@ -30,6 +30,8 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -74,6 +76,10 @@ static inline void freep(void *p) {
 /* Events handled per ev_io callback before the loop gets a turn (signals,
  * timers, the watchdog); the rest stay queued in the context. */
 #define DISPATCH_BUDGET 4096
+
+/* The longest a load (start, reload) or the removal of a replaced state's
+ * marks holds the loop in one go; events are handled between batches. */
+#define LOAD_BATCH_USEC 10000
 
 /* Directory paths cached by handle, all groups together (e->dirs). */
 #define DIR_CACHE_MAX 65536
@@ -157,6 +163,7 @@ struct emark {
 	struct emark *hnext; /* inotify: chain of the inode hash */
 	bool kept;           /* reload: claimed by the new state */
 	bool fresh;          /* reload: placed for the new state */
+	bool retired;        /* reload: its state is gone, it leaves the kernel soon */
 	/* reload: what a kept mark becomes when the new state commits */
 	struct erule *next_rule;
 	const struct plan_mark *next_pm;
@@ -212,6 +219,13 @@ struct engine {
 	struct retired *retired; /* permission rules replaced by reloads */
 	size_t n_retired;
 	struct state st;
+	struct load *load; /* a config being loaded, NULL if none */
+	/* marks of a replaced state, removed from the kernel in batches */
+	struct emark **retiring;
+	size_t n_retiring, retiring_cap;
+	ev_timer retire_timer;
+	struct fsn_prober *prober; /* feature probes per filesystem, across reloads */
+	uint64_t load_progress;    /* steps the loaders made (for EXTEND_TIMEOUT_USEC) */
 	pid_t self;
 	int foreign_mntns; /* mntns_foreign(): 1 a namespace of its own, 0 shared, <0 unknown */
 	bool foreground;
@@ -271,11 +285,35 @@ struct ownfile {
 static void mark_drop(struct engine *e, struct emark *m);
 static bool synth_seen(struct engine *e, const char *path);
 static bool excluded(const struct erule *r, const char *path);
-static struct erule *state_rule(struct state *s, const struct rule_conf *rc);
 
 /* ------------------------------------------------------------------------ */
 /* small helpers                                                            */
 /* ------------------------------------------------------------------------ */
+
+/* The index of rc in c->rules, or SIZE_MAX when it is not one of c's. */
+static size_t rule_index(const struct config *c, const struct rule_conf *rc) {
+	uintptr_t base = (uintptr_t)c->rules, at = (uintptr_t)rc;
+
+	if (!c->rules || at < base || at >= base + c->n_rules * sizeof(*rc))
+		return SIZE_MAX;
+	return (at - base) / sizeof(*rc);
+}
+
+/* s->rules[i] runs s->config->rules[i]: O(1). */
+static struct erule *state_rule(struct state *s, const struct rule_conf *rc) {
+	size_t i = s->config ? rule_index(s->config, rc) : SIZE_MAX;
+
+	return i < s->n_rules ? &s->rules[i] : NULL;
+}
+
+/* The planned marks of rule rc of config c: p->marks[*first .. *first + *n). */
+static void rule_marks(const struct plan *p, const struct config *c, const struct rule_conf *rc,
+		       size_t *first, size_t *n) {
+	size_t i = rule_index(c, rc);
+
+	*first = i < c->n_rules ? p->by_rule[i].first : 0;
+	*n = i < c->n_rules ? p->by_rule[i].n : 0;
+}
 
 static void format_events(uint64_t mask, char *buf, size_t len) {
 	if (mask == 0 || fsn_mask_format(FSN_MASK_FANOTIFY_EVENT, mask, buf, len) < 0)
@@ -475,6 +513,12 @@ static struct emark *emark_free(struct emark *m) {
 		free(m);
 	}
 	return NULL;
+}
+
+/* A mark of the state being loaded (placed, not yet committed): it reports
+ * nothing until the new state takes over. */
+static bool emark_fresh(const struct emark *m) {
+	return m->fresh || (m->parent && m->parent->fresh);
 }
 
 static bool spec_equal(const struct fsn_mark_spec *a, const struct fsn_mark_spec *b) {
@@ -837,13 +881,106 @@ static bool sub_watch_add(struct engine *e, struct state *s, struct emark *root,
 	return true;
 }
 
-/* Add sub-watches for dir (itself unless it is the root) and every
- * directory below it, without following symlinks; s is the state root
- * belongs to (its limit and count). synth: dir was just created, so what
- * the walk finds in it was created before its watch could report it:
- * report those as created (else `mkdir -p a/b; touch a/b/f` loses b and f). */
-static void tree_add(struct engine *e, struct state *s, struct emark *root, const char *dir,
-		     bool self, bool synth) {
+/* Directories still to read in a tree walk, in the order they were found
+ * (parents before children): a queue, not recursion, so a deep tree needs
+ * no deep stack and a walk can stop and go on later (the loader's batches). */
+struct dirq_item {
+	char *path;
+	bool self; /* place its sub-watch (false: the root, placed already) */
+};
+
+struct dirq {
+	struct dirq_item *v;
+	size_t head, n, cap;
+};
+
+static int dirq_push(struct dirq *q, char *path, bool self) {
+	if (q->n == q->cap) {
+		size_t cap = q->cap ? 2 * q->cap : 64;
+		struct dirq_item *v;
+
+		if (q->head > 0) { /* reuse the consumed front first */
+			memmove(q->v, q->v + q->head, (q->n - q->head) * sizeof(*q->v));
+			q->n -= q->head;
+			q->head = 0;
+		}
+		if (q->n == q->cap) {
+			v = realloc(q->v, cap * sizeof(*v));
+			if (!v)
+				return -ENOMEM;
+			q->v = v;
+			q->cap = cap;
+		}
+	}
+	q->v[q->n++] = (struct dirq_item){ .path = path, .self = self };
+	return 0;
+}
+
+static bool dirq_pop(struct dirq *q, struct dirq_item *ret) {
+	if (q->head == q->n)
+		return false;
+	*ret = q->v[q->head++];
+	if (q->head == q->n)
+		q->head = q->n = 0;
+	return true;
+}
+
+static void dirq_done(struct dirq *q) {
+	for (size_t i = q->head; i < q->n; i++)
+		free(q->v[i].path);
+	free(q->v);
+	*q = (struct dirq){ 0 };
+}
+
+/* A config being loaded (see "loading a config" below). */
+enum load_phase {
+	LOAD_WORKER, /* the thread reads and plans */
+	LOAD_CLAIM,  /* kept marks, plan index i */
+	LOAD_PLACE,  /* new marks, plan index i */
+	LOAD_TREE,   /* the tree of a recursive inotify mark, tree.q */
+	LOAD_FINISH, /* permission rules, commit */
+};
+
+struct load {
+	struct engine *engine;
+	enum load_phase phase;
+	char *path;
+	engine_load_fn done;
+	void *userdata;
+
+	/* the worker's: written by it until it sends async, read after */
+	pthread_t thread;
+	volatile bool cancel;
+	pthread_mutex_t lock; /* finished and abandoned */
+	bool finished;        /* the worker is done (it sent async) */
+	bool abandoned;       /* engine_free() left it: touch the loop no more */
+	int r;
+	struct config *config;
+	struct plan *plan;
+	struct config_errors errs;
+	struct fsn_prober *prober;
+	ev_async async;
+
+	/* the loop's */
+	struct state s;
+	struct state *old;
+	struct strmap by_path; /* old marks by path */
+	bool *claimed;
+	size_t i;
+	struct emark *tree; /* LOAD_TREE: its root, not yet in s.marks */
+	struct dirq q;
+	ev_timer step;
+	uint64_t prepare_start;
+	char err[2048];
+};
+
+/* One directory of a walk below root: its sub-watch (self), then its
+ * entries: subdirectories go to q; synth: dir was just created, so what is
+ * in it was created before its watch could report it: report those as
+ * created (else `mkdir -p a/b; touch a/b/f` loses b and f). s is the state
+ * root belongs to (its limit and count). Never follows symlinks. */
+static void tree_scan(struct engine *e, struct state *s, struct emark *root, const char *dir,
+		      bool self, bool synth, struct dirq *q) {
 	DIR *d;
 	struct dirent *de;
 
@@ -858,9 +995,8 @@ static void tree_add(struct engine *e, struct state *s, struct emark *root, cons
 	if (!d)
 		return;
 	while ((de = readdir(d))) {
-		_cleanup_free_ char *sub = NULL;
+		char *sub;
 		struct stat st;
-
 		bool is_dir;
 
 		if (is_dot(de->d_name))
@@ -877,10 +1013,29 @@ static void tree_add(struct engine *e, struct state *s, struct emark *root, cons
 			break;
 		if (synth)
 			synth_create(e, root, sub, is_dir);
-		if (is_dir)
-			tree_add(e, s, root, sub, true, synth);
+		if (!is_dir || dirq_push(q, sub, true) < 0)
+			free(sub);
 	}
 	closedir(d);
+}
+
+/* Add sub-watches for dir (itself unless it is the root) and every
+ * directory below it; see tree_scan(). */
+static void tree_add(struct engine *e, struct state *s, struct emark *root, const char *dir,
+		     bool self, bool synth) {
+	struct dirq q = { 0 };
+	struct dirq_item it;
+	char *first = strdup(dir);
+
+	if (!first || dirq_push(&q, first, self) < 0) {
+		free(first);
+		return;
+	}
+	while (dirq_pop(&q, &it)) {
+		tree_scan(e, s, root, it.path, it.self, synth, &q);
+		free(it.path);
+	}
+	dirq_done(&q);
 }
 
 /* Drop the sub-watches of root (of the running state) at or below path. */
@@ -933,10 +1088,16 @@ static void drop_subs(struct engine *e, struct emark *m, unsigned *count) {
 	m->sidx_size = 0;
 }
 
-static void mark_drop(struct engine *e, struct emark *m) {
-	drop_subs(e, m, NULL);
-	emark_unplace(e, m, NULL);
+/* m and its sub-watches leave the kernel and memory; count: as for
+ * emark_unplace(). */
+static void mark_drop_counted(struct engine *e, struct emark *m, unsigned *count) {
+	drop_subs(e, m, count);
+	emark_unplace(e, m, count);
 	emark_free(m);
+}
+
+static void mark_drop(struct engine *e, struct emark *m) {
+	mark_drop_counted(e, m, NULL);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1700,8 +1861,12 @@ static void on_fanotify(struct engine *e, struct fsn_event *ev) {
 static void inotify_tree(struct engine *e, struct emark *m, const struct fsn_event *ev,
 			 const char *path) {
 	struct emark *root = m->parent ? m->parent : m;
+	/* a tree being loaded follows its directories too, silently; a retired
+	 * one no longer */
+	bool fresh = emark_fresh(root) && e->load;
+	struct state *s = fresh ? &e->load->s : &e->st;
 
-	if (!(root->subtree_recursive && root->spec.type == FSN_MARK_INOTIFY) ||
+	if (root->retired || !(root->subtree_recursive && root->spec.type == FSN_MARK_INOTIFY) ||
 	    !(ev->mask & IN_ISDIR) || !ev->name)
 		return;
 	if (ev->mask & IN_MOVED_FROM) {
@@ -1718,9 +1883,9 @@ static void inotify_tree(struct engine *e, struct emark *m, const struct fsn_eve
 			e->move.path = NULL;
 		}
 		if (!has_sub(root, path))
-			tree_add(e, &e->st, root, path, true, false);
+			tree_add(e, s, root, path, true, false);
 	} else if (ev->mask & IN_CREATE)
-		tree_add(e, &e->st, root, path, true, true);
+		tree_add(e, s, root, path, true, !fresh);
 }
 
 /* A directory moved away with no IN_MOVED_TO to follow: out of the tree. */
@@ -1737,17 +1902,20 @@ static void settle_move(struct engine *e, const struct fsn_event *ev) {
 
 /* The watch of m is gone (IN_IGNORED): deleted, unmounted, or moved away. */
 static void inotify_gone(struct engine *e, struct emark *m) {
+	unsigned *count = emark_fresh(m) && e->load ? &e->load->s.n_placed : &e->st.n_placed;
 	char p[PATH_MAX * 2];
 
 	if (m->parent) {
 		struct emark *root = m->parent;
 
-		emark_unplace(e, m, &e->st.n_placed);
+		emark_unplace(e, m, count);
 		sub_remove(root, m);
 		emark_free(m);
 		return;
 	}
-	emark_unplace(e, m, &e->st.n_placed);
+	emark_unplace(e, m, count);
+	if (emark_fresh(m))
+		return; /* (the loader logs what it could not place) */
 	log_warning("rule '%s': the watch on \"%s\" is gone (deleted or unmounted); "
 		    "reload to watch it again",
 		    m->rule->conf->name, text_escaped(p, sizeof(p), m->canon ? m->canon : m->path));
@@ -1758,7 +1926,7 @@ static void match_watch(struct engine *e, dev_t dev, ino_t ino, struct evinfo *x
 	if (!e->ihash)
 		return;
 	for (struct emark *o = e->ihash[ihash_slot(e, dev, ino)]; x->bits && o; o = o->hnext)
-		if (o->dev == dev && o->ino == ino && o->mark)
+		if (o->dev == dev && o->ino == ino && o->mark && !emark_fresh(o))
 			match_mark(e, o, x);
 }
 
@@ -1865,7 +2033,7 @@ static void on_inotify(struct engine *e, struct fsn_event *ev) {
 	    own_file(e, path))
 		x.bits = 0;
 	for (struct emark *o = e->ihash[ihash_slot(e, m->dev, m->ino)]; x.bits && o; o = o->hnext)
-		if (o->dev == m->dev && o->ino == m->ino && o->mark)
+		if (o->dev == m->dev && o->ino == m->ino && o->mark && !emark_fresh(o))
 			match_mark(e, o, &x);
 	/* after the directory's own event: what it finds inside comes later */
 	inotify_tree(e, m, ev, path);
@@ -2134,19 +2302,18 @@ static void eperm_done(struct eperm *p) {
 }
 
 /* The rule's planned marks in words (reload: equal words, same marks). */
-static char *perm_sig(const struct plan *p, const struct rule_conf *rc) {
+static char *perm_sig(const struct plan *p, const struct config *c, const struct rule_conf *rc) {
 	char *buf = NULL;
-	size_t len = 0;
+	size_t len = 0, first, n;
 	FILE *f = open_memstream(&buf, &len);
 
 	if (!f)
 		return NULL;
-	for (size_t i = 0; i < p->n_marks; i++) {
+	rule_marks(p, c, rc, &first, &n);
+	for (size_t i = first; i < first + n; i++) {
 		const struct plan_mark *m = &p->marks[i];
 		const struct fsn_mark_spec *sp = &m->spec;
 
-		if (m->rule != rc)
-			continue;
 		fprintf(f, "%s|%d|%d|%u|%u|%" PRIx64 "|%" PRIx64 "|%u|%s|%d\n", m->path,
 			(int)sp->type, (int)sp->klass, sp->report, sp->group_tag, sp->mask,
 			sp->ignore, sp->flags, m->subtree ? m->subtree : "", m->subtree_recursive);
@@ -2165,14 +2332,13 @@ static struct eperm *find_old_perm(const struct state *old, const struct rule_co
 		struct eperm *p = &old->perm[i];
 		bool same =
 		    !p->kept && strcmp(p->conf->name, rc->name) == 0 && strcmp(p->sig, sig) == 0;
-		size_t k = 0;
+		size_t k = 0, first, n;
 
-		for (size_t j = 0; same && j < old->plan->n_marks; j++) {
+		rule_marks(old->plan, old->config, p->conf, &first, &n);
+		for (size_t j = first; same && j < first + n; j++) {
 			const struct plan_mark *m = &old->plan->marks[j];
 			struct stat st;
 
-			if (m->rule != p->conf)
-				continue;
 			same = k < p->n_objs && stat(m->path, &st) == 0 &&
 			       st.st_dev == p->devs[k] &&
 			       (m->spec.type != FSN_MARK_INODE || st.st_ino == p->inos[k]);
@@ -2190,12 +2356,11 @@ static int perm_place(struct engine *e, struct state *s, struct eperm *ep, char 
 		      size_t errlen) {
 	const struct rule_conf *rc = ep->conf;
 	const struct plan *p = s->plan;
-	struct erule *r = NULL;
+	struct erule *r = state_rule(s, rc);
+	size_t first, n;
 	int k;
 
-	for (size_t i = 0; i < s->n_rules && !r; i++)
-		if (s->rules[i].conf == rc)
-			r = &s->rules[i];
+	rule_marks(p, s->config, rc, &first, &n);
 	k = guard_rule_new(rc->name, on_fsn_log, e, &ep->gr);
 	if (k < 0)
 		return k;
@@ -2204,13 +2369,11 @@ static int perm_place(struct engine *e, struct state *s, struct eperm *ep, char 
 	ep->inos = calloc(p->n_marks + 1, sizeof(ino_t));
 	if (!ep->devs || !ep->inos)
 		return -ENOMEM;
-	for (size_t i = 0; i < p->n_marks; i++) {
+	for (size_t i = first; i < first + n; i++) {
 		const struct plan_mark *pm = &p->marks[i];
 		char why[1536] = "", esc[PATH_MAX * 2];
 		struct stat st;
 
-		if (pm->rule != rc)
-			continue;
 		if (stat(pm->path, &st) == 0) {
 			ep->devs[ep->n_objs] = st.st_dev;
 			ep->inos[ep->n_objs] = st.st_ino;
@@ -2288,7 +2451,7 @@ static int state_perm(struct engine *e, struct state *s, const struct state *old
 			continue;
 		ep = &s->perm[s->n_perm++];
 		ep->conf = rc;
-		ep->sig = perm_sig(s->plan, rc);
+		ep->sig = perm_sig(s->plan, s->config, rc);
 		if (!ep->sig)
 			return -ENOMEM;
 		prev = find_old_perm(old, rc, ep->sig);
@@ -2359,17 +2522,18 @@ static bool whole_filesystem(const char *path) {
 static int perm_policy(const struct state *s, const struct eperm *ep, struct policy **ret) {
 	const struct plan *p = s->plan;
 	struct policy_scope *sc = calloc(p->n_marks + 1, sizeof(*sc));
-	size_t n = 0;
+	size_t n = 0, first, count;
 	bool wide = false;
 	int k;
 
 	if (!sc)
 		return -ENOMEM;
-	for (size_t i = 0; i < p->n_marks; i++) {
+	rule_marks(p, s->config, ep->conf, &first, &count);
+	for (size_t i = first; i < first + count; i++) {
 		const struct plan_mark *pm = &p->marks[i];
 		struct stat st;
 
-		if (pm->rule != ep->conf || pm->spec.mask == 0)
+		if (pm->spec.mask == 0)
 			continue;
 		wide = wide ||
 		       (pm->subtree && !(pm->spec.type == FSN_MARK_FILESYSTEM &&
@@ -2448,11 +2612,19 @@ static void state_free_rules(struct state *s) {
 
 static int state_rules(struct state *s, const struct state *old) {
 	const struct config *c = s->config;
+	struct strmap old_rules = { 0 };
+	int k = 0;
 
 	s->rules = calloc(c->n_rules ? c->n_rules : 1, sizeof(*s->rules));
 	if (!s->rules)
 		return -ENOMEM;
 	s->n_rules = c->n_rules;
+	for (size_t j = 0; old && j < old->n_rules && k >= 0; j++)
+		k = strmap_put_str(&old_rules, old->rules[j].conf->name, &old->rules[j]);
+	if (k < 0) {
+		strmap_done(&old_rules);
+		return k;
+	}
 	for (size_t i = 0; i < c->n_rules; i++) {
 		struct erule *r = &s->rules[i];
 
@@ -2466,26 +2638,26 @@ static int state_rules(struct state *s, const struct state *old) {
 				continue;
 			r->excl_canon[j] = realpath(r->conf->exclude[j], NULL);
 		}
-		/* a plan problem (not a warning) means a path is not watched */
-		for (size_t j = 0; j < s->plan->n_problems; j++)
-			if (s->plan->problems[j].rule == r->conf && !s->plan->problems[j].warning)
-				r->n_failed++;
 		/* counters survive reloads, by rule name */
-		for (size_t j = 0; old && j < old->n_rules; j++)
-			if (strcmp(old->rules[j].conf->name, r->conf->name) == 0) {
-				r->stats = old->rules[j].stats;
-				r->last_perm = old->rules[j].last_perm;
-				break;
+		{
+			const struct erule *prev = strmap_value_str(&old_rules, r->conf->name);
+
+			if (prev) {
+				r->stats = prev->stats;
+				r->last_perm = prev->last_perm;
 			}
+		}
+	}
+	strmap_done(&old_rules);
+	/* a plan problem (not a warning) means a path is not watched */
+	for (size_t j = 0; j < s->plan->n_problems; j++) {
+		struct erule *r =
+		    s->plan->problems[j].rule ? state_rule(s, s->plan->problems[j].rule) : NULL;
+
+		if (r && !s->plan->problems[j].warning)
+			r->n_failed++;
 	}
 	return 0;
-}
-
-static struct erule *state_rule(struct state *s, const struct rule_conf *rc) {
-	for (size_t i = 0; i < s->n_rules; i++)
-		if (s->rules[i].conf == rc)
-			return &s->rules[i];
-	return NULL;
 }
 
 /* Open (or keep) the outputs the rules use. */
@@ -2554,13 +2726,15 @@ static int state_outputs(struct engine *e, struct state *s, const struct state *
 	return 0;
 }
 
-static struct emark *find_old_mark(const struct state *old, const struct plan_mark *pm) {
-	for (size_t i = 0; old && i < old->n_marks; i++) {
-		struct emark *m = old->marks[i];
+/* The old state's mark a planned one keeps: same rule name, path and spec,
+ * still on the same object. by_path: the old marks by path. */
+static struct emark *find_old_mark(const struct strmap *by_path, const struct plan_mark *pm) {
+	for (struct strmap_entry *x = strmap_get(by_path, pm->path, strlen(pm->path)); x;
+	     x = strmap_next(x)) {
+		struct emark *m = x->value;
 
 		if (!m->kept && m->mark && strcmp(m->rule_name, pm->rule->name) == 0 &&
-		    strcmp(m->path, pm->path) == 0 && spec_equal(&m->spec, &pm->spec) &&
-		    emark_same_object(m))
+		    spec_equal(&m->spec, &pm->spec) && emark_same_object(m))
 			return m;
 	}
 	return NULL;
@@ -2661,13 +2835,16 @@ static int apply_watch_limit(struct engine *e, struct state *s, struct emark *m,
 }
 
 /* A fresh mark for the new state; a failure is logged, and fatal (-EINVAL,
- * err) for a required rule. */
+ * err) for a required rule. A recursive inotify mark comes back in *tree
+ * with its tree still to walk (the loader walks it in batches, then
+ * place_planned_done()); any other mark is in s->marks already. */
 static int place_planned(struct engine *e, struct state *s, const struct plan_mark *pm,
-			 struct erule *r, char *err, size_t errlen) {
+			 struct erule *r, struct emark **tree, char *err, size_t errlen) {
 	struct emark *m = NULL;
 	char why[1536];
 	int k;
 
+	*tree = NULL;
 	k = emark_new(e, r, &pm->spec, pm->path, NULL, &m);
 	if (k < 0)
 		return k;
@@ -2691,75 +2868,62 @@ static int place_planned(struct engine *e, struct state *s, const struct plan_ma
 	}
 	if (m->spec.type == FSN_MARK_INOTIFY && m->subtree_recursive && m->is_dir) {
 		r->limit_hit = false;
-		e->placing_tree = true;
-		tree_add(e, s, m, m->canon, false, false);
-		e->placing_tree = false;
-		if (r->limit_hit && apply_watch_limit(e, s, m, why, sizeof(why)) < 0) {
-			r->n_failed++;
-			emark_unplace(e, m, &s->n_placed);
-			emark_free(m);
-			log_error("%s", why);
-			if (!r->conf->required)
-				return 0;
-			snprintf(err, errlen, "required rule '%s' cannot be placed: %s",
-				 r->conf->name, why);
-			return -EINVAL;
-		}
-		if (r->limit_hit && r->conf->watch_limit == WATCH_LIMIT_DEGRADE) {
-			m->subtree_recursive = false; /* degraded: one level */
-			free(m->subtree);
-			m->subtree = strdup(m->canon);
-		}
+		*tree = m;
+		return 0;
 	}
 	r->n_marks++;
 	s->marks[s->n_marks++] = m;
 	return 0;
 }
 
-/* The marks of the new plan: kept from the old state (same rule name,
- * path, spec, object), or placed. Kept ones are claimed first, so they
- * count against max_marks before new ones. */
-static int state_marks(struct engine *e, struct state *s, const struct state *old, char *err,
-		       size_t errlen) {
-	const struct plan *p = s->plan;
-	_cleanup_free_ bool *claimed = NULL;
+/* A recursive inotify mark whose tree was walked: the watch limit, then it
+ * joins s->marks. */
+static int place_planned_done(struct engine *e, struct state *s, struct emark *m, char *err,
+			      size_t errlen) {
+	struct erule *r = m->rule;
+	char why[1536];
 
-	s->marks = calloc(p->n_marks ? p->n_marks : 1, sizeof(*s->marks));
-	claimed = calloc(p->n_marks ? p->n_marks : 1, sizeof(*claimed));
-	if (!s->marks || !claimed)
-		return -ENOMEM;
-	for (size_t i = 0; i < p->n_marks; i++) {
-		const struct plan_mark *pm = &p->marks[i];
-		struct emark *m = pm->rule->perm ? NULL : find_old_mark(old, pm);
-		struct erule *r = state_rule(s, pm->rule);
-		int k;
-
-		if (!m || !r)
-			continue;
-		/* the new scope takes effect at commit; the old one till then */
-		k = plan_scope(pm, &m->next_scope, &m->next_subtree);
-		if (k < 0)
-			return k;
-		m->kept = true;
-		m->next_rule = r;
-		m->next_pm = pm;
-		r->n_marks++;
-		claimed[i] = true;
-		s->marks[s->n_marks++] = m;
-		s->n_placed += 1 + (unsigned)m->n_subs;
+	if (r->limit_hit && apply_watch_limit(e, s, m, why, sizeof(why)) < 0) {
+		r->n_failed++;
+		mark_drop_counted(e, m, &s->n_placed);
+		log_error("%s", why);
+		if (!r->conf->required)
+			return 0;
+		snprintf(err, errlen, "required rule '%s' cannot be placed: %s", r->conf->name,
+			 why);
+		return -EINVAL;
 	}
-	for (size_t i = 0; i < p->n_marks; i++) {
-		struct erule *r = state_rule(s, p->marks[i].rule);
-		int k;
-
-		if (claimed[i] || p->marks[i].rule->perm)
-			continue; /* (permission rules: state_perm()) */
-		if (!r)
-			return -EINVAL;
-		k = place_planned(e, s, &p->marks[i], r, err, errlen);
-		if (k < 0)
-			return k;
+	if (r->limit_hit && r->conf->watch_limit == WATCH_LIMIT_DEGRADE) {
+		m->subtree_recursive = false; /* degraded: one level */
+		free(m->subtree);
+		m->subtree = strdup(m->canon);
 	}
+	r->n_marks++;
+	s->marks[s->n_marks++] = m;
+	return 0;
+}
+
+/* Claim the old state's mark that planned mark i keeps (same rule name,
+ * path, spec, object): it counts against max_marks before new ones. */
+static int claim_kept(struct state *s, const struct strmap *by_path, size_t i, bool *claimed) {
+	const struct plan_mark *pm = &s->plan->marks[i];
+	struct emark *m = pm->rule->perm ? NULL : find_old_mark(by_path, pm);
+	struct erule *r = state_rule(s, pm->rule);
+	int k;
+
+	if (!m || !r)
+		return 0;
+	/* the new scope takes effect at commit; the old one till then */
+	k = plan_scope(pm, &m->next_scope, &m->next_subtree);
+	if (k < 0)
+		return k;
+	m->kept = true;
+	m->next_rule = r;
+	m->next_pm = pm;
+	r->n_marks++;
+	claimed[i] = true;
+	s->marks[s->n_marks++] = m;
+	s->n_placed += 1 + (unsigned)m->n_subs;
 	return 0;
 }
 
@@ -2802,6 +2966,47 @@ static void state_rollback(struct engine *e, struct state *s, struct state *old_
 	s->plan = NULL;
 }
 
+/* Retired marks leave the kernel a batch at a time (removing 10 000 marks
+ * takes tens of milliseconds): the new state runs meanwhile. */
+static void on_retire(struct ev_loop *loop, ev_timer *w, int revents) {
+	struct engine *e = w->data;
+	uint64_t deadline = now_monotonic_usec() + LOAD_BATCH_USEC;
+
+	while (e->n_retiring > 0 && now_monotonic_usec() < deadline)
+		mark_drop(e, e->retiring[--e->n_retiring]);
+	if (e->n_retiring > 0)
+		ev_timer_start(loop, w);
+}
+
+/* m's state is going away: it reports nothing from now on (out of the
+ * inotify index, no rule) and is removed by on_retire(); marks that could
+ * not be queued are removed at once. */
+static void mark_retire(struct engine *e, struct emark *m) {
+	if (e->n_retiring == e->retiring_cap) {
+		size_t cap = e->retiring_cap ? 2 * e->retiring_cap : 256;
+		struct emark **v = realloc(e->retiring, cap * sizeof(*v));
+
+		if (!v) {
+			mark_drop(e, m);
+			return;
+		}
+		e->retiring = v;
+		e->retiring_cap = cap;
+	}
+	if (m->spec.type == FSN_MARK_INOTIFY) {
+		ihash_remove(e, m);
+		for (size_t i = 0; i < m->n_subs; i++)
+			ihash_remove(e, m->subs[i]);
+	}
+	m->retired = true;
+	m->rule = NULL;
+	for (size_t i = 0; i < m->n_subs; i++)
+		m->subs[i]->rule = NULL;
+	e->retiring[e->n_retiring++] = m;
+	if (!ev_is_active(&e->retire_timer))
+		ev_timer_start(e->loop, &e->retire_timer);
+}
+
 /* The new state takes over: kept marks and outputs take their new rule,
  * scope and config; then what the old state had and the new one did not
  * keep is removed — after the new marks were placed, so nothing unchanged
@@ -2817,7 +3022,7 @@ static void state_commit(struct engine *e, struct state *old, struct state *s) {
 		perm_free(old, false); /* the guard retires the ones not kept */
 		for (size_t i = 0; i < old->n_marks; i++)
 			if (!old->marks[i]->kept)
-				mark_drop(e, old->marks[i]);
+				mark_retire(e, old->marks[i]);
 		free(old->marks);
 		for (size_t i = 0; i < old->n_outputs; i++)
 			if (!old->outputs[i]->kept)
@@ -2876,6 +3081,370 @@ static void log_plan_problems(const struct plan *p) {
 }
 
 /* ------------------------------------------------------------------------ */
+/* loading a config: a worker thread, then batches on the loop               */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A start or reload never holds the loop for long. A worker thread reads
+ * and plans the config (config_load(), plan_build_opts() with the engine's
+ * prober: it touches nothing the loop uses); then the loop applies the
+ * plan in batches of at most LOAD_BATCH_USEC, events dispatched between
+ * them: outputs, kept marks claimed, new marks placed (recursive inotify
+ * trees a directory at a time), permission rules, commit. Until the
+ * commit the running state (e->st) handles every event; the marks being
+ * placed are "fresh" and report nothing yet (a new rule reports from the
+ * commit on, an unchanged one without a gap). Failure at any step rolls
+ * back to the running state.
+ */
+
+static int prober_probe(const char *path, const struct stat *st, struct fsn_probe *ret,
+			void *userdata) {
+	return fsn_prober_probe(userdata, path, st, ret);
+}
+
+static void *load_worker(void *arg) {
+	struct load *l = arg;
+
+	l->r = config_load(l->path, &l->config, &l->errs);
+	if (l->r >= 0 && !l->cancel) {
+		struct plan_opts o = { .probe = prober_probe,
+				       .userdata = l->prober,
+				       .cancel = &l->cancel };
+
+		(void)fsn_prober_revalidate(l->prober);
+		l->r = plan_build_opts(l->config, &o, &l->plan);
+		if (l->r < 0)
+			snprintf(l->err, sizeof(l->err), "planning the rules: %s", strerror(-l->r));
+	}
+	pthread_mutex_lock(&l->lock);
+	l->finished = true;
+	if (!l->abandoned)
+		ev_async_send(l->engine->loop, &l->async);
+	pthread_mutex_unlock(&l->lock);
+	return NULL;
+}
+
+/* The loader is done (r < 0: failed, l->err says why, the running state
+ * is untouched): free it and tell the caller. */
+static void load_end(struct engine *e, int r) {
+	struct load *l = e->load;
+	engine_load_fn done = l->done;
+	void *userdata = l->userdata;
+	char err[sizeof(l->err)];
+
+	snprintf(err, sizeof(err), "%s", l->err);
+	ev_async_stop(e->loop, &l->async);
+	ev_timer_stop(e->loop, &l->step);
+	strmap_done(&l->by_path);
+	free(l->claimed);
+	dirq_done(&l->q);
+	config_errors_clear(&l->errs);
+	plan_free(l->plan);
+	if (r < 0)
+		config_free(l->config);
+	if (e->st.config && r != -ECANCELED) { /* a reload (start: nothing ran before) */
+		e->reloaded = true;
+		snprintf(e->reload_error, sizeof(e->reload_error), "%.*s",
+			 (int)sizeof(e->reload_error) - 1, r < 0 ? err : "");
+	}
+	free(l->path);
+	free(l);
+	e->load = NULL;
+	if (done)
+		done(e, r, r < 0 ? err : NULL, userdata);
+}
+
+/* Undo what the loader built (fresh marks, outputs) and end with r. */
+static void load_fail(struct engine *e, int r) {
+	struct load *l = e->load;
+
+	if (!l->err[0])
+		snprintf(l->err, sizeof(l->err), "%s", strerror(-r));
+	if (l->tree) {
+		mark_drop(e, l->tree);
+		l->tree = NULL;
+	}
+	if (l->s.rules) {
+		l->s.plan = NULL; /* (freed by load_end) */
+		state_rollback(e, &l->s, l->old);
+	}
+	load_end(e, r);
+}
+
+/* Everything placed: permission rules, then the new state takes over. */
+static int load_finish(struct engine *e) {
+	struct load *l = e->load;
+	uint64_t t0 = now_monotonic_usec();
+	int r = state_perm(e, &l->s, l->old, l->err, sizeof(l->err));
+
+	if (r < 0)
+		return r;
+	log_debug("load: permission rules placed in %.3f ms", (now_monotonic_usec() - t0) / 1e3);
+	t0 = now_monotonic_usec();
+	state_commit(e, l->old, &l->s);
+	log_debug("load: commit in %.3f ms", (now_monotonic_usec() - t0) / 1e3);
+	if (l->old)
+		/* groups may have gone (and their ids come back): start afresh */
+		fsn_fidcache_clear(e->dirs);
+	e->st = l->s;
+	l->s = (struct state){ 0 };
+	l->plan = NULL;   /* the state's now */
+	l->config = NULL; /* ditto */
+	own_files_refresh(e);
+	e->has_exec = false;
+	for (size_t i = 0; i < e->st.n_outputs; i++)
+		if (e->st.outputs[i]->conf->type == OUTPUT_EXEC)
+			e->has_exec = true;
+	return 0;
+}
+
+/* One batch: until the phase's work is done or LOAD_BATCH_USEC passed.
+ * Returns 1 when more is to do, 0 when committed, or -errno. */
+static int load_batch(struct engine *e) {
+	struct load *l = e->load;
+	struct state *s = &l->s;
+	const struct plan *p = s->plan;
+	uint64_t deadline = now_monotonic_usec() + LOAD_BATCH_USEC;
+	int k;
+
+	while (now_monotonic_usec() < deadline) {
+		e->load_progress++;
+		switch (l->phase) {
+		case LOAD_WORKER: return 1; /* (not scheduled then) */
+		case LOAD_CLAIM:
+			if (l->i == p->n_marks) {
+				l->phase = LOAD_PLACE;
+				l->i = 0;
+				break;
+			}
+			k = claim_kept(s, &l->by_path, l->i++, l->claimed);
+			if (k < 0)
+				return k;
+			break;
+		case LOAD_PLACE: {
+			const struct plan_mark *pm;
+			struct erule *r;
+
+			if (l->i == p->n_marks) {
+				l->phase = LOAD_FINISH;
+				break;
+			}
+			pm = &p->marks[l->i++];
+			if (l->claimed[l->i - 1] || pm->rule->perm)
+				break; /* (permission rules: state_perm()) */
+			r = state_rule(s, pm->rule);
+			if (!r)
+				return -EINVAL;
+			k = place_planned(e, s, pm, r, &l->tree, l->err, sizeof(l->err));
+			if (k < 0)
+				return k;
+			if (l->tree) {
+				char *root = strdup(l->tree->canon);
+
+				if (!root || dirq_push(&l->q, root, false) < 0) {
+					free(root);
+					return -ENOMEM;
+				}
+				l->phase = LOAD_TREE;
+			}
+			break;
+		}
+		case LOAD_TREE: {
+			struct dirq_item it;
+
+			if (!dirq_pop(&l->q, &it)) {
+				struct emark *m = l->tree;
+
+				l->tree = NULL;
+				l->phase = LOAD_PLACE;
+				k = place_planned_done(e, s, m, l->err, sizeof(l->err));
+				if (k < 0)
+					return k;
+				break;
+			}
+			e->placing_tree = true;
+			tree_scan(e, s, l->tree, it.path, it.self, false, &l->q);
+			e->placing_tree = false;
+			free(it.path);
+			break;
+		}
+		case LOAD_FINISH: return load_finish(e);
+		}
+	}
+	return 1;
+}
+
+static void on_load_step(struct ev_loop *loop, ev_timer *w, int revents) {
+	struct engine *e = w->data;
+	int r = load_batch(e);
+
+	if (r < 0)
+		load_fail(e, r);
+	else if (r == 0)
+		load_end(e, 0);
+	else
+		ev_timer_start(loop, &e->load->step); /* the next batch, after the loop's turn */
+}
+
+/* The worker is done: log what it found, then apply in batches. */
+static void on_load_planned(struct ev_loop *loop, ev_async *w, int revents) {
+	struct engine *e = w->data;
+	struct load *l = e->load;
+	struct state *s;
+	bool finished;
+	int r;
+
+	if (!l)
+		return;
+	pthread_mutex_lock(&l->lock);
+	finished = l->finished;
+	pthread_mutex_unlock(&l->lock);
+	if (!finished)
+		return;
+	pthread_join(l->thread, NULL);
+	pthread_mutex_destroy(&l->lock);
+	s = &l->s;
+	l->prepare_start = now_monotonic_usec();
+	if (l->r < 0 && !l->plan) {
+		for (size_t i = 0; i < l->errs.n; i++) {
+			const struct config_error *ce = &l->errs.v[i];
+
+			if (ce->line > 0)
+				log_error("%s:%d: %s", ce->file ? ce->file : "?", ce->line,
+					  ce->msg);
+			else
+				log_error("%s: %s", ce->file ? ce->file : "?", ce->msg);
+		}
+		if (!l->err[0]) {
+			if (l->errs.n > 0)
+				config_errors_first(&l->errs, l->err, sizeof(l->err));
+			else
+				snprintf(l->err, sizeof(l->err), "%s: %s", l->path,
+					 strerror(-l->r));
+		}
+		load_end(e, l->r);
+		return;
+	}
+	log_plan_problems(l->plan);
+	for (size_t i = 0; i < l->plan->n_problems; i++)
+		if (l->plan->problems[i].fatal) {
+			const struct plan_problem *pp = &l->plan->problems[i];
+
+			snprintf(l->err, sizeof(l->err), "required rule '%s': %s",
+				 pp->rule ? pp->rule->name : "?", pp->msg);
+			load_end(e, -EINVAL);
+			return;
+		}
+
+	l->old = e->st.config ? &e->st : NULL;
+	*s = (struct state){ .config = l->config, .plan = l->plan };
+	r = state_rules(s, l->old);
+	if (r >= 0)
+		r = state_outputs(e, s, l->old, l->err, sizeof(l->err));
+	if (r >= 0) {
+		s->marks = calloc(l->plan->n_marks + 1, sizeof(*s->marks));
+		l->claimed = calloc(l->plan->n_marks + 1, sizeof(*l->claimed));
+		if (!s->marks || !l->claimed)
+			r = -ENOMEM;
+	}
+	for (size_t i = 0; r >= 0 && l->old && i < l->old->n_marks; i++)
+		r = strmap_put_str(&l->by_path, l->old->marks[i]->path, l->old->marks[i]);
+	if (r < 0) {
+		load_fail(e, r);
+		return;
+	}
+	l->phase = LOAD_CLAIM;
+	l->i = 0;
+	log_debug("load: state prepared in %.3f ms",
+		  (now_monotonic_usec() - l->prepare_start) / 1e3);
+	ev_timer_start(loop, &l->step);
+}
+
+int engine_load(struct engine *e, const char *path, engine_load_fn done, void *userdata) {
+	struct load *l;
+	sigset_t all, saved;
+	int r;
+
+	if (!e || !path)
+		return -EINVAL;
+	if (e->load)
+		return -EBUSY;
+	l = calloc(1, sizeof(*l));
+	if (!l || !(l->path = strdup(path))) {
+		free(l);
+		return -ENOMEM;
+	}
+	l->engine = e;
+	l->done = done;
+	l->userdata = userdata;
+	l->prober = e->prober;
+	l->phase = LOAD_WORKER;
+	pthread_mutex_init(&l->lock, NULL);
+	ev_async_init(&l->async, on_load_planned);
+	l->async.data = e;
+	ev_async_start(e->loop, &l->async);
+	ev_timer_init(&l->step, on_load_step, 0., 0.);
+	l->step.data = e;
+	e->load = l;
+	/* signals are the loop's: the worker starts with all of them blocked */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &saved);
+	r = -pthread_create(&l->thread, NULL, load_worker, l);
+	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+	if (r < 0) {
+		ev_async_stop(e->loop, &l->async);
+		pthread_mutex_destroy(&l->lock);
+		free(l->path);
+		free(l);
+		e->load = NULL;
+		return r;
+	}
+	return 0;
+}
+
+bool engine_loading(const struct engine *e) {
+	return e && e->load;
+}
+
+uint64_t engine_load_progress(const struct engine *e) {
+	return e ? e->load_progress : 0;
+}
+
+/* Stop a load (engine_free()): roll back what was placed; a worker still
+ * reading or planning is asked to stop, and left to the process's exit if
+ * it does not finish at once (it touches nothing the engine frees). */
+static void load_abort(struct engine *e) {
+	struct load *l = e->load;
+
+	if (!l)
+		return;
+	l->done = NULL;
+	if (l->phase == LOAD_WORKER) {
+		bool finished;
+
+		l->cancel = true;
+		pthread_mutex_lock(&l->lock);
+		finished = l->finished;
+		l->abandoned = !finished;
+		pthread_mutex_unlock(&l->lock);
+		if (!finished) {
+			/* (its memory, and the prober it uses, go with the process) */
+			ev_async_stop(e->loop, &l->async);
+			e->load = NULL;
+			e->prober = NULL;
+			return;
+		}
+		pthread_join(l->thread, NULL);
+		pthread_mutex_destroy(&l->lock);
+		snprintf(l->err, sizeof(l->err), "stopped");
+		load_end(e, -ECANCELED);
+		return;
+	}
+	snprintf(l->err, sizeof(l->err), "stopped");
+	load_fail(e, -ECANCELED);
+}
+
+/* ------------------------------------------------------------------------ */
 /* public                                                                   */
 /* ------------------------------------------------------------------------ */
 
@@ -2896,8 +3465,11 @@ int engine_new(struct ev_loop *loop, struct engine **ret) {
 		free(e);
 		return r;
 	}
-	r = fsn_ctx_new(&e->ctx);
+	r = fsn_prober_new(&e->prober);
+	if (r >= 0)
+		r = fsn_ctx_new(&e->ctx);
 	if (r < 0) {
+		fsn_prober_free(e->prober);
 		fsn_fidcache_free(e->dirs);
 		free(e);
 		return r;
@@ -2912,6 +3484,8 @@ int engine_new(struct ev_loop *loop, struct engine **ret) {
 	e->rescan_timer.data = e;
 	ev_timer_init(&e->move_timer, on_move_timer, MOVE_WAIT_SEC, 0.);
 	e->move_timer.data = e;
+	ev_timer_init(&e->retire_timer, on_retire, 0., 0.);
+	e->retire_timer.data = e;
 	e->drained_usec = now_realtime_usec();
 	*ret = e;
 	return 0;
@@ -2920,10 +3494,15 @@ int engine_new(struct ev_loop *loop, struct engine **ret) {
 struct engine *engine_free(struct engine *e) {
 	if (!e)
 		return NULL;
+	load_abort(e);
 	ev_io_stop(e->loop, &e->io);
 	ev_timer_stop(e->loop, &e->drop_timer);
 	ev_timer_stop(e->loop, &e->rescan_timer);
 	ev_timer_stop(e->loop, &e->move_timer);
+	ev_timer_stop(e->loop, &e->retire_timer);
+	while (e->n_retiring > 0)
+		mark_drop(e, e->retiring[--e->n_retiring]);
+	free(e->retiring);
 	/* every permission event answered first (reports still reach the outputs) */
 	e->guard = guard_free(e->guard);
 	perm_free(&e->st, false);
@@ -2941,6 +3520,7 @@ struct engine *engine_free(struct engine *e) {
 	config_free(e->st.config);
 	fsn_ctx_free(e->ctx);
 	fsn_fidcache_free(e->dirs);
+	fsn_prober_free(e->prober);
 	free(e->ihash);
 	free(e->pcache);
 	for (size_t i = 0; i < SYNTH_SLOTS; i++)
@@ -2950,80 +3530,6 @@ struct engine *engine_free(struct engine *e) {
 	own_files_clear(e);
 	free(e);
 	return NULL;
-}
-
-int engine_apply(struct engine *e, struct config *c, char *err, size_t errlen) {
-	struct state s = { .config = c };
-	struct state *old;
-	bool fatal_problem = false;
-	int r;
-
-	if (!e || !c)
-		return -EINVAL;
-	old = e->st.config ? &e->st : NULL;
-	if (errlen > 0)
-		err[0] = '\0';
-
-	r = plan_build(c, &s.plan);
-	if (r < 0) {
-		snprintf(err, errlen, "planning the rules: %s", strerror(-r));
-		return r;
-	}
-	log_plan_problems(s.plan);
-	for (size_t i = 0; i < s.plan->n_problems; i++)
-		if (s.plan->problems[i].fatal && !fatal_problem) {
-			const struct plan_problem *pp = &s.plan->problems[i];
-
-			fatal_problem = true;
-			snprintf(err, errlen, "required rule '%s': %s",
-				 pp->rule ? pp->rule->name : "?", pp->msg);
-		}
-	if (fatal_problem) {
-		plan_free(s.plan);
-		if (old) {
-			e->reloaded = true;
-			snprintf(e->reload_error, sizeof(e->reload_error), "%s", err);
-		}
-		return -EINVAL;
-	}
-
-	/* events queued so far belong to the running config */
-	if (old)
-		for (int i = 0; i < 16 && engine_dispatch(e, DISPATCH_BUDGET) > 0; i++)
-			;
-
-	r = state_rules(&s, old);
-	if (r >= 0)
-		r = state_outputs(e, &s, old, err, errlen);
-	if (r >= 0)
-		r = state_marks(e, &s, old, err, errlen);
-	if (r >= 0)
-		r = state_perm(e, &s, old, err, errlen);
-	if (r < 0) {
-		if (errlen > 0 && !err[0])
-			snprintf(err, errlen, "%s", strerror(-r));
-		state_rollback(e, &s, old);
-		if (old) {
-			e->reloaded = true;
-			snprintf(e->reload_error, sizeof(e->reload_error), "%s", err);
-		}
-		return r;
-	}
-
-	state_commit(e, old, &s);
-	if (old) {
-		/* groups may have gone (and their ids come back): start afresh */
-		fsn_fidcache_clear(e->dirs);
-		e->reloaded = true;
-		e->reload_error[0] = '\0';
-	}
-	e->st = s;
-	own_files_refresh(e);
-	e->has_exec = false;
-	for (size_t i = 0; i < s.n_outputs; i++)
-		if (s.outputs[i]->conf->type == OUTPUT_EXEC)
-			e->has_exec = true;
-	return 0;
 }
 
 void engine_reopen_outputs(struct engine *e) {
@@ -3036,13 +3542,6 @@ void engine_reopen_outputs(struct engine *e) {
 	}
 	if (e)
 		own_files_refresh(e);
-}
-
-void engine_reload_failed(struct engine *e, const char *why) {
-	if (!e)
-		return;
-	e->reloaded = true;
-	snprintf(e->reload_error, sizeof(e->reload_error), "%s", why && why[0] ? why : "error");
 }
 
 void engine_status(const struct engine *e, char *buf, size_t len) {

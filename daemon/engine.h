@@ -31,16 +31,30 @@ int engine_new(struct ev_loop *loop, struct engine **ret);
 struct engine *engine_free(struct engine *e);
 
 /*
- * Make the engine run config c (taking ownership of c on success).
- * First call: plan, open outputs, place every mark; a rule that cannot be
- * placed is logged with its reason; -EINVAL if a required rule failed.
- * Later calls (reload): plan the new config; marks whose (rule, path,
- * spec) are unchanged stay in the kernel untouched (no gap); new marks are
- * placed before gone ones are removed; outputs are reopened only if their
- * configuration changed. On failure the old config keeps running and the
- * error says why (err, errlen).
+ * Load the config file path and make the engine run it, without holding
+ * the loop: a worker thread reads and plans it (the feature probe is
+ * cached per filesystem across loads, revalidated against the mounts
+ * first), then the loop places it in batches of at most 10 ms, events
+ * handled between them. The first load places every mark; a later one
+ * (reload) keeps marks whose (rule, path, spec) are unchanged in the
+ * kernel untouched (no gap), places new marks before gone ones are
+ * removed, and reopens outputs only if their configuration changed. Until
+ * the new config takes over, the running one reports every event; a new
+ * rule reports from then on. On failure (an invalid config, a required
+ * rule that cannot be placed) the running config keeps running, every
+ * error was logged, and why says the first.
+ * done(e, r, why, userdata) is called on the loop when it is over: r = 0,
+ * or -errno with why. Returns 0 (loading), -EBUSY when a load is running,
+ * or -errno.
  */
-int engine_apply(struct engine *e, struct config *c, char *err, size_t errlen);
+typedef void (*engine_load_fn)(struct engine *e, int r, const char *why, void *userdata);
+int engine_load(struct engine *e, const char *path, engine_load_fn done, void *userdata);
+
+/* A load is in progress. */
+bool engine_loading(const struct engine *e);
+/* Steps all loads made so far: moves while a load makes progress (the
+ * daemon extends systemd's start timeout only then). */
+uint64_t engine_load_progress(const struct engine *e);
 
 /* SIGUSR1: reopen output files. */
 void engine_reopen_outputs(struct engine *e);
@@ -49,10 +63,6 @@ void engine_reopen_outputs(struct engine *e);
  * 0 output failures; last reload ok", and per permission rule "; rule 'r': 10
  * allowed, 2 denied, 1 on deadline, p50 12 us, p99 40 us". */
 void engine_status(const struct engine *e, char *buf, size_t len);
-
-/* A reload failed before reaching engine_apply() (the new config did not
- * load): engine_status() says "last reload failed: why". */
-void engine_reload_failed(struct engine *e, const char *why);
 
 /* Kernel marks and inotify watches placed now. */
 unsigned engine_n_marks(const struct engine *e);

@@ -37,16 +37,26 @@
 /* STATUS= text: counters, plus a part per permission rule */
 #define STATUS_MAX 4096
 
+/* While a start or reload goes on, EXTEND_TIMEOUT_USEC is sent every
+ * EXTEND_EVERY s (if it made progress since) for EXTEND_USEC more. */
+#define EXTEND_EVERY 2.0
+#define EXTEND_USEC 10000000ull
+
 struct daemon {
 	struct ev_loop *loop;
 	struct engine *engine;
 	const char *config_path;
 	ev_signal sig_term, sig_int, sig_hup, sig_usr1;
-	ev_timer watchdog, status;
+	ev_timer watchdog, status, extend;
 	ev_check check;
-	uint64_t iterations; /* loop iterations (ev_check), for the watchdog */
-	uint64_t fed_at;     /* iterations when the watchdog was last fed */
-	bool stall_logged;   /* the permission thread's stall was logged */
+	bool started;          /* the first load is done: READY=1 was sent */
+	bool reload_pending;   /* SIGHUP during a load: reload once it is done */
+	int start_r;           /* the first load failed: its -errno */
+	uint64_t extended_at;  /* engine_load_progress() when last extended */
+	uint64_t load_started; /* monotonic us */
+	uint64_t iterations;   /* loop iterations (ev_check), for the watchdog */
+	uint64_t fed_at;       /* iterations when the watchdog was last fed */
+	bool stall_logged;     /* the permission thread's stall was logged */
 	int stop_signal;
 };
 
@@ -56,36 +66,17 @@ static void help(void) {
 	       "its configuration name and reports events to the journal, JSON lines or\n"
 	       "commands.\n\n"
 	       "  -c, --config FILE         configuration file (default %s)\n"
-	       "      --check-config [FILE] validate the configuration, print the plan (each\n"
-	       "                            mark, on which object, with which mask, and why)\n"
-	       "                            and exit: 0 valid, 1 not\n"
+	       "      --check-config [FILE] validate the configuration, print the plan (per\n"
+	       "                            rule: its marks by filesystem, type and mask, with\n"
+	       "                            examples and why) and exit: 0 valid, 1 not\n"
 	       "      --explain [FILE]      like --check-config, plus what each mark costs\n"
+	       "  -v, --verbose             with --check-config/--explain: every mark on a line\n"
 	       "  -f, --foreground          also print events human-readably on stdout\n"
 	       "  -h, --help                show this help\n"
 	       "      --version             show the version\n\n"
 	       "Signals: HUP reloads the configuration, USR1 reopens output files, TERM and\n"
 	       "INT stop. See fsnotifyd(8) and fsnotifyd.conf(5).\n",
 	       DEFAULT_CONFIG);
-}
-
-/* "file:line: msg" of the first error, and how many more there are. */
-static void first_error(const struct config_errors *errs, char *buf, size_t len) {
-	const struct config_error *e;
-
-	if (errs->n == 0) {
-		snprintf(buf, len, "invalid configuration");
-		return;
-	}
-	e = &errs->v[0];
-	if (e->line > 0)
-		snprintf(buf, len, "%s:%d: %s", e->file ? e->file : "?", e->line, e->msg);
-	else
-		snprintf(buf, len, "%s: %s", e->file ? e->file : "?", e->msg);
-	if (errs->n > 1) {
-		size_t n = strlen(buf);
-
-		snprintf(buf + n, len - n, " (and %zu more)", errs->n - 1);
-	}
 }
 
 /* Load path; on failure every error is logged and *why says the first. */
@@ -106,7 +97,7 @@ static int load_config(const char *path, struct config **ret, char *why, size_t 
 		if (errs.n == 0)
 			log_error("%s: %s", path, strerror(-r));
 		if (errs.n > 0)
-			first_error(&errs, why, whylen);
+			config_errors_first(&errs, why, whylen);
 		else
 			snprintf(why, whylen, "%s: %s", path, strerror(-r));
 	}
@@ -174,7 +165,7 @@ static void explain_mark(const struct plan_mark *pm, FILE *f) {
 	fputc('\n', f);
 }
 
-static int check_config(const char *path, bool explain) {
+static int check_config(const char *path, bool explain, bool verbose) {
 	struct config *c = NULL;
 	struct plan *p = NULL;
 	char why[1024];
@@ -193,7 +184,10 @@ static int check_config(const char *path, bool explain) {
 		config_free(c);
 		return r;
 	}
-	plan_print(p, stdout);
+	if (verbose)
+		plan_print(p, stdout);
+	else
+		plan_print_summary(p, stdout);
 	for (size_t i = 0; i < p->n_problems; i++)
 		if (p->problems[i].fatal)
 			fatal++;
@@ -254,39 +248,108 @@ static void on_stop(struct ev_loop *loop, ev_signal *w, int revents) {
 	ev_break(loop, EVBREAK_ALL);
 }
 
-static void on_reload(struct ev_loop *loop, ev_signal *w, int revents) {
-	struct daemon *d = w->data;
-	struct config *c = NULL;
-	char why[1024], fconf[PATH_MAX + 16], ferr[1100];
-	const char *fields[3] = { fconf, NULL, NULL };
-	int r;
+static void start_load(struct daemon *d);
 
-	sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%" PRIu64 "\nSTATUS=Reloading %s",
-		   now_monotonic_usec(), d->config_path);
+static void log_started(struct daemon *d) {
+	char status[STATUS_MAX], fconf[PATH_MAX + 16];
+	const char *fields[2] = { fconf, NULL };
+
 	snprintf(fconf, sizeof(fconf), "FSN_CONFIG=%s", d->config_path);
+	engine_status(d->engine, status, sizeof(status));
+	sd_notifyf(0, "READY=1\nSTATUS=%s", status);
+	log_notable(LOG_INFO, FSND_MID_START, fields,
+		    "started (version %s, pid %d) with %s: %zu rules, %u marks in %.3f s",
+		    FSN_VERSION, (int)getpid(), d->config_path, engine_config(d->engine)->n_rules,
+		    engine_n_marks(d->engine),
+		    (double)(now_monotonic_usec() - d->load_started) / 1e6);
+}
 
-	r = load_config(d->config_path, &c, why, sizeof(why));
-	if (r >= 0) {
-		r = engine_apply(d->engine, c, why, sizeof(why));
-		if (r < 0)
-			config_free(c);
-	} else
-		engine_reload_failed(d->engine, why);
+/* A start or reload is over (engine_load()'s callback). */
+static void on_loaded(struct engine *e, int r, const char *why, void *userdata) {
+	struct daemon *d = userdata;
+	char fconf[PATH_MAX + 16], ferr[1100];
+	const char *fields[3] = { fconf, NULL, NULL };
 
-	if (r < 0) {
+	ev_timer_stop(d->loop, &d->extend);
+	snprintf(fconf, sizeof(fconf), "FSN_CONFIG=%s", d->config_path);
+	if (!d->started) {
+		if (r < 0) {
+			log_error("cannot start: %s", why);
+			sd_notifyf(0, "STATUS=Failed to start: %s", why);
+			d->start_r = r;
+			ev_break(d->loop, EVBREAK_ALL);
+			return;
+		}
+		d->started = true;
+		log_set_level(engine_config(e)->log_level);
+		restart_status_timer(d);
+		log_started(d);
+	} else if (r < 0) {
 		snprintf(ferr, sizeof(ferr), "FSN_ERROR=%s", why);
 		fields[1] = ferr;
 		log_notable(LOG_ERR, FSND_MID_RELOAD_FAILED, fields,
 			    "reload failed: %s; still running the previous configuration", why);
+		notify_status(d, "READY=1\n");
 	} else {
-		const struct config *cur = engine_config(d->engine);
+		const struct config *cur = engine_config(e);
 
 		log_set_level(cur->log_level);
 		restart_status_timer(d);
-		log_notable(LOG_INFO, FSND_MID_RELOAD, fields, "reloaded %s: %zu rules, %u marks",
-			    d->config_path, cur->n_rules, engine_n_marks(d->engine));
+		log_notable(LOG_INFO, FSND_MID_RELOAD, fields,
+			    "reloaded %s: %zu rules, %u marks in %.3f s", d->config_path,
+			    cur->n_rules, engine_n_marks(e),
+			    (double)(now_monotonic_usec() - d->load_started) / 1e6);
+		notify_status(d, "READY=1\n");
 	}
-	notify_status(d, "READY=1\n");
+	if (d->reload_pending) {
+		d->reload_pending = false;
+		sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%" PRIu64 "\nSTATUS=Reloading %s",
+			   now_monotonic_usec(), d->config_path);
+		start_load(d);
+	}
+}
+
+/* Load the config (start or reload) off the loop; on_loaded() says how it
+ * went. While it goes on, systemd's start/reload timeout is extended for
+ * as long as it makes progress. */
+static void start_load(struct daemon *d) {
+	char why[256];
+	int r;
+
+	d->load_started = now_monotonic_usec();
+	d->extended_at = engine_load_progress(d->engine);
+	r = engine_load(d->engine, d->config_path, on_loaded, d);
+	if (r < 0) {
+		snprintf(why, sizeof(why), "cannot load %s: %s", d->config_path, strerror(-r));
+		on_loaded(d->engine, r, why, d);
+		return;
+	}
+	ev_timer_again(d->loop, &d->extend);
+}
+
+static void on_extend(struct ev_loop *loop, ev_timer *w, int revents) {
+	struct daemon *d = w->data;
+	uint64_t now = engine_load_progress(d->engine);
+
+	if (now != d->extended_at)
+		sd_notifyf(0, "EXTEND_TIMEOUT_USEC=%llu", (unsigned long long)EXTEND_USEC);
+	d->extended_at = now;
+}
+
+static void on_reload(struct ev_loop *loop, ev_signal *w, int revents) {
+	struct daemon *d = w->data;
+
+	if (engine_loading(d->engine)) {
+		/* once the running load is done (during start: after READY=1) */
+		if (!d->reload_pending)
+			log_info("reload requested (SIGHUP) while %s: it follows",
+				 d->started ? "reloading" : "starting");
+		d->reload_pending = true;
+		return;
+	}
+	sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%" PRIu64 "\nSTATUS=Reloading %s",
+		   now_monotonic_usec(), d->config_path);
+	start_load(d);
 }
 
 static void on_reopen(struct ev_loop *loop, ev_signal *w, int revents) {
@@ -349,19 +412,12 @@ static void log_rule_summary(const struct daemon *d) {
 
 static int run_daemon(const char *config_path, bool foreground) {
 	struct daemon d = { .config_path = config_path };
-	struct config *c = NULL;
-	char why[1024], status[STATUS_MAX], fconf[PATH_MAX + 16];
+	char status[STATUS_MAX], fconf[PATH_MAX + 16];
 	const char *fields[2] = { fconf, NULL };
 	uint64_t wd_usec = 0;
 	int r;
 
 	snprintf(fconf, sizeof(fconf), "FSN_CONFIG=%s", config_path);
-	r = load_config(config_path, &c, why, sizeof(why));
-	if (r < 0) {
-		sd_notifyf(0, "STATUS=Invalid configuration: %s", why);
-		return r;
-	}
-	log_set_level(c->log_level);
 
 	/* a reader that went away must not kill the daemon: writes fail instead */
 	signal(SIGPIPE, SIG_IGN);
@@ -369,13 +425,11 @@ static int run_daemon(const char *config_path, bool foreground) {
 	d.loop = ev_default_loop(EVFLAG_AUTO);
 	if (!d.loop) {
 		log_error("cannot create the event loop");
-		config_free(c);
 		return -ENOMEM;
 	}
 	r = engine_new(d.loop, &d.engine);
 	if (r < 0) {
 		log_error("cannot create the fanotify/inotify context: %s", strerror(-r));
-		config_free(c);
 		return r;
 	}
 	engine_set_foreground(d.engine, foreground);
@@ -384,15 +438,7 @@ static int run_daemon(const char *config_path, bool foreground) {
 			 "nor with the parent): mount marks are refused, inode and filesystem "
 			 "marks and inotify watches see all activity");
 
-	r = engine_apply(d.engine, c, why, sizeof(why));
-	if (r < 0) {
-		log_error("cannot start: %s", why);
-		sd_notifyf(0, "STATUS=Failed to start: %s", why);
-		config_free(c);
-		engine_free(d.engine);
-		return r;
-	}
-
+	/* signals from the first moment: a HUP during the start reloads after it */
 	ev_signal_init(&d.sig_term, on_stop, SIGTERM);
 	ev_signal_init(&d.sig_int, on_stop, SIGINT);
 	ev_signal_init(&d.sig_hup, on_reload, SIGHUP);
@@ -410,44 +456,49 @@ static int run_daemon(const char *config_path, bool foreground) {
 
 	ev_init(&d.status, on_status);
 	d.status.data = &d;
-	restart_status_timer(&d);
+	ev_init(&d.extend, on_extend);
+	d.extend.repeat = EXTEND_EVERY;
+	d.extend.data = &d;
 
+	/* fed during the start and reloads too: the loop goes round between
+	 * their batches. Every quarter of WATCHDOG_USEC, so that a batch or a
+	 * burst of events delaying one feed still leaves a margin. */
 	ev_init(&d.watchdog, on_watchdog);
 	d.watchdog.data = &d;
 	if (sd_watchdog_enabled(0, &wd_usec) > 0 && wd_usec > 0) {
-		ev_timer_set(&d.watchdog, (double)wd_usec / 2e6, (double)wd_usec / 2e6);
+		ev_timer_set(&d.watchdog, (double)wd_usec / 4e6, (double)wd_usec / 4e6);
 		ev_timer_start(d.loop, &d.watchdog);
-		log_debug("watchdog: fed every %.1f s", (double)wd_usec / 2e6);
+		log_debug("watchdog: fed every %.2f s", (double)wd_usec / 4e6);
 	}
 
-	/* every mark is in place: ready */
-	engine_status(d.engine, status, sizeof(status));
-	sd_notifyf(0, "READY=1\nSTATUS=%s", status);
-	log_notable(LOG_INFO, FSND_MID_START, fields,
-		    "started (version %s, pid %d) with %s: %zu rules, %u marks", FSN_VERSION,
-		    (int)getpid(), config_path, engine_config(d.engine)->n_rules,
-		    engine_n_marks(d.engine));
-
+	sd_notifyf(0, "STATUS=Starting: loading %s", config_path);
+	start_load(&d);
 	ev_run(d.loop, 0);
 
-	/* STOPPING=1 was sent by the signal handler */
+	/* STOPPING=1 was sent by the signal handler (or the start failed) */
 	ev_ref(d.loop);
 	ev_check_stop(d.loop, &d.check);
 	ev_timer_stop(d.loop, &d.watchdog);
 	ev_timer_stop(d.loop, &d.status);
+	ev_timer_stop(d.loop, &d.extend);
 	ev_signal_stop(d.loop, &d.sig_term);
 	ev_signal_stop(d.loop, &d.sig_int);
 	ev_signal_stop(d.loop, &d.sig_hup);
 	ev_signal_stop(d.loop, &d.sig_usr1);
 	engine_status(d.engine, status, sizeof(status));
-	log_rule_summary(&d);
+	if (d.started)
+		log_rule_summary(&d);
+	/* (a load in progress is rolled back; permission rules: their last
+	 * "stats" records; closing the groups releases every mark) */
 	engine_free(d.engine);
-	/* (permission rules: their last "stats" records) */ /* closes the groups: every mark is
-								released */
-	log_notable(LOG_INFO, FSND_MID_STOP, fields, "stopped (%s): %s",
-		    d.stop_signal ? strsignal(d.stop_signal) : "loop ended", status);
+	if (d.started)
+		log_notable(LOG_INFO, FSND_MID_STOP, fields, "stopped (%s): %s",
+			    d.stop_signal ? strsignal(d.stop_signal) : "loop ended", status);
+	else if (!d.start_r)
+		log_info("stopped (%s) while starting",
+			 d.stop_signal ? strsignal(d.stop_signal) : "loop ended");
 	ev_loop_destroy(d.loop);
-	return 0;
+	return d.start_r;
 }
 
 static int run(int argc, char **argv) {
@@ -458,14 +509,15 @@ static int run(int argc, char **argv) {
 		{ "explain", optional_argument, NULL, OPT_EXPLAIN },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *config_path = DEFAULT_CONFIG;
-	bool check = false, explain = false, foreground = false;
+	bool check = false, explain = false, foreground = false, verbose = false;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:fh", options, NULL)) >= 0) {
+	while ((c = getopt_long(argc, argv, "c:fhv", options, NULL)) >= 0) {
 		switch (c) {
 		case 'c': config_path = optarg; break;
 		case OPT_CHECK:
@@ -479,6 +531,7 @@ static int run(int argc, char **argv) {
 				config_path = argv[optind++];
 			break;
 		case 'f': foreground = true; break;
+		case 'v': verbose = true; break;
 		case 'h': help(); return 0;
 		case OPT_VERSION:
 			printf("fsnotifyd %s (libfsn %s)\n", FSN_VERSION, fsn_version());
@@ -492,7 +545,7 @@ static int run(int argc, char **argv) {
 	}
 
 	if (check)
-		return check_config(config_path, explain);
+		return check_config(config_path, explain, verbose);
 	return run_daemon(config_path, foreground);
 }
 

@@ -7,6 +7,9 @@
  * they can be; and every reason a rule cannot work here, as a problem.
  *
  * The plan only describes: the engine places the marks and filters.
+ * plan_print() says it in words, a line per mark; plan_print_summary() in
+ * a few lines per rule (marks grouped by what they share, problems by
+ * message), for plans of thousands of paths.
  * Side effects: the feature probe (fsn_probe_path(), or the caller's
  * probe, once per filesystem and kind of object: see probe()) and mkdir
  * for rules with create = true.
@@ -36,9 +39,11 @@
 #include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "fsn-uapi.h"
+#include "output.h"
 #include "plan.h"
 #include "util.h"
 
@@ -1018,6 +1023,7 @@ static void plan_rule(struct planner *pl, size_t index) {
 	uint32_t tag;
 	size_t n_ex;
 
+	pl->p->by_rule[index].first = pl->p->n_marks;
 	if (!ds || !ex) {
 		pl->oom = true;
 		goto out;
@@ -1080,6 +1086,7 @@ static void plan_rule(struct planner *pl, size_t index) {
 		m->is_dir = d->is_dir;
 	}
 out:
+	pl->p->by_rule[index].n = pl->p->n_marks - pl->p->by_rule[index].first;
 	for (size_t j = 0; ds && j < rule->n_paths; j++) {
 		free(ds[j].why);
 		free(ds[j].target);
@@ -1099,8 +1106,12 @@ int plan_build_opts(const struct config *c, const struct plan_opts *opts, struct
 	if (!c || !ret)
 		return -EINVAL;
 	pl.p = calloc(1, sizeof(*pl.p));
-	if (!pl.p)
+	if (!pl.p || !(pl.p->by_rule = calloc(c->n_rules + 1, sizeof(*pl.p->by_rule)))) {
+		free(pl.p);
 		return -ENOMEM;
+	}
+	pl.p->rules = c->rules;
+	pl.p->n_rules = c->n_rules;
 	for (size_t i = 0; i < c->n_rules && !cancelled; i++) {
 		plan_rule(&pl, i);
 		cancelled = pl.cancel && *pl.cancel;
@@ -1149,6 +1160,7 @@ struct plan *plan_free(struct plan *p) {
 		free(p->fs[i].type);
 	}
 	free(p->fs);
+	free(p->by_rule);
 	free(p);
 	return NULL;
 }
@@ -1192,52 +1204,382 @@ static const char *report_words(uint32_t report, char *buf, size_t len) {
 	return buf;
 }
 
-void plan_print(const struct plan *p, FILE *f) {
+/* s as plan text: text_escape() (a hostile filename's control and
+ * disguising bytes as \xNN), whole; cut with "..." only without memory. */
+static void put_text(FILE *f, const char *s) {
+	char buf[1024], *big = NULL;
+	size_t n, need = 0, pos = 0;
+
+	if (!s) {
+		fputs("(null)", f);
+		return;
+	}
+	n = strlen(s);
+	text_escape(NULL, 0, &need, s, n);
+	if (need < sizeof(buf))
+		text_escape(buf, sizeof(buf), &pos, s, n);
+	else if ((big = malloc(need + 1)))
+		text_escape(big, need + 1, &pos, s, n);
+	else
+		text_escaped(buf, sizeof(buf), s);
+	fputs(big ? big : buf, f);
+	free(big);
+}
+
+static bool is_ignore_mark(const struct fsn_mark_spec *s) {
+	return s->mask == 0 && s->ignore != 0;
+}
+
+/* "close_write,create,ondir": the mask (ignore marks: the ignore mask) */
+static const char *mask_words(const struct fsn_mark_spec *s, char *buf, size_t len) {
+	if (s->type == FSN_MARK_INOTIFY)
+		fsn_mask_format(FSN_MASK_INOTIFY_EVENT, s->mask, buf, len);
+	else
+		fsn_mask_format(FSN_MASK_FANOTIFY_EVENT, is_ignore_mark(s) ? s->ignore : s->mask,
+				buf, len);
+	return buf;
+}
+
+/* ", mask close_write, group notif/dfid_name,fid tag 0" (no group for inotify) */
+static void put_mask_group(FILE *f, const struct fsn_mark_spec *s) {
+	char mask[512], rep[128];
+
+	fprintf(f, ", %s %s", is_ignore_mark(s) ? "ignore" : "mask",
+		mask_words(s, mask, sizeof(mask)));
+	if (s->type != FSN_MARK_INOTIFY)
+		fprintf(f, ", group %s/%s tag %u",
+			s->klass == FSN_CLASS_NOTIF     ? "notif"
+			: s->klass == FSN_CLASS_CONTENT ? "content"
+							: "pre_content",
+			s->report ? report_words(s->report, rep, sizeof(rep)) : "none",
+			s->group_tag);
+}
+
+/* What of the subtree counts (m->subtree set). */
+static const char *filter_words(const struct plan_mark *m) {
+	return m->subtree_recursive      ? " and below"
+	       : m->children_dirent_only ? " and entries' create/delete/move"
+					 : " and its direct entries";
+}
+
+static void put_rule_name(FILE *f, const struct rule_conf *rule) {
+	fputs("rule '", f);
+	put_text(f, rule->name);
+	fputs("': ", f);
+}
+
+/* "problem: rule 'r': " */
+static void put_problem_head(FILE *f, const struct plan_problem *q) {
+	fputs(q->warning ? "warning: " : "problem: ", f);
+	if (q->rule)
+		put_rule_name(f, q->rule);
+}
+
+static void put_totals(const struct plan *p, FILE *f) {
 	size_t fatal = 0, warnings = 0;
 
-	for (size_t i = 0; p && i < p->n_marks; i++) {
+	for (size_t i = 0; i < p->n_problems; i++) {
+		fatal += p->problems[i].fatal;
+		warnings += p->problems[i].warning;
+	}
+	fprintf(f, "%zu marks, %zu problems (%zu fatal), %zu warnings\n", p->n_marks,
+		p->n_problems - warnings, fatal, warnings);
+}
+
+void plan_print(const struct plan *p, FILE *f) {
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n_marks; i++) {
 		const struct plan_mark *m = &p->marks[i];
 		const struct fsn_mark_spec *s = &m->spec;
-		char mask[512], rep[128];
-		bool ignore = s->mask == 0 && s->ignore != 0;
 
-		if (s->type == FSN_MARK_INOTIFY)
-			fsn_mask_format(FSN_MASK_INOTIFY_EVENT, s->mask, mask, sizeof(mask));
-		else
-			fsn_mask_format(FSN_MASK_FANOTIFY_EVENT, ignore ? s->ignore : s->mask, mask,
-					sizeof(mask));
-		fprintf(f, "rule '%s': %s on %s, %s %s", m->rule->name,
-			ignore ? "ignore mark" : mark_type_words[s->type],
-			m->target ? m->target : m->path, ignore ? "ignore" : "mask", mask);
-		if (s->type != FSN_MARK_INOTIFY)
-			fprintf(f, ", group %s/%s tag %u",
-				s->klass == FSN_CLASS_NOTIF     ? "notif"
-				: s->klass == FSN_CLASS_CONTENT ? "content"
-								: "pre_content",
-				s->report ? report_words(s->report, rep, sizeof(rep)) : "none",
-				s->group_tag);
-		if (m->subtree)
-			fprintf(f, ", filter %s%s", m->subtree,
-				m->subtree_recursive      ? " and below"
-				: m->children_dirent_only ? " and entries' create/delete/move"
-							  : " and its direct entries");
+		put_rule_name(f, m->rule);
+		fprintf(f, "%s on ", is_ignore_mark(s) ? "ignore mark" : mark_type_words[s->type]);
+		put_text(f, m->target ? m->target : m->path);
+		put_mask_group(f, s);
+		if (m->subtree) {
+			fputs(", filter ", f);
+			put_text(f, m->subtree);
+			fputs(filter_words(m), f);
+		}
 		if (m->drop_ondir)
-			fprintf(f, ", no directories");
-		fprintf(f, " — why: %s\n", m->why ? m->why : "");
+			fputs(", no directories", f);
+		fputs(" — why: ", f);
+		put_text(f, m->why ? m->why : "");
+		fputc('\n', f);
 	}
-	for (size_t i = 0; p && i < p->n_problems; i++) {
+	for (size_t i = 0; i < p->n_problems; i++) {
 		const struct plan_problem *q = &p->problems[i];
 
-		fatal += q->fatal;
-		warnings += q->warning;
-		fprintf(f, "%s: ", q->warning ? "warning" : "problem");
-		if (q->rule)
-			fprintf(f, "rule '%s': ", q->rule->name);
-		if (q->path)
-			fprintf(f, "%s: ", q->path);
-		fprintf(f, "%s%s\n", q->msg, q->fatal ? " (the rule is required: fatal)" : "");
+		put_problem_head(f, q);
+		if (q->path) {
+			put_text(f, q->path);
+			fputs(": ", f);
+		}
+		put_text(f, q->msg);
+		fprintf(f, "%s\n", q->fatal ? " (the rule is required: fatal)" : "");
 	}
-	if (p)
-		fprintf(f, "%zu marks, %zu problems (%zu fatal), %zu warnings\n", p->n_marks,
-			p->n_problems - warnings, fatal, warnings);
+	put_totals(p, f);
+}
+
+/* ------------------------------------------------------------------------ */
+/* the summary                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* Paths a line of the summary names before "and N more". */
+#define SUMMARY_EXAMPLES 3
+
+/* What the marks of one line of the summary share. Only uint64_t (no
+ * padding): hashed and compared as bytes. */
+struct group_key {
+	uint64_t fs, type, ignore, is_dir, mask, klass, report, tag, flags;
+	uint64_t filter; /* 0: none; else 1 + how (filter_words()); | 8: drop_ondir. The
+			  * subtree is the mark's own path (set_filter(), decide_inotify()). */
+};
+
+/* One line of the summary: marks of one key, or problems of one rule,
+ * message and kind. */
+struct summary_group {
+	struct group_key key; /* (marks) */
+	uint64_t hash;
+	size_t n;
+	size_t ex[SUMMARY_EXAMPLES]; /* the first members: index in p->marks or p->problems */
+};
+
+/* Open addressing: slots of a power-of-two table hold 1 + a group index, 0
+ * when free. At least twice the entries: a free slot is always found. */
+static size_t table_size(size_t entries) {
+	size_t n = 8;
+
+	while (n < 2 * entries)
+		n *= 2;
+	return n;
+}
+
+static uint64_t hash_mix(uint64_t h, uint64_t v) {
+	h ^= v;
+	h *= UINT64_C(0x100000001b3);
+	return h ^ (h >> 29);
+}
+
+static struct group_key group_key_of(const struct plan_mark *m) {
+	const struct fsn_mark_spec *s = &m->spec;
+	bool ignore = is_ignore_mark(s);
+
+	return (struct group_key){
+		.fs = m->fs,
+		.type = s->type,
+		.ignore = ignore,
+		.is_dir = m->is_dir,
+		.mask = ignore ? s->ignore : s->mask,
+		.klass = s->klass,
+		.report = s->report,
+		.tag = s->group_tag,
+		.flags = s->flags,
+		.filter = (!m->subtree               ? 0
+			   : m->subtree_recursive    ? 1
+			   : m->children_dirent_only ? 2
+						     : 3) |
+			  (m->drop_ondir ? 8 : 0),
+	};
+}
+
+static uint64_t group_key_hash(const struct group_key *k) {
+	const uint64_t *w = (const uint64_t *)k;
+	uint64_t h = UINT64_C(0xcbf29ce484222325);
+
+	for (size_t i = 0; i < sizeof(*k) / sizeof(*w); i++)
+		h = hash_mix(h, w[i]);
+	return h;
+}
+
+static uint64_t problem_hash(const struct plan_problem *q) {
+	uint64_t h = hash_mix(UINT64_C(0xcbf29ce484222325), (uintptr_t)q->rule);
+
+	h = hash_mix(h, (uint64_t)q->warning | (uint64_t)q->fatal << 1 | (uint64_t) !!q->path << 2);
+	for (const unsigned char *c = (const unsigned char *)q->msg; *c; c++)
+		h = (h ^ *c) * UINT64_C(0x100000001b3);
+	return h;
+}
+
+static bool same_problem_group(const struct plan_problem *a, const struct plan_problem *b) {
+	return a->rule == b->rule && a->warning == b->warning && a->fatal == b->fatal &&
+	       !a->path == !b->path && strcmp(a->msg, b->msg) == 0;
+}
+
+/* Count item into its group (found by hash and same(), or the next of
+ * groups); returns the number of groups. */
+static size_t group_add(struct summary_group *groups, size_t n_groups, size_t *slots, size_t size,
+			uint64_t hash, size_t item,
+			bool (*same)(const void *ctx, const struct summary_group *g, size_t item),
+			const void *ctx, struct summary_group **ret) {
+	size_t s = hash & (size - 1);
+	struct summary_group *g;
+
+	for (; slots[s]; s = (s + 1) & (size - 1)) {
+		g = &groups[slots[s] - 1];
+		if (g->hash == hash && same(ctx, g, item))
+			goto found;
+	}
+	g = &groups[n_groups++];
+	*g = (struct summary_group){ .hash = hash };
+	slots[s] = n_groups;
+found:
+	if (g->n < SUMMARY_EXAMPLES)
+		g->ex[g->n] = item;
+	g->n++;
+	*ret = g;
+	return n_groups;
+}
+
+static bool same_mark_group(const void *ctx, const struct summary_group *g, size_t item) {
+	const struct group_key *k = ctx;
+
+	(void)item;
+	return memcmp(&g->key, k, sizeof(*k)) == 0;
+}
+
+static bool same_problem(const void *ctx, const struct summary_group *g, size_t item) {
+	const struct plan_problem *problems = ctx;
+
+	return same_problem_group(&problems[g->ex[0]], &problems[item]);
+}
+
+/* " /a, /b, /c and 497 more" */
+static void put_examples(FILE *f, const char *const *paths, size_t n) {
+	for (size_t k = 0; k < n && k < SUMMARY_EXAMPLES; k++) {
+		fputs(k ? ", " : " ", f);
+		put_text(f, paths[k]);
+	}
+	if (n > SUMMARY_EXAMPLES)
+		fprintf(f, " and %zu more", n - SUMMARY_EXAMPLES);
+}
+
+/* "inode marks" for n of them */
+static void put_counted(FILE *f, size_t n, const char *word) {
+	size_t len = strlen(word);
+
+	fprintf(f, "%zu %s%s", n, word, n == 1 ? "" : len && word[len - 1] == 'h' ? "es" : "s");
+}
+
+/*
+ *   5 inode marks on directories, tmpfs at /srv (dev 0:45), mask ..., group ...: /a, ...
+ *     why (first of 5): ...
+ */
+static void put_mark_group(const struct plan *p, const struct summary_group *g, FILE *f) {
+	const struct plan_mark *m = &p->marks[g->ex[0]];
+	const struct fsn_mark_spec *s = &m->spec;
+	bool on = s->type == FSN_MARK_INODE || s->type == FSN_MARK_INOTIFY;
+	const char *paths[SUMMARY_EXAMPLES];
+
+	fputs("  ", f);
+	put_counted(f, g->n, is_ignore_mark(s) ? "ignore mark" : mark_type_words[s->type]);
+	fprintf(f, " %s %s", on ? "on" : "for",
+		m->is_dir ? (g->n == 1 ? "a directory" : "directories")
+			  : (g->n == 1 ? "a file" : "files"));
+	if (m->fs < p->n_fs) {
+		const struct plan_fs *fs = &p->fs[m->fs];
+
+		fprintf(f, ", %s at ", fs->type ? fs->type : "?");
+		put_text(f, fs->root ? fs->root : "?");
+		fprintf(f, " (dev %u:%u)", major(fs->dev), minor(fs->dev));
+	} else
+		fputs(", unknown filesystem", f);
+	put_mask_group(f, s);
+	if (m->subtree)
+		fprintf(f, ", filter %s%s", g->n == 1 ? "the path" : "each path", filter_words(m));
+	if (m->drop_ondir)
+		fputs(", no directories", f);
+	fputc(':', f);
+	for (size_t k = 0; k < g->n && k < SUMMARY_EXAMPLES; k++)
+		paths[k] = p->marks[g->ex[k]].path;
+	put_examples(f, paths, g->n);
+	fputs("\n    why", f);
+	if (g->n > 1)
+		fprintf(f, " (first of %zu)", g->n);
+	fputs(": ", f);
+	put_text(f, m->why ? m->why : "");
+	fputc('\n', f);
+}
+
+/* "problem: rule 'r': 500 paths: does not exist: /a, /b, /c and 497 more" */
+static void put_problem_group(const struct plan *p, const struct summary_group *g, FILE *f) {
+	const struct plan_problem *q = &p->problems[g->ex[0]];
+	const char *paths[SUMMARY_EXAMPLES];
+
+	put_problem_head(f, q);
+	if (q->path && g->n == 1) {
+		put_text(f, q->path);
+		fputs(": ", f);
+	} else if (q->path)
+		fprintf(f, "%zu paths: ", g->n);
+	put_text(f, q->msg);
+	if (q->path && g->n > 1) {
+		fputc(':', f);
+		for (size_t k = 0; k < g->n && k < SUMMARY_EXAMPLES; k++)
+			paths[k] = p->problems[g->ex[k]].path;
+		put_examples(f, paths, g->n);
+	} else if (g->n > 1)
+		fprintf(f, " (%zu times)", g->n);
+	fprintf(f, "%s\n", q->fatal ? " (the rule is required: fatal)" : "");
+}
+
+void plan_print_summary(const struct plan *p, FILE *f) {
+	struct summary_group *groups;
+	size_t most = p ? p->n_problems : 0, *slots;
+
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n_rules; i++)
+		if (p->by_rule[i].n > most)
+			most = p->by_rule[i].n;
+	/* One table and one array of groups for everything, sized for the
+	 * biggest rule (or all problems), cleared per rule only as far as that
+	 * rule uses them: O(marks + problems). */
+	groups = calloc(most + 1, sizeof(*groups));
+	slots = calloc(table_size(most), sizeof(*slots));
+	if (!groups || !slots) {
+		free(groups);
+		free(slots);
+		fputs("(not enough memory for the summary: every mark)\n", f);
+		plan_print(p, f);
+		return;
+	}
+
+	for (size_t i = 0; i < p->n_rules; i++) {
+		const struct rule_conf *rule = &p->rules[i];
+		const struct plan_rule_marks *r = &p->by_rule[i];
+		size_t size = table_size(r->n), n_groups = 0;
+
+		memset(slots, 0, size * sizeof(*slots));
+		for (size_t j = r->first; j < r->first + r->n; j++) {
+			struct group_key k = group_key_of(&p->marks[j]);
+			struct summary_group *g;
+
+			n_groups = group_add(groups, n_groups, slots, size, group_key_hash(&k), j,
+					     same_mark_group, &k, &g);
+			g->key = k;
+		}
+		put_rule_name(f, rule);
+		fprintf(f, "%zu path%s, %zu mark%s\n", rule->n_paths, rule->n_paths == 1 ? "" : "s",
+			r->n, r->n == 1 ? "" : "s");
+		for (size_t k = 0; k < n_groups; k++)
+			put_mark_group(p, &groups[k], f);
+	}
+
+	{
+		size_t size = table_size(p->n_problems), n_groups = 0;
+		struct summary_group *g;
+
+		memset(slots, 0, size * sizeof(*slots));
+		for (size_t i = 0; i < p->n_problems; i++)
+			n_groups =
+			    group_add(groups, n_groups, slots, size, problem_hash(&p->problems[i]),
+				      i, same_problem, p->problems, &g);
+		for (size_t k = 0; k < n_groups; k++)
+			put_problem_group(p, &groups[k], f);
+	}
+	put_totals(p, f);
+	free(groups);
+	free(slots);
 }

@@ -50,7 +50,7 @@ struct plan_mark {
 	bool is_dir; /* the object is a directory */
 };
 
-/* A filesystem the plan's objects are on (for the summary of plan_print()). */
+/* A filesystem the plan's objects are on (for plan_print_summary()). */
 struct plan_fs {
 	dev_t dev;
 	char *root; /* the root of the mount it was first seen through */
@@ -69,6 +69,11 @@ struct plan_problem {
 	bool fatal;   /* the rule is `required` and this is not a warning */
 };
 
+/* The marks of one rule: a contiguous range of plan->marks. */
+struct plan_rule_marks {
+	size_t first, n;
+};
+
 struct plan {
 	struct plan_mark *marks;
 	size_t n_marks;
@@ -76,6 +81,13 @@ struct plan {
 	size_t n_problems;
 	struct plan_fs *fs;
 	size_t n_fs;
+	/* the config's rules (c->rules, c->n_rules: the plan points into the
+	 * config it was made from) */
+	const struct rule_conf *rules;
+	size_t n_rules;
+	/* the marks of rule i of the config (its index in c->rules) are
+	 * marks[by_rule[i].first] .. marks[by_rule[i].first + by_rule[i].n - 1] */
+	struct plan_rule_marks *by_rule;
 };
 
 /*
@@ -117,5 +129,21 @@ int plan_build_with_probe(const struct config *c, plan_probe_fn probe, void *use
 bool plan_has_fatal(const struct plan *p);
 
 /* Human-readable plan: each mark on which object, with which mask, and
- * why; then the problems. Used by `fsnotifyd --check-config`. */
+ * why; then the problems; then the totals. One line per mark: what
+ * `fsnotifyd --check-config --verbose` prints. Names, paths and whys are
+ * escaped as text_escape() does (output.h). */
 void plan_print(const struct plan *p, FILE *f);
+
+/*
+ * The plan in a few lines per rule, whatever its number of paths: a line
+ * per rule ("rule 'r': 10 paths, 10 marks"), then its marks in groups of
+ * the same filesystem, mark type, mask (ignore mask for ignore marks),
+ * group (class, report flags, tag), kind of object and userspace filter:
+ * a line per group with its count and the first few paths, and the why
+ * of the group's first mark. Then the problems, grouped by rule, message
+ * and kind ("problem: rule 'r': 500 paths: does not exist: /a, /b, /c and
+ * 497 more"; one path: as plan_print() says it), then the same totals as
+ * plan_print(). O(marks + problems). What `fsnotifyd --check-config`
+ * prints.
+ */
+void plan_print_summary(const struct plan *p, FILE *f);

@@ -5,10 +5,11 @@
  * except the ones a case breaks), so every decision of each mark type and
  * of `auto` is checked without privileges; permission rules (their
  * groups' class and flags, what they need of the kernel); exclusions as
- * ignore marks or userspace filters; problems; plan_print() byte for byte. As root, the
- * real probe on a private tmpfs, and every planned mark placed with libfsn
- * (the kernel accepts what the plan says); and the real probe without
- * CAP_SYS_ADMIN (auto falls back to inotify).
+ * ignore marks or userspace filters; problems; plan_print() and
+ * plan_print_summary() byte for byte (hostile filenames escaped). As
+ * root, the real probe on a private tmpfs, and every planned mark placed
+ * with libfsn (the kernel accepts what the plan says); and the real probe
+ * without CAP_SYS_ADMIN (auto falls back to inotify).
  *
  * Cases that need their own process (mount namespace, capabilities) fork
  * themselves, so they also work with CK_FORK=no.
@@ -24,6 +25,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1108,6 +1110,290 @@ START_TEST(test_plan_print) {
 }
 END_TEST
 
+/* What a printer writes for p. */
+static char *print_plan(void (*print)(const struct plan *, FILE *), const struct plan *p) {
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	ck_assert_ptr_nonnull(f);
+	print(p, f);
+	ck_assert_int_eq(fclose(f), 0);
+	return out;
+}
+
+/* tmpl with @D@ for fx.dir and @FS@ for the words of its filesystem
+ * ("tmpfs at /tmp (dev 0:33)"), checked against the plan's only one. */
+static char *summary_want(const struct fx *fx, const char *tmpl) {
+	char fs[PATH_MAX + 64], *d, *want;
+	struct stat st;
+
+	ck_assert_int_eq(stat(fx->dir, &st), 0);
+	ck_assert_uint_eq(fx->p->n_fs, 1);
+	ck_assert(fx->p->fs[0].dev == st.st_dev);
+	ck_assert_ptr_nonnull(fx->p->fs[0].type);
+	ck_assert_ptr_nonnull(fx->p->fs[0].root);
+	ck_assert(strncmp(fx->dir, fx->p->fs[0].root, strlen(fx->p->fs[0].root)) == 0);
+	snprintf(fs, sizeof(fs), "%s at %s (dev %u:%u)", fx->p->fs[0].type, fx->p->fs[0].root,
+		 major(st.st_dev), minor(st.st_dev));
+	d = test_subst(tmpl, "@D@", fx->dir);
+	want = test_subst(d, "@FS@", fs);
+	free(d);
+	return want;
+}
+
+#define SUMMARY_INODE_DIR_WHY                                                                      \
+	"auto: a directory watched one level deep, so an inode mark on the directory reports its " \
+	"own events and those of its direct entries — one mark, and the kernel checks it only "  \
+	"for this directory and its entries"
+
+START_TEST(test_plan_summary) {
+	struct fx fx;
+	char *out, *want;
+
+	fx_init(&fx);
+	mkpath(fx.dir, "d1", true);
+	mkpath(fx.dir, "d2", true);
+	mkpath(fx.dir, "f2", false);
+	/* "many": directories (more than the 3 examples) and files, a group
+	 * each, in the order of their first mark; "one": one mark; "rec":
+	 * filesystem marks with a filter */
+	fx_plan(&fx,
+		"rules = (\n"
+		"  { name = \"many\"; paths = [\"@D@/tree\", \"@D@/file\", \"@D@/d1\",\n"
+		"    \"@D@/tree/sub\", \"@D@/tree/f.txt\", \"@D@/d2\", \"@D@/f2\",\n"
+		"    \"@D@/tree/sub/deep\", \"@D@/tree/cache\"]; },\n"
+		"  { name = \"one\"; paths = [\"@D@/d1\"]; events = [\"modify\"]; },\n"
+		"  { name = \"rec\"; paths = [\"@D@/tree\", \"@D@/d1\"]; recursive = true;\n"
+		"    events = [\"modify\"]; },\n"
+		"  { name = \"ino\"; paths = [\"@D@/tree\", \"@D@/d2\", \"@D@/file\"];\n"
+		"    mark = \"inotify\"; ondir = false; children = false; events = [\"create\", "
+		"\"modify\"]; }\n"
+		");");
+	out = print_plan(plan_print_summary, fx.p);
+	want = summary_want(
+	    &fx,
+	    "rule 'many': 9 paths, 9 marks\n"
+	    "  6 inode marks on directories, @FS@, mask close_write,moved_from,moved_to,create,"
+	    "delete,event_on_child,ondir, group notif/dfid_name,fid tag 0: @D@/tree, @D@/d1, "
+	    "@D@/tree/sub and 3 more\n"
+	    "    why (first of 6): " SUMMARY_INODE_DIR_WHY "\n"
+	    "  3 inode marks on files, @FS@, mask close_write, group notif/dfid_name,fid tag 0: "
+	    "@D@/file, @D@/tree/f.txt, @D@/f2\n"
+	    "    why (first of 3): auto: a single file, so an inode mark on the file reports "
+	    "exactly its events — the kernel checks it only for this file; moved_from,moved_to,"
+	    "create,delete are events of a directory and cannot happen on a file (use "
+	    "delete_self, move_self here, or watch the directory)\n"
+	    "rule 'one': 1 path, 1 mark\n"
+	    "  1 inode mark on a directory, @FS@, mask modify,event_on_child,ondir, group "
+	    "notif/dfid_name,fid tag 0: @D@/d1\n"
+	    "    why: auto: a directory watched one level deep, so an inode mark on the "
+	    "directory reports its own events and those of its direct entries — one mark, and "
+	    "the kernel checks it only for this directory and its entries\n"
+	    "rule 'rec': 2 paths, 2 marks\n"
+	    "  2 filesystem marks for directories, @FS@, mask modify,moved_from,ondir, group "
+	    "notif/dfid_name,fid tag 0, filter each path and below: @D@/tree, @D@/d1\n"
+	    "    why (first of 2): auto: a recursive directory, so a filesystem mark with "
+	    "DFID_NAME reports these events for every file of the filesystem mounted at @ROOT@, "
+	    "each with its full path: no per-directory marks, no race with new subdirectories, "
+	    "no watch limit; cost: every such event on that filesystem reaches the daemon and is "
+	    "filtered to @D@/tree and below in user space; with moved_from on directories, so "
+	    "the daemon learns every directory move and can cache directory paths\n"
+	    "rule 'ino': 3 paths, 3 marks\n"
+	    "  2 inotify watches on directories, @FS@, mask modify,create, filter each path and "
+	    "entries' create/delete/move, no directories: @D@/tree, @D@/d2\n"
+	    "    why (first of 2): an inotify watch on the directory reports its events and "
+	    "those of its direct entries\n"
+	    "  1 inotify watch on a file, @FS@, mask modify: @D@/file\n"
+	    "    why: an inotify watch on the file reports exactly its events; create cannot "
+	    "happen on a file\n"
+	    "15 marks, 0 problems (0 fatal), 0 warnings\n");
+	{
+		char *w = test_subst(want, "@ROOT@", fx.p->fs[0].root);
+
+		free(want);
+		want = w;
+	}
+	ck_assert_str_eq(out, want);
+	free(out);
+	free(want);
+	fx_done(&fx);
+}
+END_TEST
+
+/* Exclusions: the ignore marks (first) in groups of their own; the rule's
+ * warnings about two exclusions as one line. */
+START_TEST(test_plan_summary_exclusions) {
+	struct fx fx;
+	char *out, *want;
+
+	fx_init(&fx);
+	fx_plan(&fx, "rules = ( { name = \"ex\"; paths = [\"@D@/tree\"]; recursive = true;\n"
+		     "  events = [\"create\", \"close_write\"];\n"
+		     "  exclude = [\"@D@/tree/cache\", \"@D@/tree/f.txt\", \"@D@/tree/sub\", "
+		     "\"*.swp\",\n"
+		     "             \"/x\", \"/y\"]; } );");
+	out = print_plan(plan_print_summary, fx.p);
+	want = summary_want(
+	    &fx,
+	    "rule 'ex': 1 path, 4 marks\n"
+	    "  2 ignore marks on directories, @FS@, ignore close_write,create,event_on_child,"
+	    "ondir, group notif/dfid_name,fid tag 1: @D@/tree/cache, @D@/tree/sub\n"
+	    "    why (first of 2): exclusion: an ignore mark in the rule's own group (tag 1) so "
+	    "it hides nothing from other rules\n"
+	    "  1 ignore mark on a file, @FS@, ignore close_write, group notif/dfid_name,fid tag "
+	    "1: @D@/tree/f.txt\n"
+	    "    why: exclusion: an ignore mark in the rule's own group (tag 1) so it hides "
+	    "nothing from other rules\n"
+	    "  1 filesystem mark for a directory, @FS@, mask close_write,moved_from,create,ondir, "
+	    "group notif/dfid_name,fid tag 1, filter the path and below: @D@/tree\n"
+	    "    why: auto: a recursive directory, so a filesystem mark with DFID_NAME reports "
+	    "these events for every file of the filesystem mounted at @ROOT@, each with its full "
+	    "path: no per-directory marks, no race with new subdirectories, no watch limit; "
+	    "cost: every such event on that filesystem reaches the daemon and is filtered to "
+	    "@D@/tree and below in user space; with moved_from on directories, so the daemon "
+	    "learns every directory move and can cache directory paths; exclude "
+	    "'@D@/tree/cache': kernel ignore mark (events of it and its direct entries never "
+	    "reach the daemon) and a userspace filter for everything below it; exclude "
+	    "'@D@/tree/f.txt': kernel ignore mark (events of it never reach the daemon) and a "
+	    "userspace filter for everything below it; exclude '@D@/tree/sub': kernel ignore "
+	    "mark (events of it and its direct entries never reach the daemon) and a userspace "
+	    "filter for everything below it; exclude '*.swp': userspace filter (a glob)\n"
+	    "warning: rule 'ex': 2 paths: exclude: not below any of the rule's paths; it has no "
+	    "effect: /x, /y\n"
+	    "4 marks, 0 problems (0 fatal), 2 warnings\n");
+	{
+		char *w = test_subst(want, "@ROOT@", fx.p->fs[0].root);
+
+		free(want);
+		want = w;
+	}
+	ck_assert_str_eq(out, want);
+	free(out);
+	free(want);
+	fx_done(&fx);
+}
+END_TEST
+
+/* Problems by rule, message and kind; rules without marks; one path as
+ * plan_print() says it. */
+START_TEST(test_plan_summary_problems) {
+	struct fx fx;
+	char *out, *want;
+
+	fx_init(&fx);
+	fx_plan(&fx,
+		"rules = (\n"
+		"  { name = \"gone\"; required = true;\n"
+		"    paths = [\"@D@/n1\", \"@D@/n2\", \"@D@/n3\", \"@D@/n4\", \"@D@/n5\"]; },\n"
+		"  { name = \"mixed\"; paths = [\"@D@/file/x\", \"@D@/n1\", \"@D@/file/y\",\n"
+		"    \"@D@/tree\"]; events = [\"modify\"]; },\n"
+		"  { name = \"also\"; paths = [\"@D@/n1\", \"@D@/n2\"]; }\n"
+		");");
+	out = print_plan(plan_print_summary, fx.p);
+	want = summary_want(
+	    &fx, "rule 'gone': 5 paths, 0 marks\n"
+		 "rule 'mixed': 4 paths, 1 mark\n"
+		 "  1 inode mark on a directory, @FS@, mask modify,event_on_child,ondir, group "
+		 "notif/dfid_name,fid tag 0: @D@/tree\n"
+		 "    why: " SUMMARY_INODE_DIR_WHY "\n"
+		 "rule 'also': 2 paths, 0 marks\n"
+		 "problem: rule 'gone': 5 paths: does not exist: @D@/n1, @D@/n2, @D@/n3 and 2 more "
+		 "(the rule is required: fatal)\n"
+		 "problem: rule 'mixed': 2 paths: cannot watch it: Not a directory: @D@/file/x, "
+		 "@D@/file/y\n"
+		 "problem: rule 'mixed': @D@/n1: does not exist\n"
+		 "problem: rule 'also': 2 paths: does not exist: @D@/n1, @D@/n2\n"
+		 "1 marks, 10 problems (5 fatal), 0 warnings\n");
+	ck_assert_str_eq(out, want);
+	free(out);
+	free(want);
+
+	/* nothing at all (a config has rules; a plan may not) */
+	out = print_plan(plan_print_summary, &(struct plan){ 0 });
+	ck_assert_str_eq(out, "0 marks, 0 problems (0 fatal), 0 warnings\n");
+	free(out);
+	out = print_plan(plan_print_summary, NULL);
+	ck_assert_str_eq(out, "");
+	free(out);
+	fx_done(&fx);
+}
+END_TEST
+
+/* A thousand paths: four lines. */
+START_TEST(test_plan_summary_scale) {
+	struct fx fx;
+	char *tmpl = NULL, *out, *want;
+	size_t len = 0;
+	FILE *f;
+
+	fx_init(&fx);
+	f = open_memstream(&tmpl, &len);
+	ck_assert_ptr_nonnull(f);
+	fputs("rules = ( { name = \"big\"; events = [\"modify\"]; paths = [", f);
+	for (int i = 0; i < 1000; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "f%d", i);
+		mkpath(fx.dir, name, false);
+		fprintf(f, "%s\"@D@/%s\"", i ? ", " : "", name);
+	}
+	fputs(", \"@D@/none\"]; } );", f);
+	ck_assert_int_eq(fclose(f), 0);
+	fx_plan(&fx, tmpl);
+	free(tmpl);
+	ck_assert_uint_eq(fx.p->n_marks, 1000);
+	out = print_plan(plan_print_summary, fx.p);
+	want = summary_want(
+	    &fx, "rule 'big': 1001 paths, 1000 marks\n"
+		 "  1000 inode marks on files, @FS@, mask modify, group notif/dfid_name,fid tag 0: "
+		 "@D@/f0, @D@/f1, @D@/f2 and 997 more\n"
+		 "    why (first of 1000): auto: a single file, so an inode mark on the file "
+		 "reports exactly its events — the kernel checks it only for this file\n"
+		 "problem: rule 'big': @D@/none: does not exist\n"
+		 "1000 marks, 1 problems (0 fatal), 0 warnings\n");
+	ck_assert_str_eq(out, want);
+	free(out);
+	free(want);
+	fx_done(&fx);
+}
+END_TEST
+
+/* Hostile bytes in a filename: both printers escape them (text_escape()). */
+START_TEST(test_plan_print_escapes) {
+	struct fx fx;
+	char *out, *want;
+
+	fx_init(&fx);
+	mkpath(fx.dir, "a\nb\x1b[2Jc\\", true);
+	fx_plan(&fx, "rules = ( { name = \"h\"; events = [\"modify\"];\n"
+		     "  paths = [\"@D@/a\\nb\\x1b[2Jc\\\\\", \"@D@/no\\tpe\"]; } );");
+	ck_assert_uint_eq(fx.p->n_marks, 1);
+	out = print_plan(plan_print, fx.p);
+	want = test_subst("rule 'h': inode mark on @D@/a\\nb\\x1b[2Jc\\\\, mask "
+			  "modify,event_on_child,ondir, group "
+			  "notif/dfid_name,fid tag 0 — why: " SUMMARY_INODE_DIR_WHY "\n"
+			  "problem: rule 'h': @D@/no\\tpe: does not exist\n"
+			  "1 marks, 1 problems (0 fatal), 0 warnings\n",
+			  "@D@", fx.dir);
+	ck_assert_str_eq(out, want);
+	free(out);
+	free(want);
+	out = print_plan(plan_print_summary, fx.p);
+	want = summary_want(
+	    &fx, "rule 'h': 2 paths, 1 mark\n"
+		 "  1 inode mark on a directory, @FS@, mask modify,event_on_child,ondir, "
+		 "group notif/dfid_name,fid tag 0: @D@/a\\nb\\x1b[2Jc\\\\\n"
+		 "    why: " SUMMARY_INODE_DIR_WHY "\n"
+		 "problem: rule 'h': @D@/no\\tpe: does not exist\n"
+		 "1 marks, 1 problems (0 fatal), 0 warnings\n");
+	ck_assert_str_eq(out, want);
+	free(out);
+	free(want);
+	fx_done(&fx);
+}
+END_TEST
+
 START_TEST(test_free_and_errors) {
 	struct plan *p = NULL;
 
@@ -1214,6 +1500,24 @@ static int real_probe_on_tmpfs(void) {
 	plan_print(p, f);
 	fclose(f);
 	fprintf(stderr, "%s", out);
+	free(out);
+	/* the summary names the real filesystem */
+	f = open_memstream(&out, &len);
+	plan_print_summary(p, f);
+	fclose(f);
+	fprintf(stderr, "%s", out);
+	{
+		char want[PATH_MAX + 64];
+		struct stat st;
+
+		CHILD_CHECK(stat(dir, &st) == 0, "%s", strerror(errno));
+		snprintf(want, sizeof(want), "tmpfs at %s (dev %u:%u), mask", dir, major(st.st_dev),
+			 minor(st.st_dev));
+		CHILD_CHECK(strstr(out, want), "no \"%s\" in the summary", want);
+		CHILD_CHECK(
+		    strstr(out, "rule 'tree': 1 path, 3 marks\n  1 ignore mark on a directory, "),
+		    "summary of rule 'tree'");
+	}
 
 	/* tree: 2 ignore marks + a filesystem mark on the tmpfs; file, dir:
 	 * inode marks; mnt: a mount mark without create; ino; fs. */
@@ -1339,6 +1643,11 @@ Suite *fsn_suite_plan(void) {
 
 	tc = tcase_create("print");
 	tcase_add_test(tc, test_plan_print);
+	tcase_add_test(tc, test_plan_summary);
+	tcase_add_test(tc, test_plan_summary_exclusions);
+	tcase_add_test(tc, test_plan_summary_problems);
+	tcase_add_test(tc, test_plan_summary_scale);
+	tcase_add_test(tc, test_plan_print_escapes);
 	tcase_add_test(tc, test_free_and_errors);
 	suite_add_tcase(s, tc);
 
