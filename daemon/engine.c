@@ -3093,7 +3093,8 @@ static void log_plan_problems(const struct plan *p) {
  * trees a directory at a time), permission rules, commit. Until the
  * commit the running state (e->st) handles every event; the marks being
  * placed are "fresh" and report nothing yet (a new rule reports from the
- * commit on, an unchanged one without a gap). Failure at any step rolls
+ * commit on, an unchanged one without a gap). During the first load no
+ * event is read: the kernel queues them for the state that commits. Failure at any step rolls
  * back to the running state.
  */
 
@@ -3150,6 +3151,7 @@ static void load_end(struct engine *e, int r) {
 	free(l->path);
 	free(l);
 	e->load = NULL;
+	ev_io_start(e->loop, &e->io);
 	if (done)
 		done(e, r, r < 0 ? err : NULL, userdata);
 }
@@ -3386,6 +3388,11 @@ int engine_load(struct engine *e, const char *path, engine_load_fn done, void *u
 	ev_timer_init(&l->step, on_load_step, 0., 0.);
 	l->step.data = e;
 	e->load = l;
+	/* the first load: nothing runs yet, so the kernel keeps what happens
+	 * meanwhile queued, reported once every mark is in place (a reload
+	 * reads on: the running state reports) */
+	if (!e->st.config)
+		ev_io_stop(e->loop, &e->io);
 	/* signals are the loop's: the worker starts with all of them blocked */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &saved);
