@@ -523,7 +523,7 @@ def reload_no_loss(t):
             shown.append(p)
         else:
             hidden.append(p)
-        time.sleep(0.05)  # pacing only: a few more creates between reloads
+        time.sleep(0.1)  # pacing only: more creates between reloads (which are quick)
     with open(stop, "w"):
         pass
     N = writer.reply(timeout=30)

@@ -10,6 +10,7 @@ only. Every wait has a deadline; nothing sleeps to synchronise.
 
 import base64
 import ctypes
+import datetime
 import errno
 import json
 import os
@@ -208,6 +209,13 @@ class Notify:
         self.poll()
         return [(i, v) for i, (k, v, _) in enumerate(self.msgs) if k == key and i >= start]
 
+    def stamps(self, key, value=None, start=0, end=None):
+        """Receive times of the messages key[=value] with index in
+        [start, end) (end None: all received so far)."""
+        self.poll()
+        return [w for k, v, w in self.msgs[start:end]
+                if k == key and (value is None or v == value)]
+
     def close(self):
         self.sock.close()
 
@@ -251,6 +259,12 @@ class Record:
             return base64.b64decode(self.obj[key + "_b64"])
         p = self.obj.get(key)
         return None if not isinstance(p, str) else p.encode("utf-8", "surrogatepass")
+
+    @property
+    def timestamp(self):
+        """The record's time field as seconds since the epoch (float)."""
+        t = datetime.datetime.strptime(self.obj["time"], "%Y-%m-%dT%H:%M:%S.%fZ")
+        return t.replace(tzinfo=datetime.timezone.utc).timestamp()
 
     @property
     def path(self):
@@ -537,13 +551,21 @@ def _do(op):
         return res
     elif kind == "steady":
         # files prefix%04d for each prefix, one round every interval
-        # seconds (a steady pace for the reload test: pacing, not
-        # synchronisation) until the file stop exists; returns the count.
+        # seconds (a steady pace for the reload tests: pacing, not
+        # synchronisation) until the file stop exists or limit rounds
+        # (default 10000) are done; returns the count of rounds, or with
+        # times: {"count": rounds, "times": [time.time() just before each
+        # round's first create]} (CLOCK_REALTIME, the clock of the records'
+        # time and of the notify timestamps).
         pres = [base64.b64decode(x) for x in op["paths"]]
         stop = p("stop")
+        limit = op.get("limit", 10000)
+        times = [] if op.get("times") else None
         t0 = time.monotonic()
         i = 0
-        while not os.path.exists(stop) and i < 10000:
+        while not os.path.exists(stop) and i < limit:
+            if times is not None:
+                times.append(time.time())
             for pre in pres:
                 os.close(os.open(pre + b"%04d" % i, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC,
                                  0o644))
@@ -551,7 +573,7 @@ def _do(op):
             d = t0 + i * op["interval"] - time.monotonic()
             if d > 0:
                 time.sleep(d)
-        return i
+        return i if times is None else {"count": i, "times": times}
     else:
         raise ValueError(f"unknown op {kind}")
 
@@ -740,6 +762,9 @@ class Daemon:
         if env:
             e.update(env)
         argv = [t.binary, "--config", config, *args]
+        # CLOCK_REALTIME just before the start (the clock of the notify
+        # timestamps): "the first watchdog ping within N s of the start"
+        self.started_at = time.time()
         with open(self.stdout_path, "wb") as out, open(self.stderr_path, "wb") as err:
             self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                                          env=e, cwd=t.dir, close_fds=True)
@@ -762,6 +787,11 @@ class Daemon:
             return ""
 
     def check_alive(self, what="the daemon"):
+        """Fail if the daemon has exited. Also reads its NOTIFY_SOCKET: at
+        net.unix.max_dgram_qlen (10) unread datagrams, sd_notify() blocks
+        the daemon (a watchdog ping every 0.2 s fills that in 2 s), so every
+        wait for the daemon (daemon=/alive=) keeps the queue empty."""
+        self.notify.poll()
         rc = self.proc.poll()
         if rc is not None:
             err = self.stderr().strip()
