@@ -3,7 +3,8 @@
  * bench-private.h — declarations shared by the fsn-bench sources: the
  * statistics helpers (stats.c), a minimal JSON reader/writer (json.c), the
  * machine description, the subcommands (hooks.c, consumers.c, perm.c,
- * compare.c) and the result files they read back (compare.c, plot.c).
+ * config.c, compare.c) and the result files they read back (compare.c,
+ * plot.c).
  */
 #pragma once
 
@@ -88,11 +89,11 @@ uint64_t bench_now_ns(clockid_t clk);
 int bench_parse_u64(const char *what, const char *s, uint64_t min, uint64_t max, uint64_t *ret);
 
 /*
- * The options hooks, consumers and perm share: --rounds N, --ops N,
- * --quick, --json FILE, --fsnotifyd PATH, -h. A subcommand puts
- * BENCH_COMMON_LONGOPTS in its table, numbers its own options from
- * BENCH_OPT_OWN, hands every option it does not know to bench_common_opt()
- * and ends with bench_common_finish().
+ * The options hooks, consumers, perm and config share: --rounds N, --ops N
+ * (config refuses it), --quick, --json FILE, --fsnotifyd PATH, -h. A
+ * subcommand puts BENCH_COMMON_LONGOPTS in its table, numbers its own
+ * options from BENCH_OPT_OWN, hands every option it does not know to
+ * bench_common_opt() and ends with bench_common_finish().
  */
 enum {
 	BENCH_OPT_ROUNDS = 0x100,
@@ -190,6 +191,7 @@ int bench_hooks_main(int argc, char **argv);
 int bench_compare_main(int argc, char **argv);
 int bench_consumers_main(int argc, char **argv);
 int bench_perm_main(int argc, char **argv);
+int bench_config_main(int argc, char **argv);
 int bench_plot_main(int argc, char **argv);
 int bench_vm_main(int argc, char **argv);
 /* hooks' --workloads / --scenarios lists (NULL: not given): 0, or -EINVAL

@@ -7,7 +7,10 @@
 # in CI; tools/install-deps --tests installs them); fsn-bench perm --quick
 # measures all three scenarios (none, floor, fsnotifyd: a skipped fsnotifyd
 # fails the check) and compare reads that back too; compare reads two
-# consumers files. When gnuplot is installed, `plot` and `--plot` write PNGs
+# consumers files; fsn-bench config runs every step against the daemon at two
+# small sizes and writes JSON with a figure for each, and against a stand-in
+# daemon that never answers its steps time out (the stand-in is killed, the
+# rest is skipped) instead of hanging. When gnuplot is installed, `plot` and `--plot` write PNGs
 # (checked by their signature); without it those checks are skipped, and
 # `plot` with gnuplot hidden from PATH must say so and exit 77. Pass/fail is
 # about the tool working, never speed.
@@ -161,6 +164,55 @@ if [ -n "$gnuplot" ]; then
 else
 	skipped "plot-perm (gnuplot not installed)"
 fi
+check config-small "$bench" config --paths 10,20 --rounds 1 \
+	${fsnotifyd:+--fsnotifyd "$fsnotifyd"} --json "$tmp/g.json"
+check config-table grep -q '^10 .* reload-changed ' "$tmp/config-small.out"
+if command -v python3 >/dev/null 2>&1; then
+	check config-json-valid python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["version"] == 1 and d["tool"] == "fsn-bench config"
+assert d["machine"]["nproc"] >= 1 and d["parameters"]["paths"] == [10, 20]
+steps = [s["step"] for s in d["steps"]]
+assert steps == ["floor", "check", "start", "reload", "reload-changed", "stop"], steps
+assert [x["paths"] for x in d["sizes"]] == [10, 20]
+for x in d["sizes"]:
+    assert len(x["rounds"]) == 1
+    for name, st in x["rounds"][0]["steps"].items():
+        assert st["status"] == "ok" and st["ns"] > 0, (x["paths"], name, st, x["rounds"][0]["note"])
+    for name in steps:
+        s = x["summary"][name]
+        assert s["ok"] == 1 and s["us_per_path"] > 0 and s["ratio_to_floor"] > 0, (name, s)
+    for point in ("start", "reload", "reload-changed"):
+        m = x["rounds"][0]["daemon"][point]
+        assert m["vmhwm_kib"] >= m["vmrss_kib"] > 0 and m["marks"] > 0, (point, m)
+assert set(d["linearity"]) == set(steps)
+for name, l in d["linearity"].items():
+    assert (l["from_paths"], l["to_paths"]) == (10, 20) and l["ratio"] > 0, (name, l)
+    assert l["verdict"] in ("linear", "sublinear", "superlinear"), l
+' "$tmp/g.json"
+fi
+# a stand-in daemon that never answers: check and start time out after 1 s,
+# the other steps are not run, and in round 2 nothing is run again
+printf '#!/bin/sh\nexec sleep 3141\n' >"$tmp/sleepy"
+chmod +x "$tmp/sleepy"
+check config-timeout "$bench" config --paths 10 --rounds 2 --timeout 1 \
+	--fsnotifyd "$tmp/sleepy" --json "$tmp/gt.json"
+check config-timeout-table grep -q '^10 .* check .* TIMEOUT x1  skipped x1' \
+	"$tmp/config-timeout.out"
+if command -v python3 >/dev/null 2>&1; then
+	check config-timeout-json python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))["sizes"][0]["rounds"]
+st = [{k: v["status"] for k, v in x["steps"].items()} for x in r]
+assert st[0] == {"floor": "ok", "check": "timeout", "start": "timeout", "reload": "not-run",
+                 "reload-changed": "not-run", "stop": "not-run"}, st[0]
+assert st[1] == dict(st[0], check="skipped", start="skipped", reload="skipped",
+                     **{"reload-changed": "skipped", "stop": "skipped"}), st[1]
+' "$tmp/gt.json"
+fi
+check config-no-sleepers sh -c "! pgrep -f '^sleep 3141\$' >/dev/null"
+check config-rejects-ops sh -c "'$bench' config --ops 5 2>/dev/null; [ \$? = 2 ]"
 # fsn-bench vm: its errors, before anything boots (tests/vm/check-vm-bench.sh
 # boots a kernel when FSN_VM_KERNEL is set)
 vm_err() { # vm_err EXPECTED-TEXT ARGS...: exit status 2 and the message

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fsn-bench.c — the fsn-bench command line: picks the subcommand (hooks,
- * consumers, perm, all, compare, plot), maps its -errno to an exit status,
- * and holds the helpers every subcommand shares (comma lists, the machine
- * description).
+ * consumers, perm, config, all, compare, plot, vm), maps its -errno to an
+ * exit status, and holds the helpers every subcommand shares (comma lists,
+ * the machine description).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -81,6 +81,7 @@ static void usage(FILE *f) {
 	fputs("Usage: fsn-bench hooks [OPTIONS]\n"
 	      "       fsn-bench consumers [OPTIONS]\n"
 	      "       fsn-bench perm [OPTIONS]\n"
+	      "       fsn-bench config [OPTIONS]\n"
 	      "       fsn-bench all [--quick] [--json PREFIX] [--fsnotifyd PATH]\n"
 	      "       fsn-bench compare A.json B.json [--plot FILE.png]\n"
 	      "       fsn-bench plot RESULTS.json FILE.png\n"
@@ -103,8 +104,8 @@ static void usage(FILE *f) {
 	      "                      order, a SCHED_FIFO reader, guest sleeps that cost no\n"
 	      "                      host time there (on a host they are real: 1 s a cell);\n"
 	      "                      default 3 rounds x 10000 ops (--quick: 2 x 1000)\n"
-	      "hooks, consumers and perm need root (mount namespace, fanotify); they exit\n"
-	      "77 otherwise.\n"
+	      "hooks, consumers, perm and config need root (mount namespace, fanotify);\n"
+	      "they exit 77 otherwise.\n"
 	      "\n"
 	      "consumers: a create/write/close/rename/unlink storm against fsnotifyd, a\n"
 	      "minimal fanotify reader (the floor), inotifywait and fatrace.\n"
@@ -127,9 +128,23 @@ static void usage(FILE *f) {
 	      "                      resolves every event's path\n"
 	      "  --fsnotifyd PATH, --quick, --json FILE  as for consumers\n"
 	      "  --plot FILE.png     plot the latency ratios (as for hooks)\n"
+	      "\n",
+	      f);
+	/* two strings: one would exceed the 4095 bytes C99 compilers must take */
+	fputs("config: what the size of fsnotifyd's configuration costs: N paths in N/10\n"
+	      "rules; --check-config, start to READY=1, reload (same file, and half of the\n"
+	      "rules on new paths), VmHWM/VmRSS, each against a floor (the bench's own\n"
+	      "fanotify_mark() per path).\n"
+	      "  --paths LIST        comma list of N, multiples of 10 (default\n"
+	      "                      1000,10000,100000; --quick: 100,300)\n"
+	      "  --rounds N          rounds (default 3; --quick: 1; at most 64)\n"
+	      "  --timeout S         per step: past it the daemon is killed and the step\n"
+	      "                      is 'timeout', not run again (default 300; --quick: 60)\n"
+	      "  --fsnotifyd PATH, --quick, --json FILE  as for consumers\n"
 	      "\n"
-	      "all: hooks, consumers, then perm; --json PREFIX writes PREFIX-hooks.json,\n"
-	      "PREFIX-consumers.json and PREFIX-perm.json.\n"
+	      "all: hooks, consumers, perm, then config; --json PREFIX writes\n"
+	      "PREFIX-hooks.json, PREFIX-consumers.json, PREFIX-perm.json and\n"
+	      "PREFIX-config.json.\n"
 	      "\n"
 	      "compare: side-by-side comparison of two hooks, two perm or two consumers --json\n"
 	      "result files; --plot FILE.png plots both files' ratios (hooks, perm).\n"
@@ -143,40 +158,46 @@ static void usage(FILE *f) {
 }
 
 /* fsn-bench all [--quick] [--json PREFIX] [--fsnotifyd PATH]: hooks,
- * consumers, then perm. All run even if one fails; the first error is
- * returned, else 77 only when all were skipped. */
+ * consumers, perm, then config. All run even if one fails; the first error
+ * is returned, else 77 only when all were skipped. */
 static int all_main(int argc, char **argv) {
-	char hooks_json[PATH_MAX], cons_json[PATH_MAX], perm_json[PATH_MAX];
+	char hooks_json[PATH_MAX], cons_json[PATH_MAX], perm_json[PATH_MAX], cfg_json[PATH_MAX];
 	char *hargv[5] = { (char *)"hooks" }, *cargv[7] = { (char *)"consumers" },
-	     *pargv[7] = { (char *)"perm" };
-	int hn = 1, cn = 1, pn = 1, r[3];
+	     *pargv[7] = { (char *)"perm" }, *gargv[7] = { (char *)"config" };
+	int hn = 1, cn = 1, pn = 1, gn = 1, r[4];
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--quick") == 0) {
 			hargv[hn++] = argv[i];
 			cargv[cn++] = argv[i];
 			pargv[pn++] = argv[i];
+			gargv[gn++] = argv[i];
 		} else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
 			snprintf(hooks_json, sizeof(hooks_json), "%s-hooks.json", argv[++i]);
 			snprintf(cons_json, sizeof(cons_json), "%s-consumers.json", argv[i]);
 			snprintf(perm_json, sizeof(perm_json), "%s-perm.json", argv[i]);
+			snprintf(cfg_json, sizeof(cfg_json), "%s-config.json", argv[i]);
 			hargv[hn++] = (char *)"--json";
 			hargv[hn++] = hooks_json;
 			cargv[cn++] = (char *)"--json";
 			cargv[cn++] = cons_json;
 			pargv[pn++] = (char *)"--json";
 			pargv[pn++] = perm_json;
+			gargv[gn++] = (char *)"--json";
+			gargv[gn++] = cfg_json;
 		} else if (strcmp(argv[i], "--fsnotifyd") == 0 && i + 1 < argc) {
 			cargv[cn++] = argv[i];
 			cargv[cn++] = argv[i + 1];
 			pargv[pn++] = argv[i];
-			pargv[pn++] = argv[++i];
+			pargv[pn++] = argv[i + 1];
+			gargv[gn++] = argv[i];
+			gargv[gn++] = argv[++i];
 		} else {
 			fprintf(stderr, "fsn-bench all: unknown or repeated option '%s'\n",
 				argv[i]);
 			return -EINVAL;
 		}
-		if (hn > 4 || cn > 6 || pn > 6) {
+		if (hn > 4 || cn > 6 || pn > 6 || gn > 6) {
 			fprintf(stderr, "fsn-bench all: repeated option '%s'\n", argv[i]);
 			return -EINVAL;
 		}
@@ -187,6 +208,8 @@ static int all_main(int argc, char **argv) {
 	r[1] = bench_consumers_main(cn, cargv);
 	optind = 1;
 	r[2] = bench_perm_main(pn, pargv);
+	optind = 1;
+	r[3] = bench_config_main(gn, gargv);
 	for (size_t i = 0; i < ELEMENTSOF(r); i++)
 		if (r[i] < 0)
 			return r[i];
@@ -217,6 +240,8 @@ int main(int argc, char **argv) {
 		r = bench_consumers_main(argc - 1, argv + 1);
 	} else if (strcmp(argv[1], "perm") == 0) {
 		r = bench_perm_main(argc - 1, argv + 1);
+	} else if (strcmp(argv[1], "config") == 0) {
+		r = bench_config_main(argc - 1, argv + 1);
 	} else if (strcmp(argv[1], "all") == 0) {
 		r = all_main(argc - 1, argv + 1);
 	} else if (strcmp(argv[1], "compare") == 0) {

@@ -415,9 +415,20 @@ static int run_daemon(const char *config_path, bool foreground) {
 	char status[STATUS_MAX], fconf[PATH_MAX + 16];
 	const char *fields[2] = { fconf, NULL };
 	uint64_t wd_usec = 0;
+	sigset_t sigs;
 	int r;
 
 	snprintf(fconf, sizeof(fconf), "FSN_CONFIG=%s", config_path);
+
+	/* TERM, INT, HUP and USR1 are the loop's: blocked from the first moment
+	 * (a HUP right after the exec must not kill the daemon), pending until
+	 * their watchers are in place */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGHUP);
+	sigaddset(&sigs, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &sigs, NULL);
 
 	/* a reader that went away must not kill the daemon: writes fail instead */
 	signal(SIGPIPE, SIG_IGN);
@@ -448,6 +459,7 @@ static int run_daemon(const char *config_path, bool foreground) {
 	ev_signal_start(d.loop, &d.sig_int);
 	ev_signal_start(d.loop, &d.sig_hup);
 	ev_signal_start(d.loop, &d.sig_usr1);
+	sigprocmask(SIG_UNBLOCK, &sigs, NULL); /* (what came meanwhile is handled now) */
 
 	ev_check_init(&d.check, on_check);
 	d.check.data = &d;

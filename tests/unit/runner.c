@@ -34,6 +34,7 @@ static const struct suite_entry suites[] = {
 	{ "ctx-fanotify", fsn_suite_ctx_fanotify, true },
 	{ "config", fsn_suite_config, false },
 	{ "plan", fsn_suite_plan, false },
+	{ "util", fsn_suite_util, false },
 	{ "escape", fsn_suite_escape, false },
 	{ "policy", fsn_suite_policy, false },
 	/* clang-format on */

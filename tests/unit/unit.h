@@ -19,6 +19,7 @@ Suite *fsn_suite_ctx_fanotify(void);
 /* the daemon's pieces (daemon/) */
 Suite *fsn_suite_config(void);
 Suite *fsn_suite_plan(void);
+Suite *fsn_suite_util(void);
 Suite *fsn_suite_escape(void);
 Suite *fsn_suite_policy(void);
 
