@@ -3342,6 +3342,8 @@ static void on_load_planned(struct ev_loop *loop, ev_async *w, int revents) {
 		load_end(e, l->r);
 		return;
 	}
+	if (!l->reload)
+		log_set_level(l->config->log_level); /* (a reload: once it took over) */
 	log_plan_problems(l->plan);
 	for (size_t i = 0; i < l->plan->n_problems; i++)
 		if (l->plan->problems[i].fatal) {
