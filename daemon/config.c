@@ -63,7 +63,8 @@ struct loader {
 	struct ref *drefs; /* the top-level `outputs` (replaced when overridden) */
 	size_t n_drefs;
 	struct ref *seen_rules; /* every rule name read, also of rules with errors */
-	size_t n_seen_rules;
+	size_t n_seen_rules, seen_cap;
+	struct strmap seen_names; /* name -> index + 1 in seen_rules */
 	char **bad_outputs; /* outputs that had errors: no "unknown output" for them */
 	size_t n_bad_outputs;
 	size_t n_rule_entries; /* rules read, also those with errors */
@@ -367,6 +368,7 @@ static bool get_strings(struct scope *sc, const struct key *k, const config_sett
 	char **v;
 	bool ok = true;
 	size_t m = 0;
+	struct strmap seen = { 0 }; /* k->unique: the strings so far */
 
 	if (!is_sequence(s)) {
 		type_error(sc, k, s, "an array of strings");
@@ -390,19 +392,18 @@ static bool get_strings(struct scope *sc, const struct key *k, const config_sett
 			continue;
 		}
 		if (k->unique) {
-			bool dup = false;
-
-			for (size_t j = 0; j < m && !dup; j++)
-				dup = strcmp(v[j], str) == 0;
-			if (dup) {
+			if (strmap_value_str(&seen, str)) {
 				error_at(sc, e, "%s: '%s' is listed twice", k->name, P(str));
 				free(str);
 				ok = false;
 				continue;
 			}
+			if (strmap_put_str(&seen, str, str) < 0)
+				l_oom(sc->l, NULL);
 		}
 		v[m++] = str;
 	}
+	strmap_done(&seen);
 	if (!ok) {
 		strv_free(v, m);
 		return false;
@@ -1510,21 +1511,34 @@ static bool parse_one_rule(struct scope *sc, config_setting_t *s, int index, str
 	if (r->name) {
 		struct ref *v;
 
-		for (size_t i = 0; i < l->n_seen_rules; i++)
-			if (strcmp(l->seen_rules[i].name, r->name) == 0) {
-				error_at(&rs, name, "duplicate rule name (first at %s:%d)",
-					 l->seen_rules[i].origin.file,
-					 l->seen_rules[i].origin.line);
-				return false;
+		uintptr_t seen = (uintptr_t)strmap_value_str(&l->seen_names, r->name);
+
+		if (seen) {
+			error_at(&rs, name, "duplicate rule name (first at %s:%d)",
+				 l->seen_rules[seen - 1].origin.file,
+				 l->seen_rules[seen - 1].origin.line);
+			return false;
+		}
+		if (l->n_seen_rules == l->seen_cap) {
+			size_t cap = l->seen_cap ? 2 * l->seen_cap : 16;
+
+			v = l_oom(l, realloc(l->seen_rules, cap * sizeof(*v)));
+			if (v) {
+				l->seen_rules = v;
+				l->seen_cap = cap;
 			}
-		v = l_oom(l, realloc(l->seen_rules, (l->n_seen_rules + 1) * sizeof(*v)));
-		if (v) {
-			l->seen_rules = v;
-			v[l->n_seen_rules++] = (struct ref){
+		}
+		if (l->n_seen_rules < l->seen_cap) {
+			v = &l->seen_rules[l->n_seen_rules++];
+			*v = (struct ref){
 				.name = l_strdup(l, r->name),
 				.origin = { .file = l_strdup(l, r->origin.file),
 					    .line = r->origin.line },
 			};
+			if (v->name &&
+			    strmap_put_str(&l->seen_names, v->name,
+					   (void *)(uintptr_t)l->n_seen_rules) < 0)
+				l_oom(l, NULL);
 		}
 	}
 	return l->errors->n == n_errors;
@@ -1818,6 +1832,7 @@ int config_load(const char *path, struct config **ret, struct config_errors *err
 	refs_free(l.refs, l.n_refs);
 	refs_free(l.drefs, l.n_drefs);
 	refs_free(l.seen_rules, l.n_seen_rules);
+	strmap_done(&l.seen_names);
 	strv_free(l.bad_outputs, l.n_bad_outputs);
 	sort_errors(&l);
 
