@@ -111,7 +111,7 @@ struct fsn_obj {
 	enum fsn_ignore_mode ign_mode;
 	bool kevictable;
 
-	struct fsn_mark *marks;
+	struct fsn_mark *marks, *marks_tail; /* oldest first; the tail: O(1) appends */
 	unsigned n_marks;
 };
 

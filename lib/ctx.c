@@ -518,16 +518,14 @@ static void obj_free(struct fsn_ctx *ctx, struct fsn_obj *o) {
 
 /* Marks stay in the order they were added ("the first mark" is the oldest). */
 static void obj_link_mark(struct fsn_obj *o, struct fsn_mark *m) {
-	struct fsn_mark **p = &o->marks, *prev = NULL;
-
-	while (*p) {
-		prev = *p;
-		p = &(*p)->next;
-	}
 	m->obj = o;
-	m->prev = prev;
+	m->prev = o->marks_tail;
 	m->next = NULL;
-	*p = m;
+	if (o->marks_tail)
+		o->marks_tail->next = m;
+	else
+		o->marks = m;
+	o->marks_tail = m;
 	o->n_marks++;
 }
 
@@ -538,6 +536,8 @@ static void obj_unlink_mark(struct fsn_obj *o, struct fsn_mark *m) {
 		o->marks = m->next;
 	if (m->next)
 		m->next->prev = m->prev;
+	else
+		o->marks_tail = m->prev;
 	m->prev = m->next = NULL;
 	m->obj = NULL;
 	o->n_marks--;
