@@ -126,8 +126,9 @@ struct eperm {
 	dev_t *devs; /* per planned mark: the object marked */
 	ino_t *inos;
 	size_t n_objs;
-	bool fresh; /* placed for the new state */
-	bool kept;  /* old state: taken over by the new one */
+	bool fresh;         /* placed for the new state */
+	bool kept;          /* old state: taken over by the new one */
+	struct policy *pol; /* its policy for the commit, computed before it */
 };
 
 enum scope {
@@ -944,7 +945,9 @@ enum load_phase {
 	LOAD_CLAIM,  /* kept marks, plan index i */
 	LOAD_PLACE,  /* new marks, plan index i */
 	LOAD_TREE,   /* the tree of a recursive inotify mark, tree.q */
-	LOAD_FINISH, /* permission rules, commit */
+	LOAD_PERM,   /* permission rules: config rule i, then perm's marks pj..pend */
+	LOAD_POLICY, /* their policies, s.perm[i] */
+	LOAD_FINISH, /* commit */
 };
 
 struct load {
@@ -976,6 +979,8 @@ struct load {
 	size_t i;
 	struct emark *tree; /* LOAD_TREE: its root, not yet in s.marks */
 	struct dirq q;
+	struct eperm *perm; /* LOAD_PERM: the rule whose marks are placed */
+	size_t pj, pend;
 	ev_timer step;
 	uint64_t prepare_start;
 	char err[2048];
@@ -2303,6 +2308,7 @@ static void on_guard_report(const struct guard_report *g, void *userdata) {
 }
 
 static void eperm_done(struct eperm *p) {
+	policy_free(p->pol);
 	free(p->sig);
 	free(p->devs);
 	free(p->inos);
@@ -2359,77 +2365,80 @@ static struct eperm *find_old_perm(const struct state *old, const struct rule_co
 
 /* Place a permission rule's planned marks in a new guard rule. A mark that
  * cannot be placed is logged; for a required rule it fails the state. */
-static int perm_place(struct engine *e, struct state *s, struct eperm *ep, char *err,
-		      size_t errlen) {
-	const struct rule_conf *rc = ep->conf;
-	const struct plan *p = s->plan;
-	struct erule *r = state_rule(s, rc);
+/* Start placing a permission rule's planned marks in a new guard rule:
+ * perm_place_mark() for each of them then. */
+static int perm_place_begin(struct engine *e, struct state *s, struct eperm *ep) {
 	size_t first, n;
 	int k;
 
-	rule_marks(p, s->config, rc, &first, &n);
-	k = guard_rule_new(rc->name, on_fsn_log, e, &ep->gr);
+	rule_marks(s->plan, s->config, ep->conf, &first, &n);
+	k = guard_rule_new(ep->conf->name, on_fsn_log, e, &ep->gr);
 	if (k < 0)
 		return k;
 	ep->fresh = true;
-	ep->devs = calloc(p->n_marks + 1, sizeof(dev_t));
-	ep->inos = calloc(p->n_marks + 1, sizeof(ino_t));
+	ep->devs = calloc(n + 1, sizeof(dev_t));
+	ep->inos = calloc(n + 1, sizeof(ino_t));
 	if (!ep->devs || !ep->inos)
 		return -ENOMEM;
-	for (size_t i = first; i < first + n; i++) {
-		const struct plan_mark *pm = &p->marks[i];
-		char why[1536] = "", esc[PATH_MAX * 2];
-		struct stat st;
+	return 0;
+}
 
-		if (stat(pm->path, &st) == 0) {
-			ep->devs[ep->n_objs] = st.st_dev;
-			ep->inos[ep->n_objs] = st.st_ino;
-		}
-		ep->n_objs++;
-		e->captured[0] = '\0';
-		if (s->config->max_marks > 0 && s->n_placed >= s->config->max_marks) {
-			snprintf(why, sizeof(why), "max_marks (%u) reached: \"%s\" is not guarded",
-				 s->config->max_marks, text_escaped(esc, sizeof(esc), pm->path));
-			k = -ENOSPC;
-		} else if (pm->spec.type == FSN_MARK_MOUNT && e->foreign_mntns == 1) {
-			snprintf(why, sizeof(why),
-				 "mount mark on \"%s\" refused: fsnotifyd runs in a mount "
-				 "namespace of its own; use mark = \"filesystem\"",
-				 text_escaped(esc, sizeof(esc), pm->path));
-			k = -EXDEV;
-		} else {
-			e->capturing = true;
-			k = guard_rule_add_mark(ep->gr, &pm->spec);
-			e->capturing = false;
-		}
-		if (k >= 0) {
-			s->n_placed++;
-			if (r)
-				r->n_marks++;
-			continue;
-		}
+/* Place planned mark pm of permission rule ep. A mark that cannot be placed
+ * is logged; for a required rule it fails the state. */
+static int perm_place_mark(struct engine *e, struct state *s, struct eperm *ep,
+			   const struct plan_mark *pm, char *err, size_t errlen) {
+	const struct rule_conf *rc = ep->conf;
+	struct erule *r = state_rule(s, rc);
+	char why[1536] = "", esc[PATH_MAX * 2];
+	struct stat st;
+	int k;
+
+	if (stat(pm->path, &st) == 0) {
+		ep->devs[ep->n_objs] = st.st_dev;
+		ep->inos[ep->n_objs] = st.st_ino;
+	}
+	ep->n_objs++;
+	e->captured[0] = '\0';
+	if (s->config->max_marks > 0 && s->n_placed >= s->config->max_marks) {
+		snprintf(why, sizeof(why), "max_marks (%u) reached: \"%s\" is not guarded",
+			 s->config->max_marks, text_escaped(esc, sizeof(esc), pm->path));
+		k = -ENOSPC;
+	} else if (pm->spec.type == FSN_MARK_MOUNT && e->foreign_mntns == 1) {
+		snprintf(why, sizeof(why),
+			 "mount mark on \"%s\" refused: fsnotifyd runs in a mount "
+			 "namespace of its own; use mark = \"filesystem\"",
+			 text_escaped(esc, sizeof(esc), pm->path));
+		k = -EXDEV;
+	} else {
+		e->capturing = true;
+		k = guard_rule_add_mark(ep->gr, &pm->spec);
+		e->capturing = false;
+	}
+	if (k >= 0) {
+		s->n_placed++;
 		if (r)
-			r->n_failed++;
-		if (!why[0])
-			snprintf(why, sizeof(why), "%s",
-				 e->captured[0] ? e->captured : strerror(-k));
-		log_error("rule '%s': %s%s", rc->name, why,
-			  rc->required ? " (the rule is required)" : "");
-		if (rc->required) {
-			snprintf(err, errlen, "required rule '%s' cannot be placed: %s", rc->name,
-				 why);
-			return -EINVAL;
-		}
+			r->n_marks++;
+		return 0;
+	}
+	if (r)
+		r->n_failed++;
+	if (!why[0])
+		snprintf(why, sizeof(why), "%s", e->captured[0] ? e->captured : strerror(-k));
+	log_error("rule '%s': %s%s", rc->name, why, rc->required ? " (the rule is required)" : "");
+	if (rc->required) {
+		snprintf(err, errlen, "required rule '%s' cannot be placed: %s", rc->name, why);
+		return -EINVAL;
 	}
 	return 0;
 }
 
-/* The permission rules of the new state: kept from the old one, or placed. */
-static int state_perm(struct engine *e, struct state *s, const struct state *old, char *err,
-		      size_t errlen) {
+/* The permission rules of the new state, step by step (the loader's
+ * batches): perm_begin(), perm_rule() for each rule of the config (kept
+ * from the old state, or *place set: perm_place_mark() for each of its
+ * marks), perm_end(). */
+static int perm_begin(struct engine *e, struct state *s) {
 	const struct config *c = s->config;
 	bool pre_access = false;
-	int k;
 
 	s->perm = calloc(c->n_rules + 1, sizeof(*s->perm));
 	if (!s->perm)
@@ -2450,39 +2459,49 @@ static int state_perm(struct engine *e, struct state *s, const struct state *old
 		else
 			e->mlocked = true;
 	}
-	for (size_t i = 0; i < c->n_rules; i++) {
-		const struct rule_conf *rc = &c->rules[i];
-		struct eperm *ep, *prev;
+	return 0;
+}
 
-		if (!rc->perm)
-			continue;
-		ep = &s->perm[s->n_perm++];
-		ep->conf = rc;
-		ep->sig = perm_sig(s->plan, s->config, rc);
-		if (!ep->sig)
+/* Rule i of the config: nothing (not a permission rule), kept from old, or
+ * a new guard rule whose marks are to be placed (*place). */
+static int perm_rule(struct engine *e, struct state *s, const struct state *old, size_t i,
+		     struct eperm **place) {
+	const struct rule_conf *rc = &s->config->rules[i];
+	struct eperm *ep, *prev;
+
+	*place = NULL;
+	if (!rc->perm)
+		return 0;
+	ep = &s->perm[s->n_perm++];
+	ep->conf = rc;
+	ep->sig = perm_sig(s->plan, s->config, rc);
+	if (!ep->sig)
+		return -ENOMEM;
+	prev = find_old_perm(old, rc, ep->sig);
+	if (prev) {
+		struct erule *r = state_rule(s, rc);
+
+		prev->kept = true;
+		ep->gr = prev->gr;
+		ep->devs = calloc(prev->n_objs + 1, sizeof(dev_t));
+		ep->inos = calloc(prev->n_objs + 1, sizeof(ino_t));
+		if (!ep->devs || !ep->inos)
 			return -ENOMEM;
-		prev = find_old_perm(old, rc, ep->sig);
-		if (prev) {
-			struct erule *r = state_rule(s, rc);
-
-			prev->kept = true;
-			ep->gr = prev->gr;
-			ep->devs = calloc(prev->n_objs + 1, sizeof(dev_t));
-			ep->inos = calloc(prev->n_objs + 1, sizeof(ino_t));
-			if (!ep->devs || !ep->inos)
-				return -ENOMEM;
-			memcpy(ep->devs, prev->devs, prev->n_objs * sizeof(dev_t));
-			memcpy(ep->inos, prev->inos, prev->n_objs * sizeof(ino_t));
-			ep->n_objs = prev->n_objs;
-			s->n_placed += guard_rule_n_marks(ep->gr);
-			if (r)
-				r->n_marks += guard_rule_n_marks(ep->gr);
-			continue;
-		}
-		k = perm_place(e, s, ep, err, errlen);
-		if (k < 0)
-			return k;
+		memcpy(ep->devs, prev->devs, prev->n_objs * sizeof(dev_t));
+		memcpy(ep->inos, prev->inos, prev->n_objs * sizeof(ino_t));
+		ep->n_objs = prev->n_objs;
+		s->n_placed += guard_rule_n_marks(ep->gr);
+		if (r)
+			r->n_marks += guard_rule_n_marks(ep->gr);
+		return 0;
 	}
+	*place = ep;
+	return perm_place_begin(e, s, ep);
+}
+
+static int perm_end(struct engine *e, struct state *s, char *err, size_t errlen) {
+	int k;
+
 	if (s->n_perm > 0 && !e->guard) {
 		k = guard_new(e->loop, on_guard_report, e, &e->guard);
 		if (k < 0) {
@@ -2576,7 +2595,12 @@ static int perm_commit(struct engine *e, struct state *s) {
 	if (!rules || !pols)
 		k = -ENOMEM;
 	for (size_t i = 0; k >= 0 && i < s->n_perm; i++) {
-		k = perm_policy(s, &s->perm[i], &pols[n]);
+		/* (computed by the loader's batches; else now) */
+		if (s->perm[i].pol) {
+			pols[n] = s->perm[i].pol;
+			s->perm[i].pol = NULL;
+		} else
+			k = perm_policy(s, &s->perm[i], &pols[n]);
 		if (k >= 0)
 			rules[n++] = s->perm[i].gr;
 	}
@@ -3213,12 +3237,7 @@ static void load_fail(struct engine *e, int r) {
 static int load_finish(struct engine *e) {
 	struct load *l = e->load;
 	uint64_t t0 = now_monotonic_usec();
-	int r = state_perm(e, &l->s, l->old, l->err, sizeof(l->err));
 
-	if (r < 0)
-		return r;
-	log_debug("load: permission rules placed in %.3f ms", (now_monotonic_usec() - t0) / 1e3);
-	t0 = now_monotonic_usec();
 	state_commit(e, l->old, &l->s);
 	log_debug("load: commit in %.3f ms", (now_monotonic_usec() - t0) / 1e3);
 	if (l->old)
@@ -3264,7 +3283,11 @@ static int load_batch(struct engine *e) {
 			struct erule *r;
 
 			if (l->i == p->n_marks) {
-				l->phase = LOAD_FINISH;
+				k = perm_begin(e, s);
+				if (k < 0)
+					return k;
+				l->phase = LOAD_PERM;
+				l->i = 0;
 				break;
 			}
 			pm = &p->marks[l->i++];
@@ -3306,6 +3329,49 @@ static int load_batch(struct engine *e) {
 			free(it.path);
 			break;
 		}
+		case LOAD_PERM: {
+			size_t n;
+
+			if (l->perm) {
+				if (l->pj == l->pend) {
+					l->perm = NULL;
+					break;
+				}
+				k = perm_place_mark(e, s, l->perm, &p->marks[l->pj++], l->err,
+						    sizeof(l->err));
+				if (k < 0)
+					return k;
+				break;
+			}
+			if (l->i == s->config->n_rules) {
+				k = perm_end(e, s, l->err, sizeof(l->err));
+				if (k < 0)
+					return k;
+				l->phase = LOAD_POLICY;
+				l->i = 0;
+				break;
+			}
+			k = perm_rule(e, s, l->old, l->i++, &l->perm);
+			if (k < 0)
+				return k;
+			if (l->perm) {
+				rule_marks(p, s->config, l->perm->conf, &l->pj, &n);
+				l->pend = l->pj + n;
+			}
+			break;
+		}
+		case LOAD_POLICY:
+			if (l->i == s->n_perm) {
+				l->phase = LOAD_FINISH;
+				break;
+			}
+			if (e->guard) {
+				k = perm_policy(s, &s->perm[l->i], &s->perm[l->i].pol);
+				if (k < 0)
+					return k;
+			}
+			l->i++;
+			break;
 		case LOAD_FINISH: return load_finish(e);
 		}
 	}
