@@ -8,6 +8,8 @@ the watchdog, and the first and the last rule report. scale-reload-keeps-
 events-flowing: a reload that gives half of the rules new paths keeps the
 unchanged rules' events flowing (each reported once, within 200 ms) and
 the watchdog fed, and the changed rules report their new paths only.
+scale-signals-during-start: a SIGHUP while loading is a reload after the
+start, a SIGTERM while loading a clean stop.
 
 FSND_IT_SCALE_PATHS=200 scales the config down (a multiple of 10; default
 10000) to develop the cases against a slow daemon: rule r999 becomes the
@@ -296,3 +298,51 @@ def scale_reload_keeps_events_flowing(t):
 
 
 scale_reload_keeps_events_flowing.timeout = 3 * int(BOUND) + 40
+
+
+@test
+def scale_signals_during_start(t):
+    # Signals while the 10 000-path config is being loaded: a SIGHUP is
+    # remembered (one reload follows READY=1; the daemon neither dies nor
+    # loses it), a SIGTERM stops at once and cleanly (exit 0, what was
+    # placed removed). On a machine fast enough to finish the start before
+    # the signal arrives the same must hold, so the checks are the same;
+    # the note says which it was.
+    sc = Scale(t, scale_paths())
+    for i in range(sc.n):
+        sc.create(i)
+    t.write_file(sc.cfg, sc.text())
+    starting = lambda v: v.startswith("Starting")  # noqa: E731
+
+    d = t.daemon(sc.cfg, watchdog_usec=WATCHDOG_USEC)
+    st = d.wait_notify("STATUS", None, timeout=BOUND, pred=starting)
+    d.signal(signal.SIGHUP)
+    ready = wait_ready_after(d, st + 1, BOUND, "the start")
+    rl = d.wait_notify("RELOADING", "1", start=ready + 1, timeout=BOUND)
+    wait_ready_after(d, rl + 1, BOUND, "the reload the SIGHUP asked for")
+    check(len(d.notify.all("RELOADING", st)) == 1,
+          f"one SIGHUP, {len(d.notify.all('RELOADING', st))} reloads")
+    during = "while starting: it follows" in d.stderr()
+    c = t.child(comm="fsnd-scale")
+    check_touch(t, sc, d, c, 0, "after-hup")
+    d.signal(signal.SIGTERM)
+    check(d.wait_exit(timeout=BOUND) == 0, f"exit status after SIGTERM:{tail(d.stderr())}")
+
+    d2 = t.daemon(sc.cfg, name="stopped")
+    st = d2.wait_notify("STATUS", None, timeout=BOUND, pred=starting)
+    t0 = time.monotonic()
+    d2.signal(signal.SIGTERM)
+    rc = d2.wait_exit(timeout=BOUND)
+    took = time.monotonic() - t0
+    err = d2.stderr()
+    check(rc == 0, f"SIGTERM during the start: exit status {rc}:{tail(err)}")
+    stopped_early = "stopped (Terminated) while starting" in err
+    check(stopped_early or "stopped (Terminated):" in err,
+          f"SIGTERM during the start: no stop message:{tail(err)}")
+    check(not d2.notify.find("READY", "1") if stopped_early else True,
+          "READY=1 after a start that was stopped")
+    t.note(f"SIGHUP {'during' if during else 'after'} the start; SIGTERM "
+           f"{'during' if stopped_early else 'after'} the start, exit 0 {took:.3f} s later")
+
+
+scale_signals_during_start.timeout = 4 * int(BOUND) + 40
