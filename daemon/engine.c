@@ -3141,12 +3141,14 @@ static void log_plan_problems(const struct plan *p) {
  * prober: it touches nothing the loop uses); then the loop applies the
  * plan in batches of at most LOAD_BATCH_USEC, events dispatched between
  * them: outputs, kept marks claimed, new marks placed (recursive inotify
- * trees a directory at a time), permission rules, commit. Until the
+ * trees a directory at a time), permission rules a mark at a time, their
+ * policies, commit; then the replaced state's marks leave the kernel in
+ * batches (on_retire()) and its memory is freed (on_tidy()). Until the
  * commit the running state (e->st) handles every event; the marks being
  * placed are "fresh" and report nothing yet (a new rule reports from the
  * commit on, an unchanged one without a gap). During the first load no
- * event is read: the kernel queues them for the state that commits. Failure at any step rolls
- * back to the running state.
+ * event is read: the kernel queues them for the state that commits.
+ * Failure at any step rolls back to the running state.
  */
 
 static int prober_probe(const char *path, const struct stat *st, struct fsn_probe *ret,
@@ -3233,7 +3235,7 @@ static void load_fail(struct engine *e, int r) {
 	load_end(e, r);
 }
 
-/* Everything placed: permission rules, then the new state takes over. */
+/* Everything placed: the new state takes over. */
 static int load_finish(struct engine *e) {
 	struct load *l = e->load;
 	uint64_t t0 = now_monotonic_usec();
@@ -3292,7 +3294,7 @@ static int load_batch(struct engine *e) {
 			}
 			pm = &p->marks[l->i++];
 			if (l->claimed[l->i - 1] || pm->rule->perm)
-				break; /* (permission rules: state_perm()) */
+				break; /* (permission rules: LOAD_PERM) */
 			r = state_rule(s, pm->rule);
 			if (!r)
 				return -EINVAL;
