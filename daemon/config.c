@@ -65,7 +65,7 @@ struct loader {
 	struct ref *seen_rules; /* every rule name read, also of rules with errors */
 	size_t n_seen_rules, seen_cap;
 	struct strmap seen_names; /* name -> index + 1 in seen_rules */
-	char **bad_outputs; /* outputs that had errors: no "unknown output" for them */
+	char **bad_outputs;       /* outputs that had errors: no "unknown output" for them */
 	size_t n_bad_outputs;
 	size_t n_rule_entries; /* rules read, also those with errors */
 	bool rules_bad;        /* a `rules` setting was not a list */
@@ -1535,9 +1535,8 @@ static bool parse_one_rule(struct scope *sc, config_setting_t *s, int index, str
 				.origin = { .file = l_strdup(l, r->origin.file),
 					    .line = r->origin.line },
 			};
-			if (v->name &&
-			    strmap_put_str(&l->seen_names, v->name,
-					   (void *)(uintptr_t)l->n_seen_rules) < 0)
+			if (v->name && strmap_put_str(&l->seen_names, v->name,
+						      (void *)(uintptr_t)l->n_seen_rules) < 0)
 				l_oom(l, NULL);
 		}
 	}
