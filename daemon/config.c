@@ -23,6 +23,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <libconfig.h>
 #include <limits.h>
@@ -31,6 +32,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <syslog.h>
 #include <unistd.h>
@@ -71,6 +73,14 @@ struct loader {
 	bool rules_bad;        /* a `rules` setting was not a list */
 	config_t defaults[5];  /* parsed default text per table, see TABLE_* */
 	bool defaults_ok[5];
+	/* the files of one load_file(), as libconfig reads them: copies in
+	 * memory (see prepare_file()), by the name libconfig knows them by */
+	struct cfgcopy {
+		int fd;
+		char name[32]; /* "/proc/self/fd/N" */
+		char *path;    /* the file it is a copy of */
+	} * copies;
+	size_t n_copies;
 };
 
 struct key;
@@ -160,10 +170,18 @@ static const char *printable(const char *s, char *buf, size_t len) {
 
 #define P(s) printable((s), (char[1024]){ 0 }, 1024)
 
+/* The file libconfig names (an include's copy) as the user knows it. */
+static const char *real_file(const struct loader *l, const char *f) {
+	for (size_t i = 0; f && i < l->n_copies; i++) /* (a few: the includes of one file) */
+		if (strcmp(l->copies[i].name, f) == 0)
+			return l->copies[i].path;
+	return f;
+}
+
 static const char *setting_file(struct loader *l, const config_setting_t *s) {
 	const char *f = s ? config_setting_source_file(s) : NULL;
 
-	return f ? f : l->file;
+	return f ? real_file(l, f) : l->file;
 }
 
 static int setting_line(const config_setting_t *s) {
@@ -819,14 +837,56 @@ static bool check_path(struct scope *sc, const struct key *k, const config_setti
 }
 
 /* An absolute path (normalised) or a glob (exclude, decisions' paths and exes). */
+/* Whether fnmatch() (flags 0) reads pattern as its author meant: every
+ * '[' closed by a ']' (one right after "[", "[!" or "[^" is a member), no
+ * '\\' at the end. fnmatch() itself takes an unclosed '[' as a plain
+ * character and never says so. NULL, or what is wrong. */
+static const char *glob_error(const char *p) {
+	for (; *p; p++) {
+		if (*p == '\\') {
+			if (!*++p)
+				return "it ends in a lone '\\'";
+			continue;
+		}
+		if (*p != '[')
+			continue;
+		p++;
+		if (*p == '!' || *p == '^')
+			p++;
+		if (*p == ']')
+			p++;
+		while (*p && *p != ']') {
+			if (*p == '[' && (p[1] == ':' || p[1] == '.' || p[1] == '=')) {
+				const char *close = strstr(p + 2, (char[]){ p[1], ']', '\0' });
+
+				if (!close)
+					return "a '[:' class is not closed with ':]'";
+				p = close + 1;
+			}
+			p++;
+		}
+		if (!*p)
+			return "a '[' is not closed with ']'";
+	}
+	return NULL;
+}
+
 static bool check_path_or_glob(struct scope *sc, const struct key *k, const config_setting_t *s,
 			       const char *v, char **out) {
+	const char *why;
+
 	if (!*v) {
 		error_at(sc, s, "%s: empty entry", k->name);
 		return false;
 	}
-	if (is_glob(v))
+	if (is_glob(v)) {
+		why = glob_error(v);
+		if (why) {
+			error_at(sc, s, "%s: '%s' is not a valid glob: %s", k->name, P(v), why);
+			return false;
+		}
 		return true;
+	}
 	if (v[0] != '/') {
 		error_at(sc, s,
 			 "%s: '%s' is neither an absolute path nor a glob (to match a name "
@@ -1586,31 +1646,320 @@ static char *dir_of(const char *path) {
 	return strndup(path, (size_t)(slash - path));
 }
 
+/*
+ * Reading files safely. libconfig 1.5 opens @include files itself with
+ * fopen() and has no hook: a directory (or "") makes its flex scanner call
+ * exit(2), a FIFO blocks the open for good. So every file is read here
+ * first, as the daemon allows: a regular file (opened without blocking, so
+ * a FIFO is refused instead of waited for), at most CONFIG_FILE_MAX bytes;
+ * its @include directives (found as libconfig's scanner finds them: at the
+ * start of a line, outside comments and strings) are checked the same way,
+ * recursively, and rewritten to name an in-memory copy (a memfd, as
+ * /proc/self/fd/N), so libconfig reads only what was checked, and cannot be
+ * raced. Line numbers are kept; errors name the real files.
+ */
+#define CONFIG_FILE_MAX (16u << 20)
+#define INCLUDE_DEPTH_MAX 10 /* libconfig's own limit */
+
+static const char *file_type_words(mode_t m) {
+	return S_ISDIR(m)    ? "a directory"
+	       : S_ISFIFO(m) ? "a FIFO"
+	       : S_ISSOCK(m) ? "a socket"
+	       : S_ISCHR(m)  ? "a character device"
+	       : S_ISBLK(m)  ? "a block device"
+			     : "not a regular file";
+}
+
+/* The whole of a regular file; why: what is wrong with it otherwise. */
+static int slurp(const char *path, char **ret, size_t *ret_len, char *why, size_t whylen) {
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	size_t len = 0, cap;
+	struct stat st;
+	char *buf;
+
+	if (fd < 0) {
+		snprintf(why, whylen, "cannot read: %s", strerror(errno));
+		return -errno;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		snprintf(why, whylen, "cannot read: %s, not a regular file",
+			 file_type_words(st.st_mode));
+		close(fd);
+		return -EINVAL;
+	}
+	if ((uint64_t)st.st_size > CONFIG_FILE_MAX) {
+		snprintf(why, whylen, "cannot read: larger than %u MiB", CONFIG_FILE_MAX >> 20);
+		close(fd);
+		return -EFBIG;
+	}
+	cap = (size_t)st.st_size + 1;
+	buf = malloc(cap + 1);
+	for (;;) {
+		ssize_t n;
+
+		if (!buf) {
+			close(fd);
+			return -ENOMEM;
+		}
+		if (len == cap) { /* it grew meanwhile */
+			char *v = cap < CONFIG_FILE_MAX ? realloc(buf, 2 * cap + 1) : NULL;
+
+			if (!v) {
+				snprintf(why, whylen, "cannot read: larger than %u MiB",
+					 CONFIG_FILE_MAX >> 20);
+				free(buf);
+				close(fd);
+				return -EFBIG;
+			}
+			buf = v;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			snprintf(why, whylen, "cannot read: %s", strerror(errno));
+			free(buf);
+			close(fd);
+			return -EIO;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	*ret = buf;
+	*ret_len = len;
+	return 0;
+}
+
+static int prepare_file(struct loader *l, const char *path, const char *dir, int depth,
+			const char *from, int from_line);
+
+/* At text[i] (a line's start, outside comments and strings): an @include
+ * directive as libconfig's scanner sees it (`^[ \t]*@include[ \t]+"`, then
+ * the name with \\ and \" escapes up to the closing quote)? Its name in
+ * name, the index after the closing quote in *end; 0 if there is none,
+ * -EINVAL (why) if it is malformed. */
+static int include_at(const char *text, size_t len, size_t i, char *name, size_t namelen,
+		      size_t *end, const char **why) {
+	size_t j = i, n = 0;
+
+	while (j < len && (text[j] == ' ' || text[j] == '\t'))
+		j++;
+	if (len - j < 8 || memcmp(text + j, "@include", 8) != 0)
+		return 0;
+	j += 8;
+	if (j >= len || (text[j] != ' ' && text[j] != '\t'))
+		return 0;
+	while (j < len && (text[j] == ' ' || text[j] == '\t'))
+		j++;
+	if (j >= len || text[j] != '"')
+		return 0;
+	for (j++; j < len && text[j] != '"'; j++) {
+		char c = text[j];
+
+		if (c == '\\' && j + 1 < len && (text[j + 1] == '\\' || text[j + 1] == '"'))
+			c = text[++j];
+		if (c == '\n' || c == '\0') {
+			*why = "the file name is not closed on its line";
+			return -EINVAL;
+		}
+		if (n + 1 >= namelen) {
+			*why = "the file name is too long";
+			return -EINVAL;
+		}
+		name[n++] = c;
+	}
+	if (j >= len) {
+		*why = "the file name is not closed";
+		return -EINVAL;
+	}
+	name[n] = '\0';
+	if (n == 0) {
+		*why = "empty file name";
+		return -EINVAL;
+	}
+	*end = j + 1;
+	return 1;
+}
+
+/* text with its @include names replaced by their copies (prepare_file()),
+ * written to f; false after errors were added. */
+static bool rewrite_includes(struct loader *l, const char *path, const char *text, size_t len,
+			     const char *dir, int depth, FILE *f) {
+	enum { INITIAL, COMMENT, STRING } state = INITIAL;
+	bool bol = true, ok = true;
+	int line = 1;
+
+	for (size_t i = 0; i < len;) {
+		char name[PATH_MAX], full[PATH_MAX * 2];
+		const char *why = NULL;
+		size_t end = 0;
+		int k, fd;
+
+		if (state == INITIAL && bol) {
+			bol = false;
+			k = include_at(text, len, i, name, sizeof(name), &end, &why);
+			if (k < 0) {
+				add_error(l, path, line, "@include: %s", why);
+				ok = false;
+			} else if (k > 0) {
+				/* libconfig: include_dir + "/" + name, also for an
+				 * absolute name */
+				snprintf(full, sizeof(full), "%s/%s", dir, name);
+				fd = prepare_file(l, full, dir, depth + 1, path, line);
+				if (fd < 0)
+					ok = false;
+				else
+					fprintf(f, "@include \"/proc/self/fd/%d\"", fd);
+				i = end;
+				continue;
+			}
+		}
+		switch (state) {
+		case INITIAL:
+			if (text[i] == '"')
+				state = STRING;
+			else if (text[i] == '/' && i + 1 < len && text[i + 1] == '*') {
+				fputs("/*", f);
+				i += 2;
+				state = COMMENT;
+				continue;
+			} else if (text[i] == '#' ||
+				   (text[i] == '/' && i + 1 < len && text[i + 1] == '/')) {
+				const char *nl = memchr(text + i, '\n', len - i);
+				size_t n = nl ? (size_t)(nl - (text + i)) : len - i;
+
+				fwrite(text + i, 1, n, f);
+				i += n;
+				continue;
+			}
+			break;
+		case STRING:
+			if (text[i] == '\\' && i + 1 < len && text[i + 1] != '\n') {
+				fputc(text[i++], f);
+				break;
+			}
+			if (text[i] == '"')
+				state = INITIAL;
+			break;
+		case COMMENT:
+			if (text[i] == '*' && i + 1 < len && text[i + 1] == '/') {
+				fputs("*/", f);
+				i += 2;
+				state = INITIAL;
+				continue;
+			}
+			break;
+		}
+		if (text[i] == '\n') {
+			line++;
+			bol = true;
+		}
+		fputc(text[i++], f);
+	}
+	return ok;
+}
+
+/* A checked copy of path in memory, its includes rewritten (dir: where
+ * they are found): the copy's fd, kept in l->copies until the end of
+ * load_file(), or -1 after errors were added (about path itself: at from's
+ * line from_line, its @include). */
+static int prepare_file(struct loader *l, const char *path, const char *dir, int depth,
+			const char *from, int from_line) {
+	_cleanup_free_ char *text = NULL;
+	char why[512];
+	struct cfgcopy *v;
+	size_t len = 0;
+	bool ok;
+	FILE *f;
+	int fd, r;
+
+	if (depth > INCLUDE_DEPTH_MAX) {
+		add_error(l, from, from_line,
+			  "@include \"%s\": nested more than %d deep (a cycle?)", P(path),
+			  INCLUDE_DEPTH_MAX);
+		return -1;
+	}
+	r = slurp(path, &text, &len, why, sizeof(why));
+	if (r < 0) {
+		if (r == -ENOMEM)
+			l->oom = true;
+		else if (from)
+			add_error(l, from, from_line, "@include \"%s\": %s", P(path), why);
+		else
+			add_error(l, path, 0, "%s", why);
+		return -1;
+	}
+	fd = memfd_create("fsnotifyd-config", MFD_CLOEXEC);
+	if (fd < 0) {
+		add_error(l, path, 0, "cannot copy it to memory: %s", strerror(errno));
+		return -1;
+	}
+	v = l_oom(l, realloc(l->copies, (l->n_copies + 1) * sizeof(*v)));
+	if (!v) {
+		close(fd);
+		return -1;
+	}
+	l->copies = v;
+	v = &l->copies[l->n_copies++];
+	*v = (struct cfgcopy){ .fd = fd, .path = l_strdup(l, path) };
+	snprintf(v->name, sizeof(v->name), "/proc/self/fd/%d", fd);
+	f = fdopen(dup(fd), "w");
+	if (!f) {
+		l->oom = true;
+		return -1;
+	}
+	ok = rewrite_includes(l, path, text, len, dir, depth, f);
+	if (fclose(f) != 0) {
+		add_error(l, path, 0, "cannot copy it to memory: %s", strerror(errno));
+		ok = false;
+	}
+	return ok ? fd : -1;
+}
+
+static void copies_clear(struct loader *l) {
+	for (size_t i = 0; i < l->n_copies; i++) {
+		close(l->copies[i].fd);
+		free(l->copies[i].path);
+	}
+	free(l->copies);
+	l->copies = NULL;
+	l->n_copies = 0;
+}
+
 static void load_file(struct loader *l, const char *path) {
 	struct scope sc = { .l = l, .base = l->c, .out_type = -1 };
-	char *dir = dir_of(path);
+	_cleanup_free_ char *dir = dir_of(path);
 	config_t cfg;
 	FILE *f;
+	int fd;
 
 	l->file = path;
-	f = fopen(path, "re");
+	fd = dir ? prepare_file(l, path, dir, 0, NULL, 0) : -1;
+	if (!dir)
+		l->oom = true;
+	f = fd >= 0 && lseek(fd, 0, SEEK_SET) == 0 ? fdopen(dup(fd), "r") : NULL;
 	if (!f) {
-		add_error(l, path, 0, "cannot read: %s", strerror(errno));
+		if (fd >= 0)
+			add_error(l, path, 0, "cannot read its copy: %s", strerror(errno));
 		l->unreadable = true;
-		free(dir);
+		copies_clear(l);
+		l->file = NULL;
 		return;
 	}
-	config_init(&cfg);
-	config_set_include_dir(&cfg, dir);
+	config_init(&cfg); /* (no include_dir: the includes name their copies) */
 	if (!config_read(&cfg, f)) {
-		add_error(l, config_error_file(&cfg) ? config_error_file(&cfg) : path,
+		add_error(l, config_error_file(&cfg) ? real_file(l, config_error_file(&cfg)) : path,
 			  config_error_line(&cfg), "%s", config_error_text(&cfg));
 		l->unreadable = true;
 	} else
 		read_group(&sc, &top_table, config_root_setting(&cfg));
 	config_destroy(&cfg);
 	fclose(f);
-	free(dir);
+	copies_clear(l);
 	l->file = NULL;
 }
 

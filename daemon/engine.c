@@ -52,10 +52,6 @@
 #include "proc.h"
 #include "util.h"
 
-static inline void freep(void *p) {
-	free(*(void **)p);
-}
-#define _cleanup_free_ __attribute__((cleanup(freep)))
 
 /* Event bits the daemon reports (FAN_* values; the common IN_* are equal). */
 #define EVENT_BITS                                                                                 \

@@ -8,9 +8,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/types.h>
 
 #define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
+
+static inline void freep(void *p) {
+	free(*(void **)p);
+}
+#define _cleanup_free_ __attribute__((cleanup(freep)))
 
 /* path is dir itself (when self) or below it: directly (!recursive) or at
  * any depth. dir "/" is a prefix of everything. */

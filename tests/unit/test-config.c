@@ -823,6 +823,142 @@ START_TEST(test_unreadable) {
 }
 END_TEST
 
+/* ------------------------------------------------------------------------ */
+/* hostile files: @include and the config path                              */
+/* ------------------------------------------------------------------------ */
+
+/* main.conf (text) in a directory that also has: sub/ (a directory), fifo,
+ * good.inc (a valid rule), bad.inc (an unknown key on line 2), loop.inc
+ * (includes itself), big.inc (sparse, over the size limit). Loads it: the
+ * errors (never an exit, never a hang). */
+static void load_with_files(struct loaded *l, const char *text) {
+	char p[PATH_MAX];
+	int fd;
+
+	test_tmpdir(l->dir, sizeof(l->dir));
+	test_join(p, sizeof(p), l->dir, "sub");
+	ck_assert_int_eq(mkdir(p, 0755), 0);
+	test_join(p, sizeof(p), l->dir, "fifo");
+	ck_assert_int_eq(mkfifo(p, 0644), 0);
+	test_join(p, sizeof(p), l->dir, "big.inc");
+	fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, (off_t)17 << 20), 0);
+	close(fd);
+	write_text(l->dir, "good.inc", "rules = ( { name = \"inc\"; paths = [\"/srv\"]; } );\n");
+	write_text(l->dir, "bad.inc", "# line 1\nbogus = 1;\n");
+	write_text(l->dir, "loop.inc", "@include \"loop.inc\"\n");
+	write_text(l->dir, "main.conf", text);
+	load_dir(l);
+}
+
+/* One error, in file (a name in the directory, or main.conf) at line. */
+static void assert_include_error(const struct loaded *l, const char *file, int line,
+				 const char *msg) {
+	char *all = errors_text(&l->e), want[PATH_MAX];
+
+	ck_assert_msg(l->e.n == 1, "expected 1 error, got %zu:\n%s", l->e.n, all);
+	free(all);
+	ck_assert_int_eq(l->r, -EINVAL);
+	ck_assert_ptr_null(l->c);
+	test_join(want, sizeof(want), l->dir, file); /* (includes: below main.conf's directory) */
+	ck_assert_str_eq(l->e.v[0].file, want);
+	ck_assert_int_eq(l->e.v[0].line, line);
+	ck_assert_str_eq(l->e.v[0].msg, msg);
+}
+
+START_TEST(test_include_hostile) {
+	static const struct {
+		const char *text;
+		const char *file;
+		int line;
+		const char *msg; /* @DIR@: the directory */
+	} cases[] = {
+		{ MINIMAL_RULE "@include \"sub\"\n", "main.conf", 2,
+		  "@include \"@DIR@/sub\": cannot read: a directory, not a regular file" },
+		{ MINIMAL_RULE "  @include \"\"\n", "main.conf", 2, "@include: empty file name" },
+		{ "\n" MINIMAL_RULE "@include \"fifo\"\n", "main.conf", 3,
+		  "@include \"@DIR@/fifo\": cannot read: a FIFO, not a regular file" },
+		{ MINIMAL_RULE "@include \"nope.inc\"\n", "main.conf", 2,
+		  "@include \"@DIR@/nope.inc\": cannot read: No such file or directory" },
+		{ MINIMAL_RULE "@include \"big.inc\"\n", "main.conf", 2,
+		  "@include \"@DIR@/big.inc\": cannot read: larger than 16 MiB" },
+		{ MINIMAL_RULE "@include \"open\n\"\n", "main.conf", 2,
+		  "@include: the file name is not closed on its line" },
+		{ MINIMAL_RULE "@include \"bad.inc\"\n", "bad.inc", 2, "unknown key 'bogus'" },
+		{ MINIMAL_RULE "@include \"loop.inc\"\n", "loop.inc", 1,
+		  "@include \"@DIR@/loop.inc\": nested more than 10 deep (a cycle?)" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct loaded l;
+		char *msg;
+
+		load_with_files(&l, cases[i].text);
+		msg = test_subst(cases[i].msg, "@DIR@", l.dir);
+		assert_include_error(&l, cases[i].file, cases[i].line, msg);
+		free(msg);
+		loaded_done(&l);
+	}
+}
+END_TEST
+
+/* An include is found where libconfig finds it (a line's start, outside
+ * comments and strings), read from the checked copy, line numbers kept. */
+START_TEST(test_include_where) {
+	struct loaded l;
+
+	load_with_files(&l, "# @include \"fifo\"\n"
+			    "/* @include \"fifo\"\n"
+			    "@include \"fifo\" */\n"
+			    "log_level = \"info\n"
+			    "@include \\\"fifo\\\"\";\n"
+			    "@include \"good.inc\"\n"
+			    "limits = { max_marks = -1; };\n");
+	/* the string above is not a log level: line 4; the limit: line 7 */
+	ck_assert_uint_eq(l.e.n, 2);
+	ck_assert_int_eq(l.e.v[0].line, 4);
+	ck_assert_str_eq(l.e.v[0].file, l.path);
+	ck_assert_int_eq(l.e.v[1].line, 7);
+	loaded_done(&l);
+
+	load_with_files(&l, "@include \"good.inc\"\n");
+	assert_no_errors(&l);
+	ck_assert_uint_eq(l.c->n_rules, 1);
+	ck_assert_str_eq(l.c->rules[0].name, "inc");
+	ck_assert(strstr(l.c->rules[0].origin.file, "/good.inc"));
+	ck_assert_int_eq(l.c->rules[0].origin.line, 1);
+	loaded_done(&l);
+}
+END_TEST
+
+/* The config path itself is a directory or a FIFO: an error, no exit, no
+ * hang. */
+START_TEST(test_config_not_regular) {
+	struct loaded l;
+	char p[PATH_MAX];
+	char *all;
+
+	load_with_files(&l, MINIMAL_RULE);
+	assert_no_errors(&l);
+	config_free(l.c);
+	config_errors_clear(&l.e);
+	test_join(p, sizeof(p), l.dir, "sub");
+	ck_assert_int_eq(config_load(p, &l.c, &l.e), -EINVAL);
+	all = errors_text(&l.e);
+	ck_assert_str_eq(all + strlen(p), ": cannot read: a directory, not a regular file\n");
+	free(all);
+	config_errors_clear(&l.e);
+	test_join(p, sizeof(p), l.dir, "fifo");
+	ck_assert_int_eq(config_load(p, &l.c, &l.e), -EINVAL);
+	all = errors_text(&l.e);
+	ck_assert_str_eq(all + strlen(p), ": cannot read: a FIFO, not a regular file\n");
+	free(all);
+	l.c = NULL;
+	loaded_done(&l);
+}
+END_TEST
+
 START_TEST(test_errors_print) {
 	struct config_error v[] = {
 		{ .file = (char *)"a.conf", .line = 3, .msg = (char *)"bad" },
@@ -1024,6 +1160,12 @@ Suite *fsn_suite_config(void) {
 	tcase_add_test(tc, test_all_errors_collected);
 	tcase_add_test(tc, test_unreadable);
 	tcase_add_test(tc, test_errors_print);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("includes");
+	tcase_add_test(tc, test_include_hostile);
+	tcase_add_test(tc, test_include_where);
+	tcase_add_test(tc, test_config_not_regular);
 	suite_add_tcase(s, tc);
 
 	/* One test per fixture, so each passes or fails on its own. At least
