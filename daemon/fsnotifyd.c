@@ -8,6 +8,7 @@
  * the engine's (engine.c).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <ev.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -32,8 +33,11 @@
 #define DEFAULT_CONFIG FSN_SYSCONFDIR "/fsnotifyd/fsnotifyd.conf"
 
 /* Exit statuses (fsnotifyd(8)): 0, 1 (EXIT_FAILURE: invalid configuration,
- * a required rule cannot be placed, other failures), 2 (bad options). */
+ * a required rule cannot be placed, other failures), 2 (bad options), 3
+ * (--check-config: valid, but some paths of rules that are not required
+ * cannot be placed here). */
 #define EXIT_USAGE 2
+#define EXIT_PROBLEMS 3
 /* STATUS= text: counters, plus a part per permission rule */
 #define STATUS_MAX 4096
 
@@ -68,7 +72,8 @@ static void help(void) {
 	       "  -c, --config FILE         configuration file (default %s)\n"
 	       "      --check-config [FILE] validate the configuration, print the plan (per\n"
 	       "                            rule: its marks by filesystem, type and mask, with\n"
-	       "                            examples and why) and exit: 0 valid, 1 not\n"
+	       "                            examples and why) and exit: 0 valid, 1 not, 3\n"
+	       "                            valid but some rules cannot be placed here\n"
 	       "      --explain [FILE]      like --check-config, plus what each mark costs\n"
 	       "  -v, --verbose             with --check-config/--explain: every mark on a line\n"
 	       "  -f, --foreground          also print events human-readably on stdout\n"
@@ -169,7 +174,7 @@ static int check_config(const char *path, bool explain, bool verbose) {
 	struct config *c = NULL;
 	struct plan *p = NULL;
 	char why[1024];
-	size_t fatal = 0;
+	size_t fatal = 0, unplaced = 0;
 	int foreign = engine_mntns_foreign();
 	int r;
 
@@ -188,9 +193,12 @@ static int check_config(const char *path, bool explain, bool verbose) {
 		plan_print(p, stdout);
 	else
 		plan_print_summary(p, stdout);
-	for (size_t i = 0; i < p->n_problems; i++)
+	for (size_t i = 0; i < p->n_problems; i++) {
 		if (p->problems[i].fatal)
 			fatal++;
+		if (!p->problems[i].warning)
+			unplaced++;
+	}
 	for (size_t i = 0; i < p->n_marks; i++) {
 		const struct plan_mark *pm = &p->marks[i];
 
@@ -202,6 +210,7 @@ static int check_config(const char *path, bool explain, bool verbose) {
 			       pm->rule->name, pm->path);
 			if (pm->rule->required)
 				fatal++;
+			unplaced++;
 		}
 	}
 	if (explain) {
@@ -212,11 +221,13 @@ static int check_config(const char *path, bool explain, bool verbose) {
 		}
 	}
 	printf("%s: %s (%zu rules, %zu marks planned, %zu problems%s)\n", path,
-	       fatal ? "NOT valid" : "valid", c->n_rules, p->n_marks, p->n_problems,
-	       fatal ? ", fatal" : "");
+	       fatal      ? "NOT valid"
+	       : unplaced ? "valid, but some rules cannot be placed here"
+			  : "valid",
+	       c->n_rules, p->n_marks, p->n_problems, fatal ? ", fatal" : "");
 	plan_free(p);
 	config_free(c);
-	return fatal ? -EINVAL : 0;
+	return fatal ? -EINVAL : unplaced ? EXIT_PROBLEMS : 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -561,9 +572,30 @@ static int run(int argc, char **argv) {
 	return run_daemon(config_path, foreground);
 }
 
+/* Started with fd 0, 1 or 2 closed, the first fds the daemon opens would
+ * take their numbers: its epoll fd would become "standard output", and
+ * the "-" JSON output and every message would go there. Each closed one
+ * is /dev/null before anything else is opened. */
+static void reserve_std_fds(void) {
+	for (int fd = 0; fd <= 2; fd++) {
+		int n;
+
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		n = open("/dev/null", O_RDWR | O_NOCTTY); /* the lowest free fd: this one */
+		if (n >= 0 && n != fd) {
+			dup2(n, fd);
+			close(n);
+		}
+	}
+}
+
 /* run(): 0, a positive exit status (usage errors), or -errno (failure). */
 int main(int argc, char **argv) {
-	int r = run(argc, argv);
+	int r;
+
+	reserve_std_fds();
+	r = run(argc, argv);
 
 	return r < 0 ? EXIT_FAILURE : r;
 }

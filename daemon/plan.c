@@ -171,16 +171,28 @@ static const char *why_not(const struct fsn_probe *p, enum fsn_feature f, char *
 	const struct fsn_feature_result *r = &p->feat[f];
 	const char *e = r->error ? strerrorname_np(r->error) : NULL;
 
+	/* not permitted: say what is missing, and what works without it */
+	const char *cap = r->support != FSN_NOT_PERMITTED ? ""
+			  : f == FSN_FEAT_INOTIFY || f == FSN_FEAT_INOTIFY_MASK_CREATE
+			      ? " (no read access to the path?)"
+			  : (f >= FSN_FEAT_PERM_OPEN && f <= FSN_FEAT_DENY_ERRNO) ||
+				  f == FSN_FEAT_CLASS_CONTENT || f == FSN_FEAT_CLASS_PRE_CONTENT
+			      ? ": needs CAP_SYS_ADMIN, which fsnotifyd lacks here; permission "
+				"events have no unprivileged alternative"
+			      : ": needs CAP_SYS_ADMIN, which fsnotifyd lacks here; inotify rules "
+				"(mark = \"inotify\", or \"auto\", which falls back to it) work "
+				"without it";
+
 	if (e)
-		snprintf(buf, len, "%s: %s (%s)", fsn_feature_description(f),
-			 fsn_support_name(r->support), e);
+		snprintf(buf, len, "%s: %s (%s)%s", fsn_feature_description(f),
+			 fsn_support_name(r->support), e, cap);
 	else
-		snprintf(buf, len, "%s: %s", fsn_feature_description(f),
-			 fsn_support_name(r->support));
+		snprintf(buf, len, "%s: %s%s", fsn_feature_description(f),
+			 fsn_support_name(r->support), cap);
 	return buf;
 }
 
-#define WHY_NOT(p, f) why_not((p), (f), (char[256]){ 0 }, 256)
+#define WHY_NOT(p, f) why_not((p), (f), (char[512]){ 0 }, 512)
 
 /* The first of these features that does not work, or -1. */
 static int first_missing(const struct fsn_probe *p, const enum fsn_feature *f, size_t n) {

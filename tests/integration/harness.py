@@ -746,7 +746,8 @@ class Daemon:
     """fsnotifyd started on a config with a NOTIFY_SOCKET of our own; its
     stdout and stderr go to files in the test directory."""
 
-    def __init__(self, t, config, args=(), env=None, watchdog_usec=None, name="daemon"):
+    def __init__(self, t, config, args=(), env=None, watchdog_usec=None, name="daemon",
+                 preexec=None):
         self.t = t
         self.name = name
         n = len(t.daemons)
@@ -767,7 +768,7 @@ class Daemon:
         self.started_at = time.time()
         with open(self.stdout_path, "wb") as out, open(self.stderr_path, "wb") as err:
             self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                         env=e, cwd=t.dir, close_fds=True)
+                                         env=e, cwd=t.dir, close_fds=True, preexec_fn=preexec)
         self.pid = self.proc.pid
         self.started = time.monotonic()
         t.daemons.append(self)

@@ -297,7 +297,10 @@ START_TEST(test_auto_no_fanotify_inotify) {
 	ck_assert(m->subtree_recursive);
 	ck_assert(m->drop_ondir);
 	assert_contains(m->why, "auto: fanotify cannot be used here (fanotify notification groups "
-				"(FAN_CLASS_NOTIF): not permitted (EPERM)), so an inotify watch");
+				"(FAN_CLASS_NOTIF): not permitted (EPERM): needs CAP_SYS_ADMIN, "
+				"which fsnotifyd lacks here; inotify rules (mark = \"inotify\", or "
+				"\"auto\", which falls back to it) work without it), so an inotify "
+				"watch");
 	assert_contains(m->why, "recursive: one inotify watch per directory of the tree");
 	m = &fx.p->marks[1];
 	ck_assert_int_eq(m->spec.type, FSN_MARK_INOTIFY);
@@ -370,11 +373,14 @@ START_TEST(test_auto_nothing_works) {
 	fx.fake.denied = F(FSN_FEAT_FANOTIFY) | F(FSN_FEAT_INOTIFY);
 	fx_plan(&fx, "rules = ( { name = \"t\"; paths = [\"@D@/tree\"]; required = true; } );");
 	ck_assert_uint_eq(fx.p->n_marks, 0);
-	assert_problem(fx.p, 0, DP(&fx, "tree"),
-		       "neither fanotify (fanotify notification groups (FAN_CLASS_NOTIF): not "
-		       "permitted (EPERM)) nor inotify (inotify watches (inotify_add_watch): not "
-		       "permitted (EPERM)) works here",
-		       false, true);
+	assert_problem(
+	    fx.p, 0, DP(&fx, "tree"),
+	    "neither fanotify (fanotify notification groups (FAN_CLASS_NOTIF): not "
+	    "permitted (EPERM): needs CAP_SYS_ADMIN, which fsnotifyd lacks here; inotify "
+	    "rules (mark = \"inotify\", or \"auto\", which falls back to it) work without "
+	    "it) nor inotify (inotify watches (inotify_add_watch): not permitted (EPERM) "
+	    "(no read access to the path?)) works here",
+	    false, true);
 	ck_assert(plan_has_fatal(fx.p));
 	fx_done(&fx);
 }
@@ -969,7 +975,8 @@ START_TEST(test_perm_features_missing) {
 		{ FSN_FEAT_CLASS_CONTENT, 2, "open_perm",
 		  "permission events do not work here: permission event groups "
 		  "(FAN_CLASS_CONTENT): "
-		  "not permitted (EPERM)" },
+		  "not permitted (EPERM): needs CAP_SYS_ADMIN, which fsnotifyd lacks here; "
+		  "permission events have no unprivileged alternative" },
 		{ FSN_FEAT_PERM_OPEN_EXEC, 1, "open_exec_perm",
 		  "execute permission events (FAN_OPEN_EXEC_PERM): not supported by this kernel "
 		  "(EINVAL)" },
@@ -1584,8 +1591,10 @@ static int real_probe_unprivileged(void) {
 	    "config");
 	CHILD_CHECK(plan_build(c, &p) == 0, "plan_build");
 	CHILD_CHECK(p->n_marks == 1 && p->marks[0].spec.type == FSN_MARK_INOTIFY, "inotify");
-	CHILD_CHECK(strstr(p->marks[0].why, "fanotify cannot be used here (fanotify notification "
-					    "groups (FAN_CLASS_NOTIF): not permitted (EPERM))"),
+	CHILD_CHECK(strstr(p->marks[0].why,
+			   "fanotify cannot be used here (fanotify notification "
+			   "groups (FAN_CLASS_NOTIF): not permitted (EPERM): needs "
+			   "CAP_SYS_ADMIN, which fsnotifyd lacks here; inotify rules"),
 		    "why: %s", p->marks[0].why);
 	CHILD_CHECK(p->n_problems == 0 && p->marks[0].subtree_recursive, "recursive inotify");
 	plan_free(p);
