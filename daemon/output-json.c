@@ -21,11 +21,13 @@
  */
 #include <ev.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "output-private.h"
@@ -357,13 +359,70 @@ static void setup_fd(struct json_output *j, int fd, bool own_description) {
 	j->io.data = j;
 }
 
-static int open_file(const char *path) {
-	/* O_NONBLOCK: a FIFO without a reader fails (ENXIO) instead of hanging
-	 * the daemon; on a regular file it changes nothing. */
-	int fd =
-	    open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0640);
+/*
+ * The file of a json output, as root next to users who may own its
+ * directory (or /tmp): never through a symlink (O_NOFOLLOW: a planted link
+ * would make root append to its target), never blocking (O_NONBLOCK: a
+ * FIFO without a reader fails with ENXIO), and only a regular file, a FIFO
+ * or a character device (/dev/null) of the daemon's own uid: a 0666 file
+ * or a FIFO another user planted would receive every record. why says
+ * what was refused.
+ */
+static int open_file(const char *path, char *why, size_t whylen) {
+	int fd = open(
+	    path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW,
+	    0640);
+	struct stat st;
 
-	return fd < 0 ? -errno : fd;
+	why[0] = '\0';
+	if (fd < 0) {
+		int r = -errno;
+
+		if (r == -ELOOP)
+			snprintf(why, whylen,
+				 "it is a symbolic link (refused: a link someone "
+				 "planted would make the daemon append to its target)");
+		else if (r == -ENXIO)
+			snprintf(why, whylen, "it is a FIFO without a reader");
+		return r;
+	}
+	if (fstat(fd, &st) < 0 ||
+	    !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) ||
+	    st.st_uid != geteuid()) {
+		if (!(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)))
+			snprintf(why, whylen,
+				 "it is neither a regular file, a FIFO nor a "
+				 "character device");
+		else
+			snprintf(why, whylen,
+				 "it belongs to uid %u, not to the daemon's (%u): refused (a file "
+				 "another user made would receive every record)",
+				 (unsigned)st.st_uid, (unsigned)geteuid());
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+/* A directory others may write to lets them replace the file between two
+ * rotations: say so, once per open. */
+static void warn_dir(const char *name, const char *path) {
+	char dir[PATH_MAX], esc[PATH_MAX * 2];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+
+	if (!slash || (size_t)(slash - path) >= sizeof(dir))
+		return;
+	memcpy(dir, path, (size_t)(slash - path));
+	dir[slash == path ? 1 : slash - path] = '\0';
+	if (slash == path)
+		dir[0] = '/';
+	if (stat(dir, &st) == 0 && (st.st_mode & (S_IWGRP | S_IWOTH)))
+		log_warning("output '%s': the directory %s is writable by %s: they can replace "
+			    "the file before it is reopened (SIGUSR1); a directory of the "
+			    "daemon's own is safer (e.g. /var/log/fsnotifyd)",
+			    name, text_escaped(esc, sizeof(esc), dir),
+			    (st.st_mode & S_IWOTH) ? "everyone" : "its group");
 }
 
 /*
@@ -396,18 +455,21 @@ static int open_stdout(bool *own) {
 
 static int json_reopen(struct output *o) {
 	struct json_output *j = to_json(o);
+	char why[256];
 	int fd;
 
 	if (!j->path)
 		return 0;
-	fd = open_file(j->path);
+	fd = open_file(j->path, why, sizeof(why));
 	if (fd < 0) {
 		char esc[512];
 
 		log_error("output '%s': cannot reopen %s: %s (still writing to the old file)",
-			  o->name, text_escaped(esc, sizeof(esc), j->path), strerror(-fd));
+			  o->name, text_escaped(esc, sizeof(esc), j->path),
+			  why[0] ? why : strerror(-fd));
 		return fd;
 	}
+	warn_dir(o->name, j->path);
 	/* What waits for the old file: one last try, then it is lost. */
 	flush(j);
 	disarm(j);
@@ -445,7 +507,7 @@ int output_json_open(const struct output_conf *conf, struct ev_loop *loop, struc
 		     char *err, size_t errlen) {
 	struct json_output *j;
 	bool own = true;
-	char esc[512];
+	char esc[512], why[256] = "";
 	int fd, r;
 
 	if (!conf->file || !conf->file[0]) {
@@ -467,14 +529,16 @@ int output_json_open(const struct output_conf *conf, struct ev_loop *loop, struc
 			r = -ENOMEM;
 			goto fail;
 		}
-		fd = open_file(j->path);
+		fd = open_file(j->path, why, sizeof(why));
+		if (fd >= 0)
+			warn_dir(conf->name, j->path);
 	} else
 		fd = open_stdout(&own);
 	if (fd < 0) {
 		r = fd;
 		snprintf(err, errlen, "output '%s': cannot open %s: %s", conf->name,
 			 j->path ? text_escaped(esc, sizeof(esc), j->path) : "stdout",
-			 strerror(-r));
+			 why[0] ? why : strerror(-r));
 		goto fail;
 	}
 	setup_fd(j, fd, own);

@@ -1112,6 +1112,77 @@ def config_error_at_start(t):
 
 
 @test
+def output_file_hostile(t):
+    # The json output file as a hostile local user would prepare it: a
+    # symlink to a file root owns, a 0666 file of their own, a FIFO of
+    # their own. Each is refused at start (exit 1, no READY, the message
+    # says why) and the link's target is untouched; on SIGUSR1 a link
+    # planted after the rotation is refused and the daemon keeps writing
+    # to the file it has. A directory others can write to is warned about.
+    w = t.mkdir("w")
+    victim = t.write_file("victim", "root's\n")
+    shared = os.path.join(t.dir, "shared")
+    os.mkdir(shared)
+    os.chmod(shared, 0o1777)
+    problems = []
+
+    def plant(kind, path):
+        if kind == "symlink":
+            os.symlink(victim, path)
+        elif kind == "file of another user":
+            with open(path, "w"):
+                pass
+            os.chmod(path, 0o666)
+            os.chown(path, 65534, 65534)
+        else:
+            os.mkfifo(path, 0o666)
+            os.chown(path, 65534, 65534)
+
+    for kind, why in (("symlink", "symbolic link"), ("file of another user", "belongs to uid"),
+                      ("FIFO of another user", "FIFO")):
+        out = os.path.join(shared, kind.replace(" ", "-") + ".json")
+        plant(kind, out)
+        cfg = t.write_file("o.conf", config_text([rule("r", [w], events=["create"])],
+                                                 {"j": {"type": "json", "file": out}}, ["j"]))
+        d = t.daemon(cfg, name="hostile")
+        rc = d.wait_exit(timeout=10)
+        err = d.stderr()
+        if rc == 0 or d.notify.find("READY") is not None:
+            problems.append(f"{kind}: started (exit {rc})")
+        if not ("output 'j'" in err and why in err):
+            problems.append(f"{kind}: the error does not say '{why}':{tail(err, 3)}")
+    with open(victim) as f:
+        if f.read() != "root's\n":
+            problems.append("the symlink's target was written to")
+
+    # rotation: the daemon's own file, then a planted link at its path
+    out = os.path.join(shared, "events.json")
+    cfg = t.write_file("o.conf", config_text([rule("r", [w], events=["create"])],
+                                             {"j": {"type": "json", "file": out}}, ["j"]))
+    d = t.daemon(cfg)
+    d.wait_ready()
+    if "writable by everyone" not in d.stderr():
+        problems.append(f"no warning about the world-writable directory:{tail(d.stderr(), 3)}")
+    os.rename(out, out + ".1")
+    os.symlink(victim, out)
+    logged = len(d.stderr())
+    d.signal(signal.SIGUSR1)
+    c = t.child()
+    rd = t.output(out + ".1")
+    wait_until(lambda: "cannot reopen" in d.stderr()[logged:], "the refused reopen", alive=d)
+    if "symbolic link" not in d.stderr()[logged:]:
+        problems.append(f"reopen onto a symlink: not said why:{tail(d.stderr(), 3)}")
+    p = os.path.join(w, "after-rotation")
+    c.create(p)
+    rd.wait(ev(p, "create", "r"), "the create, still in the rotated file", daemon=d)
+    with open(victim) as f:
+        if f.read() != "root's\n":
+            problems.append("after SIGUSR1, the planted link's target was written to")
+    if problems:
+        raise Fail("\n".join(problems))
+
+
+@test
 def std_fds_closed(t):
     # Started with fds 0, 1 and 2 closed, the daemon's first fds must not
     # take their numbers (its epoll fd became "standard output", and the
