@@ -2034,10 +2034,11 @@ static void on_inotify(struct engine *e, struct fsn_event *ev) {
 	if ((ev->mask & IN_CREATE) && synth_seen(e, path))
 		x.bits &= ~(uint64_t)IN_CREATE;
 
-	/* the daemon's own writes (fanotify knows them by pid) */
+	/* the daemon's own writes, and its (re)creation of an output file on
+	 * SIGUSR1 (fanotify knows them by pid) */
 	if (x.bits && e->n_own > 0 && !x.ondir &&
-	    (x.bits &
-	     (IN_MODIFY | IN_CLOSE_WRITE | IN_ATTRIB | IN_OPEN | IN_ACCESS | IN_CLOSE_NOWRITE)) &&
+	    (x.bits & (IN_MODIFY | IN_CLOSE_WRITE | IN_ATTRIB | IN_OPEN | IN_ACCESS |
+		       IN_CLOSE_NOWRITE | IN_CREATE)) &&
 	    own_file(e, path))
 		x.bits = 0;
 	for (struct emark *o = e->ihash[ihash_slot(e, m->dev, m->ino)]; x.bits && o; o = o->hnext)

@@ -465,6 +465,37 @@ def own_activity(t):
           "a feedback loop?")
 
 
+@test
+def own_activity_inotify_rotation(t):
+    # inotify reports no pid: the daemon knows its own files by name and
+    # identity. An inotify rule on the directory of the JSON output: after
+    # the file was moved away (rotation, by someone else: reported), the
+    # daemon's re-creation of it on SIGUSR1 and its writes to it are not.
+    outdir = t.mkdir("out")
+    p = os.path.join(outdir, "events.json")
+    outputs = {"json": {"type": "json", "file": p}}
+    out = t.output(p)
+    d, _, _ = start(t, [rule("r-dir", [outdir], mark="inotify",
+                             events=["create", "close_write", "modify", "moved_to"])],
+                    outputs=outputs, reader=out)
+    c = t.child(comm="fsnd-own")
+    c.create(os.path.join(outdir, "before"))
+    out.wait(ev(os.path.join(outdir, "before"), "create"), "a create before the rotation",
+             daemon=d)
+    os.rename(p, p + ".1")
+    out.path = p + ".1"  # the same file: the reader follows it
+    out.wait(ev(p + ".1", "moved_to"), "the rotation's rename", daemon=d)
+    d.signal(signal.SIGUSR1)
+    wait_until(lambda: os.path.exists(p), "the reopened output file", alive=d)
+    new = t.output(p)
+    c.create(os.path.join(outdir, "after"))
+    new.wait(ev(os.path.join(outdir, "after"), "create"), "a create after SIGUSR1", daemon=d)
+    t.marker(c, new, outdir, d)
+    mine = [r for r in out.records + new.records if r.path == os.fsencode(p)]
+    check(not mine, f"the daemon's re-creation of / writes to its output were reported: "
+          f"{mine[:3]!r}")
+
+
 # ---------------------------------------------------------------------------
 # Reload
 # ---------------------------------------------------------------------------
