@@ -34,6 +34,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -1930,9 +1932,76 @@ static void copies_clear(struct loader *l) {
 	l->n_copies = 0;
 }
 
+/*
+ * libconfig 1.5 leaks what its parser had taken when a file does not parse
+ * (bison without destructors: the strings read so far, up to the file's
+ * size). A daemon reloading a broken file again and again would grow
+ * without bound, so the file is first parsed by a child process, which
+ * says whether it parses (and if not, where and why); only a file that
+ * parses is parsed here. (glibc keeps malloc usable in a child forked from
+ * a threaded process; the child uses nothing else but libconfig and
+ * write().)
+ */
+struct parse_verdict {
+	int ok;   /* 1 parses, 0 does not, -1 the child failed */
+	int line; /* the error's */
+	char file[PATH_MAX];
+	char text[256];
+};
+
+static void parse_in_child(int fd, struct parse_verdict *v) {
+	int pipefd[2], status;
+	pid_t pid;
+	ssize_t n;
+
+	*v = (struct parse_verdict){ .ok = -1 };
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return;
+	pid = fork();
+	if (pid < 0) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return;
+	}
+	if (pid == 0) {
+		struct parse_verdict r = { .ok = 0 };
+		config_t cfg;
+		FILE *f;
+
+		close(pipefd[0]);
+		f = lseek(fd, 0, SEEK_SET) == 0 ? fdopen(dup(fd), "r") : NULL;
+		if (f) {
+			config_init(&cfg);
+			r.ok = config_read(&cfg, f) ? 1 : 0;
+			if (!r.ok) {
+				r.line = config_error_line(&cfg);
+				snprintf(r.file, sizeof(r.file), "%s",
+					 config_error_file(&cfg) ? config_error_file(&cfg) : "");
+				snprintf(r.text, sizeof(r.text), "%s",
+					 config_error_text(&cfg) ? config_error_text(&cfg) : "");
+			}
+		}
+		/* exit_group itself: no atexit work, no sanitizer's leak check
+		 * (libconfig's leak is why this is a child) */
+		syscall(SYS_exit_group,
+			f && write(pipefd[1], &r, sizeof(r)) == (ssize_t)sizeof(r) ? 0 : 1);
+		_exit(1);
+	}
+	close(pipefd[1]);
+	do
+		n = read(pipefd[0], v, sizeof(*v));
+	while (n < 0 && errno == EINTR);
+	close(pipefd[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (n != (ssize_t)sizeof(*v) || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		*v = (struct parse_verdict){ .ok = -1 };
+}
+
 static void load_file(struct loader *l, const char *path) {
 	struct scope sc = { .l = l, .base = l->c, .out_type = -1 };
 	_cleanup_free_ char *dir = dir_of(path);
+	struct parse_verdict verdict;
 	config_t cfg;
 	FILE *f;
 	int fd;
@@ -1950,6 +2019,19 @@ static void load_file(struct loader *l, const char *path) {
 		l->file = NULL;
 		return;
 	}
+	parse_in_child(fd, &verdict);
+	if (verdict.ok == 0) {
+		add_error(l, verdict.file[0] ? real_file(l, verdict.file) : path, verdict.line,
+			  "%s", verdict.text);
+		l->unreadable = true;
+		fclose(f);
+		copies_clear(l);
+		l->file = NULL;
+		return;
+	}
+	/* (ok, or the child could not tell: parse here; the child read the
+	 * copy through the same file description) */
+	rewind(f);
 	config_init(&cfg); /* (no include_dir: the includes name their copies) */
 	if (!config_read(&cfg, f)) {
 		add_error(l, config_error_file(&cfg) ? real_file(l, config_error_file(&cfg)) : path,
