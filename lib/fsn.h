@@ -324,11 +324,15 @@ int fsn_decode_inotify(const void *buf, size_t len, size_t *offset, struct fsn_e
 /* ------------------------------------------------------------------------ */
 
 /*
- * Path of an open fd (an event fd) via /proc/self/fd. If the file has been
- * unlinked, the kernel's " (deleted)" suffix is removed and *ret_deleted is
- * set (when not NULL); a name that really ends in " (deleted)" is kept.
- * Returns the path length, -ENAMETOOLONG if it does not fit into len, or
- * another negative errno.
+ * Path of an open fd (an event fd) via /proc/self/fd. If the file has no
+ * name left (unlinked, st_nlink 0), the kernel's " (deleted)" suffix is
+ * removed and *ret_deleted is set (when not NULL); a name that really ends
+ * in " (deleted)" is kept. No path is ever looked up (only fstat() and
+ * the readlink of /proc/self/fd/N), so a caller answering permission
+ * events cannot be stalled by a path a user steers; hence a file opened by
+ * a name unlinked since, that still has another hard link, keeps the
+ * suffix and is not marked deleted. Returns the path length,
+ * -ENAMETOOLONG if it does not fit into len, or another negative errno.
  */
 int fsn_fd_path(int fd, char *buf, size_t len, bool *ret_deleted);
 

@@ -57,16 +57,17 @@ static int fd_path(int dirfd, int fd, char *buf, size_t len, bool *ret_deleted) 
 	path[n] = '\0';
 
 	/* The kernel appends " (deleted)" to the path of an unlinked dentry.
-	 * A file may really be called that: strip the suffix only if the
-	 * object has no name left, or the path with the suffix is not this
-	 * object (an unlinked name of a file with another hard link). */
+	 * A file may really be called that: the suffix goes only when the
+	 * object has no name left (st_nlink 0). Never by looking the path up:
+	 * that is a walk a local user steers (a directory of it replaced by a
+	 * symlink into a stalled FUSE mount would stall the caller, e.g. a
+	 * thread answering permission events). So a file opened by a name
+	 * that was unlinked while another hard link remains keeps the
+	 * kernel's suffix, not marked deleted. */
 	if (path[0] == '/' && (size_t)n > sl && memcmp(path + n - sl, DELETED_SUFFIX, sl) == 0) {
-		struct stat named;
-
 		if (fstat(fd, &st) < 0)
 			return negative_errno();
-		if (st.st_nlink == 0 || fstatat(AT_FDCWD, path, &named, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    named.st_dev != st.st_dev || named.st_ino != st.st_ino) {
+		if (st.st_nlink == 0) {
 			n -= (ssize_t)sl;
 			path[n] = '\0';
 			deleted = true;

@@ -8,11 +8,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/fanotify.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "fsn.h"
@@ -142,8 +148,72 @@ START_TEST(test_fd_path_unlinked_hardlink) {
 	ck_assert_int_eq(unlink(a), 0);
 	ck_assert_int_eq(fstat(fd, &st), 0);
 	ck_assert_uint_eq(st.st_nlink, 1);
-	/* the name it was opened by is gone although the inode has another */
-	assert_fd_path(fd, a, true);
+	/* the name it was opened by is gone although the inode has another:
+	 * telling that from a file really named "a (deleted)" would take a
+	 * path lookup, which fsn_fd_path() never does; so the kernel's text
+	 * stays */
+	{
+		char want[PATH_MAX + 16];
+
+		snprintf(want, sizeof(want), "%s (deleted)", a);
+		assert_fd_path(fd, want, false);
+	}
+	close(fd);
+	test_rm_tree(dir);
+}
+END_TEST
+
+/* No path walk: in a child where every path lookup by stat (newfstatat or
+ * statx without AT_EMPTY_PATH) and every open kill the process, the path
+ * of an fd whose name was unlinked (another hard link remains, so the old
+ * code looked the path up) comes back. */
+START_TEST(test_fd_path_no_walk) {
+	char dir[PATH_MAX], a[PATH_MAX], b[PATH_MAX];
+	int fd, status;
+	pid_t pid;
+
+	test_tmpdir(dir, sizeof(dir));
+	test_join(a, sizeof(a), dir, "a");
+	test_join(b, sizeof(b), dir, "b");
+	fd = create_file(a);
+	ck_assert_int_eq(link(a, b), 0);
+	ck_assert_int_eq(unlink(a), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct sock_filter filter[] = {
+			/* 0 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+					 offsetof(struct seccomp_data, nr)),
+			/* 1 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_newfstatat, 3, 0),
+			/* 2 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_statx, 4, 0),
+			/* 3 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_openat, 6, 0),
+			/* 4 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+			/* 5: newfstatat(dirfd, path, st, flags) */
+			BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[3])),
+			/* 6 */ BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, AT_EMPTY_PATH, 2, 3),
+			/* 7: statx(dirfd, path, flags, mask, buf) */
+			BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2])),
+			/* 8 */ BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, AT_EMPTY_PATH, 0, 1),
+			/* 9 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+			/* 10 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		};
+		struct sock_fprog prog = { .len = sizeof(filter) / sizeof(filter[0]),
+					   .filter = filter };
+		char buf[PATH_MAX + 16];
+		bool deleted = true;
+		int n;
+
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
+			syscall(SYS_exit_group, 77);
+		n = fsn_fd_path(fd, buf, sizeof(buf), &deleted);
+		syscall(SYS_exit_group, n == (int)strlen(a) + 10 && !deleted ? 0 : 1);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 77),
+		      "fsn_fd_path() under the no-walk filter: status 0x%x (SIGSYS: it looked a "
+		      "path up)",
+		      status);
 	close(fd);
 	test_rm_tree(dir);
 }
@@ -438,6 +508,7 @@ Suite *fsn_suite_path(void) {
 	tcase_add_test(tc, test_fd_path_unlinked);
 	tcase_add_test(tc, test_fd_path_unlinked_dir);
 	tcase_add_test(tc, test_fd_path_literal_deleted_suffix);
+	tcase_add_test(tc, test_fd_path_no_walk);
 	tcase_add_test(tc, test_fd_path_unlinked_hardlink);
 	tcase_add_test(tc, test_fd_path_too_small);
 	tcase_add_test(tc, test_fd_path_bad_fd);
