@@ -669,6 +669,48 @@ static bool parse_ids(struct scope *sc, const struct key *k, const config_settin
 	return true;
 }
 
+/* An exec output's user or group: one id or name, looked up now. */
+static bool parse_run_as(struct scope *sc, const struct key *k, const config_setting_t *s) {
+	struct output_conf *o = sc->base;
+	bool user = strcmp(k->name, "user") == 0;
+	const char *what = user ? "user" : "group";
+	uint32_t id;
+
+	if (is_int(s)) {
+		long long x = config_setting_get_int64(s);
+
+		if (x < 0 || x >= (long long)UINT32_MAX) {
+			error_at(sc, s, "%s: %lld is not a %s id", k->name, x, what);
+			return false;
+		}
+		id = (uint32_t)x;
+	} else if (config_setting_type(s) == CONFIG_TYPE_STRING) {
+		const char *name = config_setting_get_string(s);
+
+		if (!(user ? lookup_user : lookup_group)(name, &id)) {
+			error_at(sc, s, "%s: unknown %s '%s'", k->name, what, P(name));
+			return false;
+		}
+	} else {
+		error_at(sc, s, "%s: expected a %s id or name, not %s", k->name, what,
+			 type_words(s));
+		return false;
+	}
+	if (user) {
+		struct passwd pw, *res = NULL;
+		char buf[4096];
+
+		o->has_user = true;
+		o->user = id;
+		o->has_user_gid = getpwuid_r(id, &pw, buf, sizeof(buf), &res) == 0 && res;
+		o->user_gid = o->has_user_gid ? res->pw_gid : 0;
+	} else {
+		o->has_group = true;
+		o->group = id;
+	}
+	return true;
+}
+
 static bool parse_uids(struct scope *sc, const struct key *k, const config_setting_t *s) {
 	return parse_ids(sc, k, s, lookup_user, "user");
 }
@@ -1068,6 +1110,12 @@ static const struct key output_keys[] = {
 	  .doc = "exec: commands that may start at once before rate applies (bucket size)." },
 	{ "timeout", UINT(struct output_conf, timeout_sec, 1, 86400, "60"), .types = OUT_EXEC,
 	  .doc = "exec: seconds a command may run before it is killed." },
+	{ "user", .parse = parse_run_as, .type = "string or integer", .types = OUT_EXEC,
+	  .doc = "exec: the user (name or uid) the command runs as; unset: the daemon's "
+		 "(root), without capabilities." },
+	{ "group", .parse = parse_run_as, .type = "string or integer", .types = OUT_EXEC,
+	  .doc = "exec: the group (name or gid) the command runs as; unset: the user's primary "
+		 "group, or the daemon's." },
 };
 
 static const struct table output_table = { TABLE_OUTPUT, "output", output_keys,
@@ -1366,6 +1414,10 @@ static bool parse_one_output(struct scope *sc, config_setting_t *s, struct outpu
 		error_at(&os, s, "exec outputs need 'argv'");
 	else if (os.out_type == OUTPUT_EXEC && o->n_argv == 0 && sc->l->errors->n == n_errors)
 		error_at(&os, config_setting_get_member(s, "argv"), "argv: empty");
+	if (o->has_user && !o->has_user_gid && !o->has_group)
+		error_at(&os, config_setting_get_member(s, "user"),
+			 "user: uid %u has no passwd entry, so no primary group: give 'group' too",
+			 (unsigned)o->user);
 	return sc->l->errors->n == n_errors;
 }
 
@@ -2389,7 +2441,9 @@ bool output_conf_same(const struct output_conf *a, const struct output_conf *b) 
 	       ((!a->file && !b->file) || (a->file && b->file && strcmp(a->file, b->file) == 0)) &&
 	       strv_equal(a->argv, a->n_argv, b->argv, b->n_argv) &&
 	       a->max_running == b->max_running && a->rate == b->rate && a->burst == b->burst &&
-	       a->timeout_sec == b->timeout_sec;
+	       a->timeout_sec == b->timeout_sec && a->has_user == b->has_user &&
+	       a->user == b->user && a->has_group == b->has_group && a->group == b->group &&
+	       a->has_user_gid == b->has_user_gid && a->user_gid == b->user_gid;
 }
 
 const char *rule_mark_name(enum rule_mark m) {

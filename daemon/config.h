@@ -58,6 +58,12 @@ struct output_conf {
 	double rate;          /* runs per second allowed, token bucket (default 10) */
 	unsigned burst;       /* bucket size (default 20) */
 	unsigned timeout_sec; /* a child running longer is killed (default 60) */
+	/* exec: who the command runs as (default: the daemon's uid and gid,
+	 * without capabilities); group defaults to the user's primary group */
+	bool has_user, has_group;
+	uint32_t user, group;
+	bool has_user_gid;
+	uint32_t user_gid; /* the user's primary group, when it has a passwd entry */
 };
 
 /* A permission verdict: allow, or deny with an errno (0: plain FAN_DENY,

@@ -8,23 +8,35 @@
  * daemon's log, line by line, escaped. Runs are limited by a token bucket
  * (rate, burst) and by max_running; what is beyond them is dropped and
  * counted. A command still running after timeout_sec gets SIGTERM, and
- * SIGKILL a grace period later. Its environment is the daemon's, minus
- * NOTIFY_SOCKET, WATCHDOG_*, LISTEN_* and JOURNAL_STREAM. Children are reaped by ev_child watchers
+ * SIGKILL a grace period later. Children are reaped by ev_child watchers
  * (libev: default loop only).
+ *
+ * What a command gets of the daemon (which runs as root next to hostile
+ * users, and whose records carry their file names and process names):
+ * a minimal environment (PATH, LANG, and FSN_* variables describing the
+ * record), no fd but 0-2, no capabilities (none permitted, effective,
+ * inheritable or ambient), NoNewPrivs (no setuid or file capabilities
+ * regain any), and the output's user and group when it names them.
  */
 #include <ev.h>
 #include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/close_range.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "fsn.h"
 #include "log.h"
 #include "output-private.h"
 
-extern char **environ;
+/* The environment's PATH (commands are run by absolute path; this is for
+ * what they run themselves). */
+#define CHILD_PATH "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 #define KILL_GRACE_SEC 5.0
 #define LINE_MAX_BYTES 1024 /* longer output lines are split */
@@ -58,6 +70,9 @@ struct exec_output {
 	ev_tstamp refilled;
 	unsigned running;
 	struct exec_job *jobs;
+	bool set_ids; /* run as uid, gid (else the daemon's) */
+	uid_t uid;
+	gid_t gid;
 };
 
 static struct exec_output *to_exec(struct output *o) {
@@ -336,81 +351,140 @@ static void job_timer_cb(struct ev_loop *loop, ev_timer *w, int revents) {
 	}
 }
 
-/* The daemon's environment without what describes the daemon's own
- * relation to systemd: the command is not the service's main process, and
- * its stderr is a pipe, not the journal. (Pointers into environ.) */
-static char **child_environment(void) {
-	static const char *const drop[] = {
-		"NOTIFY_SOCKET=", "WATCHDOG_PID=",   "WATCHDOG_USEC=",  "LISTEN_PID=",
-		"LISTEN_FDS=",    "LISTEN_FDNAMES=", "JOURNAL_STREAM=",
-	};
-	size_t n = 0, k = 0;
-	char **env;
+/* The variables describing r, by placeholder (same order as
+ * placeholder_value()). */
+static const char *const env_names[] = {
+	"FSN_PATH", "FSN_OLD_PATH", "FSN_RULE", "FSN_EVENTS", "FSN_KIND",
+	"FSN_PID",  "FSN_COMM",     "FSN_UID",  "FSN_TIME",
+};
 
-	while (environ && environ[n])
-		n++;
-	env = calloc(n + 1, sizeof(char *));
+/* A command's environment: PATH, the daemon's LANG, and FSN_* for what r
+ * has (an absent path, pid, comm, uid: no variable). NULL-terminated,
+ * malloc'd strings. */
+static char **child_environment(const struct record *r) {
+	const char *lang = getenv("LANG");
+	char **env = calloc((sizeof(env_names) / sizeof(env_names[0])) + 3, sizeof(char *));
+	size_t k = 0;
+
 	if (!env)
 		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		bool keep = true;
+	env[k++] = strdup(CHILD_PATH);
+	if (lang && asprintf(&env[k], "LANG=%s", lang) >= 0)
+		k++;
+	for (size_t i = 0; i < (sizeof(env_names) / sizeof(env_names[0])); i++) {
+		char scratch[1024];
+		const char *v = placeholder_value((int)i, r, scratch, sizeof(scratch));
 
-		for (size_t d = 0; d < sizeof(drop) / sizeof(drop[0]); d++)
-			if (strncmp(environ[i], drop[d], strlen(drop[d])) == 0)
-				keep = false;
-		if (keep)
-			env[k++] = environ[i];
+		if (!v[0])
+			continue;
+		if (asprintf(&env[k], "%s=%s", env_names[i], v) < 0) {
+			env[k] = NULL;
+			strv_free(env);
+			return NULL;
+		}
+		k++;
+	}
+	if (!env[0]) {
+		strv_free(env);
+		return NULL;
 	}
 	return env;
 }
 
-static int spawn(struct exec_output *x, char **argv, pid_t *ret_pid, int *ret_fd) {
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	sigset_t none, all;
+/* In the child, between fork() and execve(): only system calls (the daemon
+ * has threads). Returns the errno of the step that failed. */
+static int child_setup(const struct exec_output *x, int null_fd, int out_fd) {
+	struct __user_cap_header_struct head = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct caps[2] = { { 0 } };
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	sigset_t none;
+
+	/* signals the daemon blocks or ignores are not the command's */
+	for (int sig = 1; sig < NSIG; sig++)
+		(void)sigaction(sig, &dfl, NULL);
+	sigemptyset(&none);
+	if (sigprocmask(SIG_SETMASK, &none, NULL) < 0 || setpgid(0, 0) < 0)
+		return errno;
+	/* a process group of its own, so a timeout stops what it started */
+	if (dup2(null_fd, STDIN_FILENO) < 0 || dup2(out_fd, STDOUT_FILENO) < 0 ||
+	    dup2(out_fd, STDERR_FILENO) < 0)
+		return errno;
+	for (int fd = 0; fd <= 2; fd++) /* (dup2() onto itself keeps close-on-exec) */
+		if (fcntl(fd, F_SETFD, 0) < 0)
+			return errno;
+	/* nothing else of the daemon's (also what it inherited): closed at
+	 * exec, so the status pipe stays for an exec error */
+	if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+		return errno;
+	if (x->set_ids && (syscall(SYS_setgroups, 0, NULL) < 0 ||
+			   syscall(SYS_setresgid, x->gid, x->gid, x->gid) < 0 ||
+			   syscall(SYS_setresuid, x->uid, x->uid, x->uid) < 0))
+		return errno;
+	/* no capabilities, none to regain: with NoNewPrivs, what execve()
+	 * would grant root is cut to the permitted set, which is empty */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 ||
+	    syscall(SYS_capset, &head, caps) < 0)
+		return errno;
+	return 0;
+}
+
+static int spawn(struct exec_output *x, char **argv, const struct record *rec, pid_t *ret_pid,
+		 int *ret_fd) {
+	int p[2] = { -1, -1 }, st[2] = { -1, -1 }, null_fd, err = 0, r = 0;
 	char **env;
-	int p[2], r;
+	ssize_t n;
 	pid_t pid;
 
-	if (pipe2(p, O_CLOEXEC) < 0)
+	env = child_environment(rec);
+	if (!env)
+		return -ENOMEM;
+	null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (null_fd < 0) {
+		strv_free(env);
 		return -errno;
-	/* Keep the write end off 0..2, so dup2() onto 1 and 2 always
-	 * clears close-on-exec. */
-	if (p[1] <= STDERR_FILENO) {
-		int fd = fcntl(p[1], F_DUPFD_CLOEXEC, 3);
-
-		r = fd < 0 ? -errno : 0;
-		close(p[1]);
-		p[1] = fd;
-		if (r < 0) {
-			close(p[0]);
-			return r;
+	}
+	if (pipe2(p, O_CLOEXEC) < 0 || pipe2(st, O_CLOEXEC) < 0) {
+		r = -errno;
+		for (int i = 0; i < 2; i++) {
+			if (p[i] >= 0)
+				close(p[i]);
+			if (st[i] >= 0)
+				close(st[i]);
+		}
+		close(null_fd);
+		strv_free(env);
+		return r;
+	}
+	pid = fork();
+	if (pid == 0) {
+		err = child_setup(x, null_fd, p[1]);
+		if (!err) {
+			execve(argv[0], argv, env);
+			err = errno;
+		}
+		/* the parent learns why; exit_group itself (no atexit) */
+		(void)!write(st[1], &err, sizeof(err));
+		syscall(SYS_exit_group, 127);
+	}
+	if (pid < 0)
+		r = -errno;
+	close(p[1]);
+	close(st[1]);
+	close(null_fd);
+	strv_free(env);
+	if (pid > 0) {
+		/* EOF: the exec happened; else the child's errno */
+		do
+			n = read(st[0], &err, sizeof(err));
+		while (n < 0 && errno == EINTR);
+		if (n == (ssize_t)sizeof(err) && err) {
+			r = -err;
+			while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+				;
 		}
 	}
-
-	sigemptyset(&none);
-	sigfillset(&all);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawnattr_init(&attr);
-	/* Signals the daemon blocks (libev's signalfd) or ignores (SIGPIPE)
-	 * must not be inherited: the child gets a clean slate, and a process
-	 * group of its own, so a timeout can stop what it started too. */
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
-					    POSIX_SPAWN_SETPGROUP);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &all);
-	posix_spawnattr_setpgroup(&attr, 0);
-	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, p[1], STDOUT_FILENO);
-	posix_spawn_file_actions_adddup2(&fa, p[1], STDERR_FILENO);
-
-	env = child_environment();
-	r = env ? -posix_spawn(&pid, argv[0], &fa, &attr, argv, env) : -ENOMEM;
-	free(env);
-
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
-	close(p[1]);
+	close(st[0]);
 	if (r < 0) {
 		close(p[0]);
 		return r;
@@ -487,7 +561,7 @@ static void exec_emit(struct output *o, const struct record *r) {
 		}
 	}
 
-	ret = spawn(x, argv, &pid, &fd);
+	ret = spawn(x, argv, r, &pid, &fd);
 	strv_free(argv);
 	if (ret < 0) {
 		free(job);
@@ -581,6 +655,9 @@ int output_exec_open(const struct output_conf *conf, struct ev_loop *loop, struc
 	x->kill_grace = KILL_GRACE_SEC;
 	x->tokens = x->burst;
 	x->refilled = ev_now(loop);
+	x->set_ids = conf->has_user || conf->has_group;
+	x->uid = conf->has_user ? conf->user : geteuid();
+	x->gid = conf->has_group ? conf->group : conf->has_user_gid ? conf->user_gid : getegid();
 	*ret = &x->head;
 	return 0;
 

@@ -1368,8 +1368,15 @@ RECORDER = """#!{python}
 # argv and open fds of each run, one JSON line each (O_APPEND: atomic)
 import base64, json, os, sys
 fds = sorted(int(x) for x in os.listdir("/proc/self/fd"))
+status = dict(ln.split(":", 1) for ln in open("/proc/self/status").read().splitlines()
+              if ":" in ln)
 line = json.dumps({{"argv": [base64.b64encode(os.fsencode(a)).decode() for a in sys.argv],
-                   "fds": fds, "notify": os.environ.get("NOTIFY_SOCKET")}})
+                   "fds": fds, "notify": os.environ.get("NOTIFY_SOCKET"),
+                   "env": {{k: base64.b64encode(os.fsencode(v)).decode()
+                           for k, v in os.environ.items()}},
+                   "caps": {{k: status[k].strip() for k in ("CapInh", "CapPrm", "CapEff",
+                                                           "CapAmb", "NoNewPrivs")}},
+                   "uid": os.getuid(), "gid": os.getgid(), "groups": os.getgroups()}})
 fd = os.open({log!r}, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
 os.write(fd, (line + "\\n").encode())
 os.close(fd)
@@ -1427,6 +1434,23 @@ def exec_output(t):
     with open(d.stderr_path, "rb") as f:
         err = f.read()
     check(b"\x1b" not in err, "a command's raw terminal escape reached the log unescaped")
+    # What the command gets of the daemon: a minimal environment (PATH,
+    # LANG, FSN_* of the record), no capabilities and NoNewPrivs, root's
+    # ids (no user configured).
+    for r in got:
+        env = {k: base64.b64decode(v) for k, v in r["env"].items()}
+        path = [base64.b64decode(a) for a in r["argv"]][1]
+        extra = sorted(k for k in env if k not in ("PATH", "LANG") and not k.startswith("FSN_")
+                       and k not in ("PWD", "SHLVL", "_", "LC_CTYPE"))
+        check(not extra, f"the command inherited {extra} of the daemon's environment")
+        check(env.get("FSN_PATH") == path and env.get("FSN_RULE") == b"r-exec"
+              and env.get("FSN_EVENTS") == b"create" and env.get("FSN_KIND") == b"event"
+              and env.get("FSN_PID") == b"%d" % c.pid and "FSN_OLD_PATH" not in env,
+              f"the FSN_* variables: { {k: v for k, v in env.items() if k.startswith('FSN_')} }")
+        caps = r["caps"]
+        check(all(int(caps[k], 16) == 0 for k in ("CapInh", "CapPrm", "CapEff", "CapAmb"))
+              and caps["NoNewPrivs"] == "1", f"the command's capabilities: {caps}")
+        check(r["uid"] == 0, f"uid {r['uid']}, expected the daemon's (0)")
     # The daemon's NOTIFY_SOCKET is its own (sd_notify(3) suggests unsetting
     # it for children); harmless with the unit's NotifyAccess=main, so
     # only noted.
@@ -1444,6 +1468,55 @@ def exec_output(t):
             bad.append((ph, (so + se).strip().splitlines()[0]))
     check(not bad, "placeholders of daemon/output.h refused by the config: "
           + " ".join(ph for ph, _ in bad) + "".join(f"\n{ph}: {m}" for ph, m in bad))
+
+
+@test
+def exec_user(t):
+    # An exec output with user = "nobody": the command runs as nobody, in
+    # nobody's primary group, with no supplementary groups and still no
+    # capabilities.
+    import pwd
+    import tempfile
+    nobody = pwd.getpwnam("nobody")
+    e = t.mkdir("e")
+    d0 = tempfile.mkdtemp(prefix="fsnd-it-exec-", dir="/tmp")
+    try:
+        os.chmod(d0, 0o755)
+        logdir = os.path.join(d0, "log")
+        os.mkdir(logdir)
+        os.chmod(logdir, 0o777)
+        log = os.path.join(logdir, "exec.log")
+        rec = os.path.join(d0, "recorder.py")
+        # (an interpreter nobody may run: not one below /root)
+        python = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else None
+        if not python:
+            raise Skip("no /usr/bin/python3 for a command run as nobody")
+        with open(rec, "w") as f:
+            f.write(RECORDER.format(python=python, log=log))
+        os.chmod(rec, 0o755)
+        outputs, out = t.json_setup()
+        outputs["as-nobody"] = {"type": "exec", "argv": [rec, "{path}"], "user": "nobody"}
+        d, _, _ = start(t, [rule("r-exec", [e], events=["create"],
+                                 outputs=["as-nobody", "json"])], outputs=outputs, reader=out)
+        c = t.child()
+        c.create(os.path.join(e, "x"))
+
+        def runs():
+            try:
+                with open(log, "rb") as f:
+                    return [json.loads(x) for x in f.read().split(b"\n") if x]
+            except FileNotFoundError:
+                return []
+        got = wait_until(runs, "a run of the exec output as nobody", alive=d)
+        r = got[0]
+        check(r["uid"] == nobody.pw_uid and r["gid"] == nobody.pw_gid and r["groups"] == [],
+              f"ids: uid {r['uid']} gid {r['gid']} groups {r['groups']}, expected "
+              f"{nobody.pw_uid}, {nobody.pw_gid}, []")
+        caps = r["caps"]
+        check(all(int(caps[k], 16) == 0 for k in ("CapInh", "CapPrm", "CapEff", "CapAmb"))
+              and caps["NoNewPrivs"] == "1", f"the command's capabilities: {caps}")
+    finally:
+        shutil.rmtree(d0, ignore_errors=True)
 
 
 SLEEPER = """#!{python}

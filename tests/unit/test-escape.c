@@ -1749,8 +1749,15 @@ START_TEST(test_exec_environment) {
 	unsetenv("WATCHDOG_USEC");
 	unsetenv("JOURNAL_STREAM");
 	unsetenv("FSN_TEST_KEEP");
-	ck_assert_msg(strstr(log, "]: FSN_TEST_KEEP=kept\n"), "log: %s", log);
-	ck_assert_msg(!strstr(log, "NOTIFY_SOCKET") && !strstr(log, "WATCHDOG_USEC") &&
+	/* a minimal environment: PATH, LANG, the record's FSN_* variables;
+	 * nothing else of the daemon's */
+	ck_assert_msg(strstr(log, "]: PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:"
+				  "/sbin:/bin\n"),
+		      "log: %s", log);
+	ck_assert_msg(strstr(log, "]: FSN_PATH=/x\n") && strstr(log, "]: FSN_KIND=event\n"),
+		      "log: %s", log);
+	ck_assert_msg(!strstr(log, "FSN_OLD_PATH") && !strstr(log, "FSN_TEST_KEEP") &&
+			  !strstr(log, "NOTIFY_SOCKET") && !strstr(log, "WATCHDOG_USEC") &&
 			  !strstr(log, "JOURNAL_STREAM"),
 		      "log: %s", log);
 	free(log);
