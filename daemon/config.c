@@ -190,6 +190,8 @@ static int setting_line(const config_setting_t *s) {
 	return s ? (int)config_setting_source_line(s) : 0;
 }
 
+static void add_error_v(struct loader *l, const char *file, int line, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
 static void add_error_v(struct loader *l, const char *file, int line, const char *fmt, va_list ap) {
 	struct config_errors *e = l->errors;
 	struct config_error *v;

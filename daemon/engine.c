@@ -52,7 +52,6 @@
 #include "proc.h"
 #include "util.h"
 
-
 /* Event bits the daemon reports (FAN_* values; the common IN_* are equal). */
 #define EVENT_BITS                                                                                 \
 	(FAN_ACCESS | FAN_MODIFY | FAN_ATTRIB | FAN_CLOSE_WRITE | FAN_CLOSE_NOWRITE | FAN_OPEN |   \
