@@ -3683,8 +3683,10 @@ void engine_status(const struct engine *e, char *buf, size_t len) {
 	APPEND("%zu rules, %u marks", e->st.n_rules, e->st.n_placed);
 	if (rules_failed > 0)
 		APPEND(" (%" PRIu64 " rules not fully placed)", rules_failed);
-	APPEND("; %" PRIu64 " events, %" PRIu64 " overflows, %" PRIu64 " dropped, %" PRIu64
-	       " output failures",
+	/* the names of the records: "dropped" records with a rule say what a
+	 * rate limit dropped, those without one what an output lost */
+	APPEND("; %" PRIu64 " events, %" PRIu64 " overflows, %" PRIu64 " rate-limited, %" PRIu64
+	       " lost by outputs",
 	       e->events, e->overflows, e->dropped, failed);
 	if (e->unresolved > 0)
 		APPEND(", %" PRIu64 " unresolved", e->unresolved);

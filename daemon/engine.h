@@ -59,8 +59,8 @@ uint64_t engine_load_progress(const struct engine *e);
 /* SIGUSR1: reopen output files. */
 void engine_reopen_outputs(struct engine *e);
 
-/* One line for STATUS=, e.g. "3 rules, 5 marks; 1200 events, 0 overflows, 0 dropped,
- * 0 output failures; last reload ok", and per permission rule "; rule 'r': 10
+/* One line for STATUS=, e.g. "3 rules, 5 marks; 1200 events, 0 overflows, 0 rate-limited,
+ * 0 lost by outputs; last reload ok", and per permission rule "; rule 'r': 10
  * allowed, 2 denied, 1 on deadline, p50 12 us, p99 40 us". */
 void engine_status(const struct engine *e, char *buf, size_t len);
 

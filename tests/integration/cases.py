@@ -864,6 +864,51 @@ def create_missing(t):
 
 
 @test
+def output_loss_accounted(t):
+    # The JSON output's filesystem fills up: what it cannot write is lost,
+    # but never silently: once writing works again a "dropped" record
+    # without a rule gives the count, and the status line's "lost by
+    # outputs" says the same number (the rule's own counters do not: the
+    # rule reported those events).
+    w = t.mkdir("w")
+    full = os.path.join(t.dir, "full")
+    os.mkdir(full)
+    harness.mount("tmpfs", full, "tmpfs", 0, "size=128k")
+    t.mounts.append(full)
+    ballast = os.path.join(full, "ballast")
+    with open(ballast, "wb") as f:
+        f.write(b"x" * (96 << 10))
+    p = os.path.join(full, "events.json")
+    out = t.output(p)
+    d, _, _ = start(t, [rule("r", [w], events=["create"])],
+                    outputs={"json": {"type": "json", "file": p}}, reader=out)
+    c = t.child()
+    N = 1500  # about 300 KiB of records: most do not fit in 32 KiB
+    c.do("many", path=os.path.join(w, "f"), count=N)
+    wait_until(lambda: "lost" in d.stderr() or "No space" in d.stderr(),
+               "the output's failure, logged", alive=d)
+    os.unlink(ballast)  # room again (a torn last line is completed)
+    c.create(os.path.join(w, "after"))
+    r = out.wait(lambda r: r.kind == "dropped", "a dropped record once writing works",
+                 daemon=d)
+    check(r.rule is None, f"an output's loss names a rule: {r!r}")
+    out.wait(ev(os.path.join(w, "after"), "create", "r"), "the create after the truncation",
+             daemon=d)
+    lost = sum(x.get("count") or 0 for x in out.records if x.kind == "dropped")
+    d.signal(signal.SIGTERM)
+    d.wait_exit()
+    err = d.stderr()
+    m = re.search(r"stopped \(Terminated\):.* (\d+) events, 0 overflows, 0 rate-limited, "
+                  r"(\d+) lost by outputs", err)
+    check(m, f"no stop line with the counters:{tail(err, 2)}")
+    check(int(m.group(1)) == N + 1 and int(m.group(2)) == lost,
+          f"the stop line says {m.group(1)} events, {m.group(2)} lost by outputs; the stream "
+          f"said {lost} dropped of {N + 1} events")
+    check(re.search(rf"rule 'r': {N + 1} events reported, 0 filtered, 0 rate-limited", err),
+          f"the rule's summary:{tail(err, 4)}")
+
+
+@test
 def rate_limit_accounted(t):
     # A rule's rate limit drops events, but never silently: reported plus
     # the counts of "dropped" records naming the rule add up to what
@@ -892,6 +937,17 @@ def rate_limit_accounted(t):
         if r.kind == "dropped":
             check(r.rule == "r-rl", f"a dropped record for a rate limit does not name the "
                   f"rule: {r!r}")
+    # The counters say the same, by the same names: the stop summary of
+    # the rule, and the status line.
+    d.signal(signal.SIGTERM)
+    d.wait_exit()
+    err = d.stderr()
+    check(re.search(rf"rule 'r-rl': {n_ev} events reported, 0 filtered, {n_dr} rate-limited",
+                    err), f"the rule's stop summary does not say {n_ev} reported, {n_dr} "
+          f"rate-limited:{tail(err, 4)}")
+    check(re.search(rf"stopped \(Terminated\):.* {n_ev} events, 0 overflows, {n_dr} "
+                    r"rate-limited, 0 lost by outputs", err),
+          f"the stop line does not count {n_dr} rate-limited:{tail(err, 2)}")
 
 
 # ---------------------------------------------------------------------------
@@ -1281,7 +1337,7 @@ def std_fds_closed(t):
     out.wait(ev(p, "create", "r"), "the create, in the file output", daemon=d)
     i = d.wait_notify("STATUS", timeout=5, pred=lambda v: " 1 events" in v)
     st = d.notify.msgs[i][1]
-    check(", 0 output failures" in st, f"the \"-\" output failed: STATUS={st}")
+    check(", 0 lost by outputs" in st, f"the \"-\" output failed: STATUS={st}")
 
 
 @test
