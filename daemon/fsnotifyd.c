@@ -11,12 +11,15 @@
 #include <fcntl.h>
 #include <ev.h>
 #include <getopt.h>
+#include <linux/capability.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <systemd/sd-daemon.h>
 #include <time.h>
 #include <unistd.h>
@@ -421,6 +424,55 @@ static void log_rule_summary(const struct daemon *d) {
 	}
 }
 
+/* What the daemon can use a capability for (fsnotifyd(8)); every other one
+ * it started with is dropped before it reads anything. */
+static const int kept_caps[] = {
+	CAP_SYS_ADMIN,       /* fanotify groups and marks */
+	CAP_DAC_READ_SEARCH, /* marking any path; open_by_handle_at() for event paths */
+	CAP_SYS_PTRACE,      /* /proc/PID/exe of other users' processes (decisions) */
+	CAP_AUDIT_WRITE,     /* FAN_ENABLE_AUDIT groups (audit verdicts) */
+	CAP_IPC_LOCK,        /* mlockall() for pre_access rules */
+	CAP_SETUID,          /* exec outputs with user ... */
+	CAP_SETGID,          /* ... and group */
+	CAP_KILL,            /* a timed-out command running as another user */
+};
+
+/* Keep only kept_caps (permitted, effective, and the bounding set where
+ * CAP_SETPCAP allows), none inheritable or ambient, and NoNewPrivs: the
+ * daemon never needs to gain a privilege by execve(). */
+static void drop_capabilities(void) {
+	struct __user_cap_header_struct head = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct caps[2];
+	uint64_t keep = 0, had;
+
+	for (size_t i = 0; i < ELEMENTSOF(kept_caps); i++)
+		keep |= UINT64_C(1) << kept_caps[i];
+	if (syscall(SYS_capget, &head, caps) < 0) {
+		log_warning("cannot read the daemon's capabilities: %s", strerror(errno));
+		return;
+	}
+	had = caps[0].permitted | (uint64_t)caps[1].permitted << 32;
+	/* the bounding set first: dropping from it needs CAP_SETPCAP, which
+	 * goes with the rest */
+	for (int cap = 0; cap < 64; cap++)
+		if (!(keep & (UINT64_C(1) << cap)) && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 &&
+		    errno == EINVAL)
+			break; /* past the last capability this kernel knows */
+	for (int w = 0; w < 2; w++) {
+		uint32_t k = (uint32_t)(keep >> (32 * w));
+
+		caps[w].permitted &= k;
+		caps[w].effective &= k;
+		caps[w].inheritable = 0;
+	}
+	if (syscall(SYS_capset, &head, caps) < 0)
+		log_warning("cannot drop capabilities: %s", strerror(errno));
+	(void)prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		log_warning("cannot set NoNewPrivs: %s", strerror(errno));
+	log_debug("capabilities: kept 0x%" PRIx64 " of 0x%" PRIx64, had & keep, had);
+}
+
 static int run_daemon(const char *config_path, bool foreground) {
 	struct daemon d = { .config_path = config_path };
 	char status[STATUS_MAX], fconf[PATH_MAX + 16];
@@ -443,6 +495,7 @@ static int run_daemon(const char *config_path, bool foreground) {
 
 	/* a reader that went away must not kill the daemon: writes fail instead */
 	signal(SIGPIPE, SIG_IGN);
+	drop_capabilities();
 
 	d.loop = ev_default_loop(EVFLAG_AUTO);
 	if (!d.loop) {
