@@ -137,7 +137,13 @@ struct fsn_pending_event {
 struct fsn_mount {
 	struct fsn_hnode node;
 	int32_t fsid[2];
-	int fd; /* root dir of the first marked mount of this fs, O_RDONLY */
+	/* The root dir of the first marked mount of this fs, O_RDONLY: open
+	 * only while events are being handled (fsn_ctx_mounts_release() at
+	 * the end of each dispatch), so the daemon never keeps a filesystem
+	 * busy (umount: EBUSY). -1 while closed; root: how to open it again
+	 * (NULL: its path was unknown, so fd stays open). */
+	int fd;
+	char *root;
 	unsigned n_ref;
 };
 
@@ -169,6 +175,7 @@ struct fsn_ctx {
 	/* path.c */
 	int proc_fd_dir; /* /proc/self/fd, -1 until fsn_ctx_fd_path() needs it */
 	struct fsn_hmap mounts;
+	bool mounts_open;              /* some mount fd is open (fsn_ctx_mounts_release()) */
 	struct fsn_fidcache *fidcache; /* FSN_FID_CACHE_TAG only */
 };
 
@@ -198,6 +205,8 @@ bool fsn_fid_equal(const struct fsn_fid *a, const struct fsn_fid *b);
 int fsn_ctx_mount_ref(struct fsn_ctx *ctx, int fd, const char *abspath, const int32_t fsid[2]);
 void fsn_ctx_mount_unref(struct fsn_ctx *ctx, const int32_t fsid[2]);
 /* The mount fd for fsid, or -ENODEV. */
-int fsn_ctx_mount_fd(const struct fsn_ctx *ctx, const int32_t fsid[2]);
+int fsn_ctx_mount_fd(struct fsn_ctx *ctx, const int32_t fsid[2]);
+/* Close the mount fds opened since the last call (their roots stay known). */
+void fsn_ctx_mounts_release(struct fsn_ctx *ctx);
 /* Close all mount fds and free the FID cache. */
 void fsn_ctx_paths_done(struct fsn_ctx *ctx);

@@ -1010,6 +1010,8 @@ _public_ int fsn_ctx_remove_mark(struct fsn_ctx *ctx, struct fsn_mark *mark) {
 	if (o->n_marks == 0)
 		obj_free(ctx, o);
 	mark_free(mark);
+	if (!ctx->cur)
+		fsn_ctx_mounts_release(ctx); /* (obj_open() may have opened one) */
 	return r;
 }
 
@@ -1256,14 +1258,25 @@ static int dispatch_source(struct fsn_ctx *ctx, unsigned src, fsn_event_fn fn, v
 	return r;
 }
 
+static int dispatch(struct fsn_ctx *ctx, fsn_event_fn fn, void *userdata);
+
 _public_ int fsn_ctx_dispatch(struct fsn_ctx *ctx, fsn_event_fn fn, void *userdata) {
-	struct epoll_event ee[64];
-	int count = 0, n, r;
+	int r;
 
 	if (!ctx || !fn)
 		return -EINVAL;
 	if (ctx->cur)
 		return -EBUSY; /* called from a callback */
+	r = dispatch(ctx, fn, userdata);
+	/* the mount fds event paths needed: closed until the next batch, so
+	 * no filesystem stays busy for an umount */
+	fsn_ctx_mounts_release(ctx);
+	return r;
+}
+
+static int dispatch(struct fsn_ctx *ctx, fsn_event_fn fn, void *userdata) {
+	struct epoll_event ee[64];
+	int count = 0, n, r;
 
 	if (ctx->pend_len > 0) {
 		unsigned src = ctx->pend_src;

@@ -251,12 +251,21 @@ int fsn_ctx_mount_ref(struct fsn_ctx *ctx, int fd, const char *abspath, const in
 		free(mnt);
 		return r;
 	}
+	{
+		char root[PATH_MAX];
+
+		/* known by its path: closed until events need it */
+		if (fsn_fd_path(mnt->fd, root, sizeof(root), NULL) > 0 && root[0] == '/' &&
+		    (mnt->root = strdup(root)))
+			mnt->fd = safe_close(mnt->fd);
+	}
 	mnt->fsid[0] = fsid[0];
 	mnt->fsid[1] = fsid[1];
 	mnt->n_ref = 1;
 	r = fsn_hmap_put(&ctx->mounts, &mnt->node, fsid_hash(fsid));
 	if (r < 0) {
 		safe_close(mnt->fd);
+		free(mnt->root);
 		free(mnt);
 		return r;
 	}
@@ -270,13 +279,45 @@ void fsn_ctx_mount_unref(struct fsn_ctx *ctx, const int32_t fsid[2]) {
 		return;
 	fsn_hmap_remove(&ctx->mounts, &mnt->node);
 	safe_close(mnt->fd);
+	free(mnt->root);
 	free(mnt);
 }
 
-int fsn_ctx_mount_fd(const struct fsn_ctx *ctx, const int32_t fsid[2]) {
-	const struct fsn_mount *mnt = mount_find(ctx, fsid);
+/* The fs's mount fd, opened again by its root's path if it was closed;
+ * what opens there must still be that filesystem (fsid), else -ENODEV
+ * (unmounted, or something else mounted or planted there). */
+int fsn_ctx_mount_fd(struct fsn_ctx *ctx, const int32_t fsid[2]) {
+	struct fsn_mount *mnt = mount_find(ctx, fsid);
+	int32_t now[2];
+	int fd;
 
-	return mnt ? mnt->fd : -ENODEV;
+	if (!mnt)
+		return -ENODEV;
+	if (mnt->fd >= 0 || !mnt->root)
+		return mnt->fd;
+	fd = open(mnt->root, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -ENODEV;
+	if (fsn_fsid_from_fd(fd, now) < 0 || now[0] != fsid[0] || now[1] != fsid[1]) {
+		safe_close(fd);
+		return -ENODEV;
+	}
+	mnt->fd = fd;
+	ctx->mounts_open = true;
+	return fd;
+}
+
+void fsn_ctx_mounts_release(struct fsn_ctx *ctx) {
+	if (!ctx->mounts_open)
+		return;
+	for (size_t i = 0; i < ctx->mounts.n_buckets; i++)
+		for (struct fsn_hnode *n = ctx->mounts.buckets[i]; n; n = n->next) {
+			struct fsn_mount *mnt = container_of(n, struct fsn_mount, node);
+
+			if (mnt->root && mnt->fd >= 0)
+				mnt->fd = safe_close(mnt->fd);
+		}
+	ctx->mounts_open = false;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -303,8 +344,22 @@ static int compose(const char *dir, const char *name, char *buf, size_t len) {
 	return (int)need;
 }
 
+static int fid_path(struct fsn_ctx *ctx, const struct fsn_fid *fid, const char *name, char *buf,
+		    size_t len, bool *ret_deleted);
+
 _public_ int fsn_ctx_fid_path(struct fsn_ctx *ctx, const struct fsn_fid *fid, const char *name,
 			      char *buf, size_t len, bool *ret_deleted) {
+	int r = fid_path(ctx, fid, name, buf, len, ret_deleted);
+
+	/* outside an event callback, no mount fd stays open (inside, the
+	 * dispatch closes them when it returns) */
+	if (ctx && !ctx->cur)
+		fsn_ctx_mounts_release(ctx);
+	return r;
+}
+
+static int fid_path(struct fsn_ctx *ctx, const struct fsn_fid *fid, const char *name, char *buf,
+		    size_t len, bool *ret_deleted) {
 	_cleanup_close_ int fd = -1;
 	char path[PATH_MAX];
 	bool deleted = false;
@@ -357,6 +412,7 @@ void fsn_ctx_paths_done(struct fsn_ctx *ctx) {
 
 			ctx->mounts.buckets[i] = mnt->node.next;
 			safe_close(mnt->fd);
+			free(mnt->root);
 			free(mnt);
 		}
 	fsn_hmap_done(&ctx->mounts);

@@ -15,6 +15,7 @@ Each case gets a harness.TestEnv (own directory, own tmpfs).
 
 import base64
 import collections
+import ctypes
 import glob
 import json
 import os
@@ -1310,6 +1311,34 @@ def output_file_hostile(t):
             problems.append("after SIGUSR1, the planted link's target was written to")
     if problems:
         raise Fail("\n".join(problems))
+
+
+@test
+def umount_not_busy(t):
+    # A filesystem with a filesystem-mark rule (whose event paths the
+    # daemon resolves through an fd on the mount) can be unmounted while
+    # the daemon runs: a plain umount, not a lazy one, does not fail with
+    # EBUSY (the daemon keeps that fd only while it handles events).
+    m = os.path.join(t.dir, "m")
+    os.mkdir(m)
+    harness.mount("tmpfs", m, "tmpfs", 0, "size=1m")
+    t.mounts.append(m)
+    w = os.path.join(m, "w")
+    os.mkdir(w)
+    d, out, _ = start(t, [rule("r", [w], mark="filesystem", recursive=True,
+                               events=["create"])])
+    c = t.child()
+    c.create(os.path.join(w, "x"))
+    out.wait(ev(os.path.join(w, "x"), "create", "r"), "a create (resolved by handle)", daemon=d)
+    fds = [os.readlink(f"/proc/{d.pid}/fd/{n}") for n in os.listdir(f"/proc/{d.pid}/fd")]
+    held = [f for f in fds if f == m or f.startswith(m + "/")]
+    check(not held, f"between events the daemon holds {held} on the filesystem")
+    c.close()  # (the child's cwd is elsewhere; its fds closed)
+    if harness._libc.umount2(harness.b(m), 0) < 0:
+        e = ctypes.get_errno()
+        raise Fail(f"umount {m} while the daemon runs: {os.strerror(e)}")
+    t.mounts.remove(m)
+    d.check_alive("after the umount")
 
 
 @test
