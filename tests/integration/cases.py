@@ -1392,6 +1392,20 @@ def std_fds_closed(t):
 
 
 @test
+def check_config_not_a_file(t):
+    # --check-config of a directory or a FIFO: exit 1 (not 2, the usage
+    # error) at once, with the reason; the FIFO is not waited on.
+    d = t.mkdir("confdir")
+    fifo = os.path.join(t.dir, "conffifo")
+    os.mkfifo(fifo)
+    for p, what in ((d, "a directory"), (fifo, "a FIFO")):
+        rc, so, se = run_cmd([t.binary, "--check-config", p], timeout=10)
+        check(rc == 1, f"--check-config {what}: exit {rc}, expected 1:{tail(so + se)}")
+        check(f"{p}: cannot read: {what}, not a regular file" in se,
+              f"--check-config {what}: no reason:{tail(so + se)}")
+
+
+@test
 def check_config_unprivileged(t):
     # Without CAP_SYS_ADMIN (user nobody): a fanotify rule's problem names
     # the missing capability and what still works; a config whose other
