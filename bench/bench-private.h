@@ -254,3 +254,7 @@ int bench_fsnotifyd_start(const char *bin, const char *cfg, const char *rundir, 
  * unknown word on stderr. */
 int bench_parse_list(const char *what, const char *text, const char *const *names, size_t count,
 		     uint64_t *ret_mask);
+
+/* Not root: says "fsn-bench SUB: skipped: needs root (private mount namespace,
+ * WHAT)" and returns true (the caller exits 77). */
+bool bench_needs_root(const char *sub, const char *what);

@@ -1272,11 +1272,8 @@ int bench_config_main(int argc, char **argv) {
 	r = parse_opts(argc, argv, &o);
 	if (r != 0)
 		return r > 0 ? 0 : r;
-	if (geteuid() != 0) {
-		printf("fsn-bench config: skipped: needs root (private mount namespace, "
-		       "fanotify marks)\n");
+	if (bench_needs_root("config", "fanotify marks"))
 		return 77;
-	}
 	cells = calloc((size_t)o.n_sizes * o.rounds, sizeof(*cells));
 	sums = calloc(o.n_sizes, sizeof(*sums));
 	if (!cells || !sums)

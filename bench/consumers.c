@@ -1242,11 +1242,8 @@ int bench_consumers_main(int argc, char **argv) {
 	r = parse_opts(argc, argv, &o);
 	if (r != 0)
 		return r > 0 ? 0 : r;
-	if (geteuid() != 0) {
-		printf("fsn-bench consumers: skipped: needs root (private mount namespace, "
-		       "fanotify marks)\n");
+	if (bench_needs_root("consumers", "fanotify marks"))
 		return 77;
-	}
 	runs = calloc((size_t)_C_MAX * o.rounds, sizeof(*runs));
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (!runs || sh == MAP_FAILED)

@@ -1101,11 +1101,8 @@ int bench_hooks_main(int argc, char **argv) {
 	r = parse_opts(argc, argv, &o);
 	if (r != 0)
 		return r > 0 ? 0 : r;
-	if (geteuid() != 0) {
-		printf("fsn-bench hooks: skipped: needs root (private mount namespace, fanotify "
-		       "marks)\n");
+	if (bench_needs_root("hooks", "fanotify marks"))
 		return 77;
-	}
 	all = calloc((size_t)_SC_MAX * _WL_MAX * o.rounds, sizeof(*all));
 	if (!all)
 		return -ENOMEM;

@@ -754,11 +754,8 @@ int bench_perm_main(int argc, char **argv) {
 	r = parse_opts(argc, argv, &o);
 	if (r != 0)
 		return r > 0 ? 0 : r;
-	if (geteuid() != 0) {
-		printf("fsn-bench perm: skipped: needs root (private mount namespace, fanotify "
-		       "permission marks)\n");
+	if (bench_needs_root("perm", "fanotify permission marks"))
 		return 77;
-	}
 	r = results_alloc(&o, res);
 	if (r < 0)
 		goto out;

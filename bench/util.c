@@ -275,3 +275,10 @@ bool bench_in_path(const char *name, const char *default_path) {
 	}
 	return false;
 }
+
+bool bench_needs_root(const char *sub, const char *what) {
+	if (geteuid() == 0)
+		return false;
+	printf("fsn-bench %s: skipped: needs root (private mount namespace, %s)\n", sub, what);
+	return true;
+}
