@@ -216,7 +216,9 @@ struct engine {
 	struct retired *retired; /* permission rules replaced by reloads */
 	size_t n_retired;
 	struct state st;
-	struct load *load; /* a config being loaded, NULL if none */
+	struct load *load;    /* a config being loaded, NULL if none */
+	ev_timer rearm_timer; /* a planned mark's object went: plan again */
+	uint64_t rearms;
 	/* marks of a replaced state, removed from the kernel in batches */
 	struct emark **retiring;
 	size_t n_retiring, retiring_cap;
@@ -285,6 +287,7 @@ struct ownfile {
 #define PCACHE_SIZE 64
 
 static void mark_drop(struct engine *e, struct emark *m);
+static void rearm_schedule(struct engine *e, const struct emark *m, const char *how);
 static bool synth_seen(struct engine *e, const char *path);
 static bool excluded(const struct erule *r, const char *path);
 
@@ -688,6 +691,12 @@ static int emark_place(struct engine *e, struct emark *m, unsigned *count, unsig
 	/* a recursive inotify tree must hear about new directories */
 	if (spec.type == FSN_MARK_INOTIFY && (m->parent || m->subtree_recursive) && m->is_dir)
 		spec.mask |= IN_TREE_BITS;
+	/* a planned inode mark hears its object go (re-arming; the rule
+	 * reports only what it asked for) */
+	if (spec.type == FSN_MARK_INODE && spec.mask && !m->parent)
+		spec.mask |= FAN_DELETE_SELF | FAN_MOVE_SELF | (m->is_dir ? FAN_ONDIR : 0);
+	if (spec.type == FSN_MARK_INOTIFY && !m->parent)
+		spec.mask |= IN_DELETE_SELF | IN_MOVE_SELF;
 	m->placed_mask = spec.mask;
 
 	e->capturing = true;
@@ -948,7 +957,7 @@ enum load_phase {
 struct load {
 	struct engine *engine;
 	enum load_phase phase;
-	char *path;
+	char *path;  /* NULL: a replan of the running config (shared, not freed) */
 	bool reload; /* a config was running when it began */
 	engine_load_fn done;
 	void *userdata;
@@ -1835,6 +1844,19 @@ static void on_fanotify(struct engine *e, struct fsn_event *ev) {
 		if (gone)
 			fsn_fidcache_forget_path(e->dirs, fsn_group_get_id(ev->group), gone);
 	}
+	/* a planned inode mark's object went: watch the path again */
+	if (ev->mask & (FAN_DELETE_SELF | FAN_MOVE_SELF))
+		for (size_t i = 0; i < e->st.n_marks; i++) {
+			const struct emark *m = e->st.marks[i];
+			bool child;
+
+			if (m->mark && m->spec.type == FSN_MARK_INODE && m->spec.mask &&
+			    object_scope(m, ev, &child) == 1 && !child)
+				rearm_schedule(e, m,
+					       (ev->mask & FAN_DELETE_SELF)
+						   ? "is gone (deleted, or replaced by a rename)"
+						   : "was moved away");
+		}
 	/* gone, but one of ours: it has the path it was marked with */
 	for (size_t i = 0; !x.path && i < e->st.n_marks; i++) {
 		const struct emark *m = e->st.marks[i];
@@ -1910,7 +1932,6 @@ static void settle_move(struct engine *e, const struct fsn_event *ev) {
 /* The watch of m is gone (IN_IGNORED): deleted, unmounted, or moved away. */
 static void inotify_gone(struct engine *e, struct emark *m) {
 	unsigned *count = emark_fresh(m) && e->load ? &e->load->s.n_placed : &e->st.n_placed;
-	char p[PATH_MAX * 2];
 
 	if (m->parent) {
 		struct emark *root = m->parent;
@@ -1923,9 +1944,7 @@ static void inotify_gone(struct engine *e, struct emark *m) {
 	emark_unplace(e, m, count);
 	if (emark_fresh(m))
 		return; /* (the loader logs what it could not place) */
-	log_warning("rule '%s': the watch on \"%s\" is gone (deleted or unmounted); "
-		    "reload to watch it again",
-		    m->rule->conf->name, text_escaped(p, sizeof(p), m->canon ? m->canon : m->path));
+	rearm_schedule(e, m, "is gone (deleted, replaced, moved away or unmounted)");
 }
 
 /* Match x against every mark on the watched inode dev:ino. */
@@ -1987,6 +2006,10 @@ static void on_inotify(struct engine *e, struct fsn_event *ev) {
 	}
 	if (ev->mask & IN_UNMOUNT)
 		return; /* IN_IGNORED follows */
+	/* a planned watch's object moved away: watch the path again (gone:
+	 * IN_IGNORED follows, see inotify_gone()) */
+	if ((ev->mask & IN_MOVE_SELF) && !m->parent)
+		rearm_schedule(e, m, "was moved away");
 
 	(void)join_name(m->canon, ev->name, path, sizeof(path)); /* (cut at PATH_MAX) */
 	x.path = path;
@@ -3077,7 +3100,8 @@ static void state_commit(struct engine *e, struct state *old, struct state *s) {
 		plan_free(e->stale_plan);
 		config_free(e->stale_config);
 		e->stale_plan = old->plan;
-		e->stale_config = old->config;
+		/* (a replan shares the running config) */
+		e->stale_config = old->config != s->config ? old->config : NULL;
 	}
 	for (size_t i = 0; i < s->n_marks; i++) {
 		struct emark *m = s->marks[i];
@@ -3155,7 +3179,7 @@ static int prober_probe(const char *path, const struct stat *st, struct fsn_prob
 static void *load_worker(void *arg) {
 	struct load *l = arg;
 
-	l->r = config_load(l->path, &l->config, &l->errs);
+	l->r = l->path ? config_load(l->path, &l->config, &l->errs) : 0;
 	if (l->r >= 0 && !l->cancel) {
 		struct plan_opts o = { .probe = prober_probe,
 				       .userdata = l->prober,
@@ -3197,9 +3221,11 @@ static void load_end(struct engine *e, int r) {
 	dirq_done(&l->q);
 	config_errors_clear(&l->errs);
 	plan_free(l->plan);
-	if (r < 0)
+	if (r < 0 && l->path)
 		config_free(l->config);
-	if (l->reload && r != -ECANCELED) {
+	if (!l->path && r == 0)
+		log_info("re-armed: the rules are placed again (%u marks)", e->st.n_placed);
+	if (l->reload && l->path && r != -ECANCELED) {
 		e->reloaded = true;
 		snprintf(e->reload_error, sizeof(e->reload_error), "%.*s",
 			 (int)sizeof(e->reload_error) - 1, r < 0 ? err : "");
@@ -3279,6 +3305,7 @@ static int load_batch(struct engine *e) {
 		case LOAD_PLACE: {
 			const struct plan_mark *pm;
 			struct erule *r;
+			size_t n;
 
 			if (l->i == p->n_marks) {
 				k = perm_begin(e, s);
@@ -3294,9 +3321,18 @@ static int load_batch(struct engine *e) {
 			r = state_rule(s, pm->rule);
 			if (!r)
 				return -EINVAL;
+			n = s->n_marks;
 			k = place_planned(e, s, pm, r, &l->tree, l->err, sizeof(l->err));
 			if (k < 0)
 				return k;
+			if (!l->path && (s->n_marks > n || l->tree)) {
+				char esc[PATH_MAX * 2];
+
+				/* a replan places only what went: re-armed */
+				log_notable(LOG_NOTICE, FSND_MID_RULE_ERROR, NULL,
+					    "rule '%s': \"%s\" is watched again", r->conf->name,
+					    text_escaped(esc, sizeof(esc), pm->path));
+			}
 			if (l->tree) {
 				char *root = strdup(l->tree->canon);
 
@@ -3464,20 +3500,21 @@ static void on_load_planned(struct ev_loop *loop, ev_async *w, int revents) {
 	ev_timer_start(loop, &l->step);
 }
 
-int engine_load(struct engine *e, const char *path, engine_load_fn done, void *userdata) {
+/* A load of path, or with path NULL a replan of the running config. */
+static int load_begin(struct engine *e, const char *path, engine_load_fn done, void *userdata) {
 	struct load *l;
 	sigset_t all, saved;
 	int r;
 
-	if (!e || !path)
-		return -EINVAL;
 	if (e->load)
 		return -EBUSY;
 	l = calloc(1, sizeof(*l));
-	if (!l || !(l->path = strdup(path))) {
+	if (!l || (path && !(l->path = strdup(path)))) {
 		free(l);
 		return -ENOMEM;
 	}
+	if (!path)
+		l->config = e->st.config;
 	l->engine = e;
 	l->reload = e->st.config != NULL;
 	l->done = done;
@@ -3510,6 +3547,50 @@ int engine_load(struct engine *e, const char *path, engine_load_fn done, void *u
 		return r;
 	}
 	return 0;
+}
+
+int engine_load(struct engine *e, const char *path, engine_load_fn done, void *userdata) {
+	if (!e || !path)
+		return -EINVAL;
+	return load_begin(e, path, done, userdata);
+}
+
+/*
+ * Re-arming. When the object of a planned mark goes away (deleted,
+ * replaced by a rename over it, moved away, its filesystem unmounted:
+ * DELETE_SELF, MOVE_SELF or IN_IGNORED), the running config is planned
+ * and placed again, as a reload would: the reload's diff keeps every mark
+ * whose object is the same and places the others anew, so a file replaced
+ * by rename (editors, vipw, package upgrades) is watched again at once.
+ * Debounced (REARM_DELAY), and after a load that is running.
+ */
+#define REARM_DELAY 0.05
+
+static void rearm_schedule(struct engine *e, const struct emark *m, const char *how) {
+	char p[PATH_MAX * 2];
+
+	if (!e->st.config || emark_fresh(m) || m->retired || !m->rule)
+		return;
+	log_notable(LOG_NOTICE, FSND_MID_RULE_ERROR, NULL,
+		    "rule '%s': \"%s\" %s: watching it again where it is now", m->rule->conf->name,
+		    text_escaped(p, sizeof(p), m->canon ? m->canon : m->path), how);
+	e->rearms++;
+	if (!ev_is_active(&e->rearm_timer))
+		ev_timer_start(e->loop, &e->rearm_timer);
+}
+
+static void on_rearm(struct ev_loop *loop, ev_timer *w, int revents) {
+	struct engine *e = w->data;
+	int r;
+
+	if (e->load) { /* after it */
+		ev_timer_set(w, REARM_DELAY, 0.);
+		ev_timer_start(loop, w);
+		return;
+	}
+	r = load_begin(e, NULL, NULL, NULL);
+	if (r < 0)
+		log_error("re-arming the rules: %s", strerror(-r));
 }
 
 bool engine_loading(const struct engine *e) {
@@ -3598,6 +3679,8 @@ int engine_new(struct ev_loop *loop, struct engine **ret) {
 	e->retire_timer.data = e;
 	ev_timer_init(&e->tidy_timer, on_tidy, 0., 0.);
 	e->tidy_timer.data = e;
+	ev_timer_init(&e->rearm_timer, on_rearm, REARM_DELAY, 0.);
+	e->rearm_timer.data = e;
 	e->drained_usec = now_realtime_usec();
 	*ret = e;
 	return 0;
@@ -3613,6 +3696,7 @@ struct engine *engine_free(struct engine *e) {
 	ev_timer_stop(e->loop, &e->move_timer);
 	ev_timer_stop(e->loop, &e->retire_timer);
 	ev_timer_stop(e->loop, &e->tidy_timer);
+	ev_timer_stop(e->loop, &e->rearm_timer);
 	plan_free(e->stale_plan);
 	config_free(e->stale_config);
 	while (e->n_retiring > 0)

@@ -1314,6 +1314,55 @@ def output_file_hostile(t):
 
 
 @test
+def file_replaced_rearmed(t):
+    # A watched file replaced by a rename over it (editors, vipw, package
+    # upgrades write a new file and rename it into place): the rule watched
+    # the old inode; it is re-armed on the new one at once, with a log line
+    # each way, for a fanotify inode mark and an inotify watch. A file moved
+    # away is said to be gone and the rule's other paths go on.
+    w = t.mkdir("w")
+    f = os.path.join(w, "passwd")
+    other = os.path.join(w, "other")
+    with open(f, "w") as fh:
+        fh.write("old\n")
+    with open(other, "w") as fh:
+        fh.write("x\n")
+    d, out, _ = start(t, [rule("r-fan", [f, other], events=["modify", "close_write"]),
+                          rule("r-ino", [f], mark="inotify",
+                               events=["modify", "close_write"])])
+    c = t.child()
+    c.create(f + ".new", data="new\n")
+    logged = len(d.stderr())
+    c.do("rename", path=f + ".new", to=f)
+    for r in ("r-fan", "r-ino"):
+        wait_until(lambda: f"rule '{r}': \"{f}\" is watched again" in d.stderr()[logged:],
+                   f"rule {r}: the replaced file watched again", alive=d)
+    check(re.search(r"rule 'r-fan': .*passwd\" is gone", d.stderr()[logged:]),
+          f"the replaced file's going is not logged:{tail(d.stderr(), 4)}")
+    c.do("write", path=f, data="more\n")
+    for r in ("r-fan", "r-ino"):
+        out.wait(ev(f, "modify", r), f"rule {r}: a write to the new file", daemon=d)
+    # the rule's other path kept its mark all along
+    c.do("write", path=other, data="y\n")
+    out.wait(ev(other, "modify", "r-fan"), "a write to the rule's other path", daemon=d)
+    # moved away: gone, and not re-armed on the file elsewhere
+    logged = len(d.stderr())
+    c.do("rename", path=f, to=f + ".away")
+    wait_until(lambda: "does not exist" in d.stderr()[logged:]
+               and "re-armed: the rules are placed again" in d.stderr()[logged:],
+               "the moved file missing, the rules placed again", alive=d)
+    c.do("write", path=f + ".away", data="z\n")
+    # marker: a write to the other path, reported after anything before it
+    start_at = len(out.records)
+    c.do("write", path=other, data="y\n")
+    out.wait(ev(other, "modify", "r-fan"), "the marker write to the other path",
+             start=start_at, daemon=d)
+    away = [r for r in out.records[start_at:] if r.path in (os.fsencode(f + ".away"),
+                                                             os.fsencode(f))]
+    check(not away, f"the moved-away file is still reported: {away[:2]!r}")
+
+
+@test
 def umount_not_busy(t):
     # A filesystem with a filesystem-mark rule (whose event paths the
     # daemon resolves through an fd on the mount) can be unmounted while
