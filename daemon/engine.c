@@ -161,6 +161,7 @@ struct emark {
 	bool kept;           /* reload: claimed by the new state */
 	bool fresh;          /* reload: placed for the new state */
 	bool retired;        /* reload: its state is gone, it leaves the kernel soon */
+	bool gone;           /* its object went (re-arming: see rearm_schedule()) */
 	/* reload: what a kept mark becomes when the new state commits */
 	struct erule *next_rule;
 	const struct plan_mark *next_pm;
@@ -219,6 +220,12 @@ struct engine {
 	struct load *load;    /* a config being loaded, NULL if none */
 	ev_timer rearm_timer; /* a planned mark's object went: plan again */
 	uint64_t rearms;
+	/* engine_load() while a replan runs: started when it is over */
+	struct {
+		char *path;
+		engine_load_fn done;
+		void *userdata;
+	} queued;
 	/* marks of a replaced state, removed from the kernel in batches */
 	struct emark **retiring;
 	size_t n_retiring, retiring_cap;
@@ -287,7 +294,8 @@ struct ownfile {
 #define PCACHE_SIZE 64
 
 static void mark_drop(struct engine *e, struct emark *m);
-static void rearm_schedule(struct engine *e, const struct emark *m, const char *how);
+static void rearm_schedule(struct engine *e, struct emark *m, const char *how);
+static void start_queued(struct engine *e);
 static bool synth_seen(struct engine *e, const char *path);
 static bool excluded(const struct erule *r, const char *path);
 
@@ -1847,7 +1855,7 @@ static void on_fanotify(struct engine *e, struct fsn_event *ev) {
 	/* a planned inode mark's object went: watch the path again */
 	if (ev->mask & (FAN_DELETE_SELF | FAN_MOVE_SELF))
 		for (size_t i = 0; i < e->st.n_marks; i++) {
-			const struct emark *m = e->st.marks[i];
+			struct emark *m = e->st.marks[i];
 			bool child;
 
 			if (m->mark && m->spec.type == FSN_MARK_INODE && m->spec.mask &&
@@ -2953,6 +2961,19 @@ static int place_planned_done(struct engine *e, struct state *s, struct emark *m
 	return 0;
 }
 
+/* Whether the old state had pm's mark (same rule, path) and its object
+ * went: then pm's fresh mark re-arms it. */
+static bool was_gone(const struct strmap *by_path, const struct plan_mark *pm) {
+	for (struct strmap_entry *x = strmap_get(by_path, pm->path, strlen(pm->path)); x;
+	     x = strmap_next(x)) {
+		const struct emark *m = x->value;
+
+		if (m->gone && strcmp(m->rule_name, pm->rule->name) == 0)
+			return true;
+	}
+	return false;
+}
+
 /* Claim the old state's mark that planned mark i keeps (same rule name,
  * path, spec, object): it counts against max_marks before new ones. */
 static int claim_kept(struct state *s, const struct strmap *by_path, size_t i, bool *claimed) {
@@ -3238,6 +3259,8 @@ static void load_end(struct engine *e, int r) {
 		ev_timer_start(e->loop, &e->tidy_timer); /* (else when the marks are gone) */
 	if (done)
 		done(e, r, r < 0 ? err : NULL, userdata);
+	if (!e->load)
+		start_queued(e);
 }
 
 /* Undo what the loader built (fresh marks, outputs) and end with r. */
@@ -3325,10 +3348,10 @@ static int load_batch(struct engine *e) {
 			k = place_planned(e, s, pm, r, &l->tree, l->err, sizeof(l->err));
 			if (k < 0)
 				return k;
-			if (!l->path && (s->n_marks > n || l->tree)) {
+			if ((s->n_marks > n || l->tree) && was_gone(&l->by_path, pm)) {
 				char esc[PATH_MAX * 2];
 
-				/* a replan places only what went: re-armed */
+				/* placed anew where the object of the old went */
 				log_notable(LOG_NOTICE, FSND_MID_RULE_ERROR, NULL,
 					    "rule '%s': \"%s\" is watched again", r->conf->name,
 					    text_escaped(esc, sizeof(esc), pm->path));
@@ -3550,9 +3573,42 @@ static int load_begin(struct engine *e, const char *path, engine_load_fn done, v
 }
 
 int engine_load(struct engine *e, const char *path, engine_load_fn done, void *userdata) {
+	char *copy;
+
 	if (!e || !path)
 		return -EINVAL;
-	return load_begin(e, path, done, userdata);
+	if (!e->load || e->load->path)
+		return load_begin(e, path, done, userdata);
+	/* a replan runs (it cannot be stopped midway: it shares the running
+	 * config): this load follows it */
+	if (e->queued.path)
+		return -EBUSY;
+	copy = strdup(path);
+	if (!copy)
+		return -ENOMEM;
+	e->queued.path = copy;
+	e->queued.done = done;
+	e->queued.userdata = userdata;
+	return 0;
+}
+
+/* After a load: the one engine_load() queued behind a replan. */
+static void start_queued(struct engine *e) {
+	char *path = e->queued.path;
+	engine_load_fn done = e->queued.done;
+	void *userdata = e->queued.userdata;
+	char why[256];
+	int r;
+
+	if (!path)
+		return;
+	e->queued.path = NULL;
+	r = load_begin(e, path, done, userdata);
+	if (r < 0 && done) {
+		snprintf(why, sizeof(why), "cannot load %s: %s", path, strerror(-r));
+		done(e, r, why, userdata);
+	}
+	free(path);
 }
 
 /*
@@ -3566,11 +3622,12 @@ int engine_load(struct engine *e, const char *path, engine_load_fn done, void *u
  */
 #define REARM_DELAY 0.05
 
-static void rearm_schedule(struct engine *e, const struct emark *m, const char *how) {
+static void rearm_schedule(struct engine *e, struct emark *m, const char *how) {
 	char p[PATH_MAX * 2];
 
-	if (!e->st.config || emark_fresh(m) || m->retired || !m->rule)
+	if (!e->st.config || emark_fresh(m) || m->retired || !m->rule || m->gone)
 		return;
+	m->gone = true;
 	log_notable(LOG_NOTICE, FSND_MID_RULE_ERROR, NULL,
 		    "rule '%s': \"%s\" %s: watching it again where it is now", m->rule->conf->name,
 		    text_escaped(p, sizeof(p), m->canon ? m->canon : m->path), how);
@@ -3594,7 +3651,7 @@ static void on_rearm(struct ev_loop *loop, ev_timer *w, int revents) {
 }
 
 bool engine_loading(const struct engine *e) {
-	return e && e->load;
+	return e && (e->load || e->queued.path);
 }
 
 uint64_t engine_load_progress(const struct engine *e) {
@@ -3616,9 +3673,11 @@ static void load_abort(struct engine *e) {
 		l->cancel = true;
 		pthread_mutex_lock(&l->lock);
 		finished = l->finished;
-		l->abandoned = !finished;
+		/* (a replan's worker reads the running config, which goes
+		 * next: it is waited for; it stops after the rule it is at) */
+		l->abandoned = !finished && l->path;
 		pthread_mutex_unlock(&l->lock);
-		if (!finished) {
+		if (!finished && l->path) {
 			/* (its memory, and the prober it uses, go with the process) */
 			ev_async_stop(e->loop, &l->async);
 			e->load = NULL;
@@ -3689,6 +3748,8 @@ int engine_new(struct ev_loop *loop, struct engine **ret) {
 struct engine *engine_free(struct engine *e) {
 	if (!e)
 		return NULL;
+	free(e->queued.path); /* (not started by the abort below) */
+	e->queued.path = NULL;
 	load_abort(e);
 	ev_io_stop(e->loop, &e->io);
 	ev_timer_stop(e->loop, &e->drop_timer);

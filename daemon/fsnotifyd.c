@@ -57,6 +57,7 @@ struct daemon {
 	ev_timer watchdog, status, extend;
 	ev_check check;
 	bool started;          /* the first load is done: READY=1 was sent */
+	bool loading;          /* a start or reload of ours runs (engine_load()) */
 	bool reload_pending;   /* SIGHUP during a load: reload once it is done */
 	int start_r;           /* the first load failed: its -errno */
 	uint64_t extended_at;  /* engine_load_progress() when last extended */
@@ -284,6 +285,7 @@ static void on_loaded(struct engine *e, int r, const char *why, void *userdata) 
 	char fconf[PATH_MAX + 16], ferr[1100];
 	const char *fields[3] = { fconf, NULL, NULL };
 
+	d->loading = false;
 	ev_timer_stop(d->loop, &d->extend);
 	snprintf(fconf, sizeof(fconf), "FSN_CONFIG=%s", d->config_path);
 	if (!d->started) {
@@ -332,6 +334,7 @@ static void start_load(struct daemon *d) {
 
 	d->load_started = now_monotonic_usec();
 	d->extended_at = engine_load_progress(d->engine);
+	d->loading = true;
 	r = engine_load(d->engine, d->config_path, on_loaded, d);
 	if (r < 0) {
 		snprintf(why, sizeof(why), "cannot load %s: %s", d->config_path, strerror(-r));
@@ -353,7 +356,7 @@ static void on_extend(struct ev_loop *loop, ev_timer *w, int revents) {
 static void on_reload(struct ev_loop *loop, ev_signal *w, int revents) {
 	struct daemon *d = w->data;
 
-	if (engine_loading(d->engine)) {
+	if (d->loading) {
 		/* once the running load is done (during start: after READY=1) */
 		if (!d->reload_pending)
 			log_info("reload requested (SIGHUP) while %s: it follows",

@@ -1333,7 +1333,12 @@ def file_replaced_rearmed(t):
     c = t.child()
     c.create(f + ".new", data="new\n")
     logged = len(d.stderr())
+    i = d.notify.mark()
     c.do("rename", path=f + ".new", to=f)
+    # a SIGHUP now meets the re-arming (before or during it): neither is lost
+    d.signal(signal.SIGHUP)
+    j = d.wait_notify("RELOADING", "1", start=i)
+    d.wait_notify("READY", "1", start=j + 1)
     for r in ("r-fan", "r-ino"):
         wait_until(lambda: f"rule '{r}': \"{f}\" is watched again" in d.stderr()[logged:],
                    f"rule {r}: the replaced file watched again", alive=d)
