@@ -991,7 +991,9 @@ struct load {
 	size_t i;
 	struct emark *tree; /* LOAD_TREE: its root, not yet in s.marks */
 	struct dirq q;
-	struct eperm *perm; /* LOAD_PERM: the rule whose marks are placed */
+	struct eperm *perm;               /* LOAD_PERM: the rule whose marks are placed */
+	const struct plan_mark **rearmed; /* placed where an object went */
+	size_t n_rearmed, rearmed_cap;
 	size_t pj, pend;
 	ev_timer step;
 	uint64_t prepare_start;
@@ -3239,6 +3241,7 @@ static void load_end(struct engine *e, int r) {
 	ev_timer_stop(e->loop, &l->step);
 	strmap_done(&l->by_path);
 	free(l->claimed);
+	free(l->rearmed);
 	dirq_done(&l->q);
 	config_errors_clear(&l->errs);
 	plan_free(l->plan);
@@ -3292,6 +3295,20 @@ static int load_finish(struct engine *e) {
 		fsn_fidcache_clear(e->dirs);
 	e->st = l->s;
 	l->s = (struct state){ 0 };
+	/* what a re-armed path names now was written (or made) while it was
+	 * not watched: a rescan record says so, as after an overflow */
+	for (size_t i = 0; i < l->n_rearmed; i++) {
+		const struct plan_mark *pm = l->rearmed[i];
+		struct erule *r = state_rule(&e->st, pm->rule);
+		_cleanup_free_ char *canon = canonical(pm->path);
+
+		if (!r || !canon)
+			continue;
+		if (!pm->is_dir && (r->conf->events & (FAN_MODIFY | FAN_CLOSE_WRITE)))
+			rescan_emit(e, r, canon, "modified", false);
+		else if (pm->is_dir && (r->conf->events & DIRENT_BITS))
+			rescan_emit(e, r, canon, "changed", true);
+	}
 	l->plan = NULL;   /* the state's now */
 	l->config = NULL; /* ditto */
 	own_files_refresh(e);
@@ -3350,6 +3367,19 @@ static int load_batch(struct engine *e) {
 				return k;
 			if ((s->n_marks > n || l->tree) && was_gone(&l->by_path, pm)) {
 				char esc[PATH_MAX * 2];
+
+				if (l->n_rearmed == l->rearmed_cap) {
+					size_t cap = l->rearmed_cap ? 2 * l->rearmed_cap : 16;
+					const struct plan_mark **v =
+					    realloc(l->rearmed, cap * sizeof(*v));
+
+					if (v) {
+						l->rearmed = v;
+						l->rearmed_cap = cap;
+					}
+				}
+				if (l->n_rearmed < l->rearmed_cap)
+					l->rearmed[l->n_rearmed++] = pm;
 
 				/* placed anew where the object of the old went */
 				log_notable(LOG_NOTICE, FSND_MID_RULE_ERROR, NULL,

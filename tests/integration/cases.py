@@ -1318,7 +1318,8 @@ def file_replaced_rearmed(t):
     # A watched file replaced by a rename over it (editors, vipw, package
     # upgrades write a new file and rename it into place): the rule watched
     # the old inode; it is re-armed on the new one at once, with a log line
-    # each way, for a fanotify inode mark and an inotify watch. A file moved
+    # each way and a "modified" rescan record (the new content was written
+    # unwatched), for a fanotify inode mark and an inotify watch. A file moved
     # away is said to be gone and the rule's other paths go on.
     w = t.mkdir("w")
     f = os.path.join(w, "passwd")
@@ -1344,6 +1345,12 @@ def file_replaced_rearmed(t):
                    f"rule {r}: the replaced file watched again", alive=d)
     check(re.search(r"rule 'r-fan': .*passwd\" is gone", d.stderr()[logged:]),
           f"the replaced file's going is not logged:{tail(d.stderr(), 4)}")
+    # what was written to the new file before it took the name: a rescan
+    # record says it changed, once per rule
+    for r in ("r-fan", "r-ino"):
+        out.wait(lambda x, r=r: x.kind == "rescan" and x.rule == r and
+                 x.path == os.fsencode(f) and x.get("change") == "modified",
+                 f"rule {r}: a 'modified' rescan record for the replaced file", daemon=d)
     c.do("write", path=f, data="more\n")
     for r in ("r-fan", "r-ino"):
         out.wait(ev(f, "modify", r), f"rule {r}: a write to the new file", daemon=d)
@@ -1365,6 +1372,9 @@ def file_replaced_rearmed(t):
     away = [r for r in out.records[start_at:] if r.path in (os.fsencode(f + ".away"),
                                                              os.fsencode(f))]
     check(not away, f"the moved-away file is still reported: {away[:2]!r}")
+    for r in ("r-fan", "r-ino"):
+        n = out.count(lambda x, r=r: x.kind == "rescan" and x.rule == r)
+        check(n == 1, f"rule {r}: {n} rescan records, expected one (the replacement)")
 
 
 @test
