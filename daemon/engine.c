@@ -162,6 +162,8 @@ struct emark {
 	bool fresh;          /* reload: placed for the new state */
 	bool retired;        /* reload: its state is gone, it leaves the kernel soon */
 	bool gone;           /* its object went (re-arming: see rearm_schedule()) */
+	bool waiter;         /* a watch for a missing path's next component (waiters_*()) */
+	char *next;          /* waiter: the path that, created, re-arms (key of e->waiting) */
 	/* reload: what a kept mark becomes when the new state commits */
 	struct erule *next_rule;
 	const struct plan_mark *next_pm;
@@ -220,6 +222,11 @@ struct engine {
 	struct load *load;    /* a config being loaded, NULL if none */
 	ev_timer rearm_timer; /* a planned mark's object went: plan again */
 	uint64_t rearms;
+	/* missing paths of the running plan: a watch on the nearest existing
+	 * directory above each, by the path whose creation brings it closer */
+	struct emark **waiters;
+	size_t n_waiters;
+	struct strmap waiting;
 	/* engine_load() while a replan runs: started when it is over */
 	struct {
 		char *path;
@@ -296,6 +303,8 @@ struct ownfile {
 static void mark_drop(struct engine *e, struct emark *m);
 static void rearm_schedule(struct engine *e, struct emark *m, const char *how);
 static void start_queued(struct engine *e);
+static void waiters_place(struct engine *e);
+static void waiters_clear(struct engine *e);
 static bool synth_seen(struct engine *e, const char *path);
 static bool excluded(const struct erule *r, const char *path);
 
@@ -521,6 +530,7 @@ static struct emark *emark_free(struct emark *m) {
 		free(m->canon);
 		free(m->subtree);
 		free(m->next_subtree);
+		free(m->next);
 		free(m->subs);
 		free(m->sidx);
 		free(m);
@@ -991,8 +1001,11 @@ struct load {
 	size_t i;
 	struct emark *tree; /* LOAD_TREE: its root, not yet in s.marks */
 	struct dirq q;
-	struct eperm *perm;               /* LOAD_PERM: the rule whose marks are placed */
-	const struct plan_mark **rearmed; /* placed where an object went */
+	struct eperm *perm; /* LOAD_PERM: the rule whose marks are placed */
+	struct rearmed {
+		const struct plan_mark *pm;
+		bool appeared; /* the path was missing (else: its object went) */
+	} * rearmed;           /* placed where an object went or a missing path appeared */
 	size_t n_rearmed, rearmed_cap;
 	size_t pj, pend;
 	ev_timer step;
@@ -2000,6 +2013,35 @@ static void on_inotify(struct engine *e, struct fsn_event *ev) {
 	m = ev->mark ? fsn_mark_get_userdata(ev->mark) : NULL;
 	if (!m || !m->canon)
 		return;
+	if (e->waiting.n > 0 && (ev->mask & (IN_CREATE | IN_MOVED_TO)) && ev->name) {
+		char made[PATH_MAX];
+
+		/* (whichever mark on the directory the event came by) */
+		if (join_name(m->canon, ev->name, made, sizeof(made)) >= 0 &&
+		    strmap_value_str(&e->waiting, made)) {
+			log_info("\"%s\" appeared: placing the rules again", made);
+			if (!ev_is_active(&e->rearm_timer))
+				ev_timer_start(e->loop, &e->rearm_timer);
+		}
+	}
+	if (m->waiter) {
+		struct emark *o = NULL;
+
+		if (ev->mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF)) {
+			/* the directory waited in went: wait higher up */
+			if (!ev_is_active(&e->rearm_timer))
+				ev_timer_start(e->loop, &e->rearm_timer);
+		}
+		/* one kernel watch serves every mark on the directory, and the
+		 * event may have come by the waiter's: a rule's watch there
+		 * gets it */
+		for (o = e->ihash ? e->ihash[ihash_slot(e, m->dev, m->ino)] : NULL; o; o = o->hnext)
+			if (o->dev == m->dev && o->ino == m->ino && o->mark && !o->waiter)
+				break;
+		if (!o)
+			return;
+		m = o;
+	}
 	settle_move(e, ev);
 	if (ev->mask & IN_IGNORED) {
 		/* every mark on that watch is dead */
@@ -2963,6 +3005,25 @@ static int place_planned_done(struct engine *e, struct state *s, struct emark *m
 	return 0;
 }
 
+/* Whether path was missing in the running plan: it, or a directory above
+ * it, is what a waiter waits for. */
+static bool was_waited(const struct engine *e, const char *path) {
+	char buf[PATH_MAX];
+	char *slash;
+
+	if (e->waiting.n == 0 || strlen(path) >= sizeof(buf))
+		return false;
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (;;) {
+		if (strmap_value_str(&e->waiting, buf))
+			return true;
+		slash = strrchr(buf, '/');
+		if (!slash || slash == buf)
+			return false;
+		*slash = '\0';
+	}
+}
+
 /* Whether the old state had pm's mark (same rule, path) and its object
  * went: then pm's fresh mark re-arms it. */
 static bool was_gone(const struct strmap *by_path, const struct plan_mark *pm) {
@@ -3249,6 +3310,8 @@ static void load_end(struct engine *e, int r) {
 		config_free(l->config);
 	if (!l->path && r == 0)
 		log_info("re-armed: the rules are placed again (%u marks)", e->st.n_placed);
+	if (r == 0)
+		waiters_place(e);
 	if (l->reload && l->path && r != -ECANCELED) {
 		e->reloaded = true;
 		snprintf(e->reload_error, sizeof(e->reload_error), "%.*s",
@@ -3298,13 +3361,15 @@ static int load_finish(struct engine *e) {
 	/* what a re-armed path names now was written (or made) while it was
 	 * not watched: a rescan record says so, as after an overflow */
 	for (size_t i = 0; i < l->n_rearmed; i++) {
-		const struct plan_mark *pm = l->rearmed[i];
+		const struct plan_mark *pm = l->rearmed[i].pm;
 		struct erule *r = state_rule(&e->st, pm->rule);
 		_cleanup_free_ char *canon = canonical(pm->path);
 
 		if (!r || !canon)
 			continue;
-		if (!pm->is_dir && (r->conf->events & (FAN_MODIFY | FAN_CLOSE_WRITE)))
+		if (l->rearmed[i].appeared)
+			rescan_emit(e, r, canon, "created", pm->is_dir);
+		else if (!pm->is_dir && (r->conf->events & (FAN_MODIFY | FAN_CLOSE_WRITE)))
 			rescan_emit(e, r, canon, "modified", false);
 		else if (pm->is_dir && (r->conf->events & DIRENT_BITS))
 			rescan_emit(e, r, canon, "changed", true);
@@ -3345,6 +3410,7 @@ static int load_batch(struct engine *e) {
 		case LOAD_PLACE: {
 			const struct plan_mark *pm;
 			struct erule *r;
+			bool appeared;
 			size_t n;
 
 			if (l->i == p->n_marks) {
@@ -3365,13 +3431,14 @@ static int load_batch(struct engine *e) {
 			k = place_planned(e, s, pm, r, &l->tree, l->err, sizeof(l->err));
 			if (k < 0)
 				return k;
-			if ((s->n_marks > n || l->tree) && was_gone(&l->by_path, pm)) {
+			appeared = was_waited(e, pm->path);
+			if ((s->n_marks > n || l->tree) &&
+			    (appeared || was_gone(&l->by_path, pm))) {
 				char esc[PATH_MAX * 2];
 
 				if (l->n_rearmed == l->rearmed_cap) {
 					size_t cap = l->rearmed_cap ? 2 * l->rearmed_cap : 16;
-					const struct plan_mark **v =
-					    realloc(l->rearmed, cap * sizeof(*v));
+					struct rearmed *v = realloc(l->rearmed, cap * sizeof(*v));
 
 					if (v) {
 						l->rearmed = v;
@@ -3379,7 +3446,8 @@ static int load_batch(struct engine *e) {
 					}
 				}
 				if (l->n_rearmed < l->rearmed_cap)
-					l->rearmed[l->n_rearmed++] = pm;
+					l->rearmed[l->n_rearmed++] =
+					    (struct rearmed){ .pm = pm, .appeared = appeared };
 
 				/* placed anew where the object of the old went */
 				log_notable(LOG_NOTICE, FSND_MID_RULE_ERROR, NULL,
@@ -3666,6 +3734,89 @@ static void rearm_schedule(struct engine *e, struct emark *m, const char *how) {
 		ev_timer_start(e->loop, &e->rearm_timer);
 }
 
+/* Drop every waiter (the running plan changes). */
+static void waiters_clear(struct engine *e) {
+	for (size_t i = 0; i < e->n_waiters; i++) {
+		if (e->waiters[i]->mark)
+			fsn_ctx_remove_mark(e->ctx, e->waiters[i]->mark);
+		emark_free(e->waiters[i]);
+	}
+	free(e->waiters);
+	e->waiters = NULL;
+	e->n_waiters = 0;
+	strmap_done(&e->waiting);
+}
+
+/* A waiter for each path of the running plan that does not exist: an
+ * inotify watch (creates and moves in) on its nearest existing directory,
+ * keyed by the path one component further; its creation re-plans. */
+static void waiters_place(struct engine *e) {
+	const struct plan *p = e->st.plan;
+
+	waiters_clear(e);
+	for (size_t i = 0; p && i < p->n_problems; i++) {
+		const struct plan_problem *pp = &p->problems[i];
+		char dir[PATH_MAX], next[PATH_MAX];
+		struct fsn_mark_spec spec = { 0 };
+		struct emark *w, **v;
+		struct stat st;
+		char *slash;
+
+		if (!pp->path || !pp->rule || strcmp(pp->msg, "does not exist") != 0 ||
+		    strlen(pp->path) >= sizeof(dir))
+			continue;
+		snprintf(next, sizeof(next), "%s", pp->path);
+		snprintf(dir, sizeof(dir), "%s", pp->path);
+		for (;;) { /* up to the nearest directory that exists */
+			slash = strrchr(dir, '/');
+			if (!slash)
+				break;
+			if (slash == dir)
+				slash[1] = '\0';
+			else
+				*slash = '\0';
+			if (lstat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+				break;
+			snprintf(next, sizeof(next), "%s", dir);
+		}
+		if (!slash || strmap_value_str(&e->waiting, next))
+			continue;
+		w = calloc(1, sizeof(*w));
+		v = realloc(e->waiters, (e->n_waiters + 1) * sizeof(*v));
+		if (!w || !v) {
+			free(w);
+			if (v)
+				e->waiters = v;
+			continue;
+		}
+		e->waiters = v;
+		w->engine = e;
+		w->waiter = true;
+		w->dev = st.st_dev;
+		w->ino = st.st_ino;
+		w->path = strdup(dir);
+		w->canon = strdup(dir);
+		w->next = strdup(next);
+		spec = (struct fsn_mark_spec){
+			.type = FSN_MARK_INOTIFY,
+			.mask = IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF,
+			.flags = FSN_MARK_F_ONLYDIR,
+			.dirfd = AT_FDCWD,
+			.path = w->path,
+			.userdata = w,
+		};
+		if (!w->path || !w->canon || !w->next ||
+		    fsn_ctx_add_mark(e->ctx, &spec, &w->mark) < 0 ||
+		    strmap_put_str(&e->waiting, w->next, w) < 0) {
+			if (w->mark)
+				fsn_ctx_remove_mark(e->ctx, w->mark);
+			emark_free(w);
+			continue;
+		}
+		e->waiters[e->n_waiters++] = w;
+	}
+}
+
 static void on_rearm(struct ev_loop *loop, ev_timer *w, int revents) {
 	struct engine *e = w->data;
 	int r;
@@ -3778,6 +3929,7 @@ int engine_new(struct ev_loop *loop, struct engine **ret) {
 struct engine *engine_free(struct engine *e) {
 	if (!e)
 		return NULL;
+	waiters_clear(e);
 	free(e->queued.path); /* (not started by the abort below) */
 	e->queued.path = NULL;
 	load_abort(e);

@@ -1378,6 +1378,51 @@ def file_replaced_rearmed(t):
 
 
 @test
+def missing_path_rearmed(t):
+    # A watched directory deleted, then made again: watched again once it
+    # exists (the daemon waits in its parent), with a "created" rescan
+    # record, for a fanotify inode mark and an inotify watch. A path missing
+    # two levels deep at start is watched once it exists.
+    w = t.mkdir("w")
+    dd = os.path.join(w, "d")
+    os.mkdir(dd)
+    deep = os.path.join(w, "p", "q")
+    d, out, _ = start(t, [rule("r-fan", [dd], events=["create"]),
+                          rule("r-ino", [dd], mark="inotify", events=["create"]),
+                          rule("r-deep", [deep], events=["create"]),
+                          # an inotify rule on the directory the daemon waits
+                          # in for r-deep: one kernel watch for both
+                          rule("r-w", [w], mark="inotify", events=["create"])])
+    check("does not exist" in d.stderr(), "the missing path is not said to be missing")
+    c = t.child()
+    logged = len(d.stderr())
+    c.do("rmdir", path=dd)
+    wait_until(lambda: d.stderr()[logged:].count("does not exist") >= 2
+               and "re-armed" in d.stderr()[logged:], "the deleted directory missing",
+               alive=d)
+    c.do("mkdir", path=dd)
+    for r in ("r-fan", "r-ino"):
+        out.wait(lambda x, r=r: x.kind == "rescan" and x.rule == r and
+                 x.path == os.fsencode(dd) and x.get("change") == "created",
+                 f"rule {r}: a 'created' rescan record for the directory made again",
+                 daemon=d)
+    c.create(os.path.join(dd, "x"))
+    for r in ("r-fan", "r-ino"):
+        out.wait(ev(os.path.join(dd, "x"), "create", r), f"rule {r}: a create in the "
+                 "directory made again", daemon=d)
+    c.do("mkdir", path=os.path.dirname(deep))
+    out.wait(ev(os.path.dirname(deep), "create", "r-w"), "rule r-w: the create in the "
+             "directory waited in", daemon=d)
+    c.do("mkdir", path=deep)
+    out.wait(lambda x: x.kind == "rescan" and x.rule == "r-deep" and
+             x.path == os.fsencode(deep), "rule r-deep: the path that came to exist",
+             daemon=d)
+    c.create(os.path.join(deep, "y"))
+    out.wait(ev(os.path.join(deep, "y"), "create", "r-deep"), "a create in the path that "
+             "came to exist", daemon=d)
+
+
+@test
 def umount_not_busy(t):
     # A filesystem with a filesystem-mark rule (whose event paths the
     # daemon resolves through an fd on the mount) can be unmounted while
