@@ -3814,6 +3814,10 @@ static void waiters_place(struct engine *e) {
 			continue;
 		}
 		e->waiters[e->n_waiters++] = w;
+		/* made between the plan and this watch: the watch will not
+		 * tell, so plan again now */
+		if (lstat(w->next, &st) == 0 && !ev_is_active(&e->rearm_timer))
+			ev_timer_start(e->loop, &e->rearm_timer);
 	}
 }
 
