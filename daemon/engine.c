@@ -221,7 +221,6 @@ struct engine {
 	struct state st;
 	struct load *load;    /* a config being loaded, NULL if none */
 	ev_timer rearm_timer; /* a planned mark's object went: plan again */
-	uint64_t rearms;
 	/* missing paths of the running plan: a watch on the nearest existing
 	 * directory above each, by the path whose creation brings it closer */
 	struct emark **waiters;
@@ -302,6 +301,7 @@ struct ownfile {
 
 static void mark_drop(struct engine *e, struct emark *m);
 static void rearm_schedule(struct engine *e, struct emark *m, const char *how);
+static void rearm_soon(struct engine *e);
 static void start_queued(struct engine *e);
 static void waiters_place(struct engine *e);
 static void waiters_clear(struct engine *e);
@@ -2020,8 +2020,7 @@ static void on_inotify(struct engine *e, struct fsn_event *ev) {
 		if (join_name(m->canon, ev->name, made, sizeof(made)) >= 0 &&
 		    strmap_value_str(&e->waiting, made)) {
 			log_info("\"%s\" appeared: placing the rules again", made);
-			if (!ev_is_active(&e->rearm_timer))
-				ev_timer_start(e->loop, &e->rearm_timer);
+			rearm_soon(e);
 		}
 	}
 	if (m->waiter) {
@@ -2029,8 +2028,7 @@ static void on_inotify(struct engine *e, struct fsn_event *ev) {
 
 		if (ev->mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF)) {
 			/* the directory waited in went: wait higher up */
-			if (!ev_is_active(&e->rearm_timer))
-				ev_timer_start(e->loop, &e->rearm_timer);
+			rearm_soon(e);
 		}
 		/* one kernel watch serves every mark on the directory, and the
 		 * event may have come by the waiter's: a rule's watch there
@@ -3720,6 +3718,13 @@ static void start_queued(struct engine *e) {
  */
 #define REARM_DELAY 0.05
 
+/* Plan and place again, REARM_DELAY from the first ask (asks meanwhile
+ * are one). */
+static void rearm_soon(struct engine *e) {
+	if (!ev_is_active(&e->rearm_timer))
+		ev_timer_start(e->loop, &e->rearm_timer);
+}
+
 static void rearm_schedule(struct engine *e, struct emark *m, const char *how) {
 	char p[PATH_MAX * 2];
 
@@ -3729,9 +3734,7 @@ static void rearm_schedule(struct engine *e, struct emark *m, const char *how) {
 	log_notable(LOG_NOTICE, FSND_MID_RULE_ERROR, NULL,
 		    "rule '%s': \"%s\" %s: watching it again where it is now", m->rule->conf->name,
 		    text_escaped(p, sizeof(p), m->canon ? m->canon : m->path), how);
-	e->rearms++;
-	if (!ev_is_active(&e->rearm_timer))
-		ev_timer_start(e->loop, &e->rearm_timer);
+	rearm_soon(e);
 }
 
 /* Drop every waiter (the running plan changes). */
@@ -3816,8 +3819,8 @@ static void waiters_place(struct engine *e) {
 		e->waiters[e->n_waiters++] = w;
 		/* made between the plan and this watch: the watch will not
 		 * tell, so plan again now */
-		if (lstat(w->next, &st) == 0 && !ev_is_active(&e->rearm_timer))
-			ev_timer_start(e->loop, &e->rearm_timer);
+		if (lstat(w->next, &st) == 0)
+			rearm_soon(e);
 	}
 }
 
@@ -3833,10 +3836,6 @@ static void on_rearm(struct ev_loop *loop, ev_timer *w, int revents) {
 	r = load_begin(e, NULL, NULL, NULL);
 	if (r < 0)
 		log_error("re-arming the rules: %s", strerror(-r));
-}
-
-bool engine_loading(const struct engine *e) {
-	return e && (e->load || e->queued.path);
 }
 
 uint64_t engine_load_progress(const struct engine *e) {

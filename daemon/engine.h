@@ -50,8 +50,6 @@ struct engine *engine_free(struct engine *e);
 typedef void (*engine_load_fn)(struct engine *e, int r, const char *why, void *userdata);
 int engine_load(struct engine *e, const char *path, engine_load_fn done, void *userdata);
 
-/* A load is in progress. */
-bool engine_loading(const struct engine *e);
 /* Steps all loads made so far: moves while a load makes progress (the
  * daemon extends systemd's start timeout only then). */
 uint64_t engine_load_progress(const struct engine *e);

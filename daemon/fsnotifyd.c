@@ -264,6 +264,7 @@ static void on_stop(struct ev_loop *loop, ev_signal *w, int revents) {
 }
 
 static void start_load(struct daemon *d);
+static void start_reload(struct daemon *d);
 
 static void log_started(struct daemon *d) {
 	char status[STATUS_MAX], fconf[PATH_MAX + 16];
@@ -319,10 +320,15 @@ static void on_loaded(struct engine *e, int r, const char *why, void *userdata) 
 	}
 	if (d->reload_pending) {
 		d->reload_pending = false;
-		sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%" PRIu64 "\nSTATUS=Reloading %s",
-			   now_monotonic_usec(), d->config_path);
-		start_load(d);
+		start_reload(d);
 	}
+}
+
+/* A reload: systemd is told (so `systemctl reload` waits for READY=1). */
+static void start_reload(struct daemon *d) {
+	sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%" PRIu64 "\nSTATUS=Reloading %s",
+		   now_monotonic_usec(), d->config_path);
+	start_load(d);
 }
 
 /* Load the config (start or reload) off the loop; on_loaded() says how it
@@ -364,9 +370,7 @@ static void on_reload(struct ev_loop *loop, ev_signal *w, int revents) {
 		d->reload_pending = true;
 		return;
 	}
-	sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%" PRIu64 "\nSTATUS=Reloading %s",
-		   now_monotonic_usec(), d->config_path);
-	start_load(d);
+	start_reload(d);
 }
 
 static void on_reopen(struct ev_loop *loop, ev_signal *w, int revents) {

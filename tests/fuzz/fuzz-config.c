@@ -27,14 +27,6 @@
 #include "config.h"
 #include "replay.h"
 
-#define CHECK(cond)                                                                                \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);   \
-			return -1;                                                                 \
-		}                                                                                  \
-	} while (0)
-
 static char dir[64];
 
 /* The private directory with its fixed entries, once per process. */

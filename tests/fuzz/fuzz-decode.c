@@ -27,14 +27,6 @@
 #include "fsn.h"
 #include "replay.h"
 
-#define CHECK(cond)                                                                                \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);   \
-			return -1;                                                                 \
-		}                                                                                  \
-	} while (0)
-
 #define FSN_HAS_ALL                                                                                \
 	(FSN_HAS_FID | FSN_HAS_DFID | FSN_HAS_NAME | FSN_HAS_OLD | FSN_HAS_NEW | FSN_HAS_PIDFD |   \
 	 FSN_HAS_ERROR | FSN_HAS_RANGE | FSN_HAS_MNT | FSN_HAS_UNKNOWN_INFO)

@@ -135,10 +135,7 @@ def mark_mount(t):
     out.wait(ev(z, "close_write", "r-mount"), "close_write of z/file (r-mount)", daemon=d)
     # The same files through a bind mount elsewhere: another mount, not
     # reported by a mount mark. A file on another filesystem: neither.
-    bind = os.path.join(t.dir, "bind")
-    os.mkdir(bind)
-    harness.mount(t.path("a"), bind, None, harness.MS_BIND)
-    t.mounts.append(bind)
+    bind = t.mount_fs("bind", t.path("a"), None, harness.MS_BIND)
     c.do("write", path=os.path.join(bind, "b", "file"), data="via bind\n")
     other = os.path.join(t.dir, "not-watched")
     c.create(other)
@@ -173,10 +170,7 @@ def mark_filesystem(t):
     c.create(t.path("tree-sibling"))
     # Through a bind mount of the tree: the same filesystem, so reported,
     # with the path under the rule's directory.
-    bind = os.path.join(t.dir, "bind")
-    os.mkdir(bind)
-    harness.mount(tree, bind, None, harness.MS_BIND)
-    t.mounts.append(bind)
+    bind = t.mount_fs("bind", tree, None, harness.MS_BIND)
     c.create(os.path.join(bind, "via-bind"))
     r = out.wait(ev(os.path.join(tree, "via-bind"), "create", "r-fs"),
                  "create of tree/via-bind done through a bind mount", daemon=d)
@@ -275,10 +269,7 @@ def auto_without_fanotify_fid(t):
     # ramfs cannot encode file handles: fanotify marks with FID reporting
     # are refused there (EOPNOTSUPP). "auto" must then pick inotify (the
     # issue: "inotify where fanotify is not available") and say so.
-    rfs = os.path.join(t.dir, "ramfs")
-    os.mkdir(rfs)
-    harness.mount("ramfs", rfs, "ramfs", 0, "mode=0755")
-    t.mounts.append(rfs)
+    rfs = t.mount_fs("ramfs", "ramfs", "ramfs", 0, "mode=0755")
     tree = os.path.join(rfs, "tree")
     os.makedirs(os.path.join(tree, "sub"))
     flat = os.path.join(rfs, "flat")
@@ -872,10 +863,7 @@ def output_loss_accounted(t):
     # outputs" says the same number (the rule's own counters do not: the
     # rule reported those events).
     w = t.mkdir("w")
-    full = os.path.join(t.dir, "full")
-    os.mkdir(full)
-    harness.mount("tmpfs", full, "tmpfs", 0, "size=128k")
-    t.mounts.append(full)
+    full = t.mount_fs("full", "tmpfs", "tmpfs", 0, "size=128k")
     ballast = os.path.join(full, "ballast")
     with open(ballast, "wb") as f:
         f.write(b"x" * (96 << 10))
@@ -1428,10 +1416,7 @@ def umount_not_busy(t):
     # daemon resolves through an fd on the mount) can be unmounted while
     # the daemon runs: a plain umount, not a lazy one, does not fail with
     # EBUSY (the daemon keeps that fd only while it handles events).
-    m = os.path.join(t.dir, "m")
-    os.mkdir(m)
-    harness.mount("tmpfs", m, "tmpfs", 0, "size=1m")
-    t.mounts.append(m)
+    m = t.mount_fs("m", "tmpfs", "tmpfs", 0, "size=1m")
     w = os.path.join(m, "w")
     os.mkdir(w)
     d, out, _ = start(t, [rule("r", [w], mark="filesystem", recursive=True,
@@ -1819,10 +1804,7 @@ def unplaceable_rule(t):
     ok = t.mkdir("ok")
     missing = t.path("does-not-exist")
     # ramfs refuses fanotify marks that report file ids (no file handles).
-    rfs = os.path.join(t.dir, "ramfs")
-    os.mkdir(rfs)
-    harness.mount("ramfs", rfs, "ramfs", 0, "mode=0755")
-    t.mounts.append(rfs)
+    rfs = t.mount_fs("ramfs", "ramfs", "ramfs", 0, "mode=0755")
     rules = [rule("r-ok", [ok], mark="auto", events=["create"]),
              rule("r-missing", [missing], mark="auto", events=["create"]),
              rule("r-refused", [rfs], mark="filesystem", recursive=True, events=["create"])]

@@ -902,6 +902,15 @@ class TestEnv:
         p = os.path.join(self.dir, name)
         return {"json": {"type": "json", "file": p}}, self.output(p)
 
+    def mount_fs(self, name, source, fstype, flags=0, data=None):
+        """A new directory name in self.dir with source mounted on it,
+        unmounted at the end of the test; its path."""
+        target = os.path.join(self.dir, name)
+        os.mkdir(target)
+        mount(source, target, fstype, flags, data)
+        self.mounts.append(target)
+        return target
+
     def daemon(self, config, **kw):
         return Daemon(self, config, **kw)
 

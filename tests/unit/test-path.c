@@ -135,17 +135,26 @@ START_TEST(test_fd_path_literal_deleted_suffix) {
 }
 END_TEST
 
-START_TEST(test_fd_path_unlinked_hardlink) {
-	char dir[PATH_MAX], a[PATH_MAX], b[PATH_MAX];
-	struct stat st;
+/* In a new temporary dir: a file opened as a, linked as b, a unlinked:
+ * its fd (the name it was opened by is gone, the inode has another). */
+static int open_unlinked_link(char *dir, char *a, size_t len) {
+	char b[PATH_MAX];
 	int fd;
 
-	test_tmpdir(dir, sizeof(dir));
-	test_join(a, sizeof(a), dir, "a");
+	test_tmpdir(dir, PATH_MAX);
+	test_join(a, len, dir, "a");
 	test_join(b, sizeof(b), dir, "b");
 	fd = create_file(a);
 	ck_assert_int_eq(link(a, b), 0);
 	ck_assert_int_eq(unlink(a), 0);
+	return fd;
+}
+
+START_TEST(test_fd_path_unlinked_hardlink) {
+	char dir[PATH_MAX], a[PATH_MAX];
+	struct stat st;
+	int fd = open_unlinked_link(dir, a, sizeof(a));
+
 	ck_assert_int_eq(fstat(fd, &st), 0);
 	ck_assert_uint_eq(st.st_nlink, 1);
 	/* the name it was opened by is gone although the inode has another:
@@ -168,16 +177,10 @@ END_TEST
  * of an fd whose name was unlinked (another hard link remains, so the old
  * code looked the path up) comes back. */
 START_TEST(test_fd_path_no_walk) {
-	char dir[PATH_MAX], a[PATH_MAX], b[PATH_MAX];
-	int fd, status;
+	char dir[PATH_MAX], a[PATH_MAX];
+	int fd = open_unlinked_link(dir, a, sizeof(a)), status;
 	pid_t pid;
 
-	test_tmpdir(dir, sizeof(dir));
-	test_join(a, sizeof(a), dir, "a");
-	test_join(b, sizeof(b), dir, "b");
-	fd = create_file(a);
-	ck_assert_int_eq(link(a, b), 0);
-	ck_assert_int_eq(unlink(a), 0);
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
