@@ -1579,6 +1579,21 @@ def check_config_shipped(t):
 # exec output
 # ---------------------------------------------------------------------------
 
+def json_log(path):
+    """The JSON lines a command appended to path (none before it ran)."""
+    try:
+        with open(path, "rb") as f:
+            return [json.loads(x) for x in f.read().split(b"\n") if x]
+    except FileNotFoundError:
+        return []
+
+
+def check_no_caps(caps):
+    """A command's /proc status capability fields: none at all, NoNewPrivs."""
+    check(all(int(caps[k], 16) == 0 for k in ("CapInh", "CapPrm", "CapEff", "CapAmb"))
+          and caps["NoNewPrivs"] == "1", f"the command's capabilities: {caps}")
+
+
 RECORDER = """#!{python}
 # argv and open fds of each run, one JSON line each (O_APPEND: atomic)
 import base64, json, os, sys
@@ -1618,12 +1633,7 @@ def exec_output(t):
     for n in names:
         c.create(os.fsencode(e) + b"/" + n)
 
-    def runs():
-        try:
-            with open(log, "rb") as f:
-                return [json.loads(x) for x in f.read().split(b"\n") if x]
-        except FileNotFoundError:
-            return []
+    runs = lambda: json_log(log)  # noqa: E731
     got = wait_until(lambda: (lambda r: r if len(r) >= len(names) else None)(runs()),
                      f"{len(names)} runs of the exec output", alive=d)
     argvs = [[base64.b64decode(a) for a in r["argv"]] for r in got]
@@ -1662,9 +1672,7 @@ def exec_output(t):
               and env.get("FSN_EVENTS") == b"create" and env.get("FSN_KIND") == b"event"
               and env.get("FSN_PID") == b"%d" % c.pid and "FSN_OLD_PATH" not in env,
               f"the FSN_* variables: { {k: v for k, v in env.items() if k.startswith('FSN_')} }")
-        caps = r["caps"]
-        check(all(int(caps[k], 16) == 0 for k in ("CapInh", "CapPrm", "CapEff", "CapAmb"))
-              and caps["NoNewPrivs"] == "1", f"the command's capabilities: {caps}")
+        check_no_caps(r["caps"])
         check(r["uid"] == 0, f"uid {r['uid']}, expected the daemon's (0)")
     # The daemon's NOTIFY_SOCKET is its own (sd_notify(3) suggests unsetting
     # it for children); harmless with the unit's NotifyAccess=main, so
@@ -1716,20 +1724,13 @@ def exec_user(t):
         c = t.child()
         c.create(os.path.join(e, "x"))
 
-        def runs():
-            try:
-                with open(log, "rb") as f:
-                    return [json.loads(x) for x in f.read().split(b"\n") if x]
-            except FileNotFoundError:
-                return []
+        runs = lambda: json_log(log)  # noqa: E731
         got = wait_until(runs, "a run of the exec output as nobody", alive=d)
         r = got[0]
         check(r["uid"] == nobody.pw_uid and r["gid"] == nobody.pw_gid and r["groups"] == [],
               f"ids: uid {r['uid']} gid {r['gid']} groups {r['groups']}, expected "
               f"{nobody.pw_uid}, {nobody.pw_gid}, []")
-        caps = r["caps"]
-        check(all(int(caps[k], 16) == 0 for k in ("CapInh", "CapPrm", "CapEff", "CapAmb"))
-              and caps["NoNewPrivs"] == "1", f"the command's capabilities: {caps}")
+        check_no_caps(r["caps"])
     finally:
         shutil.rmtree(d0, ignore_errors=True)
 
@@ -1761,12 +1762,7 @@ def exec_bounded(t):
                              outputs=["slow", "json"])], outputs=outputs, reader=out)
     c = t.child()
 
-    def runs():
-        try:
-            with open(log) as f:
-                return [json.loads(x) for x in f.read().split("\n") if x]
-        except FileNotFoundError:
-            return []
+    runs = lambda: json_log(log)  # noqa: E731
     for n in ("a", "b", "c"):
         c.create(os.path.join(e, n))
     out.wait(ev(os.path.join(e, "c")), "the JSON record of the third create", daemon=d)
