@@ -47,6 +47,7 @@
 #include "fsn-uapi.h"
 #include "guard.h"
 #include "log.h"
+#include "mounts.h"
 #include "output.h"
 #include "policy.h"
 #include "proc.h"
@@ -149,6 +150,7 @@ struct emark {
 	struct fsn_fid fid; /* its events whatever its path is now */
 	dev_t dev;
 	ino_t ino;
+	uint64_t mnt_id;       /* planned marks: the mount its path was on (0: unknown) */
 	struct fsn_mark *mark; /* NULL: placing failed, or the object is gone */
 	struct emark *parent;  /* sub-watch: the planned mark it serves */
 	struct emark **subs;   /* planned recursive inotify mark: its sub-watches */
@@ -161,7 +163,7 @@ struct emark {
 	bool kept;           /* reload: claimed by the new state */
 	bool fresh;          /* reload: placed for the new state */
 	bool retired;        /* reload: its state is gone, it leaves the kernel soon */
-	bool gone;           /* its object went (re-arming: see rearm_schedule()) */
+	bool gone;           /* its object went (re-arming: see mark_gone()) */
 	bool waiter;         /* a watch for a missing path's next component (waiters_*()) */
 	char *next;          /* waiter: the path that, created, re-arms (key of e->waiting) */
 	/* reload: what a kept mark becomes when the new state commits */
@@ -219,8 +221,9 @@ struct engine {
 	struct retired *retired; /* permission rules replaced by reloads */
 	size_t n_retired;
 	struct state st;
-	struct load *load;    /* a config being loaded, NULL if none */
-	ev_timer rearm_timer; /* a planned mark's object went: plan again */
+	struct load *load;         /* a config being loaded, NULL if none */
+	ev_timer rearm_timer;      /* a planned mark's object went: plan again */
+	struct mountwatch *mounts; /* the mount table: unmounts and mounts over paths */
 	/* missing paths of the running plan: a watch on the nearest existing
 	 * directory above each, by the path whose creation brings it closer */
 	struct emark **waiters;
@@ -300,7 +303,9 @@ struct ownfile {
 #define PCACHE_SIZE 64
 
 static void mark_drop(struct engine *e, struct emark *m);
-static void rearm_schedule(struct engine *e, struct emark *m, const char *how);
+/* Why a planned mark's path no longer names its object. */
+enum gone_why { GONE_DELETED, GONE_MOVED, GONE_COVERED, GONE_UNMOUNTED };
+static void mark_gone(struct engine *e, struct emark *m, enum gone_why why, const char *mount);
 static void rearm_soon(struct engine *e);
 static void start_queued(struct engine *e);
 static void waiters_place(struct engine *e);
@@ -552,6 +557,18 @@ static bool spec_equal(const struct fsn_mark_spec *a, const struct fsn_mark_spec
 
 /* Still the object the mark was placed on (for reload: a path that now
  * names another file gets its mark placed again). */
+/* The mount ID of the mount path is on, or 0 when unknown. */
+static uint64_t path_mnt_id(const char *path, int flags) {
+	struct statx sx;
+
+	if (statx(AT_FDCWD, path, flags | AT_NO_AUTOMOUNT, STATX_MNT_ID, &sx) < 0 ||
+	    !(sx.stx_mask & STATX_MNT_ID))
+		return 0;
+	return sx.stx_mnt_id;
+}
+
+/* Whether m's path still names the object m marks (a mount mark: the same
+ * mount, when its ID is known). */
 static bool emark_same_object(const struct emark *m) {
 	struct stat st;
 	int flags = (m->spec.flags & FSN_MARK_F_DONT_FOLLOW) ? AT_SYMLINK_NOFOLLOW : 0;
@@ -560,6 +577,8 @@ static bool emark_same_object(const struct emark *m) {
 		return false;
 	if (m->spec.type == FSN_MARK_INODE || m->spec.type == FSN_MARK_INOTIFY)
 		return st.st_dev == m->dev && st.st_ino == m->ino;
+	if (m->spec.type == FSN_MARK_MOUNT && m->mnt_id)
+		return st.st_dev == m->dev && path_mnt_id(m->path, flags) == m->mnt_id;
 	return st.st_dev == m->dev;
 }
 
@@ -701,6 +720,7 @@ static int emark_place(struct engine *e, struct emark *m, unsigned *count, unsig
 		if (statfs(m->path, &sfs) == 0)
 			memcpy(m->fsid, &sfs.f_fsid, sizeof(m->fsid));
 		m->canon = canonical(m->path);
+		m->mnt_id = path_mnt_id(m->path, flags);
 	}
 	if (!m->canon)
 		return -ENOMEM;
@@ -1218,6 +1238,16 @@ static void emit_to(struct engine *e, struct eoutput *const *outs, size_t n,
 			       rec->path ? text_escaped(p, sizeof(p), rec->path)
 					 : "(unknown path)");
 			break;
+		case RECORD_GONE:
+		case RECORD_UNMOUNTED:
+		case RECORD_REARMED: {
+			size_t pos = 0;
+
+			format_lifecycle(rec, p, sizeof(p), &pos);
+			printf("%s.%03u %s %s\n", t, (unsigned)(rec->time_usec % 1000000u / 1000u),
+			       rec->rule, p);
+			break;
+		}
 		case RECORD_STATS:
 			printf("%s.%03u %s permission counters: %" PRIu64 " allowed, %" PRIu64
 			       " denied, %" PRIu64 " on deadline\n",
@@ -1875,10 +1905,9 @@ static void on_fanotify(struct engine *e, struct fsn_event *ev) {
 
 			if (m->mark && m->spec.type == FSN_MARK_INODE && m->spec.mask &&
 			    object_scope(m, ev, &child) == 1 && !child)
-				rearm_schedule(e, m,
-					       (ev->mask & FAN_DELETE_SELF)
-						   ? "is gone (deleted, or replaced by a rename)"
-						   : "was moved away");
+				mark_gone(e, m,
+					  (ev->mask & FAN_DELETE_SELF) ? GONE_DELETED : GONE_MOVED,
+					  NULL);
 		}
 	/* gone, but one of ours: it has the path it was marked with */
 	for (size_t i = 0; !x.path && i < e->st.n_marks; i++) {
@@ -1966,8 +1995,8 @@ static void inotify_gone(struct engine *e, struct emark *m) {
 	}
 	emark_unplace(e, m, count);
 	if (emark_fresh(m))
-		return; /* (the loader logs what it could not place) */
-	rearm_schedule(e, m, "is gone (deleted, replaced, moved away or unmounted)");
+		return;                      /* (the loader logs what it could not place) */
+	mark_gone(e, m, GONE_DELETED, NULL); /* (unless an event before said why) */
 }
 
 /* Match x against every mark on the watched inode dev:ino. */
@@ -2054,12 +2083,18 @@ static void on_inotify(struct engine *e, struct fsn_event *ev) {
 		}
 		return;
 	}
-	if (ev->mask & IN_UNMOUNT)
-		return; /* IN_IGNORED follows */
-	/* a planned watch's object moved away: watch the path again (gone:
-	 * IN_IGNORED follows, see inotify_gone()) */
-	if ((ev->mask & IN_MOVE_SELF) && !m->parent)
-		rearm_schedule(e, m, "was moved away");
+	if (ev->mask & IN_UNMOUNT) {
+		/* its filesystem went: IN_IGNORED follows */
+		for (struct emark *o = e->ihash[ihash_slot(e, m->dev, m->ino)]; o; o = o->hnext)
+			if (o->dev == m->dev && o->ino == m->ino && !o->parent)
+				mark_gone(e, o, GONE_UNMOUNTED,
+					  mountwatch_point(e->mounts, o->mnt_id));
+		return;
+	}
+	/* a planned watch's object went or moved away: watch the path again
+	 * (IN_IGNORED follows a deletion, see inotify_gone()) */
+	if ((ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF)) && !m->parent)
+		mark_gone(e, m, (ev->mask & IN_DELETE_SELF) ? GONE_DELETED : GONE_MOVED, NULL);
 
 	(void)join_name(m->canon, ev->name, path, sizeof(path)); /* (cut at PATH_MAX) */
 	x.path = path;
@@ -3365,6 +3400,15 @@ static int load_finish(struct engine *e) {
 
 		if (!r || !canon)
 			continue;
+		emit(e, r,
+		     &(struct record){
+			 .kind = RECORD_REARMED,
+			 .time_usec = now_realtime_usec(),
+			 .rule = r->conf->name,
+			 .mask = pm->is_dir ? FAN_ONDIR : 0,
+			 .path = canon,
+			 .uid = (uid_t)-1,
+		     });
 		if (l->rearmed[i].appeared)
 			rescan_emit(e, r, canon, "created", pm->is_dir);
 		else if (!pm->is_dir && (r->conf->events & (FAN_MODIFY | FAN_CLOSE_WRITE)))
@@ -3725,16 +3769,79 @@ static void rearm_soon(struct engine *e) {
 		ev_timer_start(e->loop, &e->rearm_timer);
 }
 
-static void rearm_schedule(struct engine *e, struct emark *m, const char *how) {
-	char p[PATH_MAX * 2];
+/* A planned mark's path no longer names its object: say so (a gone or
+ * unmounted record, and the log), and plan again soon (the path is watched
+ * again where it is now, or waited for). Once per mark. */
+static void mark_gone(struct engine *e, struct emark *m, enum gone_why why, const char *mount) {
+	static const char *const reasons[] = {
+		[GONE_DELETED] = "deleted",
+		[GONE_MOVED] = "moved",
+		[GONE_COVERED] = "covered",
+	};
+	struct record rec;
+	char text[PATH_MAX * 4];
+	size_t pos = 0;
 
 	if (!e->st.config || emark_fresh(m) || m->retired || !m->rule || m->gone)
 		return;
 	m->gone = true;
-	log_notable(LOG_NOTICE, FSND_MID_RULE_ERROR, NULL,
-		    "rule '%s': \"%s\" %s: watching it again where it is now", m->rule->conf->name,
-		    text_escaped(p, sizeof(p), m->canon ? m->canon : m->path), how);
+	rec = (struct record){
+		.kind = why == GONE_UNMOUNTED ? RECORD_UNMOUNTED : RECORD_GONE,
+		.time_usec = now_realtime_usec(),
+		.rule = m->rule->conf->name,
+		.mask = m->is_dir ? FAN_ONDIR : 0,
+		.path = m->canon ? m->canon : m->path,
+		.uid = (uid_t)-1,
+		.reason = reasons[why],
+		.mount = mount,
+	};
+	format_lifecycle(&rec, text, sizeof(text), &pos);
+	log_notable(LOG_NOTICE, FSND_MID_RULE_ERROR, NULL, "rule '%s': %s", m->rule->conf->name,
+		    text);
+	emit(e, m->rule, &rec);
 	rearm_soon(e);
+}
+
+/* The mount table changed. A planned mark whose mount went is unmounted; one
+ * whose path now leads into a filesystem mounted at or above it is covered;
+ * a mount at or above a missing path's waiter may have brought the path.
+ * (Mounts below a recursive rule's path are not followed: see
+ * doc/guarantees.md.) */
+static void on_mounts(const struct mount_entry *gone, size_t n_gone,
+		      const struct mount_entry *added, size_t n_added, void *userdata) {
+	struct engine *e = userdata;
+
+	if (e->load)
+		rearm_soon(e); /* (its fresh marks: planned again after it) */
+	for (size_t i = 0; i < e->st.n_marks; i++) {
+		struct emark *m = e->st.marks[i];
+		const struct mount_entry *g =
+		    m->mnt_id ? mount_entries_find(gone, n_gone, m->mnt_id) : NULL;
+
+		if (m->gone || m->parent || !m->canon)
+			continue;
+		if (g) {
+			mark_gone(e, m, GONE_UNMOUNTED, g->point);
+			continue;
+		}
+		for (size_t j = 0; j < n_added; j++)
+			if (path_in(m->canon, added[j].point, true, true)) {
+				if (!emark_same_object(m))
+					mark_gone(e, m, GONE_COVERED, NULL);
+				break;
+			}
+	}
+	for (size_t j = 0; j < n_added; j++)
+		for (size_t i = 0; i < e->n_waiters; i++)
+			if (path_in(e->waiters[i]->canon, added[j].point, true, true)) {
+				char p[PATH_MAX * 2];
+
+				log_info(
+				    "a filesystem was mounted at \"%s\": placing the rules again",
+				    text_escaped(p, sizeof(p), added[j].point));
+				rearm_soon(e);
+				return;
+			}
 }
 
 /* Drop every waiter (the running plan changes). */
@@ -3924,6 +4031,11 @@ int engine_new(struct ev_loop *loop, struct engine **ret) {
 	e->tidy_timer.data = e;
 	ev_timer_init(&e->rearm_timer, on_rearm, REARM_DELAY, 0.);
 	e->rearm_timer.data = e;
+	r = mountwatch_new(loop, on_mounts, e, &e->mounts);
+	if (r < 0)
+		log_warning("cannot watch the mount table (/proc/self/mountinfo): %s; unmounts "
+			    "under fanotify marks are not noticed",
+			    strerror(-r));
 	e->drained_usec = now_realtime_usec();
 	*ret = e;
 	return 0;
@@ -3943,6 +4055,7 @@ struct engine *engine_free(struct engine *e) {
 	ev_timer_stop(e->loop, &e->retire_timer);
 	ev_timer_stop(e->loop, &e->tidy_timer);
 	ev_timer_stop(e->loop, &e->rearm_timer);
+	e->mounts = mountwatch_free(e->mounts);
 	plan_free(e->stale_plan);
 	config_free(e->stale_config);
 	while (e->n_retiring > 0)

@@ -310,8 +310,36 @@ const char *record_kind_name(enum record_kind k) {
 	case RECORD_DECISION: return "decision";
 	case RECORD_STATS: return "stats";
 	case RECORD_RESCAN: return "rescan";
+	case RECORD_GONE: return "gone";
+	case RECORD_UNMOUNTED: return "unmounted";
+	case RECORD_REARMED: return "rearmed";
 	}
 	return "unknown";
+}
+
+void format_lifecycle(const struct record *r, char *buf, size_t len, size_t *pos) {
+	const char *path = r->path ? r->path : "(unknown path)";
+
+	text_escape(buf, len, pos, path, strlen(path));
+	switch (r->kind) {
+	case RECORD_GONE:
+		putf(buf, len, pos, " is gone (%s): waiting for it",
+		     !r->reason                          ? "?"
+		     : strcmp(r->reason, "moved") == 0   ? "moved away"
+		     : strcmp(r->reason, "covered") == 0 ? "a filesystem was mounted over it"
+							 : r->reason);
+		break;
+	case RECORD_UNMOUNTED:
+		puts_(buf, len, pos, ": the mount at ");
+		if (r->mount)
+			text_escape(buf, len, pos, r->mount, strlen(r->mount));
+		else
+			puts_(buf, len, pos, "?");
+		puts_(buf, len, pos, " went: waiting for it");
+		break;
+	case RECORD_REARMED: puts_(buf, len, pos, " is watched again"); break;
+	default: break;
+	}
 }
 
 void format_time_usec(char *buf, size_t len, uint64_t usec) {
@@ -387,6 +415,16 @@ int record_to_json(const struct record *r, char *buf, size_t len) {
 		put_string(buf, len, &pos, "change", r->change);
 		putf(buf, len, &pos, ",\"ondir\":%s", (r->mask & FAN_ONDIR) ? "true" : "false");
 	}
+	if (r->kind == RECORD_GONE)
+		put_string(buf, len, &pos, "reason", r->reason);
+	if (r->kind == RECORD_UNMOUNTED) {
+		if (r->mount)
+			put_path(buf, len, &pos, "mount", r->mount);
+		else
+			puts_(buf, len, &pos, ",\"mount\":null");
+	}
+	if (r->kind == RECORD_GONE || r->kind == RECORD_UNMOUNTED || r->kind == RECORD_REARMED)
+		putf(buf, len, &pos, ",\"ondir\":%s", (r->mask & FAN_ONDIR) ? "true" : "false");
 	if (r->kind == RECORD_DROPPED)
 		putf(buf, len, &pos, ",\"count\":%" PRIu64, r->count);
 	puts_(buf, len, &pos, "}\n");

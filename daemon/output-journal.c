@@ -127,6 +127,12 @@ static void format_message(const struct record *r, const char *events, char *msg
 			   r->change ? r->change : "?");
 		msg_escape(msg, len, &pos, r->path ? r->path : "(unknown path)");
 		break;
+	case RECORD_GONE:
+	case RECORD_UNMOUNTED:
+	case RECORD_REARMED:
+		msg_printf(msg, len, &pos, ": ");
+		format_lifecycle(r, msg, len, &pos);
+		break;
 	case RECORD_STATS:
 		if (r->perm)
 			msg_printf(msg, len, &pos,
@@ -146,6 +152,7 @@ static const char *record_priority(const struct record *r) {
 	case RECORD_EVENT:
 	case RECORD_RESCAN:
 	case RECORD_STATS: return "6";
+	case RECORD_REARMED: return "5";
 	case RECORD_DECISION: return r->verdict && r->verdict->deny ? "5" : "6";
 	default: return "4";
 	}
@@ -190,6 +197,10 @@ static void journal_emit(struct output *o, const struct record *r) {
 	}
 	if (r->kind == RECORD_RESCAN && r->change)
 		field_str(&f, "FSN_CHANGE", r->change);
+	if (r->kind == RECORD_GONE && r->reason)
+		field_str(&f, "FSN_REASON", r->reason);
+	if (r->kind == RECORD_UNMOUNTED && r->mount)
+		field_str(&f, "FSN_MOUNT", r->mount);
 	if (r->kind == RECORD_DECISION && r->verdict) {
 		char v[64];
 

@@ -26,6 +26,9 @@ enum record_kind {
 	RECORD_DECISION,  /* a permission rule answered an event (verdict, by, ...) */
 	RECORD_STATS,     /* a permission rule's counters (perm) */
 	RECORD_RESCAN,    /* after an overflow: what a rescan found changed in the gap (change) */
+	RECORD_GONE,      /* a rule's watched path went (reason): it is waited for */
+	RECORD_UNMOUNTED, /* the mount a rule's path was on went (mount): it is waited for */
+	RECORD_REARMED,   /* a rule's path is watched again (or at last, when it did not exist) */
 };
 
 /* A permission rule's counters, for RECORD_STATS. */
@@ -58,6 +61,11 @@ struct record {
 	/* RECORD_RESCAN: "created", "modified" or "changed" (a directory whose
 	 * entries changed: something in it was created, deleted or moved) */
 	const char *change;
+	/* RECORD_GONE: "deleted" (or replaced by a rename), "moved" (moved
+	 * away), "covered" (a filesystem was mounted over it) */
+	const char *reason;
+	/* RECORD_UNMOUNTED: the mount point of the mount that went */
+	const char *mount;
 };
 
 struct output;
@@ -93,7 +101,9 @@ struct output *output_close(struct output *o);
  *            {"kind":"dropped","rule":null,"count":N}.
  *   journal: one entry with MESSAGE, PRIORITY, SYSLOG_IDENTIFIER=fsnotifyd
  *            and FSN_KIND, FSN_RULE, FSN_EVENTS, FSN_PATH, FSN_OLD_PATH,
- *            FSN_PID, FSN_COMM, FSN_UID, FSN_COUNT (unknown ones left out;
+ *            FSN_PID, FSN_COMM, FSN_UID, FSN_COUNT, FSN_CHANGE, FSN_REASON,
+ *            FSN_MOUNT, and for decisions FSN_VERDICT, FSN_BY, FSN_EXE,
+ *            FSN_LATENCY_US (unknown ones left out;
  *            paths are the raw bytes); overflow and dropped records carry
  *            MESSAGE_ID=FSND_MID_OVERFLOW and PRIORITY=4.
  *   exec:    runs the argv template for RECORD_EVENT records (other kinds
@@ -157,6 +167,10 @@ void text_escape(char *buf, size_t len, size_t *pos, const void *s, size_t n);
  * "(null)" for NULL. For log messages: log_info("... %s", text_escaped(b, sizeof(b), path)). */
 const char *text_escaped(char *buf, size_t len, const char *s);
 
+/* The text of a gone, unmounted or rearmed record (its path, escaped, and
+ * what happened), appended at *pos as text_escape() does. */
+void format_lifecycle(const struct record *r, char *buf, size_t len, size_t *pos);
+
 /* Standard base64 (with '=' padding) of n bytes into buf, NUL terminated,
  * truncated to fit. Returns the length the full encoding needs. */
 size_t base64_encode(char *buf, size_t len, const void *data, size_t n);
@@ -167,7 +181,8 @@ size_t base64_encode(char *buf, size_t len, const void *data, size_t n);
  * the length, or the length needed if it does not fit (like snprintf).
  * Keys, in this order:
  *   time      RFC 3339 UTC with microseconds, "2026-11-30T04:52:09.123456Z"
- *   kind      "event" | "overflow" | "dropped" | "decision" | "stats" | "rescan"
+ *   kind      "event" | "overflow" | "dropped" | "decision" | "stats" | "rescan" |
+ *             "gone" | "unmounted" | "rearmed"
  *   rule      the rule name, or null
  *   events    (event; overflow when mask != 0) array of names as
  *             fsn_mask_format(FSN_MASK_FANOTIFY_EVENT) prints them
@@ -186,6 +201,9 @@ size_t base64_encode(char *buf, size_t len, const void *data, size_t n);
  *   allowed, denied, audited, deadline, latency_p50_us, latency_p99_us  (stats)
  *   change    (rescan) "created" | "modified" | "changed"; path, and "ondir":
  *             true for a directory
+ *   reason    (gone) "deleted" | "moved" | "covered"; path: the rule's path
+ *   mount     (unmounted) the mount point that went; path: the rule's path
+ *   ondir     (gone, unmounted, rearmed) whether the path was (is) a directory
  *
  * The guarantee for consumers: when "path_b64" is absent, the JSON string
  * "path" decodes to exactly the filename bytes (`jq -j .path` prints them,

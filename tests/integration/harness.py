@@ -280,6 +280,10 @@ class Record:
         return self.raw.decode("utf-8", "replace")
 
 
+KINDS = ("event", "overflow", "dropped", "decision", "stats", "rescan", "gone", "unmounted",
+         "rearmed")
+
+
 def validate_record(obj):
     """Problems with one decoded JSON record, as a list of strings (empty:
     the record follows daemon/output.h's record_to_json contract)."""
@@ -293,8 +297,18 @@ def validate_record(obj):
     if t is not None and not (isinstance(t, str) and RFC3339_USEC.match(t)):
         bad.append(f"time {t!r} is not RFC 3339 UTC with microseconds")
     kind = obj.get("kind")
-    if kind not in ("event", "overflow", "dropped", "decision", "stats", "rescan"):
-        bad.append(f"kind {kind!r} is not event/overflow/dropped/decision/stats/rescan")
+    if kind not in KINDS:
+        bad.append(f"kind {kind!r} is not one of {'/'.join(KINDS)}")
+    if kind in ("gone", "unmounted", "rearmed"):
+        if not isinstance(obj.get("path"), str) or not isinstance(obj.get("rule"), str):
+            bad.append(f"{kind} record without a path or a rule")
+        if not isinstance(obj.get("ondir"), bool):
+            bad.append(f"{kind} ondir {obj.get('ondir')!r} is not a boolean")
+        if kind == "gone" and obj.get("reason") not in ("deleted", "moved", "covered"):
+            bad.append(f"gone reason {obj.get('reason')!r} is not deleted/moved/covered")
+        if kind == "unmounted" and not (obj.get("mount") is None
+                                        or isinstance(obj.get("mount"), str)):
+            bad.append(f"unmounted mount {obj.get('mount')!r} is neither a string nor null")
     if kind == "rescan":
         if obj.get("change") not in ("created", "modified", "changed"):
             bad.append(f"rescan change {obj.get('change')!r} is not created/modified/changed")
@@ -319,14 +333,14 @@ def validate_record(obj):
         bad += _validate_decision(obj)
     elif kind == "stats":
         bad += _validate_stats(obj)
-    for k in ("rule", "path", "old_path", "comm", "exe"):
+    for k in ("rule", "path", "old_path", "comm", "exe", "mount"):
         v = obj.get(k)
         if isinstance(v, str):
             try:
                 v.encode("utf-8")
             except UnicodeEncodeError:
                 bad.append(f"{k} has a lone surrogate escape (not Unicode text)")
-    for p in ("path", "old_path", "exe"):
+    for p in ("path", "old_path", "exe", "mount"):
         v = obj.get(p)
         if v is not None and not isinstance(v, str):
             bad.append(f"{p} is not a string")

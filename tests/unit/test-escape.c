@@ -22,6 +22,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/fanotify.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
@@ -527,6 +528,52 @@ START_TEST(test_record_json_lines) {
 	s = json_line(&r);
 	ck_assert_str_eq(s, "{\"time\":\"2026-11-30T04:52:10.000000Z\",\"kind\":\"dropped\","
 			    "\"rule\":null,\"count\":42}\n");
+	free(s);
+}
+END_TEST
+
+/* A rule's path that went (gone, unmounted) and came back (rearmed): the
+ * path (and the mount point) as paths are (with _b64 for invalid UTF-8). */
+START_TEST(test_record_json_lifecycle) {
+	struct record r = {
+		.kind = RECORD_GONE,
+		.time_usec = T0,
+		.rule = "demo",
+		.path = "/etc/passwd",
+		.uid = (uid_t)-1,
+		.reason = "deleted",
+	};
+	char *s = json_line(&r);
+
+	ck_assert_str_eq(s, "{\"time\":\"2026-11-30T04:52:09.123456Z\",\"kind\":\"gone\","
+			    "\"rule\":\"demo\",\"path\":\"/etc/passwd\",\"reason\":\"deleted\","
+			    "\"ondir\":false}\n");
+	free(s);
+	r = (struct record){ .kind = RECORD_UNMOUNTED,
+			     .time_usec = T0,
+			     .rule = "demo",
+			     .path = "/srv/d",
+			     .mask = FAN_ONDIR,
+			     .uid = (uid_t)-1,
+			     .mount = "/srv\xff" };
+	s = json_line(&r);
+	ck_assert_str_eq(s, "{\"time\":\"2026-11-30T04:52:09.123456Z\",\"kind\":\"unmounted\","
+			    "\"rule\":\"demo\",\"path\":\"/srv/d\",\"mount\":\"/srv" FFFD
+			    "\",\"mount_b64\":\"L3Nydv8=\",\"ondir\":true}\n");
+	free(s);
+	r.mount = NULL;
+	s = json_line(&r);
+	ck_assert_ptr_nonnull(strstr(s, ",\"mount\":null,\"ondir\":true}"));
+	free(s);
+	r = (struct record){ .kind = RECORD_REARMED,
+			     .time_usec = T0,
+			     .rule = "demo",
+			     .path = "/srv/d",
+			     .mask = FAN_ONDIR,
+			     .uid = (uid_t)-1 };
+	s = json_line(&r);
+	ck_assert_str_eq(s, "{\"time\":\"2026-11-30T04:52:09.123456Z\",\"kind\":\"rearmed\","
+			    "\"rule\":\"demo\",\"path\":\"/srv/d\",\"ondir\":true}\n");
 	free(s);
 }
 END_TEST
@@ -1971,6 +2018,7 @@ Suite *fsn_suite_escape(void) {
 
 	tc = tcase_create("record");
 	tcase_add_test(tc, test_record_json_lines);
+	tcase_add_test(tc, test_record_json_lifecycle);
 	tcase_add_test(tc, test_record_json_truncate);
 	tcase_add_test(tc, test_record_json_structure);
 	tcase_add_test(tc, test_jq_roundtrip);

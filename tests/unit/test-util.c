@@ -3,12 +3,15 @@
  * test-util.c — the "util" suite: daemon/util.c's struct strmap, the hash
  * map the planner and the reload diff rely on for O(1) lookups: byte keys
  * (composite keys with NUL bytes inside), several values under one key in
- * order, growth past many rehashes with every entry still found.
+ * order, growth past many rehashes with every entry still found; and
+ * daemon/mounts.c's mountinfo parser (the mount table the daemon watches
+ * for unmounts): IDs, octal-escaped mount points, lines that do not parse.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "mounts.h"
 #include "unit.h"
 #include "util.h"
 
@@ -58,12 +61,55 @@ START_TEST(test_strmap_duplicates) {
 }
 END_TEST
 
+/* proc(5)'s fields; IDs out of order; a mount point with a space, a tab, a
+ * newline and a backslash (written \040 \011 \012 \134), and an escape cut
+ * short (kept as it is); lines that do not parse are skipped. */
+START_TEST(test_mountinfo_parse) {
+	static const char text[] =
+	    "36 35 98:0 /mnt1 /mnt/parent rw,noatime master:1 - ext3 /dev/root rw\n"
+	    "22 1 0:21 / /proc rw,nosuid shared:12 - proc proc rw\n"
+	    "x 1 0:5 / /bad rw - tmpfs t rw\n"
+	    "\n"
+	    "40 22 0:44 / /a\\040b\\011c\\012d\\134e rw - tmpfs t rw\n"
+	    "41 22 0:45 / /cut\\04 rw - tmpfs t rw\n"
+	    "42 22 0:46 / relative rw - tmpfs t rw\n"
+	    "43 22 0:47 /\n"
+	    "44 22 0:48 / /last";
+	struct mount_entry *v = NULL;
+	size_t n = 0;
+
+	ck_assert_int_eq(mountinfo_parse(text, strlen(text), &v, &n), 0);
+	ck_assert_uint_eq(n, 5);
+	ck_assert_uint_eq(v[0].id, 22);
+	ck_assert_str_eq(v[0].point, "/proc");
+	ck_assert_uint_eq(v[1].id, 36);
+	ck_assert_str_eq(v[1].point, "/mnt/parent");
+	ck_assert_uint_eq(v[2].id, 40);
+	ck_assert_str_eq(v[2].point, "/a b\tc\nd\\e");
+	ck_assert_uint_eq(v[3].id, 41);
+	ck_assert_str_eq(v[3].point, "/cut\\04");
+	ck_assert_uint_eq(v[4].id, 44);
+	ck_assert_str_eq(v[4].point, "/last");
+	ck_assert_ptr_eq(mount_entries_find(v, n, 40), &v[2]);
+	ck_assert_ptr_null(mount_entries_find(v, n, 39));
+	ck_assert_ptr_null(mount_entries_find(v, 0, 40));
+	mount_entries_free(v, n);
+
+	ck_assert_int_eq(mountinfo_parse("", 0, &v, &n), 0);
+	ck_assert_uint_eq(n, 0);
+	mount_entries_free(v, n);
+}
+END_TEST
+
 Suite *fsn_suite_util(void) {
 	Suite *s = suite_create("util");
 	TCase *tc = tcase_create("strmap");
 
 	tcase_add_test(tc, test_strmap_basic);
 	tcase_add_test(tc, test_strmap_duplicates);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("mountinfo");
+	tcase_add_test(tc, test_mountinfo_parse);
 	suite_add_tcase(s, tc);
 	return s;
 }
