@@ -4,7 +4,8 @@ cases_perm.py — the integration cases of permission rules (issue 5):
 allow / deny / deny(ERRNO) of open, read and execve on inode, mount and
 filesystem marks with their decision records; decisions matching on paths,
 uids, comms, exes and events, first match wins, the default; the deadline;
-kill -9 and reload while a process is blocked; outputs and config on the
+kill -9 and reload while a process is blocked; an event whose path leads
+into a FUSE mount that never answers; outputs and config on the
 guarded filesystem; two permission rules on one filesystem; what a
 permission rule does not cover; rules that cannot be placed; config errors. Registered in cases.TESTS (run.py imports
 this module after cases).
@@ -17,8 +18,10 @@ of its open/read/execve instead of raising it.
 
 import os
 import re
+import select
 import shutil
 import signal
+import struct
 import subprocess
 import time
 
@@ -489,6 +492,201 @@ def perm_reload_blocked(t):
                    pid=c2.pid)
     if os.environ.get("FSND_IT_VERBOSE"):
         t.note(f"the open blocked during the reload got the {'old' if old else 'new'} policy")
+
+
+# ---------------------------------------------------------------------------
+# A path walk the permission thread never does (issue 15)
+# ---------------------------------------------------------------------------
+
+FUSE_LOOKUP, FUSE_INIT = 1, 26
+FUSE_OPS = {1: "LOOKUP", 3: "GETATTR", 14: "OPEN", 17: "STATFS", 22: "GETXATTR",
+            27: "OPENDIR", 34: "ACCESS"}
+MS_NOSUID, MS_NODEV = 2, 4
+
+
+class StalledFuse:
+    """A FUSE filesystem of the test's own on path whose server (this
+    process, through its /dev/fuse fd) answers FUSE_INIT and nothing else:
+    whatever walks into it waits for an answer that never comes. Used as
+    a context manager: the end closes the fd, which aborts the connection
+    (what waits fails with ECONNABORTED), so nothing is left hanging for
+    the end of the case. The fd must be this process's only one: open it
+    after forking the case's children (the daemon gets none, close_fds)."""
+
+    def __init__(self, t, path):
+        self.path = path
+        try:
+            self.fd = os.open("/dev/fuse", os.O_RDWR | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError as e:
+            raise Skip(f"no FUSE: /dev/fuse: {e.strerror}") from None
+        try:
+            harness.mount("fsnd-stall", path, "fuse", MS_NOSUID | MS_NODEV,
+                          f"fd={self.fd},rootmode=40000,user_id=0,group_id=0,allow_other")
+        except OSError as e:
+            os.close(self.fd)
+            raise Skip(f"no FUSE: {e}") from None
+        t.mounts.append(path)
+        try:
+            init = self.requests(WAIT)
+            check(init and init[0][0] == FUSE_INIT, f"the FUSE mount on {path} sent "
+                  f"{self.describe(init) or 'nothing'}, expected FUSE_INIT")
+            _, unique, _, body = init[0]
+            major, minor, readahead = struct.unpack_from("=III", body)
+            # struct fuse_init_out: the kernel's own protocol, no features
+            out = struct.pack("=IIIIHHIIHHI7I", major, minor, readahead, 0, 0, 0, 4096, 0, 0,
+                              0, 0, *[0] * 7)
+            os.write(self.fd, struct.pack("=IiQ", 16 + len(out), 0, unique) + out)
+        except BaseException:
+            self.abort()
+            raise
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.abort()
+
+    def abort(self):
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+    def requests(self, timeout=0):
+        """The requests sent to the server since the last call, never
+        answered: [(opcode, unique, pid, body)]; waits up to timeout for
+        the first one. (A request read here waits for its answer or the
+        abort even through SIGKILL.)"""
+        got = []
+        while got or select.select([self.fd], [], [], timeout)[0]:
+            try:
+                buf = os.read(self.fd, 1 << 17)
+            except BlockingIOError:
+                break
+            # struct fuse_in_header: len, opcode, unique, nodeid, uid, gid, pid
+            _, op, unique, _, _, _, pid = struct.unpack_from("=IIQQIII", buf)
+            got.append((op, unique, pid, buf[40:]))
+        return got
+
+    @staticmethod
+    def describe(reqs):
+        """Requests as text: "LOOKUP 'name' by PID", ..."""
+
+        def one(op, pid, body):
+            name = body.split(b"\0")[0].decode(errors="replace")
+            return f"{FUSE_OPS.get(op, op)}" + (f" {name!r}" if op == FUSE_LOOKUP else "") \
+                + f" by {pid}"
+        return ", ".join(one(op, pid, body) for op, _, pid, body in reqs)
+
+    def stalled(self, d):
+        """Why the daemon may not answer: what it asked this server (read
+        now) and its threads waiting for a FUSE answer."""
+        reqs = self.requests()
+        mine = [r for r in reqs if os.path.exists(f"/proc/{d.pid}/task/{r[2]}")]
+        waiting = []
+        for tid in os.listdir(f"/proc/{d.pid}/task"):
+            try:
+                with open(f"/proc/{d.pid}/task/{tid}/wchan") as f:
+                    w = f.read().strip()
+            except OSError:
+                continue
+            if "fuse" in w or w == "request_wait_answer":
+                waiting.append(f"{tid} ({w})")
+        why = []
+        if mine:
+            why.append(f"the daemon's thread(s) asked the FUSE server on {self.path}: "
+                       + self.describe(mine))
+        if waiting:
+            why.append(f"its thread(s) {', '.join(waiting)} wait for a FUSE answer")
+        if len(reqs) > len(mine):
+            why.append("others asked: " + self.describe([r for r in reqs if r not in mine]))
+        return "; ".join(why) or "nothing was asked of the FUSE server"
+
+
+@test
+def perm_fuse_stall(t):
+    # Issue 15, item 8: the permission thread never looks a path up, so a
+    # path a user steers into a FUSE server that never answers cannot
+    # stall it. A file is opened through a bind mount M (a directory of the
+    # guarded tmpfs), its name there is unlinked while a hard link keeps
+    # the file (st_nlink 1: the kernel's path of it is "M/f (deleted)"),
+    # and a FUSE filesystem whose server answers only FUSE_INIT is mounted
+    # on M. The holder reopens the file through /proc/self/fd/N (a magic
+    # link: no walk for it): the event fd's path is "M/f (deleted)", and a
+    # lookup of it (the fstatat() before a55c5a0) would wait for the FUSE
+    # server forever. That open must be answered by its decision, with that
+    # path, and meanwhile the opens of another process by theirs, each
+    # well within the deadline; no request reaches the FUSE server. Last, a
+    # walk of that path by a process of the test does reach the server: the
+    # trap was armed.
+    sub, m = t.mkdir("sub"), t.mkdir("m")
+    f = make_file(os.path.join(sub, "f"))
+    os.link(f, t.path("keep"))
+    others = [make_file(t.path("other", f"o{i}")) for i in range(5)]
+    harness.mount(sub, m, None, harness.MS_BIND)
+    t.mounts.append(m)
+    mf = os.path.join(m, "f")
+    gone = mf + " (deleted)"
+    decisions = ({"paths": [mf], "verdict": "allow", "log": True},                # 1
+                 {"paths": [m], "verdict": "deny"},                               # 2
+                 {"paths": [t.path("other")], "verdict": "allow", "log": True})   # 3
+    deadline = 2.0
+    d, out, _ = pstart(t, [perm_rule("guard", [t.fs], ["open_perm"], mark="filesystem",
+                                     recursive=True, decisions=decisions, default="allow",
+                                     deadline_ms=int(deadline * 1000),
+                                     deadline_verdict="allow")])
+    holder, other = t.child(comm="fsnd-holder"), t.child(comm="fsnd-other")
+    walker = t.child(comm="fsnd-walker")
+    n = holder.do("open", path=mf, timeout=WAIT)
+    r = out.wait(dec(mf, "guard"), f"the decision record of the first open of {mf}", daemon=d)
+    check_decision(r, f"the first open of {mf}", "allow", None, "decision", 1, "open_perm",
+                   pid=holder.pid)
+    holder.do("unlink", path=mf, timeout=WAIT)
+    with StalledFuse(t, m) as fuse:
+        def answered(c, what):
+            try:
+                res = c.reply(timeout=WAIT)
+            except Fail as e:
+                raise Fail(f"{what}: not answered within {WAIT:g} s, the permission thread is "
+                           f"stalled: {fuse.stalled(d)} ({e})") from None
+            el = res["t1"] - res["t0"]
+            check(el < deadline / 2, f"{what}: answered after {el:.3f}s (deadline_ms = "
+                  f"{int(deadline * 1000)})")
+            return res
+
+        reopen = f"the reopen by {holder.comm} of {gone} (through /proc/self/fd/{n}; a FUSE " \
+            "server that never answers on its directory)"
+        holder.start("try", path=f"/proc/self/fd/{n}")
+        for o in others:
+            other.start("try", path=o)
+            res = answered(other, f"an open of {o} by {other.comm} during {reopen}")
+            check(outcome(res) == "ok", f"an open of {o} during {reopen}: {outcome(res)}, "
+                  "expected ok (decision 3)")
+        res = answered(holder, reopen)
+        check(outcome(res) == "open: EPERM", f"{reopen}: {outcome(res)}, expected open: EPERM "
+              f"(decision 2: its path is {gone!r}; ok: the deadline answered)")
+        r = out.wait(dec(gone, "guard"), f"the decision record of {reopen}", daemon=d)
+        check_decision(r, reopen, "deny", None, "decision", 2, "open_perm", pid=holder.pid,
+                       comm=holder.comm, uid=0, exe=EXE)
+        for o in others:
+            r = out.wait(dec(o, "guard"), f"the decision record of the open of {o}", daemon=d)
+            check_decision(r, f"the open of {o}", "allow", None, "decision", 3, "open_perm",
+                           pid=other.pid, comm=other.comm)
+        reqs = fuse.requests()
+        check(not reqs, f"nothing may walk into the FUSE mount on {m}, but its server was "
+              f"asked: {fuse.describe(reqs)}")
+        # The trap: a walk of that path does wait for the server.
+        walker.start("try", path=gone)
+        reqs = fuse.requests(WAIT)
+        check(any(op == FUSE_LOOKUP and body.split(b"\0")[0] == b"f (deleted)"
+                  and pid == walker.pid for op, _, pid, body in reqs),
+              f"an open of {gone!r} by {walker.comm} ({walker.pid}) asked the FUSE server "
+              f"{fuse.describe(reqs) or 'nothing'}, expected LOOKUP 'f (deleted)': a path "
+              "walk would not have stalled")
+    stop(d, out)
+    s = stats_of(out, "guard")
+    got = s and {k: s.get(k) for k in ("allowed", "denied", "deadline")}
+    check(got == {"allowed": 1 + len(others), "denied": 1, "deadline": 0},
+          f"stats at stop: {s!r}, expected {1 + len(others)} allowed, 1 denied, 0 on deadline")
 
 
 # ---------------------------------------------------------------------------

@@ -524,6 +524,9 @@ def _do(op):
         fd = os.open(p(), os.O_RDONLY | os.O_CLOEXEC)
         os.read(fd, 4096)
         os.close(fd)
+    elif kind == "open":
+        # opened (O_RDONLY) and kept until the child ends: its fd number
+        return os.open(p(), os.O_RDONLY | os.O_CLOEXEC)
     elif kind == "mkdir":
         os.mkdir(p(), 0o755)
     elif kind == "unlink":
