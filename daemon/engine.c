@@ -3777,6 +3777,7 @@ static void mark_gone(struct engine *e, struct emark *m, enum gone_why why, cons
 		[GONE_DELETED] = "deleted",
 		[GONE_MOVED] = "moved",
 		[GONE_COVERED] = "covered",
+		[GONE_UNMOUNTED] = NULL, /* (an unmounted record: the mount says it) */
 	};
 	struct record rec;
 	char text[PATH_MAX * 4];
