@@ -101,6 +101,7 @@ const char *fst_errname(int err) {
 	return buf[idx];
 }
 
+static void diag_vappend(struct fst_shared *sh, const char *fmt, va_list ap) _fst_printf_(2, 0);
 static void diag_vappend(struct fst_shared *sh, const char *fmt, va_list ap) {
 	size_t room;
 	int n;
