@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "selftest.h"
+#include "selftest-private.h"
 
 #define DEFAULT_TIMEOUT 10
 #define IMAGE_SIZE (300ull << 20)

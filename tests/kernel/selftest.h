@@ -748,37 +748,3 @@ size_t fst_wait_any_(struct fst_ctx *ctx, const int *gs, size_t n, const char *f
 #define fst_allow_all(ctx, c, gs, n, x) fst_allow_all_(ctx, c, gs, n, x, __FILE__, __LINE__)
 void fst_allow_all_(struct fst_ctx *ctx, struct fst_child *c, const int *gs, size_t n,
 		    const struct fst_exp *x, const char *file, int line);
-
-/* ------------------------------------------------------------------------ */
-/* Harness internals shared by selftest.c and helpers.c                    */
-/* ------------------------------------------------------------------------ */
-
-enum fst_skip_kind {
-	FST_SKIP_NONE = 0,
-	FST_SKIP_FEATURE, /* the probe says unsupported: never a failure */
-	FST_SKIP_OTHER,   /* anything else: a failure with FSN_TESTS_MUST_RUN=1 */
-};
-
-/* MAP_SHARED memory the forked case writes and the runner reads. */
-struct fst_shared {
-	int skip_kind;
-	char skip_reason[512];
-	size_t diag_len;
-	bool diag_truncated;
-	char diag[64 * 1024];
-};
-
-/* Filled by the runner before forking; what a case's fixture needs. */
-struct fst_fs_env {
-	const char *fs;                /* "tmpfs", ... */
-	const char *fstype;            /* mount(2) type */
-	const char *dev;               /* loop device, NULL for tmpfs */
-	const char *base;              /* per-run directory each case mounts its scratch tmpfs on */
-	const struct fsn_probe *probe; /* NULL if the probe failed */
-	char probe_error[128];         /* why, if it failed */
-	bool verbose;
-};
-
-/* Run one case in the current (forked) process: fixture, case, teardown. */
-void fst_run_case(const struct fst_case *tc, const struct fst_fs_env *env,
-		  struct fst_shared *shared);

@@ -2,43 +2,55 @@
 /*
  * runner.c — the one Check runner for the unit suite.
  *
- * Suites are registered in the table below. A suite that needs root is
- * skipped with its reason when not run as root. A forked test that exits
- * with status 77 (fsn_test_skip()) counts as skipped. The last line is
- * "N passed, N failed, N skipped"; the exit status is 0 (all passed), 1 (a
- * failure) or 77 (everything skipped).
+ * Suites register themselves (FSN_UNIT_SUITE() in unit.h): the runner
+ * reads their records from the section fsn_unit_suites and runs them in
+ * the order of their names. A suite that needs root is skipped with its
+ * reason when not run as root. A forked test that exits with status 77
+ * (fsn_test_skip()) counts as skipped. The last line is "N passed, N
+ * failed, N skipped"; the exit status is 0 (all passed), 1 (a failure) or
+ * 77 (everything skipped).
  *
  * Usage: fsn-unit [SUITE...]   (default: all suites)
  */
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "unit.h"
 
-struct suite_entry {
-	const char *name;
-	Suite *(*make)(void);
-	bool needs_root;
-};
+/* Where the linker put the FSN_UNIT_SUITE() records of every file. */
+extern const struct fsn_unit_suite *const __start_fsn_unit_suites[];
+extern const struct fsn_unit_suite *const __stop_fsn_unit_suites[];
 
-static const struct suite_entry suites[] = {
-	/* clang-format off */
-	{ "mask", fsn_suite_mask, false },
-	{ "probe", fsn_suite_probe, false },
-	{ "decode", fsn_suite_decode, false },
-	{ "path", fsn_suite_path, false },
-	{ "fidcache", fsn_suite_fidcache, false },
-	{ "ctx", fsn_suite_ctx, false },
-	{ "ctx-fanotify", fsn_suite_ctx_fanotify, true },
-	{ "config", fsn_suite_config, false },
-	{ "plan", fsn_suite_plan, false },
-	{ "util", fsn_suite_util, false },
-	{ "escape", fsn_suite_escape, false },
-	{ "policy", fsn_suite_policy, false },
-	/* clang-format on */
-};
+static int by_name(const void *a, const void *b) {
+	const struct fsn_unit_suite *const *x = a, *const *y = b;
+
+	return strcmp((*x)->name, (*y)->name);
+}
+
+/* Every registered suite, sorted by name: the order they run in, whatever
+ * the link order. NULL (with the reason on stderr) if two have one name. */
+static const struct fsn_unit_suite **sorted_suites(size_t *n) {
+	size_t len = (size_t)(__stop_fsn_unit_suites - __start_fsn_unit_suites);
+	const struct fsn_unit_suite **v = calloc(len + 1, sizeof(*v));
+
+	if (!v) {
+		fprintf(stderr, "out of memory\n");
+		return NULL;
+	}
+	memcpy(v, __start_fsn_unit_suites, len * sizeof(*v));
+	qsort(v, len, sizeof(*v), by_name);
+	for (size_t i = 1; i < len; i++)
+		if (strcmp(v[i - 1]->name, v[i]->name) == 0) {
+			fprintf(stderr, "two suites are named %s\n", v[i]->name);
+			free(v);
+			return NULL;
+		}
+	*n = len;
+	return v;
+}
 
 static bool wanted(const char *name, int argc, char **argv) {
 	if (argc <= 1)
@@ -62,10 +74,16 @@ static bool is_skip(TestResult *tr) {
 
 int main(int argc, char **argv) {
 	unsigned passed = 0, failed = 0, skipped = 0;
+	const struct fsn_unit_suite **suites;
+	size_t n_suites;
 
-	for (size_t i = 0; i < sizeof(suites) / sizeof(suites[0]); i++) {
-		const struct suite_entry *e = &suites[i];
+	suites = sorted_suites(&n_suites);
+	if (!suites)
+		return 1;
+	for (size_t i = 0; i < n_suites; i++) {
+		const struct fsn_unit_suite *e = suites[i];
 		SRunner *sr;
+		Suite *s;
 		TestResult **results;
 		int n;
 
@@ -77,7 +95,9 @@ int main(int argc, char **argv) {
 			continue;
 		}
 
-		sr = srunner_create(e->make());
+		s = suite_create(e->name);
+		e->add(s);
+		sr = srunner_create(s);
 		srunner_run_all(sr, CK_ENV);
 		n = srunner_ntests_run(sr);
 		results = srunner_results(sr);
@@ -93,6 +113,7 @@ int main(int argc, char **argv) {
 		free(results);
 		srunner_free(sr);
 	}
+	free(suites);
 
 	printf("%u passed, %u failed, %u skipped\n", passed, failed, skipped);
 	if (failed > 0)

@@ -1138,8 +1138,7 @@ START_TEST(test_same_marks) {
 }
 END_TEST
 
-Suite *fsn_suite_config(void) {
-	Suite *s = suite_create("config");
+static void config_suite(Suite *s) {
 	struct fixtures f;
 	TCase *tc;
 
@@ -1187,5 +1186,5 @@ Suite *fsn_suite_config(void) {
 	tcase_add_test(tc, test_examples_load);
 	tcase_add_test(tc, test_man_page_documents_schema);
 	suite_add_tcase(s, tc);
-	return s;
 }
+FSN_UNIT_SUITE("config", config_suite);

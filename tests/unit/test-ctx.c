@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * test-ctx.c — the context: fsn_suite_ctx() with inotify (no privileges)
- * and fsn_suite_ctx_fanotify() (root: fanotify groups, marks, ignore masks,
- * FID paths, permission events).
+ * test-ctx.c — the context: the suite "ctx" with inotify (no privileges)
+ * and "ctx-fanotify" (root: fanotify groups, marks, ignore masks, FID
+ * paths, permission events).
  *
  * No sleeps: the kernel queues inotify and fanotify events synchronously
  * in the system call that causes them, so after it returns a dispatch sees
@@ -780,8 +780,7 @@ START_TEST(test_inotify_unreachable_filters) {
 }
 END_TEST
 
-Suite *fsn_suite_ctx(void) {
-	Suite *s = suite_create("ctx");
+static void ctx_suite(Suite *s) {
 	TCase *tc = tcase_create("inotify");
 
 	tcase_add_test(tc, test_ctx_new_free);
@@ -796,8 +795,8 @@ Suite *fsn_suite_ctx(void) {
 	tcase_add_test(tc, test_inotify_relative_path_and_flags);
 	tcase_add_test(tc, test_inotify_unreachable_filters);
 	suite_add_tcase(s, tc);
-	return s;
 }
+FSN_UNIT_SUITE("ctx", ctx_suite);
 
 /* ------------------------------------------------------------------------ */
 /* ctx-fanotify (root)                                                      */
@@ -1711,8 +1710,7 @@ START_TEST(test_perm_read_not_dispatched) {
 }
 END_TEST
 
-Suite *fsn_suite_ctx_fanotify(void) {
-	Suite *s = suite_create("ctx-fanotify");
+static void ctx_fanotify_suite(Suite *s) {
 	TCase *tc = tcase_create("marks");
 
 	tcase_add_test(tc, test_fan_inode_open_close);
@@ -1741,5 +1739,5 @@ Suite *fsn_suite_ctx_fanotify(void) {
 	tcase_add_test(tc, test_perm_ctx_free_releases);
 	tcase_add_test(tc, test_perm_read_not_dispatched);
 	suite_add_tcase(s, tc);
-	return s;
 }
+FSN_UNIT_SUITE_ROOT("ctx-fanotify", ctx_fanotify_suite);

@@ -1498,8 +1498,7 @@ START_TEST(ino_bad_after_good_stops) {
 }
 END_TEST
 
-Suite *fsn_suite_decode(void) {
-	Suite *s = suite_create("decode");
+static void decode_suite(Suite *s) {
 	TCase *tc;
 
 	tc = tcase_create("fanotify");
@@ -1568,6 +1567,5 @@ Suite *fsn_suite_decode(void) {
 	tcase_add_test(tc, ino_bad_name_without_nul);
 	tcase_add_test(tc, ino_bad_after_good_stops);
 	suite_add_tcase(s, tc);
-
-	return s;
 }
+FSN_UNIT_SUITE("decode", decode_suite);

@@ -2004,8 +2004,7 @@ START_TEST(test_exec_timeout_group) {
 }
 END_TEST
 
-Suite *fsn_suite_escape(void) {
-	Suite *s = suite_create("escape");
+static void escape_suite(Suite *s) {
 	TCase *tc;
 
 	tc = tcase_create("escape");
@@ -2055,6 +2054,5 @@ Suite *fsn_suite_escape(void) {
 	tcase_add_test(tc, test_exec_timeout);
 	tcase_add_test(tc, test_exec_timeout_group);
 	suite_add_tcase(s, tc);
-
-	return s;
 }
+FSN_UNIT_SUITE("escape", escape_suite);

@@ -353,8 +353,7 @@ START_TEST(test_invalid) {
 }
 END_TEST
 
-Suite *fsn_suite_fidcache(void) {
-	Suite *s = suite_create("fidcache");
+static void fidcache_suite(Suite *s) {
 	TCase *tc = tcase_create("fidcache");
 
 	tcase_add_test(tc, test_put_get);
@@ -367,5 +366,5 @@ Suite *fsn_suite_fidcache(void) {
 	tcase_add_test(tc, test_forget_tag_and_clear);
 	tcase_add_test(tc, test_invalid);
 	suite_add_tcase(s, tc);
-	return s;
 }
+FSN_UNIT_SUITE("fidcache", fidcache_suite);

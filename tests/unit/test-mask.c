@@ -469,8 +469,7 @@ START_TEST(test_mark_type) {
 }
 END_TEST
 
-Suite *fsn_suite_mask(void) {
-	Suite *s = suite_create("mask");
+static void mask_suite(Suite *s) {
 	TCase *tc = tcase_create("mask");
 
 	tcase_add_test(tc, test_single_bits);
@@ -487,5 +486,5 @@ Suite *fsn_suite_mask(void) {
 	tcase_add_test(tc, test_init_class);
 	tcase_add_test(tc, test_mark_type);
 	suite_add_tcase(s, tc);
-	return s;
 }
+FSN_UNIT_SUITE("mask", mask_suite);

@@ -502,8 +502,7 @@ START_TEST(test_fid_path_unknown_fs) {
 }
 END_TEST
 
-Suite *fsn_suite_path(void) {
-	Suite *s = suite_create("path");
+static void path_suite(Suite *s) {
 	TCase *tc = tcase_create("fd_path");
 
 	tcase_add_test(tc, test_fd_path_file_and_dir);
@@ -524,5 +523,5 @@ Suite *fsn_suite_path(void) {
 	tcase_add_test(tc, test_fid_path_forget);
 	tcase_add_test(tc, test_fid_path_unknown_fs);
 	suite_add_tcase(s, tc);
-	return s;
 }
+FSN_UNIT_SUITE("path", path_suite);

@@ -1599,8 +1599,7 @@ START_TEST(test_real_probe_unprivileged) {
 }
 END_TEST
 
-Suite *fsn_suite_plan(void) {
-	Suite *s = suite_create("plan");
+static void plan_suite(Suite *s) {
 	TCase *tc;
 
 	tc = tcase_create("auto");
@@ -1655,5 +1654,5 @@ Suite *fsn_suite_plan(void) {
 	tcase_add_test(tc, test_real_probe_tmpfs);
 	tcase_add_test(tc, test_real_probe_unprivileged);
 	suite_add_tcase(s, tc);
-	return s;
 }
+FSN_UNIT_SUITE("plan", plan_suite);

@@ -555,8 +555,7 @@ START_TEST(test_applies_process_filters) {
 }
 END_TEST
 
-Suite *fsn_suite_policy(void) {
-	Suite *s = suite_create("policy");
+static void policy_suite(Suite *s) {
 	TCase *tc;
 
 	tc = tcase_create("decide");
@@ -576,5 +575,5 @@ Suite *fsn_suite_policy(void) {
 	tcase_add_test(tc, test_applies_exclusions);
 	tcase_add_test(tc, test_applies_process_filters);
 	suite_add_tcase(s, tc);
-	return s;
 }
+FSN_UNIT_SUITE("policy", policy_suite);

@@ -768,8 +768,7 @@ static void add_kernel_test(Suite *s, const char *name, const TTest *t) {
 	suite_add_tcase(s, tc);
 }
 
-Suite *fsn_suite_probe(void) {
-	Suite *s = suite_create("probe");
+static void probe_suite(Suite *s) {
 	TCase *tc = tcase_create("names");
 
 	tcase_add_test(tc, test_classify);
@@ -788,5 +787,5 @@ Suite *fsn_suite_probe(void) {
 	add_kernel_test(s, "prober_cache", test_prober_cache);
 	add_kernel_test(s, "prober_no_syscall", test_prober_no_syscall);
 	add_kernel_test(s, "prober_revalidate", test_prober_revalidate);
-	return s;
 }
+FSN_UNIT_SUITE("probe", probe_suite);

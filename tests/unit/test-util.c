@@ -101,8 +101,7 @@ START_TEST(test_mountinfo_parse) {
 }
 END_TEST
 
-Suite *fsn_suite_util(void) {
-	Suite *s = suite_create("util");
+static void util_suite(Suite *s) {
 	TCase *tc = tcase_create("strmap");
 
 	tcase_add_test(tc, test_strmap_basic);
@@ -111,5 +110,5 @@ Suite *fsn_suite_util(void) {
 	tc = tcase_create("mountinfo");
 	tcase_add_test(tc, test_mountinfo_parse);
 	suite_add_tcase(s, tc);
-	return s;
 }
+FSN_UNIT_SUITE("util", util_suite);

@@ -1,27 +1,47 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * unit.h — the suites of the unit test runner (tests/unit/runner.c) and
- * helpers the test files share.
+ * unit.h — what the unit test files share: how a suite registers itself
+ * with the runner (runner.c), the skip status, and helpers (unit-util.c).
  */
 #pragma once
 
 #include <check.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
-/* Each test-*.c file provides one or more of these. */
-Suite *fsn_suite_mask(void);
-Suite *fsn_suite_probe(void);
-Suite *fsn_suite_decode(void);
-Suite *fsn_suite_path(void);
-Suite *fsn_suite_fidcache(void);
-Suite *fsn_suite_ctx(void);
-Suite *fsn_suite_ctx_fanotify(void);
-/* the daemon's pieces (daemon/) */
-Suite *fsn_suite_config(void);
-Suite *fsn_suite_plan(void);
-Suite *fsn_suite_util(void);
-Suite *fsn_suite_escape(void);
-Suite *fsn_suite_policy(void);
+/* A suite as the runner finds it: the name "fsn-unit NAME" selects (Check's
+ * suite name too), the function that adds its test cases, and whether it
+ * needs root (else it is skipped, saying so). */
+struct fsn_unit_suite {
+	const char *name;
+	void (*add)(Suite *s);
+	bool needs_root;
+};
+
+/*
+ * Register a suite, at file scope after its function:
+ *
+ *	static void mask_suite(Suite *s) {
+ *		TCase *tc = tcase_create("mask");
+ *		...
+ *		suite_add_tcase(s, tc);
+ *	}
+ *	FSN_UNIT_SUITE("mask", mask_suite);
+ *
+ * A pointer to the suite's record goes into the ELF section
+ * fsn_unit_suites, which the linker brackets with __start_fsn_unit_suites
+ * and __stop_fsn_unit_suites: the runner finds every suite linked in, and
+ * adding one takes its file and a line in meson.build. Pointers, not the
+ * records, so that nothing pads the section between entries.
+ */
+#define FSN_UNIT_SUITE(name, fn) FSN_UNIT_SUITE_(name, fn, false)
+/* The same for a suite that needs root (CAP_SYS_ADMIN for fanotify). */
+#define FSN_UNIT_SUITE_ROOT(name, fn) FSN_UNIT_SUITE_(name, fn, true)
+
+#define FSN_UNIT_SUITE_(name_, fn_, needs_root_)                                                   \
+	static const struct fsn_unit_suite fsn_unit_suite_##fn_ = { (name_), fn_, (needs_root_) }; \
+	static const struct fsn_unit_suite *const fsn_unit_suite_ptr_##fn_                         \
+	    __attribute__((section("fsn_unit_suites"), used)) = &fsn_unit_suite_##fn_
 
 /* Exit status a forked test uses to say "skipped"; the runner counts it
  * as a skip, not a failure (see runner.c). */

@@ -1,0 +1,389 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * fixture.c — the context a case runs in: the per-case fixture (a private
+ * mount namespace, a scratch tmpfs, the filesystem under test freshly
+ * mounted, an empty work directory as the cwd) and its teardown, memory
+ * owned by the case, and the way back to the runner (selftest.c) through
+ * the MAP_SHARED slot: diagnostics, failing, skipping and the feature
+ * requirements; message formatting (errno names, escaped names, masks).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "selftest-private.h"
+
+/* The one case this process runs, for the few places without a ctx. */
+static struct fst_ctx *cur_ctx;
+
+/* ------------------------------------------------------------------------ */
+/* Memory owned by the case                                                 */
+/* ------------------------------------------------------------------------ */
+
+void *fst_track(struct fst_ctx *ctx, void *p) {
+	struct fst_priv *pr = ctx->priv;
+
+	if (!p)
+		fst_fail(ctx, "out of memory");
+	if (pr->n_allocs == pr->cap_allocs) {
+		size_t cap = pr->cap_allocs ? pr->cap_allocs * 2 : 32;
+		void **n = realloc(pr->allocs, cap * sizeof(*n));
+
+		if (!n) {
+			free(p);
+			fst_fail(ctx, "out of memory");
+		}
+		pr->allocs = n;
+		pr->cap_allocs = cap;
+	}
+	pr->allocs[pr->n_allocs++] = p;
+	return p;
+}
+
+void *fst_calloc(struct fst_ctx *ctx, size_t n, size_t size) {
+	return fst_track(ctx, calloc(n ? n : 1, size));
+}
+
+/* Free memory of the case before it ends (the most recent first). */
+void fst_free(struct fst_ctx *ctx, void *p) {
+	struct fst_priv *pr = ctx->priv;
+
+	for (size_t i = pr->n_allocs; p && i-- > 0;)
+		if (pr->allocs[i] == p) {
+			pr->allocs[i] = pr->allocs[--pr->n_allocs];
+			free(p);
+			return;
+		}
+}
+
+char *fst_strdupf(struct fst_ctx *ctx, const char *fmt, ...) {
+	va_list ap;
+	char *s = NULL;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		s = NULL;
+	return fst_track(ctx, s);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Messages                                                                 */
+/* ------------------------------------------------------------------------ */
+
+const char *fst_errname(int err) {
+	static char buf[4][32];
+	static unsigned idx;
+	const char *n;
+
+	if (err < 0)
+		err = -err;
+	if (err == 0)
+		return "0";
+	n = strerrorname_np(err);
+	if (n)
+		return n;
+	idx = (idx + 1) % 4;
+	snprintf(buf[idx], sizeof(buf[idx]), "errno %d", err);
+	return buf[idx];
+}
+
+static void diag_vappend(struct fst_shared *sh, const char *fmt, va_list ap) _fst_printf_(2, 0);
+static void diag_vappend(struct fst_shared *sh, const char *fmt, va_list ap) {
+	size_t room;
+	int n;
+
+	if (!sh)
+		return;
+	room = sizeof(sh->diag) - sh->diag_len;
+	if (room <= 1) {
+		sh->diag_truncated = true;
+		return;
+	}
+	n = vsnprintf(sh->diag + sh->diag_len, room, fmt, ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= room) {
+		sh->diag_len = sizeof(sh->diag) - 1;
+		sh->diag_truncated = true;
+	} else
+		sh->diag_len += (size_t)n;
+}
+
+void fst_diag(struct fst_ctx *ctx, const char *fmt, ...) {
+	va_list ap;
+
+	va_start(ap, fmt);
+	diag_vappend(ctx->priv->shared, fmt, ap);
+	va_end(ap);
+}
+
+void fst_log(struct fst_ctx *ctx, const char *fmt, ...) {
+	va_list ap;
+
+	va_start(ap, fmt);
+	diag_vappend(ctx->priv->shared, fmt, ap);
+	va_end(ap);
+	fst_diag(ctx, "\n");
+}
+
+static void kill_children(struct fst_ctx *ctx) {
+	struct fst_priv *pr = ctx->priv;
+
+	for (size_t i = 0; i < pr->n_children; i++) {
+		struct fst_child *c = pr->children[i];
+
+		if (c->reaped)
+			continue;
+		kill(c->pid, SIGKILL);
+		waitpid(c->pid, NULL, 0);
+		c->reaped = true;
+	}
+}
+
+void fst_fail_(struct fst_ctx *ctx, const char *file, int line, const char *fmt, ...) {
+	char msg[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!ctx)
+		ctx = cur_ctx;
+	if (ctx && ctx->priv)
+		kill_children(ctx);
+	_ck_assert_failed(file, line, "Failed", "%s", msg);
+}
+
+static void skip_with(struct fst_ctx *ctx, enum fst_skip_kind kind, const char *reason) {
+	struct fst_shared *sh = ctx->priv->shared;
+
+	sh->skip_kind = kind;
+	snprintf(sh->skip_reason, sizeof(sh->skip_reason), "%s", reason);
+	kill_children(ctx);
+	fflush(NULL);
+	_exit(77);
+}
+
+void fst_skip(struct fst_ctx *ctx, const char *fmt, ...) {
+	char reason[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	skip_with(ctx, FST_SKIP_OTHER, reason);
+	_exit(77); /* not reached */
+}
+
+/* Skip unless r says supported: a feature skip when the kernel or the
+ * filesystem cannot (where: "" or " on <object>"). */
+static void require_result(struct fst_ctx *ctx, enum fsn_feature f,
+			   const struct fsn_feature_result *r, const char *where) {
+	char reason[600];
+
+	if (r->support == FSN_SUPPORTED)
+		return;
+	snprintf(reason, sizeof(reason), "needs %s%s: %s (%s)", fsn_feature_description(f), where,
+		 fsn_support_name(r->support), fst_errname(r->error));
+	/* Only "the kernel or this filesystem cannot" is a feature skip; a
+	 * probe that failed for another reason must not hide a case. */
+	if (r->support == FSN_UNSUPPORTED_KERNEL || r->support == FSN_UNSUPPORTED_FS)
+		skip_with(ctx, FST_SKIP_FEATURE, reason);
+	skip_with(ctx, FST_SKIP_OTHER, reason);
+}
+
+void fst_require_(struct fst_ctx *ctx, enum fsn_feature f, const char *file, int line) {
+	char reason[512];
+
+	if ((unsigned)f >= _FSN_FEAT_MAX)
+		fst_fail_(ctx, file, line, "fst_require: unknown feature %d", (int)f);
+	if (!ctx->probe) {
+		snprintf(reason, sizeof(reason), "needs %s: feature probe failed on %s: %s",
+			 fsn_feature_description(f), ctx->fs, ctx->priv->env->probe_error);
+		skip_with(ctx, FST_SKIP_OTHER, reason);
+	}
+	require_result(ctx, f, &ctx->probe->feat[f], "");
+}
+
+void fst_require_at_(struct fst_ctx *ctx, const char *path, enum fsn_feature f, const char *file,
+		     int line) {
+	struct fsn_probe p;
+	char where[300];
+	int r;
+
+	if ((unsigned)f >= _FSN_FEAT_MAX)
+		fst_fail_(ctx, file, line, "fst_require_at: unknown feature %d", (int)f);
+	r = fsn_probe_path(path, &p);
+	if (r < 0)
+		fst_fail_(ctx, file, line, "probing %s: %s", path, fst_errname(r));
+	snprintf(where, sizeof(where), " on %s", path);
+	require_result(ctx, f, &p.feat[f], where);
+}
+
+void fst_require_kernel_(struct fst_ctx *ctx, unsigned major, unsigned minor, const char *why,
+			 const char *file, int line) {
+	struct utsname u;
+	unsigned ma, mi;
+	char reason[600];
+
+	if (uname(&u) < 0 || sscanf(u.release, "%u.%u", &ma, &mi) != 2)
+		fst_fail_(ctx, file, line, "cannot tell the kernel version (uname)");
+	if (ma > major || (ma == major && mi >= minor))
+		return;
+	snprintf(reason, sizeof(reason), "needs Linux %u.%u or later (this is %s): %s", major,
+		 minor, u.release, why);
+	skip_with(ctx, FST_SKIP_FEATURE, reason);
+}
+
+void fst_sys_err_(struct fst_ctx *ctx, long ret, int saved_errno, int want, const char *what,
+		  const char *file, int line) {
+	if (ret >= 0)
+		fst_fail_(ctx, file, line, "%s succeeded (returned %ld), expected %s", what, ret,
+			  fst_errname(want));
+	if (saved_errno != want)
+		fst_fail_(ctx, file, line, "%s failed with %s, expected %s", what,
+			  fst_errname(saved_errno), fst_errname(want));
+}
+
+const char *fst_escape(const char *s, char *buf, size_t len) {
+	size_t pos = 0;
+
+	if (len == 0)
+		return buf;
+	for (; s && *s && pos + 5 < len; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '\\' || c == '"') {
+			buf[pos++] = '\\';
+			buf[pos++] = (char)c;
+		} else if (c >= 0x20 && c < 0x7f)
+			buf[pos++] = (char)c;
+		else
+			pos += (size_t)snprintf(buf + pos, len - pos, "\\x%02x", c);
+	}
+	if (s && *s && pos + 4 <= len) {
+		memcpy(buf + pos, "...", 3);
+		pos += 3;
+	}
+	buf[pos] = '\0';
+	return buf;
+}
+
+const char *fst_mask_str(enum fsn_mask_kind kind, uint64_t mask) {
+	static char bufs[8][320];
+	static unsigned idx;
+	char names[256];
+	char *b;
+	int r;
+
+	idx = (idx + 1) % 8;
+	b = bufs[idx];
+	r = fsn_mask_format(kind, mask, names, sizeof(names));
+	if (r < 0 || mask == 0)
+		snprintf(b, sizeof(bufs[idx]), "0x%" PRIx64, mask);
+	else
+		snprintf(b, sizeof(bufs[idx]), "%s (0x%" PRIx64 ")", names, mask);
+	return b;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Fixture                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static void setup(struct fst_ctx *ctx) {
+	const struct fst_fs_env *env = ctx->priv->env;
+	char *mnt, *tmpl;
+
+	if (unshare(CLONE_NEWNS) < 0)
+		fst_fail(ctx, "setup: unshare(CLONE_NEWNS): %s", fst_errname(errno));
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		fst_fail(ctx, "setup: making / private: %s", fst_errname(errno));
+	/* A fresh scratch tmpfs over the run's base directory, visible only in
+	 * this namespace: helper mounts and the test mount point live there. */
+	if (mount("fsn-scratch", env->base, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=16m") <
+	    0)
+		fst_fail(ctx, "setup: mount scratch tmpfs on %s: %s", env->base,
+			 fst_errname(errno));
+	ctx->scratch = env->base;
+	mnt = fst_strdupf(ctx, "%s/mnt", env->base);
+	if (mkdir(mnt, 0755) < 0)
+		fst_fail(ctx, "setup: mkdir %s: %s", mnt, fst_errname(errno));
+	if (!env->dev) {
+		if (mount("fsn-test", mnt, "tmpfs", 0, "mode=0755,size=256m") < 0)
+			fst_fail(ctx, "setup: mount tmpfs on %s: %s", mnt, fst_errname(errno));
+	} else if (mount(env->dev, mnt, env->fstype, 0, NULL) < 0)
+		fst_fail(ctx, "setup: mount %s (%s) on %s: %s", env->dev, env->fstype, mnt,
+			 fst_errname(errno));
+	ctx->mnt = mnt;
+	tmpl = fst_strdupf(ctx, "%s/%s.XXXXXX", mnt, ctx->tc->name);
+	if (!mkdtemp(tmpl))
+		fst_fail(ctx, "setup: mkdtemp %s: %s", tmpl, fst_errname(errno));
+	ctx->work = tmpl;
+	ctx->workfd = open(tmpl, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (ctx->workfd < 0 || chdir(tmpl) < 0)
+		fst_fail(ctx, "setup: open/chdir %s: %s", tmpl, fst_errname(errno));
+	ctx->pid = getpid();
+	if (env->verbose)
+		fst_log(ctx, "%s: work directory %s (pid %d)", ctx->fs, ctx->work, (int)ctx->pid);
+}
+
+static void teardown(struct fst_ctx *ctx) {
+	struct fst_priv *pr = ctx->priv;
+
+	kill_children(ctx);
+	for (size_t i = 0; i < pr->n_children; i++) {
+		struct fst_child *c = pr->children[i];
+
+		if (c->rfd >= 0)
+			close(c->rfd);
+		if (c->pidfd >= 0)
+			close(c->pidfd);
+	}
+	if (ctx->workfd >= 0)
+		close(ctx->workfd);
+	for (size_t i = 0; i < pr->n_allocs; i++)
+		free(pr->allocs[i]);
+	free(pr->allocs);
+	pr->allocs = NULL;
+	pr->n_allocs = 0;
+}
+
+void fst_run_case(const struct fst_case *tc, const struct fst_fs_env *env,
+		  struct fst_shared *shared) {
+	struct fst_priv *pr = calloc(1, sizeof(*pr));
+	struct fst_ctx ctx = {
+		.tc = tc,
+		.fs = env->fs,
+		.workfd = -1,
+		.scratch = env->base,
+		.work = "",
+		.probe = env->probe,
+		.verbose = env->verbose,
+		.priv = pr,
+	};
+
+	if (!pr)
+		ck_abort_msg("out of memory");
+	pr->env = env;
+	pr->shared = shared;
+	cur_ctx = &ctx;
+	setup(&ctx);
+	tc->fn(&ctx);
+	teardown(&ctx);
+	cur_ctx = NULL;
+	free(pr);
+}

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * selftest-private.h — fsn-selftest's internals, not for cases (they include
+ * selftest.h only): what the runner (selftest.c) hands the fixture, and what
+ * the helper files behind selftest.h share — the private part of a case's
+ * context and the few functions more than one of them calls.
+ *
+ * The helpers (fixture.c, ops.c, events.c, expect.c, fdinfo.c, child.c,
+ * perm.c) run in the forked case process. Failures go through Check's
+ * _ck_assert_failed() with the caller's file:line; the long explanation
+ * (event lists) goes to the shared diagnostics buffer, which the runner
+ * prints even when Check only reports a timeout or a signal.
+ */
+#pragma once
+
+#include "selftest.h"
+
+/* ------------------------------------------------------------------------ */
+/* Runner and fixture                                                       */
+/* ------------------------------------------------------------------------ */
+
+enum fst_skip_kind {
+	FST_SKIP_NONE = 0,
+	FST_SKIP_FEATURE, /* the probe says unsupported: never a failure */
+	FST_SKIP_OTHER,   /* anything else: a failure with FSN_TESTS_MUST_RUN=1 */
+};
+
+/* MAP_SHARED memory the forked case writes and the runner reads. */
+struct fst_shared {
+	int skip_kind;
+	char skip_reason[512];
+	size_t diag_len;
+	bool diag_truncated;
+	char diag[64 * 1024];
+};
+
+/* Filled by the runner before forking; what a case's fixture needs. */
+struct fst_fs_env {
+	const char *fs;                /* "tmpfs", ... */
+	const char *fstype;            /* mount(2) type */
+	const char *dev;               /* loop device, NULL for tmpfs */
+	const char *base;              /* per-run directory each case mounts its scratch tmpfs on */
+	const struct fsn_probe *probe; /* NULL if the probe failed */
+	char probe_error[128];         /* why, if it failed */
+	bool verbose;
+};
+
+/* Run one case in the current (forked) process: fixture, case, teardown. */
+void fst_run_case(const struct fst_case *tc, const struct fst_fs_env *env,
+		  struct fst_shared *shared);
+
+/* ------------------------------------------------------------------------ */
+/* Shared by the helper files                                               */
+/* ------------------------------------------------------------------------ */
+
+#define FST_MAX_FD 1024
+#define FST_MAX_CHILDREN 64 /* alive at once */
+
+enum fd_kind {
+	FD_UNKNOWN = 0,
+	FD_FANOTIFY,
+	FD_INOTIFY,
+};
+
+struct fd_info {
+	enum fd_kind kind;
+	unsigned init_flags;
+};
+
+struct fst_priv {
+	const struct fst_fs_env *env;
+	struct fst_shared *shared;
+	void **allocs;
+	size_t n_allocs, cap_allocs;
+	struct fd_info fds[FST_MAX_FD];
+	struct fst_child *children[FST_MAX_CHILDREN]; /* not yet reaped by a helper */
+	size_t n_children;
+	unsigned char *readbuf;
+};
+
+/* Tell Check where the case is, so a timeout or a crash names the last
+ * helper call site of the case rather than the runner. */
+static inline void fst_checkpoint(const char *file, int line) {
+	_mark_point(file, line);
+}
+
+/* Memory owned by the case, freed when it ends (fixture.c). fst_track()
+ * takes p (failing the case if it is NULL); fst_free() frees it early. */
+void *fst_track(struct fst_ctx *ctx, void *p);
+void *fst_calloc(struct fst_ctx *ctx, size_t n, size_t size);
+void fst_free(struct fst_ctx *ctx, void *p);
+
+/* Append to the case's diagnostics as is (fst_log() adds a newline). */
+void fst_diag(struct fst_ctx *ctx, const char *fmt, ...) _fst_printf_(2, 3);
+
+/* The kind of fd and its fanotify_init() flags: remembered for the groups
+ * the case made (ops.c), otherwise told by /proc/self/fd (flags 0). */
+enum fd_kind fst_fd_kind(struct fst_ctx *ctx, int fd, unsigned *init_flags);
