@@ -39,7 +39,7 @@ static bool check_stderr_is_journal(void) {
 	return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
 }
 
-static void vlog(int priority, const char *fmt, va_list ap) {
+static void __attribute__((format(printf, 2, 0))) vlog(int priority, const char *fmt, va_list ap) {
 	char msg[2048];
 
 	if (priority > max_level)
