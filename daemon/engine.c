@@ -248,7 +248,7 @@ struct engine {
 	uint64_t load_progress;    /* steps the loaders made (for EXTEND_TIMEOUT_USEC) */
 	pid_t self;
 	int foreign_mntns; /* mntns_foreign(): 1 a namespace of its own, 0 shared, <0 unknown */
-	bool foreground;
+	struct output *console; /* --foreground: events also on stdout (output-console.c) */
 	bool has_exec;
 	bool placing_tree; /* place_planned() walks a new tree: limits are its business */
 
@@ -340,11 +340,6 @@ static void rule_marks(const struct plan *p, const struct config *c, const struc
 
 	*first = i < c->n_rules ? p->by_rule[i].first : 0;
 	*n = i < c->n_rules ? p->by_rule[i].n : 0;
-}
-
-static void format_events(uint64_t mask, char *buf, size_t len) {
-	if (mask == 0 || fsn_mask_format(FSN_MASK_FANOTIFY_EVENT, mask, buf, len) < 0)
-		snprintf(buf, len, "0x%" PRIx64, mask);
 }
 
 static bool str_eq(const char *a, const char *b) {
@@ -1190,75 +1185,8 @@ static void emit_to(struct engine *e, struct eoutput *const *outs, size_t n,
 	for (size_t i = 0; i < n; i++)
 		output_emit(outs[i]->out, rec);
 
-	if (e->foreground) {
-		char t[64], ev[256], p[PATH_MAX * 4], op[PATH_MAX * 4], c[128];
-		struct tm tm;
-		time_t sec = (time_t)(rec->time_usec / 1000000u);
-
-		localtime_r(&sec, &tm);
-		strftime(t, sizeof(t), "%Y-%m-%dT%H:%M:%S", &tm);
-		switch (rec->kind) {
-		case RECORD_EVENT:
-			format_events(rec->mask, ev, sizeof(ev));
-			printf("%s.%03u %s %s %s%s%s (pid %d comm %s)\n", t,
-			       (unsigned)(rec->time_usec % 1000000u / 1000u), rec->rule, ev,
-			       rec->path ? text_escaped(p, sizeof(p), rec->path) : "(unknown path)",
-			       rec->old_path ? " from " : "",
-			       rec->old_path ? text_escaped(op, sizeof(op), rec->old_path) : "",
-			       (int)rec->pid,
-			       rec->comm ? text_escaped(c, sizeof(c), rec->comm) : "?");
-			break;
-		case RECORD_OVERFLOW:
-			printf(
-			    "%s.%03u %s overflow: the kernel queue overflowed, events were lost\n",
-			    t, (unsigned)(rec->time_usec % 1000000u / 1000u), rec->rule);
-			break;
-		case RECORD_DROPPED:
-			printf("%s.%03u %s dropped %" PRIu64 " events (rate limit)\n", t,
-			       (unsigned)(rec->time_usec % 1000000u / 1000u), rec->rule,
-			       rec->count);
-			break;
-		case RECORD_DECISION: {
-			char v[64];
-
-			format_events(rec->mask, ev, sizeof(ev));
-			printf("%s.%03u %s %s %s %s (pid %d comm %s; by %s, %" PRIu64 " us)\n", t,
-			       (unsigned)(rec->time_usec % 1000000u / 1000u), rec->rule,
-			       rec->verdict ? verdict_format(rec->verdict, v, sizeof(v)) : "?", ev,
-			       rec->path ? text_escaped(p, sizeof(p), rec->path) : "(unknown path)",
-			       (int)rec->pid,
-			       rec->comm ? text_escaped(c, sizeof(c), rec->comm) : "?",
-			       rec->by ? rec->by : "?", rec->latency_us);
-			break;
-		}
-		case RECORD_RESCAN:
-			printf("%s.%03u %s rescan after an overflow: %s %s\n", t,
-			       (unsigned)(rec->time_usec % 1000000u / 1000u), rec->rule,
-			       rec->change ? rec->change : "?",
-			       rec->path ? text_escaped(p, sizeof(p), rec->path)
-					 : "(unknown path)");
-			break;
-		case RECORD_GONE:
-		case RECORD_UNMOUNTED:
-		case RECORD_REARMED: {
-			size_t pos = 0;
-
-			format_lifecycle(rec, p, sizeof(p), &pos);
-			printf("%s.%03u %s %s\n", t, (unsigned)(rec->time_usec % 1000000u / 1000u),
-			       rec->rule, p);
-			break;
-		}
-		case RECORD_STATS:
-			printf("%s.%03u %s permission counters: %" PRIu64 " allowed, %" PRIu64
-			       " denied, %" PRIu64 " on deadline\n",
-			       t, (unsigned)(rec->time_usec % 1000000u / 1000u), rec->rule,
-			       rec->perm ? rec->perm->allowed : 0,
-			       rec->perm ? rec->perm->denied : 0,
-			       rec->perm ? rec->perm->deadline : 0);
-			break;
-		}
-		fflush(stdout);
-	}
+	if (e->console)
+		output_emit(e->console, rec);
 }
 
 static void emit(struct engine *e, struct erule *r, const struct record *rec) {
@@ -4080,6 +4008,7 @@ struct engine *engine_free(struct engine *e) {
 	fsn_ctx_free(e->ctx);
 	fsn_fidcache_free(e->dirs);
 	fsn_prober_free(e->prober);
+	e->console = output_close(e->console);
 	free(e->ihash);
 	free(e->pcache);
 	for (size_t i = 0; i < SYNTH_SLOTS; i++)
@@ -4196,9 +4125,14 @@ uint64_t engine_events_handled(const struct engine *e) {
 	return e ? e->handled : 0;
 }
 
-void engine_set_foreground(struct engine *e, bool on) {
-	if (e)
-		e->foreground = on;
+int engine_set_foreground(struct engine *e, bool on) {
+	if (!e)
+		return -EINVAL;
+	if (!on)
+		e->console = output_close(e->console);
+	else if (!e->console)
+		return output_console_open(e->loop, &e->console);
+	return 0;
 }
 
 const struct config *engine_config(const struct engine *e) {

@@ -91,7 +91,8 @@ void engine_report_perm_stats(struct engine *e);
  * blocked process. */
 bool engine_stalled(const struct engine *e);
 
-/* --foreground: also print each event human-readably to stdout. */
-void engine_set_foreground(struct engine *e, bool on);
+/* --foreground: also print each record human-readably to stdout (a
+ * console output, output-console.c). 0, or -errno. */
+int engine_set_foreground(struct engine *e, bool on);
 
 const struct config *engine_config(const struct engine *e);

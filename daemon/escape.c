@@ -342,6 +342,11 @@ void format_lifecycle(const struct record *r, char *buf, size_t len, size_t *pos
 	}
 }
 
+void format_events(uint64_t mask, char *buf, size_t len) {
+	if (mask == 0 || fsn_mask_format(FSN_MASK_FANOTIFY_EVENT, mask, buf, len) < 0)
+		snprintf(buf, len, "0x%" PRIx64, mask);
+}
+
 void format_time_usec(char *buf, size_t len, uint64_t usec) {
 	time_t sec = (time_t)(usec / 1000000);
 	char stamp[64] = "1970-01-01T00:00:00";

@@ -514,7 +514,12 @@ static int run_daemon(const char *config_path, bool foreground) {
 		log_error("cannot create the fanotify/inotify context: %s", strerror(-r));
 		return r;
 	}
-	engine_set_foreground(d.engine, foreground);
+	r = engine_set_foreground(d.engine, foreground);
+	if (r < 0) {
+		log_error("--foreground: %s", strerror(-r));
+		engine_free(d.engine);
+		return r;
+	}
 	if (engine_mntns_foreign() == 1)
 		log_info("running in a mount namespace of its own (shared neither with PID 1 "
 			 "nor with the parent): mount marks are refused, inode and filesystem "

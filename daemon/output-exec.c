@@ -669,10 +669,10 @@ oom:
 }
 
 void output_exec_set_kill_grace(struct output *o, double sec) {
-	if (o->type == OUTPUT_EXEC)
+	if (o->ops == &exec_ops)
 		to_exec(o)->kill_grace = sec;
 }
 
 unsigned output_exec_running(const struct output *o) {
-	return o->type == OUTPUT_EXEC ? ((const struct exec_output *)o)->running : 0;
+	return o->ops == &exec_ops ? ((const struct exec_output *)o)->running : 0;
 }

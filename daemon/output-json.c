@@ -561,10 +561,10 @@ fail:
 }
 
 void output_json_set_buffer_max(struct output *o, size_t max) {
-	if (o->type == OUTPUT_JSON)
+	if (o->ops == &json_ops)
 		to_json(o)->max = max;
 }
 
 size_t output_json_buffered(const struct output *o) {
-	return o->type == OUTPUT_JSON ? ((const struct json_output *)o)->len : 0;
+	return o->ops == &json_ops ? ((const struct json_output *)o)->len : 0;
 }

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * output-private.h — what output.c shares with the output types
- * (output-json.c, output-journal.c, output-exec.c): the common part of an
- * output, the per-type operations, failure accounting, and test hooks.
+ * (output-json.c, output-journal.c, output-exec.c, and output-console.c,
+ * the --foreground printer): the common part of an output, the per-type
+ * operations (an output's type is its ops), failure accounting, and test
+ * hooks.
  */
 #pragma once
 
@@ -24,7 +26,6 @@ struct output_ops {
 struct output {
 	const struct output_ops *ops;
 	char *name;
-	enum output_type type;
 	struct ev_loop *loop;
 	uint64_t emitted; /* records written / sent / commands started */
 	uint64_t failed;  /* records lost: write errors, drops, spawn failures */

@@ -53,7 +53,6 @@ int output_init(struct output *o, const struct output_ops *ops, const struct out
 	if (!o->name)
 		return -ENOMEM;
 	o->ops = ops;
-	o->type = conf->type;
 	o->loop = loop;
 	return 0;
 }

@@ -124,6 +124,13 @@ const char *output_name(const struct output *o);
 void output_counters(const struct output *o, uint64_t *emitted, uint64_t *failed);
 
 /*
+ * The console (--foreground; not an output of the config): each record as
+ * one human-readable line on stdout, names escaped as text_escaped() does,
+ * flushed at once. 0, or -ENOMEM.
+ */
+int output_console_open(struct ev_loop *loop, struct output **ret);
+
+/*
  * Check an exec argv template (for config validation). argv[0] must be an
  * absolute path without placeholders (a filename never chooses the
  * program). In the other arguments every "{word}" must be a known
@@ -170,6 +177,10 @@ const char *text_escaped(char *buf, size_t len, const char *s);
 /* The text of a gone, unmounted or rearmed record (its path, escaped, and
  * what happened), appended at *pos as text_escape() does. */
 void format_lifecycle(const struct record *r, char *buf, size_t len, size_t *pos);
+
+/* The names of FAN_* event bits, "modify,close_write" (fsn_mask_format()),
+ * into buf; "0x..." when there are none or they do not format. */
+void format_events(uint64_t mask, char *buf, size_t len);
 
 /* Standard base64 (with '=' padding) of n bytes into buf, NUL terminated,
  * truncated to fit. Returns the length the full encoding needs. */
