@@ -3,7 +3,8 @@
  * engine.h — the running daemon: a libfsn context with the marks of the
  * current plan, the outputs, and the matching of decoded events to rules.
  * fsnotifyd.c owns the loop, signals and systemd notification; the engine
- * owns everything between the kernel and the outputs.
+ * owns everything between the kernel and the outputs. Implemented by
+ * engine.c and the pieces its header comment names (engine-private.h).
  */
 #pragma once
 

@@ -5,7 +5,7 @@
  * (TERM/INT stop, HUP reload, USR1 reopen outputs), systemd notification
  * (READY, RELOADING, STOPPING, STATUS, WATCHDOG) and the start, stop and
  * reload log entries. Everything between the kernel and the outputs is
- * the engine's (engine.c).
+ * the engine's (engine.h: engine.c and the pieces it names).
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,0 +1,500 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * engine-perm.c — permission rules on the engine's side: the guard thread
+ * (guard.c) reads, decides and answers their events; this file places a
+ * permission rule's marks in a guard rule of its own (struct eperm), keeps
+ * a guard rule across a reload when its marks are the same, computes each
+ * rule's policy (policy.c) and commits them to the guard, and turns what
+ * the guard reports (decisions, overflows, counters) into records on the
+ * rules' outputs, also for rules a reload retired.
+ *
+ * The loader (load.c) runs perm_begin(), perm_rule(), perm_place_mark(),
+ * perm_end() and perm_policy() in its batches; state building (engine.c)
+ * commits and frees.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include "engine-private.h"
+#include "fsn-uapi.h"
+#include "guard.h"
+#include "log.h"
+#include "policy.h"
+
+static struct erule *find_erule(struct engine *e, const char *name) {
+	for (size_t i = 0; name && i < e->st.n_rules; i++)
+		if (strcmp(e->st.rules[i].conf->name, name) == 0)
+			return &e->st.rules[i];
+	return NULL;
+}
+
+void retired_free(struct retired *t) {
+	free(t->rule);
+	strv_free(t->outputs, t->n_outputs);
+}
+
+/* Remember the old state's permission rules the new one does not keep. */
+void retire_perm(struct engine *e, const struct state *old) {
+	for (size_t i = 0; i < old->n_perm; i++) {
+		const struct erule *r = NULL;
+		struct retired t = { 0 };
+
+		if (old->perm[i].kept)
+			continue;
+		for (size_t j = 0; j < old->n_rules && !r; j++)
+			if (old->rules[j].conf == old->perm[i].conf)
+				r = &old->rules[j];
+		if (!r)
+			continue;
+		if (e->n_retired == MAX_RETIRED) {
+			retired_free(&e->retired[0]);
+			memmove(e->retired, e->retired + 1, --e->n_retired * sizeof(*e->retired));
+		} else {
+			struct retired *v = realloc(e->retired, (e->n_retired + 1) * sizeof(*v));
+
+			if (!v)
+				return;
+			e->retired = v;
+		}
+		t.rule = strdup(r->conf->name);
+		t.outputs = calloc(r->n_outputs + 1, sizeof(char *));
+		for (size_t j = 0; t.outputs && j < r->n_outputs; j++)
+			if ((t.outputs[j] = strdup(r->outputs[j]->name)))
+				t.n_outputs++;
+		if (!t.rule || !t.outputs) {
+			retired_free(&t);
+			return;
+		}
+		e->retired[e->n_retired++] = t;
+	}
+}
+
+/* A record of rule name (r: that rule, already looked up, or NULL): to the
+ * rule's outputs, or to those of the same names as a retired rule's; false
+ * if neither exists. */
+static bool emit_named(struct engine *e, struct erule *r, const char *name,
+		       const struct record *rec) {
+	if (r) {
+		emit(e, r, rec);
+		return true;
+	}
+	for (size_t i = e->n_retired; name && i-- > 0;) {
+		struct retired *t = &e->retired[i];
+		struct eoutput *outs[16];
+		size_t n = 0;
+
+		if (strcmp(t->rule, name) != 0)
+			continue;
+		for (size_t j = 0; j < t->n_outputs && n < ELEMENTSOF(outs); j++) {
+			struct eoutput *o =
+			    find_eoutput(e->st.outputs, e->st.n_outputs, t->outputs[j]);
+
+			if (o)
+				outs[n++] = o;
+		}
+		emit_to(e, outs, n, rec);
+		return n > 0;
+	}
+	return false;
+}
+
+/* What the guard thread hands over, in the main loop. */
+static void on_guard_report(const struct guard_report *g, void *userdata) {
+	struct engine *e = userdata;
+	struct erule *r = find_erule(e, g->rule);
+	char f_rule[300], v[64];
+	const char *fields[2] = { f_rule, NULL };
+	struct perm_counts pc;
+	struct record rec;
+
+	switch (g->kind) {
+	case GUARD_REPORT_LOG: log_msg(g->priority, "%s", g->msg); return;
+	case GUARD_REPORT_OVERFLOW:
+		e->overflows++;
+		snprintf(f_rule, sizeof(f_rule), "FSN_RULE=%s", g->rule ? g->rule : "");
+		log_notable(LOG_WARNING, FSND_MID_OVERFLOW, fields,
+			    "rule '%s': the permission queue overflowed: the kernel allowed the "
+			    "events it could not queue, unanswered",
+			    g->rule ? g->rule : "?");
+		if (!r)
+			return;
+		r->stats.overflows++;
+		rec = (struct record){ .kind = RECORD_OVERFLOW,
+				       .time_usec = g->time_usec,
+				       .rule = r->conf->name,
+				       .mask = FAN_Q_OVERFLOW,
+				       .uid = (uid_t)-1 };
+		emit(e, r, &rec);
+		return;
+	case GUARD_REPORT_STATS:
+		pc = (struct perm_counts){ .allowed = g->stats.allowed,
+					   .denied = g->stats.denied,
+					   .audited = g->stats.audited,
+					   .deadline = g->stats.deadline,
+					   .latency_p50_us = g->stats.latency_p50_us,
+					   .latency_p99_us = g->stats.latency_p99_us };
+		if (r)
+			r->last_perm = pc;
+		rec = (struct record){ .kind = RECORD_STATS,
+				       .time_usec = g->time_usec,
+				       .rule = g->rule,
+				       .uid = (uid_t)-1,
+				       .perm = &pc };
+		emit_named(e, r, g->rule, &rec);
+		return;
+	case GUARD_REPORT_DECISION:
+		e->decisions++;
+		if (r && !rate_ok(e, r))
+			return;
+		rec = (struct record){
+			.kind = RECORD_DECISION,
+			.time_usec = g->time_usec,
+			.rule = g->rule,
+			.mask = g->mask,
+			.path = g->path,
+			.pid = g->pid,
+			.comm = g->comm,
+			.uid = g->uid,
+			.exe = g->exe,
+			.verdict = &g->verdict,
+			.by = g->by,
+			.decision = g->decision,
+			.latency_us = g->latency_us,
+		};
+		if (r)
+			r->stats.events++;
+		if (!emit_named(e, r, g->rule, &rec))
+			log_msg(LOG_NOTICE,
+				"rule '%s' (gone since a reload): %s \"%s\" of pid %d (by %s)",
+				g->rule, verdict_format(&g->verdict, v, sizeof(v)),
+				text_escaped(f_rule, sizeof(f_rule), g->path), (int)g->pid, g->by);
+		return;
+	}
+}
+
+static void eperm_done(struct eperm *p) {
+	policy_free(p->pol);
+	free(p->sig);
+	free(p->devs);
+	free(p->inos);
+}
+
+/* The rule's planned marks in words (reload: equal words, same marks). */
+static char *perm_sig(const struct plan *p, const struct config *c, const struct rule_conf *rc) {
+	char *buf = NULL;
+	size_t len = 0, first, n;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	rule_marks(p, c, rc, &first, &n);
+	for (size_t i = first; i < first + n; i++) {
+		const struct plan_mark *m = &p->marks[i];
+		const struct fsn_mark_spec *sp = &m->spec;
+
+		fprintf(f, "%s|%d|%d|%u|%u|%" PRIx64 "|%" PRIx64 "|%u|%s|%d\n", m->path,
+			(int)sp->type, (int)sp->klass, sp->report, sp->group_tag, sp->mask,
+			sp->ignore, sp->flags, m->subtree ? m->subtree : "", m->subtree_recursive);
+	}
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* Kept across a reload: same name, same planned marks, on the same objects. */
+static struct eperm *find_old_perm(const struct state *old, const struct rule_conf *rc,
+				   const char *sig) {
+	for (size_t i = 0; old && i < old->n_perm; i++) {
+		struct eperm *p = &old->perm[i];
+		bool same =
+		    !p->kept && strcmp(p->conf->name, rc->name) == 0 && strcmp(p->sig, sig) == 0;
+		size_t k = 0, first, n;
+
+		rule_marks(old->plan, old->config, p->conf, &first, &n);
+		for (size_t j = first; same && j < first + n; j++) {
+			const struct plan_mark *m = &old->plan->marks[j];
+			struct stat st;
+
+			same = k < p->n_objs && stat(m->path, &st) == 0 &&
+			       st.st_dev == p->devs[k] &&
+			       (m->spec.type != FSN_MARK_INODE || st.st_ino == p->inos[k]);
+			k++;
+		}
+		if (same)
+			return p;
+	}
+	return NULL;
+}
+
+/* Place a permission rule's planned marks in a new guard rule. A mark that
+ * cannot be placed is logged; for a required rule it fails the state. */
+/* Start placing a permission rule's planned marks in a new guard rule:
+ * perm_place_mark() for each of them then. */
+static int perm_place_begin(struct engine *e, struct state *s, struct eperm *ep) {
+	size_t first, n;
+	int k;
+
+	rule_marks(s->plan, s->config, ep->conf, &first, &n);
+	k = guard_rule_new(ep->conf->name, on_fsn_log, e, &ep->gr);
+	if (k < 0)
+		return k;
+	ep->fresh = true;
+	ep->devs = calloc(n + 1, sizeof(dev_t));
+	ep->inos = calloc(n + 1, sizeof(ino_t));
+	if (!ep->devs || !ep->inos)
+		return -ENOMEM;
+	return 0;
+}
+
+/* Place planned mark pm of permission rule ep. A mark that cannot be placed
+ * is logged; for a required rule it fails the state. */
+int perm_place_mark(struct engine *e, struct state *s, struct eperm *ep, const struct plan_mark *pm,
+		    char *err, size_t errlen) {
+	const struct rule_conf *rc = ep->conf;
+	struct erule *r = state_rule(s, rc);
+	char why[1536] = "", esc[PATH_MAX * 2];
+	struct stat st;
+	int k;
+
+	if (stat(pm->path, &st) == 0) {
+		ep->devs[ep->n_objs] = st.st_dev;
+		ep->inos[ep->n_objs] = st.st_ino;
+	}
+	ep->n_objs++;
+	e->captured[0] = '\0';
+	if (s->config->max_marks > 0 && s->n_placed >= s->config->max_marks) {
+		snprintf(why, sizeof(why), "max_marks (%u) reached: \"%s\" is not guarded",
+			 s->config->max_marks, text_escaped(esc, sizeof(esc), pm->path));
+		k = -ENOSPC;
+	} else if (pm->spec.type == FSN_MARK_MOUNT && e->foreign_mntns == 1) {
+		snprintf(why, sizeof(why),
+			 "mount mark on \"%s\" refused: fsnotifyd runs in a mount "
+			 "namespace of its own; use mark = \"filesystem\"",
+			 text_escaped(esc, sizeof(esc), pm->path));
+		k = -EXDEV;
+	} else {
+		e->capturing = true;
+		k = guard_rule_add_mark(ep->gr, &pm->spec);
+		e->capturing = false;
+	}
+	if (k >= 0) {
+		s->n_placed++;
+		if (r)
+			r->n_marks++;
+		return 0;
+	}
+	if (r)
+		r->n_failed++;
+	if (!why[0])
+		snprintf(why, sizeof(why), "%s", e->captured[0] ? e->captured : strerror(-k));
+	log_error("rule '%s': %s%s", rc->name, why, rc->required ? " (the rule is required)" : "");
+	if (rc->required) {
+		snprintf(err, errlen, "required rule '%s' cannot be placed: %s", rc->name, why);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The permission rules of the new state, step by step (the loader's
+ * batches): perm_begin(), perm_rule() for each rule of the config (kept
+ * from the old state, or *place set: perm_place_mark() for each of its
+ * marks), perm_end(). */
+int perm_begin(struct engine *e, struct state *s) {
+	const struct config *c = s->config;
+	bool pre_access = false;
+
+	s->perm = calloc(c->n_rules + 1, sizeof(*s->perm));
+	if (!s->perm)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->n_rules; i++)
+		pre_access =
+		    pre_access || (c->rules[i].perm && (c->rules[i].events & FAN_PRE_ACCESS));
+	/* A pre-content mark also catches page faults on the files it covers:
+	 * with the daemon's own pages locked in memory (before any new mark is
+	 * placed: locking faults them in), its threads never fault on a
+	 * guarded file and wait for themselves. */
+	if (pre_access && !e->mlocked) {
+		if (mlockall(MCL_CURRENT | MCL_FUTURE) < 0)
+			log_warning(
+			    "pre_access rules: cannot lock the daemon's memory (%s); a page "
+			    "fault of the daemon on a guarded file would wait for the daemon",
+			    strerror(errno));
+		else
+			e->mlocked = true;
+	}
+	return 0;
+}
+
+/* Rule i of the config: nothing (not a permission rule), kept from old, or
+ * a new guard rule whose marks are to be placed (*place). */
+int perm_rule(struct engine *e, struct state *s, const struct state *old, size_t i,
+	      struct eperm **place) {
+	const struct rule_conf *rc = &s->config->rules[i];
+	struct eperm *ep, *prev;
+
+	*place = NULL;
+	if (!rc->perm)
+		return 0;
+	ep = &s->perm[s->n_perm++];
+	ep->conf = rc;
+	ep->sig = perm_sig(s->plan, s->config, rc);
+	if (!ep->sig)
+		return -ENOMEM;
+	prev = find_old_perm(old, rc, ep->sig);
+	if (prev) {
+		struct erule *r = state_rule(s, rc);
+
+		prev->kept = true;
+		ep->gr = prev->gr;
+		ep->devs = calloc(prev->n_objs + 1, sizeof(dev_t));
+		ep->inos = calloc(prev->n_objs + 1, sizeof(ino_t));
+		if (!ep->devs || !ep->inos)
+			return -ENOMEM;
+		memcpy(ep->devs, prev->devs, prev->n_objs * sizeof(dev_t));
+		memcpy(ep->inos, prev->inos, prev->n_objs * sizeof(ino_t));
+		ep->n_objs = prev->n_objs;
+		s->n_placed += guard_rule_n_marks(ep->gr);
+		if (r)
+			r->n_marks += guard_rule_n_marks(ep->gr);
+		return 0;
+	}
+	*place = ep;
+	return perm_place_begin(e, s, ep);
+}
+
+int perm_end(struct engine *e, struct state *s, char *err, size_t errlen) {
+	int k;
+
+	if (s->n_perm > 0 && !e->guard) {
+		k = guard_new(e->loop, on_guard_report, e, &e->guard);
+		if (k < 0) {
+			snprintf(err, errlen, "starting the permission thread: %s", strerror(-k));
+			return k;
+		}
+	}
+	return 0;
+}
+
+/* path is the root of a mount that shows its whole filesystem (its root
+ * field in mountinfo is "/"): a recursive filesystem mark there asks about
+ * nothing outside the rule's scope. */
+static bool whole_filesystem(const char *path) {
+	struct statx sx;
+	char line[4096];
+	bool whole = false;
+	FILE *f;
+
+	if (statx(AT_FDCWD, path, 0, STATX_MNT_ID, &sx) < 0 || !(sx.stx_mask & STATX_MNT_ID) ||
+	    !(sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) ||
+	    !(sx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
+		return false;
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long id;
+		char root[8];
+
+		if (sscanf(line, "%llu %*u %*u:%*u %7s", &id, root) == 2 && id == sx.stx_mnt_id) {
+			whole = strcmp(root, "/") == 0;
+			break;
+		}
+	}
+	fclose(f);
+	return whole;
+}
+
+/* The scopes of a permission rule's policy: where its marks reach. None
+ * (so no path is needed for the scope) when every mark delivers only what
+ * is in scope: inode marks (the kernel delivers only their objects) and
+ * recursive filesystem marks on the root of a whole filesystem. */
+int perm_policy(const struct state *s, const struct eperm *ep, struct policy **ret) {
+	const struct plan *p = s->plan;
+	struct policy_scope *sc = calloc(p->n_marks + 1, sizeof(*sc));
+	size_t n = 0, first, count;
+	bool wide = false;
+	int k;
+
+	if (!sc)
+		return -ENOMEM;
+	rule_marks(p, s->config, ep->conf, &first, &count);
+	for (size_t i = first; i < first + count; i++) {
+		const struct plan_mark *pm = &p->marks[i];
+		struct stat st;
+
+		if (pm->spec.mask == 0)
+			continue;
+		wide = wide ||
+		       (pm->subtree && !(pm->spec.type == FSN_MARK_FILESYSTEM &&
+					 pm->subtree_recursive && whole_filesystem(pm->subtree)));
+		sc[n++] = (struct policy_scope){
+			.path = canonical(pm->subtree ? pm->subtree : pm->path),
+			.recursive = pm->subtree && pm->subtree_recursive,
+			.children = pm->subtree
+					? !pm->subtree_recursive && !pm->children_dirent_only
+					: stat(pm->path, &st) == 0 && S_ISDIR(st.st_mode) &&
+					      ep->conf->children,
+		};
+	}
+	k = policy_new(ep->conf, sc, wide ? n : 0, ret);
+	for (size_t i = 0; i < n; i++)
+		free((char *)sc[i].path);
+	free(sc);
+	return k;
+}
+
+/* Hand the new state's permission rules to the guard (the old state's
+ * that were not kept retire there). */
+int perm_commit(struct engine *e, struct state *s) {
+	struct guard_rule **rules;
+	struct policy **pols;
+	size_t n = 0;
+	int k = 0;
+
+	if (!e->guard)
+		return 0;
+	rules = calloc(s->n_perm + 1, sizeof(*rules));
+	pols = calloc(s->n_perm + 1, sizeof(*pols));
+	if (!rules || !pols)
+		k = -ENOMEM;
+	for (size_t i = 0; k >= 0 && i < s->n_perm; i++) {
+		/* (computed by the loader's batches; else now) */
+		if (s->perm[i].pol) {
+			pols[n] = s->perm[i].pol;
+			s->perm[i].pol = NULL;
+		} else
+			k = perm_policy(s, &s->perm[i], &pols[n]);
+		if (k >= 0)
+			rules[n++] = s->perm[i].gr;
+	}
+	if (k >= 0)
+		k = guard_commit(e->guard, rules, pols, n);
+	else
+		for (size_t i = 0; i < n; i++)
+			policy_free(pols[i]);
+	for (size_t i = 0; i < s->n_perm; i++)
+		s->perm[i].fresh = false;
+	free(rules);
+	free(pols);
+	return k;
+}
+
+void perm_free(struct state *s, bool discard_fresh) {
+	for (size_t i = 0; i < s->n_perm; i++) {
+		if (discard_fresh && s->perm[i].fresh)
+			guard_rule_discard(s->perm[i].gr);
+		eperm_done(&s->perm[i]);
+	}
+	free(s->perm);
+	s->perm = NULL;
+	s->n_perm = 0;
+}

@@ -1,0 +1,456 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * engine-private.h — what the pieces of the engine share, internal to
+ * them: the running state (struct engine, struct state and what hangs off
+ * it: struct erule, struct eoutput, struct emark, struct eperm), a load in
+ * progress (struct load), and the functions one piece calls in another,
+ * grouped by the file that defines them. engine.h is the engine's public
+ * face; nothing outside engine.c, load.c, marks.c, tree.c, match.c,
+ * rescan.c and engine-perm.c includes this.
+ */
+#pragma once
+
+#include <dirent.h>
+#include <ev.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "engine.h"
+#include "mounts.h"
+#include "output.h"
+#include "plan.h"
+#include "util.h"
+
+struct guard;
+struct guard_rule;
+struct policy;
+struct proc_info;
+
+/* Event bits the daemon reports (FAN_* values; the common IN_* are equal). */
+#define EVENT_BITS                                                                                 \
+	(FAN_ACCESS | FAN_MODIFY | FAN_ATTRIB | FAN_CLOSE_WRITE | FAN_CLOSE_NOWRITE | FAN_OPEN |   \
+	 FAN_MOVED_FROM | FAN_MOVED_TO | FAN_CREATE | FAN_DELETE | FAN_DELETE_SELF |               \
+	 FAN_MOVE_SELF | FAN_OPEN_EXEC | FAN_FS_ERROR | FAN_RENAME)
+/* Events a directory reports about its entries (not a child's own events). */
+#define DIRENT_BITS (FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM | FAN_MOVED_TO | FAN_RENAME)
+/* inotify: what a recursive watch needs to follow new directories. */
+#define IN_TREE_BITS (IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM)
+
+/* Paths of recent scan-reported creates remembered (see synth_remember()). */
+#define SYNTH_SLOTS 1024
+
+/* The longest a load (start, reload) or the removal of a replaced state's
+ * marks holds the loop in one go; events are handled between batches. */
+#define LOAD_BATCH_USEC 10000
+
+/* Re-arming (load.c) plans again this long after the first ask. */
+#define REARM_DELAY 0.05
+
+/* ------------------------------------------------------------------------ */
+/* state                                                                    */
+/* ------------------------------------------------------------------------ */
+
+struct eoutput {
+	char *name;
+	const struct output_conf *conf; /* in the config it was opened for */
+	struct output *out;
+	bool kept;                           /* reload: reused by the new state */
+	const struct output_conf *next_conf; /* reload: its conf in the new config */
+};
+
+struct erule {
+	const struct rule_conf *conf;
+	struct rule_stats stats;
+	struct eoutput **outputs;
+	size_t n_outputs;
+	char **excl_canon; /* exclude paths, canonical where they exist (NULL for globs) */
+	unsigned limit;    /* events per second, 0 = unlimited */
+	uint64_t window;   /* monotonic second of the current window */
+	unsigned in_window;
+	uint64_t dropped_pending;     /* rate-limited, not yet reported */
+	uint64_t seen;                /* sequence number of the last event it reported */
+	unsigned n_marks;             /* marks placed */
+	unsigned n_failed;            /* marks that could not be placed */
+	bool limit_logged;            /* the max_marks warning was logged */
+	struct perm_counts last_perm; /* permission rules: counters last reported */
+	bool limit_hit;               /* recursive inotify: a watch did not fit (ENOSPC) */
+	bool rescan_pending;          /* an overflow hit it: rescan its scope */
+	uint64_t rescan_since;        /* realtime us: changes since then are reported */
+};
+
+/* A permission rule: its guard rule (group, marks) and what it was placed
+ * from, to keep it across a reload when nothing about its marks changed. */
+struct eperm {
+	const struct rule_conf *conf;
+	struct guard_rule *gr;
+	char *sig;   /* the planned marks, in words */
+	dev_t *devs; /* per planned mark: the object marked */
+	ino_t *inos;
+	size_t n_objs;
+	bool fresh;         /* placed for the new state */
+	bool kept;          /* old state: taken over by the new one */
+	struct policy *pol; /* its policy for the commit, computed before it */
+};
+
+enum scope {
+	SCOPE_SUBTREE, /* subtree, recursive or direct children */
+	SCOPE_OBJECT,  /* the marked object (and a directory's direct children) */
+	SCOPE_FSID,    /* anything on the filesystem */
+};
+
+struct emark {
+	struct engine *engine;
+	struct erule *rule;
+	char *rule_name;           /* for the reload diff */
+	char *path;                /* as planned (plan sub-watches: the directory) */
+	struct fsn_mark_spec spec; /* as planned; spec.path == path */
+	uint64_t placed_mask;      /* the mask given to the kernel */
+	char *canon;               /* canonical path of the object when placed */
+	char *subtree;             /* canonical subtree filter (SCOPE_SUBTREE) */
+	bool subtree_recursive;
+	enum scope scope;
+	bool is_dir;
+	int32_t fsid[2];
+	bool have_handle;   /* fanotify inode marks: the object's FID, to know */
+	struct fsn_fid fid; /* its events whatever its path is now */
+	dev_t dev;
+	ino_t ino;
+	uint64_t mnt_id;       /* planned marks: the mount its path was on (0: unknown) */
+	struct fsn_mark *mark; /* NULL: placing failed, or the object is gone */
+	struct emark *parent;  /* sub-watch: the planned mark it serves */
+	struct emark **subs;   /* planned recursive inotify mark: its sub-watches */
+	size_t n_subs, subs_cap;
+	struct emark **sidx; /* ... and their index by canonical path (chained) */
+	size_t sidx_size;
+	size_t sub_pos;      /* sub-watch: its index in parent->subs */
+	struct emark *snext; /* sub-watch: chain of the parent's path index */
+	struct emark *hnext; /* inotify: chain of the inode hash */
+	bool kept;           /* reload: claimed by the new state */
+	bool fresh;          /* reload: placed for the new state */
+	bool retired;        /* reload: its state is gone, it leaves the kernel soon */
+	bool gone;           /* its object went (re-arming: see mark_gone()) */
+	bool waiter;         /* a watch for a missing path's next component (waiters_*()) */
+	char *next;          /* waiter: the path that, created, re-arms (key of e->waiting) */
+	/* reload: what a kept mark becomes when the new state commits */
+	struct erule *next_rule;
+	const struct plan_mark *next_pm;
+	enum scope next_scope;
+	char *next_subtree;
+};
+
+/* A recursive-inotify directory that moved away, waiting for its
+ * IN_MOVED_TO (same cookie) to learn where. */
+struct pending_move {
+	uint32_t cookie;
+	char *path;
+};
+
+/* An inotify IN_MOVED_FROM held back for one event. */
+struct pending_from {
+	bool set;
+	struct fsn_event ev; /* name, group, mark cleared */
+	uint32_t cookie;
+	char *path;
+	dev_t dev; /* the watch it came from */
+	ino_t ino;
+};
+
+struct state {
+	struct config *config;
+	struct plan *plan;
+	struct erule *rules;
+	size_t n_rules;
+	struct eoutput **outputs;
+	size_t n_outputs;
+	struct emark **marks; /* planned marks (sub-watches hang off them) */
+	size_t n_marks;
+	unsigned n_placed;  /* kernel marks + watches, sub-watches included */
+	struct eperm *perm; /* permission rules */
+	size_t n_perm;
+};
+
+struct engine {
+	struct ev_loop *loop;
+	ev_io io;
+	ev_timer drop_timer;
+	ev_timer rescan_timer;  /* overflow recovery, with backoff */
+	ev_timer move_timer;    /* a held IN_MOVED_FROM's wait for its IN_MOVED_TO */
+	double rescan_backoff;  /* seconds */
+	uint64_t last_overflow; /* monotonic s */
+	uint64_t drained_usec;  /* realtime: when the queues were last read empty */
+	uint64_t rescans;
+	struct fsn_ctx *ctx;
+	struct fsn_fidcache *dirs; /* directory paths by (group id, handle): dir_moves_seen() */
+	struct guard *guard;       /* permission rules' thread, once there were any */
+	bool mlocked;
+	struct retired *retired; /* permission rules replaced by reloads */
+	size_t n_retired;
+	struct state st;
+	struct load *load;         /* a config being loaded, NULL if none */
+	ev_timer rearm_timer;      /* a planned mark's object went: plan again */
+	struct mountwatch *mounts; /* the mount table: unmounts and mounts over paths */
+	/* missing paths of the running plan: a watch on the nearest existing
+	 * directory above each, by the path whose creation brings it closer */
+	struct emark **waiters;
+	size_t n_waiters;
+	struct strmap waiting;
+	/* engine_load() while a replan runs: started when it is over */
+	struct {
+		char *path;
+		engine_load_fn done;
+		void *userdata;
+	} queued;
+	/* marks of a replaced state, removed from the kernel in batches */
+	struct emark **retiring;
+	size_t n_retiring, retiring_cap;
+	ev_timer retire_timer;
+	/* a replaced state's plan and config, freed a loop turn after the
+	 * commit (100 000 paths: tens of ms), then the heap trimmed */
+	struct plan *stale_plan;
+	struct config *stale_config;
+	ev_timer tidy_timer;
+	struct fsn_prober *prober; /* feature probes per filesystem, across reloads */
+	uint64_t load_progress;    /* steps the loaders made (for EXTEND_TIMEOUT_USEC) */
+	pid_t self;
+	int foreign_mntns; /* mntns_foreign(): 1 a namespace of its own, 0 shared, <0 unknown */
+	struct output *console; /* --foreground: events also on stdout (output-console.c) */
+	bool has_exec;
+	bool placing_tree; /* place_planned() walks a new tree: limits are its business */
+
+	/* inotify marks by inode */
+	struct emark **ihash;
+	size_t ihash_size, ihash_n;
+
+	/* counters */
+	uint64_t seq;
+	uint64_t handled;
+	uint64_t events, overflows, dropped, unresolved, decisions;
+	bool reloaded;
+	char reload_error[512];
+
+	/* the libfsn log, captured while placing a mark */
+	bool capturing;
+	char captured[1024];
+
+	struct pending_move move;
+	char *synth[SYNTH_SLOTS]; /* see synth_remember() */
+	/* inotify: an IN_MOVED_FROM waiting for its IN_MOVED_TO (same cookie),
+	 * to be reported as one move with both paths */
+	struct pending_from from;
+	/* files the daemon writes: inotify reports no pid, so their own
+	 * events are recognised by identity (else: a feedback loop) */
+	struct ownfile *own;
+	size_t n_own;
+	/* per-dispatch process info cache */
+	struct proc_info *pcache;
+	size_t pcache_n;
+	unsigned budget;
+};
+
+/* A permission rule a reload replaced (under another name, or with other
+ * marks): what its group still answers is reported to the outputs of the
+ * same names in the running state. */
+struct retired {
+	char *rule;
+	char **outputs;
+	size_t n_outputs;
+};
+
+#define MAX_RETIRED 64
+
+/* A file the daemon writes (a json output, its stdout, its stderr). */
+struct ownfile {
+	dev_t dev;
+	ino_t ino;
+	char *path; /* canonical, NULL for stdout/stderr */
+};
+
+#define PCACHE_SIZE 64
+
+/* Why a planned mark's path no longer names its object. */
+enum gone_why { GONE_DELETED, GONE_MOVED, GONE_COVERED, GONE_UNMOUNTED };
+
+/* ------------------------------------------------------------------------ */
+/* a load in progress                                                       */
+/* ------------------------------------------------------------------------ */
+
+/* Directories still to read in a tree walk, in the order they were found
+ * (parents before children): a queue, not recursion, so a deep tree needs
+ * no deep stack and a walk can stop and go on later (the loader's batches). */
+struct dirq_item {
+	char *path;
+	bool self; /* place its sub-watch (false: the root, placed already) */
+};
+
+struct dirq {
+	struct dirq_item *v;
+	size_t head, n, cap;
+};
+
+/* A config being loaded (see load.c). */
+enum load_phase {
+	LOAD_WORKER, /* the thread reads and plans */
+	LOAD_CLAIM,  /* kept marks, plan index i */
+	LOAD_PLACE,  /* new marks, plan index i */
+	LOAD_TREE,   /* the tree of a recursive inotify mark, tree.q */
+	LOAD_PERM,   /* permission rules: config rule i, then perm's marks pj..pend */
+	LOAD_POLICY, /* their policies, s.perm[i] */
+	LOAD_FINISH, /* commit */
+};
+
+struct load {
+	struct engine *engine;
+	enum load_phase phase;
+	char *path;  /* NULL: a replan of the running config (shared, not freed) */
+	bool reload; /* a config was running when it began */
+	engine_load_fn done;
+	void *userdata;
+
+	/* the worker's: written by it until it sends async, read after */
+	pthread_t thread;
+	volatile bool cancel;
+	pthread_mutex_t lock; /* finished and abandoned */
+	bool finished;        /* the worker is done (it sent async) */
+	bool abandoned;       /* engine_free() left it: touch the loop no more */
+	int r;
+	struct config *config;
+	struct plan *plan;
+	struct config_errors errs;
+	struct fsn_prober *prober;
+	ev_async async;
+
+	/* the loop's */
+	struct state s;
+	struct state *old;
+	struct strmap by_path; /* old marks by path */
+	bool *claimed;
+	size_t i;
+	struct emark *tree; /* LOAD_TREE: its root, not yet in s.marks */
+	struct dirq q;
+	struct eperm *perm; /* LOAD_PERM: the rule whose marks are placed */
+	struct rearmed {
+		const struct plan_mark *pm;
+		bool appeared; /* the path was missing (else: its object went) */
+	} * rearmed;           /* placed where an object went or a missing path appeared */
+	size_t n_rearmed, rearmed_cap;
+	size_t pj, pend;
+	ev_timer step;
+	uint64_t prepare_start;
+	char err[2048];
+};
+
+/* ------------------------------------------------------------------------ */
+/* what the pieces call in each other                                       */
+/* ------------------------------------------------------------------------ */
+
+/* ---- engine.c ---- */
+
+/* small helpers */
+struct erule *state_rule(struct state *s, const struct rule_conf *rc);
+void rule_marks(const struct plan *p, const struct config *c, const struct rule_conf *rc,
+		size_t *first, size_t *n);
+bool str_eq(const char *a, const char *b);
+int join_name(const char *dir, const char *name, char *buf, size_t len);
+char *entry_path(const char *dir, const char *name);
+bool is_dot(const char *name);
+DIR *opendir_nofollow(const char *dir);
+/* the libfsn log (also the guard rules') */
+void on_fsn_log(void *userdata, int priority, const char *msg);
+struct eoutput *find_eoutput(struct eoutput **v, size_t n, const char *name);
+/* reporting */
+void emit_to(struct engine *e, struct eoutput *const *outs, size_t n, const struct record *rec);
+void emit(struct engine *e, struct erule *r, const struct record *rec);
+bool rate_ok(struct engine *e, struct erule *r);
+/* state building: the loader's steps */
+int state_rules(struct state *s, const struct state *old);
+int state_outputs(struct engine *e, struct state *s, const struct state *old, char *err,
+		  size_t errlen);
+int claim_kept(struct state *s, const struct strmap *by_path, size_t i, bool *claimed);
+int place_planned(struct engine *e, struct state *s, const struct plan_mark *pm, struct erule *r,
+		  struct emark **tree, char *err, size_t errlen);
+int place_planned_done(struct engine *e, struct state *s, struct emark *m, char *err,
+		       size_t errlen);
+bool was_waited(const struct engine *e, const char *path);
+bool was_gone(const struct strmap *by_path, const struct plan_mark *pm);
+void state_rollback(struct engine *e, struct state *s, struct state *old_perm_unkeep);
+void state_commit(struct engine *e, struct state *old, struct state *s);
+void log_plan_problems(const struct plan *p);
+
+/* ---- marks.c ---- */
+
+size_t ihash_slot(const struct engine *e, dev_t dev, ino_t ino);
+int emark_new(struct engine *e, struct erule *rule, const struct fsn_mark_spec *spec,
+	      const char *path, struct emark *parent, struct emark **ret);
+struct emark *emark_free(struct emark *m);
+bool emark_fresh(const struct emark *m);
+bool spec_equal(const struct fsn_mark_spec *a, const struct fsn_mark_spec *b);
+bool emark_same_object(const struct emark *m);
+void mark_failure(struct engine *e, struct emark *m, int r, const char *why);
+int emark_place(struct engine *e, struct emark *m, unsigned *count, unsigned max_marks, char *why,
+		size_t whylen);
+void emark_unplace(struct engine *e, struct emark *m, unsigned *count);
+void mark_drop_counted(struct engine *e, struct emark *m, unsigned *count);
+void mark_drop(struct engine *e, struct emark *m);
+void mark_retire(struct engine *e, struct emark *m);
+void on_retire(struct ev_loop *loop, ev_timer *w, int revents);
+
+/* ---- tree.c ---- */
+
+bool excluded_by_path(const struct erule *r, const char *path);
+bool has_sub(const struct emark *root, const char *path);
+bool sub_watch_add(struct engine *e, struct state *s, struct emark *root, const char *dir);
+void sub_remove(struct emark *parent, struct emark *sub);
+void drop_subs(struct engine *e, struct emark *m, unsigned *count);
+int dirq_push(struct dirq *q, char *path, bool self);
+bool dirq_pop(struct dirq *q, struct dirq_item *ret);
+void dirq_done(struct dirq *q);
+void tree_scan(struct engine *e, struct state *s, struct emark *root, const char *dir, bool self,
+	       bool synth, struct dirq *q);
+/* inotify events of a tree's directories: made, moved in, moved away */
+void tree_follow(struct engine *e, struct emark *m, const struct fsn_event *ev, const char *path);
+void tree_settle_move(struct engine *e, const struct fsn_event *ev);
+int apply_watch_limit(struct engine *e, struct state *s, struct emark *m, char *why, size_t whylen);
+
+/* ---- rescan.c ---- */
+
+void report_overflow(struct engine *e, const struct fsn_event *ev);
+void rescan_emit(struct engine *e, struct erule *r, const char *path, const char *change, bool dir);
+void on_rescan_timer(struct ev_loop *loop, ev_timer *w, int revents);
+
+/* ---- match.c ---- */
+
+void on_fanotify(struct engine *e, struct fsn_event *ev);
+void on_inotify(struct engine *e, struct fsn_event *ev);
+void on_move_timer(struct ev_loop *loop, ev_timer *w, int revents);
+void synth_create(struct engine *e, struct emark *root, const char *path, bool is_dir);
+bool excluded(const struct erule *r, const char *path);
+/* the files the daemon writes (after outputs were opened or reopened) */
+void own_files_refresh(struct engine *e);
+void own_files_clear(struct engine *e);
+
+/* ---- engine-perm.c ---- */
+
+int perm_begin(struct engine *e, struct state *s);
+int perm_rule(struct engine *e, struct state *s, const struct state *old, size_t i,
+	      struct eperm **place);
+int perm_place_mark(struct engine *e, struct state *s, struct eperm *ep, const struct plan_mark *pm,
+		    char *err, size_t errlen);
+int perm_end(struct engine *e, struct state *s, char *err, size_t errlen);
+int perm_policy(const struct state *s, const struct eperm *ep, struct policy **ret);
+int perm_commit(struct engine *e, struct state *s);
+void perm_free(struct state *s, bool discard_fresh);
+void retire_perm(struct engine *e, const struct state *old);
+void retired_free(struct retired *t);
+
+/* ---- load.c ---- */
+
+int load_begin(struct engine *e, const char *path, engine_load_fn done, void *userdata);
+void load_abort(struct engine *e);
+void rearm_soon(struct engine *e);
+void mark_gone(struct engine *e, struct emark *m, enum gone_why why, const char *mount);
+void on_rearm(struct ev_loop *loop, ev_timer *w, int revents);
+void on_mounts(const struct mount_entry *gone, size_t n_gone, const struct mount_entry *added,
+	       size_t n_added, void *userdata);
+void waiters_clear(struct engine *e);

@@ -1,0 +1,723 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * load.c — the loader: a start, a reload, or a replan of the running
+ * config (re-arming), never holding the loop for long. A worker thread
+ * reads and plans; the loop then runs engine.c's state building in
+ * batches (struct load keeps where it is) and commits. Re-arming lives
+ * here too, since what it does is a load: when a planned mark's object
+ * goes (mark_gone(), from match.c), the mount table changes (on_mounts())
+ * or a missing path appears (its waiter), the running config is planned
+ * and placed again.
+ *
+ * engine.c's engine_load() begins a load (load_begin()) and engine_free()
+ * stops one (load_abort()).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "engine-private.h"
+#include "fsn-uapi.h"
+#include "log.h"
+
+static void start_queued(struct engine *e);
+static void waiters_place(struct engine *e);
+
+/* ------------------------------------------------------------------------ */
+/* loading a config: a worker thread, then batches on the loop               */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A start or reload never holds the loop for long. A worker thread reads
+ * and plans the config (config_load(), plan_build_opts() with the engine's
+ * prober: it touches nothing the loop uses); then the loop applies the
+ * plan in batches of at most LOAD_BATCH_USEC, events dispatched between
+ * them: outputs, kept marks claimed, new marks placed (recursive inotify
+ * trees a directory at a time), permission rules a mark at a time, their
+ * policies, commit; then the replaced state's marks leave the kernel in
+ * batches (on_retire()) and its memory is freed (on_tidy()). Until the
+ * commit the running state (e->st) handles every event; the marks being
+ * placed are "fresh" and report nothing yet (a new rule reports from the
+ * commit on, an unchanged one without a gap). During the first load no
+ * event is read: the kernel queues them for the state that commits.
+ * Failure at any step rolls back to the running state.
+ */
+
+static int prober_probe(const char *path, const struct stat *st, struct fsn_probe *ret,
+			void *userdata) {
+	return fsn_prober_probe(userdata, path, st, ret);
+}
+
+static void *load_worker(void *arg) {
+	struct load *l = arg;
+
+	l->r = l->path ? config_load(l->path, &l->config, &l->errs) : 0;
+	if (l->r >= 0 && !l->cancel) {
+		struct plan_opts o = { .probe = prober_probe,
+				       .userdata = l->prober,
+				       .cancel = &l->cancel };
+
+		(void)fsn_prober_revalidate(l->prober);
+		l->r = plan_build_opts(l->config, &o, &l->plan);
+		if (l->r < 0)
+			snprintf(l->err, sizeof(l->err), "planning the rules: %s", strerror(-l->r));
+		/* the plan stays for the next reload's diff; its words are for
+		 * --check-config only (a third of its memory) */
+		for (size_t i = 0; l->plan && i < l->plan->n_marks; i++) {
+			free(l->plan->marks[i].why);
+			free(l->plan->marks[i].target);
+			l->plan->marks[i].why = l->plan->marks[i].target = NULL;
+		}
+	}
+	pthread_mutex_lock(&l->lock);
+	l->finished = true;
+	if (!l->abandoned)
+		ev_async_send(l->engine->loop, &l->async);
+	pthread_mutex_unlock(&l->lock);
+	return NULL;
+}
+
+/* The loader is done (r < 0: failed, l->err says why, the running state
+ * is untouched): free it and tell the caller. */
+static void load_end(struct engine *e, int r) {
+	struct load *l = e->load;
+	engine_load_fn done = l->done;
+	void *userdata = l->userdata;
+	char err[sizeof(l->err)];
+
+	snprintf(err, sizeof(err), "%s", l->err);
+	ev_async_stop(e->loop, &l->async);
+	ev_timer_stop(e->loop, &l->step);
+	strmap_done(&l->by_path);
+	free(l->claimed);
+	free(l->rearmed);
+	dirq_done(&l->q);
+	config_errors_clear(&l->errs);
+	plan_free(l->plan);
+	if (r < 0 && l->path)
+		config_free(l->config);
+	if (!l->path && r == 0)
+		log_info("re-armed: the rules are placed again (%u marks)", e->st.n_placed);
+	if (r == 0)
+		waiters_place(e);
+	if (l->reload && l->path && r != -ECANCELED) {
+		e->reloaded = true;
+		snprintf(e->reload_error, sizeof(e->reload_error), "%.*s",
+			 (int)sizeof(e->reload_error) - 1, r < 0 ? err : "");
+	}
+	free(l->path);
+	free(l);
+	e->load = NULL;
+	ev_io_start(e->loop, &e->io);
+	if (!ev_is_active(&e->retire_timer))
+		ev_timer_start(e->loop, &e->tidy_timer); /* (else when the marks are gone) */
+	if (done)
+		done(e, r, r < 0 ? err : NULL, userdata);
+	if (!e->load)
+		start_queued(e);
+}
+
+/* Undo what the loader built (fresh marks, outputs) and end with r. */
+static void load_fail(struct engine *e, int r) {
+	struct load *l = e->load;
+
+	if (!l->err[0])
+		snprintf(l->err, sizeof(l->err), "%s", strerror(-r));
+	if (l->tree) {
+		mark_drop(e, l->tree);
+		l->tree = NULL;
+	}
+	if (l->s.rules) {
+		l->s.plan = NULL; /* (freed by load_end) */
+		state_rollback(e, &l->s, l->old);
+	}
+	load_end(e, r);
+}
+
+/* Everything placed: the new state takes over. */
+static int load_finish(struct engine *e) {
+	struct load *l = e->load;
+	uint64_t t0 = now_monotonic_usec();
+
+	state_commit(e, l->old, &l->s);
+	log_debug("load: commit in %.3f ms", (now_monotonic_usec() - t0) / 1e3);
+	if (l->old)
+		/* groups may have gone (and their ids come back): start afresh */
+		fsn_fidcache_clear(e->dirs);
+	e->st = l->s;
+	l->s = (struct state){ 0 };
+	/* what a re-armed path names now was written (or made) while it was
+	 * not watched: a rescan record says so, as after an overflow */
+	for (size_t i = 0; i < l->n_rearmed; i++) {
+		const struct plan_mark *pm = l->rearmed[i].pm;
+		struct erule *r = state_rule(&e->st, pm->rule);
+		_cleanup_free_ char *canon = canonical(pm->path);
+
+		if (!r || !canon)
+			continue;
+		emit(e, r,
+		     &(struct record){
+			 .kind = RECORD_REARMED,
+			 .time_usec = now_realtime_usec(),
+			 .rule = r->conf->name,
+			 .mask = pm->is_dir ? FAN_ONDIR : 0,
+			 .path = canon,
+			 .uid = (uid_t)-1,
+		     });
+		if (l->rearmed[i].appeared)
+			rescan_emit(e, r, canon, "created", pm->is_dir);
+		else if (!pm->is_dir && (r->conf->events & (FAN_MODIFY | FAN_CLOSE_WRITE)))
+			rescan_emit(e, r, canon, "modified", false);
+		else if (pm->is_dir && (r->conf->events & DIRENT_BITS))
+			rescan_emit(e, r, canon, "changed", true);
+	}
+	l->plan = NULL;   /* the state's now */
+	l->config = NULL; /* ditto */
+	own_files_refresh(e);
+	e->has_exec = false;
+	for (size_t i = 0; i < e->st.n_outputs; i++)
+		if (e->st.outputs[i]->conf->type == OUTPUT_EXEC)
+			e->has_exec = true;
+	return 0;
+}
+
+/* One batch: until the phase's work is done or LOAD_BATCH_USEC passed.
+ * Returns 1 when more is to do, 0 when committed, or -errno. */
+static int load_batch(struct engine *e) {
+	struct load *l = e->load;
+	struct state *s = &l->s;
+	const struct plan *p = s->plan;
+	uint64_t deadline = now_monotonic_usec() + LOAD_BATCH_USEC;
+	int k;
+
+	while (now_monotonic_usec() < deadline) {
+		e->load_progress++;
+		switch (l->phase) {
+		case LOAD_WORKER: return 1; /* (not scheduled then) */
+		case LOAD_CLAIM:
+			if (l->i == p->n_marks) {
+				l->phase = LOAD_PLACE;
+				l->i = 0;
+				break;
+			}
+			k = claim_kept(s, &l->by_path, l->i++, l->claimed);
+			if (k < 0)
+				return k;
+			break;
+		case LOAD_PLACE: {
+			const struct plan_mark *pm;
+			struct erule *r;
+			bool appeared;
+			size_t n;
+
+			if (l->i == p->n_marks) {
+				k = perm_begin(e, s);
+				if (k < 0)
+					return k;
+				l->phase = LOAD_PERM;
+				l->i = 0;
+				break;
+			}
+			pm = &p->marks[l->i++];
+			if (l->claimed[l->i - 1] || pm->rule->perm)
+				break; /* (permission rules: LOAD_PERM) */
+			r = state_rule(s, pm->rule);
+			if (!r)
+				return -EINVAL;
+			n = s->n_marks;
+			k = place_planned(e, s, pm, r, &l->tree, l->err, sizeof(l->err));
+			if (k < 0)
+				return k;
+			appeared = was_waited(e, pm->path);
+			if ((s->n_marks > n || l->tree) &&
+			    (appeared || was_gone(&l->by_path, pm))) {
+				char esc[PATH_MAX * 2];
+
+				if (l->n_rearmed == l->rearmed_cap) {
+					size_t cap = l->rearmed_cap ? 2 * l->rearmed_cap : 16;
+					struct rearmed *v = realloc(l->rearmed, cap * sizeof(*v));
+
+					if (v) {
+						l->rearmed = v;
+						l->rearmed_cap = cap;
+					}
+				}
+				if (l->n_rearmed < l->rearmed_cap)
+					l->rearmed[l->n_rearmed++] =
+					    (struct rearmed){ .pm = pm, .appeared = appeared };
+
+				/* placed anew where the object of the old went */
+				log_notable(LOG_NOTICE, FSND_MID_RULE_ERROR, NULL,
+					    "rule '%s': \"%s\" is watched again", r->conf->name,
+					    text_escaped(esc, sizeof(esc), pm->path));
+			}
+			if (l->tree) {
+				char *root = strdup(l->tree->canon);
+
+				if (!root || dirq_push(&l->q, root, false) < 0) {
+					free(root);
+					return -ENOMEM;
+				}
+				l->phase = LOAD_TREE;
+			}
+			break;
+		}
+		case LOAD_TREE: {
+			struct dirq_item it;
+
+			if (!dirq_pop(&l->q, &it)) {
+				struct emark *m = l->tree;
+
+				l->tree = NULL;
+				l->phase = LOAD_PLACE;
+				k = place_planned_done(e, s, m, l->err, sizeof(l->err));
+				if (k < 0)
+					return k;
+				break;
+			}
+			e->placing_tree = true;
+			tree_scan(e, s, l->tree, it.path, it.self, false, &l->q);
+			e->placing_tree = false;
+			free(it.path);
+			break;
+		}
+		case LOAD_PERM: {
+			size_t n;
+
+			if (l->perm) {
+				if (l->pj == l->pend) {
+					l->perm = NULL;
+					break;
+				}
+				k = perm_place_mark(e, s, l->perm, &p->marks[l->pj++], l->err,
+						    sizeof(l->err));
+				if (k < 0)
+					return k;
+				break;
+			}
+			if (l->i == s->config->n_rules) {
+				k = perm_end(e, s, l->err, sizeof(l->err));
+				if (k < 0)
+					return k;
+				l->phase = LOAD_POLICY;
+				l->i = 0;
+				break;
+			}
+			k = perm_rule(e, s, l->old, l->i++, &l->perm);
+			if (k < 0)
+				return k;
+			if (l->perm) {
+				rule_marks(p, s->config, l->perm->conf, &l->pj, &n);
+				l->pend = l->pj + n;
+			}
+			break;
+		}
+		case LOAD_POLICY:
+			if (l->i == s->n_perm) {
+				l->phase = LOAD_FINISH;
+				break;
+			}
+			if (e->guard) {
+				k = perm_policy(s, &s->perm[l->i], &s->perm[l->i].pol);
+				if (k < 0)
+					return k;
+			}
+			l->i++;
+			break;
+		case LOAD_FINISH: return load_finish(e);
+		}
+	}
+	return 1;
+}
+
+static void on_load_step(struct ev_loop *loop, ev_timer *w, int revents) {
+	struct engine *e = w->data;
+	int r = load_batch(e);
+
+	if (r < 0)
+		load_fail(e, r);
+	else if (r == 0)
+		load_end(e, 0);
+	else
+		ev_timer_start(loop, &e->load->step); /* the next batch, after the loop's turn */
+}
+
+/* The worker is done: log what it found, then apply in batches. */
+static void on_load_planned(struct ev_loop *loop, ev_async *w, int revents) {
+	struct engine *e = w->data;
+	struct load *l = e->load;
+	struct state *s;
+	bool finished;
+	int r;
+
+	if (!l)
+		return;
+	pthread_mutex_lock(&l->lock);
+	finished = l->finished;
+	pthread_mutex_unlock(&l->lock);
+	if (!finished)
+		return;
+	pthread_join(l->thread, NULL);
+	pthread_mutex_destroy(&l->lock);
+	s = &l->s;
+	l->prepare_start = now_monotonic_usec();
+	if (l->r < 0 && !l->plan) {
+		for (size_t i = 0; i < l->errs.n; i++) {
+			const struct config_error *ce = &l->errs.v[i];
+
+			if (ce->line > 0)
+				log_error("%s:%d: %s", ce->file ? ce->file : "?", ce->line,
+					  ce->msg);
+			else
+				log_error("%s: %s", ce->file ? ce->file : "?", ce->msg);
+		}
+		if (!l->err[0]) {
+			if (l->errs.n > 0)
+				config_errors_first(&l->errs, l->err, sizeof(l->err));
+			else
+				snprintf(l->err, sizeof(l->err), "%s: %s", l->path,
+					 strerror(-l->r));
+		}
+		load_end(e, l->r);
+		return;
+	}
+	if (!l->reload)
+		log_set_level(l->config->log_level); /* (a reload: once it took over) */
+	log_plan_problems(l->plan);
+	for (size_t i = 0; i < l->plan->n_problems; i++)
+		if (l->plan->problems[i].fatal) {
+			const struct plan_problem *pp = &l->plan->problems[i];
+
+			snprintf(l->err, sizeof(l->err), "required rule '%s': %s",
+				 pp->rule ? pp->rule->name : "?", pp->msg);
+			load_end(e, -EINVAL);
+			return;
+		}
+
+	l->old = e->st.config ? &e->st : NULL;
+	*s = (struct state){ .config = l->config, .plan = l->plan };
+	r = state_rules(s, l->old);
+	if (r >= 0)
+		r = state_outputs(e, s, l->old, l->err, sizeof(l->err));
+	if (r >= 0) {
+		s->marks = calloc(l->plan->n_marks + 1, sizeof(*s->marks));
+		l->claimed = calloc(l->plan->n_marks + 1, sizeof(*l->claimed));
+		if (!s->marks || !l->claimed)
+			r = -ENOMEM;
+	}
+	for (size_t i = 0; r >= 0 && l->old && i < l->old->n_marks; i++)
+		r = strmap_put_str(&l->by_path, l->old->marks[i]->path, l->old->marks[i]);
+	if (r < 0) {
+		load_fail(e, r);
+		return;
+	}
+	l->phase = LOAD_CLAIM;
+	l->i = 0;
+	log_debug("load: state prepared in %.3f ms",
+		  (now_monotonic_usec() - l->prepare_start) / 1e3);
+	ev_timer_start(loop, &l->step);
+}
+
+/* A load of path, or with path NULL a replan of the running config. */
+int load_begin(struct engine *e, const char *path, engine_load_fn done, void *userdata) {
+	struct load *l;
+	sigset_t all, saved;
+	int r;
+
+	if (e->load)
+		return -EBUSY;
+	l = calloc(1, sizeof(*l));
+	if (!l || (path && !(l->path = strdup(path)))) {
+		free(l);
+		return -ENOMEM;
+	}
+	if (!path)
+		l->config = e->st.config;
+	l->engine = e;
+	l->reload = e->st.config != NULL;
+	l->done = done;
+	l->userdata = userdata;
+	l->prober = e->prober;
+	l->phase = LOAD_WORKER;
+	pthread_mutex_init(&l->lock, NULL);
+	ev_async_init(&l->async, on_load_planned);
+	l->async.data = e;
+	ev_async_start(e->loop, &l->async);
+	ev_timer_init(&l->step, on_load_step, 0., 0.);
+	l->step.data = e;
+	e->load = l;
+	/* the first load: nothing runs yet, so the kernel keeps what happens
+	 * meanwhile queued, reported once every mark is in place (a reload
+	 * reads on: the running state reports) */
+	if (!l->reload)
+		ev_io_stop(e->loop, &e->io);
+	/* signals are the loop's: the worker starts with all of them blocked */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &saved);
+	r = -pthread_create(&l->thread, NULL, load_worker, l);
+	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+	if (r < 0) {
+		ev_async_stop(e->loop, &l->async);
+		pthread_mutex_destroy(&l->lock);
+		free(l->path);
+		free(l);
+		e->load = NULL;
+		return r;
+	}
+	return 0;
+}
+
+/* After a load: the one engine_load() queued behind a replan. */
+static void start_queued(struct engine *e) {
+	char *path = e->queued.path;
+	engine_load_fn done = e->queued.done;
+	void *userdata = e->queued.userdata;
+	char why[256];
+	int r;
+
+	if (!path)
+		return;
+	e->queued.path = NULL;
+	r = load_begin(e, path, done, userdata);
+	if (r < 0 && done) {
+		snprintf(why, sizeof(why), "cannot load %s: %s", path, strerror(-r));
+		done(e, r, why, userdata);
+	}
+	free(path);
+}
+
+/*
+ * Re-arming. When the object of a planned mark goes away (deleted,
+ * replaced by a rename over it, moved away, its filesystem unmounted:
+ * DELETE_SELF, MOVE_SELF or IN_IGNORED), the running config is planned
+ * and placed again, as a reload would: the reload's diff keeps every mark
+ * whose object is the same and places the others anew, so a file replaced
+ * by rename (editors, vipw, package upgrades) is watched again at once.
+ * Debounced (REARM_DELAY), and after a load that is running.
+ */
+
+/* Plan and place again, REARM_DELAY from the first ask (asks meanwhile
+ * are one). */
+void rearm_soon(struct engine *e) {
+	if (!ev_is_active(&e->rearm_timer))
+		ev_timer_start(e->loop, &e->rearm_timer);
+}
+
+/* A planned mark's path no longer names its object: say so (a gone or
+ * unmounted record, and the log), and plan again soon (the path is watched
+ * again where it is now, or waited for). Once per mark. */
+void mark_gone(struct engine *e, struct emark *m, enum gone_why why, const char *mount) {
+	static const char *const reasons[] = {
+		[GONE_DELETED] = "deleted",
+		[GONE_MOVED] = "moved",
+		[GONE_COVERED] = "covered",
+		[GONE_UNMOUNTED] = NULL, /* (an unmounted record: the mount says it) */
+	};
+	struct record rec;
+	char text[PATH_MAX * 4];
+	size_t pos = 0;
+
+	if (!e->st.config || emark_fresh(m) || m->retired || !m->rule || m->gone)
+		return;
+	m->gone = true;
+	rec = (struct record){
+		.kind = why == GONE_UNMOUNTED ? RECORD_UNMOUNTED : RECORD_GONE,
+		.time_usec = now_realtime_usec(),
+		.rule = m->rule->conf->name,
+		.mask = m->is_dir ? FAN_ONDIR : 0,
+		.path = m->canon ? m->canon : m->path,
+		.uid = (uid_t)-1,
+		.reason = reasons[why],
+		.mount = mount,
+	};
+	format_lifecycle(&rec, text, sizeof(text), &pos);
+	log_notable(LOG_NOTICE, FSND_MID_RULE_ERROR, NULL, "rule '%s': %s", m->rule->conf->name,
+		    text);
+	emit(e, m->rule, &rec);
+	rearm_soon(e);
+}
+
+/* The mount table changed. A planned mark whose mount went is unmounted; one
+ * whose path now leads into a filesystem mounted at or above it is covered;
+ * a mount at or above a missing path's waiter may have brought the path.
+ * (Mounts below a recursive rule's path are not followed: see
+ * doc/guarantees.md.) */
+void on_mounts(const struct mount_entry *gone, size_t n_gone, const struct mount_entry *added,
+	       size_t n_added, void *userdata) {
+	struct engine *e = userdata;
+
+	if (e->load)
+		rearm_soon(e); /* (its fresh marks: planned again after it) */
+	for (size_t i = 0; i < e->st.n_marks; i++) {
+		struct emark *m = e->st.marks[i];
+		const struct mount_entry *g =
+		    m->mnt_id ? mount_entries_find(gone, n_gone, m->mnt_id) : NULL;
+
+		if (m->gone || m->parent || !m->canon)
+			continue;
+		if (g) {
+			mark_gone(e, m, GONE_UNMOUNTED, g->point);
+			continue;
+		}
+		for (size_t j = 0; j < n_added; j++)
+			if (path_in(m->canon, added[j].point, true, true)) {
+				if (!emark_same_object(m))
+					mark_gone(e, m, GONE_COVERED, NULL);
+				break;
+			}
+	}
+	for (size_t j = 0; j < n_added; j++)
+		for (size_t i = 0; i < e->n_waiters; i++)
+			if (path_in(e->waiters[i]->canon, added[j].point, true, true)) {
+				char p[PATH_MAX * 2];
+
+				log_info(
+				    "a filesystem was mounted at \"%s\": placing the rules again",
+				    text_escaped(p, sizeof(p), added[j].point));
+				rearm_soon(e);
+				return;
+			}
+}
+
+/* Drop every waiter (the running plan changes). */
+void waiters_clear(struct engine *e) {
+	for (size_t i = 0; i < e->n_waiters; i++) {
+		if (e->waiters[i]->mark)
+			fsn_ctx_remove_mark(e->ctx, e->waiters[i]->mark);
+		emark_free(e->waiters[i]);
+	}
+	free(e->waiters);
+	e->waiters = NULL;
+	e->n_waiters = 0;
+	strmap_done(&e->waiting);
+}
+
+/* A waiter for each path of the running plan that does not exist: an
+ * inotify watch (creates and moves in) on its nearest existing directory,
+ * keyed by the path one component further; its creation re-plans. */
+static void waiters_place(struct engine *e) {
+	const struct plan *p = e->st.plan;
+
+	waiters_clear(e);
+	for (size_t i = 0; p && i < p->n_problems; i++) {
+		const struct plan_problem *pp = &p->problems[i];
+		char dir[PATH_MAX], next[PATH_MAX];
+		struct fsn_mark_spec spec = { 0 };
+		struct emark *w, **v;
+		struct stat st;
+		char *slash;
+
+		if (!pp->path || !pp->rule || strcmp(pp->msg, "does not exist") != 0 ||
+		    strlen(pp->path) >= sizeof(dir))
+			continue;
+		snprintf(next, sizeof(next), "%s", pp->path);
+		snprintf(dir, sizeof(dir), "%s", pp->path);
+		for (;;) { /* up to the nearest directory that exists */
+			slash = strrchr(dir, '/');
+			if (!slash)
+				break;
+			if (slash == dir)
+				slash[1] = '\0';
+			else
+				*slash = '\0';
+			if (lstat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+				break;
+			snprintf(next, sizeof(next), "%s", dir);
+		}
+		if (!slash || strmap_value_str(&e->waiting, next))
+			continue;
+		w = calloc(1, sizeof(*w));
+		v = realloc(e->waiters, (e->n_waiters + 1) * sizeof(*v));
+		if (!w || !v) {
+			free(w);
+			if (v)
+				e->waiters = v;
+			continue;
+		}
+		e->waiters = v;
+		w->engine = e;
+		w->waiter = true;
+		w->dev = st.st_dev;
+		w->ino = st.st_ino;
+		w->path = strdup(dir);
+		w->canon = strdup(dir);
+		w->next = strdup(next);
+		spec = (struct fsn_mark_spec){
+			.type = FSN_MARK_INOTIFY,
+			.mask = IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF,
+			.flags = FSN_MARK_F_ONLYDIR,
+			.dirfd = AT_FDCWD,
+			.path = w->path,
+			.userdata = w,
+		};
+		if (!w->path || !w->canon || !w->next ||
+		    fsn_ctx_add_mark(e->ctx, &spec, &w->mark) < 0 ||
+		    strmap_put_str(&e->waiting, w->next, w) < 0) {
+			if (w->mark)
+				fsn_ctx_remove_mark(e->ctx, w->mark);
+			emark_free(w);
+			continue;
+		}
+		e->waiters[e->n_waiters++] = w;
+		/* made between the plan and this watch: the watch will not
+		 * tell, so plan again now */
+		if (lstat(w->next, &st) == 0)
+			rearm_soon(e);
+	}
+}
+
+void on_rearm(struct ev_loop *loop, ev_timer *w, int revents) {
+	struct engine *e = w->data;
+	int r;
+
+	if (e->load) { /* after it */
+		ev_timer_set(w, REARM_DELAY, 0.);
+		ev_timer_start(loop, w);
+		return;
+	}
+	r = load_begin(e, NULL, NULL, NULL);
+	if (r < 0)
+		log_error("re-arming the rules: %s", strerror(-r));
+}
+
+/* Stop a load (engine_free()): roll back what was placed; a worker still
+ * reading or planning is asked to stop, and left to the process's exit if
+ * it does not finish at once (it touches nothing the engine frees). */
+void load_abort(struct engine *e) {
+	struct load *l = e->load;
+
+	if (!l)
+		return;
+	l->done = NULL;
+	if (l->phase == LOAD_WORKER) {
+		bool finished;
+
+		l->cancel = true;
+		pthread_mutex_lock(&l->lock);
+		finished = l->finished;
+		/* (a replan's worker reads the running config, which goes
+		 * next: it is waited for; it stops after the rule it is at) */
+		l->abandoned = !finished && l->path;
+		pthread_mutex_unlock(&l->lock);
+		if (!finished && l->path) {
+			/* (its memory, and the prober it uses, go with the process) */
+			ev_async_stop(e->loop, &l->async);
+			e->load = NULL;
+			e->prober = NULL;
+			return;
+		}
+		pthread_join(l->thread, NULL);
+		pthread_mutex_destroy(&l->lock);
+		snprintf(l->err, sizeof(l->err), "stopped");
+		load_end(e, -ECANCELED);
+		return;
+	}
+	snprintf(l->err, sizeof(l->err), "stopped");
+	load_fail(e, -ECANCELED);
+}

@@ -1,0 +1,383 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * marks.c — one mark of the engine (struct emark, engine-private.h): made
+ * from a planned mark or for a sub-watch, placed in the kernel through the
+ * libfsn context (the object's identity noted: dev/ino, fsid, mount, FID),
+ * removed, dropped with its sub-watches, and retired when its state is
+ * replaced (out of the inode hash at once, out of the kernel in batches).
+ * inotify marks are also indexed by inode (the inode hash), since inotify
+ * events come per watch: match.c finds a watch's marks there.
+ *
+ * Which marks a state has is state building's business (engine.c); the
+ * sub-watches of a recursive inotify mark are tree.c's.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+
+#include "engine-private.h"
+#include "fsn-uapi.h"
+#include "log.h"
+
+/* ------------------------------------------------------------------------ */
+/* inotify marks by inode                                                   */
+/* ------------------------------------------------------------------------ */
+
+size_t ihash_slot(const struct engine *e, dev_t dev, ino_t ino) {
+	uint64_t h =
+	    ((uint64_t)dev * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)ino * 0xc2b2ae3d27d4eb4full);
+
+	return (size_t)(h >> 17) & (e->ihash_size - 1);
+}
+
+/* (Re)size the inode hash to size buckets. */
+static int ihash_resize(struct engine *e, size_t size) {
+	struct emark **old = e->ihash, **v = calloc(size, sizeof(*v));
+	size_t old_size = e->ihash_size;
+
+	if (!v)
+		return -ENOMEM;
+	e->ihash = v;
+	e->ihash_size = size;
+	for (size_t i = 0; old && i < old_size; i++)
+		for (struct emark *m = old[i], *n; m; m = n) {
+			size_t s = ihash_slot(e, m->dev, m->ino);
+
+			n = m->hnext;
+			m->hnext = v[s];
+			v[s] = m;
+		}
+	free(old);
+	return 0;
+}
+
+static int ihash_add(struct engine *e, struct emark *m) {
+	size_t s;
+
+	/* a chain of about one mark: big recursive trees stay O(1) */
+	if ((!e->ihash || e->ihash_n >= e->ihash_size) &&
+	    ihash_resize(e, e->ihash ? 2 * e->ihash_size : 1024) < 0 && !e->ihash)
+		return -ENOMEM;
+	s = ihash_slot(e, m->dev, m->ino);
+	m->hnext = e->ihash[s];
+	e->ihash[s] = m;
+	e->ihash_n++;
+	return 0;
+}
+
+static void ihash_remove(struct engine *e, struct emark *m) {
+	struct emark **p;
+
+	if (!e->ihash)
+		return;
+	for (p = &e->ihash[ihash_slot(e, m->dev, m->ino)]; *p; p = &(*p)->hnext)
+		if (*p == m) {
+			*p = m->hnext;
+			m->hnext = NULL;
+			e->ihash_n--;
+			return;
+		}
+}
+
+/* ------------------------------------------------------------------------ */
+/* marks                                                                    */
+/* ------------------------------------------------------------------------ */
+
+struct emark *emark_free(struct emark *m) {
+	if (m) {
+		free(m->rule_name);
+		free(m->path);
+		free(m->canon);
+		free(m->subtree);
+		free(m->next_subtree);
+		free(m->next);
+		free(m->subs);
+		free(m->sidx);
+		free(m);
+	}
+	return NULL;
+}
+
+/* A mark of the state being loaded (placed, not yet committed): it reports
+ * nothing until the new state takes over. */
+bool emark_fresh(const struct emark *m) {
+	return m->fresh || (m->parent && m->parent->fresh);
+}
+
+bool spec_equal(const struct fsn_mark_spec *a, const struct fsn_mark_spec *b) {
+	return a->type == b->type && a->klass == b->klass && a->report == b->report &&
+	       a->group_tag == b->group_tag && a->mask == b->mask && a->ignore == b->ignore &&
+	       a->flags == b->flags && str_eq(a->path, b->path);
+}
+
+/* Still the object the mark was placed on (for reload: a path that now
+ * names another file gets its mark placed again). */
+/* The mount ID of the mount path is on, or 0 when unknown. */
+static uint64_t path_mnt_id(const char *path, int flags) {
+	struct statx sx;
+
+	if (statx(AT_FDCWD, path, flags | AT_NO_AUTOMOUNT, STATX_MNT_ID, &sx) < 0 ||
+	    !(sx.stx_mask & STATX_MNT_ID))
+		return 0;
+	return sx.stx_mnt_id;
+}
+
+/* Whether m's path still names the object m marks (a mount mark: the same
+ * mount, when its ID is known). */
+bool emark_same_object(const struct emark *m) {
+	struct stat st;
+	int flags = (m->spec.flags & FSN_MARK_F_DONT_FOLLOW) ? AT_SYMLINK_NOFOLLOW : 0;
+
+	if (!m->mark || fstatat(AT_FDCWD, m->path, &st, flags) < 0)
+		return false;
+	if (m->spec.type == FSN_MARK_INODE || m->spec.type == FSN_MARK_INOTIFY)
+		return st.st_dev == m->dev && st.st_ino == m->ino;
+	if (m->spec.type == FSN_MARK_MOUNT && m->mnt_id)
+		return st.st_dev == m->dev && path_mnt_id(m->path, flags) == m->mnt_id;
+	return st.st_dev == m->dev;
+}
+
+int emark_new(struct engine *e, struct erule *rule, const struct fsn_mark_spec *spec,
+	      const char *path, struct emark *parent, struct emark **ret) {
+	struct emark *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return -ENOMEM;
+	m->engine = e;
+	m->rule = rule;
+	m->spec = *spec;
+	m->rule_name = strdup(rule->conf->name);
+	m->path = strdup(path);
+	m->parent = parent;
+	if (!m->rule_name || !m->path) {
+		emark_free(m);
+		return -ENOMEM;
+	}
+	m->spec.path = m->path;
+	m->spec.dirfd = AT_FDCWD;
+	m->spec.userdata = m;
+	*ret = m;
+	return 0;
+}
+
+/* Describe why a mark failed, for logs and err. */
+void mark_failure(struct engine *e, struct emark *m, int r, const char *why) {
+	char p[PATH_MAX * 2], msg[1536];
+	const char *fields[4];
+	char f_rule[300], f_path[PATH_MAX + 16], f_errno[32];
+
+	if (why)
+		snprintf(msg, sizeof(msg), "rule '%s': %s", m->rule->conf->name, why);
+	else if (e->captured[0])
+		snprintf(msg, sizeof(msg), "rule '%s': %s", m->rule->conf->name, e->captured);
+	else
+		snprintf(msg, sizeof(msg), "rule '%s': cannot watch \"%s\": %s",
+			 m->rule->conf->name, text_escaped(p, sizeof(p), m->path), strerror(-r));
+	snprintf(f_rule, sizeof(f_rule), "FSN_RULE=%s", m->rule->conf->name);
+	snprintf(f_path, sizeof(f_path), "FSN_PATH=%s", m->path);
+	snprintf(f_errno, sizeof(f_errno), "ERRNO=%d", -r);
+	fields[0] = f_rule;
+	fields[1] = f_path;
+	fields[2] = f_errno;
+	fields[3] = NULL;
+	log_notable(m->rule->conf->required ? LOG_ERR : LOG_WARNING, FSND_MID_RULE_ERROR, fields,
+		    "%s%s", msg,
+		    m->rule->conf->required ? " (the rule is required)"
+					    : " (not required: everything else keeps running)");
+}
+
+#ifndef AT_HANDLE_FID
+#define AT_HANDLE_FID 0x200 /* 6.5: a handle only to compare, for any filesystem */
+#endif
+
+/* The FID fanotify reports for the marked object: fsid plus the file
+ * handle name_to_handle_at() gives (FAN_REPORT_FID encodes the same
+ * non-connectable handle). */
+static int object_fid(const struct emark *m, int statflags, struct fsn_fid *ret) {
+	struct {
+		struct file_handle fh;
+		unsigned char buf[FSN_HANDLE_MAX];
+	} h;
+	int mnt_id, flags = (statflags & AT_SYMLINK_NOFOLLOW) ? 0 : AT_SYMLINK_FOLLOW;
+
+	h.fh.handle_bytes = FSN_HANDLE_MAX;
+	if (name_to_handle_at(AT_FDCWD, m->path, &h.fh, &mnt_id, flags) < 0) {
+		if (errno != EOPNOTSUPP)
+			return -errno;
+		h.fh.handle_bytes = FSN_HANDLE_MAX;
+		if (name_to_handle_at(AT_FDCWD, m->path, &h.fh, &mnt_id, flags | AT_HANDLE_FID) < 0)
+			return -errno;
+	}
+	if (h.fh.handle_bytes > FSN_HANDLE_MAX)
+		return -EOVERFLOW;
+	memset(ret, 0, sizeof(*ret));
+	memcpy(ret->fsid, m->fsid, sizeof(ret->fsid));
+	ret->handle_bytes = h.fh.handle_bytes;
+	ret->handle_type = h.fh.handle_type;
+	memcpy(ret->f_handle, h.fh.f_handle, h.fh.handle_bytes);
+	return 0;
+}
+
+/* Place one mark (planned or sub-watch), counting it in *count (the marks
+ * of the state it belongs to, limited to max_marks; 0: no limit). Does not
+ * log; the caller does, with why. */
+int emark_place(struct engine *e, struct emark *m, unsigned *count, unsigned max_marks, char *why,
+		size_t whylen) {
+	struct fsn_mark_spec spec = m->spec;
+	struct stat st;
+	struct statfs sfs;
+	int flags = (spec.flags & FSN_MARK_F_DONT_FOLLOW) ? AT_SYMLINK_NOFOLLOW : 0;
+	int r;
+
+	why[0] = '\0';
+	e->captured[0] = '\0';
+	if (max_marks > 0 && *count >= max_marks) {
+		char p[PATH_MAX];
+
+		snprintf(why, whylen, "max_marks (%u) reached: \"%s\" is not watched", max_marks,
+			 text_escaped(p, sizeof(p), m->path));
+		return -ENOSPC;
+	}
+	if (spec.type == FSN_MARK_MOUNT && e->foreign_mntns == 1) {
+		char p[PATH_MAX];
+
+		snprintf(why, whylen,
+			 "mount mark on \"%s\" refused: fsnotifyd runs in a mount namespace of "
+			 "its own (shared neither with PID 1 nor with its parent; e.g. systemd's "
+			 "ProtectSystem=), where a mount mark would see only what happens through "
+			 "the daemon's own copies of the mounts, not the system's activity; %s",
+			 text_escaped(p, sizeof(p), m->path),
+			 m->rule->conf->mark == RULE_MARK_AUTO
+			     ? "auto chose it because filesystem marks do not work there; run "
+			       "fsnotifyd in the system's mount namespace to use it"
+			     : "use mark = \"filesystem\" or \"auto\", or run fsnotifyd in the "
+			       "system's mount namespace");
+		return -EXDEV;
+	}
+	if (fstatat(AT_FDCWD, m->path, &st, flags) < 0)
+		return -errno; /* libfsn would say the same; this keeps dev/ino in step */
+	m->dev = st.st_dev;
+	m->ino = st.st_ino;
+	m->is_dir = S_ISDIR(st.st_mode);
+	free(m->canon);
+	if (m->parent) {
+		/* a sub-watch: found below a canonical directory, never through
+		 * a symlink, so its path is canonical already; inotify marks have
+		 * no use for the fsid */
+		m->canon = strdup(m->path);
+	} else {
+		if (statfs(m->path, &sfs) == 0)
+			memcpy(m->fsid, &sfs.f_fsid, sizeof(m->fsid));
+		m->canon = canonical(m->path);
+		m->mnt_id = path_mnt_id(m->path, flags);
+	}
+	if (!m->canon)
+		return -ENOMEM;
+	m->have_handle = spec.type == FSN_MARK_INODE && object_fid(m, flags, &m->fid) == 0;
+
+	/* a recursive inotify tree must hear about new directories */
+	if (spec.type == FSN_MARK_INOTIFY && (m->parent || m->subtree_recursive) && m->is_dir)
+		spec.mask |= IN_TREE_BITS;
+	/* a planned inode mark hears its object go (re-arming; the rule
+	 * reports only what it asked for) */
+	if (spec.type == FSN_MARK_INODE && spec.mask && !m->parent)
+		spec.mask |= FAN_DELETE_SELF | FAN_MOVE_SELF | (m->is_dir ? FAN_ONDIR : 0);
+	if (spec.type == FSN_MARK_INOTIFY && !m->parent)
+		spec.mask |= IN_DELETE_SELF | IN_MOVE_SELF;
+	m->placed_mask = spec.mask;
+
+	e->capturing = true;
+	r = fsn_ctx_add_mark(e->ctx, &spec, &m->mark);
+	e->capturing = false;
+	if (r < 0) {
+		m->mark = NULL;
+		if (e->captured[0])
+			snprintf(why, whylen, "%s", e->captured);
+		return r;
+	}
+	if (spec.type == FSN_MARK_INOTIFY) {
+		r = ihash_add(e, m);
+		if (r < 0) {
+			fsn_ctx_remove_mark(e->ctx, m->mark);
+			m->mark = NULL;
+			return r;
+		}
+	}
+	(*count)++;
+	return 0;
+}
+
+/* Remove a mark from the kernel (keeps the struct); count as above, or
+ * NULL when its state is going away anyway. */
+void emark_unplace(struct engine *e, struct emark *m, unsigned *count) {
+	if (!m->mark)
+		return;
+	if (m->spec.type == FSN_MARK_INOTIFY)
+		ihash_remove(e, m);
+	fsn_ctx_remove_mark(e->ctx, m->mark);
+	m->mark = NULL;
+	if (count && *count > 0)
+		(*count)--;
+}
+
+/* m and its sub-watches leave the kernel and memory; count: as for
+ * emark_unplace(). */
+void mark_drop_counted(struct engine *e, struct emark *m, unsigned *count) {
+	drop_subs(e, m, count);
+	emark_unplace(e, m, count);
+	emark_free(m);
+}
+
+/* A planned mark and its sub-watches leave the kernel and memory (their
+ * state is going away). */
+void mark_drop(struct engine *e, struct emark *m) {
+	mark_drop_counted(e, m, NULL);
+}
+
+/* m's state is going away: it reports nothing from now on (out of the
+ * inotify index, no rule) and is removed by on_retire(); marks that could
+ * not be queued are removed at once. */
+void mark_retire(struct engine *e, struct emark *m) {
+	if (e->n_retiring == e->retiring_cap) {
+		size_t cap = e->retiring_cap ? 2 * e->retiring_cap : 256;
+		struct emark **v = realloc(e->retiring, cap * sizeof(*v));
+
+		if (!v) {
+			mark_drop(e, m);
+			return;
+		}
+		e->retiring = v;
+		e->retiring_cap = cap;
+	}
+	if (m->spec.type == FSN_MARK_INOTIFY) {
+		ihash_remove(e, m);
+		for (size_t i = 0; i < m->n_subs; i++)
+			ihash_remove(e, m->subs[i]);
+	}
+	m->retired = true;
+	m->rule = NULL;
+	for (size_t i = 0; i < m->n_subs; i++)
+		m->subs[i]->rule = NULL;
+	e->retiring[e->n_retiring++] = m;
+	if (!ev_is_active(&e->retire_timer))
+		ev_timer_start(e->loop, &e->retire_timer);
+}
+
+/* Retired marks leave the kernel a batch at a time (removing 10 000 marks
+ * takes tens of milliseconds): the new state runs meanwhile. */
+void on_retire(struct ev_loop *loop, ev_timer *w, int revents) {
+	struct engine *e = w->data;
+	uint64_t deadline = now_monotonic_usec() + LOAD_BATCH_USEC;
+
+	while (e->n_retiring > 0 && now_monotonic_usec() < deadline)
+		mark_drop(e, e->retiring[--e->n_retiring]);
+	if (e->n_retiring > 0)
+		ev_timer_start(loop, w);
+	else
+		ev_timer_start(loop, &e->tidy_timer);
+}

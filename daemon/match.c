@@ -1,0 +1,708 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * match.c — event → rules: every event engine.c reads from the libfsn
+ * context comes here (on_fanotify(), on_inotify()), gets its paths, and is
+ * matched against the marks of the running state (match_mark(): scope,
+ * events, ondir/children, exclusions, process filters, the daemon's own
+ * activity, rate limits); a rule reports an event at most once. Records go
+ * out through engine.c's emit().
+ *
+ * fanotify events carry their group, not their mark (a group merges the
+ * marks of all rules that share it), so an event is matched against every
+ * mark of its group by the mark's scope: the plan's subtree, else the
+ * marked object (an inode mark: the object and, for a directory, its
+ * direct children; a filesystem or mount mark: the filesystem, by fsid).
+ * inotify events come per watch: they are matched against the marks on the
+ * same inode (marks.c's inode hash). An inotify move comes as two events,
+ * paired here by cookie into one record with both paths.
+ *
+ * What an event means beyond its rules is handed on: an overflow to
+ * rescan.c, a directory made or moved in a recursive inotify tree to
+ * tree.c, a planned mark's object gone to load.c's re-arming.
+ */
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "engine-private.h"
+#include "fsn-uapi.h"
+#include "log.h"
+#include "proc.h"
+
+static bool synth_seen(struct engine *e, const char *path);
+
+void own_files_clear(struct engine *e) {
+	for (size_t i = 0; i < e->n_own; i++)
+		free(e->own[i].path);
+	free(e->own);
+	e->own = NULL;
+	e->n_own = 0;
+}
+
+static void own_file_add(struct engine *e, int fd, const char *path) {
+	struct ownfile *v;
+	struct stat st;
+
+	if ((path ? stat(path, &st) : fstat(fd, &st)) < 0 || !S_ISREG(st.st_mode))
+		return;
+	v = realloc(e->own, (e->n_own + 1) * sizeof(*v));
+	if (!v)
+		return;
+	e->own = v;
+	e->own[e->n_own++] = (struct ownfile){
+		.dev = st.st_dev,
+		.ino = st.st_ino,
+		.path = path ? canonical(path) : NULL,
+	};
+}
+
+/* After outputs were opened or reopened. */
+void own_files_refresh(struct engine *e) {
+	own_files_clear(e);
+	own_file_add(e, STDOUT_FILENO, NULL);
+	own_file_add(e, STDERR_FILENO, NULL);
+	for (size_t i = 0; i < e->st.n_outputs; i++) {
+		const struct output_conf *oc = e->st.outputs[i]->conf;
+
+		if (oc->type == OUTPUT_JSON && oc->file && strcmp(oc->file, "-") != 0)
+			own_file_add(e, -1, oc->file);
+	}
+}
+
+/* Is path (of an inotify event about a file's contents) a file the daemon
+ * writes? By name first, then by identity (a renamed log file). */
+static bool own_file(const struct engine *e, const char *path) {
+	struct stat st;
+
+	for (size_t i = 0; i < e->n_own; i++)
+		if (e->own[i].path && strcmp(e->own[i].path, path) == 0)
+			return true;
+	if (lstat(path, &st) < 0)
+		return false;
+	for (size_t i = 0; i < e->n_own; i++)
+		if (e->own[i].dev == st.st_dev && e->own[i].ino == st.st_ino)
+			return true;
+	return false;
+}
+
+struct evinfo {
+	const struct fsn_event *ev;
+	uint64_t bits; /* FAN_* event bits (ONDIR, ON_CHILD removed) */
+	bool ondir;
+	const char *path;
+	const char *old_path;
+	bool paired;            /* inotify: MOVED_FROM + MOVED_TO of one move (cookie) */
+	struct proc_info *proc; /* lazily */
+	bool proc_checked;      /* own children checked */
+	bool own;               /* the daemon's own activity */
+};
+
+static bool fid_equal(const struct fsn_fid *a, const struct fsn_fid *b) {
+	return a->fsid[0] == b->fsid[0] && a->fsid[1] == b->fsid[1] &&
+	       a->handle_bytes == b->handle_bytes && a->handle_type == b->handle_type &&
+	       memcmp(a->f_handle, b->f_handle, a->handle_bytes) == 0;
+}
+
+static bool fsid_equal(const int32_t a[2], const int32_t b[2]) {
+	return a[0] == b[0] && a[1] == b[1];
+}
+
+/* Is one of the event's paths in the mark's scope? Sets *child when the
+ * path is a direct child of a marked directory (not the object itself). */
+static bool in_scope(const struct emark *m, const struct evinfo *x, const char *path, bool *child) {
+	const struct emark *root = m->parent ? m->parent : m;
+
+	*child = false;
+	if (!path)
+		return false;
+	switch (root->scope) {
+	case SCOPE_SUBTREE:
+		if (!path_in(path, root->subtree, root->subtree_recursive, true))
+			return false;
+		*child = !root->subtree_recursive && strcmp(path, root->subtree) != 0;
+		return true;
+	case SCOPE_OBJECT:
+		/* a sub-watch's own directory is its object */
+		if (strcmp(path, m->canon) == 0)
+			return true;
+		if (m->is_dir && path_in(path, m->canon, false, false)) {
+			*child = true;
+			return true;
+		}
+		return false;
+	case SCOPE_FSID: {
+		const struct fsn_event *ev = x->ev;
+		const int32_t *fsid = (ev->has & FSN_HAS_DFID)  ? ev->dfid.fsid
+				      : (ev->has & FSN_HAS_FID) ? ev->fid.fsid
+				      : (ev->has & FSN_HAS_NEW) ? ev->new_dfid.fsid
+				      : (ev->has & FSN_HAS_OLD) ? ev->old_dfid.fsid
+								: NULL;
+
+		return fsid ? fsid_equal(fsid, m->fsid) : true;
+	}
+	}
+	return false;
+}
+
+/* An inode mark knows its object by FID, whatever its path is now (moved,
+ * deleted): 1 when the event is the object's own (*child false) or one of
+ * a marked directory's entries (*child true), 0 when it is not the mark's,
+ * -1 when that cannot be told (no FID to compare). */
+static int object_scope(const struct emark *m, const struct fsn_event *ev, bool *child) {
+	bool self_name = !(ev->has & FSN_HAS_NAME) || !ev->name || strcmp(ev->name, ".") == 0;
+
+	*child = false;
+	if (!m->have_handle || ev->source != FSN_SOURCE_FANOTIFY)
+		return -1;
+	if ((ev->has & FSN_HAS_FID) && fid_equal(&ev->fid, &m->fid))
+		return 1;
+	if ((ev->has & FSN_HAS_DFID) && fid_equal(&ev->dfid, &m->fid)) {
+		*child = !self_name;
+		return 1;
+	}
+	if (((ev->has & FSN_HAS_OLD) && fid_equal(&ev->old_dfid, &m->fid)) ||
+	    ((ev->has & FSN_HAS_NEW) && fid_equal(&ev->new_dfid, &m->fid))) {
+		*child = true;
+		return 1;
+	}
+	return (ev->has & (FSN_HAS_FID | FSN_HAS_DFID | FSN_HAS_OLD | FSN_HAS_NEW)) ? 0 : -1;
+}
+
+bool excluded(const struct erule *r, const char *path) {
+	if (!path)
+		return false;
+	for (size_t i = 0; i < r->conf->n_exclude; i++) {
+		const char *x = r->conf->exclude[i];
+
+		if (is_glob(x)) {
+			if (fnmatch(x, path, 0) == 0)
+				return true;
+		} else if (path_in(path, x, true, true) ||
+			   (r->excl_canon[i] && path_in(path, r->excl_canon[i], true, true)))
+			return true;
+	}
+	return false;
+}
+
+/* Process information (proc.c) of pid, cached per dispatch (engine_dispatch()
+ * starts it over). */
+static struct proc_info *pinfo_get(struct engine *e, pid_t pid) {
+	struct proc_info *p;
+
+	for (size_t i = 0; i < e->pcache_n; i++)
+		if (e->pcache[i].pid == pid)
+			return &e->pcache[i];
+	if (!e->pcache) {
+		e->pcache = calloc(PCACHE_SIZE, sizeof(*e->pcache));
+		if (!e->pcache)
+			return NULL;
+	}
+	if (e->pcache_n == PCACHE_SIZE)
+		e->pcache_n = 0; /* start over; it is only a per-batch cache */
+	p = &e->pcache[e->pcache_n++];
+	proc_info_init(p, pid);
+	return p;
+}
+
+static struct proc_info *evinfo_proc(struct engine *e, struct evinfo *x) {
+	if (!x->proc && x->ev->source == FSN_SOURCE_FANOTIFY && x->ev->pid > 0)
+		x->proc = pinfo_get(e, x->ev->pid);
+	return x->proc;
+}
+
+static bool proc_filters_ok(struct engine *e, const struct rule_conf *rc, struct evinfo *x) {
+	if (rc->n_pids == 0 && rc->n_comms == 0 && rc->n_uids == 0)
+		return true;
+	return proc_filters_match(evinfo_proc(e, x), rc->pids, rc->n_pids, rc->comms, rc->n_comms,
+				  rc->uids, rc->n_uids);
+}
+
+/* The daemon's own exec children (their parent is the daemon). */
+static bool own_child(struct engine *e, struct evinfo *x) {
+	if (!x->proc_checked) {
+		struct proc_info *p = evinfo_proc(e, x);
+
+		x->proc_checked = true;
+		x->own = e->has_exec && proc_info_status(p) && p->ppid == e->self;
+	}
+	return x->own;
+}
+
+/* Try one mark for the event; report it for the mark's rule. */
+static void match_mark(struct engine *e, const struct emark *m, struct evinfo *x) {
+	struct erule *r = m->rule;
+	const struct rule_conf *rc = r->conf;
+	bool child = false, ochild = false, in, oin;
+	uint64_t bits;
+	struct record rec;
+	struct proc_info *p;
+
+	if (r->seen == e->seq)
+		return; /* already reported for this rule */
+	bits = x->bits & rc->events;
+	if (!bits)
+		return;
+	if (x->ondir && !rc->ondir)
+		return;
+	switch (m->scope == SCOPE_OBJECT && !m->parent ? object_scope(m, x->ev, &child) : -1) {
+	case 0: return;
+	case 1:
+		in = true;
+		oin = false;
+		break;
+	default:
+		in = in_scope(m, x, x->path, &child);
+		oin = x->old_path && in_scope(m, x, x->old_path, &ochild);
+		if (!in && !oin)
+			return;
+	}
+	/* one move seen from both sides: each side counts where it is in scope */
+	if (x->paired) {
+		if (!in)
+			bits &= ~(uint64_t)FAN_MOVED_TO;
+		if (!oin)
+			bits &= ~(uint64_t)FAN_MOVED_FROM;
+		if (!bits)
+			return;
+	}
+	/* a direct child's own events (not entries of the directory) need
+	 * `children` */
+	if (!rc->children && ((in && child) || (!in && ochild)))
+		bits &= DIRENT_BITS;
+	if (!bits)
+		return;
+	r->seen = e->seq;
+
+	if (excluded(r, x->path) && (!x->old_path || excluded(r, x->old_path))) {
+		r->stats.filtered++;
+		return;
+	}
+	if (!proc_filters_ok(e, rc, x)) {
+		r->stats.filtered++;
+		return;
+	}
+	if (own_child(e, x))
+		return;
+	if (!rate_ok(e, r))
+		return;
+
+	p = evinfo_proc(e, x);
+	rec = (struct record){
+		.kind = RECORD_EVENT,
+		.time_usec = now_realtime_usec(),
+		.rule = rc->name,
+		.mask = bits | (x->ondir ? FAN_ONDIR : 0),
+		.path = x->path,
+		.old_path = x->old_path,
+		.pid = x->ev->source == FSN_SOURCE_FANOTIFY ? x->ev->pid : 0,
+		.comm = proc_info_comm(p),
+		.uid = proc_info_status(p) ? p->uid : (uid_t)-1,
+	};
+	r->stats.events++;
+	e->events++;
+	emit(e, r, &rec);
+}
+
+/* Whether the event's group sees every directory move on the filesystem
+ * of fsid (a filesystem mark there with moved_from on directories): then
+ * directory paths of its events can be cached in e->dirs.
+ *
+ * That cache keeps the path a directory's handle resolved to until the group
+ * reports that the directory (or one above it) moved or went. Resolving a
+ * handle costs open_by_handle_at() and a readlink() per event; a storm of
+ * events in a few directories needs it once per directory. It is only right
+ * for a group that sees every directory rename on the filesystem, and only
+ * in the order of that group's own queue: hence the group's id as the tag,
+ * and all of a group's entries forgotten when its queue overflows. */
+static bool dir_moves_seen(const struct engine *e, const struct fsn_event *ev,
+			   const int32_t fsid[2]) {
+	unsigned klass, report, tag;
+
+	if (!ev->group)
+		return false;
+	klass = fsn_group_get_class(ev->group);
+	report = fsn_group_get_report(ev->group);
+	tag = fsn_group_get_tag(ev->group);
+	for (size_t i = 0; i < e->st.n_marks; i++) {
+		const struct emark *m = e->st.marks[i];
+
+		if (m->mark && m->spec.type == FSN_MARK_FILESYSTEM && m->spec.klass == klass &&
+		    m->spec.report == report && m->spec.group_tag == tag &&
+		    fsid_equal(m->fsid, fsid) && (m->placed_mask & FAN_MOVED_FROM) &&
+		    (m->placed_mask & FAN_ONDIR))
+			return true;
+	}
+	return false;
+}
+
+/* The path of dfid's entry name: the directory's path from the cache of
+ * group gid (0: not cacheable), else resolved (and then cached). */
+static int dir_entry_path(struct engine *e, unsigned gid, const struct fsn_fid *dfid,
+			  const char *name, char *buf, size_t len) {
+	const char *dir = gid ? fsn_fidcache_get(e->dirs, gid, dfid) : NULL;
+	char tmp[PATH_MAX];
+	bool deleted = false;
+	int r;
+
+	if (dir)
+		return join_name(dir, name, buf, len);
+	if (!gid)
+		return fsn_ctx_fid_path(e->ctx, dfid, name, buf, len, NULL);
+	r = fsn_ctx_fid_path(e->ctx, dfid, NULL, tmp, sizeof(tmp), &deleted);
+	if (r < 0)
+		return r;
+	if (!deleted)
+		(void)fsn_fidcache_put(e->dirs, gid, dfid, tmp); /* best effort */
+	return join_name(tmp, name, buf, len);
+}
+
+/* Resolve a fanotify event's paths into buffers. Its directory handles are
+ * all on one filesystem: whether its group's cache serves them is asked
+ * once. */
+static void resolve_fanotify(struct engine *e, struct fsn_event *ev, char *path, char *old,
+			     size_t len, struct evinfo *x) {
+	const struct fsn_fid *any = (ev->has & FSN_HAS_DFID)  ? &ev->dfid
+				    : (ev->has & FSN_HAS_NEW) ? &ev->new_dfid
+				    : (ev->has & FSN_HAS_OLD) ? &ev->old_dfid
+							      : NULL;
+	unsigned gid =
+	    any && ev->group && dir_moves_seen(e, ev, any->fsid) ? fsn_group_get_id(ev->group) : 0;
+
+	if ((ev->has & FSN_HAS_NEW) &&
+	    dir_entry_path(e, gid, &ev->new_dfid, ev->new_name, path, len) >= 0)
+		x->path = path;
+	if ((ev->has & FSN_HAS_OLD) &&
+	    dir_entry_path(e, gid, &ev->old_dfid, ev->old_name, old, len) >= 0) {
+		if (x->path)
+			x->old_path = old;
+		else
+			x->path = old;
+	}
+	if (!x->path && (ev->has & FSN_HAS_DFID) &&
+	    dir_entry_path(e, gid, &ev->dfid, (ev->has & FSN_HAS_NAME) ? ev->name : NULL, path,
+			   len) >= 0)
+		x->path = path;
+	if (!x->path && (ev->has & FSN_HAS_FID) &&
+	    fsn_ctx_fid_path(e->ctx, &ev->fid, NULL, path, len, NULL) >= 0)
+		x->path = path;
+	if (!x->path && ev->fd >= 0 && fsn_ctx_fd_path(e->ctx, ev->fd, path, len, NULL) >= 0)
+		x->path = path;
+}
+
+void on_fanotify(struct engine *e, struct fsn_event *ev) {
+	char path[PATH_MAX], old[PATH_MAX];
+	struct evinfo x = { .ev = ev };
+	unsigned klass, report, tag;
+
+	if (ev->mask & FAN_Q_OVERFLOW) {
+		/* directory moves may be among what was lost */
+		if (ev->group)
+			fsn_fidcache_forget_tag(e->dirs, fsn_group_get_id(ev->group));
+		report_overflow(e, ev);
+		return;
+	}
+	if (ev->pid == e->self)
+		return; /* the daemon's own activity */
+	x.bits = ev->mask & EVENT_BITS;
+	x.ondir = ev->mask & FAN_ONDIR;
+	if (!x.bits)
+		return;
+	resolve_fanotify(e, ev, path, old, sizeof(path), &x);
+	if (log_get_level() >= LOG_DEBUG) {
+		char ev_names[256], p1[PATH_MAX], p2[PATH_MAX];
+
+		format_events(ev->mask, ev_names, sizeof(ev_names));
+		log_debug("fanotify event %s (info 0x%x) of pid %d: %s%s%s", ev_names, ev->has,
+			  (int)ev->pid, text_escaped(p1, sizeof(p1), x.path),
+			  x.old_path ? " from " : "",
+			  x.old_path ? text_escaped(p2, sizeof(p2), x.old_path) : "");
+	}
+	/* a directory renamed or moved: cached paths below it are stale */
+	if (x.ondir && (ev->mask & (FAN_MOVED_FROM | FAN_RENAME | FAN_MOVE_SELF)) &&
+	    (ev->has & FSN_HAS_FID))
+		fsn_ctx_fid_forget(e->ctx, &ev->fid);
+	if (x.ondir && ev->group && (ev->mask & (FAN_MOVED_FROM | FAN_RENAME | FAN_DELETE))) {
+		const char *gone = (ev->mask & FAN_RENAME) && x.old_path ? x.old_path : x.path;
+
+		if (gone)
+			fsn_fidcache_forget_path(e->dirs, fsn_group_get_id(ev->group), gone);
+	}
+	/* a planned inode mark's object went: watch the path again */
+	if (ev->mask & (FAN_DELETE_SELF | FAN_MOVE_SELF))
+		for (size_t i = 0; i < e->st.n_marks; i++) {
+			struct emark *m = e->st.marks[i];
+			bool child;
+
+			if (m->mark && m->spec.type == FSN_MARK_INODE && m->spec.mask &&
+			    object_scope(m, ev, &child) == 1 && !child)
+				mark_gone(e, m,
+					  (ev->mask & FAN_DELETE_SELF) ? GONE_DELETED : GONE_MOVED,
+					  NULL);
+		}
+	/* gone, but one of ours: it has the path it was marked with */
+	for (size_t i = 0; !x.path && i < e->st.n_marks; i++) {
+		const struct emark *m = e->st.marks[i];
+		bool child;
+
+		if (m->mark && m->spec.mask && object_scope(m, ev, &child) == 1 && !child)
+			x.path = m->canon;
+	}
+	if (!x.path) {
+		e->unresolved++;
+		log_debug("fanotify event %" PRIx64 " of pid %d: cannot resolve its path", ev->mask,
+			  (int)ev->pid);
+		return;
+	}
+
+	klass = ev->group ? fsn_group_get_class(ev->group) : 0;
+	report = ev->group ? fsn_group_get_report(ev->group) : 0;
+	tag = ev->group ? fsn_group_get_tag(ev->group) : 0;
+	for (size_t i = 0; i < e->st.n_marks; i++) {
+		const struct emark *m = e->st.marks[i];
+
+		/* (exclusions: ignore marks, mask 0, report nothing) */
+		if (!m->mark || m->spec.mask == 0 || m->spec.type == FSN_MARK_INOTIFY ||
+		    m->spec.klass != klass || m->spec.report != report || m->spec.group_tag != tag)
+			continue;
+		match_mark(e, m, &x);
+	}
+}
+
+/* The watch of m is gone (IN_IGNORED): deleted, unmounted, or moved away. */
+static void inotify_gone(struct engine *e, struct emark *m) {
+	unsigned *count = emark_fresh(m) && e->load ? &e->load->s.n_placed : &e->st.n_placed;
+
+	if (m->parent) {
+		struct emark *root = m->parent;
+
+		emark_unplace(e, m, count);
+		sub_remove(root, m);
+		emark_free(m);
+		return;
+	}
+	emark_unplace(e, m, count);
+	if (emark_fresh(m))
+		return;                      /* (the loader logs what it could not place) */
+	mark_gone(e, m, GONE_DELETED, NULL); /* (unless an event before said why) */
+}
+
+/* Match x against every mark on the watched inode dev:ino. */
+static void match_watch(struct engine *e, dev_t dev, ino_t ino, struct evinfo *x) {
+	if (!e->ihash)
+		return;
+	for (struct emark *o = e->ihash[ihash_slot(e, dev, ino)]; x->bits && o; o = o->hnext)
+		if (o->dev == dev && o->ino == ino && o->mark && !emark_fresh(o))
+			match_mark(e, o, x);
+}
+
+/* The held IN_MOVED_FROM, reported alone: no IN_MOVED_TO followed (moved
+ * out of every watched directory). Takes a sequence number of its own. */
+static void flush_from(struct engine *e) {
+	struct pending_from *f = &e->from;
+	struct evinfo x = { .ev = &f->ev };
+
+	if (!f->set)
+		return;
+	f->set = false;
+	x.bits = FAN_MOVED_FROM;
+	x.ondir = f->ev.mask & IN_ISDIR;
+	x.path = f->path;
+	e->seq++;
+	match_watch(e, f->dev, f->ino, &x);
+	free(f->path);
+	f->path = NULL;
+}
+
+void on_inotify(struct engine *e, struct fsn_event *ev) {
+	char path[PATH_MAX];
+	struct evinfo x = { .ev = ev };
+	struct emark *m;
+
+	if (e->from.set && !((ev->mask & IN_MOVED_TO) && ev->cookie == e->from.cookie)) {
+		flush_from(e);
+		e->seq++; /* this event's own */
+	}
+	if (ev->mask & IN_Q_OVERFLOW) {
+		report_overflow(e, ev);
+		return;
+	}
+	m = ev->mark ? fsn_mark_get_userdata(ev->mark) : NULL;
+	if (!m || !m->canon)
+		return;
+	if (e->waiting.n > 0 && (ev->mask & (IN_CREATE | IN_MOVED_TO)) && ev->name) {
+		char made[PATH_MAX];
+
+		/* (whichever mark on the directory the event came by) */
+		if (join_name(m->canon, ev->name, made, sizeof(made)) >= 0 &&
+		    strmap_value_str(&e->waiting, made)) {
+			log_info("\"%s\" appeared: placing the rules again", made);
+			rearm_soon(e);
+		}
+	}
+	if (m->waiter) {
+		struct emark *o = NULL;
+
+		if (ev->mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF)) {
+			/* the directory waited in went: wait higher up */
+			rearm_soon(e);
+		}
+		/* one kernel watch serves every mark on the directory, and the
+		 * event may have come by the waiter's: a rule's watch there
+		 * gets it */
+		for (o = e->ihash ? e->ihash[ihash_slot(e, m->dev, m->ino)] : NULL; o; o = o->hnext)
+			if (o->dev == m->dev && o->ino == m->ino && o->mark && !o->waiter)
+				break;
+		if (!o)
+			return;
+		m = o;
+	}
+	tree_settle_move(e, ev);
+	if (ev->mask & IN_IGNORED) {
+		/* every mark on that watch is dead */
+		dev_t dev = m->dev;
+		ino_t ino = m->ino;
+		struct emark *n;
+
+		for (struct emark *o = e->ihash[ihash_slot(e, dev, ino)]; o; o = n) {
+			n = o->hnext;
+			if (o->dev == dev && o->ino == ino)
+				inotify_gone(e, o);
+		}
+		return;
+	}
+	if (ev->mask & IN_UNMOUNT) {
+		/* its filesystem went: IN_IGNORED follows */
+		for (struct emark *o = e->ihash[ihash_slot(e, m->dev, m->ino)]; o; o = o->hnext)
+			if (o->dev == m->dev && o->ino == m->ino && !o->parent)
+				mark_gone(e, o, GONE_UNMOUNTED,
+					  mountwatch_point(e->mounts, o->mnt_id));
+		return;
+	}
+	/* a planned watch's object went or moved away: watch the path again
+	 * (IN_IGNORED follows a deletion, see inotify_gone()) */
+	if ((ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF)) && !m->parent)
+		mark_gone(e, m, (ev->mask & IN_DELETE_SELF) ? GONE_DELETED : GONE_MOVED, NULL);
+
+	(void)join_name(m->canon, ev->name, path, sizeof(path)); /* (cut at PATH_MAX) */
+	x.path = path;
+	x.bits = ev->mask & EVENT_BITS & 0xfff;
+	x.ondir = ev->mask & IN_ISDIR;
+
+	/* A move comes as IN_MOVED_FROM and IN_MOVED_TO with one cookie, next
+	 * to each other when both directories are watched: hold the first,
+	 * report the pair as one move with both paths. */
+	if (ev->mask & IN_MOVED_FROM) {
+		char *copy = strdup(path);
+
+		if (copy) {
+			e->from = (struct pending_from){
+				.set = true,
+				.ev = *ev,
+				.cookie = ev->cookie,
+				.path = copy,
+				.dev = m->dev,
+				.ino = m->ino,
+			};
+			e->from.ev.name = NULL;
+			e->from.ev.mark = NULL;
+			e->from.ev.group = NULL;
+			tree_follow(e, m, ev, path);
+			return;
+		}
+	} else if ((ev->mask & IN_MOVED_TO) && e->from.set) {
+		struct pending_from f = e->from;
+
+		e->from.set = false;
+		e->from.path = NULL;
+		x.old_path = f.path;
+		x.paired = true;
+		x.bits |= FAN_MOVED_FROM;
+		match_watch(e, m->dev, m->ino, &x);
+		match_watch(e, f.dev, f.ino, &x);
+		tree_follow(e, m, ev, path);
+		free(f.path);
+		return;
+	}
+
+	/* created, found by the scan of its new directory, reported already */
+	if ((ev->mask & IN_CREATE) && synth_seen(e, path))
+		x.bits &= ~(uint64_t)IN_CREATE;
+
+	/* the daemon's own writes, and its (re)creation of an output file on
+	 * SIGUSR1 (fanotify knows them by pid) */
+	if (x.bits && e->n_own > 0 && !x.ondir &&
+	    (x.bits & (IN_MODIFY | IN_CLOSE_WRITE | IN_ATTRIB | IN_OPEN | IN_ACCESS |
+		       IN_CLOSE_NOWRITE | IN_CREATE)) &&
+	    own_file(e, path))
+		x.bits = 0;
+	for (struct emark *o = e->ihash[ihash_slot(e, m->dev, m->ino)]; x.bits && o; o = o->hnext)
+		if (o->dev == m->dev && o->ino == m->ino && o->mark && !emark_fresh(o))
+			match_mark(e, o, &x);
+	/* after the directory's own event: what it finds inside comes later */
+	tree_follow(e, m, ev, path);
+}
+
+/* Paths reported as created by a scan of a new directory, remembered so
+ * that the kernel's own IN_CREATE for the same entry (created after the
+ * watch was placed, before the scan read it) is not reported again. A
+ * small direct-mapped set: a collision forgets one path, which can only
+ * cause a duplicate, never a loss. */
+static size_t synth_slot(const char *path) {
+	return (size_t)(hash_bytes(HASH_INIT, path, strlen(path)) % SYNTH_SLOTS);
+}
+
+static void synth_remember(struct engine *e, const char *path) {
+	size_t i = synth_slot(path);
+
+	free(e->synth[i]);
+	e->synth[i] = strdup(path);
+}
+
+/* A real IN_CREATE of an entry a scan reported already: forget it, true. */
+static bool synth_seen(struct engine *e, const char *path) {
+	size_t i = synth_slot(path);
+
+	if (!e->synth[i] || strcmp(e->synth[i], path) != 0)
+		return false;
+	free(e->synth[i]);
+	e->synth[i] = NULL;
+	return true;
+}
+
+/* An entry found in a directory of a recursive inotify tree that was
+ * created before the directory's watch could report it. */
+void synth_create(struct engine *e, struct emark *root, const char *path, bool is_dir) {
+	struct fsn_event fev = {
+		.source = FSN_SOURCE_INOTIFY,
+		.mask = IN_CREATE | (is_dir ? IN_ISDIR : 0),
+		.fd = -1,
+		.wd = -1,
+	};
+	struct evinfo x = {
+		.ev = &fev,
+		.bits = FAN_CREATE,
+		.ondir = is_dir,
+		.path = path,
+	};
+	size_t i = synth_slot(path);
+
+	if (e->synth[i] && strcmp(e->synth[i], path) == 0)
+		return; /* a scan reported it already */
+
+	e->seq++;
+	match_mark(e, root, &x);
+	synth_remember(e, path);
+}
+
+/* No IN_MOVED_TO followed the held IN_MOVED_FROM: it moved out. */
+void on_move_timer(struct ev_loop *loop, ev_timer *w, int revents) {
+	struct engine *e = w->data;
+
+	flush_from(e);
+	tree_settle_move(e, NULL);
+}

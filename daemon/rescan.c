@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * rescan.c — overflow recovery. An overflow is a record for every rule
+ * whose group (or inotify) lost events, never silent, and schedules a
+ * rescan (with backoff, so a storm of overflows is not a storm of scans)
+ * of those rules' paths: what was created or changed since the queues were
+ * last read empty is reported as "rescan" records; a recursive inotify
+ * tree also gets back the watches it lost (tree.c's sub_watch_add()).
+ *
+ * match.c hands overflows to report_overflow(); the loader reports a path
+ * placed again where its object went as rescan_emit() does.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "engine-private.h"
+#include "fsn-uapi.h"
+#include "log.h"
+
+/* Timestamps of files are taken from a coarse clock (a jiffy behind the
+ * real time): look that much further back. */
+#define RESCAN_SLACK_USEC 20000u
+#define RESCAN_BACKOFF_MIN 0.2
+#define RESCAN_BACKOFF_MAX 10.0
+#define RESCAN_QUIET_SEC 30u
+
+static bool stx_after(const struct statx_timestamp *t, uint64_t usec) {
+	return (uint64_t)t->tv_sec * 1000000u + t->tv_nsec / 1000u >= usec;
+}
+
+void rescan_emit(struct engine *e, struct erule *r, const char *path, const char *change,
+		 bool dir) {
+	struct record rec = {
+		.kind = RECORD_RESCAN,
+		.time_usec = now_realtime_usec(),
+		.rule = r->conf->name,
+		.mask = dir ? FAN_ONDIR : 0,
+		.path = path,
+		.uid = (uid_t)-1,
+		.change = change,
+	};
+
+	if (excluded(r, path) || (dir && !r->conf->ondir) || !rate_ok(e, r))
+		return;
+	r->stats.events++;
+	e->events++;
+	emit(e, r, &rec);
+}
+
+/* One object: created (born in the gap), modified (changed in the gap), or,
+ * for a directory, its entries changed (created, deleted or moved). */
+static void rescan_one(struct engine *e, struct erule *r, int dirfd, const char *name,
+		       const char *path, uint64_t since, bool *is_dir) {
+	const uint64_t ev = r->conf->events;
+	struct statx sx;
+
+	*is_dir = false;
+	if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
+		  STATX_TYPE | STATX_MTIME | STATX_CTIME | STATX_BTIME, &sx) < 0)
+		return;
+	*is_dir = S_ISDIR(sx.stx_mode);
+	if ((sx.stx_mask & STATX_BTIME) && stx_after(&sx.stx_btime, since)) {
+		if (ev & (FAN_CREATE | FAN_MOVED_TO))
+			rescan_emit(e, r, path, "created", *is_dir);
+	} else if (!*is_dir && stx_after(&sx.stx_ctime, since)) {
+		if (ev & (FAN_MODIFY | FAN_CLOSE_WRITE | FAN_ATTRIB | FAN_CREATE | FAN_MOVED_TO))
+			rescan_emit(e, r, path, "modified", false);
+	}
+	if (*is_dir && stx_after(&sx.stx_mtime, since) &&
+	    (ev & (FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM | FAN_MOVED_TO | FAN_RENAME)))
+		rescan_emit(e, r, path, "changed", true);
+}
+
+/* Walk dir (depth 1, or all of it), reporting what changed since since;
+ * a recursive inotify tree also gets the watches it lost. */
+static void rescan_dir(struct engine *e, struct erule *r, struct emark *root, const char *dir,
+		       bool recursive, uint64_t since) {
+	struct dirent *de;
+	DIR *d;
+
+	if (excluded_by_path(r, dir))
+		return;
+	/* a directory made in the gap: its watch; its subdirectories get
+	 * theirs as this walk reaches them (recursive whenever root is set) */
+	if (root && !has_sub(root, dir) && strcmp(dir, root->canon) != 0)
+		(void)sub_watch_add(e, &e->st, root, dir);
+	d = opendir_nofollow(dir);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		_cleanup_free_ char *path = NULL;
+		bool is_dir;
+
+		if (is_dot(de->d_name))
+			continue;
+		if (!(path = entry_path(dir, de->d_name)))
+			break;
+		rescan_one(e, r, dirfd(d), de->d_name, path, since, &is_dir);
+		if (is_dir && recursive)
+			rescan_dir(e, r, root, path, true, since);
+	}
+	closedir(d);
+}
+
+static void rescan_rule(struct engine *e, struct erule *r) {
+	uint64_t since =
+	    r->rescan_since > RESCAN_SLACK_USEC ? r->rescan_since - RESCAN_SLACK_USEC : 0;
+
+	r->rescan_pending = false;
+	e->rescans++;
+	for (size_t i = 0; i < e->st.n_marks; i++) {
+		struct emark *m = e->st.marks[i];
+		bool dir_self;
+
+		if (m->rule != r || !m->mark || m->spec.mask == 0 || !m->canon)
+			continue;
+		if (m->scope == SCOPE_SUBTREE && m->subtree) {
+			rescan_one(e, r, AT_FDCWD, m->subtree, m->subtree, since, &dir_self);
+			if (dir_self)
+				rescan_dir(e, r,
+					   m->spec.type == FSN_MARK_INOTIFY && m->subtree_recursive
+					       ? m
+					       : NULL,
+					   m->subtree, m->subtree_recursive, since);
+		} else if (m->scope == SCOPE_OBJECT) {
+			rescan_one(e, r, AT_FDCWD, m->canon, m->canon, since, &dir_self);
+			if (dir_self)
+				rescan_dir(e, r, NULL, m->canon, false, since);
+		}
+	}
+}
+
+void on_rescan_timer(struct ev_loop *loop, ev_timer *w, int revents) {
+	struct engine *e = w->data;
+
+	for (size_t i = 0; i < e->st.n_rules; i++)
+		if (e->st.rules[i].rescan_pending) {
+			log_info("rule '%s': rescanning its paths after an overflow",
+				 e->st.rules[i].conf->name);
+			rescan_rule(e, &e->st.rules[i]);
+		}
+}
+
+/* Rescan soon, but not at every overflow of a storm: the delay doubles
+ * while overflows keep coming (up to 10 s) and is back to 0.2 s after 30 s
+ * without one. Returns the delay. */
+static double rescan_schedule(struct engine *e) {
+	uint64_t now = now_monotonic_sec();
+
+	if (e->last_overflow && now - e->last_overflow < RESCAN_QUIET_SEC)
+		e->rescan_backoff = e->rescan_backoff * 2 > RESCAN_BACKOFF_MAX
+					? RESCAN_BACKOFF_MAX
+					: e->rescan_backoff * 2;
+	else
+		e->rescan_backoff = RESCAN_BACKOFF_MIN;
+	e->last_overflow = now;
+	if (!ev_is_active(&e->rescan_timer)) {
+		ev_timer_set(&e->rescan_timer, e->rescan_backoff, 0.);
+		ev_timer_start(e->loop, &e->rescan_timer);
+	}
+	return e->rescan_backoff;
+}
+
+void report_overflow(struct engine *e, const struct fsn_event *ev) {
+	char names[1024] = "";
+	size_t pos = 0;
+	uint64_t seq = ++e->seq;
+	const char *fields[] = { NULL, NULL };
+	char f_group[64];
+
+	e->overflows++;
+	for (size_t i = 0; i < e->st.n_marks; i++) {
+		struct emark *m = e->st.marks[i];
+		struct erule *r = m->rule;
+		struct record rec;
+
+		if (ev->source == FSN_SOURCE_INOTIFY) {
+			if (m->spec.type != FSN_MARK_INOTIFY)
+				continue;
+		} else if (m->spec.type == FSN_MARK_INOTIFY || !ev->group ||
+			   m->spec.klass != fsn_group_get_class(ev->group) ||
+			   m->spec.report != fsn_group_get_report(ev->group) ||
+			   m->spec.group_tag != fsn_group_get_tag(ev->group))
+			continue;
+		if (r->seen == seq)
+			continue;
+		r->seen = seq;
+		r->stats.overflows++;
+		/* what was lost happened after the queues were last read empty */
+		if (!r->rescan_pending || e->drained_usec < r->rescan_since)
+			r->rescan_since = e->drained_usec;
+		r->rescan_pending = true;
+		rec = (struct record){
+			.kind = RECORD_OVERFLOW,
+			.time_usec = now_realtime_usec(),
+			.rule = r->conf->name,
+			.mask = FAN_Q_OVERFLOW,
+			.uid = (uid_t)-1,
+		};
+		emit(e, r, &rec);
+		if (pos < sizeof(names))
+			pos += (size_t)snprintf(names + pos, sizeof(names) - pos, "%s'%s'",
+						pos ? ", " : "", r->conf->name);
+	}
+	if (ev->source == FSN_SOURCE_INOTIFY)
+		snprintf(f_group, sizeof(f_group), "FSN_GROUP=inotify");
+	else
+		snprintf(f_group, sizeof(f_group), "FSN_GROUP=%u",
+			 ev->group ? fsn_group_get_id(ev->group) : 0);
+	fields[0] = f_group;
+	log_notable(LOG_WARNING, FSND_MID_OVERFLOW, fields,
+		    "%s queue overflowed: events were lost for rule(s) %s; their paths are "
+		    "rescanned in %.1f s",
+		    ev->source == FSN_SOURCE_INOTIFY ? "inotify" : "fanotify",
+		    names[0] ? names : "(none)", rescan_schedule(e));
+}
