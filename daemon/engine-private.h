@@ -132,6 +132,7 @@ struct emark {
 	bool retired;        /* reload: its state is gone, it leaves the kernel soon */
 	bool gone;           /* its object went (re-arming: see mark_gone()) */
 	bool waiter;         /* a watch for a missing path's next component (waiters_*()) */
+	size_t idx;          /* planned marks: its index in the state's marks (match_index) */
 	char *next;          /* waiter: the path that, created, re-arms (key of e->waiting) */
 	/* reload: what a kept mark becomes when the new state commits */
 	struct erule *next_rule;
@@ -155,6 +156,25 @@ struct pending_from {
 	char *path;
 	dev_t dev; /* the watch it came from */
 	ino_t ino;
+};
+
+/* The running state's fanotify marks by what an event names (match.c):
+ * an event is matched against the marks its FIDs, its paths' directories
+ * or its group could concern, not against every mark. Built at each
+ * commit; keys borrow the marks' own fid, canon and subtree. */
+struct match_index {
+	struct strmap by_fid;     /* marks that know their object's FID, by it */
+	struct strmap by_path;    /* inode marks (SCOPE_OBJECT), by canonical path */
+	struct strmap by_subtree; /* SCOPE_SUBTREE marks, by their subtree */
+	struct emark **wide;      /* the others: a whole filesystem or mount (SCOPE_FSID) */
+	size_t n_wide;
+	/* filesystem marks that see every directory move (moved_from on
+	 * directories): the groups whose directory paths can be cached */
+	struct movefs {
+		uint32_t klass, report, tag;
+		int32_t fsid[2];
+	} * movefs;
+	size_t n_movefs;
 };
 
 struct state {
@@ -218,6 +238,8 @@ struct engine {
 	struct output *console; /* --foreground: events also on stdout (output-console.c) */
 	bool has_exec;
 	bool placing_tree; /* place_planned() walks a new tree: limits are its business */
+
+	struct match_index mix; /* the running state's fanotify marks (match.c) */
 
 	/* inotify marks by inode */
 	struct emark **ihash;
@@ -422,6 +444,9 @@ void on_rescan_timer(struct ev_loop *loop, ev_timer *w, int revents);
 /* ---- match.c ---- */
 
 void on_fanotify(struct engine *e, struct fsn_event *ev);
+/* (Re)build e->mix for state s (at commit); free it. */
+void match_index_build(struct engine *e, const struct state *s);
+void match_index_free(struct match_index *ix);
 void on_inotify(struct engine *e, struct fsn_event *ev);
 void on_move_timer(struct ev_loop *loop, ev_timer *w, int revents);
 void synth_create(struct engine *e, struct emark *root, const char *path, bool is_dir);

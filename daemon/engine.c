@@ -751,6 +751,7 @@ void state_commit(struct engine *e, struct state *old, struct state *s) {
 		o->kept = false;
 		o->next_conf = NULL;
 	}
+	match_index_build(e, s);
 }
 
 void log_plan_problems(const struct plan *p) {
@@ -836,6 +837,7 @@ struct engine *engine_free(struct engine *e) {
 	free(e->queued.path); /* (not started by the abort below) */
 	e->queued.path = NULL;
 	load_abort(e);
+	match_index_free(&e->mix);
 	ev_io_stop(e->loop, &e->io);
 	ev_timer_stop(e->loop, &e->drop_timer);
 	ev_timer_stop(e->loop, &e->rescan_timer);

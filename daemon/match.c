@@ -8,10 +8,16 @@
  * out through engine.c's emit().
  *
  * fanotify events carry their group, not their mark (a group merges the
- * marks of all rules that share it), so an event is matched against every
- * mark of its group by the mark's scope: the plan's subtree, else the
- * marked object (an inode mark: the object and, for a directory, its
+ * marks of all rules that share it), so an event is matched against the
+ * marks of its group whose scope it can be in: the plan's subtree, else
+ * the marked object (an inode mark: the object and, for a directory, its
  * direct children; a filesystem or mount mark: the filesystem, by fsid).
+ * Those marks are found in O(1) per event, not by a scan of all marks
+ * (struct match_index, rebuilt at each commit): inode marks by the
+ * event's FIDs (or, for events without FIDs, by the path and its
+ * directory), subtree marks by the path's directories, and the few
+ * whole-filesystem marks; they are tried in the state's order, as a scan
+ * would.
  * inotify events come per watch: they are matched against the marks on the
  * same inode (marks.c's inode hash). An inotify move comes as two events,
  * paired here by cookie into one record with both paths.
@@ -20,9 +26,11 @@
  * rescan.c, a directory made or moved in a recursive inotify tree to
  * tree.c, a planned mark's object gone to load.c's re-arming.
  */
+#include <errno.h>
 #include <fnmatch.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -321,20 +329,19 @@ static void match_mark(struct engine *e, const struct emark *m, struct evinfo *x
  * and all of a group's entries forgotten when its queue overflows. */
 static bool dir_moves_seen(const struct engine *e, const struct fsn_event *ev,
 			   const int32_t fsid[2]) {
-	unsigned klass, report, tag;
+	const struct match_index *ix = &e->mix;
+	uint32_t klass, report, tag;
 
-	if (!ev->group)
+	if (!ev->group || ix->n_movefs == 0)
 		return false;
 	klass = fsn_group_get_class(ev->group);
 	report = fsn_group_get_report(ev->group);
 	tag = fsn_group_get_tag(ev->group);
-	for (size_t i = 0; i < e->st.n_marks; i++) {
-		const struct emark *m = e->st.marks[i];
+	for (size_t i = 0; i < ix->n_movefs; i++) {
+		const struct movefs *f = &ix->movefs[i];
 
-		if (m->mark && m->spec.type == FSN_MARK_FILESYSTEM && m->spec.klass == klass &&
-		    m->spec.report == report && m->spec.group_tag == tag &&
-		    fsid_equal(m->fsid, fsid) && (m->placed_mask & FAN_MOVED_FROM) &&
-		    (m->placed_mask & FAN_ONDIR))
+		if (f->klass == klass && f->report == report && f->tag == tag &&
+		    fsid_equal(f->fsid, fsid))
 			return true;
 	}
 	return false;
@@ -394,10 +401,194 @@ static void resolve_fanotify(struct engine *e, struct fsn_event *ev, char *path,
 		x->path = path;
 }
 
+/* ---- the marks an event can concern (struct match_index) ---- */
+
+/* A FID as a key: fsid, handle_bytes, handle_type and the handle's bytes
+ * (what fid_equal() compares), contiguous at the start of the struct. */
+#define FID_KEY_LEN(f) (offsetof(struct fsn_fid, f_handle) + (f)->handle_bytes)
+
+void match_index_free(struct match_index *ix) {
+	strmap_done(&ix->by_fid);
+	strmap_done(&ix->by_path);
+	strmap_done(&ix->by_subtree);
+	free(ix->wide);
+	free(ix->movefs);
+	*ix = (struct match_index){ 0 };
+}
+
+void match_index_build(struct engine *e, const struct state *s) {
+	struct match_index *ix = &e->mix;
+	int r = 0;
+
+	match_index_free(ix);
+	ix->wide = calloc(s->n_marks + 1, sizeof(*ix->wide));
+	ix->movefs = calloc(s->n_marks + 1, sizeof(*ix->movefs));
+	for (size_t i = 0; ix->wide && ix->movefs && r >= 0 && i < s->n_marks; i++) {
+		struct emark *m = s->marks[i];
+
+		m->idx = i;
+		if (m->spec.type == FSN_MARK_INOTIFY)
+			continue; /* (by inode: marks.c's hash) */
+		if (m->have_handle && m->fid.handle_bytes <= FSN_HANDLE_MAX)
+			r = strmap_put(&ix->by_fid, &m->fid, FID_KEY_LEN(&m->fid), m);
+		if (r < 0)
+			break;
+		if (m->scope == SCOPE_OBJECT && m->canon)
+			r = strmap_put_str(&ix->by_path, m->canon, m);
+		else if (m->scope == SCOPE_SUBTREE && m->subtree)
+			r = strmap_put_str(&ix->by_subtree, m->subtree, m);
+		else
+			ix->wide[ix->n_wide++] = m;
+		if (m->mark && m->spec.type == FSN_MARK_FILESYSTEM &&
+		    (m->placed_mask & FAN_MOVED_FROM) && (m->placed_mask & FAN_ONDIR))
+			ix->movefs[ix->n_movefs++] = (struct movefs){
+				.klass = m->spec.klass,
+				.report = m->spec.report,
+				.tag = m->spec.group_tag,
+				.fsid = { m->fsid[0], m->fsid[1] },
+			};
+	}
+	if (!ix->wide || !ix->movefs || r < 0) {
+		/* every event is matched against every mark then */
+		log_error("indexing the marks: %s; matching events against all of them",
+			  strerror(ENOMEM));
+		match_index_free(ix);
+		ix->wide = malloc((s->n_marks + 1) * sizeof(*ix->wide));
+		for (size_t i = 0; ix->wide && i < s->n_marks; i++)
+			ix->wide[ix->n_wide++] = s->marks[i];
+		if (!ix->wide)
+			ix->n_wide = 0;
+	}
+}
+
+/* The marks one event can concern, in the state's order (a rule reports
+ * an event once: by its first mark that matches, as a scan would). At most
+ * CANDS_MAX; more (a path in many rules' subtrees), and the event is
+ * matched against every mark. */
+#define CANDS_MAX 64
+
+struct cands {
+	struct emark *v[CANDS_MAX];
+	size_t n;
+	bool all;
+};
+
+static void cands_add(struct cands *c, struct emark *m) {
+	for (size_t i = 0; i < c->n; i++)
+		if (c->v[i] == m)
+			return;
+	if (c->n == CANDS_MAX)
+		c->all = true;
+	else
+		c->v[c->n++] = m;
+}
+
+/* Every mark under key; with want_handle 0 or 1, only those that have (1)
+ * or have not (0) a FID; -1: all. */
+static void cands_key(struct cands *c, const struct strmap *map, const void *key, size_t klen,
+		      int want_handle) {
+	for (struct strmap_entry *x = strmap_get(map, key, klen); x; x = strmap_next(x)) {
+		struct emark *m = x->value;
+
+		if (want_handle < 0 || m->have_handle == (want_handle == 1))
+			cands_add(c, m);
+	}
+}
+
+/* Inode marks a path concerns: on it, or on its directory (its entry). */
+static void cands_path(struct cands *c, const struct match_index *ix, const char *path,
+		       int want_handle) {
+	const char *slash;
+
+	if (!path)
+		return;
+	cands_key(c, &ix->by_path, path, strlen(path), want_handle);
+	slash = strrchr(path, '/');
+	if (slash)
+		cands_key(c, &ix->by_path, path, slash == path ? 1 : (size_t)(slash - path),
+			  want_handle);
+}
+
+/* Subtree marks a path concerns: those of it and of every directory above
+ * it (the scope tells how deep each reaches). */
+static void cands_subtree(struct cands *c, const struct match_index *ix, const char *path) {
+	size_t n;
+
+	if (!path || ix->by_subtree.n == 0)
+		return;
+	n = strlen(path);
+	while (n > 0) {
+		cands_key(c, &ix->by_subtree, path, n, -1);
+		if (n == 1)
+			break;
+		while (n > 1 && path[n - 1] != '/')
+			n--;
+		if (n > 1)
+			n--; /* (the slash: "/a/b" -> "/a"; "/a" -> "/") */
+	}
+}
+
+static void cands_fid(struct cands *c, const struct match_index *ix, const struct fsn_fid *fid) {
+	if (fid->handle_bytes <= FSN_HANDLE_MAX)
+		cands_key(c, &ix->by_fid, fid, FID_KEY_LEN(fid), 1);
+}
+
+static int cand_cmp(const void *a, const void *b) {
+	const struct emark *x = *(struct emark *const *)a, *y = *(struct emark *const *)b;
+
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static void cands_sort(struct cands *c) {
+	if (c->n > 1)
+		qsort(c->v, c->n, sizeof(c->v[0]), cand_cmp);
+}
+
+/* The marks whose own object the event is (object_scope() 1, not a
+ * child): by the event's FID, or its directory's FID with no name. */
+static void cands_own_object(struct cands *c, const struct match_index *ix,
+			     const struct fsn_event *ev) {
+	bool self_name = !(ev->has & FSN_HAS_NAME) || !ev->name || strcmp(ev->name, ".") == 0;
+
+	if (ev->has & FSN_HAS_FID)
+		cands_fid(c, ix, &ev->fid);
+	if ((ev->has & FSN_HAS_DFID) && self_name)
+		cands_fid(c, ix, &ev->dfid);
+	cands_sort(c);
+}
+
+/* Every mark the event x can concern: by FID (inode marks; by path those
+ * without one, and all when the event has no FID), by subtree, and the
+ * whole-filesystem ones. */
+static void cands_event(struct cands *c, const struct match_index *ix, const struct evinfo *x) {
+	const struct fsn_event *ev = x->ev;
+	bool fids = ev->has & (FSN_HAS_FID | FSN_HAS_DFID | FSN_HAS_OLD | FSN_HAS_NEW);
+
+	if (fids) {
+		if (ev->has & FSN_HAS_FID)
+			cands_fid(c, ix, &ev->fid);
+		if (ev->has & FSN_HAS_DFID)
+			cands_fid(c, ix, &ev->dfid);
+		if (ev->has & FSN_HAS_OLD)
+			cands_fid(c, ix, &ev->old_dfid);
+		if (ev->has & FSN_HAS_NEW)
+			cands_fid(c, ix, &ev->new_dfid);
+	}
+	cands_path(c, ix, x->path, fids ? 0 : -1);
+	cands_path(c, ix, x->old_path, fids ? 0 : -1);
+	cands_subtree(c, ix, x->path);
+	cands_subtree(c, ix, x->old_path);
+	for (size_t i = 0; i < ix->n_wide && !c->all; i++)
+		cands_add(c, ix->wide[i]);
+	cands_sort(c);
+}
+
 void on_fanotify(struct engine *e, struct fsn_event *ev) {
 	char path[PATH_MAX], old[PATH_MAX];
 	struct evinfo x = { .ev = ev };
 	unsigned klass, report, tag;
+	struct cands c = { .n = 0 };
+	size_t n;
 
 	if (ev->mask & FAN_Q_OVERFLOW) {
 		/* directory moves may be among what was lost */
@@ -432,25 +623,25 @@ void on_fanotify(struct engine *e, struct fsn_event *ev) {
 		if (gone)
 			fsn_fidcache_forget_path(e->dirs, fsn_group_get_id(ev->group), gone);
 	}
-	/* a planned inode mark's object went: watch the path again */
-	if (ev->mask & (FAN_DELETE_SELF | FAN_MOVE_SELF))
-		for (size_t i = 0; i < e->st.n_marks; i++) {
-			struct emark *m = e->st.marks[i];
-			bool child;
+	if ((ev->mask & (FAN_DELETE_SELF | FAN_MOVE_SELF)) || !x.path) {
+		struct cands own = { .n = 0 };
 
-			if (m->mark && m->spec.type == FSN_MARK_INODE && m->spec.mask &&
-			    object_scope(m, ev, &child) == 1 && !child)
-				mark_gone(e, m,
-					  (ev->mask & FAN_DELETE_SELF) ? GONE_DELETED : GONE_MOVED,
-					  NULL);
-		}
-	/* gone, but one of ours: it has the path it was marked with */
-	for (size_t i = 0; !x.path && i < e->st.n_marks; i++) {
-		const struct emark *m = e->st.marks[i];
-		bool child;
+		cands_own_object(&own, &e->mix, ev);
+		/* a planned inode mark's object went: watch the path again */
+		if (ev->mask & (FAN_DELETE_SELF | FAN_MOVE_SELF))
+			for (size_t i = 0; i < own.n; i++) {
+				struct emark *m = own.v[i];
 
-		if (m->mark && m->spec.mask && object_scope(m, ev, &child) == 1 && !child)
-			x.path = m->canon;
+				if (m->mark && m->spec.type == FSN_MARK_INODE && m->spec.mask)
+					mark_gone(e, m,
+						  (ev->mask & FAN_DELETE_SELF) ? GONE_DELETED
+									       : GONE_MOVED,
+						  NULL);
+			}
+		/* gone, but one of ours: it has the path it was marked with */
+		for (size_t i = 0; !x.path && i < own.n; i++)
+			if (own.v[i]->mark && own.v[i]->spec.mask)
+				x.path = own.v[i]->canon;
 	}
 	if (!x.path) {
 		e->unresolved++;
@@ -462,8 +653,10 @@ void on_fanotify(struct engine *e, struct fsn_event *ev) {
 	klass = ev->group ? fsn_group_get_class(ev->group) : 0;
 	report = ev->group ? fsn_group_get_report(ev->group) : 0;
 	tag = ev->group ? fsn_group_get_tag(ev->group) : 0;
-	for (size_t i = 0; i < e->st.n_marks; i++) {
-		const struct emark *m = e->st.marks[i];
+	cands_event(&c, &e->mix, &x);
+	n = c.all ? e->st.n_marks : c.n;
+	for (size_t i = 0; i < n; i++) {
+		const struct emark *m = c.all ? e->st.marks[i] : c.v[i];
 
 		/* (exclusions: ignore marks, mask 0, report nothing) */
 		if (!m->mark || m->spec.mask == 0 || m->spec.type == FSN_MARK_INOTIFY ||
