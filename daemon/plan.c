@@ -1398,7 +1398,7 @@ static struct group_key group_key_of(const struct plan_mark *m) {
 
 static uint64_t group_key_hash(const struct group_key *k) {
 	const uint64_t *w = (const uint64_t *)k;
-	uint64_t h = UINT64_C(0xcbf29ce484222325);
+	uint64_t h = HASH_INIT;
 
 	for (size_t i = 0; i < sizeof(*k) / sizeof(*w); i++)
 		h = hash_mix(h, w[i]);
@@ -1406,12 +1406,10 @@ static uint64_t group_key_hash(const struct group_key *k) {
 }
 
 static uint64_t problem_hash(const struct plan_problem *q) {
-	uint64_t h = hash_mix(UINT64_C(0xcbf29ce484222325), (uintptr_t)q->rule);
+	uint64_t h = hash_mix(HASH_INIT, (uintptr_t)q->rule);
 
 	h = hash_mix(h, (uint64_t)q->warning | (uint64_t)q->fatal << 1 | (uint64_t) !!q->path << 2);
-	for (const unsigned char *c = (const unsigned char *)q->msg; *c; c++)
-		h = (h ^ *c) * UINT64_C(0x100000001b3);
-	return h;
+	return hash_bytes(h, q->msg, strlen(q->msg));
 }
 
 static bool same_problem_group(const struct plan_problem *a, const struct plan_problem *b) {

@@ -75,14 +75,6 @@ char **strv_copy(char *const *v, size_t n) {
 	return c;
 }
 
-uint64_t hash_bytes(uint64_t h, const void *data, size_t n) {
-	const unsigned char *p = data;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 1099511628211ull;
-	return h;
-}
-
 static size_t strmap_bucket(const struct strmap *m, uint64_t h) {
 	return (size_t)(h ^ (h >> 29) ^ (h >> 47)) & (m->n_buckets - 1);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * util.h — small helpers the daemon's modules share: paths, string
- * vectors, clocks.
+ * vectors, a string map, clocks (and, through shared/fsn-util.h, the
+ * cleanup attributes, ELEMENTSOF() and the hash of lib, bench and tests).
  */
 #pragma once
 
@@ -11,12 +12,7 @@
 #include <stdlib.h>
 #include <sys/types.h>
 
-#define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
-
-static inline void freep(void *p) {
-	free(*(void **)p);
-}
-#define _cleanup_free_ __attribute__((cleanup(freep)))
+#include "fsn-util.h"
 
 /* path is dir itself (when self) or below it: directly (!recursive) or at
  * any depth. dir "/" is a prefix of everything. */
@@ -36,10 +32,6 @@ ssize_t read_small(const char *path, char *buf, size_t len);
 /* Copy of n strings; NULL without memory (also for n == 0: an empty vector
  * is a valid allocation). */
 char **strv_copy(char *const *v, size_t n);
-
-/* FNV-1a of n bytes, continuing from h (start with HASH_INIT). */
-#define HASH_INIT 1469598103934665603ull
-uint64_t hash_bytes(uint64_t h, const void *data, size_t n);
 
 /*
  * A chained hash map from byte-string keys to pointers, for the O(1)

@@ -59,9 +59,6 @@ void fsn_hmap_remove(struct fsn_hmap *m, struct fsn_hnode *node);
 struct fsn_hnode *fsn_hmap_chain(const struct fsn_hmap *m, uint64_t hash);
 /* Free the bucket array (not the nodes). */
 void fsn_hmap_done(struct fsn_hmap *m);
-/* FNV-1a over n bytes, continuing from seed (start with FSN_HASH_SEED). */
-uint64_t fsn_hash_bytes(uint64_t seed, const void *p, size_t n);
-#define FSN_HASH_SEED UINT64_C(0xcbf29ce484222325)
 
 /* ---- groups, kernel objects, marks ---- */
 
@@ -197,8 +194,6 @@ int fsn_fid_from_fd(int fd, struct fsn_fid *ret);
 int fsn_fsid_from_fd(int fd, int32_t ret_fsid[2]);
 /* open_by_handle_at() of fid on mount_fd; an fd or -errno. */
 int fsn_fid_open(int mount_fd, const struct fsn_fid *fid, int flags);
-/* Same fsid and handle (type, length and bytes). */
-bool fsn_fid_equal(const struct fsn_fid *a, const struct fsn_fid *b);
 /* Take a reference on the mount fd entry for the filesystem fd lives on
  * (opening the root of fd's mount if this is the first). abspath is fd's
  * path, used to find the parent of a non-directory. */

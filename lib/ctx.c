@@ -421,11 +421,11 @@ static uint64_t obj_key_hash(unsigned group_id, enum fsn_mark_type type, const s
 	case FSN_MARK_MOUNT: k.mnt_id = id->mnt_id; break;
 	default: k.dev = id->dev; break;
 	}
-	return fsn_hash_bytes(FSN_HASH_SEED, &k, sizeof(k));
+	return hash_bytes(HASH_INIT, &k, sizeof(k));
 }
 
 static uint64_t wd_hash(int wd) {
-	return fsn_hash_bytes(FSN_HASH_SEED, &wd, sizeof(wd));
+	return hash_bytes(HASH_INIT, &wd, sizeof(wd));
 }
 
 static struct fsn_obj *obj_find(const struct fsn_ctx *ctx, const struct fsn_group *g,

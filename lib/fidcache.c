@@ -31,12 +31,12 @@ struct fsn_fidcache {
 };
 
 static uint64_t key_hash(unsigned tag, const struct fsn_fid *fid) {
-	uint64_t h = fsn_hash_bytes(FSN_HASH_SEED, &tag, sizeof(tag));
+	uint64_t h = hash_bytes(HASH_INIT, &tag, sizeof(tag));
 
-	h = fsn_hash_bytes(h, fid->fsid, sizeof(fid->fsid));
-	h = fsn_hash_bytes(h, &fid->handle_type, sizeof(fid->handle_type));
-	h = fsn_hash_bytes(h, &fid->handle_bytes, sizeof(fid->handle_bytes));
-	return fsn_hash_bytes(h, fid->f_handle, fid->handle_bytes);
+	h = hash_bytes(h, fid->fsid, sizeof(fid->fsid));
+	h = hash_bytes(h, &fid->handle_type, sizeof(fid->handle_type));
+	h = hash_bytes(h, &fid->handle_bytes, sizeof(fid->handle_bytes));
+	return hash_bytes(h, fid->f_handle, fid->handle_bytes);
 }
 
 /* fid must have handle_bytes <= FSN_HANDLE_MAX (checked by the callers). */

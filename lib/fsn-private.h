@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * fsn-private.h — helpers shared by the library's own .c files:
- * cleanup attributes, export marker, small utilities and the internal
+ * fsn-private.h — what the library's own .c files share beyond
+ * shared/fsn-util.h: the export marker, small utilities and the internal
  * parts of the context that several files touch.
  */
 #pragma once
@@ -12,64 +12,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fsn.h"
 #include "fsn-uapi.h"
+#include "fsn-util.h"
+#include "fsn.h"
 
 /* Public API functions are marked; everything else is hidden
  * (-fvisibility=hidden plus the version script). */
 #define _public_ __attribute__((visibility("default")))
-#define _printf_(a, b) __attribute__((format(printf, a, b)))
-#define _unused_ __attribute__((unused))
-
-#define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
-
-static inline void freep(void *p) {
-	free(*(void **)p);
-}
-
-static inline void closep(int *fd) {
-	if (*fd >= 0) {
-		int saved = errno;
-		close(*fd);
-		errno = saved;
-	}
-}
-
-#define _cleanup_(f) __attribute__((cleanup(f)))
-#define _cleanup_free_ _cleanup_(freep)
-#define _cleanup_close_ _cleanup_(closep)
-
-/* Return *p and set it to NULL: hand an object out of a _cleanup_ scope. */
-#define steal_ptr(p)                                                                               \
-	__extension__({                                                                            \
-		__typeof__(*(p)) _tmp = *(p);                                                      \
-		*(p) = NULL;                                                                       \
-		_tmp;                                                                              \
-	})
-
-/* Same for an fd: return it and set the variable to -1. */
-#define steal_fd(fd)                                                                               \
-	__extension__({                                                                            \
-		int _tmp = *(fd);                                                                  \
-		*(fd) = -1;                                                                        \
-		_tmp;                                                                              \
-	})
-
-/* Close if >= 0, return -1, preserve errno. */
-static inline int safe_close(int fd) {
-	if (fd >= 0) {
-		int saved = errno;
-		close(fd);
-		errno = saved;
-	}
-	return -1;
-}
-
-/* -errno of the last failed call, never 0 (a failed call that left errno at 0
- * is reported as -EIO). */
-static inline int negative_errno(void) {
-	return errno > 0 ? -errno : -EIO;
-}
 
 /* snprintf-like appending used by the formatters: writes what fits into
  * buf[0..len) at *pos, always NUL terminates when len > 0, and advances

@@ -9,17 +9,6 @@
 
 #define HMAP_MIN_BUCKETS 16
 
-uint64_t fsn_hash_bytes(uint64_t seed, const void *p, size_t n) {
-	const unsigned char *b = p;
-	uint64_t h = seed;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= b[i];
-		h *= UINT64_C(0x100000001b3);
-	}
-	return h;
-}
-
 /* Fold the high bits in: FNV's low bits are weak for short keys. */
 static size_t bucket_of(const struct fsn_hmap *m, uint64_t hash) {
 	return (size_t)((hash ^ (hash >> 29) ^ (hash >> 47)) & (m->n_buckets - 1));

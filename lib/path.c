@@ -142,19 +142,12 @@ int fsn_fid_open(int mount_fd, const struct fsn_fid *fid, int flags) {
 	return fd < 0 ? negative_errno() : fd;
 }
 
-bool fsn_fid_equal(const struct fsn_fid *a, const struct fsn_fid *b) {
-	return a->fsid[0] == b->fsid[0] && a->fsid[1] == b->fsid[1] &&
-	       a->handle_type == b->handle_type && a->handle_bytes == b->handle_bytes &&
-	       a->handle_bytes <= FSN_HANDLE_MAX &&
-	       memcmp(a->f_handle, b->f_handle, a->handle_bytes) == 0;
-}
-
 /* ------------------------------------------------------------------------ */
 /* mount fds                                                                */
 /* ------------------------------------------------------------------------ */
 
 static uint64_t fsid_hash(const int32_t fsid[2]) {
-	return fsn_hash_bytes(FSN_HASH_SEED, fsid, 2 * sizeof(int32_t));
+	return hash_bytes(HASH_INIT, fsid, 2 * sizeof(int32_t));
 }
 
 static struct fsn_mount *mount_find(const struct fsn_ctx *ctx, const int32_t fsid[2]) {

@@ -468,7 +468,7 @@ struct fsn_prober {
 static uint64_t entry_hash(dev_t dev, bool reg_or_dir) {
 	uint64_t k[2] = { (uint64_t)dev, reg_or_dir };
 
-	return fsn_hash_bytes(UINT64_C(1469598103934665603), k, sizeof(k));
+	return hash_bytes(HASH_INIT, k, sizeof(k));
 }
 
 /* The mount ID path (following symlinks) is on, 0 if unknown. */

@@ -36,6 +36,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fsn-util.h"
 #include "selftest.h"
 
 #define T_FID FAN_EVENT_INFO_TYPE_FID
@@ -266,12 +267,6 @@ struct xev {
 		.mask = (m), .r = { __VA_ARGS__ }                                                  \
 	}
 
-static bool fid_eq(const struct fsn_fid *a, const struct fsn_fid *b) {
-	return a->fsid[0] == b->fsid[0] && a->fsid[1] == b->fsid[1] &&
-	       a->handle_bytes == b->handle_bytes && a->handle_type == b->handle_type &&
-	       memcmp(a->f_handle, b->f_handle, a->handle_bytes) == 0;
-}
-
 static unsigned xrec_count(const struct xev *x) {
 	unsigned n = 0;
 
@@ -313,7 +308,7 @@ static const char *label(const struct fsn_fid *fid, const struct resolved *res, 
 			 char *b, size_t len) {
 	for (size_t i = 0; i < nres; i++)
 		for (unsigned k = 0; k < RR_MAX_REC; k++)
-			if (res[i].o[k].has_fid && fid_eq(&res[i].o[k].fid, fid))
+			if (res[i].o[k].has_fid && fsn_fid_equal(&res[i].o[k].fid, fid))
 				return res[i].o[k].label;
 	fmt_fid(fid, b, len);
 	return b;
@@ -417,7 +412,7 @@ static bool match_rev(struct fst_ctx *ctx, const struct rev *e, const struct xev
 			}
 			continue;
 		}
-		if (!rs->o[k].has_fid || !fid_eq(&r->fid, &rs->o[k].fid)) {
+		if (!rs->o[k].has_fid || !fsn_fid_equal(&r->fid, &rs->o[k].fid)) {
 			snprintf(why, wl, "record %u (%s) is not the FID of %s", k,
 				 type_name(r->type), rs->o[k].label);
 			return false;
@@ -638,7 +633,7 @@ static void id01_fid_follows_inode(struct fst_ctx *ctx) {
 	fst_write_file(ctx, "b", "b");
 	a = fst_obj(ctx, "a");
 	b = fst_obj(ctx, "b");
-	if (!a.has_fid || !b.has_fid || fid_eq(&a.fid, &b.fid))
+	if (!a.has_fid || !b.has_fid || fsn_fid_equal(&a.fid, &b.fid))
 		fst_fail(ctx, "name_to_handle_at() gives a and b the same (or no) handle");
 	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
 	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN | FAN_CLOSE_NOWRITE | FAN_EVENT_ON_CHILD, ".");

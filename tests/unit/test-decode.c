@@ -14,11 +14,10 @@
 #include <sys/fanotify.h>
 #include <sys/inotify.h>
 
-#include "fsn.h"
 #include "fsn-uapi.h"
+#include "fsn-util.h"
+#include "fsn.h"
 #include "unit.h"
-
-#define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
 
 /* ---- building buffers ---- */
 
@@ -33,7 +32,7 @@ static void tbuf_done(struct tbuf *b) {
 	b->heap = NULL;
 }
 
-#define _cleanup_tbuf_ __attribute__((cleanup(tbuf_done)))
+#define _cleanup_tbuf_ _cleanup_(tbuf_done)
 
 static void put(struct tbuf *b, const void *p, size_t n) {
 	ck_assert_uint_le(n, sizeof(b->data) - b->len);

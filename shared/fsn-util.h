@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * fsn-util.h — the small helpers lib/, daemon/, bench/ and tests/ share:
+ * attributes, ELEMENTSOF(), _cleanup_ and steal_*(), -errno, the FNV-1a hash
+ * of every hash table, FID comparison. Header only. Internal: shared/ is on
+ * the include path of the project's own targets, never installed, and
+ * nothing here is part of libfsn's API.
+ */
+#pragma once
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fsn.h"
+
+#define _printf_(a, b) __attribute__((format(printf, a, b)))
+#define _unused_ __attribute__((unused))
+
+#define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
+
+static inline void freep(void *p) {
+	free(*(void **)p);
+}
+
+static inline void closep(int *fd) {
+	if (*fd >= 0) {
+		int saved = errno;
+		close(*fd);
+		errno = saved;
+	}
+}
+
+#define _cleanup_(f) __attribute__((cleanup(f)))
+#define _cleanup_free_ _cleanup_(freep)
+#define _cleanup_close_ _cleanup_(closep)
+
+/* Return *p and set it to NULL: hand an object out of a _cleanup_ scope. */
+#define steal_ptr(p)                                                                               \
+	__extension__({                                                                            \
+		__typeof__(*(p)) _tmp = *(p);                                                      \
+		*(p) = NULL;                                                                       \
+		_tmp;                                                                              \
+	})
+
+/* Same for an fd: return it and set the variable to -1. */
+#define steal_fd(fd)                                                                               \
+	__extension__({                                                                            \
+		int _tmp = *(fd);                                                                  \
+		*(fd) = -1;                                                                        \
+		_tmp;                                                                              \
+	})
+
+/* Close if >= 0, return -1, preserve errno. */
+static inline int safe_close(int fd) {
+	if (fd >= 0) {
+		int saved = errno;
+		close(fd);
+		errno = saved;
+	}
+	return -1;
+}
+
+/* -errno of the last failed call, never 0 (a failed call that left errno at 0
+ * is reported as -EIO). */
+static inline int negative_errno(void) {
+	return errno > 0 ? -errno : -EIO;
+}
+
+/* FNV-1a (64 bit) of n bytes, continuing from h: start with HASH_INIT, the
+ * offset basis. Its low bits are weak for short keys: a table that masks
+ * them folds the high bits in first. */
+#define HASH_INIT UINT64_C(0xcbf29ce484222325)
+
+static inline uint64_t hash_bytes(uint64_t h, const void *data, size_t n) {
+	const unsigned char *p = data;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= p[i];
+		h *= UINT64_C(0x100000001b3);
+	}
+	return h;
+}
+
+/* Same object: same fsid and handle (type, length and bytes). */
+static inline bool fsn_fid_equal(const struct fsn_fid *a, const struct fsn_fid *b) {
+	return a->fsid[0] == b->fsid[0] && a->fsid[1] == b->fsid[1] &&
+	       a->handle_type == b->handle_type && a->handle_bytes == b->handle_bytes &&
+	       a->handle_bytes <= FSN_HANDLE_MAX &&
+	       memcmp(a->f_handle, b->f_handle, a->handle_bytes) == 0;
+}
