@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "config.h"
+#include "conf.h"
 #include "plan.h"
 
 struct ev_loop;

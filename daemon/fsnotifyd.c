@@ -24,9 +24,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "conf.h"
 #include "config.h"
 #include "engine.h"
-#include "fsnd-build.h"
 #include "fsn-uapi.h"
 #include "fsn.h"
 #include "log.h"

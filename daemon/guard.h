@@ -29,7 +29,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "config.h"
+#include "conf.h"
 #include "fsn.h"
 #include "policy.h"
 

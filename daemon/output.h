@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "config.h"
+#include "conf.h"
 
 struct ev_loop;
 

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
-#include "config.h"
+#include "conf.h"
 #include "fsn.h"
 
 /*

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "config.h"
+#include "conf.h"
 #include "proc.h"
 
 struct policy;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * fuzz-config.c — the fuzz target of the config loader (daemon/config.c),
+ * fuzz-config.c — the fuzz target of the config loader (daemon/conf.c),
  * and its replay program.
  *
  * An input is up to three files, separated by lines "@@@": main.conf,
@@ -24,7 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "conf.h"
 #include "replay.h"
 
 static char dir[64];

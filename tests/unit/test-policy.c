@@ -18,8 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "conf.h"
 #include "fsn-uapi.h"
-#include "plan.h" /* daemon/config.h (a plain "config.h" is the build's) */
 #include "policy.h"
 #include "unit.h"
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "plan.h" /* daemon/config.h (a plain "config.h" is the build's) */
+#include "conf.h"
 #include "unit.h"
 
 void test_tmpdir(char *dir, size_t len) {

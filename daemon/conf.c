@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * config.c — the configuration file: the schema (one table per scope:
+ * conf.c — the configuration file: the schema (one table per scope:
  * top level, `limits`, a rule, an output), and the loader that drives
  * parsing, defaults, validation and the conf.d/ drop-in merge from it.
  *
@@ -39,7 +39,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "conf.h"
 #include "fsn-uapi.h"
 #include "fsn.h"
 #include "util.h"

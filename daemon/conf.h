@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * config.h — the daemon's configuration: what a parsed and validated
+ * conf.h — the daemon's configuration: what a parsed and validated
  * config file (plus its conf.d drop-ins) looks like. A struct config is
  * immutable once config_load() returned it; a reload builds a new one and
  * swaps it in only if it is valid.
