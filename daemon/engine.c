@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "engine-private.h"
+#include "escape.h"
 #include "guard.h"
 #include "log.h"
 

@@ -11,9 +11,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "escape.h"
 #include "fsn-uapi.h"
 #include "fsn.h"
-#include "output-private.h"
 
 /* Append n bytes at *pos: what fits in buf[0..len-1), NUL terminated, *pos
  * advanced by n. */

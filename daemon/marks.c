@@ -21,6 +21,7 @@
 #include <sys/statfs.h>
 
 #include "engine-private.h"
+#include "escape.h"
 #include "fsn-uapi.h"
 #include "log.h"
 

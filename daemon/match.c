@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "engine-private.h"
+#include "escape.h"
 #include "fsn-uapi.h"
 #include "log.h"
 #include "proc.h"

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "escape.h"
 #include "output-private.h"
 
 static void console_emit(struct output *o, const struct record *rec) {

@@ -30,6 +30,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "fsn.h"
 #include "log.h"
 #include "output-private.h"

@@ -13,6 +13,7 @@
 #include <sys/uio.h>
 #include <systemd/sd-journal.h>
 
+#include "escape.h"
 #include "fsn.h"
 #include "log.h"
 #include "output-private.h"

@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "log.h"
 #include "output-private.h"
 #include "util.h"

@@ -58,13 +58,6 @@ void output_failed(struct output *o, uint64_t n, int err, const char *fmt, ...)
  * number of records it lost). */
 void output_succeeded(struct output *o, uint64_t n);
 
-/* "event", "overflow" or "dropped" (JSON "kind", journal FSN_KIND, exec {kind}). */
-const char *record_kind_name(enum record_kind k);
-
-/* RFC 3339 UTC with microseconds ("2026-11-30T04:52:09.123456Z") into buf
- * (at least 32 bytes). */
-void format_time_usec(char *buf, size_t len, uint64_t usec);
-
 /* ---- test hooks (tests/unit/test-escape.c) ---- */
 
 /* json: the bound of the buffer for a slow reader (default 1 MiB). */

@@ -38,7 +38,8 @@ struct perm_counts {
 };
 
 /* One reported thing. Strings are raw bytes (filenames!): every output
- * escapes them for its format. */
+ * escapes them for its format. Its JSON line, the contract for consumers:
+ * record_to_json() (escape.h). */
 struct record {
 	enum record_kind kind;
 	uint64_t time_usec;   /* CLOCK_REALTIME */
@@ -141,86 +142,3 @@ int output_console_open(struct ev_loop *loop, struct output **ret);
  * with a message naming the argument in err.
  */
 int exec_template_check(char *const *argv, size_t n_argv, char *err, size_t errlen);
-
-/* ---- escaping (escape.c), shared by the outputs and the tests ---- */
-
-/*
- * Append s as the contents of a JSON string (no quotes) to buf: valid
- * UTF-8 is kept as is (including U+0080..U+009F, U+2028...); '"' '\\' and
- * the control characters U+0000..U+001F and U+007F are escaped (\b \f \n
- * \r \t \" \\, \u00xx for the others, lower-case hex). Each byte that is
- * not part of a valid UTF-8 sequence becomes U+FFFD (so "\xc0\xaf" gives
- * two, a UTF-8 encoded surrogate "\xed\xa0\x80" three, a truncated
- * sequence one per byte). Overlong forms, surrogates and code points above
- * U+10FFFF are invalid. Returns true if s was valid UTF-8: then the JSON
- * string decodes to exactly the bytes of s.
- * snprintf-like: writes what fits, NUL terminates when len > 0, and *pos
- * advances by the full length even when truncated.
- */
-bool json_escape(char *buf, size_t len, size_t *pos, const char *s);
-
-/*
- * Append n bytes as human-readable text for logs, journal MESSAGE= and
- * terminals: printable ASCII and valid UTF-8 from U+00A0 up are kept,
- * '\\' becomes "\\\\", \n \r \t are written so, every other byte (control
- * characters, U+0080..U+009F, invalid UTF-8, and the characters that can
- * disguise a line: U+2028 U+2029 and the bidirectional controls U+200E
- * U+200F U+202A..U+202E U+2066..U+2069) as "\xNN". The result has no
- * control characters and is unambiguous. snprintf-like as json_escape().
- */
-void text_escape(char *buf, size_t len, size_t *pos, const void *s, size_t n);
-/* text_escape() of a string into buf, returning buf; when it does not fit,
- * cut between characters (never inside an escape) and ended with "...";
- * "(null)" for NULL. For log messages: log_info("... %s", text_escaped(b, sizeof(b), path)). */
-const char *text_escaped(char *buf, size_t len, const char *s);
-
-/* The text of a gone, unmounted or rearmed record (its path, escaped, and
- * what happened), appended at *pos as text_escape() does. */
-void format_lifecycle(const struct record *r, char *buf, size_t len, size_t *pos);
-
-/* The names of FAN_* event bits, "modify,close_write" (fsn_mask_format()),
- * into buf; "0x..." when there are none or they do not format. */
-void format_events(uint64_t mask, char *buf, size_t len);
-
-/* Standard base64 (with '=' padding) of n bytes into buf, NUL terminated,
- * truncated to fit. Returns the length the full encoding needs. */
-size_t base64_encode(char *buf, size_t len, const void *data, size_t n);
-
-/*
- * Format one record as one JSON line (one object, ending in '\n'; no other
- * newline can occur in it, whatever the bytes of the filenames); returns
- * the length, or the length needed if it does not fit (like snprintf).
- * Keys, in this order:
- *   time      RFC 3339 UTC with microseconds, "2026-11-30T04:52:09.123456Z"
- *   kind      "event" | "overflow" | "dropped" | "decision" | "stats" | "rescan" |
- *             "gone" | "unmounted" | "rearmed"
- *   rule      the rule name, or null
- *   events    (event; overflow when mask != 0) array of names as
- *             fsn_mask_format(FSN_MASK_FANOTIFY_EVENT) prints them
- *   path      (event: always, null when unknown; other kinds when known)
- *   path_b64  only when path is not valid UTF-8: its exact bytes, base64
- *   old_path, old_path_b64   the same for the old name of a rename
- *   pid, comm, uid           (event, decision) null when unknown
- *   count     (dropped) how many records were dropped
- *   exe, exe_b64             (decision) the process's executable, like path
- *   verdict   (decision) "allow" | "deny"
- *   errno     (decision) only for deny(ERRNO): its name, "EIO"
- *   audit     (decision) true | false
- *   by        (decision) "decision" | "default" | "deadline"
- *   decision  (decision) the 1-based index of the decision that matched, or null
- *   latency_us (decision) from reading the event to writing the answer
- *   allowed, denied, audited, deadline, latency_p50_us, latency_p99_us  (stats)
- *   change    (rescan) "created" | "modified" | "changed"; path, and "ondir":
- *             true for a directory
- *   reason    (gone) "deleted" | "moved" | "covered"; path: the rule's path
- *   mount     (unmounted) the mount point that went; path: the rule's path
- *   ondir     (gone, unmounted, rearmed) whether the path was (is) a directory
- *
- * The guarantee for consumers: when "path_b64" is absent, the JSON string
- * "path" decodes to exactly the filename bytes (`jq -j .path` prints them,
- * `jq -r .path` them and a newline);
- * when present, `jq -j .path_b64 | base64 -d` does (and "path" is a
- * readable approximation with U+FFFD for the invalid bytes). Same for
- * old_path. Tested by tests/unit/test-escape.c with jq.
- */
-int record_to_json(const struct record *r, char *buf, size_t len);

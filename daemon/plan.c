@@ -42,8 +42,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "fsn-uapi.h"
-#include "output.h"
 #include "plan.h"
 #include "util.h"
 

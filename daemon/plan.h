@@ -131,7 +131,7 @@ bool plan_has_fatal(const struct plan *p);
 /* Human-readable plan: each mark on which object, with which mask, and
  * why; then the problems; then the totals. One line per mark: what
  * `fsnotifyd --check-config --verbose` prints. Names, paths and whys are
- * escaped as text_escape() does (output.h). */
+ * escaped as text_escape() does (escape.h). */
 void plan_print(const struct plan *p, FILE *f);
 
 /*

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 
 #include "engine-private.h"
+#include "escape.h"
 #include "fsn-uapi.h"
 #include "log.h"
 
