@@ -722,32 +722,11 @@ static bool parse_gids(struct scope *sc, const struct key *k, const config_setti
 }
 
 /* The errnos FAN_DENY_ERRNO() takes (the kernel refuses others). */
-static const struct {
-	int err;
-	const char *name;
-} deny_errnos[] = {
+const struct deny_errno deny_errnos[] = {
 	{ EIO, "EIO" },       { EPERM, "EPERM" },   { EBUSY, "EBUSY" },   { ETXTBSY, "ETXTBSY" },
 	{ EAGAIN, "EAGAIN" }, { ENOSPC, "ENOSPC" }, { EDQUOT, "EDQUOT" },
 };
-
-const char *verdict_errno_name(int err) {
-	for (size_t i = 0; i < ELEMENTSOF(deny_errnos); i++)
-		if (deny_errnos[i].err == err)
-			return deny_errnos[i].name;
-	return NULL;
-}
-
-const char *verdict_format(const struct verdict *v, char *buf, size_t len) {
-	const char *name = v->err ? verdict_errno_name(v->err) : NULL;
-
-	if (!v->deny)
-		snprintf(buf, len, "%s", v->audit ? "audit" : "allow");
-	else if (name)
-		snprintf(buf, len, "deny(%s)%s", name, v->audit ? "+audit" : "");
-	else
-		snprintf(buf, len, "deny%s", v->audit ? "+audit" : "");
-	return buf;
-}
+const size_t n_deny_errnos = ELEMENTSOF(deny_errnos);
 
 /* "allow", "deny", "deny(ERRNO)" or "audit" (allow, audited). */
 static bool parse_verdict(struct scope *sc, const struct key *k, const config_setting_t *s) {

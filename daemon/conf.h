@@ -140,11 +140,14 @@ struct rule_conf {
 /* Whether the rule needs FAN_DENY_ERRNO (a pre-content class group). */
 bool rule_conf_uses_deny_errno(const struct rule_conf *r);
 
-/* "allow", "deny", "deny(EIO)", with "+audit" when audited; into buf. */
-const char *verdict_format(const struct verdict *v, char *buf, size_t len);
 /* The errnos a deny(ERRNO) verdict may carry, and their names: the kernel
- * accepts exactly these in FAN_DENY_ERRNO(). NULL if err is not one. */
-const char *verdict_errno_name(int err);
+ * accepts exactly these in FAN_DENY_ERRNO(). n_deny_errnos of them. */
+struct deny_errno {
+	int err;
+	const char *name;
+};
+extern const struct deny_errno deny_errnos[];
+extern const size_t n_deny_errnos;
 
 struct config {
 	char *path;     /* the main file */

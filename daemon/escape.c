@@ -14,6 +14,7 @@
 #include "escape.h"
 #include "fsn-uapi.h"
 #include "fsn.h"
+#include "policy.h"
 
 /* Append n bytes at *pos: what fits in buf[0..len-1), NUL terminated, *pos
  * advanced by n. */

@@ -14,6 +14,7 @@
 
 #include "escape.h"
 #include "output-private.h"
+#include "policy.h"
 
 static void console_emit(struct output *o, const struct record *rec) {
 	char t[64], ev[256], p[PATH_MAX * 4], op[PATH_MAX * 4], c[128];

@@ -17,6 +17,7 @@
 #include "fsn.h"
 #include "log.h"
 #include "output-private.h"
+#include "policy.h"
 
 #define JOURNAL_SOCKET "/run/systemd/journal/socket"
 
