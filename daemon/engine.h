@@ -27,7 +27,7 @@ struct rule_stats {
 };
 
 /* Create an engine on loop: a libfsn context whose fd is watched by an
- * ev_io. log: where the engine's own messages go (priority as syslog). */
+ * ev_io. Its messages and libfsn's go to the daemon's log (log.h). */
 int engine_new(struct ev_loop *loop, struct engine **ret);
 struct engine *engine_free(struct engine *e);
 

@@ -55,7 +55,8 @@ void format_events(uint64_t mask, char *buf, size_t len);
  * truncated to fit. Returns the length the full encoding needs. */
 size_t base64_encode(char *buf, size_t len, const void *data, size_t n);
 
-/* "event", "overflow" or "dropped" (JSON "kind", journal FSN_KIND, exec {kind}). */
+/* "event", "overflow", "dropped", "decision", "stats", "rescan", "gone",
+ * "unmounted" or "rearmed" (JSON "kind", journal FSN_KIND, exec {kind}). */
 const char *record_kind_name(enum record_kind k);
 
 /* RFC 3339 UTC with microseconds ("2026-11-30T04:52:09.123456Z") into buf
