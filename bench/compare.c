@@ -1,117 +1,30 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * compare.c — `fsn-bench compare A.json B.json [--plot FILE.png]`: two result
- * files of one kind side by side, mmtests style, and the reading of result
- * files (plot.c uses it too). hooks and perm: for every scenario/workload
- * pair present (and run) in both, the median ops/s and the ratio to "none"
- * for A and B with B's change against A. consumers: per consumer that ran
- * in both, delivered, lost, overflows, CPU per event, generator slowdown,
- * drain and probe latency p50/p99. A change is starred (*-4.10%*) when
- * Welch's test over the per-round values says the two runs differ at the
- * 95 % level, and marked n/a when a file has fewer than two per-round
- * values of that figure (consumers keep latency samples pooled, not per
- * round). --plot draws both files' ratios (hooks, perm; plot.c).
+ * files of one kind (read by result.c) side by side, mmtests style. hooks
+ * and perm: for every scenario/workload pair present (and run) in both, the
+ * median ops/s and the ratio to "none" for A and B with B's change against
+ * A. consumers: per consumer that ran in both, delivered, lost, overflows,
+ * CPU per event, generator slowdown, drain and probe latency p50/p99. A
+ * change is starred (*-4.10%*) when Welch's test over the per-round values
+ * says the two runs differ at the 95 % level, and marked n/a when a file has
+ * fewer than two per-round values of that figure (consumers keep latency
+ * samples pooled, not per round). --plot draws both files' ratios (hooks,
+ * perm; plot.c).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "bench-private.h"
-
-#define MAX_FILE_SIZE (64u << 20)
-
-int bench_read_text(const char *path, char **ret, size_t *ret_len) {
-	_cleanup_close_ int fd = -1;
-	_cleanup_free_ char *text = NULL;
-	struct stat st;
-	size_t len = 0;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0)
-		return negative_errno();
-	if (st.st_size > (off_t)MAX_FILE_SIZE)
-		return -EFBIG;
-	text = malloc((size_t)st.st_size + 1);
-	if (!text)
-		return -ENOMEM;
-	while (len < (size_t)st.st_size) {
-		ssize_t n = read(fd, text + len, (size_t)st.st_size - len);
-
-		if (n < 0)
-			return negative_errno();
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	text[len] = '\0';
-	*ret = steal_ptr(&text);
-	*ret_len = len;
-	return 0;
-}
-
-static bool has_array(const struct json *doc, const char *key) {
-	const struct json *a = json_get(doc, key);
-
-	return a && a->type == JSON_ARRAY;
-}
-
-int bench_result_load(const char *path, struct json **ret, enum bench_kind *ret_kind) {
-	_cleanup_free_ char *text = NULL;
-	struct json *j = NULL;
-	enum bench_kind kind;
-	const char *tool;
-	size_t len = 0, off = 0;
-	int r;
-
-	r = bench_read_text(path, &text, &len);
-	if (r < 0) {
-		fprintf(stderr, "fsn-bench: %s: %s\n", path, strerror(-r));
-		return r;
-	}
-	r = json_parse(text, len, &j, &off);
-	if (r < 0) {
-		fprintf(stderr, "fsn-bench: %s: invalid JSON at byte %zu\n", path, off);
-		return r;
-	}
-	tool = json_get_string(j, "tool");
-	if (tool && strcmp(tool, "fsn-bench consumers") == 0)
-		kind = BENCH_KIND_CONSUMERS;
-	else if (tool && strcmp(tool, "fsn-bench perm") == 0)
-		kind = BENCH_KIND_PERM;
-	else
-		kind = BENCH_KIND_HOOKS;
-	if (json_get_number(j, "version", 0) != FSN_BENCH_SCHEMA_VERSION ||
-	    !has_array(j, kind == BENCH_KIND_CONSUMERS ? "consumers" : "results") ||
-	    (kind == BENCH_KIND_PERM && !has_array(j, "ratios"))) {
-		fprintf(stderr,
-			"fsn-bench: %s: not an fsn-bench hooks, perm or consumers result (schema "
-			"version %d)\n",
-			path, FSN_BENCH_SCHEMA_VERSION);
-		json_free(j);
-		return -EINVAL;
-	}
-	*ret = j;
-	*ret_kind = kind;
-	return 0;
-}
-
-bool bench_result_ran(const struct json *result) {
-	const struct json *r = json_get(result, "ran");
-
-	return !r || r->type != JSON_BOOL || r->boolean;
-}
-
-const char *bench_result_release(const struct json *doc) {
-	const char *s = json_get_string(json_get(doc, "machine"), "release");
-
-	return s ? s : "?";
-}
+#include "fsn-bench.h"
+#include "fsn-util.h"
+#include "json.h"
+#include "plot.h"
+#include "result.h"
+#include "stats.h"
 
 static const struct json *find_result(const struct json *doc, const char *scenario,
 				      const char *workload) {

@@ -70,7 +70,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench-private.h"
+#include "fsn-bench.h"
+#include "fsn-uapi.h"
+#include "fsn-util.h"
+#include "json.h"
+#include "result.h"
+#include "stats.h"
+#include "util.h"
 
 #define MAX_SIZES 16
 #define MAX_ROUNDS 64

@@ -44,7 +44,6 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
-#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -54,21 +53,24 @@
 #include <sys/fanotify.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "bench-private.h"
+#include "fsn-bench.h"
+#include "fsn-uapi.h"
+#include "fsn-util.h"
+#include "json.h"
+#include "result.h"
+#include "stats.h"
+#include "util.h"
 
 #define MAX_GENERATORS 16
 #define MAX_LATENCIES 65536
 #define PROBE_INTERVAL_MS 10
 #define IDLE_MS 300             /* no new event for this long: drained */
 #define DRAIN_DEADLINE_MS 60000 /* give up waiting for a consumer to drain */
-#define READY_DEADLINE_MS 10000 /* fsnotifyd must send READY=1 within this */
 
 enum ev_type { T_CREATE = 0, T_MODIFY, T_CLOSE_WRITE, T_MOVED_FROM, T_MOVED_TO, T_DELETE, _T_MAX };
 
@@ -155,30 +157,6 @@ static void sleep_ms(unsigned ms) {
 
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
-}
-
-int bench_proc_cpu_ns(pid_t pid, uint64_t *ret) {
-	char path[64], buf[1024];
-	_cleanup_close_ int fd = -1;
-	unsigned long long ut, st;
-	ssize_t n;
-	char *p;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return negative_errno();
-	n = read(fd, buf, sizeof(buf) - 1);
-	if (n <= 0)
-		return -EIO;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	/* after "pid (comm)": state(3) ... utime(14) stime(15) */
-	if (!p ||
-	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
-		return -EIO;
-	*ret = (uint64_t)(ut + st) * (1000000000u / (uint64_t)sysconf(_SC_CLK_TCK));
-	return 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -392,13 +370,14 @@ static bool child_exited(pid_t pid) {
 	return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid;
 }
 
-/* Wait (READY_DEADLINE_MS) until sh->reader_ready is set. With sentinel (a
+/* Wait (BENCH_READY_DEADLINE_MS) until sh->reader_ready is set. With sentinel (a
  * directory on W), make a new file there every 20 ms: the reader sets it on
  * seeing one, which proves the consumer's watches are in place. -ESRCH when
  * pid exits first (it is left to be reaped) or the deadline passes. */
 static int wait_ready(struct shared *sh, pid_t pid, const char *sentinel) {
 	static unsigned seq;
-	uint64_t deadline = bench_now_ns(CLOCK_MONOTONIC) + (uint64_t)READY_DEADLINE_MS * 1000000u;
+	uint64_t deadline =
+	    bench_now_ns(CLOCK_MONOTONIC) + (uint64_t)BENCH_READY_DEADLINE_MS * 1000000u;
 	char path[160];
 
 	while (!__atomic_load_n(&sh->reader_ready, __ATOMIC_ACQUIRE)) {
@@ -453,57 +432,6 @@ static int write_config(const struct cons_env *env, const char *cfg, const char 
 		"});\n",
 		events, env->watch);
 	return fclose(f) == 0 ? 0 : negative_errno();
-}
-
-int bench_fsnotifyd_start(const char *bin, const char *cfg, const char *rundir, pid_t *ret_pid) {
-	char sock[PATH_MAX], logf[PATH_MAX], buf[4096];
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char *argv[] = { (char *)bin, (char *)"--config", (char *)cfg, NULL };
-	_cleanup_close_ int s = -1;
-	uint64_t deadline;
-	pid_t pid;
-	int r;
-
-	snprintf(sock, sizeof(sock), "%s/notify.sock", rundir);
-	snprintf(logf, sizeof(logf), "%s/fsnotifyd.log", rundir);
-	unlink(sock);
-	s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (s < 0)
-		return negative_errno();
-	if (strlen(sock) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	memcpy(sa.sun_path, sock, strlen(sock) + 1);
-	if (bind(s, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-		return negative_errno();
-	r = bench_spawn(argv, logf, sock, &pid);
-	if (r < 0)
-		return r;
-	deadline = bench_now_ns(CLOCK_MONOTONIC) + (uint64_t)READY_DEADLINE_MS * 1000000u;
-	for (;;) {
-		struct pollfd p = { .fd = s, .events = POLLIN };
-		uint64_t now = bench_now_ns(CLOCK_MONOTONIC);
-		ssize_t n;
-		int st;
-
-		if (now >= deadline || waitpid(pid, &st, WNOHANG) == pid) {
-			fprintf(stderr, "fsn-bench: fsnotifyd (%s) did not become ready%s\n", bin,
-				now >= deadline ? " in time" : ": it exited");
-			bench_show_log(logf, 0);
-			if (now >= deadline)
-				bench_kill_wait(pid);
-			return -ESRCH;
-		}
-		if (poll(&p, 1, 100) <= 0)
-			continue;
-		n = recv(s, buf, sizeof(buf) - 1, 0);
-		if (n <= 0)
-			continue;
-		buf[n] = '\0';
-		if (strstr(buf, "READY=1"))
-			break;
-	}
-	*ret_pid = pid;
-	return 0;
 }
 
 /* fsnotifyd with a generated config: a recursive rule on W, JSON to O. */
@@ -745,7 +673,7 @@ static int tool_start(const struct cons_env *env, enum consumer c, struct shared
 	close(p[1]);
 	if (r == 0 && wait_ready(sh, pid, sentinel) < 0) {
 		fprintf(stderr, "fsn-bench: %s did not report a test event within %d ms\n",
-			consumer_names[c], READY_DEADLINE_MS);
+			consumer_names[c], BENCH_READY_DEADLINE_MS);
 		bench_show_log(logf, 0);
 		r = -ESRCH;
 	}
@@ -1170,25 +1098,6 @@ static int write_json(const char *path, const struct cons_opts *o, const struct 
 /* ------------------------------------------------------------------------ */
 /* Entry point                                                               */
 /* ------------------------------------------------------------------------ */
-
-const char *bench_default_fsnotifyd(void) {
-	static char buf[PATH_MAX];
-	char exe[PATH_MAX - 64];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	char *slash;
-
-	if (n > 0) {
-		exe[n] = '\0';
-		slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			snprintf(buf, sizeof(buf), "%s/../daemon/fsnotifyd", exe);
-			if (access(buf, X_OK) == 0)
-				return buf;
-		}
-	}
-	return "fsnotifyd";
-}
 
 static int parse_opts(int argc, char **argv, struct cons_opts *o) {
 	enum { OPT_GEN = BENCH_OPT_OWN, OPT_CONS };

@@ -1,81 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fsn-bench.c — the fsn-bench command line: picks the subcommand (hooks,
- * consumers, perm, config, all, compare, plot, vm), maps its -errno to an
- * exit status, and holds the helpers every subcommand shares (comma lists,
- * the machine description).
+ * consumers, perm, config, all, compare, plot, vm) and maps its -errno to an
+ * exit status.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/utsname.h>
-#include <unistd.h>
 
-#include "bench-private.h"
-
-int bench_parse_list(const char *what, const char *text, const char *const *names, size_t count,
-		     uint64_t *ret_mask) {
-	uint64_t mask = 0;
-	const char *p = text;
-
-	while (*p) {
-		size_t len = strcspn(p, ",");
-		size_t i;
-
-		for (i = 0; i < count; i++)
-			if (strlen(names[i]) == len && strncmp(names[i], p, len) == 0)
-				break;
-		if (i == count) {
-			fprintf(stderr, "fsn-bench: unknown %s '%.*s'; known:", what, (int)len, p);
-			for (i = 0; i < count; i++)
-				fprintf(stderr, " %s", names[i]);
-			fputc('\n', stderr);
-			return -EINVAL;
-		}
-		mask |= UINT64_C(1) << i;
-		p += len;
-		if (*p == ',')
-			p++;
-	}
-	if (!mask) {
-		fprintf(stderr, "fsn-bench: empty %s list\n", what);
-		return -EINVAL;
-	}
-	*ret_mask = mask;
-	return 0;
-}
-
-void bench_machine_probe(struct bench_machine *m) {
-	struct utsname u;
-	FILE *f;
-	char line[512];
-
-	memset(m, 0, sizeof(*m));
-	if (uname(&u) == 0) {
-		snprintf(m->sysname, sizeof(m->sysname), "%s", u.sysname);
-		snprintf(m->release, sizeof(m->release), "%s", u.release);
-		snprintf(m->version, sizeof(m->version), "%s", u.version);
-		snprintf(m->arch, sizeof(m->arch), "%s", u.machine);
-	}
-	m->nproc = sysconf(_SC_NPROCESSORS_ONLN);
-	snprintf(m->cpu_model, sizeof(m->cpu_model), "unknown");
-	f = fopen("/proc/cpuinfo", "re");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char *colon = strchr(line, ':');
-
-		if (strncmp(line, "model name", 10) != 0 || !colon)
-			continue;
-		colon += strspn(colon + 1, " \t") + 1;
-		colon[strcspn(colon, "\n")] = '\0';
-		snprintf(m->cpu_model, sizeof(m->cpu_model), "%s", colon);
-		break;
-	}
-	fclose(f);
-}
+#include "fsn-bench.h"
+#include "fsn-util.h"
+#include "fsn.h"
 
 static void usage(FILE *f) {
 	fputs("Usage: fsn-bench hooks [OPTIONS]\n"
@@ -262,24 +199,4 @@ int main(int argc, char **argv) {
 		return 1;
 	}
 	return r;
-}
-
-void bench_json_write_head(FILE *f, const char *tool) {
-	struct bench_machine m;
-
-	bench_machine_probe(&m);
-	fprintf(f, "{\n  \"version\": %d,\n  \"tool\": ", FSN_BENCH_SCHEMA_VERSION);
-	json_write_string(f, tool[0] ? tool : "fsn-bench");
-	fputs(",\n  \"libfsn\": ", f);
-	json_write_string(f, fsn_version());
-	fputs(",\n  \"machine\": {\"sysname\": ", f);
-	json_write_string(f, m.sysname);
-	fputs(", \"release\": ", f);
-	json_write_string(f, m.release);
-	fputs(", \"uname_version\": ", f);
-	json_write_string(f, m.version);
-	fputs(", \"arch\": ", f);
-	json_write_string(f, m.arch);
-	fprintf(f, ", \"nproc\": %ld, \"cpu_model\": ", m.nproc);
-	json_write_string(f, m.cpu_model);
 }

@@ -52,7 +52,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench-private.h"
+#include "fsn-bench.h"
+#include "fsn-uapi.h"
+#include "fsn-util.h"
+#include "fsn.h"
+#include "json.h"
+#include "plot.h"
+#include "result.h"
+#include "stats.h"
+#include "util.h"
 
 /* ------------------------------------------------------------------------ */
 /* Workloads and scenarios                                                  */

@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench-private.h"
+#include "fsn-util.h"
+#include "json.h"
 
 #define JSON_MAX_DEPTH 64
 

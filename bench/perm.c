@@ -43,7 +43,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench-private.h"
+#include "fsn-bench.h"
+#include "fsn-uapi.h"
+#include "fsn-util.h"
+#include "json.h"
+#include "plot.h"
+#include "result.h"
+#include "stats.h"
+#include "util.h"
 
 #define MAX_ROUNDS 1000
 #define TARGET_VS_FLOOR 1.5 /* fsnotifyd's p50 and p99 against the floor's */

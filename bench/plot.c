@@ -26,7 +26,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bench-private.h"
+#include "fsn-bench.h"
+#include "fsn-util.h"
+#include "json.h"
+#include "plot.h"
+#include "result.h"
+#include "util.h"
 
 #define PLOT_MAX_SERIES 2
 #define PLOT_WIDTH 1100

@@ -8,7 +8,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "bench-private.h"
+#include "fsn-util.h"
+#include "stats.h"
 
 static int cmp_double(const void *a, const void *b) {
 	double x = *(const double *)a, y = *(const double *)b;

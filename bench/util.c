@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * util.c — small helpers shared by the benchmark subcommands: clocks, option
- * values, the private scratch directory, child processes and the progress
+ * values and comma lists, the private scratch directory, reading a file,
+ * child processes (starting fsnotifyd, their CPU time) and the progress
  * line.
  */
 #include <dirent.h>
@@ -10,6 +11,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -17,12 +19,15 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "bench-private.h"
+#include "fsn-util.h"
+#include "util.h"
 
 uint64_t bench_now_ns(clockid_t clk) {
 	struct timespec ts;
@@ -281,4 +286,161 @@ bool bench_needs_root(const char *sub, const char *what) {
 		return false;
 	printf("fsn-bench %s: skipped: needs root (private mount namespace, %s)\n", sub, what);
 	return true;
+}
+
+int bench_parse_list(const char *what, const char *text, const char *const *names, size_t count,
+		     uint64_t *ret_mask) {
+	uint64_t mask = 0;
+	const char *p = text;
+
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		size_t i;
+
+		for (i = 0; i < count; i++)
+			if (strlen(names[i]) == len && strncmp(names[i], p, len) == 0)
+				break;
+		if (i == count) {
+			fprintf(stderr, "fsn-bench: unknown %s '%.*s'; known:", what, (int)len, p);
+			for (i = 0; i < count; i++)
+				fprintf(stderr, " %s", names[i]);
+			fputc('\n', stderr);
+			return -EINVAL;
+		}
+		mask |= UINT64_C(1) << i;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	if (!mask) {
+		fprintf(stderr, "fsn-bench: empty %s list\n", what);
+		return -EINVAL;
+	}
+	*ret_mask = mask;
+	return 0;
+}
+
+#define MAX_FILE_SIZE (64u << 20)
+
+int bench_read_text(const char *path, char **ret, size_t *ret_len) {
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *text = NULL;
+	struct stat st;
+	size_t len = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return negative_errno();
+	if (st.st_size > (off_t)MAX_FILE_SIZE)
+		return -EFBIG;
+	text = malloc((size_t)st.st_size + 1);
+	if (!text)
+		return -ENOMEM;
+	while (len < (size_t)st.st_size) {
+		ssize_t n = read(fd, text + len, (size_t)st.st_size - len);
+
+		if (n < 0)
+			return negative_errno();
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	text[len] = '\0';
+	*ret = steal_ptr(&text);
+	*ret_len = len;
+	return 0;
+}
+
+int bench_proc_cpu_ns(pid_t pid, uint64_t *ret) {
+	char path[64], buf[1024];
+	_cleanup_close_ int fd = -1;
+	unsigned long long ut, st;
+	ssize_t n;
+	char *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return negative_errno();
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	/* after "pid (comm)": state(3) ... utime(14) stime(15) */
+	if (!p ||
+	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+		return -EIO;
+	*ret = (uint64_t)(ut + st) * (1000000000u / (uint64_t)sysconf(_SC_CLK_TCK));
+	return 0;
+}
+
+const char *bench_default_fsnotifyd(void) {
+	static char buf[PATH_MAX];
+	char exe[PATH_MAX - 64];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	if (n > 0) {
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(buf, sizeof(buf), "%s/../daemon/fsnotifyd", exe);
+			if (access(buf, X_OK) == 0)
+				return buf;
+		}
+	}
+	return "fsnotifyd";
+}
+
+int bench_fsnotifyd_start(const char *bin, const char *cfg, const char *rundir, pid_t *ret_pid) {
+	char sock[PATH_MAX], logf[PATH_MAX], buf[4096];
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char *argv[] = { (char *)bin, (char *)"--config", (char *)cfg, NULL };
+	_cleanup_close_ int s = -1;
+	uint64_t deadline;
+	pid_t pid;
+	int r;
+
+	snprintf(sock, sizeof(sock), "%s/notify.sock", rundir);
+	snprintf(logf, sizeof(logf), "%s/fsnotifyd.log", rundir);
+	unlink(sock);
+	s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return negative_errno();
+	if (strlen(sock) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	memcpy(sa.sun_path, sock, strlen(sock) + 1);
+	if (bind(s, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return negative_errno();
+	r = bench_spawn(argv, logf, sock, &pid);
+	if (r < 0)
+		return r;
+	deadline = bench_now_ns(CLOCK_MONOTONIC) + (uint64_t)BENCH_READY_DEADLINE_MS * 1000000u;
+	for (;;) {
+		struct pollfd p = { .fd = s, .events = POLLIN };
+		uint64_t now = bench_now_ns(CLOCK_MONOTONIC);
+		ssize_t n;
+		int st;
+
+		if (now >= deadline || waitpid(pid, &st, WNOHANG) == pid) {
+			fprintf(stderr, "fsn-bench: fsnotifyd (%s) did not become ready%s\n", bin,
+				now >= deadline ? " in time" : ": it exited");
+			bench_show_log(logf, 0);
+			if (now >= deadline)
+				bench_kill_wait(pid);
+			return -ESRCH;
+		}
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		n = recv(s, buf, sizeof(buf) - 1, 0);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		if (strstr(buf, "READY=1"))
+			break;
+	}
+	*ret_pid = pid;
+	return 0;
 }

@@ -31,7 +31,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bench-private.h"
+#include "fsn-bench.h"
+#include "fsn-util.h"
+#include "json.h"
+#include "result.h"
+#include "stats.h"
+#include "util.h"
 
 #ifndef FSN_VM_RUNNER
 #define FSN_VM_RUNNER "tests/vm/run-on-kernel"
