@@ -16,6 +16,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "fsn-util.h"
 #include "selftest-private.h"
 
 #ifndef AT_HANDLE_FID
@@ -82,12 +83,6 @@ struct fst_obj fst_obj_(struct fst_ctx *ctx, const char *path, bool follow, cons
 	if (!get_obj(ctx, path, follow, &o, &err))
 		fst_fail_(ctx, file, line, "stat %s: %s", path, fst_errname(err));
 	return o;
-}
-
-static bool fid_equal(const struct fsn_fid *a, const struct fsn_fid *b) {
-	return a->fsid[0] == b->fsid[0] && a->fsid[1] == b->fsid[1] &&
-	       a->handle_bytes == b->handle_bytes && a->handle_type == b->handle_type &&
-	       memcmp(a->f_handle, b->f_handle, a->handle_bytes) == 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -177,7 +172,7 @@ static const char *label_for(const struct exp_resolved *res, size_t n, bool by_f
 
 			if (!r->has || r->missing)
 				continue;
-			if (by_fid ? (r->obj.has_fid && fid_equal(&r->obj.fid, fid))
+			if (by_fid ? (r->obj.has_fid && fsn_fid_equal(&r->obj.fid, fid))
 				   : (r->obj.dev == dev && r->obj.ino == ino))
 				return r->obj.label;
 		}
@@ -288,7 +283,7 @@ static bool fid_is(const struct fsn_fid *fid, const struct res *r, const char *w
 		snprintf(why, wl, "the expected object %s has no file handle", r->obj.label);
 		return false;
 	}
-	if (!fid_equal(fid, &r->obj.fid)) {
+	if (!fsn_fid_equal(fid, &r->obj.fid)) {
 		snprintf(why, wl, "%s is not that of %s", what, r->obj.label);
 		return false;
 	}
