@@ -111,12 +111,6 @@ struct evinfo {
 	bool own;               /* the daemon's own activity */
 };
 
-static bool fid_equal(const struct fsn_fid *a, const struct fsn_fid *b) {
-	return a->fsid[0] == b->fsid[0] && a->fsid[1] == b->fsid[1] &&
-	       a->handle_bytes == b->handle_bytes && a->handle_type == b->handle_type &&
-	       memcmp(a->f_handle, b->f_handle, a->handle_bytes) == 0;
-}
-
 static bool fsid_equal(const int32_t a[2], const int32_t b[2]) {
 	return a[0] == b[0] && a[1] == b[1];
 }
@@ -168,14 +162,14 @@ static int object_scope(const struct emark *m, const struct fsn_event *ev, bool 
 	*child = false;
 	if (!m->have_handle || ev->source != FSN_SOURCE_FANOTIFY)
 		return -1;
-	if ((ev->has & FSN_HAS_FID) && fid_equal(&ev->fid, &m->fid))
+	if ((ev->has & FSN_HAS_FID) && fsn_fid_equal(&ev->fid, &m->fid))
 		return 1;
-	if ((ev->has & FSN_HAS_DFID) && fid_equal(&ev->dfid, &m->fid)) {
+	if ((ev->has & FSN_HAS_DFID) && fsn_fid_equal(&ev->dfid, &m->fid)) {
 		*child = !self_name;
 		return 1;
 	}
-	if (((ev->has & FSN_HAS_OLD) && fid_equal(&ev->old_dfid, &m->fid)) ||
-	    ((ev->has & FSN_HAS_NEW) && fid_equal(&ev->new_dfid, &m->fid))) {
+	if (((ev->has & FSN_HAS_OLD) && fsn_fid_equal(&ev->old_dfid, &m->fid)) ||
+	    ((ev->has & FSN_HAS_NEW) && fsn_fid_equal(&ev->new_dfid, &m->fid))) {
 		*child = true;
 		return 1;
 	}
@@ -405,7 +399,7 @@ static void resolve_fanotify(struct engine *e, struct fsn_event *ev, char *path,
 /* ---- the marks an event can concern (struct match_index) ---- */
 
 /* A FID as a key: fsid, handle_bytes, handle_type and the handle's bytes
- * (what fid_equal() compares), contiguous at the start of the struct. */
+ * (what fsn_fid_equal() compares), contiguous at the start of the struct. */
 #define FID_KEY_LEN(f) (offsetof(struct fsn_fid, f_handle) + (f)->handle_bytes)
 
 void match_index_free(struct match_index *ix) {
