@@ -286,7 +286,7 @@ KINDS = ("event", "overflow", "dropped", "decision", "stats", "rescan", "gone", 
 
 def validate_record(obj):
     """Problems with one decoded JSON record, as a list of strings (empty:
-    the record follows daemon/output.h's record_to_json contract)."""
+    the record follows daemon/escape.h's record_to_json contract)."""
     bad = []
     if not isinstance(obj, dict):
         return ["not a JSON object"]
