@@ -168,13 +168,6 @@ struct match_index {
 	struct strmap by_subtree; /* SCOPE_SUBTREE marks, by their subtree */
 	struct emark **wide;      /* the others: a whole filesystem or mount (SCOPE_FSID) */
 	size_t n_wide;
-	/* filesystem marks that see every directory move (moved_from on
-	 * directories): the groups whose directory paths can be cached */
-	struct movefs {
-		uint32_t klass, report, tag;
-		int32_t fsid[2];
-	} * movefs;
-	size_t n_movefs;
 };
 
 struct state {
@@ -202,8 +195,7 @@ struct engine {
 	uint64_t drained_usec;  /* realtime: when the queues were last read empty */
 	uint64_t rescans;
 	struct fsn_ctx *ctx;
-	struct fsn_fidcache *dirs; /* directory paths by (group id, handle): dir_moves_seen() */
-	struct guard *guard;       /* permission rules' thread, once there were any */
+	struct guard *guard; /* permission rules' thread, once there were any */
 	bool mlocked;
 	struct retired *retired; /* permission rules replaced by reloads */
 	size_t n_retired;

@@ -58,9 +58,6 @@
  * timers, the watchdog); the rest stay queued in the context. */
 #define DISPATCH_BUDGET 4096
 
-/* Directory paths cached by handle, all groups together (e->dirs). */
-#define DIR_CACHE_MAX 65536
-
 /* ------------------------------------------------------------------------ */
 /* small helpers                                                            */
 /* ------------------------------------------------------------------------ */
@@ -791,17 +788,11 @@ int engine_new(struct ev_loop *loop, struct engine **ret) {
 	e->loop = loop;
 	e->self = getpid();
 	e->foreign_mntns = mntns_foreign();
-	r = fsn_fidcache_new(DIR_CACHE_MAX, &e->dirs);
-	if (r < 0) {
-		free(e);
-		return r;
-	}
 	r = fsn_prober_new(&e->prober);
 	if (r >= 0)
 		r = fsn_ctx_new(&e->ctx);
 	if (r < 0) {
 		fsn_prober_free(e->prober);
-		fsn_fidcache_free(e->dirs);
 		free(e);
 		return r;
 	}
@@ -868,7 +859,6 @@ struct engine *engine_free(struct engine *e) {
 	plan_free(e->st.plan);
 	config_free(e->st.config);
 	fsn_ctx_free(e->ctx);
-	fsn_fidcache_free(e->dirs);
 	fsn_prober_free(e->prober);
 	e->console = output_close(e->console);
 	free(e->ihash);

@@ -148,9 +148,6 @@ static int load_finish(struct engine *e) {
 
 	state_commit(e, l->old, &l->s);
 	log_debug("load: commit in %.3f ms", (now_monotonic_usec() - t0) / 1e3);
-	if (l->old)
-		/* groups may have gone (and their ids come back): start afresh */
-		fsn_fidcache_clear(e->dirs);
 	e->st = l->s;
 	l->s = (struct state){ 0 };
 	/* what a re-armed path names now was written (or made) while it was

@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 
 #include "engine-private.h"
 #include "escape.h"
@@ -192,38 +191,6 @@ void mark_failure(struct engine *e, struct emark *m, int r, const char *why) {
 					    : " (not required: everything else keeps running)");
 }
 
-#ifndef AT_HANDLE_FID
-#define AT_HANDLE_FID 0x200 /* 6.5: a handle only to compare, for any filesystem */
-#endif
-
-/* The FID fanotify reports for the marked object: fsid plus the file
- * handle name_to_handle_at() gives (FAN_REPORT_FID encodes the same
- * non-connectable handle). */
-static int object_fid(const struct emark *m, int statflags, struct fsn_fid *ret) {
-	struct {
-		struct file_handle fh;
-		unsigned char buf[FSN_HANDLE_MAX];
-	} h;
-	int mnt_id, flags = (statflags & AT_SYMLINK_NOFOLLOW) ? 0 : AT_SYMLINK_FOLLOW;
-
-	h.fh.handle_bytes = FSN_HANDLE_MAX;
-	if (name_to_handle_at(AT_FDCWD, m->path, &h.fh, &mnt_id, flags) < 0) {
-		if (errno != EOPNOTSUPP)
-			return -errno;
-		h.fh.handle_bytes = FSN_HANDLE_MAX;
-		if (name_to_handle_at(AT_FDCWD, m->path, &h.fh, &mnt_id, flags | AT_HANDLE_FID) < 0)
-			return -errno;
-	}
-	if (h.fh.handle_bytes > FSN_HANDLE_MAX)
-		return -EOVERFLOW;
-	memset(ret, 0, sizeof(*ret));
-	memcpy(ret->fsid, m->fsid, sizeof(ret->fsid));
-	ret->handle_bytes = h.fh.handle_bytes;
-	ret->handle_type = h.fh.handle_type;
-	memcpy(ret->f_handle, h.fh.f_handle, h.fh.handle_bytes);
-	return 0;
-}
-
 /* Place one mark (planned or sub-watch), counting it in *count (the marks
  * of the state it belongs to, limited to max_marks; 0: no limit). Does not
  * log; the caller does, with why. */
@@ -231,7 +198,6 @@ int emark_place(struct engine *e, struct emark *m, unsigned *count, unsigned max
 		size_t whylen) {
 	struct fsn_mark_spec spec = m->spec;
 	struct stat st;
-	struct statfs sfs;
 	int flags = (spec.flags & FSN_MARK_F_DONT_FOLLOW) ? AT_SYMLINK_NOFOLLOW : 0;
 	int r;
 
@@ -272,14 +238,11 @@ int emark_place(struct engine *e, struct emark *m, unsigned *count, unsigned max
 		 * no use for the fsid */
 		m->canon = strdup(m->path);
 	} else {
-		if (statfs(m->path, &sfs) == 0)
-			memcpy(m->fsid, &sfs.f_fsid, sizeof(m->fsid));
 		m->canon = canonical(m->path);
 		m->mnt_id = path_mnt_id(m->path, flags);
 	}
 	if (!m->canon)
 		return -ENOMEM;
-	m->have_handle = spec.type == FSN_MARK_INODE && object_fid(m, flags, &m->fid) == 0;
 
 	/* a recursive inotify tree must hear about new directories */
 	if (spec.type == FSN_MARK_INOTIFY && (m->parent || m->subtree_recursive) && m->is_dir)
@@ -308,6 +271,17 @@ int emark_place(struct engine *e, struct emark *m, unsigned *count, unsigned max
 			m->mark = NULL;
 			return r;
 		}
+	}
+	if (!m->parent) {
+		/* the object's FID, as its events name it (the fsid also when
+		 * the filesystem has no handles) */
+		struct fsn_fid fid;
+		int k = fsn_mark_get_fid(m->mark, &fid);
+
+		memcpy(m->fsid, fid.fsid, sizeof(m->fsid));
+		m->have_handle = spec.type == FSN_MARK_INODE && k == 0;
+		if (m->have_handle)
+			m->fid = fid;
 	}
 	(*count)++;
 	return 0;

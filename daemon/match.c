@@ -311,83 +311,26 @@ static void match_mark(struct engine *e, const struct emark *m, struct evinfo *x
 	emit(e, r, &rec);
 }
 
-/* Whether the event's group sees every directory move on the filesystem
- * of fsid (a filesystem mark there with moved_from on directories): then
- * directory paths of its events can be cached in e->dirs.
- *
- * That cache keeps the path a directory's handle resolved to until the group
- * reports that the directory (or one above it) moved or went. Resolving a
- * handle costs open_by_handle_at() and a readlink() per event; a storm of
- * events in a few directories needs it once per directory. It is only right
- * for a group that sees every directory rename on the filesystem, and only
- * in the order of that group's own queue: hence the group's id as the tag,
- * and all of a group's entries forgotten when its queue overflows. */
-static bool dir_moves_seen(const struct engine *e, const struct fsn_event *ev,
-			   const int32_t fsid[2]) {
-	const struct match_index *ix = &e->mix;
-	uint32_t klass, report, tag;
-
-	if (!ev->group || ix->n_movefs == 0)
-		return false;
-	klass = fsn_group_get_class(ev->group);
-	report = fsn_group_get_report(ev->group);
-	tag = fsn_group_get_tag(ev->group);
-	for (size_t i = 0; i < ix->n_movefs; i++) {
-		const struct movefs *f = &ix->movefs[i];
-
-		if (f->klass == klass && f->report == report && f->tag == tag &&
-		    fsid_equal(f->fsid, fsid))
-			return true;
-	}
-	return false;
-}
-
-/* The path of dfid's entry name: the directory's path from the cache of
- * group gid (0: not cacheable), else resolved (and then cached). */
-static int dir_entry_path(struct engine *e, unsigned gid, const struct fsn_fid *dfid,
-			  const char *name, char *buf, size_t len) {
-	const char *dir = gid ? fsn_fidcache_get(e->dirs, gid, dfid) : NULL;
-	char tmp[PATH_MAX];
-	bool deleted = false;
-	int r;
-
-	if (dir)
-		return join_name(dir, name, buf, len);
-	if (!gid)
-		return fsn_ctx_fid_path(e->ctx, dfid, name, buf, len, NULL);
-	r = fsn_ctx_fid_path(e->ctx, dfid, NULL, tmp, sizeof(tmp), &deleted);
-	if (r < 0)
-		return r;
-	if (!deleted)
-		(void)fsn_fidcache_put(e->dirs, gid, dfid, tmp); /* best effort */
-	return join_name(tmp, name, buf, len);
-}
-
-/* Resolve a fanotify event's paths into buffers. Its directory handles are
- * all on one filesystem: whether its group's cache serves them is asked
- * once. */
+/* Resolve a fanotify event's paths into buffers: directory handles and
+ * names through libfsn, whose per-group cache of directory paths serves a
+ * storm of events in a few directories (fsn_ctx_event_dir_path(): it also
+ * keeps that cache right, in the order of each group's queue). */
 static void resolve_fanotify(struct engine *e, struct fsn_event *ev, char *path, char *old,
 			     size_t len, struct evinfo *x) {
-	const struct fsn_fid *any = (ev->has & FSN_HAS_DFID)  ? &ev->dfid
-				    : (ev->has & FSN_HAS_NEW) ? &ev->new_dfid
-				    : (ev->has & FSN_HAS_OLD) ? &ev->old_dfid
-							      : NULL;
-	unsigned gid =
-	    any && ev->group && dir_moves_seen(e, ev, any->fsid) ? fsn_group_get_id(ev->group) : 0;
-
 	if ((ev->has & FSN_HAS_NEW) &&
-	    dir_entry_path(e, gid, &ev->new_dfid, ev->new_name, path, len) >= 0)
+	    fsn_ctx_event_dir_path(e->ctx, ev, &ev->new_dfid, ev->new_name, path, len, NULL) >= 0)
 		x->path = path;
 	if ((ev->has & FSN_HAS_OLD) &&
-	    dir_entry_path(e, gid, &ev->old_dfid, ev->old_name, old, len) >= 0) {
+	    fsn_ctx_event_dir_path(e->ctx, ev, &ev->old_dfid, ev->old_name, old, len, NULL) >= 0) {
 		if (x->path)
 			x->old_path = old;
 		else
 			x->path = old;
 	}
 	if (!x->path && (ev->has & FSN_HAS_DFID) &&
-	    dir_entry_path(e, gid, &ev->dfid, (ev->has & FSN_HAS_NAME) ? ev->name : NULL, path,
-			   len) >= 0)
+	    fsn_ctx_event_dir_path(e->ctx, ev, &ev->dfid,
+				   (ev->has & FSN_HAS_NAME) ? ev->name : NULL, path, len,
+				   NULL) >= 0)
 		x->path = path;
 	if (!x->path && (ev->has & FSN_HAS_FID) &&
 	    fsn_ctx_fid_path(e->ctx, &ev->fid, NULL, path, len, NULL) >= 0)
@@ -407,7 +350,6 @@ void match_index_free(struct match_index *ix) {
 	strmap_done(&ix->by_path);
 	strmap_done(&ix->by_subtree);
 	free(ix->wide);
-	free(ix->movefs);
 	*ix = (struct match_index){ 0 };
 }
 
@@ -417,8 +359,7 @@ void match_index_build(struct engine *e, const struct state *s) {
 
 	match_index_free(ix);
 	ix->wide = calloc(s->n_marks + 1, sizeof(*ix->wide));
-	ix->movefs = calloc(s->n_marks + 1, sizeof(*ix->movefs));
-	for (size_t i = 0; ix->wide && ix->movefs && r >= 0 && i < s->n_marks; i++) {
+	for (size_t i = 0; ix->wide && r >= 0 && i < s->n_marks; i++) {
 		struct emark *m = s->marks[i];
 
 		m->idx = i;
@@ -434,16 +375,8 @@ void match_index_build(struct engine *e, const struct state *s) {
 			r = strmap_put_str(&ix->by_subtree, m->subtree, m);
 		else
 			ix->wide[ix->n_wide++] = m;
-		if (m->mark && m->spec.type == FSN_MARK_FILESYSTEM &&
-		    (m->placed_mask & FAN_MOVED_FROM) && (m->placed_mask & FAN_ONDIR))
-			ix->movefs[ix->n_movefs++] = (struct movefs){
-				.klass = m->spec.klass,
-				.report = m->spec.report,
-				.tag = m->spec.group_tag,
-				.fsid = { m->fsid[0], m->fsid[1] },
-			};
 	}
-	if (!ix->wide || !ix->movefs || r < 0) {
+	if (!ix->wide || r < 0) {
 		/* every event is matched against every mark then */
 		log_error("indexing the marks: %s; matching events against all of them",
 			  strerror(ENOMEM));
@@ -586,9 +519,7 @@ void on_fanotify(struct engine *e, struct fsn_event *ev) {
 	size_t n;
 
 	if (ev->mask & FAN_Q_OVERFLOW) {
-		/* directory moves may be among what was lost */
-		if (ev->group)
-			fsn_fidcache_forget_tag(e->dirs, fsn_group_get_id(ev->group));
+		/* (libfsn forgets the group's cached directory paths) */
 		report_overflow(e, ev);
 		return;
 	}
@@ -607,16 +538,6 @@ void on_fanotify(struct engine *e, struct fsn_event *ev) {
 			  (int)ev->pid, text_escaped(p1, sizeof(p1), x.path),
 			  x.old_path ? " from " : "",
 			  x.old_path ? text_escaped(p2, sizeof(p2), x.old_path) : "");
-	}
-	/* a directory renamed or moved: cached paths below it are stale */
-	if (x.ondir && (ev->mask & (FAN_MOVED_FROM | FAN_RENAME | FAN_MOVE_SELF)) &&
-	    (ev->has & FSN_HAS_FID))
-		fsn_ctx_fid_forget(e->ctx, &ev->fid);
-	if (x.ondir && ev->group && (ev->mask & (FAN_MOVED_FROM | FAN_RENAME | FAN_DELETE))) {
-		const char *gone = (ev->mask & FAN_RENAME) && x.old_path ? x.old_path : x.path;
-
-		if (gone)
-			fsn_fidcache_forget_path(e->dirs, fsn_group_get_id(ev->group), gone);
 	}
 	if ((ev->mask & (FAN_DELETE_SELF | FAN_MOVE_SELF)) || !x.path) {
 		struct cands own = { .n = 0 };

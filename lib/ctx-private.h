@@ -15,8 +15,10 @@
  *      │                   kernel was told) ── marks ──▶ fsn_mark (one
  *      │                   fsn_ctx_add_mark() call: what the caller asked)
  *      ├── mounts ─────▶ fsn_mount (per fsid: an fd on a mount root)
- *      └── fidcache ───▶ fsn_fidcache (fidcache.c: FID -> last known path,
- *                          LRU, tag 0, FSN_FID_CACHE_MAX entries)
+ *      └── fidcache ───▶ fsn_fidcache (fidcache.c: FID -> path, LRU,
+ *                          FSN_FID_CACHE_MAX entries: tag 0 the last known
+ *                          path of each FID resolved, tag = a group's id the
+ *                          directory paths that group keeps right)
  */
 #pragma once
 
@@ -73,6 +75,12 @@ struct fsn_group {
 	uint32_t report;
 	uint32_t tag;
 	bool audit; /* created with FAN_ENABLE_AUDIT, so FAN_AUDIT responses work */
+	/* the filesystems (fsids) where it sees every directory move, for
+	 * its cached directory paths (path.c); !moves_known: to work out
+	 * again (its filesystem marks changed) */
+	bool moves_known;
+	int32_t (*moves)[2];
+	size_t n_moves;
 };
 
 /* How an object's ignore mask was handed to the kernel. */
@@ -145,7 +153,7 @@ struct fsn_mount {
 };
 
 #define FSN_READ_BUF_SIZE (64 * 1024)
-#define FSN_FID_CACHE_MAX 4096 /* entries of ctx->fidcache (fsn.h says 4096) */
+#define FSN_FID_CACHE_MAX 65536 /* entries of ctx->fidcache (fsn.h says 65536) */
 #define FSN_FID_CACHE_TAG 0
 
 struct fsn_ctx {
@@ -173,7 +181,7 @@ struct fsn_ctx {
 	int proc_fd_dir; /* /proc/self/fd, -1 until fsn_ctx_fd_path() needs it */
 	struct fsn_hmap mounts;
 	bool mounts_open;              /* some mount fd is open (fsn_ctx_mounts_release()) */
-	struct fsn_fidcache *fidcache; /* FSN_FID_CACHE_TAG only */
+	struct fsn_fidcache *fidcache; /* tag 0, and the groups' ids (path.c) */
 };
 
 /* ctx.c */
@@ -203,5 +211,9 @@ void fsn_ctx_mount_unref(struct fsn_ctx *ctx, const int32_t fsid[2]);
 int fsn_ctx_mount_fd(struct fsn_ctx *ctx, const int32_t fsid[2]);
 /* Close the mount fds opened since the last call (their roots stay known). */
 void fsn_ctx_mounts_release(struct fsn_ctx *ctx);
+/* After the callback of group g's event ev: forget the group's cached
+ * directory paths it made stale (a directory moved, renamed or deleted; an
+ * overflow). The one place that keeps the cache right. */
+void fsn_ctx_dir_cache_after(struct fsn_ctx *ctx, struct fsn_group *g, const struct fsn_event *ev);
 /* Close all mount fds and free the FID cache. */
 void fsn_ctx_paths_done(struct fsn_ctx *ctx);

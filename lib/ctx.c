@@ -204,6 +204,7 @@ void fsn_group_unref(struct fsn_group *g) {
 	if (!g || --g->n_ref > 0)
 		return;
 	safe_close(g->fd);
+	free(g->moves);
 	free(g);
 }
 
@@ -327,6 +328,7 @@ static void group_detach(struct fsn_ctx *ctx, struct fsn_group *g) {
 		pend_clear(ctx);
 	}
 	g->ctx = NULL;
+	fsn_fidcache_forget_tag(ctx->fidcache, g->id); /* its directory paths */
 	if (g->n_ref > 1)
 		drain_group(g);
 	fsn_group_unref(g);
@@ -477,8 +479,11 @@ static int obj_new(struct fsn_ctx *ctx, struct fsn_group *g, enum fsn_mark_type 
 		free(o);
 		return r;
 	}
-	if (g)
+	if (g) {
 		g->n_objs++;
+		if (type == FSN_MARK_FILESYSTEM)
+			g->moves_known = false;
+	}
 	o->next = ctx->objs;
 	if (ctx->objs)
 		ctx->objs->prev = o;
@@ -511,6 +516,8 @@ static void obj_free(struct fsn_ctx *ctx, struct fsn_obj *o) {
 		o->next->prev = o->prev;
 	if (o->has_mount)
 		fsn_ctx_mount_unref(ctx, o->handle.fsid);
+	if (g && o->type == FSN_MARK_FILESYSTEM)
+		g->moves_known = false;
 	free(o);
 	if (g && --g->n_objs == 0)
 		group_detach(ctx, g);
@@ -665,6 +672,8 @@ static int fan_update(struct fsn_obj *o, int fd, uint64_t mask, uint64_t ignore,
 			ret = r;
 	}
 
+	if (o->type == FSN_MARK_FILESYSTEM && o->kmask != mask)
+		o->group->moves_known = false;
 	o->kmask = mask;
 	o->kignore = ignore;
 	if (ignore && o->ign_mode == FSN_IGN_NONE)
@@ -1023,6 +1032,23 @@ _public_ const struct fsn_mark_spec *fsn_mark_get_spec(const struct fsn_mark *ma
 	return mark ? &mark->spec : NULL;
 }
 
+_public_ struct fsn_group *fsn_mark_get_group(const struct fsn_mark *mark) {
+	return mark && mark->obj ? mark->obj->group : NULL;
+}
+
+_public_ int fsn_mark_get_fid(const struct fsn_mark *mark, struct fsn_fid *ret) {
+	const struct fsn_obj *o = mark ? mark->obj : NULL;
+
+	if (!o || !ret)
+		return -EINVAL;
+	if (!o->has_handle) {
+		*ret = (struct fsn_fid){ .fsid = { o->handle.fsid[0], o->handle.fsid[1] } };
+		return -ENODATA;
+	}
+	*ret = o->handle;
+	return 0;
+}
+
 /* ------------------------------------------------------------------------ */
 /* context                                                                  */
 /* ------------------------------------------------------------------------ */
@@ -1193,6 +1219,8 @@ static int dispatch_buffer(struct fsn_ctx *ctx, unsigned src, struct fsn_group *
 
 		ctx->cur = &pe;
 		r = fn(ctx, &pe.ev, userdata);
+		if (g)
+			fsn_ctx_dir_cache_after(ctx, g, &pe.ev);
 		ctx->cur = NULL;
 		(*count)++;
 		event_done(ctx, &pe);
@@ -1333,10 +1361,6 @@ int fsn_ctx_inotify_fd(const struct fsn_ctx *ctx) {
 
 int fsn_group_fd(const struct fsn_group *g) {
 	return g ? g->fd : -1;
-}
-
-struct fsn_group *fsn_mark_group(const struct fsn_mark *mark) {
-	return mark && mark->obj ? mark->obj->group : NULL;
 }
 
 bool fsn_mark_is_dead(const struct fsn_mark *mark) {

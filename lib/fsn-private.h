@@ -35,9 +35,8 @@ void fsn_ctx_log(struct fsn_ctx *ctx, int priority, const char *fmt, ...) _print
 
 /* Test hooks (hidden; the unit tests link the static library): the inotify
  * fd (-1 before the first watch) and a group's fanotify fd, to read their
- * /proc/self/fdinfo; the group a fanotify mark is in; whether an inotify
+ * /proc/self/fdinfo; whether an inotify
  * mark's watch is gone (IN_IGNORED was dispatched). */
 int fsn_ctx_inotify_fd(const struct fsn_ctx *ctx);
 int fsn_group_fd(const struct fsn_group *g);
-struct fsn_group *fsn_mark_group(const struct fsn_mark *mark);
 bool fsn_mark_is_dead(const struct fsn_mark *mark);

@@ -3,7 +3,9 @@
  * path.c — from fds and file handles to paths: fsn_fd_path(), the
  * per-filesystem mount fds a context keeps for open_by_handle_at(), and
  * fsn_ctx_fid_path() with the context's FID -> path cache (fidcache.c), which
- * lets an object that has been deleted since (ESTALE) keep the path it had.
+ * lets an object that has been deleted since (ESTALE) keep the path it had;
+ * fsn_ctx_event_dir_path(), the per-group directory paths in that same
+ * cache, and fsn_ctx_dir_cache_after(), the one place that keeps them right.
  *
  * The mount fd of a filesystem is the root directory of the first
  * fanotify-marked mount on it, opened O_RDONLY (open_by_handle_at() refuses
@@ -17,6 +19,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <sys/fanotify.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 
@@ -107,6 +110,17 @@ int fsn_fsid_from_fd(int fd, int32_t ret_fsid[2]) {
 	return 0;
 }
 
+_public_ bool fsn_fid_equal(const struct fsn_fid *a, const struct fsn_fid *b) {
+	return a->fsid[0] == b->fsid[0] && a->fsid[1] == b->fsid[1] &&
+	       a->handle_type == b->handle_type && a->handle_bytes == b->handle_bytes &&
+	       a->handle_bytes <= FSN_HANDLE_MAX &&
+	       memcmp(a->f_handle, b->f_handle, a->handle_bytes) == 0;
+}
+
+#ifndef AT_HANDLE_FID
+#define AT_HANDLE_FID 0x200 /* 6.5: a handle only to compare, for any filesystem */
+#endif
+
 int fsn_fid_from_fd(int fd, struct fsn_fid *ret) {
 	struct handle_buf hb;
 	struct file_handle *fh = (struct file_handle *)hb.raw;
@@ -114,8 +128,15 @@ int fsn_fid_from_fd(int fd, struct fsn_fid *ret) {
 	int mnt_id, r;
 
 	fh->handle_bytes = FSN_HANDLE_MAX;
-	if (name_to_handle_at(fd, "", fh, &mnt_id, AT_EMPTY_PATH) < 0)
-		return negative_errno();
+	if (name_to_handle_at(fd, "", fh, &mnt_id, AT_EMPTY_PATH) < 0) {
+		/* a filesystem that cannot export handles may still give the
+		 * kind fanotify reports for it */
+		if (errno != EOPNOTSUPP)
+			return negative_errno();
+		fh->handle_bytes = FSN_HANDLE_MAX;
+		if (name_to_handle_at(fd, "", fh, &mnt_id, AT_EMPTY_PATH | AT_HANDLE_FID) < 0)
+			return negative_errno();
+	}
 	if (fh->handle_bytes > FSN_HANDLE_MAX)
 		return -EOVERFLOW;
 	r = fsn_fsid_from_fd(fd, fid.fsid);
@@ -393,6 +414,112 @@ static int fid_path(struct fsn_ctx *ctx, const struct fsn_fid *fid, const char *
 _public_ void fsn_ctx_fid_forget(struct fsn_ctx *ctx, const struct fsn_fid *fid) {
 	if (ctx)
 		fsn_fidcache_forget_fid(ctx->fidcache, FSN_FID_CACHE_TAG, fid);
+}
+
+/* Whether group g sees every directory move on filesystem fsid: it has a
+ * filesystem mark there with FAN_MOVED_FROM and FAN_ONDIR. What it knows
+ * is worked out again after its filesystem marks changed; its cached
+ * directory paths are forgotten then (a move it did not see meanwhile
+ * would leave them stale). */
+static bool group_sees_moves(struct fsn_ctx *ctx, struct fsn_group *g, const int32_t fsid[2]) {
+	if (!g->moves_known) {
+		size_t n = 0;
+
+		for (const struct fsn_obj *o = ctx->objs; o; o = o->next)
+			if (o->group == g && o->type == FSN_MARK_FILESYSTEM &&
+			    (o->kmask & FAN_MOVED_FROM) && (o->kmask & FAN_ONDIR))
+				n++;
+		free(g->moves);
+		g->moves = n ? calloc(n, sizeof(*g->moves)) : NULL;
+		g->n_moves = 0;
+		for (const struct fsn_obj *o = ctx->objs; g->moves && o; o = o->next)
+			if (o->group == g && o->type == FSN_MARK_FILESYSTEM &&
+			    (o->kmask & FAN_MOVED_FROM) && (o->kmask & FAN_ONDIR)) {
+				g->moves[g->n_moves][0] = o->handle.fsid[0];
+				g->moves[g->n_moves][1] = o->handle.fsid[1];
+				g->n_moves++;
+			}
+		g->moves_known = true;
+		fsn_fidcache_forget_tag(ctx->fidcache, g->id);
+	}
+	for (size_t i = 0; i < g->n_moves; i++)
+		if (g->moves[i][0] == fsid[0] && g->moves[i][1] == fsid[1])
+			return true;
+	return false;
+}
+
+/* The event's group, when its directory paths can be cached; else NULL. */
+static struct fsn_group *caching_group(struct fsn_ctx *ctx, const struct fsn_event *ev,
+				       const struct fsn_fid *dfid) {
+	struct fsn_group *g = ev->group;
+
+	return g && g->ctx == ctx && group_sees_moves(ctx, g, dfid->fsid) ? g : NULL;
+}
+
+_public_ int fsn_ctx_event_dir_path(struct fsn_ctx *ctx, const struct fsn_event *ev,
+				    const struct fsn_fid *dfid, const char *name, char *buf,
+				    size_t len, bool *ret_deleted) {
+	struct fsn_group *g;
+	const char *dir;
+	char tmp[PATH_MAX];
+	bool deleted = false;
+	int r;
+
+	if (!ctx || !ev || !dfid || ev->source != FSN_SOURCE_FANOTIFY ||
+	    dfid->handle_bytes > FSN_HANDLE_MAX)
+		return -EINVAL;
+	g = caching_group(ctx, ev, dfid);
+	if (!g)
+		return fsn_ctx_fid_path(ctx, dfid, name, buf, len, ret_deleted);
+	dir = fsn_fidcache_get(ctx->fidcache, g->id, dfid);
+	if (!dir) {
+		r = fsn_ctx_fid_path(ctx, dfid, NULL, tmp, sizeof(tmp), &deleted);
+		if (r < 0)
+			return r;
+		if (!deleted) /* best effort: a failed put just forgets */
+			(void)fsn_fidcache_put(ctx->fidcache, g->id, dfid, tmp);
+		dir = tmp;
+	}
+	if (ret_deleted)
+		*ret_deleted = deleted;
+	return compose(dir, name, buf, len);
+}
+
+void fsn_ctx_dir_cache_after(struct fsn_ctx *ctx, struct fsn_group *g, const struct fsn_event *ev) {
+	const struct fsn_fid *dfid = NULL;
+	const char *name = NULL;
+	char gone[PATH_MAX];
+
+	if (ev->mask & FAN_Q_OVERFLOW) {
+		/* directory moves may be among what was lost */
+		fsn_fidcache_forget_tag(ctx->fidcache, g->id);
+		return;
+	}
+	if (!(ev->mask & FAN_ONDIR))
+		return;
+	/* a directory renamed or moved: the paths cached under its FID */
+	if ((ev->mask & (FAN_MOVED_FROM | FAN_RENAME | FAN_MOVE_SELF)) && (ev->has & FSN_HAS_FID))
+		fsn_fidcache_forget_fid(ctx->fidcache, FSN_FID_CACHE_TAG, &ev->fid);
+	if (!(ev->mask & (FAN_MOVED_FROM | FAN_RENAME | FAN_DELETE)))
+		return;
+	/* ... and the group's at and below the path it had */
+	if ((ev->mask & FAN_RENAME) && (ev->has & FSN_HAS_OLD)) {
+		dfid = &ev->old_dfid;
+		name = ev->old_name;
+	} else if (ev->has & FSN_HAS_DFID) {
+		dfid = &ev->dfid;
+		name = ev->name;
+	} else if (ev->has & FSN_HAS_NEW) {
+		dfid = &ev->new_dfid;
+		name = ev->new_name;
+	}
+	if (!dfid || !name || strcmp(name, ".") == 0 || g->ctx != ctx ||
+	    !group_sees_moves(ctx, g, dfid->fsid))
+		return;
+	if (fsn_ctx_event_dir_path(ctx, ev, dfid, name, gone, sizeof(gone), NULL) >= 0)
+		fsn_fidcache_forget_path(ctx->fidcache, g->id, gone);
+	else
+		fsn_fidcache_forget_tag(ctx->fidcache, g->id); /* (not known where: all) */
 }
 
 void fsn_ctx_paths_done(struct fsn_ctx *ctx) {

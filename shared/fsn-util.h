@@ -2,7 +2,8 @@
 /*
  * fsn-util.h — the small helpers lib/, daemon/, bench/ and tests/ share:
  * attributes, ELEMENTSOF(), _cleanup_ and steal_*(), -errno, the FNV-1a hash
- * of every hash table, FID comparison. Header only. Internal: shared/ is on
+ * of every hash table (FID comparison is libfsn's public fsn_fid_equal()).
+ * Header only. Internal: shared/ is on
  * the include path of the project's own targets, never installed, and
  * nothing here is part of libfsn's API.
  */
@@ -84,12 +85,4 @@ static inline uint64_t hash_bytes(uint64_t h, const void *data, size_t n) {
 		h *= UINT64_C(0x100000001b3);
 	}
 	return h;
-}
-
-/* Same object: same fsid and handle (type, length and bytes). */
-static inline bool fsn_fid_equal(const struct fsn_fid *a, const struct fsn_fid *b) {
-	return a->fsid[0] == b->fsid[0] && a->fsid[1] == b->fsid[1] &&
-	       a->handle_type == b->handle_type && a->handle_bytes == b->handle_bytes &&
-	       a->handle_bytes <= FSN_HANDLE_MAX &&
-	       memcmp(a->f_handle, b->f_handle, a->handle_bytes) == 0;
 }

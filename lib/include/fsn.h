@@ -233,6 +233,11 @@ struct fsn_fid {
 	unsigned char f_handle[FSN_HANDLE_MAX];
 };
 
+/* Same object: same fsid and handle (type, length and the handle_bytes bytes
+ * of f_handle; the rest of f_handle is ignored). false for a handle_bytes
+ * above FSN_HANDLE_MAX. */
+bool fsn_fid_equal(const struct fsn_fid *a, const struct fsn_fid *b);
+
 enum fsn_source {
 	FSN_SOURCE_FANOTIFY = 1,
 	FSN_SOURCE_INOTIFY = 2,
@@ -444,6 +449,18 @@ int fsn_ctx_remove_mark(struct fsn_ctx *ctx, struct fsn_mark *mark);
 
 void *fsn_mark_get_userdata(const struct fsn_mark *mark);
 const struct fsn_mark_spec *fsn_mark_get_spec(const struct fsn_mark *mark); /* path copied */
+/* The fanotify group a mark is in: the one its events come with
+ * (event.group); NULL for an inotify watch. */
+struct fsn_group *fsn_mark_get_group(const struct fsn_mark *mark);
+/*
+ * The FID of the object the mark was placed on (the path's file or
+ * directory), as fanotify reports it with FAN_REPORT_FID: its filesystem's
+ * fsid and its file handle (the non-decodable kind, AT_HANDLE_FID, where
+ * the filesystem cannot export handles). 0; -ENODATA when the filesystem
+ * gives no handle at all (ret->fsid is set all the same, handle_bytes is 0);
+ * -EINVAL for NULL.
+ */
+int fsn_mark_get_fid(const struct fsn_mark *mark, struct fsn_fid *ret);
 
 /* The group an event came from; a stable small integer per group. */
 unsigned fsn_group_get_id(const struct fsn_group *g);
@@ -537,7 +554,7 @@ int fsn_perm_get_fd(const struct fsn_perm *p);
  * records) to a path: open_by_handle_at() on a mount fd the context keeps
  * for each filesystem it has a fanotify mark on, then the fd's path, then
  * "/" name. Needs CAP_DAC_READ_SEARCH. Paths resolved once are remembered in
- * a bounded cache (a struct fsn_fidcache of 4096 FIDs, below), so an object
+ * a bounded cache (a struct fsn_fidcache of 65536 FIDs, below), so an object
  * that has since been deleted (ESTALE) keeps the path it had; *ret_deleted
  * is then set (also when the object is still open but unlinked). name "."
  * (the directory's own event) means the directory itself. Returns the path
@@ -554,8 +571,34 @@ int fsn_ctx_fid_path(struct fsn_ctx *ctx, const struct fsn_fid *fid, const char 
 		     size_t len, bool *ret_deleted);
 
 /* Forget cached paths under a directory FID (call on MOVE_SELF / rename of
- * a directory): fsn_fidcache_forget_fid() on the context's cache. */
+ * a directory): fsn_fidcache_forget_fid() on the context's cache. Events
+ * dispatched by the context need no call: see fsn_ctx_event_dir_path(). */
 void fsn_ctx_fid_forget(struct fsn_ctx *ctx, const struct fsn_fid *fid);
+
+/*
+ * The path of entry name (NULL or ".": the directory itself) of directory
+ * dfid, one of the directory FIDs of event ev (&ev->dfid, &ev->old_dfid,
+ * &ev->new_dfid), as fsn_ctx_fid_path() resolves it — except when ev's
+ * group sees every directory move on that filesystem (it has a filesystem
+ * mark there whose mask holds FAN_MOVED_FROM and FAN_ONDIR): then the
+ * directory's path is cached for the group and served from the cache,
+ * without open_by_handle_at() or a readlink(), so a storm of events in a
+ * few directories resolves each directory once.
+ *
+ * The library keeps that cache right, in the order of the group's own
+ * queue, in one place: when fsn_ctx_dispatch()'s callback for an event that
+ * moved, renamed or deleted a directory returns (its paths were resolved
+ * with the cache as it was before), the entries at and below the
+ * directory's old path are forgotten (and, for moves and renames, the
+ * context-wide entries under its FID: fsn_ctx_fid_forget()); after an
+ * overflow of the group's queue, when the group's filesystem marks change,
+ * and when the group goes, all of the group's. One cache: the context's
+ * struct fsn_fidcache (65536 entries), shared with fsn_ctx_fid_path().
+ * Returns as fsn_ctx_fid_path(); -EINVAL when ev is not a fanotify event.
+ */
+int fsn_ctx_event_dir_path(struct fsn_ctx *ctx, const struct fsn_event *ev,
+			   const struct fsn_fid *dfid, const char *name, char *buf, size_t len,
+			   bool *ret_deleted);
 
 /* ------------------------------------------------------------------------ */
 /* FID -> path cache                                                        */

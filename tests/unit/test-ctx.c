@@ -853,7 +853,7 @@ START_TEST(test_fan_inode_open_close) {
 	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
 	m = add_fan(ctx, FSN_MARK_INODE, FSN_CLASS_NOTIF, 0, 0, FAN_OPEN | FAN_CLOSE_NOWRITE, 0, 0,
 		    file);
-	g = fsn_mark_group(m);
+	g = fsn_mark_get_group(m);
 	ck_assert_ptr_nonnull(g);
 	ck_assert_uint_ge(fsn_group_get_id(g), 1);
 	ck_assert_int_eq(fsn_group_get_class(g), FSN_CLASS_NOTIF);
@@ -1001,6 +1001,101 @@ START_TEST(test_fan_filesystem_dfid_name) {
 }
 END_TEST
 
+/* Each event's DFID record (+ name) resolved with fsn_ctx_event_dir_path()
+ * in the callback, as the daemon does. */
+struct dirpaths {
+	char path[8][PATH_MAX];
+	uint64_t mask[8];
+	int n;
+};
+
+static int dirpath_cb(struct fsn_ctx *ctx, struct fsn_event *ev, void *userdata) {
+	struct dirpaths *d = userdata;
+
+	ck_assert_int_lt(d->n, 8);
+	ck_assert(ev->has & FSN_HAS_DFID);
+	d->mask[d->n] = ev->mask;
+	ck_assert_int_gt(fsn_ctx_event_dir_path(ctx, ev, &ev->dfid, ev->name, d->path[d->n],
+						sizeof(d->path[0]), NULL),
+			 0);
+	d->n++;
+	return 0;
+}
+
+/* A mark's group and FID (fsn_mark_get_group(), fsn_mark_get_fid(): what
+ * its events carry); the per-group directory path cache: a group with a
+ * filesystem mark that sees directory moves resolves a directory once and
+ * then serves its events from the cache, in the order of its queue (an
+ * event queued before a rename keeps the old path), and the rename's event
+ * makes it forget (the events after it get the new path). */
+START_TEST(test_fan_mark_fid_and_dir_cache) {
+	char dir[PATH_MAX], a[PATH_MAX], b[PATH_MAX], c[PATH_MAX], p[PATH_MAX];
+	struct fsn_ctx *ctx;
+	struct fsn_mark *ino, *fs, *watch;
+	struct fsn_fid fid, none;
+	struct dirpaths d = { .n = 0 };
+	const uint32_t report = FAN_REPORT_FID | FAN_REPORT_DFID_NAME;
+
+	tmpfs_setup(dir, sizeof(dir));
+	test_join(a, sizeof(a), dir, "a");
+	test_join(b, sizeof(b), a, "b");
+	test_join(c, sizeof(c), dir, "c");
+	ck_assert_int_eq(mkdir(a, 0755), 0);
+	ck_assert_int_eq(mkdir(b, 0755), 0);
+	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
+	ino = add_fan(ctx, FSN_MARK_INODE, FSN_CLASS_NOTIF, report, 0, FAN_ATTRIB, 0, 0, b);
+	fs = add_fan(ctx, FSN_MARK_FILESYSTEM, FSN_CLASS_NOTIF, report, 0,
+		     FAN_CREATE | FAN_MOVED_FROM | FAN_MOVED_TO | FAN_ONDIR, 0, 0, dir);
+	watch = add_inotify(ctx, dir, IN_CREATE, NULL);
+	ck_assert_ptr_nonnull(fsn_mark_get_group(ino));
+	ck_assert_ptr_eq(fsn_mark_get_group(ino), fsn_mark_get_group(fs));
+	ck_assert_ptr_null(fsn_mark_get_group(watch));
+	ck_assert_int_eq(fsn_mark_get_fid(ino, &fid), 0);
+	ck_assert_uint_gt(fid.handle_bytes, 0);
+	ck_assert_int_eq(fsn_mark_get_fid(NULL, &none), -EINVAL);
+	ck_assert_int_eq(fsn_ctx_remove_mark(ctx, watch), 0);
+
+	/* b resolved once: cached for the group */
+	test_join(p, sizeof(p), b, "w");
+	touch(p);
+	ck_assert_int_eq(fsn_ctx_dispatch(ctx, dirpath_cb, &d), 1);
+	ck_assert_str_eq(d.path[0], p);
+	/* ... and its own FID is the inode mark's */
+	ck_assert_int_eq(fsn_ctx_fid_path(ctx, &fid, NULL, p, sizeof(p), NULL), (int)strlen(b));
+	ck_assert_str_eq(p, b);
+
+	/* x made in a/b, a renamed to c, y made in c/b: read after all three */
+	test_join(p, sizeof(p), b, "x");
+	touch(p);
+	ck_assert_int_eq(rename(a, c), 0);
+	test_join(p, sizeof(p), c, "b/y");
+	touch(p);
+	d.n = 0;
+	ck_assert_int_eq(fsn_ctx_dispatch(ctx, dirpath_cb, &d), 4);
+	ck_assert_uint_eq(d.mask[0], FAN_CREATE);
+	test_join(p, sizeof(p), b, "x");
+	ck_assert_str_eq(d.path[0], p); /* the path it had then: the cache's */
+	ck_assert_uint_eq(d.mask[1], FAN_MOVED_FROM | FAN_ONDIR);
+	ck_assert_str_eq(d.path[1], a);
+	ck_assert_uint_eq(d.mask[2], FAN_MOVED_TO | FAN_ONDIR);
+	ck_assert_str_eq(d.path[2], c);
+	ck_assert_uint_eq(d.mask[3], FAN_CREATE);
+	test_join(p, sizeof(p), c, "b/y");
+	ck_assert_str_eq(d.path[3], p); /* forgotten at the move: resolved anew */
+
+	ck_assert(fsn_fid_equal(&fid, &fid));
+	none = fid;
+	none.f_handle[0] ^= 1;
+	ck_assert(!fsn_fid_equal(&fid, &none));
+	none = fid;
+	none.handle_bytes = FSN_HANDLE_MAX + 1;
+	ck_assert(!fsn_fid_equal(&none, &none));
+
+	fsn_ctx_free(ctx);
+	tmpfs_teardown(dir);
+}
+END_TEST
+
 START_TEST(test_fan_marks_combine) {
 	char dir[PATH_MAX], file[PATH_MAX], alias[PATH_MAX], text[8192];
 	struct fsn_ctx *ctx;
@@ -1019,8 +1114,8 @@ START_TEST(test_fan_marks_combine) {
 
 	a = add_fan(ctx, FSN_MARK_INODE, FSN_CLASS_NOTIF, 0, 0, FAN_OPEN, 0, 0, file);
 	b = add_fan(ctx, FSN_MARK_INODE, FSN_CLASS_NOTIF, 0, 0, FAN_CLOSE_WRITE, 0, 0, alias);
-	ck_assert_ptr_eq(fsn_mark_group(a), fsn_mark_group(b));
-	gfd = fsn_group_fd(fsn_mark_group(a));
+	ck_assert_ptr_eq(fsn_mark_get_group(a), fsn_mark_get_group(b));
+	gfd = fsn_group_fd(fsn_mark_get_group(a));
 	ck_assert_int_ge(gfd, 0);
 	fi = fanotify_inode_mark(gfd, ino);
 	ck_assert(fi.found);
@@ -1090,7 +1185,7 @@ START_TEST(test_fan_mount_and_evictable) {
 	/* two paths on one mount: one kernel mount mark */
 	a = add_fan(ctx, FSN_MARK_MOUNT, FSN_CLASS_NOTIF, 0, 0, FAN_OPEN, 0, 0, dir);
 	b = add_fan(ctx, FSN_MARK_MOUNT, FSN_CLASS_NOTIF, 0, 0, FAN_CLOSE_NOWRITE, 0, 0, sub);
-	gfd = fsn_group_fd(fsn_mark_group(a));
+	gfd = fsn_group_fd(fsn_mark_get_group(a));
 	read_fdinfo(gfd, text, sizeof(text));
 	ck_assert_int_eq(count_lines(text, "fanotify mnt_id:"), 1);
 	fi = fanotify_mount_mark(gfd);
@@ -1139,7 +1234,7 @@ START_TEST(test_fan_dont_follow) {
 	a = add_fan(ctx, FSN_MARK_INODE, FSN_CLASS_NOTIF, 0, 0, FAN_OPEN, 0, 0, link);
 	b = add_fan(ctx, FSN_MARK_INODE, FSN_CLASS_NOTIF, 0, 0, FAN_MODIFY, 0,
 		    FSN_MARK_F_DONT_FOLLOW, link);
-	gfd = fsn_group_fd(fsn_mark_group(a));
+	gfd = fsn_group_fd(fsn_mark_get_group(a));
 	ck_assert_uint_eq(fanotify_inode_mark(gfd, ino_of(file)).mask, FAN_OPEN);
 	ck_assert_uint_eq(fanotify_inode_mark(gfd, ino_of(link)).mask, FAN_MODIFY);
 	ck_assert_int_eq(fsn_ctx_remove_mark(ctx, b), 0);
@@ -1167,7 +1262,7 @@ static void ignore_case(uint32_t flags, uint32_t ignore_tag, bool hidden, unsign
 		    dir);
 	i = add_fan(ctx, FSN_MARK_INODE, FSN_CLASS_NOTIF, 0, ignore_tag, 0, FAN_OPEN, flags, quiet);
 	ck_assert_uint_eq(
-	    fanotify_inode_mark(fsn_group_fd(fsn_mark_group(i)), ino_of(quiet)).mflags,
+	    fanotify_inode_mark(fsn_group_fd(fsn_mark_get_group(i)), ino_of(quiet)).mflags,
 	    want_mflags);
 
 	open_close(quiet, O_RDONLY);
@@ -1177,7 +1272,7 @@ static void ignore_case(uint32_t flags, uint32_t ignore_tag, bool hidden, unsign
 	ck_assert_str_eq(rc.ev[hidden ? 0 : 1].fd_path, loud);
 	if (!hidden)
 		ck_assert_str_eq(rc.ev[0].fd_path, quiet);
-	ck_assert_ptr_eq(rc.ev[0].group, fsn_mark_group(p));
+	ck_assert_ptr_eq(rc.ev[0].group, fsn_mark_get_group(p));
 
 	if (flags & FSN_MARK_F_IGNORE_NO_SURV) {
 		/* a legacy ignored mask without SURV_MODIFY is cleared by MODIFY */
@@ -1244,10 +1339,10 @@ START_TEST(test_fan_groups) {
 	c = add_fan(ctx, FSN_MARK_INODE, FSN_CLASS_NOTIF, 0, 0, FAN_ACCESS, 0, 0, dir);
 	d = add_fan(ctx, FSN_MARK_INODE, FSN_CLASS_CONTENT, FAN_REPORT_TID, 0, FAN_ACCESS, 0, 0,
 		    dir);
-	ga = fsn_mark_group(a);
-	gb = fsn_mark_group(b);
-	gd = fsn_mark_group(d);
-	ck_assert_ptr_eq(fsn_mark_group(c), ga);
+	ga = fsn_mark_get_group(a);
+	gb = fsn_mark_get_group(b);
+	gd = fsn_mark_get_group(d);
+	ck_assert_ptr_eq(fsn_mark_get_group(c), ga);
 	ck_assert_ptr_ne(ga, gb);
 	ck_assert_ptr_ne(ga, gd);
 	ck_assert_ptr_ne(gb, gd);
@@ -1591,7 +1686,7 @@ START_TEST(test_perm_taken_outlives_marks_and_ctx) {
 	int gfd;
 
 	perm_setup(&pe, FSN_CLASS_CONTENT);
-	gfd = fsn_group_fd(fsn_mark_group(pe.mark));
+	gfd = fsn_group_fd(fsn_mark_get_group(pe.mark));
 	perm_dispatch(&pe, &o1, &pc);
 
 	/* o2 queues an event nobody reads; removing the last mark takes the
@@ -1660,7 +1755,7 @@ START_TEST(test_perm_read_not_dispatched) {
 	 * its group leaves the context although the taken one keeps the
 	 * group fd open (closing it would not release the second). */
 	perm_setup(&pe, FSN_CLASS_CONTENT);
-	gfd = fsn_group_fd(fsn_mark_group(pe.mark));
+	gfd = fsn_group_fd(fsn_mark_get_group(pe.mark));
 	opener_start(&o1, pe.file);
 	opener_start(&o2, pe.file);
 	wait_queued(gfd, 2 * FAN_EVENT_METADATA_LEN);
@@ -1689,7 +1784,7 @@ START_TEST(test_perm_read_not_dispatched) {
 	ck_assert_int_eq(fsn_ctx_new(&pe.ctx), 0);
 	pe.mark =
 	    add_fan(pe.ctx, FSN_MARK_INODE, FSN_CLASS_CONTENT, 0, 0, FAN_OPEN_PERM, 0, 0, pe.file);
-	gfd = fsn_group_fd(fsn_mark_group(pe.mark));
+	gfd = fsn_group_fd(fsn_mark_get_group(pe.mark));
 	pc = (struct perm_cb){ .action = PERM_TAKE, .remove = pe.mark };
 	opener_start(&o3, pe.file);
 	opener_start(&o4, pe.file);
@@ -1716,6 +1811,7 @@ static void ctx_fanotify_suite(Suite *s) {
 	tcase_add_test(tc, test_fan_inode_open_close);
 	tcase_add_test(tc, test_fan_take_fd_and_pidfd);
 	tcase_add_test(tc, test_fan_filesystem_dfid_name);
+	tcase_add_test(tc, test_fan_mark_fid_and_dir_cache);
 	tcase_add_test(tc, test_fan_marks_combine);
 	tcase_add_test(tc, test_fan_mount_and_evictable);
 	tcase_add_test(tc, test_fan_dont_follow);
