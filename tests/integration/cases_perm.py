@@ -7,8 +7,8 @@ uids, comms, exes and events, first match wins, the default; the deadline;
 kill -9 and reload while a process is blocked; an event whose path leads
 into a FUSE mount that never answers; outputs and config on the
 guarded filesystem; two permission rules on one filesystem; what a
-permission rule does not cover; rules that cannot be placed; config errors. Registered in cases.TESTS (run.py imports
-this module after cases).
+permission rule does not cover; rules that cannot be placed; config errors. Registered in common.TESTS (run.py imports
+this module after the general cases' modules).
 
 A blocked process is recognised by its state (the kernel holds it in a
 killable sleep in fanotify: harness.blocked_in_fanotify()), not by waiting
@@ -27,7 +27,7 @@ import time
 
 import harness
 from harness import WAIT, Fail, Skip, check, config_text, outcome, rule, run_cmd, tail
-from cases import NOBODY, _GOOD_HEAD, bad_config_problems, reload, start, test
+from common import NOBODY, _GOOD_HEAD, bad_config_problems, reload, start, test
 
 # The runner's executable: its forked children (harness.Child) have it too.
 EXE = os.readlink("/proc/self/exe")
@@ -146,7 +146,7 @@ def diagnose(d, fn, *a, **kw):
 
 
 def pstart(t, rules, top=""):
-    """cases.start() for permission rules: a daemon that blocks on its own
+    """common.start() for permission rules: a daemon that blocks on its own
     permission event is named as such."""
     d, out, cfg = start(t, rules, top=top, wait=False)
     diagnose(d, d.wait_ready)

@@ -14,7 +14,7 @@ start, a SIGTERM while loading a clean stop.
 FSND_IT_SCALE_PATHS=200 scales the config down (a multiple of 10; default
 10000) to develop the cases against a slow daemon: rule r999 becomes the
 last rule, r500..r999 the second half, r750 a recursive rule in it.
-Registered in cases.TESTS (run.py imports this module after cases).
+Registered in common.TESTS (run.py imports this module last).
 """
 
 import collections
@@ -23,7 +23,7 @@ import signal
 import time
 
 from harness import Fail, check, config_text, ev, rule, tail
-from cases import check_process, test
+from common import check_process, test
 
 PER_RULE = 10        # paths per rule: 5 directories, 5 regular files
 EVENTS = ["create", "delete", "close_write", "modify"]

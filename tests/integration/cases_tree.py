@@ -7,8 +7,8 @@ recursive rule where it applies: fanotify (mark = "filesystem") and inotify
 reported exactly once each, renamed directories reported under their new
 name (and the rename with both names), deletes deep in the tree with full
 paths, a tree of 100 000 directories (start-up time, memory) and a tree
-larger than fs.inotify.max_user_watches. Registered in cases.TESTS (run.py
-imports this module after cases).
+larger than fs.inotify.max_user_watches. Registered in common.TESTS (run.py
+imports this module after the general cases' modules).
 """
 
 import collections
@@ -19,7 +19,7 @@ import time
 
 import harness
 from harness import Skip, check, config_text, ev, rule, tail
-from cases import TESTS, start, test
+from common import TESTS, start, test
 
 # The two ways to watch a tree: the rule's mark and recursive settings.
 BACKENDS = {

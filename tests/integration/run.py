@@ -28,10 +28,21 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402
 from harness import Fail, Skip  # noqa: E402
-import cases  # noqa: E402
-import cases_perm  # noqa: E402,F401 — registers its cases in cases.TESTS
-import cases_tree  # noqa: E402,F401 — the same
-import cases_scale  # noqa: E402,F401 — the same
+import common  # noqa: E402
+import cases_marks  # noqa: E402
+import cases_reload  # noqa: E402
+import cases_output  # noqa: E402
+import cases_config  # noqa: E402
+import cases_overflow  # noqa: E402
+import cases_lifecycle  # noqa: E402
+import cases_perm  # noqa: E402
+import cases_tree  # noqa: E402
+import cases_scale  # noqa: E402
+
+# Each module registers its cases in common.TESTS when imported: the cases
+# run in the order of these imports, and in a module in its order.
+CASE_MODULES = (cases_marks, cases_reload, cases_output, cases_config, cases_overflow,
+                cases_lifecycle, cases_perm, cases_tree, cases_scale)
 
 INNER_ENV = "FSND_IT_NAMESPACE"
 TEST_TIMEOUT = 40  # seconds, for one test (a hung daemon must not hang the suite);
@@ -121,7 +132,7 @@ def inner(argv):
         else:
             print(f"run.py: unknown argument {a!r}", file=sys.stderr)
             return 2
-    tests = [(n, f) for n, f in cases.TESTS if not filters or any(s in n for s in filters)]
+    tests = [(n, f) for n, f in common.TESTS if not filters or any(s in n for s in filters)]
     if listing:
         for n, _ in tests:
             print(n)

@@ -1,0 +1,406 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""
+cases_output.py — the integration cases of outputs: the JSON file reopened
+on SIGUSR1 (rotation; and a clean stop on SIGINT), a hostile JSON file (a
+symlink, a file or FIFO of another user, a link planted at the rotation),
+--foreground's lines on stdout, a journal output without journald, exec
+outputs (argv without a shell, fds, environment, capabilities, user =,
+max_running and timeout). Registered in common.TESTS.
+"""
+
+import base64
+import json
+import os
+import re
+import shutil
+import signal
+import sys
+import time
+
+import harness
+from harness import Fail, Skip, check, config_text, ev, rule, run_cmd, tail, wait_until
+from common import start, test
+
+
+# ---------------------------------------------------------------------------
+# The JSON file: reopened on SIGUSR1, a hostile file
+# ---------------------------------------------------------------------------
+
+@test
+def usr1_reopen(t):
+    w = t.mkdir("w")
+    d, out, _ = start(t, [rule("r-w", [w], mark="auto", events=["create"])])
+    c = t.child()
+    c.create(os.path.join(w, "before"))
+    out.wait(ev(os.path.join(w, "before"), "create"), "the first event", daemon=d)
+    rotated = out.path + ".1"
+    os.rename(out.path, rotated)
+    c.create(os.path.join(w, "during"))  # after the rename, before SIGUSR1: the old file
+    old = t.output(rotated)
+    old.offset, old.partial = out.offset, out.partial
+    old.records = list(out.records)
+    old.wait(ev(os.path.join(w, "during"), "create"), "the event between rename and SIGUSR1 "
+             "in the renamed file", daemon=d)
+    d.signal(signal.SIGUSR1)
+    # The reopen creates the file at once (logrotate's copy-less rotation
+    # expects it); bounded wait for that, then new events go there.
+    wait_until(lambda: os.path.exists(out.path), "SIGUSR1 to create a new JSON file",
+               alive=d)
+    new = t.output(out.path)
+    out.records = []  # the old reader is finished
+    t.readers.remove(out)
+    c.create(os.path.join(w, "after"))
+    new.wait(ev(os.path.join(w, "after"), "create"), "an event after SIGUSR1 in the new file",
+             daemon=d)
+    old.poll()
+    check(old.find(ev(os.path.join(w, "after"))) is None,
+          "an event after SIGUSR1 went to the renamed file")
+    check(old.count(ev(os.path.join(w, "before"))) == 1
+          and old.count(ev(os.path.join(w, "during"))) == 1,
+          "the renamed file lost or duplicated records")
+    check(new.find(ev(os.path.join(w, "before"))) is None, "records duplicated into the new file")
+    # SIGINT stops cleanly too.
+    i = d.notify.mark()
+    d.signal(signal.SIGINT)
+    rc = d.wait_exit(timeout=3)
+    check(d.notify.find("STOPPING", "1", i) is not None, "no STOPPING=1 after SIGINT")
+    check(rc == 0, f"exit status {rc} after SIGINT, expected 0")
+
+
+@test
+def output_file_hostile(t):
+    # The json output file as a hostile local user would prepare it: a
+    # symlink to a file root owns, a 0666 file of their own, a FIFO of
+    # their own. Each is refused at start (exit 1, no READY, the message
+    # says why) and the link's target is untouched; on SIGUSR1 a link
+    # planted after the rotation is refused and the daemon keeps writing
+    # to the file it has. A directory others can write to is warned about.
+    w = t.mkdir("w")
+    victim = t.write_file("victim", "root's\n")
+    shared = os.path.join(t.dir, "shared")
+    os.mkdir(shared)
+    os.chmod(shared, 0o1777)
+    problems = []
+
+    def plant(kind, path):
+        if kind == "symlink":
+            os.symlink(victim, path)
+        elif kind == "file of another user":
+            with open(path, "w"):
+                pass
+            os.chmod(path, 0o666)
+            os.chown(path, 65534, 65534)
+        else:
+            os.mkfifo(path, 0o666)
+            os.chown(path, 65534, 65534)
+
+    for kind, why in (("symlink", "symbolic link"), ("file of another user", "belongs to uid"),
+                      ("FIFO of another user", "FIFO")):
+        out = os.path.join(shared, kind.replace(" ", "-") + ".json")
+        plant(kind, out)
+        cfg = t.write_file("o.conf", config_text([rule("r", [w], events=["create"])],
+                                                 {"j": {"type": "json", "file": out}}, ["j"]))
+        d = t.daemon(cfg, name="hostile")
+        rc = d.wait_exit(timeout=10)
+        err = d.stderr()
+        if rc == 0 or d.notify.find("READY") is not None:
+            problems.append(f"{kind}: started (exit {rc})")
+        if not ("output 'j'" in err and why in err):
+            problems.append(f"{kind}: the error does not say '{why}':{tail(err, 3)}")
+    with open(victim) as f:
+        if f.read() != "root's\n":
+            problems.append("the symlink's target was written to")
+
+    # rotation: the daemon's own file, then a planted link at its path
+    out = os.path.join(shared, "events.json")
+    cfg = t.write_file("o.conf", config_text([rule("r", [w], events=["create"])],
+                                             {"j": {"type": "json", "file": out}}, ["j"]))
+    d = t.daemon(cfg)
+    d.wait_ready()
+    if "writable by everyone" not in d.stderr():
+        problems.append(f"no warning about the world-writable directory:{tail(d.stderr(), 3)}")
+    os.rename(out, out + ".1")
+    os.symlink(victim, out)
+    logged = len(d.stderr())
+    d.signal(signal.SIGUSR1)
+    c = t.child()
+    rd = t.output(out + ".1")
+    wait_until(lambda: "cannot reopen" in d.stderr()[logged:], "the refused reopen", alive=d)
+    if "symbolic link" not in d.stderr()[logged:]:
+        problems.append(f"reopen onto a symlink: not said why:{tail(d.stderr(), 3)}")
+    p = os.path.join(w, "after-rotation")
+    c.create(p)
+    rd.wait(ev(p, "create", "r"), "the create, still in the rotated file", daemon=d)
+    with open(victim) as f:
+        if f.read() != "root's\n":
+            problems.append("after SIGUSR1, the planted link's target was written to")
+    if problems:
+        raise Fail("\n".join(problems))
+
+
+# ---------------------------------------------------------------------------
+# --foreground and the journal
+# ---------------------------------------------------------------------------
+
+@test
+def foreground(t):
+    # --foreground: events also human-readably on stdout, one line each,
+    # filenames escaped (no raw control characters on a terminal).
+    w = t.mkdir("w")
+    d, out, _ = start(t, [rule("r-fg", [w], mark="auto", events=["create"])],
+                      args=["--foreground"])
+    c = t.child(comm="fsnd-fg")
+    name = b"fg\nname\x1b[2J\ttab"
+    p = os.fsencode(w) + b"/" + name
+    c.create(p)
+    out.wait(ev(p, "create"), "the JSON record", daemon=d)
+
+    def lines():
+        with open(d.stdout_path, "rb") as f:
+            return [ln for ln in f.read().split(b"\n") if b"r-fg" in ln]
+    got = wait_until(lines, "the event on stdout (--foreground)", alive=d)
+    check(len(got) == 1, f"{len(got)} lines for one event on stdout: {got!r}")
+    check(b"fg" in got[0] and b"name" in got[0] and os.fsencode(w) in got[0],
+          f"the stdout line does not show the path: {got[0]!r}")
+    check(not re.search(rb"[\x00-\x1f\x7f]", got[0]),
+          f"raw control characters in the --foreground line: {got[0]!r}")
+    check(str(c.pid).encode() in got[0], f"the --foreground line does not show pid {c.pid}: "
+          f"{got[0]!r}")
+
+
+@test
+def journal_without_journald(t):
+    # No journald here: a journal output must degrade gracefully (the
+    # daemon runs, other outputs work, the log is not flooded).
+    w = t.mkdir("w")
+    outputs, out = t.json_setup()
+    outputs["j"] = {"type": "journal"}
+    d, _, _ = start(t, [rule("r-j", [w], mark="auto", events=["create"],
+                             outputs=["j", "json"])], outputs=outputs, reader=out)
+    c = t.child()
+    for i in range(20):
+        c.create(os.path.join(w, f"f{i}"))
+    out.wait(ev(os.path.join(w, "f19"), "create"), "the JSON record of the last event",
+             daemon=d)
+    check(out.count(lambda r: r.kind == "event") == 20, "not 20 JSON records for 20 events")
+    n = len(d.stderr().strip().split("\n"))
+    check(n < 15, f"{n} lines on stderr for 20 events with an unreachable journal:"
+          f"{tail(d.stderr())}")
+    d.signal(signal.SIGTERM)
+    check(d.wait_exit() == 0, "exit status after SIGTERM is not 0")
+
+
+# ---------------------------------------------------------------------------
+# exec output
+# ---------------------------------------------------------------------------
+
+def json_log(path):
+    """The JSON lines a command appended to path (none before it ran)."""
+    try:
+        with open(path, "rb") as f:
+            return [json.loads(x) for x in f.read().split(b"\n") if x]
+    except FileNotFoundError:
+        return []
+
+
+def check_no_caps(caps):
+    """A command's /proc status capability fields: none at all, NoNewPrivs."""
+    check(all(int(caps[k], 16) == 0 for k in ("CapInh", "CapPrm", "CapEff", "CapAmb"))
+          and caps["NoNewPrivs"] == "1", f"the command's capabilities: {caps}")
+
+
+RECORDER = """#!{python}
+# argv and open fds of each run, one JSON line each (O_APPEND: atomic)
+import base64, json, os, sys
+fds = sorted(int(x) for x in os.listdir("/proc/self/fd"))
+status = dict(ln.split(":", 1) for ln in open("/proc/self/status").read().splitlines()
+              if ":" in ln)
+line = json.dumps({{"argv": [base64.b64encode(os.fsencode(a)).decode() for a in sys.argv],
+                   "fds": fds, "notify": os.environ.get("NOTIFY_SOCKET"),
+                   "env": {{k: base64.b64encode(os.fsencode(v)).decode()
+                           for k, v in os.environ.items()}},
+                   "caps": {{k: status[k].strip() for k in ("CapInh", "CapPrm", "CapEff",
+                                                           "CapAmb", "NoNewPrivs")}},
+                   "uid": os.getuid(), "gid": os.getgid(), "groups": os.getgroups()}})
+fd = os.open({log!r}, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+os.write(fd, (line + "\\n").encode())
+os.close(fd)
+# output for the daemon's log: one line each, one with a terminal escape
+os.write(1, b"recorder-stdout says hello\\n")
+os.write(2, b"recorder-stderr \\x1b[31mred\\n")
+"""
+
+
+@test
+def exec_output(t):
+    e = t.mkdir("e")
+    log = os.path.join(t.dir, "exec.log")
+    rec = t.write_file("recorder.py", RECORDER.format(python=sys.executable, log=log),
+                       mode=0o755)
+    outputs, out = t.json_setup()
+    outputs["scan"] = {"type": "exec",
+                       "argv": [rec, "{path}", "{rule}", "--", "{events}", "--file={path}",
+                                "{pid}"]}
+    d, _, _ = start(t, [rule("r-exec", [e], mark="auto", events=["create"],
+                             outputs=["scan", "json"])], outputs=outputs, reader=out)
+    c = t.child()
+    names = [b"$(touch pwned) `touch pwned2`; x\n*.txt", b"-rf", b"sp ace'\"\\", b"inv\xffalid"]
+    for n in names:
+        c.create(os.fsencode(e) + b"/" + n)
+
+    runs = lambda: json_log(log)  # noqa: E731
+    got = wait_until(lambda: (lambda r: r if len(r) >= len(names) else None)(runs()),
+                     f"{len(names)} runs of the exec output", alive=d)
+    argvs = [[base64.b64decode(a) for a in r["argv"]] for r in got]
+    for n in names:
+        p = os.fsencode(e) + b"/" + n
+        mine = [a for a in argvs if len(a) > 1 and a[1] == p]
+        check(len(mine) == 1, f"exec runs with argv[1] == {p!r}: {len(mine)}, expected 1 "
+              f"(all argv[1]: {[a[1] if len(a) > 1 else None for a in argvs]})")
+        a = mine[0]
+        check(a[0] == os.fsencode(rec), f"argv[0] {a[0]!r}, expected {rec!r}")
+        want = [b"r-exec", b"--", b"create", b"--file=" + p, b"%d" % c.pid]
+        check(a[2:] == want, f"argv {a!r}, expected [{rec}, path, *{want}]")
+    check(not os.path.exists(os.path.join(t.dir, "pwned"))
+          and not os.path.exists(os.path.join(t.dir, "pwned2")), "a shell ran the filename")
+    for r in got:
+        check(r["fds"][:3] == [0, 1, 2] and len(r["fds"]) <= 4,
+              f"the exec child inherited fds {r['fds']} (expected 0, 1, 2 and the listing's)")
+    check(len(runs()) == len(names), f"{len(runs())} exec runs, expected {len(names)}")
+    # A command's stdout and stderr go to the log (the journal under
+    # systemd; stderr here), line by line, escaped.
+    wait_until(lambda: "recorder-stdout says hello" in d.stderr()
+               and "recorder-stderr" in d.stderr(), "the commands' output in the log", alive=d)
+    with open(d.stderr_path, "rb") as f:
+        err = f.read()
+    check(b"\x1b" not in err, "a command's raw terminal escape reached the log unescaped")
+    # What the command gets of the daemon: a minimal environment (PATH,
+    # LANG, FSN_* of the record), no capabilities and NoNewPrivs, root's
+    # ids (no user configured).
+    for r in got:
+        env = {k: base64.b64decode(v) for k, v in r["env"].items()}
+        path = [base64.b64decode(a) for a in r["argv"]][1]
+        extra = sorted(k for k in env if k not in ("PATH", "LANG") and not k.startswith("FSN_")
+                       and k not in ("PWD", "SHLVL", "_", "LC_CTYPE"))
+        check(not extra, f"the command inherited {extra} of the daemon's environment")
+        check(env.get("FSN_PATH") == path and env.get("FSN_RULE") == b"r-exec"
+              and env.get("FSN_EVENTS") == b"create" and env.get("FSN_KIND") == b"event"
+              and env.get("FSN_PID") == b"%d" % c.pid and "FSN_OLD_PATH" not in env,
+              f"the FSN_* variables: { {k: v for k, v in env.items() if k.startswith('FSN_')} }")
+        check_no_caps(r["caps"])
+        check(r["uid"] == 0, f"uid {r['uid']}, expected the daemon's (0)")
+    # The daemon's NOTIFY_SOCKET is its own (sd_notify(3) suggests unsetting
+    # it for children); harmless with the unit's NotifyAccess=main, so
+    # only noted.
+    if any(r["notify"] is not None for r in got):
+        t.note("exec commands inherit NOTIFY_SOCKET")
+    # Every placeholder daemon/output.h documents (exec_template_check())
+    # is accepted by the config.
+    bad = []
+    for ph in ("{path}", "{old_path}", "{rule}", "{events}", "{kind}", "{pid}", "{comm}",
+               "{uid}", "{time}"):
+        o = {"x": {"type": "exec", "argv": ["/bin/true", "--x=" + ph]}}
+        cfg = t.write_file("ph.conf", config_text([rule("r", [e])], o, ["x"]))
+        rc, so, se = run_cmd([t.binary, "--check-config", cfg])
+        if rc != 0:
+            bad.append((ph, (so + se).strip().splitlines()[0]))
+    check(not bad, "placeholders of daemon/output.h refused by the config: "
+          + " ".join(ph for ph, _ in bad) + "".join(f"\n{ph}: {m}" for ph, m in bad))
+
+
+@test
+def exec_user(t):
+    # An exec output with user = "nobody": the command runs as nobody, in
+    # nobody's primary group, with no supplementary groups and still no
+    # capabilities.
+    import pwd
+    import tempfile
+    nobody = pwd.getpwnam("nobody")
+    e = t.mkdir("e")
+    d0 = tempfile.mkdtemp(prefix="fsnd-it-exec-", dir="/tmp")
+    try:
+        os.chmod(d0, 0o755)
+        logdir = os.path.join(d0, "log")
+        os.mkdir(logdir)
+        os.chmod(logdir, 0o777)
+        log = os.path.join(logdir, "exec.log")
+        rec = os.path.join(d0, "recorder.py")
+        # (an interpreter nobody may run: not one below /root)
+        python = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else None
+        if not python:
+            raise Skip("no /usr/bin/python3 for a command run as nobody")
+        with open(rec, "w") as f:
+            f.write(RECORDER.format(python=python, log=log))
+        os.chmod(rec, 0o755)
+        outputs, out = t.json_setup()
+        outputs["as-nobody"] = {"type": "exec", "argv": [rec, "{path}"], "user": "nobody"}
+        d, _, _ = start(t, [rule("r-exec", [e], events=["create"],
+                                 outputs=["as-nobody", "json"])], outputs=outputs, reader=out)
+        c = t.child()
+        c.create(os.path.join(e, "x"))
+
+        runs = lambda: json_log(log)  # noqa: E731
+        got = wait_until(runs, "a run of the exec output as nobody", alive=d)
+        r = got[0]
+        check(r["uid"] == nobody.pw_uid and r["gid"] == nobody.pw_gid and r["groups"] == [],
+              f"ids: uid {r['uid']} gid {r['gid']} groups {r['groups']}, expected "
+              f"{nobody.pw_uid}, {nobody.pw_gid}, []")
+        check_no_caps(r["caps"])
+    finally:
+        shutil.rmtree(d0, ignore_errors=True)
+
+
+SLEEPER = """#!{python}
+# logs its start (pid, argv[1]) and sleeps: for the exec bounds
+import json, os, sys, time
+fd = os.open({log!r}, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+os.write(fd, (json.dumps({{"pid": os.getpid(), "arg": sys.argv[1],
+                          "at": time.monotonic()}}) + "\\n").encode())
+os.close(fd)
+time.sleep(30)
+"""
+
+
+@test
+def exec_bounded(t):
+    # max_running = 1: a second event while one command runs is not run
+    # (dropped and counted); timeout = 1: the command is killed after a
+    # second; stopping the daemon ends a running command (no orphans).
+    e = t.mkdir("e")
+    log = os.path.join(t.dir, "sleeper.log")
+    prog = t.write_file("sleeper.py", SLEEPER.format(python=sys.executable, log=log),
+                        mode=0o755)
+    outputs, out = t.json_setup()
+    outputs["slow"] = {"type": "exec", "argv": [prog, "{path}"], "max_running": 1,
+                       "timeout": 1}
+    d, _, _ = start(t, [rule("r-slow", [e], mark="auto", events=["create"],
+                             outputs=["slow", "json"])], outputs=outputs, reader=out)
+    c = t.child()
+
+    runs = lambda: json_log(log)  # noqa: E731
+    for n in ("a", "b", "c"):
+        c.create(os.path.join(e, n))
+    out.wait(ev(os.path.join(e, "c")), "the JSON record of the third create", daemon=d)
+    first = wait_until(lambda: runs(), "the first command to start", alive=d)[0]
+    check(first["arg"] == os.path.join(e, "a"), f"the first command ran for {first['arg']}")
+    # gone, not only dead: reaped by the daemon, whose slot is then free
+    wait_until(lambda: harness.proc_state(first["pid"]) is None,
+               "the command to be killed after timeout = 1 and reaped", timeout=4, alive=d)
+    el = time.monotonic() - first["at"]  # CLOCK_MONOTONIC: one clock for all processes
+    check(el > 0.3, f"the command was killed {el:.2f}s after it started, before its timeout")
+    c.create(os.path.join(e, "d"))
+    last = wait_until(lambda: [r for r in runs() if r["arg"] == os.path.join(e, "d")],
+                      "a command for a create after the first one ended", alive=d)[0]
+    args = [r["arg"] for r in runs()]
+    check(args == [os.path.join(e, "a"), os.path.join(e, "d")],
+          f"commands ran for {args}; with max_running = 1, b and c (created while a ran) "
+          "must not run")
+    check("slow" in d.stderr(), f"the dropped commands are not reported in the log:"
+          f"{tail(d.stderr())}")
+    d.signal(signal.SIGTERM)
+    t0 = time.monotonic()
+    check(d.wait_exit(timeout=4) == 0, "exit status after SIGTERM is not 0")
+    check(time.monotonic() - t0 < 2, "the daemon took 2 s or more to stop with a command "
+          "running")
+    wait_until(lambda: harness.proc_state(last["pid"]) in (None, "Z"),
+               "the running command to end when the daemon stops", timeout=2)
