@@ -411,16 +411,20 @@ static void cands_add(struct cands *c, struct emark *m) {
 		c->v[c->n++] = m;
 }
 
-/* Every mark under key; with want_handle 0 or 1, only those that have (1)
- * or have not (0) a FID; -1: all. */
-static void cands_key(struct cands *c, const struct strmap *map, const void *key, size_t klen,
-		      int want_handle) {
-	for (struct strmap_entry *x = strmap_get(map, key, klen); x; x = strmap_next(x)) {
+/* Every mark from entry x on (the entries of one key); with want_handle 0
+ * or 1, only those that have (1) or have not (0) a FID; -1: all. */
+static void cands_entries(struct cands *c, struct strmap_entry *x, int want_handle) {
+	for (; x; x = strmap_next(x)) {
 		struct emark *m = x->value;
 
 		if (want_handle < 0 || m->have_handle == (want_handle == 1))
 			cands_add(c, m);
 	}
+}
+
+static void cands_key(struct cands *c, const struct strmap *map, const void *key, size_t klen,
+		      int want_handle) {
+	cands_entries(c, strmap_get(map, key, klen), want_handle);
 }
 
 /* Inode marks a path concerns: on it, or on its directory (its entry). */
@@ -438,22 +442,24 @@ static void cands_path(struct cands *c, const struct match_index *ix, const char
 }
 
 /* Subtree marks a path concerns: those of it and of every directory above
- * it (the scope tells how deep each reaches). */
+ * it (the scope tells how deep each reaches). One pass over the path: the
+ * hash of each prefix is carried to the next. */
 static void cands_subtree(struct cands *c, const struct match_index *ix, const char *path) {
-	size_t n;
+	uint64_t h = HASH_INIT;
+	size_t i;
 
-	if (!path || ix->by_subtree.n == 0)
+	if (!path || path[0] != '/' || ix->by_subtree.n == 0)
 		return;
-	n = strlen(path);
-	while (n > 0) {
-		cands_key(c, &ix->by_subtree, path, n, -1);
-		if (n == 1)
-			break;
-		while (n > 1 && path[n - 1] != '/')
-			n--;
-		if (n > 1)
-			n--; /* (the slash: "/a/b" -> "/a"; "/a" -> "/") */
+	for (i = 0; path[i]; i++) {
+		/* "/" itself, then each "/a", "/a/b" ... before a slash */
+		if (i > 1 && path[i] == '/')
+			cands_entries(c, strmap_get_hashed(&ix->by_subtree, path, i, h), -1);
+		h = hash_bytes(h, &path[i], 1);
+		if (i == 0)
+			cands_entries(c, strmap_get_hashed(&ix->by_subtree, path, 1, h), -1);
 	}
+	if (i > 1)
+		cands_entries(c, strmap_get_hashed(&ix->by_subtree, path, i, h), -1);
 }
 
 static void cands_fid(struct cands *c, const struct match_index *ix, const struct fsn_fid *fid) {

@@ -133,12 +133,17 @@ static struct strmap_entry *strmap_from(struct strmap_entry *e, uint64_t h, cons
 	return NULL;
 }
 
-struct strmap_entry *strmap_get(const struct strmap *m, const void *key, size_t klen) {
-	uint64_t h = hash_bytes(HASH_INIT, key, klen);
-
-	if (!m->n_buckets)
+struct strmap_entry *strmap_get_hashed(const struct strmap *m, const void *key, size_t klen,
+				       uint64_t hash) {
+	if (m->n == 0)
 		return NULL;
-	return strmap_from(m->buckets[strmap_bucket(m, h)], h, key, klen);
+	return strmap_from(m->buckets[strmap_bucket(m, hash)], hash, key, klen);
+}
+
+struct strmap_entry *strmap_get(const struct strmap *m, const void *key, size_t klen) {
+	if (m->n == 0)
+		return NULL; /* (not even hashed) */
+	return strmap_get_hashed(m, key, klen, hash_bytes(HASH_INIT, key, klen));
 }
 
 struct strmap_entry *strmap_next(const struct strmap_entry *e) {

@@ -55,6 +55,11 @@ struct strmap {
 
 int strmap_put(struct strmap *m, const void *key, size_t klen, void *value);
 struct strmap_entry *strmap_get(const struct strmap *m, const void *key, size_t klen);
+/* strmap_get() with the key's hash already known: hash_bytes(HASH_INIT, key,
+ * klen), which can be carried from a key to a longer one (the prefixes of a
+ * path in one pass). */
+struct strmap_entry *strmap_get_hashed(const struct strmap *m, const void *key, size_t klen,
+				       uint64_t hash);
 struct strmap_entry *strmap_next(const struct strmap_entry *e);
 /* The value of strmap_get(), NULL if there is none. */
 void *strmap_value(const struct strmap *m, const void *key, size_t klen);
