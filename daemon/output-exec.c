@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "escape.h"
+#include "fsn-util.h"
 #include "fsn.h"
 #include "log.h"
 #include "output-private.h"
@@ -88,7 +89,7 @@ static const char *const placeholders[] = {
 
 /* If s starts a "{name}" placeholder, its index and length; else -1. */
 static int placeholder_at(const char *s, size_t *len) {
-	for (size_t i = 0; i < sizeof(placeholders) / sizeof(placeholders[0]); i++) {
+	for (size_t i = 0; i < ELEMENTSOF(placeholders); i++) {
 		size_t n = strlen(placeholders[i]);
 
 		if (s[0] == '{' && strncmp(s + 1, placeholders[i], n) == 0 && s[n + 1] == '}') {
@@ -364,7 +365,7 @@ static const char *const env_names[] = {
  * malloc'd strings. */
 static char **child_environment(const struct record *r) {
 	const char *lang = getenv("LANG");
-	char **env = calloc((sizeof(env_names) / sizeof(env_names[0])) + 3, sizeof(char *));
+	char **env = calloc(ELEMENTSOF(env_names) + 3, sizeof(char *));
 	size_t k = 0;
 
 	if (!env)
@@ -372,7 +373,7 @@ static char **child_environment(const struct record *r) {
 	env[k++] = strdup(CHILD_PATH);
 	if (lang && asprintf(&env[k], "LANG=%s", lang) >= 0)
 		k++;
-	for (size_t i = 0; i < (sizeof(env_names) / sizeof(env_names[0])); i++) {
+	for (size_t i = 0; i < ELEMENTSOF(env_names); i++) {
 		char scratch[1024];
 		const char *v = placeholder_value((int)i, r, scratch, sizeof(scratch));
 

@@ -212,8 +212,7 @@ static const enum fsn_feature fid_group_features[] = {
 /* fanotify groups with DFID_NAME|FID work on this path's filesystem; else
  * the first missing feature. */
 static int fanotify_missing(const struct fsn_probe *p) {
-	return first_missing(p, fid_group_features,
-			     sizeof(fid_group_features) / sizeof(fid_group_features[0]));
+	return first_missing(p, fid_group_features, ELEMENTSOF(fid_group_features));
 }
 
 /* Grow *v (of *cap elements of size) to hold n + 1. */
@@ -695,7 +694,7 @@ static bool perm_usable(struct planner *pl, const struct rule_conf *rule, struct
 			    WHY_NOT(p, klass));
 		return false;
 	}
-	for (size_t i = 0; i < sizeof(perm_features) / sizeof(perm_features[0]); i++)
+	for (size_t i = 0; i < ELEMENTSOF(perm_features); i++)
 		if ((rule->events & perm_features[i].event) && !sup(p, perm_features[i].feature)) {
 			add_problem(pl, rule, d->path, false, "%s",
 				    WHY_NOT(p, perm_features[i].feature));
