@@ -560,7 +560,7 @@ static bool parse_events(struct scope *sc, const struct key *k, const config_set
 /* pids: integers 1 .. 4194304 (PID_MAX_LIMIT). */
 static bool parse_pids(struct scope *sc, const struct key *k, const config_setting_t *s) {
 	int n = is_sequence(s) ? config_setting_length(s) : 0;
-	pid_t *v;
+	_cleanup_free_ pid_t *v = NULL;
 	bool ok = true;
 
 	if (!is_sequence(s)) {
@@ -589,12 +589,10 @@ static bool parse_pids(struct scope *sc, const struct key *k, const config_setti
 		}
 		v[i] = (pid_t)x;
 	}
-	if (!ok) {
-		free(v);
+	if (!ok)
 		return false;
-	}
 	free(*DEST(sc, k, pid_t *));
-	*DEST(sc, k, pid_t *) = v;
+	*DEST(sc, k, pid_t *) = steal_ptr(&v);
 	*COUNT(sc, k) = (size_t)n;
 	return true;
 }
@@ -626,7 +624,7 @@ static bool lookup_group(const char *name, uint32_t *ret) {
 static bool parse_ids(struct scope *sc, const struct key *k, const config_setting_t *s,
 		      id_lookup_fn lookup, const char *what) {
 	int n = is_sequence(s) ? config_setting_length(s) : 0;
-	uint32_t *v;
+	_cleanup_free_ uint32_t *v = NULL;
 	bool ok = true;
 
 	if (!is_sequence(s)) {
@@ -661,12 +659,10 @@ static bool parse_ids(struct scope *sc, const struct key *k, const config_settin
 			ok = false;
 		}
 	}
-	if (!ok) {
-		free(v);
+	if (!ok)
 		return false;
-	}
 	free(*DEST(sc, k, uint32_t *));
-	*DEST(sc, k, uint32_t *) = v;
+	*DEST(sc, k, uint32_t *) = steal_ptr(&v);
 	*COUNT(sc, k) = (size_t)n;
 	return true;
 }
@@ -802,7 +798,8 @@ static bool parse_rules(struct scope *sc, const struct key *k, const config_sett
 /* Absolute path: "//" and "/./" collapsed, no trailing '/', ".." refused. */
 static int normalize_path(const char *in, char **ret, const char **why) {
 	size_t len = strlen(in);
-	char *out, *o;
+	_cleanup_free_ char *out = NULL;
+	char *o;
 
 	if (len == 0) {
 		*why = "is empty";
@@ -833,7 +830,6 @@ static int normalize_path(const char *in, char **ret, const char **why) {
 			continue;
 		}
 		if (n == 2 && p[0] == '.' && p[1] == '.') {
-			free(out);
 			*why = "contains '..'";
 			return -EINVAL;
 		}
@@ -845,7 +841,7 @@ static int normalize_path(const char *in, char **ret, const char **why) {
 	if (o == out)
 		*o++ = '/';
 	*o = '\0';
-	*ret = out;
+	*ret = steal_ptr(&out);
 	return 0;
 }
 
@@ -1707,10 +1703,10 @@ static const char *file_type_words(mode_t m) {
 
 /* The whole of a regular file; why: what is wrong with it otherwise. */
 static int slurp(const char *path, char **ret, size_t *ret_len, char *why, size_t whylen) {
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	_cleanup_free_ char *buf = NULL;
 	size_t len = 0, cap;
 	struct stat st;
-	char *buf;
 
 	if (fd < 0) {
 		snprintf(why, whylen, "cannot read: %s", strerror(errno));
@@ -1719,12 +1715,10 @@ static int slurp(const char *path, char **ret, size_t *ret_len, char *why, size_
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		snprintf(why, whylen, "cannot read: %s, not a regular file",
 			 file_type_words(st.st_mode));
-		close(fd);
 		return -EINVAL;
 	}
 	if ((uint64_t)st.st_size > CONFIG_FILE_MAX) {
 		snprintf(why, whylen, "cannot read: larger than %u MiB", CONFIG_FILE_MAX >> 20);
-		close(fd);
 		return -EFBIG;
 	}
 	cap = (size_t)st.st_size + 1;
@@ -1732,18 +1726,14 @@ static int slurp(const char *path, char **ret, size_t *ret_len, char *why, size_
 	for (;;) {
 		ssize_t n;
 
-		if (!buf) {
-			close(fd);
+		if (!buf)
 			return -ENOMEM;
-		}
 		if (len == cap) { /* it grew meanwhile */
 			char *v = cap < CONFIG_FILE_MAX ? realloc(buf, 2 * cap + 1) : NULL;
 
 			if (!v) {
 				snprintf(why, whylen, "cannot read: larger than %u MiB",
 					 CONFIG_FILE_MAX >> 20);
-				free(buf);
-				close(fd);
 				return -EFBIG;
 			}
 			buf = v;
@@ -1754,17 +1744,14 @@ static int slurp(const char *path, char **ret, size_t *ret_len, char *why, size_
 			continue;
 		if (n < 0) {
 			snprintf(why, whylen, "cannot read: %s", strerror(errno));
-			free(buf);
-			close(fd);
 			return -EIO;
 		}
 		if (n == 0)
 			break;
 		len += (size_t)n;
 	}
-	close(fd);
 	buf[len] = '\0';
-	*ret = buf;
+	*ret = steal_ptr(&buf);
 	*ret_len = len;
 	return 0;
 }
@@ -2091,27 +2078,25 @@ static bool is_dropin_name(const char *n) {
 /* <dir of path>/conf.d/ *.conf, regular files, sorted bytewise. */
 static void find_dropins(struct loader *l, const char *path) {
 	struct config *c = l->c;
-	char *dir = dir_of(path), *d = NULL;
+	_cleanup_free_ char *dir = dir_of(path), *d = NULL;
+	_cleanup_closedir_ DIR *dp = NULL;
 	struct dirent *de;
-	DIR *dp;
 
 	if (!dir || asprintf(&d, "%s/conf.d", dir) < 0) {
 		l->oom = true;
-		free(dir);
 		return;
 	}
-	free(dir);
 	dp = opendir(d);
 	if (!dp) {
 		if (errno != ENOENT && errno != ENOTDIR)
 			add_error(l, d, 0, "cannot read the drop-in directory: %s",
 				  strerror(errno));
-		free(d);
 		return;
 	}
 	while ((de = readdir(dp))) {
+		_cleanup_free_ char *p = NULL;
 		struct stat st;
-		char *p, **v;
+		char **v;
 
 		if (!is_dropin_name(de->d_name))
 			continue;
@@ -2119,20 +2104,14 @@ static void find_dropins(struct loader *l, const char *path) {
 			l->oom = true;
 			break;
 		}
-		if (stat(p, &st) < 0 || !S_ISREG(st.st_mode)) {
-			free(p);
+		if (stat(p, &st) < 0 || !S_ISREG(st.st_mode))
 			continue;
-		}
 		v = l_oom(l, realloc(c->dropins, (c->n_dropins + 1) * sizeof(*v)));
-		if (!v) {
-			free(p);
+		if (!v)
 			break;
-		}
 		c->dropins = v;
-		c->dropins[c->n_dropins++] = p;
+		c->dropins[c->n_dropins++] = steal_ptr(&p);
 	}
-	closedir(dp);
-	free(d);
 	if (c->n_dropins > 1)
 		qsort(c->dropins, c->n_dropins, sizeof(char *), compare_names);
 }
@@ -2141,7 +2120,7 @@ static void find_dropins(struct loader *l, const char *path) {
 static void parse_defaults(struct loader *l) {
 	for (size_t t = 0; t < ELEMENTSOF(all_tables); t++) {
 		const struct table *tab = all_tables[t];
-		char *text = NULL;
+		_cleanup_free_ char *text = NULL;
 		size_t len = 0;
 		FILE *f = open_memstream(&text, &len);
 
@@ -2155,14 +2134,12 @@ static void parse_defaults(struct loader *l) {
 				fprintf(f, "%s = %s;\n", tab->keys[i].name, tab->keys[i].def);
 		if (fclose(f) != 0) {
 			l->oom = true;
-			free(text);
 			continue;
 		}
 		l->defaults_ok[tab->id] = config_read_string(&l->defaults[tab->id], text);
 		if (!l->defaults_ok[tab->id])
 			add_error(l, "(defaults)", config_error_line(&l->defaults[tab->id]),
 				  "%s: %s", tab->scope, config_error_text(&l->defaults[tab->id]));
-		free(text);
 	}
 }
 
@@ -2247,7 +2224,7 @@ static size_t file_rank(const struct config *c, const char *file) {
 
 static void sort_errors(struct loader *l) {
 	size_t first = l->n_errors_before, n = l->errors->n - first;
-	struct sort_item *v;
+	_cleanup_free_ struct sort_item *v = NULL;
 
 	if (n < 2)
 		return;
@@ -2261,7 +2238,6 @@ static void sort_errors(struct loader *l) {
 	qsort(v, n, sizeof(*v), compare_errors);
 	for (size_t i = 0; i < n; i++)
 		l->errors->v[first + i] = v[i].e;
-	free(v);
 }
 
 int config_load(const char *path, struct config **ret, struct config_errors *errors) {

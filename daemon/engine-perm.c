@@ -189,7 +189,7 @@ static void eperm_done(struct eperm *p) {
 
 /* The rule's planned marks in words (reload: equal words, same marks). */
 static char *perm_sig(const struct plan *p, const struct config *c, const struct rule_conf *rc) {
-	char *buf = NULL;
+	_cleanup_free_ char *buf = NULL;
 	size_t len = 0, first, n;
 	FILE *f = open_memstream(&buf, &len);
 
@@ -204,11 +204,9 @@ static char *perm_sig(const struct plan *p, const struct config *c, const struct
 			(int)sp->type, (int)sp->klass, sp->report, sp->group_tag, sp->mask,
 			sp->ignore, sp->flags, m->subtree ? m->subtree : "", m->subtree_recursive);
 	}
-	if (fclose(f) != 0) {
-		free(buf);
+	if (fclose(f) != 0)
 		return NULL;
-	}
-	return buf;
+	return steal_ptr(&buf);
 }
 
 /* Kept across a reload: same name, same planned marks, on the same objects. */
@@ -389,10 +387,10 @@ int perm_end(struct engine *e, struct state *s, char *err, size_t errlen) {
  * field in mountinfo is "/"): a recursive filesystem mark there asks about
  * nothing outside the rule's scope. */
 static bool whole_filesystem(const char *path) {
+	_cleanup_fclose_ FILE *f = NULL;
 	struct statx sx;
 	char line[4096];
 	bool whole = false;
-	FILE *f;
 
 	if (statx(AT_FDCWD, path, 0, STATX_MNT_ID, &sx) < 0 || !(sx.stx_mask & STATX_MNT_ID) ||
 	    !(sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) ||
@@ -410,7 +408,6 @@ static bool whole_filesystem(const char *path) {
 			break;
 		}
 	}
-	fclose(f);
 	return whole;
 }
 
@@ -456,8 +453,8 @@ int perm_policy(const struct state *s, const struct eperm *ep, struct policy **r
 /* Hand the new state's permission rules to the guard (the old state's
  * that were not kept retire there). */
 int perm_commit(struct engine *e, struct state *s) {
-	struct guard_rule **rules;
-	struct policy **pols;
+	_cleanup_free_ struct guard_rule **rules = NULL;
+	_cleanup_free_ struct policy **pols = NULL;
 	size_t n = 0;
 	int k = 0;
 
@@ -484,8 +481,6 @@ int perm_commit(struct engine *e, struct state *s) {
 			policy_free(pols[i]);
 	for (size_t i = 0; i < s->n_perm; i++)
 		s->perm[i].fresh = false;
-	free(rules);
-	free(pols);
 	return k;
 }
 

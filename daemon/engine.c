@@ -113,9 +113,9 @@ static int own_mount_id(void) {
  * is readable by anyone, and lists one of our mounts exactly when pid
  * shares our namespace. */
 static int mntns_shared_with(pid_t pid) {
+	_cleanup_fclose_ FILE *f = NULL;
 	char path[64], line[512];
 	struct stat self, other;
-	FILE *f;
 	int id, r = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
@@ -137,7 +137,6 @@ static int mntns_shared_with(pid_t pid) {
 		while (!strchr(line, '\n') && fgets(line, sizeof(line), f))
 			;
 	}
-	fclose(f);
 	return r;
 }
 
@@ -183,11 +182,11 @@ bool is_dot(const char *name) {
 
 /* A directory to read, never through a symlink; NULL if it cannot be. */
 DIR *opendir_nofollow(const char *dir) {
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	_cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 
-	if (!d && fd >= 0)
-		close(fd);
+	if (d)
+		fd = -1; /* d owns it now */
 	return d;
 }
 

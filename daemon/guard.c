@@ -496,26 +496,28 @@ static void on_io(struct ev_loop *loop, ev_io *w, int revents) {
 /* rules                                                                    */
 /* ------------------------------------------------------------------------ */
 
+static void rule_free(struct guard_rule *r);
+
+static inline void rule_freep(struct guard_rule **r) {
+	if (*r)
+		rule_free(*r);
+}
+
 int guard_rule_new(const char *name, fsn_log_fn log_fn, void *log_userdata,
 		   struct guard_rule **ret) {
-	struct guard_rule *r = calloc(1, sizeof(*r));
+	_cleanup_(rule_freep) struct guard_rule *r = calloc(1, sizeof(*r));
 	int k;
 
 	if (!r)
 		return -ENOMEM;
 	r->name = strdup(name);
-	if (!r->name) {
-		free(r);
+	if (!r->name)
 		return -ENOMEM;
-	}
 	k = fsn_ctx_new(&r->ctx);
-	if (k < 0) {
-		free(r->name);
-		free(r);
+	if (k < 0)
 		return k;
-	}
 	fsn_ctx_set_log(r->ctx, log_fn, log_userdata);
-	*ret = r;
+	*ret = steal_ptr(&r);
 	return 0;
 }
 

@@ -473,7 +473,7 @@ int load_begin(struct engine *e, const char *path, engine_load_fn done, void *us
 
 /* After a load: the one engine_load() queued behind a replan. */
 static void start_queued(struct engine *e) {
-	char *path = e->queued.path;
+	_cleanup_free_ char *path = steal_ptr(&e->queued.path);
 	engine_load_fn done = e->queued.done;
 	void *userdata = e->queued.userdata;
 	char why[256];
@@ -481,13 +481,11 @@ static void start_queued(struct engine *e) {
 
 	if (!path)
 		return;
-	e->queued.path = NULL;
 	r = load_begin(e, path, done, userdata);
 	if (r < 0 && done) {
 		snprintf(why, sizeof(why), "cannot load %s: %s", path, strerror(-r));
 		done(e, r, why, userdata);
 	}
-	free(path);
 }
 
 /*

@@ -15,6 +15,7 @@
 #include <systemd/sd-journal.h>
 #include <unistd.h>
 
+#include "fsn-util.h"
 #include "log.h"
 
 static int max_level = LOG_INFO;
@@ -85,7 +86,7 @@ void log_notable(int priority, const char *mid, const char *const *fields, const
 	iov[n++] = (struct iovec){ m, strlen(m) };
 	iov[n++] = (struct iovec){ prio, strlen(prio) };
 	iov[n++] = (struct iovec){ id, strlen(id) };
-	for (size_t i = 0; fields && fields[i] && n < sizeof(iov) / sizeof(iov[0]); i++)
+	for (size_t i = 0; fields && fields[i] && n < ELEMENTSOF(iov); i++)
 		iov[n++] = (struct iovec){ (void *)fields[i], strlen(fields[i]) };
 	sd_journal_sendv(iov, (int)n);
 	free(m);

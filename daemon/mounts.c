@@ -15,6 +15,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include "fsn-util.h"
 #include "log.h"
 #include "mounts.h"
 
@@ -82,8 +83,9 @@ int mountinfo_parse(const char *text, size_t len, struct mount_entry **ret, size
 
 	while (p < end) {
 		const char *line_end = memchr(p, '\n', (size_t)(end - p));
+		_cleanup_free_ char *point = NULL;
 		const char *q = p;
-		char *point = NULL, *num_end;
+		char *num_end;
 		unsigned long long id;
 
 		if (!line_end)
@@ -105,16 +107,14 @@ int mountinfo_parse(const char *text, size_t len, struct mount_entry **ret, size
 				struct mount_entry *nv = realloc(v, c * sizeof(*nv));
 
 				if (!nv) {
-					free(point);
 					mount_entries_free(v, n);
 					return -ENOMEM;
 				}
 				v = nv;
 				cap = c;
 			}
-			v[n++] = (struct mount_entry){ .id = id, .point = point };
-		} else
-			free(point);
+			v[n++] = (struct mount_entry){ .id = id, .point = steal_ptr(&point) };
+		}
 		p = line_end + 1;
 	}
 	if (n > 1)
@@ -160,7 +160,8 @@ static ssize_t read_table(struct mountwatch *mw) {
 }
 
 void mountwatch_refresh(struct mountwatch *mw) {
-	struct mount_entry *v, *gone = NULL, *added = NULL;
+	_cleanup_free_ struct mount_entry *gone = NULL, *added = NULL;
+	struct mount_entry *v;
 	size_t n, n_gone = 0, n_added = 0, i = 0, j = 0;
 	ssize_t len = read_table(mw);
 	int r;
@@ -179,8 +180,6 @@ void mountwatch_refresh(struct mountwatch *mw) {
 	gone = malloc((mw->n + 1) * sizeof(*gone));
 	added = malloc((n + 1) * sizeof(*added));
 	if (!gone || !added) {
-		free(gone);
-		free(added);
 		mount_entries_free(v, n);
 		log_warning("reading /proc/self/mountinfo: %s", strerror(ENOMEM));
 		return;
@@ -201,8 +200,6 @@ void mountwatch_refresh(struct mountwatch *mw) {
 	}
 	if ((n_gone || n_added) && mw->fn)
 		mw->fn(gone, n_gone, added, n_added, mw->userdata);
-	free(gone);
-	free(added);
 	mount_entries_free(mw->v, mw->n);
 	mw->v = v;
 	mw->n = n;
@@ -223,9 +220,13 @@ static void on_io(struct ev_loop *loop, ev_io *w, int revents) {
 		ev_timer_start(loop, &mw->settle);
 }
 
+static inline void mountwatch_freep(struct mountwatch **mw) {
+	mountwatch_free(*mw);
+}
+
 int mountwatch_new(struct ev_loop *loop, mountwatch_fn fn, void *userdata,
 		   struct mountwatch **ret) {
-	struct mountwatch *mw = calloc(1, sizeof(*mw));
+	_cleanup_(mountwatch_freep) struct mountwatch *mw = calloc(1, sizeof(*mw));
 	struct epoll_event ev = { .events = EPOLLPRI };
 	ssize_t len;
 	int r;
@@ -235,24 +236,18 @@ int mountwatch_new(struct ev_loop *loop, mountwatch_fn fn, void *userdata,
 	mw->loop = loop;
 	mw->epfd = -1;
 	mw->fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
-	if (mw->fd < 0) {
-		r = -errno;
-		goto fail;
-	}
+	if (mw->fd < 0)
+		return -errno;
 	mw->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (mw->epfd < 0 || epoll_ctl(mw->epfd, EPOLL_CTL_ADD, mw->fd, &ev) < 0) {
-		r = -errno;
-		goto fail;
-	}
+	if (mw->epfd < 0 || epoll_ctl(mw->epfd, EPOLL_CTL_ADD, mw->fd, &ev) < 0)
+		return -errno;
 	/* (reading it also consumes the "changed" of its opening) */
 	len = read_table(mw);
-	if (len < 0) {
-		r = (int)len;
-		goto fail;
-	}
+	if (len < 0)
+		return (int)len;
 	r = mountinfo_parse(mw->buf, (size_t)len, &mw->v, &mw->n);
 	if (r < 0)
-		goto fail;
+		return r;
 	while (epoll_wait(mw->epfd, &ev, 1, 0) > 0)
 		;
 	mw->fn = fn;
@@ -262,11 +257,8 @@ int mountwatch_new(struct ev_loop *loop, mountwatch_fn fn, void *userdata,
 	ev_timer_init(&mw->settle, on_settle, MOUNTS_SETTLE, 0.);
 	mw->settle.data = mw;
 	ev_io_start(loop, &mw->io);
-	*ret = mw;
+	*ret = steal_ptr(&mw);
 	return 0;
-fail:
-	mountwatch_free(mw);
-	return r;
 }
 
 struct mountwatch *mountwatch_free(struct mountwatch *mw) {

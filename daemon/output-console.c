@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "escape.h"
+#include "fsn-util.h"
 #include "output-private.h"
 #include "policy.h"
 
@@ -93,12 +94,10 @@ static const struct output_ops console_ops = {
 int output_console_open(struct ev_loop *loop, struct output **ret) {
 	char name[] = "console";
 	const struct output_conf conf = { .name = name };
-	struct output *o = calloc(1, sizeof(*o));
+	_cleanup_free_ struct output *o = calloc(1, sizeof(*o));
 
-	if (!o || output_init(o, &console_ops, &conf, loop) < 0) {
-		free(o);
+	if (!o || output_init(o, &console_ops, &conf, loop) < 0)
 		return -ENOMEM;
-	}
-	*ret = o;
+	*ret = steal_ptr(&o);
 	return 0;
 }

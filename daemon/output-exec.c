@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "escape.h"
+#include "fsn-util.h"
 #include "fsn.h"
 #include "log.h"
 #include "output-private.h"
@@ -88,7 +89,7 @@ static const char *const placeholders[] = {
 
 /* If s starts a "{name}" placeholder, its index and length; else -1. */
 static int placeholder_at(const char *s, size_t *len) {
-	for (size_t i = 0; i < sizeof(placeholders) / sizeof(placeholders[0]); i++) {
+	for (size_t i = 0; i < ELEMENTSOF(placeholders); i++) {
 		size_t n = strlen(placeholders[i]);
 
 		if (s[0] == '{' && strncmp(s + 1, placeholders[i], n) == 0 && s[n + 1] == '}') {
@@ -163,7 +164,7 @@ static const char *placeholder_value(int i, const struct record *r, char *scratc
 static char *substitute(const char *arg, const struct record *r) {
 	char scratch[1024];
 	size_t cap = strlen(arg) + 1, n = 0;
-	char *out = malloc(cap);
+	_cleanup_free_ char *out = malloc(cap);
 
 	if (!out)
 		return NULL;
@@ -184,10 +185,8 @@ static char *substitute(const char *arg, const struct record *r) {
 
 			cap = (n + vl + 1) * 2;
 			o = realloc(out, cap);
-			if (!o) {
-				free(out);
+			if (!o)
 				return NULL;
-			}
 			out = o;
 		}
 		memcpy(out + n, v, vl);
@@ -195,7 +194,7 @@ static char *substitute(const char *arg, const struct record *r) {
 		p += pl;
 	}
 	out[n] = '\0';
-	return out;
+	return steal_ptr(&out);
 }
 
 static void strv_free(char **v) {
@@ -204,6 +203,10 @@ static void strv_free(char **v) {
 	for (char **p = v; *p; p++)
 		free(*p);
 	free(v);
+}
+
+static inline void strv_freep(char ***v) {
+	strv_free(*v);
 }
 
 /* ---- children ---- */
@@ -364,7 +367,7 @@ static const char *const env_names[] = {
  * malloc'd strings. */
 static char **child_environment(const struct record *r) {
 	const char *lang = getenv("LANG");
-	char **env = calloc((sizeof(env_names) / sizeof(env_names[0])) + 3, sizeof(char *));
+	_cleanup_(strv_freep) char **env = calloc(ELEMENTSOF(env_names) + 3, sizeof(char *));
 	size_t k = 0;
 
 	if (!env)
@@ -372,7 +375,7 @@ static char **child_environment(const struct record *r) {
 	env[k++] = strdup(CHILD_PATH);
 	if (lang && asprintf(&env[k], "LANG=%s", lang) >= 0)
 		k++;
-	for (size_t i = 0; i < (sizeof(env_names) / sizeof(env_names[0])); i++) {
+	for (size_t i = 0; i < ELEMENTSOF(env_names); i++) {
 		char scratch[1024];
 		const char *v = placeholder_value((int)i, r, scratch, sizeof(scratch));
 
@@ -380,16 +383,13 @@ static char **child_environment(const struct record *r) {
 			continue;
 		if (asprintf(&env[k], "%s=%s", env_names[i], v) < 0) {
 			env[k] = NULL;
-			strv_free(env);
 			return NULL;
 		}
 		k++;
 	}
-	if (!env[0]) {
-		strv_free(env);
+	if (!env[0])
 		return NULL;
-	}
-	return env;
+	return steal_ptr(&env);
 }
 
 /* In the child, between fork() and execve(): only system calls (the daemon
@@ -432,8 +432,9 @@ static int child_setup(const struct exec_output *x, int null_fd, int out_fd) {
 
 static int spawn(struct exec_output *x, char **argv, const struct record *rec, pid_t *ret_pid,
 		 int *ret_fd) {
-	int p[2] = { -1, -1 }, st[2] = { -1, -1 }, null_fd, err = 0, r = 0;
-	char **env;
+	_cleanup_(strv_freep) char **env = NULL;
+	_cleanup_close_ int null_fd = -1;
+	int p[2] = { -1, -1 }, st[2] = { -1, -1 }, err = 0, r = 0;
 	ssize_t n;
 	pid_t pid;
 
@@ -441,10 +442,8 @@ static int spawn(struct exec_output *x, char **argv, const struct record *rec, p
 	if (!env)
 		return -ENOMEM;
 	null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (null_fd < 0) {
-		strv_free(env);
+	if (null_fd < 0)
 		return -errno;
-	}
 	if (pipe2(p, O_CLOEXEC) < 0 || pipe2(st, O_CLOEXEC) < 0) {
 		r = -errno;
 		for (int i = 0; i < 2; i++) {
@@ -453,8 +452,6 @@ static int spawn(struct exec_output *x, char **argv, const struct record *rec, p
 			if (st[i] >= 0)
 				close(st[i]);
 		}
-		close(null_fd);
-		strv_free(env);
 		return r;
 	}
 	pid = fork();
@@ -472,8 +469,6 @@ static int spawn(struct exec_output *x, char **argv, const struct record *rec, p
 		r = -errno;
 	close(p[1]);
 	close(st[1]);
-	close(null_fd);
-	strv_free(env);
 	if (pid > 0) {
 		/* EOF: the exec happened; else the child's errno */
 		do
@@ -514,9 +509,9 @@ static bool take_token(struct exec_output *x) {
 
 static void exec_emit(struct output *o, const struct record *r) {
 	struct exec_output *x = to_exec(o);
-	struct exec_job *job;
+	_cleanup_free_ struct exec_job *job = NULL;
+	_cleanup_(strv_freep) char **argv = NULL;
 	char esc[512];
-	char **argv;
 	int ret, fd = -1;
 	pid_t pid = 0;
 
@@ -545,8 +540,6 @@ static void exec_emit(struct output *o, const struct record *r) {
 	job = calloc(1, sizeof(*job));
 	argv = calloc(x->n_argv + 1, sizeof(char *));
 	if (!job || !argv) {
-		free(job);
-		free(argv);
 		output_failed(o, 1, ENOMEM, "cannot run %s",
 			      text_escaped(esc, sizeof(esc), x->argv[0]));
 		return;
@@ -554,8 +547,6 @@ static void exec_emit(struct output *o, const struct record *r) {
 	for (size_t i = 0; i < x->n_argv; i++) {
 		argv[i] = i == 0 ? strdup(x->argv[0]) : substitute(x->argv[i], r);
 		if (!argv[i]) {
-			strv_free(argv);
-			free(job);
 			output_failed(o, 1, ENOMEM, "cannot run %s",
 				      text_escaped(esc, sizeof(esc), x->argv[0]));
 			return;
@@ -563,9 +554,7 @@ static void exec_emit(struct output *o, const struct record *r) {
 	}
 
 	ret = spawn(x, argv, r, &pid, &fd);
-	strv_free(argv);
 	if (ret < 0) {
-		free(job);
 		output_failed(o, 1, -ret, "cannot run %s",
 			      text_escaped(esc, sizeof(esc), x->argv[0]));
 		return;
@@ -589,7 +578,7 @@ static void exec_emit(struct output *o, const struct record *r) {
 	job->next = x->jobs;
 	if (x->jobs)
 		x->jobs->prev = job;
-	x->jobs = job;
+	x->jobs = steal_ptr(&job);
 	x->running++;
 	log_debug("output '%s' [pid %d]: started %s", o->name, (int)pid,
 		  text_escaped(esc, sizeof(esc), x->argv[0]));

@@ -14,6 +14,7 @@
 #include <systemd/sd-journal.h>
 
 #include "escape.h"
+#include "fsn-util.h"
 #include "fsn.h"
 #include "log.h"
 #include "output-private.h"
@@ -242,13 +243,12 @@ static const struct output_ops journal_ops = {
 
 int output_journal_open(const struct output_conf *conf, struct ev_loop *loop, struct output **ret,
 			char *err, size_t errlen) {
-	struct output *o = calloc(1, sizeof(*o));
+	_cleanup_free_ struct output *o = calloc(1, sizeof(*o));
 
 	if (!o || output_init(o, &journal_ops, conf, loop) < 0) {
-		free(o);
 		snprintf(err, errlen, "output '%s': out of memory", conf->name);
 		return -ENOMEM;
 	}
-	*ret = o;
+	*ret = steal_ptr(&o);
 	return 0;
 }

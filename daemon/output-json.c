@@ -290,7 +290,8 @@ static void on_prepare(struct ev_loop *loop, ev_prepare *w, int revents) {
 
 static void json_emit(struct output *o, const struct record *r) {
 	struct json_output *j = to_json(o);
-	char stack[16384], *line = stack, *heap = NULL;
+	_cleanup_free_ char *heap = NULL;
+	char stack[16384], *line = stack;
 	int n, ret;
 
 	n = record_to_json(r, stack, sizeof(stack));
@@ -338,7 +339,6 @@ static void json_emit(struct output *o, const struct record *r) {
 		output_failed(o, 1, -ret, "cannot write to %s",
 			      j->path ? text_escaped(esc, sizeof(esc), j->path) : "stdout");
 	}
-	free(heap);
 }
 
 /* How to write to an fd we opened ourselves with O_NONBLOCK: without a
@@ -370,7 +370,7 @@ static void setup_fd(struct json_output *j, int fd, bool own_description) {
  * what was refused.
  */
 static int open_file(const char *path, char *why, size_t whylen) {
-	int fd = open(
+	_cleanup_close_ int fd = open(
 	    path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW,
 	    0640);
 	struct stat st;
@@ -399,10 +399,9 @@ static int open_file(const char *path, char *why, size_t whylen) {
 				 "it belongs to uid %u, not to the daemon's (%u): refused (a file "
 				 "another user made would receive every record)",
 				 (unsigned)st.st_uid, (unsigned)geteuid());
-		close(fd);
 		return -EPERM;
 	}
-	return fd;
+	return steal_fd(&fd);
 }
 
 /* A directory others may write to lets them replace the file between two

@@ -138,7 +138,8 @@ static char *xstrdup(struct planner *pl, const char *s) {
 static void append(struct planner *pl, char **s, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void append(struct planner *pl, char **s, const char *fmt, ...) {
-	char *add = NULL, *n = NULL;
+	_cleanup_free_ char *add = NULL;
+	char *n = NULL;
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -147,10 +148,8 @@ static void append(struct planner *pl, char **s, const char *fmt, ...) {
 	va_end(ap);
 	if (!add || asprintf(&n, "%s%s", *s ? *s : "", add) < 0) {
 		pl->oom = true;
-		free(add);
 		return;
 	}
-	free(add);
 	free(*s);
 	*s = n;
 }
@@ -212,8 +211,7 @@ static const enum fsn_feature fid_group_features[] = {
 /* fanotify groups with DFID_NAME|FID work on this path's filesystem; else
  * the first missing feature. */
 static int fanotify_missing(const struct fsn_probe *p) {
-	return first_missing(p, fid_group_features,
-			     sizeof(fid_group_features) / sizeof(fid_group_features[0]));
+	return first_missing(p, fid_group_features, ELEMENTSOF(fid_group_features));
 }
 
 /* Grow *v (of *cap elements of size) to hold n + 1. */
@@ -324,8 +322,8 @@ static void add_problem(struct planner *pl, const struct rule_conf *rule, const 
 			bool warning, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 static void add_problem(struct planner *pl, const struct rule_conf *rule, const char *path,
 			bool warning, const char *fmt, ...) {
+	_cleanup_free_ char *msg = NULL;
 	struct plan *p = pl->p;
-	char *msg = NULL;
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -334,14 +332,13 @@ static void add_problem(struct planner *pl, const struct rule_conf *rule, const 
 	va_end(ap);
 	if (!msg || !grow(pl, (void **)&p->problems, &pl->problems_cap, p->n_problems,
 			  sizeof(*p->problems))) {
-		free(msg);
 		pl->oom = true;
 		return;
 	}
 	p->problems[p->n_problems++] = (struct plan_problem){
 		.rule = rule,
 		.path = xstrdup(pl, path),
-		.msg = msg,
+		.msg = steal_ptr(&msg),
 		.warning = warning,
 		.fatal = !warning && rule && rule->required,
 	};
@@ -482,7 +479,7 @@ static void decide_inode(struct planner *pl, const struct rule_conf *rule, struc
 
 static void decide_filesystem(struct planner *pl, const struct rule_conf *rule,
 			      struct decision *d) {
-	char *root = mount_root(pl, d->path);
+	_cleanup_free_ char *root = mount_root(pl, d->path);
 
 	d->type = FSN_MARK_FILESYSTEM;
 	d->mask = rule->events;
@@ -495,11 +492,10 @@ static void decide_filesystem(struct planner *pl, const struct rule_conf *rule,
 	       "filesystem reaches the daemon and is filtered to %s%s in user space",
 	       root ? root : d->path, d->path,
 	       d->subtree_recursive ? " and below" : " and its direct entries");
-	free(root);
 }
 
 static void decide_mount(struct planner *pl, const struct rule_conf *rule, struct decision *d) {
-	char *root = mount_root(pl, d->path);
+	_cleanup_free_ char *root = mount_root(pl, d->path);
 
 	d->type = FSN_MARK_MOUNT;
 	d->mask = rule->events;
@@ -520,7 +516,6 @@ static void decide_mount(struct planner *pl, const struct rule_conf *rule, struc
 	       "the daemon and is filtered to %s%s in user space",
 	       root ? root : d->path, d->path,
 	       d->subtree_recursive ? " and below" : " and its direct entries");
-	free(root);
 }
 
 static void decide_inotify(struct planner *pl, const struct rule_conf *rule, struct decision *d,
@@ -695,7 +690,7 @@ static bool perm_usable(struct planner *pl, const struct rule_conf *rule, struct
 			    WHY_NOT(p, klass));
 		return false;
 	}
-	for (size_t i = 0; i < sizeof(perm_features) / sizeof(perm_features[0]); i++)
+	for (size_t i = 0; i < ELEMENTSOF(perm_features); i++)
 		if ((rule->events & perm_features[i].event) && !sup(p, perm_features[i].feature)) {
 			add_problem(pl, rule, d->path, false, "%s",
 				    WHY_NOT(p, perm_features[i].feature));
@@ -758,7 +753,7 @@ static void decide_perm(struct planner *pl, const struct rule_conf *rule, struct
 	case RULE_MARK_FILESYSTEM:
 	case RULE_MARK_MOUNT: {
 		bool fs = mark == RULE_MARK_FILESYSTEM;
-		char *root;
+		_cleanup_free_ char *root = NULL;
 
 		if (!sup(p, fs ? FSN_FEAT_MARK_FILESYSTEM : FSN_FEAT_MARK_MOUNT))
 			break;
@@ -775,7 +770,6 @@ static void decide_perm(struct planner *pl, const struct rule_conf *rule, struct
 		       fs ? "on the filesystem mounted at" : "through the mount at",
 		       root ? root : d->path, d->path,
 		       d->subtree_recursive ? " and below" : " and its direct entries");
-		free(root);
 		d->ok = true;
 		return;
 	}
@@ -1219,7 +1213,8 @@ static const char *report_words(uint32_t report, char *buf, size_t len) {
 /* s as plan text: text_escape() (a hostile filename's control and
  * disguising bytes as \xNN), whole; cut with "..." only without memory. */
 static void put_text(FILE *f, const char *s) {
-	char buf[1024], *big = NULL;
+	_cleanup_free_ char *big = NULL;
+	char buf[1024];
 	size_t n, need = 0, pos = 0;
 
 	if (!s) {
@@ -1235,7 +1230,6 @@ static void put_text(FILE *f, const char *s) {
 	else
 		text_escaped(buf, sizeof(buf), s);
 	fputs(big ? big : buf, f);
-	free(big);
 }
 
 static bool is_ignore_mark(const struct fsn_mark_spec *s) {
@@ -1535,8 +1529,9 @@ static void put_problem_group(const struct plan *p, const struct summary_group *
 }
 
 void plan_print_summary(const struct plan *p, FILE *f) {
-	struct summary_group *groups;
-	size_t most = p ? p->n_problems : 0, *slots;
+	_cleanup_free_ struct summary_group *groups = NULL;
+	_cleanup_free_ size_t *slots = NULL;
+	size_t most = p ? p->n_problems : 0;
 
 	if (!p)
 		return;
@@ -1549,8 +1544,6 @@ void plan_print_summary(const struct plan *p, FILE *f) {
 	groups = calloc(most + 1, sizeof(*groups));
 	slots = calloc(table_size(most), sizeof(*slots));
 	if (!groups || !slots) {
-		free(groups);
-		free(slots);
 		fputs("(not enough memory for the summary: every mark)\n", f);
 		plan_print(p, f);
 		return;
@@ -1590,6 +1583,4 @@ void plan_print_summary(const struct plan *p, FILE *f) {
 			put_problem_group(p, &groups[k], f);
 	}
 	put_totals(p, f);
-	free(groups);
-	free(slots);
 }

@@ -90,7 +90,7 @@ static int copy_exclude(struct policy *p, const struct rule_conf *rc) {
 		return -ENOMEM;
 	for (size_t i = 0; i < rc->n_exclude; i++) {
 		const char *x = rc->exclude[i];
-		char *c;
+		_cleanup_free_ char *c = NULL;
 
 		if (!(p->exclude[p->n_exclude++] = strdup(x)))
 			return -ENOMEM;
@@ -98,9 +98,7 @@ static int copy_exclude(struct policy *p, const struct rule_conf *rc) {
 			continue;
 		c = realpath(x, NULL);
 		if (c && strcmp(c, x) != 0)
-			p->exclude[p->n_exclude++] = c;
-		else
-			free(c);
+			p->exclude[p->n_exclude++] = steal_ptr(&c);
 	}
 	return 0;
 }
@@ -122,9 +120,13 @@ static int copy_decision(struct pdecision *d, const struct decision_conf *dc) {
 	return d->paths && d->uids && d->gids && d->exes && d->comms ? 0 : -ENOMEM;
 }
 
+static inline void policy_freep(struct policy **p) {
+	policy_free(*p);
+}
+
 int policy_new(const struct rule_conf *rc, const struct policy_scope *scopes, size_t n_scopes,
 	       struct policy **ret) {
-	struct policy *p = calloc(1, sizeof(*p));
+	_cleanup_(policy_freep) struct policy *p = calloc(1, sizeof(*p));
 
 	if (!p)
 		return -ENOMEM;
@@ -140,14 +142,14 @@ int policy_new(const struct rule_conf *rc, const struct policy_scope *scopes, si
 	p->uids = dup_mem(rc->uids, rc->n_uids, sizeof(uid_t));
 	if (!p->name || !p->decisions || !p->scopes || !p->pids || !p->comms || !p->uids ||
 	    copy_exclude(p, rc) < 0)
-		goto oom;
+		return -ENOMEM;
 	p->n_pids = rc->n_pids;
 	p->n_comms = rc->n_comms;
 	p->n_uids = rc->n_uids;
 	for (size_t i = 0; i < rc->n_decisions; i++) {
 		p->n_decisions++;
 		if (copy_decision(&p->decisions[i], &rc->decisions[i]) < 0)
-			goto oom;
+			return -ENOMEM;
 		if (rc->decisions[i].n_paths > 0)
 			p->needs_path = true;
 	}
@@ -157,14 +159,11 @@ int policy_new(const struct rule_conf *rc, const struct policy_scope *scopes, si
 						.children = scopes[i].children };
 		p->n_scopes++;
 		if (!p->scopes[i].path)
-			goto oom;
+			return -ENOMEM;
 	}
 	p->needs_path = p->needs_path || n_scopes > 0 || p->n_exclude > 0;
-	*ret = p;
+	*ret = steal_ptr(&p);
 	return 0;
-oom:
-	policy_free(p);
-	return -ENOMEM;
 }
 
 const char *policy_rule_name(const struct policy *p) {

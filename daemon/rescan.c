@@ -78,8 +78,8 @@ static void rescan_one(struct engine *e, struct erule *r, int dirfd, const char 
  * a recursive inotify tree also gets the watches it lost. */
 static void rescan_dir(struct engine *e, struct erule *r, struct emark *root, const char *dir,
 		       bool recursive, uint64_t since) {
+	_cleanup_closedir_ DIR *d = NULL;
 	struct dirent *de;
-	DIR *d;
 
 	if (excluded_by_path(r, dir))
 		return;
@@ -102,7 +102,6 @@ static void rescan_dir(struct engine *e, struct erule *r, struct emark *root, co
 		if (is_dir && recursive)
 			rescan_dir(e, r, root, path, true, since);
 	}
-	closedir(d);
 }
 
 static void rescan_rule(struct engine *e, struct erule *r) {

@@ -196,7 +196,7 @@ void dirq_done(struct dirq *q) {
  * root belongs to (its limit and count). Never follows symlinks. */
 void tree_scan(struct engine *e, struct state *s, struct emark *root, const char *dir, bool self,
 	       bool synth, struct dirq *q) {
-	DIR *d;
+	_cleanup_closedir_ DIR *d = NULL;
 	struct dirent *de;
 
 	if (excluded_by_path(root->rule, dir))
@@ -231,7 +231,6 @@ void tree_scan(struct engine *e, struct state *s, struct emark *root, const char
 		if (!is_dir || dirq_push(q, sub, true) < 0)
 			free(sub);
 	}
-	closedir(d);
 }
 
 /* Add sub-watches for dir (itself unless it is the root) and every
@@ -348,9 +347,9 @@ void tree_settle_move(struct engine *e, const struct fsn_event *ev) {
 #define COUNT_DIRS_MAX 1000000
 
 static size_t count_dirs(const struct erule *r, const char *dir, size_t cap) {
+	_cleanup_closedir_ DIR *d = NULL;
 	size_t n = 1;
 	struct dirent *de;
-	DIR *d;
 
 	if (excluded_by_path(r, dir))
 		return 0;
@@ -373,7 +372,6 @@ static size_t count_dirs(const struct erule *r, const char *dir, size_t cap) {
 			break;
 		n += count_dirs(r, sub, cap - n);
 	}
-	closedir(d);
 	return n;
 }
 

@@ -44,17 +44,15 @@ char *canonical(const char *path) {
 }
 
 ssize_t read_small(const char *path, char *buf, size_t len) {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n;
 
 	if (fd < 0)
 		return -errno;
 	n = read(fd, buf, len - 1);
 	if (n < 0)
-		n = -errno;
-	else
-		buf[n] = '\0';
-	close(fd);
+		return -errno;
+	buf[n] = '\0';
 	return n;
 }
 

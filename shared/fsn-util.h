@@ -9,10 +9,12 @@
  */
 #pragma once
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -36,9 +38,29 @@ static inline void closep(int *fd) {
 	}
 }
 
+/* For a FILE * read from: one written to is closed by hand, its fclose()
+ * checked (the data may only fail to reach the file there). */
+static inline void fclosep(FILE **f) {
+	if (*f) {
+		int saved = errno;
+		fclose(*f);
+		errno = saved;
+	}
+}
+
+static inline void closedirp(DIR **d) {
+	if (*d) {
+		int saved = errno;
+		closedir(*d);
+		errno = saved;
+	}
+}
+
 #define _cleanup_(f) __attribute__((cleanup(f)))
 #define _cleanup_free_ _cleanup_(freep)
 #define _cleanup_close_ _cleanup_(closep)
+#define _cleanup_fclose_ _cleanup_(fclosep)
+#define _cleanup_closedir_ _cleanup_(closedirp)
 
 /* Return *p and set it to NULL: hand an object out of a _cleanup_ scope. */
 #define steal_ptr(p)                                                                               \
