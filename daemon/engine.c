@@ -489,7 +489,7 @@ static struct emark *find_old_mark(const struct strmap *by_path, const struct pl
 	     x = strmap_next(x)) {
 		struct emark *m = x->value;
 
-		if (!m->kept && m->mark && strcmp(m->rule_name, pm->rule->name) == 0 &&
+		if (!m->kept && m->mark && !m->gone && strcmp(m->rule_name, pm->rule->name) == 0 &&
 		    spec_equal(&m->spec, &pm->spec) && emark_same_object(m))
 			return m;
 	}

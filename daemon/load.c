@@ -423,6 +423,19 @@ static void on_load_planned(struct ev_loop *loop, ev_async *w, int revents) {
 }
 
 /* A load of path, or with path NULL a replan of the running config. */
+/* The marks whose object went leave the kernel before a plan is placed:
+ * the path's new object may come with the same device and inode numbers
+ * (a new tmpfs after an unmount gets the old one's), and must get marks of
+ * its own, not be taken for the old object. Their records are out. */
+static void unplace_gone(struct engine *e) {
+	for (size_t i = 0; i < e->st.n_marks; i++) {
+		struct emark *m = e->st.marks[i];
+
+		if (m->gone && m->mark)
+			emark_unplace(e, m, &e->st.n_placed);
+	}
+}
+
 int load_begin(struct engine *e, const char *path, engine_load_fn done, void *userdata) {
 	struct load *l;
 	sigset_t all, saved;
@@ -430,6 +443,7 @@ int load_begin(struct engine *e, const char *path, engine_load_fn done, void *us
 
 	if (e->load)
 		return -EBUSY;
+	unplace_gone(e);
 	l = calloc(1, sizeof(*l));
 	if (!l || (path && !(l->path = strdup(path)))) {
 		free(l);
