@@ -1053,6 +1053,9 @@ static const struct key limits_keys[] = {
 	{ "queue_size", UINT(struct config, queue_size, 16, 16777216, "65536"),
 	  .doc = "Events buffered for the outputs before further ones are dropped and "
 		 "counted." },
+	{ "kernel_queue", UINT(struct config, kernel_queue, 0, 16777216, "65536"),
+	  .doc = "Events each kernel queue (fanotify group, inotify instance) holds before "
+		 "it overflows; 0: the system's fs.fanotify/fs.inotify max_queued_events." },
 	{ "unlimited_queue", BOOL(struct config, unlimited_queue, "false"),
 	  .doc = "Create fanotify groups with FAN_UNLIMITED_QUEUE (no kernel queue limit)." },
 	{ "status_interval", UINT(struct config, status_interval, 1, 86400, "10"),

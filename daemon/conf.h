@@ -163,6 +163,7 @@ struct config {
 	unsigned rate_limit; /* events per second per rule, 0 = unlimited (default 0) */
 	unsigned
 	    queue_size; /* events buffered for outputs before dropping+counting (default 65536) */
+	unsigned kernel_queue;    /* events per kernel queue (0: the system's; default 65536) */
 	bool unlimited_queue;     /* FAN_UNLIMITED_QUEUE for fanotify groups (default false) */
 	unsigned status_interval; /* seconds between STATUS= updates (default 10) */
 

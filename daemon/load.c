@@ -398,6 +398,8 @@ static void on_load_planned(struct ev_loop *loop, ev_async *w, int revents) {
 			return;
 		}
 
+	/* (groups this load creates get it; existing ones keep theirs) */
+	fsn_ctx_set_queue_max(e->ctx, l->config->kernel_queue);
 	l->old = e->st.config ? &e->st : NULL;
 	*s = (struct state){ .config = l->config, .plan = l->plan };
 	r = state_rules(s, l->old);

@@ -74,7 +74,8 @@ struct fsn_group {
 	enum fsn_class klass;
 	uint32_t report;
 	uint32_t tag;
-	bool audit; /* created with FAN_ENABLE_AUDIT, so FAN_AUDIT responses work */
+	bool audit;         /* created with FAN_ENABLE_AUDIT, so FAN_AUDIT responses work */
+	unsigned queue_max; /* its kernel queue's length as created; 0: unlimited */
 	/* the filesystems (fsids) where it sees every directory move, for
 	 * its cached directory paths (path.c); !moves_known: to work out
 	 * again (its filesystem marks changed) */
@@ -167,7 +168,10 @@ struct fsn_ctx {
 	struct fsn_obj *objs;
 	struct fsn_hmap objs_by_key;
 	struct fsn_hmap objs_by_wd;
-	int ignore_new; /* FAN_MARK_IGNORE: -1 not tried yet, 1 works, 0 EINVAL (legacy only) */
+	int ignore_new;     /* FAN_MARK_IGNORE: -1 not tried yet, 1 works, 0 EINVAL (legacy only) */
+	unsigned queue_max; /* fsn_ctx_set_queue_max(); 0: the system's */
+	bool queue_warned;  /* said once that the sysctl cannot be set */
+	unsigned ifd_queue; /* the inotify instance's queue length as created */
 
 	/* dispatch */
 	void *buf;         /* FSN_READ_BUF_SIZE, aligned */

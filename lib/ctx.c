@@ -34,6 +34,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -223,6 +224,99 @@ static struct fsn_group *group_find(const struct fsn_ctx *ctx, enum fsn_class kl
 	return NULL;
 }
 
+/* ---- the kernel queue's length (fsn_ctx_set_queue_max()) ---- */
+
+#define FANOTIFY_QUEUE_SYSCTL "/proc/sys/fs/fanotify/max_queued_events"
+#define INOTIFY_QUEUE_SYSCTL "/proc/sys/fs/inotify/max_queued_events"
+
+/* (one thread of the process at a time between setting and restoring) */
+static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct queue_len {
+	const char *file;
+	unsigned old; /* what to write back; 0: nothing */
+	unsigned len; /* what the group will get */
+};
+
+static int sysctl_read(const char *file, unsigned *ret) {
+	char buf[32];
+	_cleanup_close_ int fd = open(file, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return negative_errno();
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return n < 0 ? negative_errno() : -EIO;
+	buf[n] = '\0';
+	return sscanf(buf, "%u", ret) == 1 ? 0 : -EIO;
+}
+
+static int sysctl_write(const char *file, unsigned v) {
+	char buf[32];
+	_cleanup_close_ int fd = open(file, O_WRONLY | O_CLOEXEC);
+	int n = snprintf(buf, sizeof(buf), "%u\n", v);
+
+	if (fd < 0)
+		return negative_errno();
+	return write(fd, buf, (size_t)n) == n ? 0 : negative_errno();
+}
+
+/* Before creating a group (or instance): the sysctl set to the context's
+ * length, under the lock (released by queue_len_end()). file NULL: an
+ * unlimited queue, nothing to do. */
+static void queue_len_begin(struct fsn_ctx *ctx, const char *file, struct queue_len *q) {
+	unsigned cur = 0;
+	int r;
+
+	*q = (struct queue_len){ .file = file };
+	if (!file)
+		return;
+	pthread_mutex_lock(&queue_lock);
+	if (sysctl_read(file, &cur) == 0)
+		q->len = cur;
+	if (ctx->queue_max == 0 || ctx->queue_max == cur)
+		return;
+	r = sysctl_write(file, ctx->queue_max);
+	if (r < 0) {
+		if (!ctx->queue_warned) {
+			char ebuf[128];
+
+			ctx->queue_warned = true;
+			fsn_ctx_log(ctx, LOG_WARNING,
+				    "cannot set %s to %u (%s): kernel queues get the system's %u "
+				    "events",
+				    file, ctx->queue_max, strerror_r(-r, ebuf, sizeof(ebuf)), cur);
+		}
+		return;
+	}
+	q->old = cur;
+	q->len = ctx->queue_max;
+}
+
+static void queue_len_end(struct queue_len *q) {
+	if (!q->file)
+		return;
+	if (q->old)
+		(void)sysctl_write(q->file, q->old);
+	pthread_mutex_unlock(&queue_lock);
+}
+
+_public_ int fsn_ctx_set_queue_max(struct fsn_ctx *ctx, unsigned n) {
+	if (!ctx)
+		return -EINVAL;
+	ctx->queue_max = n;
+	return 0;
+}
+
+_public_ unsigned fsn_group_get_queue_max(const struct fsn_group *g) {
+	return g ? g->queue_max : 0;
+}
+
+_public_ unsigned fsn_ctx_get_inotify_queue_max(const struct fsn_ctx *ctx) {
+	return ctx && ctx->ifd >= 0 ? ctx->ifd_queue : 0;
+}
+
 static int group_new(struct fsn_ctx *ctx, enum fsn_class klass, uint32_t report, uint32_t tag,
 		     struct fsn_group **ret) {
 	static const unsigned class_flag[_FSN_CLASS_MAX] = {
@@ -235,22 +329,28 @@ static int group_new(struct fsn_ctx *ctx, enum fsn_class klass, uint32_t report,
 	_cleanup_close_ int fd = -1;
 	struct epoll_event ee = { .events = EPOLLIN };
 	struct fsn_group *g;
+	struct queue_len q;
 	bool audit = false;
+	int err = 0;
 
+	queue_len_begin(ctx, (report & FAN_UNLIMITED_QUEUE) ? NULL : FANOTIFY_QUEUE_SYSCTL, &q);
 	/* Permission groups are asked for FAN_ENABLE_AUDIT so FAN_AUDIT
 	 * responses work; without CAP_AUDIT_WRITE or CONFIG_AUDITSYSCALL
 	 * they are created without it. */
 	if (klass != FSN_CLASS_NOTIF) {
 		fd = fanotify_init(flags | FAN_ENABLE_AUDIT, event_f_flags);
 		if (fd < 0 && errno != EINVAL && errno != EPERM)
-			return negative_errno();
+			err = negative_errno();
 		audit = fd >= 0;
 	}
-	if (fd < 0) {
+	if (fd < 0 && err == 0) {
 		fd = fanotify_init(flags, event_f_flags);
 		if (fd < 0)
-			return negative_errno();
+			err = negative_errno();
 	}
+	queue_len_end(&q);
+	if (err < 0)
+		return err;
 
 	g = calloc(1, sizeof(*g));
 	if (!g)
@@ -264,6 +364,7 @@ static int group_new(struct fsn_ctx *ctx, enum fsn_class klass, uint32_t report,
 		.report = report,
 		.tag = tag,
 		.audit = audit,
+		.queue_max = (report & FAN_UNLIMITED_QUEUE) ? 0 : q.len,
 	};
 	ee.data.u64 = g->id;
 	if (epoll_ctl(ctx->epfd, EPOLL_CTL_ADD, fd, &ee) < 0) {
@@ -837,12 +938,18 @@ static int add_inotify(struct fsn_ctx *ctx, struct fsn_mark *m, int fd, const st
 
 	if (ctx->ifd < 0) {
 		struct epoll_event ee = { .events = EPOLLIN, .data.u64 = 0 };
-		int ifd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+		struct queue_len q;
+		int ifd;
 
+		queue_len_begin(ctx, INOTIFY_QUEUE_SYSCTL, &q);
+		ifd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+		r = ifd < 0 ? negative_errno() : 0;
+		queue_len_end(&q);
 		if (ifd < 0) {
 			*why = "inotify_init1";
-			return negative_errno();
+			return r;
 		}
+		ctx->ifd_queue = q.len;
 		if (epoll_ctl(ctx->epfd, EPOLL_CTL_ADD, ifd, &ee) < 0) {
 			r = negative_errno();
 			safe_close(ifd);

@@ -462,6 +462,27 @@ struct fsn_group *fsn_mark_get_group(const struct fsn_mark *mark);
  */
 int fsn_mark_get_fid(const struct fsn_mark *mark, struct fsn_fid *ret);
 
+/*
+ * The length of the kernel queue of each fanotify group and of the inotify
+ * instance the context creates from now on: n events, after which the
+ * kernel drops events and queues one overflow event instead. The kernel
+ * takes it from the global sysctl fs.fanotify.max_queued_events
+ * (fs.inotify.max_queued_events) when a group (an instance) is created, so
+ * the library writes n there just before fanotify_init() (inotify_init1())
+ * and writes the old value back just after (a group another process creates
+ * in between gets n too). Existing groups keep their length. 0 (the
+ * default): the system's value. Groups created with FAN_UNLIMITED_QUEUE
+ * have no limit. When the sysctl cannot be written (no CAP_SYS_ADMIN in the
+ * initial user namespace, a read-only /proc/sys) the groups get the system's
+ * value, and the context logs that once. 0, or -EINVAL for NULL.
+ */
+int fsn_ctx_set_queue_max(struct fsn_ctx *ctx, unsigned n);
+/* The length group g's kernel queue was created with (0: unlimited,
+ * FAN_UNLIMITED_QUEUE), and that of the context's inotify instance (0:
+ * none yet). */
+unsigned fsn_group_get_queue_max(const struct fsn_group *g);
+unsigned fsn_ctx_get_inotify_queue_max(const struct fsn_ctx *ctx);
+
 /* The group an event came from; a stable small integer per group. */
 unsigned fsn_group_get_id(const struct fsn_group *g);
 enum fsn_class fsn_group_get_class(const struct fsn_group *g);

@@ -1096,6 +1096,78 @@ START_TEST(test_fan_mark_fid_and_dir_cache) {
 }
 END_TEST
 
+static unsigned read_uint_file(const char *file) {
+	char buf[32] = "";
+	unsigned v = 0;
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_gt(read(fd, buf, sizeof(buf) - 1), 0);
+	close(fd);
+	ck_assert_int_eq(sscanf(buf, "%u", &v), 1);
+	return v;
+}
+
+struct counts {
+	int events, overflows;
+};
+
+static int count_cb(struct fsn_ctx *ctx, struct fsn_event *ev, void *userdata) {
+	struct counts *c = userdata;
+
+	if (ev->mask & (FAN_Q_OVERFLOW | IN_Q_OVERFLOW))
+		c->overflows++;
+	else
+		c->events++;
+	return 0;
+}
+
+/* fsn_ctx_set_queue_max(): a fanotify group and the inotify instance
+ * created after it hold exactly that many events, then one overflow; the
+ * sysctls are as they were afterwards; groups created before keep theirs. */
+START_TEST(test_fan_queue_max) {
+	static const char *const fan = "/proc/sys/fs/fanotify/max_queued_events",
+				 *const ino = "/proc/sys/fs/inotify/max_queued_events";
+	char dir[PATH_MAX], p[PATH_MAX];
+	unsigned fan0 = read_uint_file(fan), ino0 = read_uint_file(ino);
+	struct fsn_ctx *ctx;
+	struct fsn_mark *before, *after;
+	struct counts c = { 0, 0 };
+
+	tmpfs_setup(dir, sizeof(dir));
+	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
+	before = add_fan(ctx, FSN_MARK_INODE, FSN_CLASS_NOTIF, FAN_REPORT_DFID_NAME, 1, FAN_CREATE,
+			 0, 0, dir);
+	ck_assert_uint_eq(fsn_group_get_queue_max(fsn_mark_get_group(before)), fan0);
+	ck_assert_int_eq(fsn_ctx_set_queue_max(ctx, 100), 0);
+	after = add_fan(ctx, FSN_MARK_INODE, FSN_CLASS_NOTIF, FAN_REPORT_DFID_NAME, 2, FAN_CREATE,
+			0, 0, dir);
+	add_inotify(ctx, dir, IN_CREATE, NULL);
+	ck_assert_uint_eq(fsn_group_get_queue_max(fsn_mark_get_group(after)), 100);
+	ck_assert_uint_eq(fsn_group_get_queue_max(fsn_mark_get_group(before)), fan0);
+	ck_assert_uint_eq(fsn_ctx_get_inotify_queue_max(ctx), 100);
+	ck_assert_uint_eq(read_uint_file(fan), fan0);
+	ck_assert_uint_eq(read_uint_file(ino), ino0);
+
+	for (int i = 0; i < 150; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "f%03d", i);
+		test_join(p, sizeof(p), dir, name);
+		touch(p);
+	}
+	while (fsn_ctx_dispatch(ctx, count_cb, &c) > 0)
+		;
+	/* 150 of the old group, 100 + an overflow of the new one, 100 + an
+	 * overflow of the inotify instance */
+	ck_assert_int_eq(c.events, 150 + 100 + 100);
+	ck_assert_int_eq(c.overflows, 2);
+
+	fsn_ctx_free(ctx);
+	tmpfs_teardown(dir);
+}
+END_TEST
+
 START_TEST(test_fan_marks_combine) {
 	char dir[PATH_MAX], file[PATH_MAX], alias[PATH_MAX], text[8192];
 	struct fsn_ctx *ctx;
@@ -1812,6 +1884,7 @@ static void ctx_fanotify_suite(Suite *s) {
 	tcase_add_test(tc, test_fan_take_fd_and_pidfd);
 	tcase_add_test(tc, test_fan_filesystem_dfid_name);
 	tcase_add_test(tc, test_fan_mark_fid_and_dir_cache);
+	tcase_add_test(tc, test_fan_queue_max);
 	tcase_add_test(tc, test_fan_marks_combine);
 	tcase_add_test(tc, test_fan_mount_and_evictable);
 	tcase_add_test(tc, test_fan_dont_follow);
