@@ -19,141 +19,50 @@
  * Merge rules for drop-ins (<dir of main file>/conf.d/ *.conf, lexical
  * order): `rules` are appended, `output` entries added or replaced by name,
  * every other setting (also each key of `limits`) overrides.
+ *
+ * The loader is three files, sharing conf-private.h (the loader's state,
+ * the schema's types, the functions one file calls in another): this one
+ * holds the schema, the reporting of errors, the walk of groups, the
+ * outputs and rules (the structure around values) and config_load(),
+ * which drives the others, plus the queries of conf.h; conf-parse.c the
+ * parsers of values (one per type) and the validators the schema names;
+ * conf-file.c the files (read safely into memory, @include checked and
+ * resolved, parsed by a child first, then into libconfig and through
+ * read_group()) and the discovery of drop-ins.
  */
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <grp.h>
 #include <libconfig.h>
-#include <limits.h>
-#include <pwd.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 #include <syslog.h>
-#include <unistd.h>
 
+#include "conf-private.h"
 #include "conf.h"
 #include "fsn-uapi.h"
 #include "fsn.h"
 #include "util.h"
 
 /* ------------------------------------------------------------------------ */
-/* the loader's state                                                       */
-/* ------------------------------------------------------------------------ */
-
-/* A name of an output used somewhere, checked once every file is merged. */
-struct ref {
-	char *name;
-	char *who; /* "rule 'x'", or NULL for the top-level `outputs` */
-	struct config_origin origin;
-};
-
-struct loader {
-	struct config *c;
-	struct config_errors *errors;
-	size_t n_errors_before;
-	bool oom;
-	bool unreadable;  /* a file could not be read or parsed: skip cross checks */
-	const char *file; /* the file being read */
-	struct ref *refs; /* rules' outputs */
-	size_t n_refs;
-	struct ref *drefs; /* the top-level `outputs` (replaced when overridden) */
-	size_t n_drefs;
-	struct ref *seen_rules; /* every rule name read, also of rules with errors */
-	size_t n_seen_rules, seen_cap;
-	struct strmap seen_names; /* name -> index + 1 in seen_rules */
-	char **bad_outputs;       /* outputs that had errors: no "unknown output" for them */
-	size_t n_bad_outputs;
-	size_t n_rule_entries; /* rules read, also those with errors */
-	bool rules_bad;        /* a `rules` setting was not a list */
-	config_t defaults[5];  /* parsed default text per table, see TABLE_* */
-	bool defaults_ok[5];
-	/* the files of one load_file(), as libconfig reads them: copies in
-	 * memory (see prepare_file()), by the name libconfig knows them by */
-	struct cfgcopy {
-		int fd;
-		char name[32]; /* "/proc/self/fd/N" */
-		char *path;    /* the file it is a copy of */
-	} * copies;
-	size_t n_copies;
-};
-
-struct key;
-
-/* Where keys are being read into. */
-struct scope {
-	struct loader *l;
-	void *base;                   /* the struct the keys' offsets point into */
-	const char *where;            /* "rule 'x'", "output 'y'", "limits", or NULL at the top */
-	bool defaults;                /* applying defaults: no per-type checks */
-	int out_type;                 /* in an output: its type, -1 if unknown */
-	const config_setting_t *done; /* already read (an output's type): skip it */
-};
-
-typedef bool (*parse_fn)(struct scope *sc, const struct key *k, const config_setting_t *s);
-/* Validate (and normalise) one string; false after reporting an error.
- * *out: an allocated replacement, or left NULL to keep the string. */
-typedef bool (*check_fn)(struct scope *sc, const struct key *k, const config_setting_t *s,
-			 const char *value, char **out);
-
-struct table {
-	int id; /* TABLE_* */
-	const char *scope;
-	const struct key *keys;
-	size_t n_keys;
-};
-
-enum {
-	TABLE_TOP = 0,
-	TABLE_LIMITS,
-	TABLE_RULE,
-	TABLE_OUTPUT,
-	TABLE_DECISION,
-};
-
-struct key {
-	const char *name;
-	parse_fn parse;
-	const char *type; /* in words, for documentation */
-	size_t off;       /* destination, in the scope's struct */
-	size_t n_off;     /* element count, for lists */
-	const char *def;  /* default in config syntax; NULL: none */
-	bool required;
-	long long min, max;       /* integers: allowed range */
-	const char *const *names; /* enums: allowed names ... */
-	const int *values;        /* ... and their values */
-	size_t n_names;
-	check_fn check;          /* strings: validator */
-	bool unique;             /* lists: no element twice */
-	unsigned types;          /* outputs: 1 << OUTPUT_* the key is valid for; 0: all */
-	const struct table *sub; /* groups */
-	const char *doc;
-};
-
-/* ------------------------------------------------------------------------ */
 /* small helpers                                                            */
 /* ------------------------------------------------------------------------ */
 
-static void *l_oom(struct loader *l, void *p) {
+void *l_oom(struct loader *l, void *p) {
 	if (!p)
 		l->oom = true;
 	return p;
 }
 
-static char *l_strdup(struct loader *l, const char *s) {
+char *l_strdup(struct loader *l, const char *s) {
 	return s ? l_oom(l, strdup(s)) : NULL;
 }
 
 /* A string for a message: printable ASCII as is, other bytes as \xNN,
  * cut after 200 bytes. */
-static const char *printable(const char *s, char *buf, size_t len) {
+const char *printable(const char *s, char *buf, size_t len) {
 	size_t o = 0;
 
 	for (const unsigned char *p = (const unsigned char *)s; *p && o + 8 < len; p++) {
@@ -170,23 +79,13 @@ static const char *printable(const char *s, char *buf, size_t len) {
 	return buf;
 }
 
-#define P(s) printable((s), (char[1024]){ 0 }, 1024)
-
-/* The file libconfig names (an include's copy) as the user knows it. */
-static const char *real_file(const struct loader *l, const char *f) {
-	for (size_t i = 0; f && i < l->n_copies; i++) /* (a few: the includes of one file) */
-		if (strcmp(l->copies[i].name, f) == 0)
-			return l->copies[i].path;
-	return f;
-}
-
-static const char *setting_file(struct loader *l, const config_setting_t *s) {
+const char *setting_file(struct loader *l, const config_setting_t *s) {
 	const char *f = s ? config_setting_source_file(s) : NULL;
 
 	return f ? real_file(l, f) : l->file;
 }
 
-static int setting_line(const config_setting_t *s) {
+int setting_line(const config_setting_t *s) {
 	return s ? (int)config_setting_source_line(s) : 0;
 }
 
@@ -216,8 +115,8 @@ static void add_error_v(struct loader *l, const char *file, int line, const char
 	e->n++;
 }
 
-__attribute__((format(printf, 4, 5))) static void add_error(struct loader *l, const char *file,
-							    int line, const char *fmt, ...) {
+__attribute__((format(printf, 4, 5))) void add_error(struct loader *l, const char *file, int line,
+						     const char *fmt, ...) {
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -226,8 +125,8 @@ __attribute__((format(printf, 4, 5))) static void add_error(struct loader *l, co
 }
 
 /* An error about setting s (its file and line), prefixed with the scope. */
-__attribute__((format(printf, 3, 4))) static void
-error_at(struct scope *sc, const config_setting_t *s, const char *fmt, ...) {
+__attribute__((format(printf, 3, 4))) void error_at(struct scope *sc, const config_setting_t *s,
+						    const char *fmt, ...) {
 	char msg[2048];
 	va_list ap;
 
@@ -240,7 +139,7 @@ error_at(struct scope *sc, const config_setting_t *s, const char *fmt, ...) {
 		add_error(sc->l, setting_file(sc->l, s), setting_line(s), "%s", msg);
 }
 
-static const char *type_words(const config_setting_t *s) {
+const char *type_words(const config_setting_t *s) {
 	switch (config_setting_type(s)) {
 	case CONFIG_TYPE_INT:
 	case CONFIG_TYPE_INT64: return "an integer";
@@ -254,771 +153,18 @@ static const char *type_words(const config_setting_t *s) {
 	}
 }
 
-static void type_error(struct scope *sc, const struct key *k, const config_setting_t *s,
-		       const char *expected) {
+void type_error(struct scope *sc, const struct key *k, const config_setting_t *s,
+		const char *expected) {
 	error_at(sc, s, "%s: expected %s, not %s", k->name, expected, type_words(s));
-}
-
-static bool is_int(const config_setting_t *s) {
-	int t = config_setting_type(s);
-
-	return t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64;
-}
-
-static bool is_sequence(const config_setting_t *s) {
-	int t = config_setting_type(s);
-
-	return t == CONFIG_TYPE_ARRAY || t == CONFIG_TYPE_LIST;
-}
-
-#define DEST(sc, k, type) ((type *)((char *)(sc)->base + (k)->off))
-#define COUNT(sc, k) ((size_t *)((char *)(sc)->base + (k)->n_off))
-
-/* ------------------------------------------------------------------------ */
-/* parsers: one per type of value                                           */
-/* ------------------------------------------------------------------------ */
-
-static bool parse_bool(struct scope *sc, const struct key *k, const config_setting_t *s) {
-	if (config_setting_type(s) != CONFIG_TYPE_BOOL) {
-		type_error(sc, k, s, "a boolean (true or false)");
-		return false;
-	}
-	*DEST(sc, k, bool) = config_setting_get_bool(s);
-	return true;
-}
-
-static bool get_int(struct scope *sc, const struct key *k, const config_setting_t *s,
-		    long long *ret) {
-	long long v;
-
-	if (!is_int(s)) {
-		type_error(sc, k, s, "an integer");
-		return false;
-	}
-	v = config_setting_get_int64(s);
-	if (v < k->min || v > k->max) {
-		error_at(sc, s, "%s: %lld is out of range (%lld to %lld)", k->name, v, k->min,
-			 k->max);
-		return false;
-	}
-	*ret = v;
-	return true;
-}
-
-static bool parse_uint(struct scope *sc, const struct key *k, const config_setting_t *s) {
-	long long v;
-
-	if (!get_int(sc, k, s, &v))
-		return false;
-	*DEST(sc, k, unsigned) = (unsigned)v;
-	return true;
-}
-
-static bool parse_double(struct scope *sc, const struct key *k, const config_setting_t *s) {
-	double v;
-
-	if (config_setting_type(s) == CONFIG_TYPE_FLOAT)
-		v = config_setting_get_float(s);
-	else if (is_int(s))
-		v = (double)config_setting_get_int64(s);
-	else {
-		type_error(sc, k, s, "a number");
-		return false;
-	}
-	if (!(v > (double)k->min && v <= (double)k->max)) {
-		error_at(sc, s, "%s: %g is out of range (more than %lld, at most %lld)", k->name, v,
-			 k->min, k->max);
-		return false;
-	}
-	*DEST(sc, k, double) = v;
-	return true;
-}
-
-static bool parse_enum(struct scope *sc, const struct key *k, const config_setting_t *s) {
-	const char *v;
-	char list[256] = "";
-	size_t pos = 0;
-
-	if (config_setting_type(s) != CONFIG_TYPE_STRING) {
-		type_error(sc, k, s, "a string");
-		return false;
-	}
-	v = config_setting_get_string(s);
-	for (size_t i = 0; i < k->n_names; i++)
-		if (strcmp(v, k->names[i]) == 0) {
-			*DEST(sc, k, int) = k->values[i];
-			return true;
-		}
-	for (size_t i = 0; i < k->n_names && pos < sizeof(list); i++)
-		pos += snprintf(list + pos, sizeof(list) - pos, "%s\"%s\"", i ? ", " : "",
-				k->names[i]);
-	error_at(sc, s, "%s: unknown value \"%s\" (one of %s)", k->name, P(v), list);
-	return false;
-}
-
-/* One string (with its check); *ret allocated. */
-static bool get_string(struct scope *sc, const struct key *k, const config_setting_t *s,
-		       char **ret) {
-	const char *v;
-	char *out = NULL;
-
-	v = config_setting_get_string(s);
-	if (k->check && !k->check(sc, k, s, v, &out))
-		return false;
-	*ret = out ? out : l_strdup(sc->l, v);
-	return *ret != NULL;
-}
-
-static bool parse_string(struct scope *sc, const struct key *k, const config_setting_t *s) {
-	char *v;
-
-	if (config_setting_type(s) != CONFIG_TYPE_STRING) {
-		type_error(sc, k, s, "a string");
-		return false;
-	}
-	if (!get_string(sc, k, s, &v))
-		return false;
-	free(*DEST(sc, k, char *));
-	*DEST(sc, k, char *) = v;
-	return true;
-}
-
-/* A list of strings: an array [ "a", "b" ] or a list ( "a", "b" ). */
-static bool get_strings(struct scope *sc, const struct key *k, const config_setting_t *s,
-			char ***ret, size_t *ret_n) {
-	int n = is_sequence(s) ? config_setting_length(s) : 0;
-	char **v;
-	bool ok = true;
-	size_t m = 0;
-	struct strmap seen = { 0 }; /* k->unique: the strings so far */
-
-	if (!is_sequence(s)) {
-		type_error(sc, k, s, "an array of strings");
-		return false;
-	}
-	v = l_oom(sc->l, calloc((size_t)n + 1, sizeof(char *)));
-	if (!v)
-		return false;
-	for (int i = 0; i < n; i++) {
-		const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
-		char *str;
-
-		if (config_setting_type(e) != CONFIG_TYPE_STRING) {
-			error_at(sc, e, "%s: element %d: expected a string, not %s", k->name, i + 1,
-				 type_words(e));
-			ok = false;
-			continue;
-		}
-		if (!get_string(sc, k, e, &str)) {
-			ok = false;
-			continue;
-		}
-		if (k->unique) {
-			if (strmap_value_str(&seen, str)) {
-				error_at(sc, e, "%s: '%s' is listed twice", k->name, P(str));
-				free(str);
-				ok = false;
-				continue;
-			}
-			if (strmap_put_str(&seen, str, str) < 0)
-				l_oom(sc->l, NULL);
-		}
-		v[m++] = str;
-	}
-	strmap_done(&seen);
-	if (!ok) {
-		strv_free(v, m);
-		return false;
-	}
-	*ret = v;
-	*ret_n = m;
-	return true;
-}
-
-static bool parse_strings(struct scope *sc, const struct key *k, const config_setting_t *s) {
-	char **v;
-	size_t n;
-
-	if (!get_strings(sc, k, s, &v, &n))
-		return false;
-	strv_free(*DEST(sc, k, char **), *COUNT(sc, k));
-	*DEST(sc, k, char **) = v;
-	*COUNT(sc, k) = n;
-	return true;
-}
-
-/* A list of output names, remembered to be checked after the merge. */
-static bool add_refs(struct scope *sc, const config_setting_t *s, char **names, size_t n,
-		     struct ref **refs, size_t *n_refs) {
-	struct ref *v;
-
-	v = l_oom(sc->l, realloc(*refs, (*n_refs + n + 1) * sizeof(*v)));
-	if (!v)
-		return false;
-	*refs = v;
-	for (size_t i = 0; i < n; i++) {
-		const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
-
-		v[*n_refs] = (struct ref){
-			.name = l_strdup(sc->l, names[i]),
-			.who = l_strdup(sc->l, sc->where),
-			.origin = { .file = l_strdup(sc->l, sc->defaults ? "(default)"
-									 : setting_file(sc->l, e)),
-				    .line = sc->defaults ? 0 : setting_line(e) },
-		};
-		(*n_refs)++;
-	}
-	return true;
-}
-
-static void refs_free(struct ref *v, size_t n) {
-	for (size_t i = 0; i < n; i++) {
-		free(v[i].name);
-		free(v[i].who);
-		free(v[i].origin.file);
-	}
-	free(v);
-}
-
-static bool parse_default_outputs(struct scope *sc, const struct key *k,
-				  const config_setting_t *s) {
-	if (!parse_strings(sc, k, s))
-		return false;
-	/* An override replaces the list, and so the names to check. */
-	refs_free(sc->l->drefs, sc->l->n_drefs);
-	sc->l->drefs = NULL;
-	sc->l->n_drefs = 0;
-	return add_refs(sc, s, *DEST(sc, k, char **), *COUNT(sc, k), &sc->l->drefs,
-			&sc->l->n_drefs);
-}
-
-static bool parse_rule_outputs(struct scope *sc, const struct key *k, const config_setting_t *s) {
-	if (!parse_strings(sc, k, s))
-		return false;
-	return add_refs(sc, s, *DEST(sc, k, char **), *COUNT(sc, k), &sc->l->refs, &sc->l->n_refs);
-}
-
-/* Event names: FAN_* bits, minus those no rule can ask for. */
-static bool parse_events(struct scope *sc, const struct key *k, const config_setting_t *s) {
-	uint64_t mask = 0;
-	bool ok = true;
-	int n;
-
-	if (!is_sequence(s)) {
-		type_error(sc, k, s, "an array of event names");
-		return false;
-	}
-	n = config_setting_length(s);
-	if (n == 0) {
-		error_at(sc, s, "%s: no events given", k->name);
-		return false;
-	}
-	for (int i = 0; i < n; i++) {
-		const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
-		const char *name, *why = NULL;
-		uint64_t m = 0;
-		bool word = true;
-
-		if (config_setting_type(e) != CONFIG_TYPE_STRING) {
-			error_at(sc, e, "%s: element %d: expected a string, not %s", k->name, i + 1,
-				 type_words(e));
-			ok = false;
-			continue;
-		}
-		name = config_setting_get_string(e);
-		/* One lower-case name each (the parser would also take lists
-		 * and hex numbers; a config names events). */
-		for (const char *p = name; *p; p++)
-			word = word && (islower((unsigned char)*p) || *p == '_');
-		if (!*name || !word ||
-		    fsn_mask_parse(FSN_MASK_FANOTIFY_EVENT, name, &m, NULL, 0) < 0) {
-			error_at(sc, e, "unknown event '%s'", P(name));
-			ok = false;
-			continue;
-		}
-		if (m & FAN_Q_OVERFLOW)
-			why = "queue overflows are always reported, not asked for";
-		else if (m & FAN_ONDIR)
-			why = "it is a flag, not an event: use ondir = true";
-		else if (m & FAN_EVENT_ON_CHILD)
-			why = "it is a flag, not an event: use children = true";
-		else if (m & (FAN_MNT_ATTACH | FAN_MNT_DETACH))
-			why = "mount namespace events are not supported";
-		if (why) {
-			error_at(sc, e, "event '%s': %s", name, why);
-			ok = false;
-			continue;
-		}
-		mask |= m;
-	}
-	if (!ok)
-		return false;
-	*DEST(sc, k, uint64_t) = mask;
-	return true;
-}
-
-/* pids: integers 1 .. 4194304 (PID_MAX_LIMIT). */
-static bool parse_pids(struct scope *sc, const struct key *k, const config_setting_t *s) {
-	int n = is_sequence(s) ? config_setting_length(s) : 0;
-	_cleanup_free_ pid_t *v = NULL;
-	bool ok = true;
-
-	if (!is_sequence(s)) {
-		type_error(sc, k, s, "an array of integers");
-		return false;
-	}
-	v = l_oom(sc->l, calloc((size_t)n + 1, sizeof(pid_t)));
-	if (!v)
-		return false;
-	for (int i = 0; i < n; i++) {
-		const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
-		long long x;
-
-		if (!is_int(e)) {
-			error_at(sc, e, "%s: element %d: expected an integer, not %s", k->name,
-				 i + 1, type_words(e));
-			ok = false;
-			continue;
-		}
-		x = config_setting_get_int64(e);
-		if (x < k->min || x > k->max) {
-			error_at(sc, e, "%s: %lld is out of range (%lld to %lld)", k->name, x,
-				 k->min, k->max);
-			ok = false;
-			continue;
-		}
-		v[i] = (pid_t)x;
-	}
-	if (!ok)
-		return false;
-	free(*DEST(sc, k, pid_t *));
-	*DEST(sc, k, pid_t *) = steal_ptr(&v);
-	*COUNT(sc, k) = (size_t)n;
-	return true;
-}
-
-/* Look up a user or group name; false if unknown. */
-typedef bool (*id_lookup_fn)(const char *name, uint32_t *ret);
-
-static bool lookup_user(const char *name, uint32_t *ret) {
-	struct passwd pw, *res = NULL;
-	char buf[4096];
-
-	if (getpwnam_r(name, &pw, buf, sizeof(buf), &res) != 0 || !res)
-		return false;
-	*ret = res->pw_uid;
-	return true;
-}
-
-static bool lookup_group(const char *name, uint32_t *ret) {
-	struct group gr, *res = NULL;
-	char buf[16384];
-
-	if (getgrnam_r(name, &gr, buf, sizeof(buf), &res) != 0 || !res)
-		return false;
-	*ret = res->gr_gid;
-	return true;
-}
-
-/* uids, gids: integers, or names looked up now (what: "user", "group"). */
-static bool parse_ids(struct scope *sc, const struct key *k, const config_setting_t *s,
-		      id_lookup_fn lookup, const char *what) {
-	int n = is_sequence(s) ? config_setting_length(s) : 0;
-	_cleanup_free_ uint32_t *v = NULL;
-	bool ok = true;
-
-	if (!is_sequence(s)) {
-		error_at(sc, s, "%s: expected a list of %s ids or names, not %s", k->name, what,
-			 type_words(s));
-		return false;
-	}
-	v = l_oom(sc->l, calloc((size_t)n + 1, sizeof(uint32_t)));
-	if (!v)
-		return false;
-	for (int i = 0; i < n; i++) {
-		const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
-
-		if (is_int(e)) {
-			long long x = config_setting_get_int64(e);
-
-			if (x < 0 || x >= (long long)UINT32_MAX) {
-				error_at(sc, e, "%s: %lld is not a %s id", k->name, x, what);
-				ok = false;
-			} else
-				v[i] = (uint32_t)x;
-		} else if (config_setting_type(e) == CONFIG_TYPE_STRING) {
-			const char *name = config_setting_get_string(e);
-
-			if (!lookup(name, &v[i])) {
-				error_at(sc, e, "%s: unknown %s '%s'", k->name, what, P(name));
-				ok = false;
-			}
-		} else {
-			error_at(sc, e, "%s: element %d: expected a %s id or name, not %s", k->name,
-				 i + 1, what, type_words(e));
-			ok = false;
-		}
-	}
-	if (!ok)
-		return false;
-	free(*DEST(sc, k, uint32_t *));
-	*DEST(sc, k, uint32_t *) = steal_ptr(&v);
-	*COUNT(sc, k) = (size_t)n;
-	return true;
-}
-
-/* An exec output's user or group: one id or name, looked up now. */
-static bool parse_run_as(struct scope *sc, const struct key *k, const config_setting_t *s) {
-	struct output_conf *o = sc->base;
-	bool user = strcmp(k->name, "user") == 0;
-	const char *what = user ? "user" : "group";
-	uint32_t id;
-
-	if (is_int(s)) {
-		long long x = config_setting_get_int64(s);
-
-		if (x < 0 || x >= (long long)UINT32_MAX) {
-			error_at(sc, s, "%s: %lld is not a %s id", k->name, x, what);
-			return false;
-		}
-		id = (uint32_t)x;
-	} else if (config_setting_type(s) == CONFIG_TYPE_STRING) {
-		const char *name = config_setting_get_string(s);
-
-		if (!(user ? lookup_user : lookup_group)(name, &id)) {
-			error_at(sc, s, "%s: unknown %s '%s'", k->name, what, P(name));
-			return false;
-		}
-	} else {
-		error_at(sc, s, "%s: expected a %s id or name, not %s", k->name, what,
-			 type_words(s));
-		return false;
-	}
-	if (user) {
-		struct passwd pw, *res = NULL;
-		char buf[4096];
-
-		o->has_user = true;
-		o->user = id;
-		o->has_user_gid = getpwuid_r(id, &pw, buf, sizeof(buf), &res) == 0 && res;
-		o->user_gid = o->has_user_gid ? res->pw_gid : 0;
-	} else {
-		o->has_group = true;
-		o->group = id;
-	}
-	return true;
-}
-
-static bool parse_uids(struct scope *sc, const struct key *k, const config_setting_t *s) {
-	return parse_ids(sc, k, s, lookup_user, "user");
-}
-
-static bool parse_gids(struct scope *sc, const struct key *k, const config_setting_t *s) {
-	return parse_ids(sc, k, s, lookup_group, "group");
-}
-
-/* The errnos FAN_DENY_ERRNO() takes (the kernel refuses others). */
-const struct deny_errno deny_errnos[] = {
-	{ EIO, "EIO" },       { EPERM, "EPERM" },   { EBUSY, "EBUSY" },   { ETXTBSY, "ETXTBSY" },
-	{ EAGAIN, "EAGAIN" }, { ENOSPC, "ENOSPC" }, { EDQUOT, "EDQUOT" },
-};
-const size_t n_deny_errnos = ELEMENTSOF(deny_errnos);
-
-/* "allow", "deny", "deny(ERRNO)" or "audit" (allow, audited). */
-static bool parse_verdict(struct scope *sc, const struct key *k, const config_setting_t *s) {
-	struct verdict v = { 0 };
-	const char *str, *open;
-	char list[128] = "";
-	size_t pos = 0;
-
-	if (config_setting_type(s) != CONFIG_TYPE_STRING) {
-		type_error(sc, k, s,
-			   "a verdict string (\"allow\", \"deny\", \"deny(EIO)\", \"audit\")");
-		return false;
-	}
-	str = config_setting_get_string(s);
-	open = strchr(str, '(');
-	if (strcmp(str, "allow") == 0)
-		;
-	else if (strcmp(str, "audit") == 0)
-		v.audit = true;
-	else if (strcmp(str, "deny") == 0)
-		v.deny = true;
-	else if (strncmp(str, "deny(", 5) == 0 && open == str + 4 && str[strlen(str) - 1] == ')') {
-		size_t n = strlen(str) - 6;
-
-		v.deny = true;
-		for (size_t i = 0; i < ELEMENTSOF(deny_errnos) && !v.err; i++)
-			if (strlen(deny_errnos[i].name) == n &&
-			    strncmp(str + 5, deny_errnos[i].name, n) == 0)
-				v.err = deny_errnos[i].err;
-		if (!v.err) {
-			for (size_t i = 0; i < ELEMENTSOF(deny_errnos); i++)
-				pos += (size_t)snprintf(list + pos, sizeof(list) - pos, "%s%s",
-							i ? ", " : "", deny_errnos[i].name);
-			error_at(sc, s, "%s: '%s': the kernel's FAN_DENY_ERRNO takes only %s",
-				 k->name, P(str), list);
-			return false;
-		}
-		if (v.err == EPERM)
-			v.err = 0; /* a plain deny says EPERM */
-	} else {
-		error_at(sc, s,
-			 "%s: unknown verdict '%s' (one of \"allow\", \"deny\", \"deny(ERRNO)\", "
-			 "\"audit\")",
-			 k->name, P(str));
-		return false;
-	}
-	*DEST(sc, k, struct verdict) = v;
-	return true;
-}
-
-static void read_group(struct scope *sc, const struct table *t, config_setting_t *group);
-
-/* A group of keys into the same struct (limits). */
-static bool parse_group(struct scope *sc, const struct key *k, const config_setting_t *s) {
-	struct scope sub = *sc;
-
-	if (!config_setting_is_group(s)) {
-		type_error(sc, k, s, "a group { ... }");
-		return false;
-	}
-	sub.where = k->name;
-	read_group(&sub, k->sub, (config_setting_t *)s);
-	return true;
-}
-
-static bool parse_outputs(struct scope *sc, const struct key *k, const config_setting_t *s);
-static bool parse_rules(struct scope *sc, const struct key *k, const config_setting_t *s);
-
-/* ------------------------------------------------------------------------ */
-/* validators                                                               */
-/* ------------------------------------------------------------------------ */
-
-/* Absolute path: "//" and "/./" collapsed, no trailing '/', ".." refused. */
-static int normalize_path(const char *in, char **ret, const char **why) {
-	size_t len = strlen(in);
-	_cleanup_free_ char *out = NULL;
-	char *o;
-
-	if (len == 0) {
-		*why = "is empty";
-		return -EINVAL;
-	}
-	if (in[0] != '/') {
-		*why = "is not absolute";
-		return -EINVAL;
-	}
-	if (len >= PATH_MAX) {
-		*why = "is too long";
-		return -EINVAL;
-	}
-	out = malloc(len + 2);
-	if (!out)
-		return -ENOMEM;
-	o = out;
-	for (const char *p = in; *p;) {
-		const char *e;
-		size_t n;
-
-		while (*p == '/')
-			p++;
-		e = strchrnul(p, '/');
-		n = (size_t)(e - p);
-		if (n == 0 || (n == 1 && p[0] == '.')) {
-			p = e;
-			continue;
-		}
-		if (n == 2 && p[0] == '.' && p[1] == '.') {
-			*why = "contains '..'";
-			return -EINVAL;
-		}
-		*o++ = '/';
-		memcpy(o, p, n);
-		o += n;
-		p = e;
-	}
-	if (o == out)
-		*o++ = '/';
-	*o = '\0';
-	*ret = steal_ptr(&out);
-	return 0;
-}
-
-static bool check_path(struct scope *sc, const struct key *k, const config_setting_t *s,
-		       const char *v, char **out) {
-	const char *why = NULL;
-	int r = normalize_path(v, out, &why);
-
-	if (r == -ENOMEM)
-		sc->l->oom = true;
-	else if (r < 0)
-		error_at(sc, s, "%s: '%s' %s", k->name, P(v), why);
-	return r == 0;
-}
-
-/* An absolute path (normalised) or a glob (exclude, decisions' paths and exes). */
-/* Whether fnmatch() (flags 0) reads pattern as its author meant: every
- * '[' closed by a ']' (one right after "[", "[!" or "[^" is a member), no
- * '\\' at the end. fnmatch() itself takes an unclosed '[' as a plain
- * character and never says so. NULL, or what is wrong. */
-static const char *glob_error(const char *p) {
-	for (; *p; p++) {
-		if (*p == '\\') {
-			if (!*++p)
-				return "it ends in a lone '\\'";
-			continue;
-		}
-		if (*p != '[')
-			continue;
-		p++;
-		if (*p == '!' || *p == '^')
-			p++;
-		if (*p == ']')
-			p++;
-		while (*p && *p != ']') {
-			if (*p == '[' && (p[1] == ':' || p[1] == '.' || p[1] == '=')) {
-				const char *close = strstr(p + 2, (char[]){ p[1], ']', '\0' });
-
-				if (!close)
-					return "a '[:' class is not closed with ':]'";
-				p = close + 1;
-			}
-			p++;
-		}
-		if (!*p)
-			return "a '[' is not closed with ']'";
-	}
-	return NULL;
-}
-
-static bool check_path_or_glob(struct scope *sc, const struct key *k, const config_setting_t *s,
-			       const char *v, char **out) {
-	const char *why;
-
-	if (!*v) {
-		error_at(sc, s, "%s: empty entry", k->name);
-		return false;
-	}
-	if (is_glob(v)) {
-		why = glob_error(v);
-		if (why) {
-			error_at(sc, s, "%s: '%s' is not a valid glob: %s", k->name, P(v), why);
-			return false;
-		}
-		return true;
-	}
-	if (v[0] != '/') {
-		error_at(sc, s,
-			 "%s: '%s' is neither an absolute path nor a glob (to match a name "
-			 "anywhere, write '*/%s')",
-			 k->name, P(v), P(v));
-		return false;
-	}
-	return check_path(sc, k, s, v, out);
-}
-
-static bool check_rule_name(struct scope *sc, const struct key *k, const config_setting_t *s,
-			    const char *v, char **out) {
-	if (!*v) {
-		error_at(sc, s, "%s: empty", k->name);
-		return false;
-	}
-	for (const char *p = v; *p; p++)
-		if (!isalnum((unsigned char)*p) && !strchr("_.-", *p)) {
-			error_at(sc, s,
-				 "%s: '%s' may contain only letters, digits, '_', '.' and '-'",
-				 k->name, P(v));
-			return false;
-		}
-	return true;
-}
-
-static bool check_comm(struct scope *sc, const struct key *k, const config_setting_t *s,
-		       const char *v, char **out) {
-	if (!*v) {
-		error_at(sc, s, "%s: empty entry", k->name);
-		return false;
-	}
-	if (strlen(v) > 15) {
-		error_at(sc, s,
-			 "%s: '%s' is longer than 15 bytes; the kernel keeps only the first 15 "
-			 "bytes of a process name",
-			 k->name, P(v));
-		return false;
-	}
-	return true;
-}
-
-static bool check_output_name(struct scope *sc, const struct key *k, const config_setting_t *s,
-			      const char *v, char **out) {
-	if (!*v) {
-		error_at(sc, s, "%s: empty output name", k->name);
-		return false;
-	}
-	return true;
-}
-
-static bool check_json_file(struct scope *sc, const struct key *k, const config_setting_t *s,
-			    const char *v, char **out) {
-	if (strcmp(v, "-") == 0)
-		return true;
-	if (v[0] != '/') {
-		error_at(sc, s, "%s: '%s' must be an absolute path, or \"-\" for standard output",
-			 k->name, P(v));
-		return false;
-	}
-	return check_path(sc, k, s, v, out);
-}
-
-/* The placeholders output-exec.c substitutes (exec_template_check()). */
-static const char *const placeholders[] = { "{path}", "{old_path}", "{rule}", "{events}", "{kind}",
-					    "{pid}",  "{comm}",     "{uid}",  "{time}" };
-
-/* argv[0] absolute; only known placeholders ("{name}" with name of
- * lower-case letters and '_'; other braces are literal text). */
-static bool check_argv_elem(struct scope *sc, const struct key *k, const config_setting_t *s,
-			    const char *v, char **out) {
-	const config_setting_t *first = config_setting_get_elem(config_setting_parent(s), 0);
-
-	if (s == first) {
-		if (v[0] != '/') {
-			error_at(sc, s,
-				 "%s: the program '%s' must be an absolute path (it is run "
-				 "without a shell and without $PATH)",
-				 k->name, P(v));
-			return false;
-		}
-		if (strchr(v, '{')) {
-			error_at(sc, s, "%s: the program '%s' may not contain a placeholder",
-				 k->name, P(v));
-			return false;
-		}
-		return true;
-	}
-	for (const char *p = strchr(v, '{'); p; p = strchr(p + 1, '{')) {
-		size_t n = strspn(p + 1, "abcdefghijklmnopqrstuvwxyz_");
-		bool known = false;
-
-		if (n == 0 || p[1 + n] != '}')
-			continue;
-		for (size_t i = 0; i < ELEMENTSOF(placeholders); i++)
-			known = known || (strlen(placeholders[i]) == n + 2 &&
-					  strncmp(placeholders[i], p, n + 2) == 0);
-		if (!known) {
-			error_at(sc, s,
-				 "%s: unknown placeholder '%.*s' (known: {path} {old_path} {rule} "
-				 "{events} {kind} {pid} {comm} {uid} {time})",
-				 k->name, (int)n + 2, p);
-			return false;
-		}
-	}
-	return true;
 }
 
 /* ------------------------------------------------------------------------ */
 /* the schema                                                               */
 /* ------------------------------------------------------------------------ */
+
+static bool parse_group(struct scope *sc, const struct key *k, const config_setting_t *s);
+static bool parse_outputs(struct scope *sc, const struct key *k, const config_setting_t *s);
+static bool parse_rules(struct scope *sc, const struct key *k, const config_setting_t *s);
 
 static const char *const log_level_names[] = { "error", "warning", "notice", "info", "debug" };
 static const int log_level_values[] = { LOG_ERR, LOG_WARNING, LOG_NOTICE, LOG_INFO, LOG_DEBUG };
@@ -1219,7 +365,7 @@ static const struct key top_keys[] = {
 	  .doc = "The rules: rules = ( { name = ...; paths = [...]; ... }, ... );" },
 };
 
-static const struct table top_table = { TABLE_TOP, "", top_keys, ELEMENTSOF(top_keys) };
+const struct table top_table = { TABLE_TOP, "", top_keys, ELEMENTSOF(top_keys) };
 
 static const struct table *const all_tables[] = { &top_table, &limits_table, &rule_table,
 						  &output_table, &decision_table };
@@ -1315,7 +461,7 @@ static void apply_defaults(struct scope *sc, const struct table *t) {
 	}
 }
 
-static void read_group(struct scope *sc, const struct table *t, config_setting_t *group) {
+void read_group(struct scope *sc, const struct table *t, config_setting_t *group) {
 	struct scope g = *sc;
 
 	for (int i = 0; i < config_setting_length(group); i++) {
@@ -1338,6 +484,19 @@ static void read_group(struct scope *sc, const struct table *t, config_setting_t
 	for (size_t i = 0; i < t->n_keys; i++)
 		if (t->keys[i].required && !config_setting_get_member(group, t->keys[i].name))
 			error_at(&g, group, "missing key '%s'", t->keys[i].name);
+}
+
+/* A group of keys into the same struct (limits). */
+static bool parse_group(struct scope *sc, const struct key *k, const config_setting_t *s) {
+	struct scope sub = *sc;
+
+	if (!config_setting_is_group(s)) {
+		type_error(sc, k, s, "a group { ... }");
+		return false;
+	}
+	sub.where = k->name;
+	read_group(&sub, k->sub, (config_setting_t *)s);
+	return true;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1667,457 +826,8 @@ static bool parse_rules(struct scope *sc, const struct key *k, const config_sett
 }
 
 /* ------------------------------------------------------------------------ */
-/* files                                                                    */
+/* loading: defaults, the files in order, checks after the merge, errors    */
 /* ------------------------------------------------------------------------ */
-
-static char *dir_of(const char *path) {
-	const char *slash = strrchr(path, '/');
-
-	if (!slash)
-		return strdup(".");
-	if (slash == path)
-		return strdup("/");
-	return strndup(path, (size_t)(slash - path));
-}
-
-/*
- * Reading files safely. libconfig 1.5 opens @include files itself with
- * fopen() and has no hook: a directory (or "") makes its flex scanner call
- * exit(2), a FIFO blocks the open for good. So every file is read here
- * first, as the daemon allows: a regular file (opened without blocking, so
- * a FIFO is refused instead of waited for), at most CONFIG_FILE_MAX bytes;
- * its @include directives (found as libconfig's scanner finds them: at the
- * start of a line, outside comments and strings) are checked the same way,
- * recursively, and rewritten to name an in-memory copy (a memfd, as
- * /proc/self/fd/N), so libconfig reads only what was checked, and cannot be
- * raced. Line numbers are kept; errors name the real files.
- */
-#define CONFIG_FILE_MAX (16u << 20)
-#define INCLUDE_DEPTH_MAX 10 /* libconfig's own limit */
-
-static const char *file_type_words(mode_t m) {
-	return S_ISDIR(m)    ? "a directory"
-	       : S_ISFIFO(m) ? "a FIFO"
-	       : S_ISSOCK(m) ? "a socket"
-	       : S_ISCHR(m)  ? "a character device"
-	       : S_ISBLK(m)  ? "a block device"
-			     : "not a regular file";
-}
-
-/* The whole of a regular file; why: what is wrong with it otherwise. */
-static int slurp(const char *path, char **ret, size_t *ret_len, char *why, size_t whylen) {
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	_cleanup_free_ char *buf = NULL;
-	size_t len = 0, cap;
-	struct stat st;
-
-	if (fd < 0) {
-		snprintf(why, whylen, "cannot read: %s", strerror(errno));
-		return -errno;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		snprintf(why, whylen, "cannot read: %s, not a regular file",
-			 file_type_words(st.st_mode));
-		return -EINVAL;
-	}
-	if ((uint64_t)st.st_size > CONFIG_FILE_MAX) {
-		snprintf(why, whylen, "cannot read: larger than %u MiB", CONFIG_FILE_MAX >> 20);
-		return -EFBIG;
-	}
-	cap = (size_t)st.st_size + 1;
-	buf = malloc(cap + 1);
-	for (;;) {
-		ssize_t n;
-
-		if (!buf)
-			return -ENOMEM;
-		if (len == cap) { /* it grew meanwhile */
-			char *v = cap < CONFIG_FILE_MAX ? realloc(buf, 2 * cap + 1) : NULL;
-
-			if (!v) {
-				snprintf(why, whylen, "cannot read: larger than %u MiB",
-					 CONFIG_FILE_MAX >> 20);
-				return -EFBIG;
-			}
-			buf = v;
-			cap *= 2;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			snprintf(why, whylen, "cannot read: %s", strerror(errno));
-			return -EIO;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
-	*ret = steal_ptr(&buf);
-	*ret_len = len;
-	return 0;
-}
-
-static int prepare_file(struct loader *l, const char *path, const char *dir, int depth,
-			const char *from, int from_line);
-
-/* At text[i] (a line's start, outside comments and strings): an @include
- * directive as libconfig's scanner sees it (`^[ \t]*@include[ \t]+"`, then
- * the name with \\ and \" escapes up to the closing quote)? Its name in
- * name, the index after the closing quote in *end; 0 if there is none,
- * -EINVAL (why) if it is malformed. */
-static int include_at(const char *text, size_t len, size_t i, char *name, size_t namelen,
-		      size_t *end, const char **why) {
-	size_t j = i, n = 0;
-
-	while (j < len && (text[j] == ' ' || text[j] == '\t'))
-		j++;
-	if (len - j < 8 || memcmp(text + j, "@include", 8) != 0)
-		return 0;
-	j += 8;
-	if (j >= len || (text[j] != ' ' && text[j] != '\t'))
-		return 0;
-	while (j < len && (text[j] == ' ' || text[j] == '\t'))
-		j++;
-	if (j >= len || text[j] != '"')
-		return 0;
-	for (j++; j < len && text[j] != '"'; j++) {
-		char c = text[j];
-
-		if (c == '\\' && j + 1 < len && (text[j + 1] == '\\' || text[j + 1] == '"'))
-			c = text[++j];
-		if (c == '\n' || c == '\0') {
-			*why = "the file name is not closed on its line";
-			return -EINVAL;
-		}
-		if (n + 1 >= namelen) {
-			*why = "the file name is too long";
-			return -EINVAL;
-		}
-		name[n++] = c;
-	}
-	if (j >= len) {
-		*why = "the file name is not closed";
-		return -EINVAL;
-	}
-	name[n] = '\0';
-	if (n == 0) {
-		*why = "empty file name";
-		return -EINVAL;
-	}
-	*end = j + 1;
-	return 1;
-}
-
-/* text with its @include names replaced by their copies (prepare_file()),
- * written to f; false after errors were added. */
-static bool rewrite_includes(struct loader *l, const char *path, const char *text, size_t len,
-			     const char *dir, int depth, FILE *f) {
-	enum { INITIAL, COMMENT, STRING } state = INITIAL;
-	bool bol = true, ok = true;
-	int line = 1;
-
-	for (size_t i = 0; i < len;) {
-		char name[PATH_MAX], full[PATH_MAX * 2];
-		const char *why = NULL;
-		size_t end = 0;
-		int k, fd;
-
-		if (state == INITIAL && bol) {
-			bol = false;
-			k = include_at(text, len, i, name, sizeof(name), &end, &why);
-			if (k < 0) {
-				add_error(l, path, line, "@include: %s", why);
-				ok = false;
-			} else if (k > 0) {
-				/* libconfig: include_dir + "/" + name, also for an
-				 * absolute name */
-				snprintf(full, sizeof(full), "%s/%s", dir, name);
-				fd = prepare_file(l, full, dir, depth + 1, path, line);
-				if (fd < 0)
-					ok = false;
-				else
-					fprintf(f, "@include \"/proc/self/fd/%d\"", fd);
-				i = end;
-				continue;
-			}
-		}
-		switch (state) {
-		case INITIAL:
-			if (text[i] == '"')
-				state = STRING;
-			else if (text[i] == '/' && i + 1 < len && text[i + 1] == '*') {
-				fputs("/*", f);
-				i += 2;
-				state = COMMENT;
-				continue;
-			} else if (text[i] == '#' ||
-				   (text[i] == '/' && i + 1 < len && text[i + 1] == '/')) {
-				const char *nl = memchr(text + i, '\n', len - i);
-				size_t n = nl ? (size_t)(nl - (text + i)) : len - i;
-
-				fwrite(text + i, 1, n, f);
-				i += n;
-				continue;
-			}
-			break;
-		case STRING:
-			if (text[i] == '\\' && i + 1 < len && text[i + 1] != '\n') {
-				fputc(text[i++], f);
-				break;
-			}
-			if (text[i] == '"')
-				state = INITIAL;
-			break;
-		case COMMENT:
-			if (text[i] == '*' && i + 1 < len && text[i + 1] == '/') {
-				fputs("*/", f);
-				i += 2;
-				state = INITIAL;
-				continue;
-			}
-			break;
-		}
-		if (text[i] == '\n') {
-			line++;
-			bol = true;
-		}
-		fputc(text[i++], f);
-	}
-	return ok;
-}
-
-/* A checked copy of path in memory, its includes rewritten (dir: where
- * they are found): the copy's fd, kept in l->copies until the end of
- * load_file(), or -1 after errors were added (about path itself: at from's
- * line from_line, its @include). */
-static int prepare_file(struct loader *l, const char *path, const char *dir, int depth,
-			const char *from, int from_line) {
-	_cleanup_free_ char *text = NULL;
-	char why[512];
-	struct cfgcopy *v;
-	size_t len = 0;
-	bool ok;
-	FILE *f;
-	int fd, r;
-
-	if (depth > INCLUDE_DEPTH_MAX) {
-		add_error(l, from, from_line,
-			  "@include \"%s\": nested more than %d deep (a cycle?)", P(path),
-			  INCLUDE_DEPTH_MAX);
-		return -1;
-	}
-	r = slurp(path, &text, &len, why, sizeof(why));
-	if (r < 0) {
-		if (r == -ENOMEM)
-			l->oom = true;
-		else if (from)
-			add_error(l, from, from_line, "@include \"%s\": %s", P(path), why);
-		else
-			add_error(l, path, 0, "%s", why);
-		return -1;
-	}
-	fd = memfd_create("fsnotifyd-config", MFD_CLOEXEC);
-	if (fd < 0) {
-		add_error(l, path, 0, "cannot copy it to memory: %s", strerror(errno));
-		return -1;
-	}
-	v = l_oom(l, realloc(l->copies, (l->n_copies + 1) * sizeof(*v)));
-	if (!v) {
-		close(fd);
-		return -1;
-	}
-	l->copies = v;
-	v = &l->copies[l->n_copies++];
-	*v = (struct cfgcopy){ .fd = fd, .path = l_strdup(l, path) };
-	snprintf(v->name, sizeof(v->name), "/proc/self/fd/%d", fd);
-	f = fdopen(dup(fd), "w");
-	if (!f) {
-		l->oom = true;
-		return -1;
-	}
-	ok = rewrite_includes(l, path, text, len, dir, depth, f);
-	if (fclose(f) != 0) {
-		add_error(l, path, 0, "cannot copy it to memory: %s", strerror(errno));
-		ok = false;
-	}
-	return ok ? fd : -1;
-}
-
-static void copies_clear(struct loader *l) {
-	for (size_t i = 0; i < l->n_copies; i++) {
-		close(l->copies[i].fd);
-		free(l->copies[i].path);
-	}
-	free(l->copies);
-	l->copies = NULL;
-	l->n_copies = 0;
-}
-
-/*
- * libconfig 1.5 leaks what its parser had taken when a file does not parse
- * (bison without destructors: the strings read so far, up to the file's
- * size). A daemon reloading a broken file again and again would grow
- * without bound, so the file is first parsed by a child process, which
- * says whether it parses (and if not, where and why); only a file that
- * parses is parsed here. (glibc keeps malloc usable in a child forked from
- * a threaded process; the child uses nothing else but libconfig and
- * write().)
- */
-struct parse_verdict {
-	int ok;   /* 1 parses, 0 does not, -1 the child failed */
-	int line; /* the error's */
-	char file[PATH_MAX];
-	char text[256];
-};
-
-static void parse_in_child(int fd, struct parse_verdict *v) {
-	int pipefd[2], status;
-	pid_t pid;
-	ssize_t n;
-
-	*v = (struct parse_verdict){ .ok = -1 };
-	if (pipe2(pipefd, O_CLOEXEC) < 0)
-		return;
-	pid = fork();
-	if (pid < 0) {
-		close(pipefd[0]);
-		close(pipefd[1]);
-		return;
-	}
-	if (pid == 0) {
-		struct parse_verdict r = { .ok = 0 };
-		config_t cfg;
-		FILE *f;
-
-		close(pipefd[0]);
-		f = lseek(fd, 0, SEEK_SET) == 0 ? fdopen(dup(fd), "r") : NULL;
-		if (f) {
-			config_init(&cfg);
-			r.ok = config_read(&cfg, f) ? 1 : 0;
-			if (!r.ok) {
-				r.line = config_error_line(&cfg);
-				snprintf(r.file, sizeof(r.file), "%s",
-					 config_error_file(&cfg) ? config_error_file(&cfg) : "");
-				snprintf(r.text, sizeof(r.text), "%s",
-					 config_error_text(&cfg) ? config_error_text(&cfg) : "");
-			}
-		}
-		/* exit_group itself: no atexit work, no sanitizer's leak check
-		 * (libconfig's leak is why this is a child) */
-		syscall(SYS_exit_group,
-			f && write(pipefd[1], &r, sizeof(r)) == (ssize_t)sizeof(r) ? 0 : 1);
-		_exit(1);
-	}
-	close(pipefd[1]);
-	do
-		n = read(pipefd[0], v, sizeof(*v));
-	while (n < 0 && errno == EINTR);
-	close(pipefd[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (n != (ssize_t)sizeof(*v) || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		*v = (struct parse_verdict){ .ok = -1 };
-}
-
-static void load_file(struct loader *l, const char *path) {
-	struct scope sc = { .l = l, .base = l->c, .out_type = -1 };
-	_cleanup_free_ char *dir = dir_of(path);
-	struct parse_verdict verdict;
-	config_t cfg;
-	FILE *f;
-	int fd;
-
-	l->file = path;
-	fd = dir ? prepare_file(l, path, dir, 0, NULL, 0) : -1;
-	if (!dir)
-		l->oom = true;
-	f = fd >= 0 && lseek(fd, 0, SEEK_SET) == 0 ? fdopen(dup(fd), "r") : NULL;
-	if (!f) {
-		if (fd >= 0)
-			add_error(l, path, 0, "cannot read its copy: %s", strerror(errno));
-		l->unreadable = true;
-		copies_clear(l);
-		l->file = NULL;
-		return;
-	}
-	parse_in_child(fd, &verdict);
-	if (verdict.ok == 0) {
-		add_error(l, verdict.file[0] ? real_file(l, verdict.file) : path, verdict.line,
-			  "%s", verdict.text);
-		l->unreadable = true;
-		fclose(f);
-		copies_clear(l);
-		l->file = NULL;
-		return;
-	}
-	/* (ok, or the child could not tell: parse here; the child read the
-	 * copy through the same file description) */
-	rewind(f);
-	config_init(&cfg); /* (no include_dir: the includes name their copies) */
-	if (!config_read(&cfg, f)) {
-		add_error(l, config_error_file(&cfg) ? real_file(l, config_error_file(&cfg)) : path,
-			  config_error_line(&cfg), "%s", config_error_text(&cfg));
-		l->unreadable = true;
-	} else
-		read_group(&sc, &top_table, config_root_setting(&cfg));
-	config_destroy(&cfg);
-	fclose(f);
-	copies_clear(l);
-	l->file = NULL;
-}
-
-static int compare_names(const void *a, const void *b) {
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static bool is_dropin_name(const char *n) {
-	size_t len = strlen(n);
-
-	return n[0] != '.' && len > 5 && strcmp(n + len - 5, ".conf") == 0;
-}
-
-/* <dir of path>/conf.d/ *.conf, regular files, sorted bytewise. */
-static void find_dropins(struct loader *l, const char *path) {
-	struct config *c = l->c;
-	_cleanup_free_ char *dir = dir_of(path), *d = NULL;
-	_cleanup_closedir_ DIR *dp = NULL;
-	struct dirent *de;
-
-	if (!dir || asprintf(&d, "%s/conf.d", dir) < 0) {
-		l->oom = true;
-		return;
-	}
-	dp = opendir(d);
-	if (!dp) {
-		if (errno != ENOENT && errno != ENOTDIR)
-			add_error(l, d, 0, "cannot read the drop-in directory: %s",
-				  strerror(errno));
-		return;
-	}
-	while ((de = readdir(dp))) {
-		_cleanup_free_ char *p = NULL;
-		struct stat st;
-		char **v;
-
-		if (!is_dropin_name(de->d_name))
-			continue;
-		if (asprintf(&p, "%s/%s", d, de->d_name) < 0) {
-			l->oom = true;
-			break;
-		}
-		if (stat(p, &st) < 0 || !S_ISREG(st.st_mode))
-			continue;
-		v = l_oom(l, realloc(c->dropins, (c->n_dropins + 1) * sizeof(*v)));
-		if (!v)
-			break;
-		c->dropins = v;
-		c->dropins[c->n_dropins++] = steal_ptr(&p);
-	}
-	if (c->n_dropins > 1)
-		qsort(c->dropins, c->n_dropins, sizeof(char *), compare_names);
-}
 
 /* Parse each table's defaults once ("key = default;" lines). */
 static void parse_defaults(struct loader *l) {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * fuzz-config.c — the fuzz target of the config loader (daemon/conf.c),
+ * fuzz-config.c — the fuzz target of the config loader (daemon/conf*.c),
  * and its replay program.
  *
  * An input is up to three files, separated by lines "@@@": main.conf,

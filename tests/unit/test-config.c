@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * test-config.c — the "config" suite: daemon/conf.c. Every key and its
+ * test-config.c — the "config" suite: daemon/conf*.c. Every key and its
  * default, unknown keys, type errors, the bad configurations in
  * tests/unit/configs/bad-*.conf (each says what it expects in its first
  * comment lines: "# expect: LINE: MESSAGE", @FILE@ standing for its path),
