@@ -283,24 +283,41 @@ static void put_string(char *buf, size_t len, size_t *pos, const char *key, cons
 	puts_(buf, len, pos, "\"");
 }
 
+/* ,"events":["a","b"] — the array of the last mask formatted is kept (per
+ * thread): a storm's records have a few masks. */
 static void put_events(char *buf, size_t len, size_t *pos, uint64_t mask) {
-	char names[1024];
-	int r;
+	static __thread uint64_t last_mask;
+	static __thread char last[1100];
+	static __thread bool have_last;
 
-	puts_(buf, len, pos, ",\"events\":[");
-	r = fsn_mask_format(FSN_MASK_FANOTIFY_EVENT, mask, names, sizeof(names));
-	if (r > 0 && (size_t)r < sizeof(names)) {
-		bool first = true;
+	if (!have_last || mask != last_mask) {
+		char names[1024];
+		size_t n = 0;
+		int r;
 
-		for (char *w = names, *end; *w; w = end + (*end != '\0')) {
-			end = w + strcspn(w, ",");
-			puts_(buf, len, pos, first ? "\"" : ",\"");
-			put(buf, len, pos, w, (size_t)(end - w)); /* names are [a-z0-9_] */
-			puts_(buf, len, pos, "\"");
-			first = false;
+		puts_(last, sizeof(last), &n, ",\"events\":[");
+		r = fsn_mask_format(FSN_MASK_FANOTIFY_EVENT, mask, names, sizeof(names));
+		if (r > 0 && (size_t)r < sizeof(names)) {
+			bool first = true;
+
+			for (char *w = names, *end; *w; w = end + (*end != '\0')) {
+				end = w + strcspn(w, ",");
+				puts_(last, sizeof(last), &n, first ? "\"" : ",\"");
+				/* names are [a-z0-9_] */
+				put(last, sizeof(last), &n, w, (size_t)(end - w));
+				puts_(last, sizeof(last), &n, "\"");
+				first = false;
+			}
+		}
+		puts_(last, sizeof(last), &n, "]");
+		have_last = n < sizeof(last);
+		last_mask = mask;
+		if (!have_last) {
+			puts_(buf, len, pos, ",\"events\":[]");
+			return;
 		}
 	}
-	puts_(buf, len, pos, "]");
+	puts_(buf, len, pos, last);
 }
 
 const char *record_kind_name(enum record_kind k) {
@@ -349,12 +366,18 @@ void format_events(uint64_t mask, char *buf, size_t len) {
 }
 
 void format_time_usec(char *buf, size_t len, uint64_t usec) {
+	/* the second's text is kept (per thread): records come many a second */
+	static __thread time_t last_sec = -1;
+	static __thread char stamp[64];
 	time_t sec = (time_t)(usec / 1000000);
-	char stamp[64] = "1970-01-01T00:00:00";
 	struct tm tm;
 
-	if (gmtime_r(&sec, &tm))
-		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+	if (sec != last_sec) {
+		snprintf(stamp, sizeof(stamp), "1970-01-01T00:00:00");
+		if (gmtime_r(&sec, &tm))
+			strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+		last_sec = sec;
+	}
 	snprintf(buf, len, "%s.%06" PRIu64 "Z", stamp, usec % 1000000);
 }
 
