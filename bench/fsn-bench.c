@@ -48,6 +48,8 @@ static void usage(FILE *f) {
 	      "minimal fanotify reader (the floor), inotifywait and fatrace.\n"
 	      "  --generators N      storm processes (default 2)\n"
 	      "  --ops N             operations per generator (default 200000; --quick: 20000)\n"
+	      "  --duration S        a sustained storm instead: each generator for S seconds\n"
+	      "                      (also reports the consumer's RSS at the end / half way)\n"
 	      "  --rounds N          rounds (default 3; --quick: 1)\n"
 	      "  --consumers LIST    none,floor,fsnotifyd,inotifywait,fatrace (default: all)\n"
 	      "  --fsnotifyd PATH    the daemon (default: ../daemon/fsnotifyd next to\n"
