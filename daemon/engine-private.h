@@ -258,8 +258,10 @@ struct engine {
 	struct ownfile *own;
 	size_t n_own;
 	/* per-dispatch process info cache */
-	struct proc_info *pcache;
-	size_t pcache_n;
+	struct proc_info *pcache; /* PCACHE_SIZE entries, filled round robin */
+	uint64_t *pcache_at;      /* when each was started (monotonic µs) */
+	size_t pcache_n, pcache_next;
+	uint64_t pcache_now; /* the dispatch's start */
 	unsigned budget;
 };
 
@@ -282,6 +284,11 @@ struct ownfile {
 };
 
 #define PCACHE_SIZE 64
+/* What /proc said about a pid is used for this long (across dispatches):
+ * pids are handed out cyclically, so one comes back only after the whole
+ * pid space went round, which takes far longer; a process's own change
+ * of name or uid shows in its events at most this late. */
+#define PCACHE_TTL_USEC 100000u
 
 /* Why a planned mark's path no longer names its object. */
 enum gone_why { GONE_DELETED, GONE_MOVED, GONE_COVERED, GONE_UNMOUNTED };

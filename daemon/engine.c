@@ -331,7 +331,7 @@ static int engine_dispatch(struct engine *e, unsigned budget) {
 	int r;
 
 	e->budget = budget;
-	e->pcache_n = 0;
+	e->pcache_now = now_monotonic_usec();
 	r = fsn_ctx_dispatch(e->ctx, on_event, e);
 	e->budget = 0;
 	if (r == -EAGAIN)
@@ -862,6 +862,7 @@ struct engine *engine_free(struct engine *e) {
 	e->console = output_close(e->console);
 	free(e->ihash);
 	free(e->pcache);
+	free(e->pcache_at);
 	for (size_t i = 0; i < SYNTH_SLOTS; i++)
 		free(e->synth[i]);
 	free(e->from.path);

@@ -194,21 +194,37 @@ bool excluded(const struct erule *r, const char *path) {
 
 /* Process information (proc.c) of pid, cached per dispatch (engine_dispatch()
  * starts it over). */
+/* What /proc says of pid: from the cache while it is fresh (PCACHE_TTL_USEC),
+ * else read anew (lazily, field by field: proc.c). */
 static struct proc_info *pinfo_get(struct engine *e, pid_t pid) {
 	struct proc_info *p;
+	size_t i;
 
-	for (size_t i = 0; i < e->pcache_n; i++)
+	for (i = 0; i < e->pcache_n; i++)
 		if (e->pcache[i].pid == pid)
-			return &e->pcache[i];
+			break;
+	if (i < e->pcache_n && e->pcache_now - e->pcache_at[i] < PCACHE_TTL_USEC)
+		return &e->pcache[i];
 	if (!e->pcache) {
 		e->pcache = calloc(PCACHE_SIZE, sizeof(*e->pcache));
-		if (!e->pcache)
+		e->pcache_at = calloc(PCACHE_SIZE, sizeof(*e->pcache_at));
+		if (!e->pcache || !e->pcache_at) {
+			free(e->pcache);
+			free(e->pcache_at);
+			e->pcache = NULL;
+			e->pcache_at = NULL;
 			return NULL;
+		}
 	}
-	if (e->pcache_n == PCACHE_SIZE)
-		e->pcache_n = 0; /* start over; it is only a per-batch cache */
-	p = &e->pcache[e->pcache_n++];
+	if (i == e->pcache_n) { /* a new pid: the next slot, round robin */
+		i = e->pcache_next;
+		e->pcache_next = (e->pcache_next + 1) % PCACHE_SIZE;
+		if (e->pcache_n < PCACHE_SIZE)
+			e->pcache_n++;
+	}
+	p = &e->pcache[i];
 	proc_info_init(p, pid);
+	e->pcache_at[i] = e->pcache_now;
 	return p;
 }
 
