@@ -283,41 +283,52 @@ static void put_string(char *buf, size_t len, size_t *pos, const char *key, cons
 	puts_(buf, len, pos, "\"");
 }
 
-/* ,"events":["a","b"] — the array of the last mask formatted is kept (per
- * thread): a storm's records have a few masks. */
+/* ,"events":["a","b"] — the arrays of the last few masks formatted are
+ * kept (per thread): a storm's records have a few masks, in turns. */
+#define EVENTS_CACHE 8
+
 static void put_events(char *buf, size_t len, size_t *pos, uint64_t mask) {
-	static __thread uint64_t last_mask;
-	static __thread char last[1100];
-	static __thread bool have_last;
+	static __thread struct {
+		uint64_t mask;
+		size_t len; /* 0: empty */
+		char text[1100];
+	} cache[EVENTS_CACHE];
+	static __thread unsigned next;
+	char names[1024];
+	size_t n = 0;
+	unsigned k;
+	int r;
 
-	if (!have_last || mask != last_mask) {
-		char names[1024];
-		size_t n = 0;
-		int r;
-
-		puts_(last, sizeof(last), &n, ",\"events\":[");
-		r = fsn_mask_format(FSN_MASK_FANOTIFY_EVENT, mask, names, sizeof(names));
-		if (r > 0 && (size_t)r < sizeof(names)) {
-			bool first = true;
-
-			for (char *w = names, *end; *w; w = end + (*end != '\0')) {
-				end = w + strcspn(w, ",");
-				puts_(last, sizeof(last), &n, first ? "\"" : ",\"");
-				/* names are [a-z0-9_] */
-				put(last, sizeof(last), &n, w, (size_t)(end - w));
-				puts_(last, sizeof(last), &n, "\"");
-				first = false;
-			}
-		}
-		puts_(last, sizeof(last), &n, "]");
-		have_last = n < sizeof(last);
-		last_mask = mask;
-		if (!have_last) {
-			puts_(buf, len, pos, ",\"events\":[]");
+	for (k = 0; k < EVENTS_CACHE; k++)
+		if (cache[k].len && cache[k].mask == mask) {
+			put(buf, len, pos, cache[k].text, cache[k].len);
 			return;
 		}
+	k = next;
+	next = (next + 1) % EVENTS_CACHE;
+	puts_(cache[k].text, sizeof(cache[k].text), &n, ",\"events\":[");
+	r = fsn_mask_format(FSN_MASK_FANOTIFY_EVENT, mask, names, sizeof(names));
+	if (r > 0 && (size_t)r < sizeof(names)) {
+		bool first = true;
+
+		for (char *w = names, *end; *w; w = end + (*end != '\0')) {
+			end = w + strcspn(w, ",");
+			puts_(cache[k].text, sizeof(cache[k].text), &n, first ? "\"" : ",\"");
+			/* names are [a-z0-9_] */
+			put(cache[k].text, sizeof(cache[k].text), &n, w, (size_t)(end - w));
+			puts_(cache[k].text, sizeof(cache[k].text), &n, "\"");
+			first = false;
+		}
 	}
-	puts_(buf, len, pos, last);
+	puts_(cache[k].text, sizeof(cache[k].text), &n, "]");
+	if (n >= sizeof(cache[k].text)) { /* (cannot happen: a few dozen names) */
+		cache[k].len = 0;
+		puts_(buf, len, pos, ",\"events\":[]");
+		return;
+	}
+	cache[k].mask = mask;
+	cache[k].len = n;
+	put(buf, len, pos, cache[k].text, n);
 }
 
 const char *record_kind_name(enum record_kind k) {
