@@ -165,6 +165,7 @@ struct pending_from {
 struct match_index {
 	struct strmap by_fid;     /* marks that know their object's FID, by it */
 	struct strmap by_path;    /* inode marks (SCOPE_OBJECT), by canonical path */
+	size_t n_path_nofid;      /* ... of them without a FID (found by path even in FID events) */
 	struct strmap by_subtree; /* SCOPE_SUBTREE marks, by their subtree */
 	struct emark **wide;      /* the others: a whole filesystem or mount (SCOPE_FSID) */
 	size_t n_wide;

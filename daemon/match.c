@@ -385,9 +385,10 @@ void match_index_build(struct engine *e, const struct state *s) {
 			r = strmap_put(&ix->by_fid, &m->fid, FID_KEY_LEN(&m->fid), m);
 		if (r < 0)
 			break;
-		if (m->scope == SCOPE_OBJECT && m->canon)
+		if (m->scope == SCOPE_OBJECT && m->canon) {
 			r = strmap_put_str(&ix->by_path, m->canon, m);
-		else if (m->scope == SCOPE_SUBTREE && m->subtree)
+			ix->n_path_nofid += !m->have_handle;
+		} else if (m->scope == SCOPE_SUBTREE && m->subtree)
 			r = strmap_put_str(&ix->by_subtree, m->subtree, m);
 		else
 			ix->wide[ix->n_wide++] = m;
@@ -524,8 +525,11 @@ static void cands_event(struct cands *c, const struct match_index *ix, const str
 		if (ev->has & FSN_HAS_NEW)
 			cands_fid(c, ix, &ev->new_dfid);
 	}
-	cands_path(c, ix, x->path, fids ? 0 : -1);
-	cands_path(c, ix, x->old_path, fids ? 0 : -1);
+	/* (with FIDs, only marks without one are looked up by path) */
+	if (!fids || ix->n_path_nofid > 0) {
+		cands_path(c, ix, x->path, fids ? 0 : -1);
+		cands_path(c, ix, x->old_path, fids ? 0 : -1);
+	}
 	cands_subtree(c, ix, x->path);
 	cands_subtree(c, ix, x->old_path);
 	for (size_t i = 0; i < ix->n_wide && !c->all; i++)

@@ -423,22 +423,23 @@ _public_ void fsn_ctx_fid_forget(struct fsn_ctx *ctx, const struct fsn_fid *fid)
  * would leave them stale). */
 static bool group_sees_moves(struct fsn_ctx *ctx, struct fsn_group *g, const int32_t fsid[2]) {
 	if (!g->moves_known) {
-		size_t n = 0;
-
-		for (const struct fsn_obj *o = ctx->objs; o; o = o->next)
-			if (o->group == g && o->type == FSN_MARK_FILESYSTEM &&
-			    (o->kmask & FAN_MOVED_FROM) && (o->kmask & FAN_ONDIR))
-				n++;
 		free(g->moves);
-		g->moves = n ? calloc(n, sizeof(*g->moves)) : NULL;
+		g->moves = NULL;
 		g->n_moves = 0;
-		for (const struct fsn_obj *o = ctx->objs; g->moves && o; o = o->next)
-			if (o->group == g && o->type == FSN_MARK_FILESYSTEM &&
-			    (o->kmask & FAN_MOVED_FROM) && (o->kmask & FAN_ONDIR)) {
-				g->moves[g->n_moves][0] = o->handle.fsid[0];
-				g->moves[g->n_moves][1] = o->handle.fsid[1];
-				g->n_moves++;
-			}
+		for (const struct fsn_obj *o = ctx->objs; o; o = o->next) {
+			int32_t(*v)[2];
+
+			if (o->group != g || o->type != FSN_MARK_FILESYSTEM ||
+			    !(o->kmask & FAN_MOVED_FROM) || !(o->kmask & FAN_ONDIR))
+				continue;
+			v = realloc(g->moves, (g->n_moves + 1) * sizeof(*v));
+			if (!v)
+				break; /* (fewer cached: correct, slower) */
+			g->moves = v;
+			g->moves[g->n_moves][0] = o->handle.fsid[0];
+			g->moves[g->n_moves][1] = o->handle.fsid[1];
+			g->n_moves++;
+		}
 		g->moves_known = true;
 		fsn_fidcache_forget_tag(ctx->fidcache, g->id);
 	}
