@@ -122,6 +122,13 @@ n_a = {t for t, v in c["fatrace"]["rounds"][0]["types"].items() if not v["counta
     if c["fatrace"]["ran"] else set()
 assert n_a in (set(), {"create", "modify", "moved_from", "moved_to", "delete"}), n_a
 assert "targets" in d
+# the kernel memory of the queues: measured wherever a memory cgroup can be made
+memcg = any(l.split()[0] == "memory" and l.split()[-1] == "1"
+            for l in open("/proc/cgroups") if not l.startswith("#"))
+for name in ("floor", "fsnotifyd"):
+    k = c[name]["summary"]["peak_kmem_mb"]
+    assert (k is not None and k >= 0) or not memcg, (name, k)
+    assert all((r["peak_kmem_bytes"] is None) == (k is None) for r in c[name]["rounds"]), name
 ' "$tmp/c.json" "$iw" "$fa"
 fi
 for tool in inotifywait fatrace; do

@@ -62,6 +62,7 @@
 #include "fsn-uapi.h"
 #include "fsn-util.h"
 #include "json.h"
+#include "memcg.h"
 #include "result.h"
 #include "stats.h"
 #include "util.h"
@@ -138,6 +139,8 @@ struct run {
 	uint64_t peak_rss_kb; /* the consumer's VmHWM at the end (0: unknown) */
 	uint64_t mid_rss_kb;  /* its VmRSS half way through a --duration storm */
 	uint64_t end_rss_kb;  /* ... and at the end */
+	bool kmem_known;      /* (its memory cgroup could be measured) */
+	uint64_t peak_kmem;   /* its cgroup's peak kernel memory above idle, bytes */
 };
 
 struct cons_opts {
@@ -436,6 +439,8 @@ static int floor_start(const struct cons_env *env, struct shared *sh, pid_t *ret
 		return negative_errno();
 	if (pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (bench_spawn_memcg && bench_memcg_join_self(bench_spawn_memcg) < 0)
+			_exit(127);
 		_exit(floor_main(env, sh));
 	}
 	if (wait_ready(sh, pid, NULL) < 0) {
@@ -794,23 +799,35 @@ static void fill_generated(const struct cons_opts *o, const struct shared *sh, s
 	run->generated[T_CLOSE_WRITE] += probes;
 }
 
+/* Why the kernel memory of a consumer's queues is not known ("-"), once. */
+static const char *memcg_note;
+
 static int run_one(const struct cons_env *env, const struct cons_opts *o, struct shared *sh,
 		   enum consumer c, struct run *run) {
 	uint64_t end = 0, cpu0 = 0, cpu1 = 0, rcpu0 = 0, rcpu1 = 0, last = 0, sum = 0;
+	struct bench_memcg memcg = { .sampler = -1 };
 	char events[160];
 	pid_t pid = -1, reader = -1;
 	int r = 0;
 
 	memset(sh, 0, sizeof(*sh));
 	snprintf(events, sizeof(events), "%s/events.jsonl", env->out);
+	/* (the consumer in a memory cgroup of its own: its queues' kernel memory) */
+	if (c != C_NONE && bench_memcg_create(&memcg, consumer_names[c]) == 0)
+		bench_spawn_memcg = &memcg;
+	else if (c != C_NONE && !memcg_note)
+		memcg_note = memcg.why;
 	if (c == C_FLOOR)
 		r = floor_start(env, sh, &pid);
 	else if (c == C_FSNOTIFYD)
 		r = fsnotifyd_start(env, o, &pid);
 	else if (c == C_INOTIFYWAIT || c == C_FATRACE)
 		r = tool_start(env, c, sh, &pid, &reader);
+	bench_spawn_memcg = NULL;
 	if (r < 0)
-		return r;
+		goto out;
+	if (memcg.dir[0] && bench_memcg_arm(&memcg) < 0 && !memcg_note)
+		memcg_note = "cannot read the memory cgroup's kernel memory";
 	if ((pid > 0 && (r = bench_proc_cpu_ns(pid, &cpu0)) < 0) ||
 	    (reader > 0 && (r = bench_proc_cpu_ns(reader, &rcpu0)) < 0))
 		goto out;
@@ -846,6 +863,7 @@ static int run_one(const struct cons_env *env, const struct cons_opts *o, struct
 	if (pid > 0) {
 		run->peak_rss_kb = proc_status_kb(pid, "VmHWM:");
 		run->end_rss_kb = proc_status_kb(pid, "VmRSS:");
+		run->kmem_known = memcg.dir[0] && bench_memcg_peak(&memcg, &run->peak_kmem) == 0;
 	}
 	bench_kill_wait(pid);
 	pid = -1;
@@ -857,15 +875,17 @@ static int run_one(const struct cons_env *env, const struct cons_opts *o, struct
 		r = parse_events_file(events, run);
 		unlink(events);
 		if (r < 0)
-			return r;
+			goto out;
 	} else if (c != C_NONE) {
 		memcpy(run->counts, sh->counts, sizeof(run->counts));
 		run->records = sh->records;
 		run->overflows = sh->overflows;
 		run->nlat = sh->nlat;
 		run->lat_ns = calloc(sh->nlat ? sh->nlat : 1, sizeof(uint64_t));
-		if (!run->lat_ns)
-			return -ENOMEM;
+		if (!run->lat_ns) {
+			r = -ENOMEM;
+			goto out;
+		}
 		memcpy(run->lat_ns, sh->lat_ns, sh->nlat * sizeof(uint64_t));
 	}
 	run->done = true;
@@ -873,6 +893,7 @@ static int run_one(const struct cons_env *env, const struct cons_opts *o, struct
 out:
 	bench_kill_wait(pid);
 	bench_kill_wait(reader);
+	bench_memcg_destroy(&memcg);
 	return r;
 }
 
@@ -886,6 +907,7 @@ struct csum {
 	uint64_t per_type_lost[_T_MAX];
 	double cpu_us_per_event, slowdown, drain_ms, p50_ms, p99_ms;
 	double peak_mb, rss_growth; /* median peak RSS; --duration: end / mid RSS */
+	double kmem_mb;             /* median peak kernel memory of its queues */
 	size_t nlat;
 	unsigned exited; /* rounds in which the consumer exited on its own */
 	bool unreported_loss;
@@ -894,9 +916,9 @@ struct csum {
 static void summarize(const struct cons_opts *o, struct run *runs, enum consumer c,
 		      struct csum *s) {
 	static const double lat_quantiles[] = { 0.50, 0.99 };
-	double cpu[64], slow[64], drain[64], peak[64], growth[64],
+	double cpu[64], slow[64], drain[64], peak[64], growth[64], kmem[64],
 	    lat_ns[ELEMENTSOF(lat_quantiles)];
-	size_t n = 0, nlat = 0, ng = 0;
+	size_t n = 0, nlat = 0, ng = 0, nk = 0;
 	_cleanup_free_ uint64_t *lat = NULL;
 
 	memset(s, 0, sizeof(*s));
@@ -935,6 +957,8 @@ static void summarize(const struct cons_opts *o, struct run *runs, enum consumer
 				: NAN;
 		drain[n] = (double)x->drain_ns / 1e6;
 		peak[n] = x->peak_rss_kb ? (double)x->peak_rss_kb / 1024.0 : NAN;
+		if (x->kmem_known)
+			kmem[nk++] = (double)x->peak_kmem / (1024.0 * 1024.0);
 		if (x->mid_rss_kb && x->end_rss_kb)
 			growth[ng++] = (double)x->end_rss_kb / (double)x->mid_rss_kb;
 		n++;
@@ -953,6 +977,7 @@ static void summarize(const struct cons_opts *o, struct run *runs, enum consumer
 	s->drain_ms = n ? bench_median(drain, n) : NAN;
 	s->peak_mb = n && c != C_NONE ? bench_median(peak, n) : NAN;
 	s->rss_growth = ng ? bench_median(growth, ng) : NAN;
+	s->kmem_mb = nk && c != C_NONE ? bench_median(kmem, nk) : NAN;
 	s->nlat = nlat;
 	bench_quantiles(lat, nlat, lat_quantiles, ELEMENTSOF(lat_quantiles), lat_ns);
 	s->p50_ms = lat_ns[0] / 1e6;
@@ -1004,7 +1029,7 @@ static void fmt(char *buf, size_t len, double v, int prec) {
 
 static void print_table(const struct cons_opts *o, const struct csum *s) {
 	const struct csum *fl = &s[C_FLOOR], *fd = &s[C_FSNOTIFYD];
-	char a[32], b[32], c[32], d[32], e[32], g[32], h[32];
+	char a[32], b[32], c[32], d[32], e[32], g[32], h[32], k[32];
 
 	if (o->duration)
 		printf("fsn-bench consumers: %u generator(s) for %u s each (create, write, close, "
@@ -1015,9 +1040,9 @@ static void print_table(const struct cons_opts *o, const struct csum *s) {
 		    "fsn-bench consumers: %u generator(s) x %" PRIu64
 		    " ops (create, write, close, rename, unlink), %u round(s), probe every %d ms\n",
 		    o->generators, o->ops, o->rounds, PROBE_INTERVAL_MS);
-	printf("%-12s %11s %11s %9s %9s %8s %9s %9s %9s %9s %8s%s\n", "consumer", "generated",
+	printf("%-12s %11s %11s %9s %9s %8s %9s %9s %9s %9s %8s %8s%s\n", "consumer", "generated",
 	       "delivered", "lost", "overflows", "cpu_us/ev", "gen_slow", "drain_ms", "p50_ms",
-	       "p99_ms", "peak_MB", o->duration ? "  rss_end/mid" : "");
+	       "p99_ms", "peak_MB", "kmem_MB", o->duration ? "  rss_end/mid" : "");
 	for (unsigned i = 0; i < _C_MAX; i++) {
 		if (!(o->consumers & (UINT64_C(1) << i)))
 			continue;
@@ -1027,8 +1052,9 @@ static void print_table(const struct cons_opts *o, const struct csum *s) {
 			continue;
 		}
 		if (i == C_NONE) {
-			printf("%-12s %11" PRIu64 " %11s %9s %9s %8s %9s %9s %9s %9s %8s\n", "none",
-			       s[i].generated, "-", "-", "-", "-", "1.00", "-", "-", "-", "-");
+			printf("%-12s %11" PRIu64 " %11s %9s %9s %8s %9s %9s %9s %9s %8s %8s\n",
+			       "none", s[i].generated, "-", "-", "-", "-", "1.00", "-", "-", "-",
+			       "-", "-");
 			continue;
 		}
 		fmt(a, sizeof(a), s[i].cpu_us_per_event, 3);
@@ -1038,10 +1064,11 @@ static void print_table(const struct cons_opts *o, const struct csum *s) {
 		fmt(e, sizeof(e), s[i].p99_ms, 3);
 		fmt(g, sizeof(g), s[i].peak_mb, 1);
 		fmt(h, sizeof(h), s[i].rss_growth, 2);
+		fmt(k, sizeof(k), s[i].kmem_mb, 2);
 		printf("%-12s %11" PRIu64 " %11" PRIu64 " %9" PRIu64 " %9" PRIu64
-		       " %8s %9s %9s %9s %9s %8s%s%s%s%s%s\n",
+		       " %8s %9s %9s %9s %9s %8s %8s%s%s%s%s%s\n",
 		       consumer_names[i], s[i].generated, s[i].delivered, s[i].lost, s[i].overflows,
-		       a, b, c, d, e, g, o->duration ? "  " : "", o->duration ? h : "",
+		       a, b, c, d, e, g, k, o->duration ? "  " : "", o->duration ? h : "",
 		       s[i].unreported_loss ? "  UNREPORTED LOSS" : "",
 		       s[i].exited ? "  EXITED" : "", countable[i] != ALL_TYPES ? "  (*)" : "");
 	}
@@ -1059,6 +1086,8 @@ static void print_table(const struct cons_opts *o, const struct csum *s) {
 				printf(" %s", type_names[t]);
 		printf("\n");
 	}
+	if (memcg_note)
+		printf("kmem_MB -: %s\n", memcg_note);
 	if (!fd->ran || !fl->ran)
 		return;
 	printf("targets for fsnotifyd (printed, never an exit status):\n");
@@ -1110,20 +1139,23 @@ static int write_json(const char *path, const struct cons_opts *o, const struct 
 		fputs(",\n     \"rounds\": [", f);
 		for (unsigned r = 0, k = 0; r < o->rounds; r++) {
 			const struct run *y = &runs[r * _C_MAX + c];
+			char kmem[32] = "null";
 
 			if (!y->done)
 				continue;
+			if (y->kmem_known)
+				snprintf(kmem, sizeof(kmem), "%" PRIu64, y->peak_kmem);
 			fprintf(f,
 				"%s\n       {\"gen_wall_ns\": %" PRIu64 ", \"cpu_ns\": %" PRIu64
 				", \"reader_cpu_ns\": %" PRIu64 ", \"records\": %" PRIu64
 				", \"overflows\": %" PRIu64 ", \"drain_ns\": %" PRId64
 				", \"latencies\": %zu, \"exited\": %s, \"peak_rss_kb\": %" PRIu64
 				", \"mid_rss_kb\": %" PRIu64 ", \"end_rss_kb\": %" PRIu64
-				", \"types\": {",
+				", \"peak_kmem_bytes\": %s, \"types\": {",
 				k++ ? "," : "", y->gen_wall_ns, y->cpu_ns, y->reader_cpu_ns,
 				y->records, y->overflows, y->drain_ns, y->nlat,
 				y->exited ? "true" : "false", y->peak_rss_kb, y->mid_rss_kb,
-				y->end_rss_kb);
+				y->end_rss_kb, kmem);
 			for (unsigned t = 0; t < _T_MAX; t++)
 				fprintf(f,
 					"%s\"%s\": {\"generated\": %" PRIu64
@@ -1153,6 +1185,8 @@ static int write_json(const char *path, const struct cons_opts *o, const struct 
 		json_write_number(f, x->peak_mb);
 		fputs(", \"rss_end_vs_mid\": ", f);
 		json_write_number(f, x->rss_growth);
+		fputs(", \"peak_kmem_mb\": ", f);
+		json_write_number(f, x->kmem_mb);
 		fprintf(f, ", \"latency_samples\": %zu}}", x->nlat);
 	}
 	fputs("\n  ]", f);

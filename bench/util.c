@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "fsn-util.h"
+#include "memcg.h"
 #include "util.h"
 
 uint64_t bench_now_ns(clockid_t clk) {
@@ -121,6 +122,8 @@ void bench_kill_wait(pid_t pid) {
 	(void)bench_wait_pid(pid);
 }
 
+const struct bench_memcg *bench_spawn_memcg;
+
 int bench_spawn_in(char *const argv[], const char *cwd, int out_fd, const char *logf,
 		   const char *notify_socket, pid_t *ret_pid) {
 	pid_t pid;
@@ -141,6 +144,10 @@ int bench_spawn_in(char *const argv[], const char *cwd, int out_fd, const char *
 			dup2(out_fd, STDOUT_FILENO);
 		if (notify_socket)
 			setenv("NOTIFY_SOCKET", notify_socket, 1);
+		if (bench_spawn_memcg && bench_memcg_join_self(bench_spawn_memcg) < 0) {
+			fprintf(stderr, "joining the memory cgroup: %s\n", strerror(errno));
+			_exit(127);
+		}
 		if (cwd && chdir(cwd) < 0) {
 			fprintf(stderr, "chdir %s: %s\n", cwd, strerror(errno));
 			_exit(127);

@@ -14,6 +14,8 @@
 #include <sys/types.h>
 #include <time.h>
 
+struct bench_memcg;
+
 uint64_t bench_now_ns(clockid_t clk);
 /* Parse a decimal option value in [min, max] (max UINT64_MAX: no upper
  * bound); on error print "fsn-bench: invalid WHAT 'S' (...)" and -EINVAL. */
@@ -80,6 +82,9 @@ void bench_kill_wait(pid_t pid);
 int bench_spawn(char *const argv[], const char *logf, const char *notify_socket, pid_t *ret_pid);
 /* As bench_spawn, and when set: stdout to out_fd (stderr stays on logf), the
  * working directory cwd (a failed chdir exits 127, as a failed exec). */
+/* When set, the children bench_spawn() and bench_spawn_in() start join this
+ * memory cgroup before they exec (a failed join exits 127). */
+extern const struct bench_memcg *bench_spawn_memcg;
 int bench_spawn_in(char *const argv[], const char *cwd, int out_fd, const char *logf,
 		   const char *notify_socket, pid_t *ret_pid);
 /* Flush and close a file written with stdio: 0, or -errno of the first

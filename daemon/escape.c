@@ -32,6 +32,26 @@ static void puts_(char *buf, size_t len, size_t *pos, const char *s) {
 	put(buf, len, pos, s, strlen(s));
 }
 
+/* ,"key": (keys are literals: nothing to escape) */
+static void put_key(char *buf, size_t len, size_t *pos, const char *key) {
+	put(buf, len, pos, ",\"", 2);
+	puts_(buf, len, pos, key);
+	put(buf, len, pos, "\":", 2);
+}
+
+/* v in decimal, without printf: a record has a few numbers and comes
+ * hundreds of thousands of times a second in a storm. */
+static void put_u64(char *buf, size_t len, size_t *pos, uint64_t v) {
+	char tmp[24];
+	size_t n = sizeof(tmp);
+
+	do {
+		tmp[--n] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	put(buf, len, pos, tmp + n, sizeof(tmp) - n);
+}
+
 static void __attribute__((format(printf, 4, 5)))
 putf(char *buf, size_t len, size_t *pos, const char *fmt, ...) {
 	char tmp[128];
@@ -258,12 +278,15 @@ size_t base64_encode(char *buf, size_t len, const void *data, size_t n) {
 static void put_path(char *buf, size_t len, size_t *pos, const char *key, const char *s) {
 	size_t need;
 
-	putf(buf, len, pos, ",\"%s\":\"", key);
+	put_key(buf, len, pos, key);
+	put(buf, len, pos, "\"", 1);
 	if (json_escape(buf, len, pos, s)) {
 		puts_(buf, len, pos, "\"");
 		return;
 	}
-	putf(buf, len, pos, "\",\"%s_b64\":\"", key);
+	put(buf, len, pos, "\",\"", 3);
+	puts_(buf, len, pos, key);
+	puts_(buf, len, pos, "_b64\":\"");
 	need = base64_encode(NULL, 0, s, strlen(s));
 	if (len > 0 && *pos < len - 1)
 		base64_encode(buf + *pos, len - *pos, s, strlen(s));
@@ -273,7 +296,7 @@ static void put_path(char *buf, size_t len, size_t *pos, const char *key, const 
 
 /* ,"key":"escaped" or ,"key":null */
 static void put_string(char *buf, size_t len, size_t *pos, const char *key, const char *s) {
-	putf(buf, len, pos, ",\"%s\":", key);
+	put_key(buf, len, pos, key);
 	if (!s) {
 		puts_(buf, len, pos, "null");
 		return;
@@ -389,7 +412,16 @@ void format_time_usec(char *buf, size_t len, uint64_t usec) {
 			strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
 		last_sec = sec;
 	}
-	snprintf(buf, len, "%s.%06" PRIu64 "Z", stamp, usec % 1000000);
+	{
+		char frac[9] = ".000000Z";
+		uint64_t us = usec % 1000000;
+		size_t pos = 0;
+
+		for (int i = 6; i >= 1; i--, us /= 10)
+			frac[i] = (char)('0' + us % 10);
+		puts_(buf, len, &pos, stamp);
+		put(buf, len, &pos, frac, 8);
+	}
 }
 
 int record_to_json(const struct record *r, char *buf, size_t len) {
@@ -399,7 +431,11 @@ int record_to_json(const struct record *r, char *buf, size_t len) {
 	if (len > 0)
 		buf[0] = '\0';
 	format_time_usec(stamp, sizeof(stamp), r->time_usec);
-	putf(buf, len, &pos, "{\"time\":\"%s\",\"kind\":\"%s\"", stamp, record_kind_name(r->kind));
+	puts_(buf, len, &pos, "{\"time\":\"");
+	puts_(buf, len, &pos, stamp);
+	puts_(buf, len, &pos, "\",\"kind\":\"");
+	puts_(buf, len, &pos, record_kind_name(r->kind));
+	put(buf, len, &pos, "\"", 1);
 	put_string(buf, len, &pos, "rule", r->rule);
 
 	if (r->kind == RECORD_EVENT || r->kind == RECORD_DECISION ||
@@ -413,14 +449,16 @@ int record_to_json(const struct record *r, char *buf, size_t len) {
 		put_path(buf, len, &pos, "old_path", r->old_path);
 
 	if (r->kind == RECORD_EVENT || r->kind == RECORD_DECISION) {
-		if (r->pid > 0)
-			putf(buf, len, &pos, ",\"pid\":%d", (int)r->pid);
-		else
+		if (r->pid > 0) {
+			puts_(buf, len, &pos, ",\"pid\":");
+			put_u64(buf, len, &pos, (uint64_t)r->pid);
+		} else
 			puts_(buf, len, &pos, ",\"pid\":null");
 		put_string(buf, len, &pos, "comm", r->comm);
-		if (r->uid != (uid_t)-1)
-			putf(buf, len, &pos, ",\"uid\":%u", (unsigned)r->uid);
-		else
+		if (r->uid != (uid_t)-1) {
+			puts_(buf, len, &pos, ",\"uid\":");
+			put_u64(buf, len, &pos, (uint64_t)r->uid);
+		} else
 			puts_(buf, len, &pos, ",\"uid\":null");
 	}
 	if (r->kind == RECORD_DECISION) {

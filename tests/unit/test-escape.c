@@ -484,6 +484,17 @@ START_TEST(test_record_json_lines) {
 			    "null,\"comm\":null,\"uid\":null}\n");
 	free(s);
 
+	/* Leading zeros of the microseconds; the largest pid and uid. */
+	r = event("/a");
+	r.time_usec = UINT64_C(1764478329) * 1000000u + 5;
+	r.pid = INT32_MAX;
+	r.uid = (uid_t)-2;
+	s = json_line(&r);
+	ck_assert_str_eq(s, "{\"time\":\"2025-11-30T04:52:09.000005Z\",\"kind\":\"event\",\"rule\":"
+			    "\"demo\",\"events\":[\"create\",\"ondir\"],\"path\":\"/a\",\"pid\":"
+			    "2147483647,\"comm\":\"touch\",\"uid\":4294967294}\n");
+	free(s);
+
 	/* Invalid UTF-8 in path and comm; a rename with both names. */
 	r = event("/d/new\xff\n");
 	r.mask = 0x10000000; /* rename */
