@@ -54,6 +54,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -141,6 +142,7 @@ struct run {
 	uint64_t end_rss_kb;  /* ... and at the end */
 	bool kmem_known;      /* (its memory cgroup could be measured) */
 	uint64_t peak_kmem;   /* its cgroup's peak kernel memory above idle, bytes */
+	bool out_full;        /* fsnotifyd: its output filesystem filled up */
 };
 
 struct cons_opts {
@@ -179,7 +181,9 @@ static int env_setup(struct cons_env *env, unsigned generators) {
 	if (r == 0)
 		r = bench_mount_tmpfs(env->base, "w", "64m", env->watch, sizeof(env->watch));
 	if (r == 0)
-		r = bench_mount_tmpfs(env->base, "o", "2g", env->out, sizeof(env->out));
+		/* (fsnotifyd's JSON: a sustained storm writes gigabytes; the
+		 * pages are taken only as the file grows) */
+		r = bench_mount_tmpfs(env->base, "o", "75%", env->out, sizeof(env->out));
 	if (r < 0)
 		return r;
 	for (unsigned i = 0; i < generators; i++) {
@@ -872,6 +876,17 @@ static int run_one(const struct cons_env *env, const struct cons_opts *o, struct
 		reader = -1;
 	}
 	if (c == C_FSNOTIFYD) {
+		struct statvfs sv;
+
+		/* a full output filesystem loses what the daemon writes, which no
+		 * overflow record can say: the run proves nothing */
+		if (statvfs(env->out, &sv) == 0 && sv.f_bavail < sv.f_blocks / 50) {
+			fprintf(stderr,
+				"fsn-bench: %s is full: fsnotifyd could not write its "
+				"events; this run is not valid\n",
+				env->out);
+			run->out_full = true;
+		}
 		r = parse_events_file(events, run);
 		unlink(events);
 		if (r < 0)
@@ -909,7 +924,8 @@ struct csum {
 	double peak_mb, rss_growth; /* median peak RSS; --duration: end / mid RSS */
 	double kmem_mb;             /* median peak kernel memory of its queues */
 	size_t nlat;
-	unsigned exited; /* rounds in which the consumer exited on its own */
+	unsigned exited;   /* rounds in which the consumer exited on its own */
+	unsigned out_full; /* rounds in which fsnotifyd's output filesystem filled */
 	bool unreported_loss;
 };
 
@@ -946,6 +962,7 @@ static void summarize(const struct cons_opts *o, struct run *runs, enum consumer
 		s->overflows += x->overflows;
 		s->records += x->records;
 		s->exited += x->exited;
+		s->out_full += x->out_full;
 		cpu[n] = del ? (double)x->cpu_ns / 1e3 / (double)del : NAN;
 		slow[n] = base->done && base->gen_wall_ns
 			      ? (double)x->gen_wall_ns / (double)base->gen_wall_ns
@@ -1066,11 +1083,13 @@ static void print_table(const struct cons_opts *o, const struct csum *s) {
 		fmt(h, sizeof(h), s[i].rss_growth, 2);
 		fmt(k, sizeof(k), s[i].kmem_mb, 2);
 		printf("%-12s %11" PRIu64 " %11" PRIu64 " %9" PRIu64 " %9" PRIu64
-		       " %8s %9s %9s %9s %9s %8s %8s%s%s%s%s%s\n",
+		       " %8s %9s %9s %9s %9s %8s %8s%s%s%s%s%s%s\n",
 		       consumer_names[i], s[i].generated, s[i].delivered, s[i].lost, s[i].overflows,
 		       a, b, c, d, e, g, k, o->duration ? "  " : "", o->duration ? h : "",
 		       s[i].unreported_loss ? "  UNREPORTED LOSS" : "",
-		       s[i].exited ? "  EXITED" : "", countable[i] != ALL_TYPES ? "  (*)" : "");
+		       s[i].exited ? "  EXITED" : "",
+		       s[i].out_full ? "  OUTPUT FULL (invalid)" : "",
+		       countable[i] != ALL_TYPES ? "  (*)" : "");
 	}
 	for (unsigned i = 0; i < _C_MAX; i++) {
 		if (!s[i].ran || countable[i] == ALL_TYPES)

@@ -202,6 +202,10 @@ static const struct key limits_keys[] = {
 	{ "kernel_queue", UINT(struct config, kernel_queue, 0, 16777216, "65536"),
 	  .doc = "Events each kernel queue (fanotify group, inotify instance) holds before "
 		 "it overflows; 0: the system's fs.fanotify/fs.inotify max_queued_events." },
+	{ "read_buffer", UINT(struct config, read_buffer, 0, 1073741824, "16777216"),
+	  .doc = "Bytes of events a thread of the daemon reads ahead of the loop from the kernel "
+		 "queues (FID groups, inotify) and holds; while full it stops reading and the "
+		 "kernel queues fill. 0: no such thread, the loop reads the queues." },
 	{ "unlimited_queue", BOOL(struct config, unlimited_queue, "false"),
 	  .doc = "Create fanotify groups with FAN_UNLIMITED_QUEUE (no kernel queue limit)." },
 	{ "status_interval", UINT(struct config, status_interval, 1, 86400, "10"),

@@ -164,6 +164,7 @@ struct config {
 	unsigned
 	    queue_size; /* events buffered for outputs before dropping+counting (default 65536) */
 	unsigned kernel_queue;    /* events per kernel queue (0: the system's; default 65536) */
+	unsigned read_buffer;     /* bytes the reader thread holds (0: none; default 16 MiB) */
 	bool unlimited_queue;     /* FAN_UNLIMITED_QUEUE for fanotify groups (default false) */
 	unsigned status_interval; /* seconds between STATUS= updates (default 10) */
 

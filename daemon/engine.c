@@ -341,7 +341,7 @@ static int engine_dispatch(struct engine *e, unsigned budget) {
 	 * "moved out" only if nothing came by then. */
 	if ((e->from.set || e->move.path) && !ev_is_active(&e->move_timer))
 		ev_timer_start(e->loop, &e->move_timer);
-	if (r >= 0)
+	if (r >= 0 && fsn_ctx_is_drained(e->ctx))
 		e->drained_usec = now_realtime_usec(); /* read empty (see report_overflow()) */
 	if (r < 0)
 		log_error("reading events: %s", strerror(-r));

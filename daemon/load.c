@@ -146,10 +146,18 @@ static int load_finish(struct engine *e) {
 	struct load *l = e->load;
 	uint64_t t0 = now_monotonic_usec();
 
+	int k;
+
 	state_commit(e, l->old, &l->s);
 	log_debug("load: commit in %.3f ms", (now_monotonic_usec() - t0) / 1e3);
 	e->st = l->s;
 	l->s = (struct state){ 0 };
+	/* (the new config's bound on events read ahead, from now on) */
+	k = fsn_ctx_set_reader(e->ctx, e->st.config->read_buffer);
+	if (k < 0)
+		log_warning("cannot start the thread that reads the kernel queues (%s): the loop "
+			    "reads them",
+			    strerror(-k));
 	/* what a re-armed path names now was written (or made) while it was
 	 * not watched: a rescan record says so, as after an overflow */
 	for (size_t i = 0; i < l->n_rearmed; i++) {

@@ -76,6 +76,7 @@ struct fsn_group {
 	uint32_t tag;
 	bool audit;         /* created with FAN_ENABLE_AUDIT, so FAN_AUDIT responses work */
 	unsigned queue_max; /* its kernel queue's length as created; 0: unlimited */
+	bool in_reader;     /* its fd is read by the reader thread (ctx->reader) */
 	/* the filesystems (fsids) where it sees every directory move, for
 	 * its cached directory paths (path.c); !moves_known: to work out
 	 * again (its filesystem marks changed) */
@@ -154,6 +155,42 @@ struct fsn_mount {
 };
 
 #define FSN_READ_BUF_SIZE (64 * 1024)
+
+/* ---- reader.c: the kernel queues drained on a thread (fsn_ctx_set_reader()) ---- */
+
+/* What one read() of a source got, queued for dispatch. */
+struct fsn_chunk {
+	struct fsn_chunk *next;
+	unsigned src; /* group id, 0 = inotify */
+	size_t off;   /* handed out up to here */
+	size_t len;   /* bytes read */
+	size_t size;  /* allocated, header included (what the bound counts) */
+	_Alignas(64) unsigned char data[];
+};
+
+struct fsn_reader;
+/* Start a thread that queues at most max bytes; its eventfd joins ctx_epfd
+ * (epoll data epoll_id), readable while chunks are queued. */
+int fsn_reader_new(size_t max, int ctx_epfd, uint64_t epoll_id, struct fsn_reader **ret);
+/* Stop the thread (what it queued stays, for fsn_reader_take()). */
+void fsn_reader_stop(struct fsn_reader *rd);
+struct fsn_reader *fsn_reader_free(struct fsn_reader *rd);
+bool fsn_reader_running(const struct fsn_reader *rd);
+void fsn_reader_set_max(struct fsn_reader *rd, size_t max);
+/* The thread reads fd (source src) from now on. */
+int fsn_reader_add(struct fsn_reader *rd, unsigned src, int fd);
+/* It no longer does (returns after a read in progress); src's queued
+ * chunks are dropped when drop. */
+void fsn_reader_remove(struct fsn_reader *rd, unsigned src, bool drop);
+/* The oldest queued chunk (NULL: none), then fsn_reader_done() with it. */
+struct fsn_chunk *fsn_reader_take(struct fsn_reader *rd);
+void fsn_reader_done(struct fsn_reader *rd, struct fsn_chunk *c);
+/* Nothing queued, and the thread waits for the kernel (or is stopped). */
+bool fsn_reader_idle(struct fsn_reader *rd);
+/* A read of a source failed (not EAGAIN): the thread dropped it; -errno
+ * and *ret_src once, else 0. */
+int fsn_reader_failed(struct fsn_reader *rd, unsigned *ret_src);
+void fsn_reader_get_stats(struct fsn_reader *rd, struct fsn_reader_stats *ret);
 #define FSN_FID_CACHE_MAX 65536 /* entries of ctx->fidcache (fsn.h says 65536) */
 #define FSN_FID_CACHE_TAG 0
 
@@ -172,6 +209,7 @@ struct fsn_ctx {
 	unsigned queue_max; /* fsn_ctx_set_queue_max(); 0: the system's */
 	bool queue_warned;  /* said once that the sysctl cannot be set */
 	unsigned ifd_queue; /* the inotify instance's queue length as created */
+	bool ifd_in_reader; /* the reader thread reads ifd */
 
 	/* dispatch */
 	void *buf;         /* FSN_READ_BUF_SIZE, aligned */
@@ -179,6 +217,8 @@ struct fsn_ctx {
 	size_t pend_off;   /* rest buf[pend_off, pend_len) after a callback failed; */
 	size_t pend_len;   /* pend_len == 0: nothing pending */
 	int pend_efd;      /* eventfd in the epoll set, readable while something is pending */
+	struct fsn_reader *reader; /* fsn_ctx_set_reader(); NULL: dispatch reads the fds */
+	struct fsn_chunk *chunk;   /* reader: a chunk handed out in part (pend_efd set) */
 	struct fsn_pending_event *cur;
 
 	/* path.c */

@@ -156,12 +156,9 @@ static void log_mark_failure(struct fsn_ctx *ctx, const struct fsn_mark_spec *sp
 /* Keep buf[off, len) of source src for the next dispatch, and keep the
  * context's fd readable meanwhile: the kernel fds are drained, so without
  * this a caller polling fsn_ctx_get_fd() would not come back. */
-static void pend_set(struct fsn_ctx *ctx, unsigned src, size_t off, size_t len) {
+static void pend_signal(struct fsn_ctx *ctx) {
 	const uint64_t one = 1;
 
-	ctx->pend_src = src;
-	ctx->pend_off = off;
-	ctx->pend_len = len;
 	if (ctx->pend_efd < 0) {
 		struct epoll_event ee = { .events = EPOLLIN, .data.u64 = PEND_EPOLL_ID };
 		int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -182,13 +179,93 @@ static void pend_set(struct fsn_ctx *ctx, unsigned src, size_t off, size_t len) 
 		return;
 }
 
-static void pend_clear(struct fsn_ctx *ctx) {
+static void pend_unsignal(struct fsn_ctx *ctx) {
 	uint64_t v;
 
-	ctx->pend_len = 0;
 	/* EAGAIN when it was not set: fine */
 	if (ctx->pend_efd >= 0 && read(ctx->pend_efd, &v, sizeof(v)) < 0)
 		return;
+}
+
+static void pend_set(struct fsn_ctx *ctx, unsigned src, size_t off, size_t len) {
+	ctx->pend_src = src;
+	ctx->pend_off = off;
+	ctx->pend_len = len;
+	pend_signal(ctx);
+}
+
+static void pend_clear(struct fsn_ctx *ctx) {
+	ctx->pend_len = 0;
+	if (!ctx->chunk)
+		pend_unsignal(ctx);
+}
+
+/* ------------------------------------------------------------------------ */
+/* sources: the inotify fd (0) and the groups' fds, in the context's epoll  */
+/* set or the reader thread's                                               */
+/* ------------------------------------------------------------------------ */
+
+/* epoll data of the reader thread's eventfd */
+#define READER_EPOLL_ID (UINT64_MAX - 1)
+
+/* Events of these groups carry no fd: the reader thread may hold them. */
+static bool group_drainable(const struct fsn_group *g) {
+	return g->klass == FSN_CLASS_NOTIF && (g->report & (FAN_REPORT_FID | FAN_REPORT_DIR_FID)) &&
+	       !(g->report & FAN_REPORT_PIDFD);
+}
+
+/* *in_reader: whether the reader thread reads it now. */
+static int source_watch(struct fsn_ctx *ctx, unsigned src, int fd, bool drainable,
+			bool *in_reader) {
+	struct epoll_event ee = { .events = EPOLLIN, .data.u64 = src };
+
+	*in_reader = drainable && fsn_reader_running(ctx->reader) &&
+		     fsn_reader_add(ctx->reader, src, fd) == 0;
+	if (*in_reader)
+		return 0;
+	return epoll_ctl(ctx->epfd, EPOLL_CTL_ADD, fd, &ee) < 0 ? negative_errno() : 0;
+}
+
+/* Before fd is closed: nobody reads it any more; what the reader thread
+ * queued of it is dropped (the events of drainable sources own nothing). */
+static void source_unwatch(struct fsn_ctx *ctx, unsigned src, int fd) {
+	(void)epoll_ctl(ctx->epfd, EPOLL_CTL_DEL, fd, NULL);
+	if (ctx->reader)
+		fsn_reader_remove(ctx->reader, src, true);
+	if (ctx->chunk && ctx->chunk->src == src) {
+		fsn_reader_done(ctx->reader, ctx->chunk);
+		ctx->chunk = NULL;
+		if (ctx->pend_len == 0)
+			pend_unsignal(ctx);
+	}
+}
+
+/* Move a drainable source to the reader thread (to_reader) or back to
+ * the context's epoll set; one that cannot be moved stays where it is. */
+static void source_move(struct fsn_ctx *ctx, unsigned src, int fd, bool *in_reader,
+			bool to_reader) {
+	struct epoll_event ee = { .events = EPOLLIN, .data.u64 = src };
+
+	if (fd < 0 || *in_reader == to_reader)
+		return;
+	if (to_reader) {
+		if (fsn_reader_add(ctx->reader, src, fd) < 0)
+			return;
+		(void)epoll_ctl(ctx->epfd, EPOLL_CTL_DEL, fd, NULL);
+		*in_reader = true;
+	} else {
+		/* (what it queued stays: dispatch hands it out before reading fd) */
+		fsn_reader_remove(ctx->reader, src, false);
+		(void)epoll_ctl(ctx->epfd, EPOLL_CTL_ADD, fd, &ee);
+		*in_reader = false;
+	}
+}
+
+static void sources_move(struct fsn_ctx *ctx, bool to_reader) {
+	for (struct fsn_group *g = ctx->groups; g; g = g->next)
+		if (group_drainable(g))
+			source_move(ctx, g->id, g->fd, &g->in_reader, to_reader);
+	source_move(ctx, 0, ctx->ifd, &ctx->ifd_in_reader, to_reader);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -313,6 +390,48 @@ _public_ unsigned fsn_group_get_queue_max(const struct fsn_group *g) {
 	return g ? g->queue_max : 0;
 }
 
+_public_ int fsn_ctx_set_reader(struct fsn_ctx *ctx, size_t max_bytes) {
+	int r;
+
+	if (!ctx)
+		return -EINVAL;
+	if (max_bytes == 0) {
+		if (fsn_reader_running(ctx->reader)) {
+			sources_move(ctx, false);
+			fsn_reader_stop(ctx->reader); /* (its chunks are still handed out) */
+		}
+		return 0;
+	}
+	if (fsn_reader_running(ctx->reader)) {
+		fsn_reader_set_max(ctx->reader, max_bytes);
+		return 0;
+	}
+	if (ctx->reader) { /* stopped before: a new one (the old one's chunks first) */
+		if (ctx->chunk || !fsn_reader_idle(ctx->reader))
+			return -EBUSY;
+		ctx->reader = fsn_reader_free(ctx->reader);
+	}
+	r = fsn_reader_new(max_bytes, ctx->epfd, READER_EPOLL_ID, &ctx->reader);
+	if (r < 0)
+		return r;
+	sources_move(ctx, true);
+	return 0;
+}
+
+_public_ int fsn_ctx_get_reader_stats(const struct fsn_ctx *ctx, struct fsn_reader_stats *ret) {
+	if (!ctx || !ret)
+		return -EINVAL;
+	*ret = (struct fsn_reader_stats){ 0 };
+	if (ctx->reader)
+		fsn_reader_get_stats(ctx->reader, ret);
+	return 0;
+}
+
+_public_ bool fsn_ctx_is_drained(const struct fsn_ctx *ctx) {
+	return ctx && ctx->pend_len == 0 && !ctx->chunk &&
+	       (!ctx->reader || fsn_reader_idle(ctx->reader));
+}
+
 _public_ unsigned fsn_ctx_get_inotify_queue_max(const struct fsn_ctx *ctx) {
 	return ctx && ctx->ifd >= 0 ? ctx->ifd_queue : 0;
 }
@@ -327,7 +446,6 @@ static int group_new(struct fsn_ctx *ctx, enum fsn_class klass, uint32_t report,
 	const unsigned event_f_flags = O_RDONLY | O_CLOEXEC | O_LARGEFILE;
 	unsigned flags = FAN_CLOEXEC | FAN_NONBLOCK | class_flag[klass] | report;
 	_cleanup_close_ int fd = -1;
-	struct epoll_event ee = { .events = EPOLLIN };
 	struct fsn_group *g;
 	struct queue_len q;
 	bool audit = false;
@@ -366,12 +484,10 @@ static int group_new(struct fsn_ctx *ctx, enum fsn_class klass, uint32_t report,
 		.audit = audit,
 		.queue_max = (report & FAN_UNLIMITED_QUEUE) ? 0 : q.len,
 	};
-	ee.data.u64 = g->id;
-	if (epoll_ctl(ctx->epfd, EPOLL_CTL_ADD, fd, &ee) < 0) {
-		int r = negative_errno();
-
+	err = source_watch(ctx, g->id, fd, group_drainable(g), &g->in_reader);
+	if (err < 0) {
 		free(g);
-		return r;
+		return err;
 	}
 	g->fd = take_fd(&fd);
 	ctx->next_group_id++;
@@ -417,7 +533,7 @@ static void drain_group(struct fsn_group *g) {
 static void group_detach(struct fsn_ctx *ctx, struct fsn_group *g) {
 	struct fsn_group **p;
 
-	(void)epoll_ctl(ctx->epfd, EPOLL_CTL_DEL, g->fd, NULL);
+	source_unwatch(ctx, g->id, g->fd);
 	for (p = &ctx->groups; *p; p = &(*p)->next)
 		if (*p == g) {
 			*p = g->next;
@@ -937,7 +1053,6 @@ static int add_inotify(struct fsn_ctx *ctx, struct fsn_mark *m, int fd, const st
 	}
 
 	if (ctx->ifd < 0) {
-		struct epoll_event ee = { .events = EPOLLIN, .data.u64 = 0 };
 		struct queue_len q;
 		int ifd;
 
@@ -950,8 +1065,8 @@ static int add_inotify(struct fsn_ctx *ctx, struct fsn_mark *m, int fd, const st
 			return r;
 		}
 		ctx->ifd_queue = q.len;
-		if (epoll_ctl(ctx->epfd, EPOLL_CTL_ADD, ifd, &ee) < 0) {
-			r = negative_errno();
+		r = source_watch(ctx, 0, ifd, true, &ctx->ifd_in_reader);
+		if (r < 0) {
 			safe_close(ifd);
 			*why = "epoll_ctl";
 			return r;
@@ -1195,6 +1310,8 @@ _public_ struct fsn_ctx *fsn_ctx_free(struct fsn_ctx *ctx) {
 	if (!ctx)
 		return NULL;
 
+	/* (first: it reads the fds closed below) */
+	fsn_reader_stop(ctx->reader);
 	/* Closing the fds drops every kernel mark and watch; only the
 	 * bookkeeping goes here. Groups leave with their last object,
 	 * answering what was read but not handed out. */
@@ -1212,6 +1329,9 @@ _public_ struct fsn_ctx *fsn_ctx_free(struct fsn_ctx *ctx) {
 	while (ctx->groups)
 		group_detach(ctx, ctx->groups);
 	ctx->pend_len = 0; /* inotify events own nothing */
+	if (ctx->chunk)
+		fsn_reader_done(ctx->reader, ctx->chunk);
+	ctx->reader = fsn_reader_free(ctx->reader);
 
 	safe_close(ctx->pend_efd);
 	safe_close(ctx->ifd);
@@ -1283,19 +1403,22 @@ static void event_done(struct fsn_ctx *ctx, struct fsn_pending_event *pe) {
 		safe_close(pe->ev.pidfd);
 }
 
-/* Hand out the events in ctx->buf[off, len) read from source src (group g,
- * or the inotify fd when src == 0). */
-static int dispatch_buffer(struct fsn_ctx *ctx, unsigned src, struct fsn_group *g, size_t off,
-			   size_t len, fsn_event_fn fn, void *userdata, int *count) {
+/* Hand out the events in buf[*off, len) read from source src (group g, or
+ * the inotify fd when src == 0); *off: where it stopped (a callback's
+ * error: the rest is the caller's to keep). */
+static int dispatch_buffer(struct fsn_ctx *ctx, const void *buf, unsigned src, struct fsn_group *g,
+			   size_t *offp, size_t len, fsn_event_fn fn, void *userdata, int *count) {
+	size_t off = *offp;
+
 	while (off < len) {
 		struct fsn_pending_event pe = { .perm_fd = -1, .group = g };
 		size_t next = off;
 		int r;
 
 		if (g)
-			r = fsn_decode_fanotify(ctx->buf, len, &next, &pe.ev);
+			r = fsn_decode_fanotify(buf, len, &next, &pe.ev);
 		else
-			r = fsn_decode_inotify(ctx->buf, len, &next, &pe.ev);
+			r = fsn_decode_inotify(buf, len, &next, &pe.ev);
 		if (r == 0)
 			break;
 		if (r < 0) {
@@ -1312,6 +1435,7 @@ static int dispatch_buffer(struct fsn_ctx *ctx, unsigned src, struct fsn_group *
 					    "inotify: malformed event at offset %zu of %zu bytes "
 					    "read, dropping the rest of the read",
 					    off, len);
+			*offp = len;
 			return 0;
 		}
 
@@ -1335,14 +1459,86 @@ static int dispatch_buffer(struct fsn_ctx *ctx, unsigned src, struct fsn_group *
 
 		if (g && !g->ctx) {
 			/* the callback removed the group's last mark */
-			release_events(g, ctx->buf, off, len);
+			release_events(g, buf, off, len);
+			*offp = len;
 			return r < 0 ? r : 0;
 		}
 		if (r < 0) {
-			if (off < len)
-				pend_set(ctx, src, off, len);
+			*offp = off;
 			return r;
 		}
+	}
+	*offp = len;
+	return 0;
+}
+
+/* The context's buffer: what a callback's error left is kept (pend_set()). */
+static int dispatch_ctx_buffer(struct fsn_ctx *ctx, unsigned src, struct fsn_group *g, size_t off,
+			       size_t len, fsn_event_fn fn, void *userdata, int *count) {
+	int r = dispatch_buffer(ctx, ctx->buf, src, g, &off, len, fn, userdata, count);
+
+	if (r < 0 && off < len)
+		pend_set(ctx, src, off, len);
+	return r;
+}
+
+/* The chunks the reader thread queued, oldest first; a chunk a callback's
+ * error stopped in is kept (ctx->chunk) for the next dispatch. */
+static int dispatch_chunks(struct fsn_ctx *ctx, fsn_event_fn fn, void *userdata, int *count) {
+	unsigned failed_src;
+	int r = 0;
+
+	for (;;) {
+		struct fsn_chunk *c = ctx->chunk ? ctx->chunk : fsn_reader_take(ctx->reader);
+		struct fsn_group *g = NULL;
+		size_t off;
+
+		if (!c)
+			break;
+		if (ctx->chunk) {
+			ctx->chunk = NULL;
+			if (ctx->pend_len == 0)
+				pend_unsignal(ctx);
+		}
+		if (c->src) {
+			g = fsn_group_ref(group_by_id(ctx, c->src));
+			if (!g) { /* (it left: its chunks went with it) */
+				fsn_reader_done(ctx->reader, c);
+				continue;
+			}
+		}
+		off = c->off;
+		r = dispatch_buffer(ctx, c->data, c->src, g, &off, c->len, fn, userdata, count);
+		if (r < 0 && off < c->len && (!g || g->ctx)) {
+			c->off = off;
+			ctx->chunk = c;
+			pend_signal(ctx);
+			fsn_group_unref(g);
+			return r;
+		}
+		fsn_group_unref(g);
+		fsn_reader_done(ctx->reader, c);
+		if (r < 0)
+			return r;
+	}
+	/* a source the thread could not read goes back to dispatch, which
+	 * reads it (and reports why) */
+	r = fsn_reader_failed(ctx->reader, &failed_src);
+	if (r < 0) {
+		struct fsn_group *g = failed_src ? group_by_id(ctx, failed_src) : NULL;
+		struct epoll_event ee = { .events = EPOLLIN, .data.u64 = failed_src };
+		int fd = g ? g->fd : failed_src == 0 ? ctx->ifd : -1;
+		char ebuf[128];
+
+		fsn_ctx_log(ctx, LOG_WARNING, "reader thread: reading %s %u: %s; read in dispatch",
+			    failed_src ? "fanotify group" : "inotify fd", failed_src,
+			    strerror_r(-r, ebuf, sizeof(ebuf)));
+		if (fd >= 0)
+			(void)epoll_ctl(ctx->epfd, EPOLL_CTL_ADD, fd, &ee);
+		if (g)
+			g->in_reader = false;
+		else if (failed_src == 0)
+			ctx->ifd_in_reader = false;
 	}
 	return 0;
 }
@@ -1380,7 +1576,7 @@ static int dispatch_source(struct fsn_ctx *ctx, unsigned src, fsn_event_fn fn, v
 		}
 		if (n == 0)
 			break;
-		r = dispatch_buffer(ctx, src, g, 0, (size_t)n, fn, userdata, count);
+		r = dispatch_ctx_buffer(ctx, src, g, 0, (size_t)n, fn, userdata, count);
 		if (r < 0 || (g && !g->ctx))
 			break;
 		/* A short read emptied the queue (reads return every whole
@@ -1420,16 +1616,22 @@ static int dispatch(struct fsn_ctx *ctx, fsn_event_fn fn, void *userdata) {
 
 		pend_clear(ctx);
 		/* (a group that left took its pending events along) */
-		r = src == 0 || g ? dispatch_buffer(ctx, src, g, off, len, fn, userdata, &count)
+		r = src == 0 || g ? dispatch_ctx_buffer(ctx, src, g, off, len, fn, userdata, &count)
 				  : 0;
 		fsn_group_unref(g);
 		if (r < 0)
 			return r;
 	}
 
+	if (ctx->reader) {
+		r = dispatch_chunks(ctx, fn, userdata, &count);
+		if (r < 0)
+			return r;
+	}
+
 	/* One source (e.g. one permission group): read it, the epoll_wait()
 	 * would only name it. */
-	if (ctx->ifd < 0 && ctx->groups && !ctx->groups->next) {
+	if (ctx->ifd < 0 && ctx->groups && !ctx->groups->next && !ctx->groups->in_reader) {
 		r = dispatch_source(ctx, ctx->groups->id, fn, userdata, &count);
 		return r < 0 ? r : count;
 	}
@@ -1437,7 +1639,7 @@ static int dispatch(struct fsn_ctx *ctx, fsn_event_fn fn, void *userdata) {
 	if (n < 0)
 		return errno == EINTR ? count : negative_errno();
 	for (int i = 0; i < n; i++) {
-		if (ee[i].data.u64 == PEND_EPOLL_ID)
+		if (ee[i].data.u64 == PEND_EPOLL_ID || ee[i].data.u64 == READER_EPOLL_ID)
 			continue; /* handled above */
 		r = dispatch_source(ctx, (unsigned)ee[i].data.u64, fn, userdata, &count);
 		if (r < 0)

@@ -483,6 +483,45 @@ int fsn_ctx_set_queue_max(struct fsn_ctx *ctx, unsigned n);
 unsigned fsn_group_get_queue_max(const struct fsn_group *g);
 unsigned fsn_ctx_get_inotify_queue_max(const struct fsn_ctx *ctx);
 
+/*
+ * Drain the kernel queues on a thread of the context's own: from now on it
+ * reads the inotify instance and every notification group whose events
+ * carry no fd (FAN_REPORT_FID / FAN_REPORT_DIR_FID, no FAN_REPORT_PIDFD)
+ * as soon as they are readable, and fsn_ctx_dispatch() hands out what it
+ * read, in the kernel's order per group. The kernel queues then stay short
+ * while the caller is busy, and the caller's bound replaces the kernel's:
+ * the thread holds at most max_bytes of events read and not yet handed
+ * out (counted as allocated: reads of 64 KiB, a short read in a buffer of
+ * its own size), and while that much is held it stops reading, so the
+ * kernel queues fill behind it and overflow as they always do
+ * (FAN_Q_OVERFLOW / IN_Q_OVERFLOW in the stream: never a silent loss).
+ * Permission groups and groups whose events carry an fd or a pidfd are
+ * always read by fsn_ctx_dispatch() itself. The thread blocks every signal.
+ * Called again, it changes the bound; 0 stops the thread (what it read is
+ * still handed out). Call it from the thread that dispatches.
+ * 0, -EINVAL, or -errno (the thread could not be started).
+ */
+int fsn_ctx_set_reader(struct fsn_ctx *ctx, size_t max_bytes);
+
+/* What the reader thread holds (all 0 without one): bytes now, the most it
+ * held, its bound, and how many times it stopped reading because it held
+ * that much. */
+struct fsn_reader_stats {
+	size_t bytes;
+	size_t peak;
+	size_t max;
+	uint64_t n_full;
+};
+int fsn_ctx_get_reader_stats(const struct fsn_ctx *ctx, struct fsn_reader_stats *ret);
+
+/*
+ * After fsn_ctx_dispatch() returned >= 0: whether everything queued was
+ * handed out, in the kernel and (with a reader thread) in the thread's
+ * buffer, as far as can be told: the last read of every source came back
+ * short. An overflow that comes later lost only events queued after this.
+ */
+bool fsn_ctx_is_drained(const struct fsn_ctx *ctx);
+
 /* The group an event came from; a stable small integer per group. */
 unsigned fsn_group_get_id(const struct fsn_group *g);
 enum fsn_class fsn_group_get_class(const struct fsn_group *g);

@@ -1168,6 +1168,186 @@ START_TEST(test_fan_queue_max) {
 }
 END_TEST
 
+/* The order one source's events came in: per source (0 inotify, 1 the
+ * fanotify group), the next expected "fNNN", and whether an overflow
+ * came (nothing may follow it). */
+struct seq {
+	int next[2];
+	bool overflow[2];
+	bool bad;
+	int stop_after; /* > 0: return -EAGAIN after this many events */
+	int n;
+};
+
+static int seq_cb(struct fsn_ctx *ctx, struct fsn_event *ev, void *userdata) {
+	struct seq *q = userdata;
+	int k = ev->source == FSN_SOURCE_INOTIFY ? 0 : 1, i = -1;
+
+	if (q->overflow[k])
+		q->bad = true; /* (nothing after an overflow: the queue was left full) */
+	if (ev->mask & (FAN_Q_OVERFLOW | IN_Q_OVERFLOW))
+		q->overflow[k] = true;
+	else if (!ev->name || sscanf(ev->name, "f%d", &i) != 1 || i != q->next[k]++)
+		q->bad = true;
+	q->n++;
+	return q->stop_after > 0 && q->n % q->stop_after == 0 ? -EAGAIN : 0;
+}
+
+static void make_files(const char *dir, int from, int to) {
+	char name[16], p[PATH_MAX];
+
+	for (int i = from; i < to; i++) {
+		snprintf(name, sizeof(name), "f%03d", i);
+		test_join(p, sizeof(p), dir, name);
+		touch(p);
+	}
+}
+
+/* Dispatch until everything queued, in the kernel and the reader thread,
+ * was handed out (the thread reads on its own time: a dispatch that
+ * handed out nothing does not mean that nothing is left). */
+static void dispatch_all(struct fsn_ctx *ctx, fsn_event_fn fn, void *userdata) {
+	for (int i = 0; i < 10000; i++) {
+		struct pollfd p = { .fd = fsn_ctx_get_fd(ctx), .events = POLLIN };
+		int r = fsn_ctx_dispatch(ctx, fn, userdata);
+
+		ck_assert(r >= 0 || r == -EAGAIN);
+		if (r == 0 && fsn_ctx_is_drained(ctx))
+			return;
+		if (r == 0)
+			(void)poll(&p, 1, 10);
+	}
+	ck_abort_msg("the context never drained");
+}
+
+/* Wait (5 s at most) until the reader thread has stopped reading because
+ * it holds its bound. */
+static void wait_reader_full(struct fsn_ctx *ctx, uint64_t n_full) {
+	struct fsn_reader_stats st;
+
+	for (int i = 0; i < 5000; i++) {
+		ck_assert_int_eq(fsn_ctx_get_reader_stats(ctx, &st), 0);
+		if (st.n_full >= n_full)
+			return;
+		usleep(1000);
+	}
+	ck_abort_msg("the reader thread never stopped at its bound");
+}
+
+/* fsn_ctx_set_reader(): the thread holds at most its bound (one read when
+ * the bound is smaller), then stops reading, so each kernel queue (100
+ * events) fills behind it and ends in its overflow; what was read comes
+ * out in the kernel's order, from the first event on, with nothing after
+ * the overflow. */
+START_TEST(test_reader_bound) {
+	char dir[PATH_MAX];
+	struct fsn_reader_stats st;
+	struct fsn_ctx *ctx;
+	struct seq q = { { 0, 0 }, { false, false }, false, 0, 0 };
+
+	tmpfs_setup(dir, sizeof(dir));
+	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
+	ck_assert_int_eq(fsn_ctx_set_queue_max(ctx, 100), 0);
+	ck_assert_int_eq(fsn_ctx_set_reader(ctx, 1), 0);
+	add_fan(ctx, FSN_MARK_INODE, FSN_CLASS_NOTIF, FAN_REPORT_DFID_NAME, 0, FAN_CREATE, 0, 0,
+		dir);
+	add_inotify(ctx, dir, IN_CREATE, NULL);
+	make_files(dir, 0, 1); /* the thread reads this one */
+	wait_reader_full(ctx, 1);
+	make_files(dir, 1, 400);
+
+	dispatch_all(ctx, seq_cb, &q);
+	ck_assert(!q.bad);
+	ck_assert(q.overflow[0] && q.overflow[1]);
+	/* the source read first: f000 from the thread, then the 100 its
+	 * kernel queue held; the other (not read while the thread was full):
+	 * the 100 of its queue */
+	ck_assert_int_eq(q.next[0] + q.next[1], 201);
+	ck_assert_int_ge(q.next[0], 100);
+	ck_assert_int_ge(q.next[1], 100);
+	ck_assert_int_eq(fsn_ctx_get_reader_stats(ctx, &st), 0);
+	ck_assert_uint_eq(st.max, 1);
+	ck_assert_uint_le(st.peak, 64 * 1024 + 4096); /* one read, never two */
+	ck_assert_uint_eq(st.bytes, 0);
+	ck_assert(fsn_ctx_is_drained(ctx));
+
+	fsn_ctx_free(ctx);
+	tmpfs_teardown(dir);
+}
+END_TEST
+
+/* With a bound that holds everything: no overflow, every event in order,
+ * also when the callback stops every 7 events (the rest of a read stays
+ * for the next dispatch), and after the thread is stopped (what it held
+ * first, then what the dispatch reads itself). */
+START_TEST(test_reader_order) {
+	char dir[PATH_MAX];
+	struct fsn_ctx *ctx;
+	struct seq q = { { 0, 0 }, { false, false }, false, 7, 0 };
+	int r;
+
+	tmpfs_setup(dir, sizeof(dir));
+	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
+	add_fan(ctx, FSN_MARK_INODE, FSN_CLASS_NOTIF, FAN_REPORT_DFID_NAME, 0, FAN_CREATE, 0, 0,
+		dir);
+	/* started with a source in place: it moves to the thread */
+	ck_assert_int_eq(fsn_ctx_set_reader(ctx, 1 << 20), 0);
+	add_inotify(ctx, dir, IN_CREATE, NULL);
+	make_files(dir, 0, 300);
+	/* the context's fd says when to dispatch */
+	for (int i = 0; i < 10000 && (q.next[0] < 300 || q.next[1] < 300); i++) {
+		struct pollfd p = { .fd = fsn_ctx_get_fd(ctx), .events = POLLIN };
+
+		ck_assert_int_eq(poll(&p, 1, 5000), 1);
+		r = fsn_ctx_dispatch(ctx, seq_cb, &q);
+		ck_assert(r >= 0 || r == -EAGAIN);
+	}
+	ck_assert(!q.bad);
+	ck_assert_int_eq(q.next[0], 300);
+	ck_assert_int_eq(q.next[1], 300);
+
+	/* stopped while it holds events: those first, then the rest */
+	ck_assert_int_eq(fsn_ctx_set_reader(ctx, 1), 0);
+	make_files(dir, 300, 301);
+	wait_reader_full(ctx, 1);
+	ck_assert_int_eq(fsn_ctx_set_reader(ctx, 0), 0);
+	make_files(dir, 301, 400);
+	q.stop_after = 0;
+	dispatch_all(ctx, seq_cb, &q);
+	ck_assert(!q.bad && !q.overflow[0] && !q.overflow[1]);
+	ck_assert_int_eq(q.next[0], 400);
+	ck_assert_int_eq(q.next[1], 400);
+
+	fsn_ctx_free(ctx);
+	tmpfs_teardown(dir);
+}
+END_TEST
+
+/* A group that leaves while the thread holds its events takes them along:
+ * the next dispatch hands out none of them (and frees them: ASan). */
+START_TEST(test_reader_group_leaves) {
+	char dir[PATH_MAX];
+	struct fsn_ctx *ctx;
+	struct fsn_mark *m;
+	struct counts c = { 0, 0 };
+
+	tmpfs_setup(dir, sizeof(dir));
+	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
+	ck_assert_int_eq(fsn_ctx_set_reader(ctx, 1), 0);
+	m = add_fan(ctx, FSN_MARK_INODE, FSN_CLASS_NOTIF, FAN_REPORT_DFID_NAME, 0, FAN_CREATE, 0, 0,
+		    dir);
+	make_files(dir, 0, 50);
+	wait_reader_full(ctx, 1);
+	ck_assert_int_eq(fsn_ctx_remove_mark(ctx, m), 0);
+	ck_assert_int_eq(fsn_ctx_dispatch(ctx, count_cb, &c), 0);
+	ck_assert_int_eq(c.events + c.overflows, 0);
+	ck_assert(fsn_ctx_is_drained(ctx));
+
+	fsn_ctx_free(ctx);
+	tmpfs_teardown(dir);
+}
+END_TEST
+
 START_TEST(test_fan_marks_combine) {
 	char dir[PATH_MAX], file[PATH_MAX], alias[PATH_MAX], text[8192];
 	struct fsn_ctx *ctx;
@@ -1885,6 +2065,9 @@ static void ctx_fanotify_suite(Suite *s) {
 	tcase_add_test(tc, test_fan_filesystem_dfid_name);
 	tcase_add_test(tc, test_fan_mark_fid_and_dir_cache);
 	tcase_add_test(tc, test_fan_queue_max);
+	tcase_add_test(tc, test_reader_bound);
+	tcase_add_test(tc, test_reader_order);
+	tcase_add_test(tc, test_reader_group_leaves);
 	tcase_add_test(tc, test_fan_marks_combine);
 	tcase_add_test(tc, test_fan_mount_and_evictable);
 	tcase_add_test(tc, test_fan_dont_follow);
