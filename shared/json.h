@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * json.h — a small JSON DOM, enough to read fsn-bench's own files, and the
- * two writers its result files need (json.c).
+ * json.h — a small JSON DOM and writers (json.c): fsn-bench reads its own
+ * result files with it; the daemon's control socket and fsnotifyctl read
+ * requests and replies.
  */
 #pragma once
 
