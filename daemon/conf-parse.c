@@ -16,6 +16,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <sys/un.h>
 #include <grp.h>
 #include <libconfig.h>
 #include <limits.h>
@@ -609,6 +610,36 @@ bool check_path(struct scope *sc, const struct key *k, const config_setting_t *s
 	else if (r < 0)
 		error_at(sc, s, "%s: '%s' %s", k->name, P(v), why);
 	return r == 0;
+}
+
+bool check_socket_path(struct scope *sc, const struct key *k, const config_setting_t *s,
+		       const char *v, char **out) {
+	struct sockaddr_un sa;
+
+	if (!*v)
+		return true;
+	if (!check_path(sc, k, s, v, out))
+		return false;
+	if (strlen(*out ? *out : v) >= sizeof(sa.sun_path)) {
+		error_at(sc, s, "%s: '%s' is longer than a unix socket path can be (%zu bytes)",
+			 k->name, P(v), sizeof(sa.sun_path) - 1);
+		return false;
+	}
+	return true;
+}
+
+bool check_group_name(struct scope *sc, const struct key *k, const config_setting_t *s,
+		      const char *v, char **out) {
+	struct group gr, *res = NULL;
+	char buf[4096];
+
+	if (!*v)
+		return true;
+	if (getgrnam_r(v, &gr, buf, sizeof(buf), &res) != 0 || !res) {
+		error_at(sc, s, "%s: no group '%s' on this system", k->name, P(v));
+		return false;
+	}
+	return true;
 }
 
 /* An absolute path (normalised) or a glob (exclude, decisions' paths and exes). */

@@ -27,6 +27,17 @@ struct ref {
 	struct config_origin origin;
 };
 
+/* The config's tables (struct table's id). */
+enum {
+	TABLE_TOP = 0,
+	TABLE_LIMITS,
+	TABLE_RULE,
+	TABLE_OUTPUT,
+	TABLE_DECISION,
+	TABLE_CONTROL,
+	_TABLE_MAX,
+};
+
 struct loader {
 	struct config *c;
 	struct config_errors *errors;
@@ -43,10 +54,10 @@ struct loader {
 	struct strmap seen_names; /* name -> index + 1 in seen_rules */
 	char **bad_outputs;       /* outputs that had errors: no "unknown output" for them */
 	size_t n_bad_outputs;
-	size_t n_rule_entries; /* rules read, also those with errors */
-	bool rules_bad;        /* a `rules` setting was not a list */
-	config_t defaults[5];  /* parsed default text per table, see TABLE_* */
-	bool defaults_ok[5];
+	size_t n_rule_entries;         /* rules read, also those with errors */
+	bool rules_bad;                /* a `rules` setting was not a list */
+	config_t defaults[_TABLE_MAX]; /* parsed default text per table, see TABLE_* */
+	bool defaults_ok[_TABLE_MAX];
 	/* the files of one load_file(), as libconfig reads them: copies in
 	 * memory (see prepare_file()), by the name libconfig knows them by */
 	struct cfgcopy {
@@ -80,14 +91,6 @@ struct table {
 	const char *scope;
 	const struct key *keys;
 	size_t n_keys;
-};
-
-enum {
-	TABLE_TOP = 0,
-	TABLE_LIMITS,
-	TABLE_RULE,
-	TABLE_OUTPUT,
-	TABLE_DECISION,
 };
 
 struct key {
@@ -163,6 +166,12 @@ bool check_output_name(struct scope *sc, const struct key *k, const config_setti
 		       const char *v, char **out);
 bool check_json_file(struct scope *sc, const struct key *k, const config_setting_t *s,
 		     const char *v, char **out);
+/* control.socket: "" or an absolute path that fits sockaddr_un. */
+bool check_socket_path(struct scope *sc, const struct key *k, const config_setting_t *s,
+		       const char *v, char **out);
+/* control.group: "" or a group that exists. */
+bool check_group_name(struct scope *sc, const struct key *k, const config_setting_t *s,
+		      const char *v, char **out);
 bool check_argv_elem(struct scope *sc, const struct key *k, const config_setting_t *s,
 		     const char *v, char **out);
 

@@ -354,6 +354,29 @@ static const struct key rule_keys[] = {
 
 static const struct table rule_table = { TABLE_RULE, "rule", rule_keys, ELEMENTSOF(rule_keys) };
 
+static const struct key control_keys[] = {
+	{ "socket", .parse = parse_string, .type = "string",
+	  .off = offsetof(struct config, control_socket), .def = "\"/run/fsnotifyd/control\"",
+	  .check = check_socket_path,
+	  .doc = "The control socket's path (absolute; at most 107 bytes); \"\": no socket." },
+	{ "group", .parse = parse_string, .type = "string",
+	  .off = offsetof(struct config, control_group), .def = "\"\"", .check = check_group_name,
+	  .doc = "A group whose members may use the control socket besides root; \"\": root "
+		 "only." },
+	{ "max_clients", UINT(struct config, control_clients, 1, 4096, "128"),
+	  .doc = "Connections to the control socket at once; more are refused." },
+	{ "max_request", UINT(struct config, control_request, 1024, 16777216, "65536"),
+	  .doc = "Bytes of one request at most; a longer one closes the connection." },
+	{ "client_queue", UINT(struct config, control_queue, 4096, 1073741824, "1048576"),
+	  .doc = "Bytes of replies and records queued for one client at most; a subscriber "
+		 "beyond it loses records (counted, then a dropped record)." },
+	{ "slow_timeout", UINT(struct config, control_slow, 1, 3600, "10"),
+	  .doc = "Seconds a client's queue may stay full before it is disconnected." },
+};
+
+static const struct table control_table = { TABLE_CONTROL, "control", control_keys,
+					    ELEMENTSOF(control_keys) };
+
 static const struct key top_keys[] = {
 	{ "log_level", .parse = parse_enum, .type = "string",
 	  .off = offsetof(struct config, log_level), ENUM(log_level_names, log_level_values),
@@ -365,14 +388,16 @@ static const struct key top_keys[] = {
 	  .doc = "The outputs, by name: output = { NAME = { type = ...; ... }; };" },
 	{ "limits", .parse = parse_group, .type = "group", .sub = &limits_table,
 	  .doc = "Limits and fanotify group options." },
+	{ "control", .parse = parse_group, .type = "group", .sub = &control_table,
+	  .doc = "The control socket (fsnotifyctl(1), doc/io.fsnotifyd.varlink)." },
 	{ "rules", .parse = parse_rules, .type = "list of groups",
 	  .doc = "The rules: rules = ( { name = ...; paths = [...]; ... }, ... );" },
 };
 
 const struct table top_table = { TABLE_TOP, "", top_keys, ELEMENTSOF(top_keys) };
 
-static const struct table *const all_tables[] = { &top_table, &limits_table, &rule_table,
-						  &output_table, &decision_table };
+static const struct table *const all_tables[] = { &top_table,    &limits_table,   &rule_table,
+						  &output_table, &decision_table, &control_table };
 
 void config_schema_foreach(void (*fn)(const struct config_key_info *k, void *userdata),
 			   void *userdata) {
@@ -975,6 +1000,7 @@ int config_load(const char *path, struct config **ret, struct config_errors *err
 	parse_defaults(&l);
 	apply_defaults(&sc, &top_table);
 	apply_defaults(&sc, &limits_table);
+	apply_defaults(&sc, &control_table);
 
 	load_file(&l, path);
 	find_dropins(&l, path);
@@ -1011,6 +1037,8 @@ struct config *config_free(struct config *c) {
 		return NULL;
 	free(c->path);
 	strv_free(c->dropins, c->n_dropins);
+	free(c->control_socket);
+	free(c->control_group);
 	strv_free(c->default_outputs, c->n_default_outputs);
 	for (size_t i = 0; i < c->n_outputs; i++)
 		output_conf_done(&c->outputs[i]);

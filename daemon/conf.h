@@ -168,6 +168,14 @@ struct config {
 	bool unlimited_queue;     /* FAN_UNLIMITED_QUEUE for fanotify groups (default false) */
 	unsigned status_interval; /* seconds between STATUS= updates (default 10) */
 
+	/* control: the control socket (control.c) */
+	char *control_socket;     /* absolute path; "" = none (default /run/fsnotifyd/control) */
+	char *control_group;      /* a group whose members may connect; "" = root only */
+	unsigned control_clients; /* connections at once (default 128) */
+	unsigned control_request; /* bytes of one request at most (default 65536) */
+	unsigned control_queue;   /* bytes queued for one client at most (default 1 MiB) */
+	unsigned control_slow;    /* seconds a client's queue may stay full (default 10) */
+
 	/* Every output defined, plus the built-in "journal" (type journal) and
 	 * "stdout" (json to "-") when they are used but not defined. */
 	struct output_conf *outputs;

@@ -228,7 +228,9 @@ struct engine {
 	uint64_t load_progress;    /* steps the loaders made (for EXTEND_TIMEOUT_USEC) */
 	pid_t self;
 	int foreign_mntns; /* mntns_foreign(): 1 a namespace of its own, 0 shared, <0 unknown */
-	struct output *console; /* --foreground: events also on stdout (output-console.c) */
+	struct output *console;       /* --foreground: events also on stdout (output-console.c) */
+	engine_record_fn record_hook; /* the control socket's subscribers */
+	void *record_hook_data;
 	bool has_exec;
 	bool placing_tree; /* place_planned() walks a new tree: limits are its business */
 

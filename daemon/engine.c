@@ -245,6 +245,13 @@ void emit_to(struct engine *e, struct eoutput *const *outs, size_t n, const stru
 
 	if (e->console)
 		output_emit(e->console, rec);
+	if (e->record_hook)
+		e->record_hook(rec, e->record_hook_data);
+}
+
+void engine_set_record_hook(struct engine *e, engine_record_fn fn, void *userdata) {
+	e->record_hook = fn;
+	e->record_hook_data = userdata;
 }
 
 void emit(struct engine *e, struct erule *r, const struct record *rec) {

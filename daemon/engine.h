@@ -97,3 +97,20 @@ bool engine_stalled(const struct engine *e);
 int engine_set_foreground(struct engine *e, bool on);
 
 const struct config *engine_config(const struct engine *e);
+
+/* For the control socket (engine-status.c; doc/io.fsnotifyd.varlink): the
+ * rules as a JSON array (ListRules, GetStatus's rules), and GetStatus's
+ * other members about the running state, each after a comma (marks,
+ * queues, groups, read_buffer, filesystems, features, events, overflows,
+ * output_lost, last_reload_error). */
+struct jbuf;
+void engine_rules_json(const struct engine *e, struct jbuf *b);
+void engine_status_json(struct engine *e, struct jbuf *b);
+/* A start or reload runs. */
+bool engine_loading(const struct engine *e);
+
+/* Every record the engine reports also goes to fn (the control socket's
+ * subscribers), after the outputs; NULL: none. */
+struct record;
+typedef void (*engine_record_fn)(const struct record *rec, void *userdata);
+void engine_set_record_hook(struct engine *e, engine_record_fn fn, void *userdata);

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "conf.h"
+#include "control.h"
 #include "config.h"
 #include "engine.h"
 #include "fsn-uapi.h"
@@ -52,6 +53,7 @@
 struct daemon {
 	struct ev_loop *loop;
 	struct engine *engine;
+	struct control *control; /* the control socket, once the first config runs */
 	const char *config_path;
 	ev_signal sig_term, sig_int, sig_hup, sig_usr1;
 	ev_timer watchdog, status, extend;
@@ -265,6 +267,7 @@ static void on_stop(struct ev_loop *loop, ev_signal *w, int revents) {
 
 static void start_load(struct daemon *d);
 static void start_reload(struct daemon *d);
+static int control_reload(void *userdata);
 
 static void log_started(struct daemon *d) {
 	char status[STATUS_MAX], fconf[PATH_MAX + 16];
@@ -300,6 +303,14 @@ static void on_loaded(struct engine *e, int r, const char *why, void *userdata) 
 		d->started = true;
 		log_set_level(engine_config(e)->log_level);
 		restart_status_timer(d);
+		{
+			const struct control_hooks hooks = { .reload = control_reload,
+							     .userdata = d };
+
+			/* (without the socket the daemon runs: control_new() said why) */
+			(void)control_new(d->loop, e, d->config_path, engine_config(e), &hooks,
+					  &d->control);
+		}
 		log_started(d);
 	} else if (r < 0) {
 		snprintf(ferr, sizeof(ferr), "FSN_ERROR=%s", why);
@@ -307,6 +318,8 @@ static void on_loaded(struct engine *e, int r, const char *why, void *userdata) 
 		log_notable(LOG_ERR, FSND_MID_RELOAD_FAILED, fields,
 			    "reload failed: %s; still running the previous configuration", why);
 		notify_status(d, "READY=1\n");
+		if (!d->reload_pending)
+			control_reload_done(d->control, r, why);
 	} else {
 		const struct config *cur = engine_config(e);
 
@@ -317,11 +330,27 @@ static void on_loaded(struct engine *e, int r, const char *why, void *userdata) 
 			    cur->n_rules, engine_n_marks(e),
 			    (double)(now_monotonic_usec() - d->load_started) / 1e6);
 		notify_status(d, "READY=1\n");
+		if (d->control)
+			control_apply(d->control, cur);
+		if (!d->reload_pending)
+			control_reload_done(d->control, 0, NULL);
 	}
 	if (d->reload_pending) {
 		d->reload_pending = false;
 		start_reload(d);
 	}
+}
+
+/* Reload asked for on the control socket: as SIGHUP (a load running: the
+ * reload follows it, and the caller's answer waits for that one). */
+static int control_reload(void *userdata) {
+	struct daemon *d = userdata;
+
+	if (d->loading)
+		d->reload_pending = true;
+	else
+		start_reload(d);
+	return 0;
 }
 
 /* A reload: systemd is told (so `systemctl reload` waits for READY=1). */
@@ -576,6 +605,7 @@ static int run_daemon(const char *config_path, bool foreground) {
 	engine_status(d.engine, status, sizeof(status));
 	if (d.started)
 		log_rule_summary(&d);
+	d.control = control_free(d.control); /* (its clients are cut off) */
 	/* (a load in progress is rolled back; permission rules: their last
 	 * "stats" records; closing the groups releases every mark) */
 	engine_free(d.engine);

@@ -1246,19 +1246,31 @@ static const char *mask_words(const struct fsn_mark_spec *s, char *buf, size_t l
 	return buf;
 }
 
+const char *plan_group_words(const struct fsn_mark_spec *s, char *buf, size_t len) {
+	char rep[128];
+
+	if (s->type == FSN_MARK_INOTIFY)
+		return NULL;
+	snprintf(buf, len, "%s/%s tag %u",
+		 s->klass == FSN_CLASS_NOTIF     ? "notif"
+		 : s->klass == FSN_CLASS_CONTENT ? "content"
+						 : "pre_content",
+		 s->report ? report_words(s->report, rep, sizeof(rep)) : "none", s->group_tag);
+	return buf;
+}
+
+const char *plan_mask_words(const struct fsn_mark_spec *s, char *buf, size_t len) {
+	return mask_words(s, buf, len);
+}
+
 /* ", mask close_write, group notif/dfid_name,fid tag 0" (no group for inotify) */
 static void put_mask_group(FILE *f, const struct fsn_mark_spec *s) {
-	char mask[512], rep[128];
+	char mask[512], group[192];
 
 	fprintf(f, ", %s %s", is_ignore_mark(s) ? "ignore" : "mask",
 		mask_words(s, mask, sizeof(mask)));
-	if (s->type != FSN_MARK_INOTIFY)
-		fprintf(f, ", group %s/%s tag %u",
-			s->klass == FSN_CLASS_NOTIF     ? "notif"
-			: s->klass == FSN_CLASS_CONTENT ? "content"
-							: "pre_content",
-			s->report ? report_words(s->report, rep, sizeof(rep)) : "none",
-			s->group_tag);
+	if (plan_group_words(s, group, sizeof(group)))
+		fprintf(f, ", group %s", group);
 }
 
 /* What of the subtree counts (m->subtree set). */

@@ -147,3 +147,9 @@ void plan_print(const struct plan *p, FILE *f);
  * prints.
  */
 void plan_print_summary(const struct plan *p, FILE *f);
+
+/* A mark's fanotify group in words, "notif/dfid_name,fid tag 0", into buf;
+ * NULL for inotify. */
+const char *plan_group_words(const struct fsn_mark_spec *s, char *buf, size_t len);
+/* Its mask (an ignore mark's ignore mask) as event names, "create,modify". */
+const char *plan_mask_words(const struct fsn_mark_spec *s, char *buf, size_t len);

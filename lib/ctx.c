@@ -551,6 +551,17 @@ static void group_detach(struct fsn_ctx *ctx, struct fsn_group *g) {
 	fsn_group_unref(g);
 }
 
+_public_ struct fsn_group *fsn_ctx_next_group(const struct fsn_ctx *ctx,
+					      const struct fsn_group *g) {
+	if (!ctx)
+		return NULL;
+	return g ? g->next : ctx->groups;
+}
+
+_public_ bool fsn_ctx_has_inotify(const struct fsn_ctx *ctx) {
+	return ctx && ctx->ifd >= 0;
+}
+
 _public_ unsigned fsn_group_get_id(const struct fsn_group *g) {
 	return g ? g->id : 0;
 }

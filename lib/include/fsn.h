@@ -522,6 +522,13 @@ int fsn_ctx_get_reader_stats(const struct fsn_ctx *ctx, struct fsn_reader_stats 
  */
 bool fsn_ctx_is_drained(const struct fsn_ctx *ctx);
 
+/* The context's fanotify groups, one after the other: NULL gives the
+ * first, a group the one after it, the last NULL. Adding or removing marks
+ * may change the list: do not keep a group across such calls. */
+struct fsn_group *fsn_ctx_next_group(const struct fsn_ctx *ctx, const struct fsn_group *g);
+/* Whether the context has an inotify instance (a watch was placed). */
+bool fsn_ctx_has_inotify(const struct fsn_ctx *ctx);
+
 /* The group an event came from; a stable small integer per group. */
 unsigned fsn_group_get_id(const struct fsn_group *g);
 enum fsn_class fsn_group_get_class(const struct fsn_group *g);

@@ -1,0 +1,792 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * varlink.c — the varlink server (varlink.h).
+ *
+ * Input: bytes are read into a connection's buffer (at most
+ * limits.max_request + 1 bytes without a NUL: more closes it with
+ * org.varlink.service.InvalidParameter) and cut at NUL bytes; a message is
+ * parsed (vl_parse_call()) and handed to ops.call while no other call of
+ * that connection waits for its answer; otherwise it stays buffered and
+ * reading stops until the answer went out.
+ *
+ * Output: messages are appended to the connection's buffer and written
+ * without blocking (send(MSG_NOSIGNAL | MSG_DONTWAIT)); what the socket
+ * does not take waits for an ev_io. Answers are never dropped (a status of
+ * many marks can be large); streamed messages are bounded by
+ * limits.max_queue: beyond it they are dropped and counted, ops.dropped()
+ * is told once the queue is below half of it, and a queue that stayed full
+ * for limits.slow_sec gets everything after the message being written
+ * thrown away, io.fsnotifyd.SubscriberTooSlow appended, and the
+ * connection closes once that is written (or 2 s later).
+ */
+#include <errno.h>
+#include <ev.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "json.h"
+#include "jbuf.h"
+#include "log.h"
+#include "util.h"
+#include "varlink.h"
+
+#define MAX_LOGGED_UIDS 64
+#define CLOSE_GRACE 2.0 /* s a closing connection gets to take its last words */
+
+struct vl_conn {
+	struct vl_server *srv;
+	struct vl_conn *prev, *next;
+	int fd;
+	uid_t uid;
+	pid_t pid;
+	ev_io rio, wio;
+	ev_timer grace;
+	char *in;
+	size_t in_len, in_cap;
+	char *out;
+	size_t out_off, out_len, out_cap;
+	bool busy;       /* a call waits for its final answer */
+	bool more;       /* ... and may be streamed to */
+	bool oneway;     /* ... and wants no answer */
+	bool closing;    /* close once the output is written */
+	bool dead;       /* closed; freed by the one who holds it (in_use) */
+	unsigned in_use; /* callbacks running on it */
+	uint64_t dropped;
+	ev_tstamp full_since; /* first refused stream message, 0: none */
+	void *data;
+};
+
+struct vl_server {
+	struct ev_loop *loop;
+	int fd;
+	char *path;
+	gid_t gid;
+	struct vl_limits lim;
+	struct vl_ops ops;
+	void *userdata;
+	ev_io lio;
+	ev_timer slow_timer;
+	struct vl_conn *conns;
+	unsigned n_conns;
+	uid_t logged[MAX_LOGGED_UIDS];
+	unsigned n_logged;
+	bool full_logged;
+	struct vl_server_stats stats;
+};
+
+/* ------------------------------------------------------------------------ */
+/* parsing                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* interface.Method: [A-Za-z0-9] words joined by dots, a dot at least */
+static bool method_name_ok(const char *m) {
+	const char *dot = strrchr(m, '.');
+
+	if (!dot || dot == m || !dot[1])
+		return false;
+	for (const char *p = m; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || (*p == '.' && p != m && p[1] && p[1] != '.') ||
+		      *p == '_'))
+			return false;
+	return true;
+}
+
+static int flag(const struct json *doc, const char *key, bool *ret, const char **why) {
+	const struct json *v = json_get(doc, key);
+
+	*ret = false;
+	if (!v || v->type == JSON_NULL)
+		return 0;
+	if (v->type != JSON_BOOL) {
+		*why = "\"more\" and \"oneway\" must be booleans";
+		return -EINVAL;
+	}
+	*ret = v->boolean;
+	return 0;
+}
+
+int vl_parse_call(const char *msg, size_t len, struct vl_call *ret, const char **why) {
+	struct vl_call c = { 0 };
+	const struct json *params;
+	size_t off = 0;
+	int r;
+
+	*ret = (struct vl_call){ 0 };
+	*why = NULL;
+	r = json_parse(msg, len, &c.doc, &off);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		*why = "not JSON";
+		return -EINVAL;
+	}
+	if (c.doc->type != JSON_OBJECT) {
+		*why = "not a JSON object";
+		goto fail;
+	}
+	c.method = json_get_string(c.doc, "method");
+	if (!c.method || !method_name_ok(c.method)) {
+		*why = "no \"method\", or not an interface.Method name";
+		goto fail;
+	}
+	params = json_get(c.doc, "parameters");
+	if (params && params->type != JSON_NULL && params->type != JSON_OBJECT) {
+		*why = "\"parameters\" must be an object";
+		goto fail;
+	}
+	c.params = params && params->type == JSON_OBJECT ? params : NULL;
+	if (flag(c.doc, "more", &c.more, why) < 0 || flag(c.doc, "oneway", &c.oneway, why) < 0)
+		goto fail;
+	if (c.more && c.oneway) {
+		*why = "\"more\" and \"oneway\" together";
+		goto fail;
+	}
+	*ret = c;
+	return 0;
+fail:
+	json_free(c.doc);
+	return -EINVAL;
+}
+
+void vl_call_done(struct vl_call *c) {
+	c->doc = json_free(c->doc);
+	*c = (struct vl_call){ 0 };
+}
+
+/* ------------------------------------------------------------------------ */
+/* connections                                                              */
+/* ------------------------------------------------------------------------ */
+
+static void conn_close(struct vl_conn *c);
+
+static void conn_free(struct vl_conn *c) {
+	free(c->in);
+	free(c->out);
+	free(c);
+}
+
+/* After a callback: free a connection it closed. */
+static void conn_put(struct vl_conn *c) {
+	if (--c->in_use == 0 && c->dead)
+		conn_free(c);
+}
+
+static void conn_close(struct vl_conn *c) {
+	struct vl_server *s = c->srv;
+
+	if (c->dead)
+		return;
+	c->dead = true;
+	ev_io_stop(s->loop, &c->rio);
+	ev_io_stop(s->loop, &c->wio);
+	ev_timer_stop(s->loop, &c->grace);
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		s->conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	s->n_conns--;
+	safe_close(c->fd);
+	c->fd = -1;
+	c->in_use++;
+	if (s->ops.closed)
+		s->ops.closed(c, s->userdata);
+	conn_put(c);
+}
+
+static size_t queued(const struct vl_conn *c) {
+	return c->out_len - c->out_off;
+}
+
+/* Write what the socket takes. 0, or -errno (closed). */
+static int conn_flush(struct vl_conn *c) {
+	struct vl_server *s = c->srv;
+
+	while (queued(c) > 0) {
+		ssize_t n =
+		    send(c->fd, c->out + c->out_off, queued(c), MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN) {
+			ev_io_start(s->loop, &c->wio);
+			return 0;
+		}
+		if (n <= 0) {
+			conn_close(c);
+			return -EPIPE;
+		}
+		c->out_off += (size_t)n;
+	}
+	c->out_off = c->out_len = 0;
+	ev_io_stop(s->loop, &c->wio);
+	if (c->closing)
+		conn_close(c);
+	return 0;
+}
+
+/* Append one message (text and its NUL); force: past the bound. */
+static int conn_append(struct vl_conn *c, const char *text, size_t n) {
+	if (c->out_off > 0 && c->out_off == c->out_len)
+		c->out_off = c->out_len = 0;
+	if (c->out_len + n + 1 > c->out_cap) {
+		size_t cap = c->out_cap ? c->out_cap : 4096;
+		char *p;
+
+		/* (reclaim what was written first) */
+		if (c->out_off > 0) {
+			memmove(c->out, c->out + c->out_off, queued(c));
+			c->out_len -= c->out_off;
+			c->out_off = 0;
+		}
+		while (cap < c->out_len + n + 1)
+			cap *= 2;
+		if (cap != c->out_cap) {
+			p = realloc(c->out, cap);
+			if (!p)
+				return -ENOMEM;
+			c->out = p;
+			c->out_cap = cap;
+		}
+	}
+	memcpy(c->out + c->out_len, text, n);
+	c->out[c->out_len + n] = '\0';
+	c->out_len += n + 1;
+	return 0;
+}
+
+/* {"parameters":P[,"continues":true]} or {"error":E,"parameters":P} */
+static int conn_send(struct vl_conn *c, const char *error, const char *params, bool continues,
+		     bool bounded) {
+	struct jbuf b = { 0 };
+	bool was_empty = queued(c) == 0;
+	int r;
+
+	if (c->dead)
+		return -EPIPE;
+	jb_puts(&b, "{");
+	if (error) {
+		jb_key(&b, "error", true);
+		jb_str(&b, error);
+	}
+	jb_key(&b, "parameters", !error);
+	jb_puts(&b, params ? params : "{}");
+	if (continues)
+		jb_puts(&b, ",\"continues\":true");
+	jb_puts(&b, "}");
+	if (b.oom) {
+		jb_free(&b);
+		conn_close(c);
+		return -ENOMEM;
+	}
+	if (bounded && queued(c) + b.len + 1 > c->srv->lim.max_queue) {
+		jb_free(&b);
+		c->dropped++;
+		c->srv->stats.dropped++;
+		if (c->full_since == 0)
+			c->full_since = ev_now(c->srv->loop);
+		if (!ev_is_active(&c->srv->slow_timer))
+			ev_timer_again(c->srv->loop, &c->srv->slow_timer);
+		return -ENOBUFS;
+	}
+	r = conn_append(c, b.s, b.len);
+	jb_free(&b);
+	if (r < 0) {
+		conn_close(c);
+		return r;
+	}
+	/* (behind a backlog the ev_io writes it; otherwise now) */
+	return was_empty ? conn_flush(c) : 0;
+}
+
+static void conn_resume(struct vl_conn *c);
+
+static void call_over(struct vl_conn *c) {
+	c->busy = c->more = c->oneway = false;
+	c->dropped = 0;
+	c->full_since = 0;
+	conn_resume(c);
+}
+
+int vl_reply(struct vl_conn *c, const char *params, bool continues) {
+	int r = 0;
+
+	if (c->dead || !c->busy)
+		return -EPIPE;
+	if (continues && !c->more)
+		return -EINVAL;
+	if (!c->oneway)
+		r = conn_send(c, NULL, params, continues, false);
+	if (!continues && !c->dead)
+		call_over(c);
+	return r;
+}
+
+int vl_error(struct vl_conn *c, const char *name, const char *params) {
+	int r = 0;
+
+	if (c->dead || !c->busy)
+		return -EPIPE;
+	if (!c->oneway)
+		r = conn_send(c, name, params, false, false);
+	if (!c->dead)
+		call_over(c);
+	return r;
+}
+
+int vl_stream(struct vl_conn *c, const char *params) {
+	if (c->dead || !c->busy || !c->more)
+		return -EPIPE;
+	return conn_send(c, NULL, params, true, true);
+}
+
+/* A reply outside a call (protocol errors), then close. */
+static void conn_fail(struct vl_conn *c, const char *error, const char *params) {
+	c->closing = true;
+	ev_io_stop(c->srv->loop, &c->rio);
+	if (conn_send(c, error, params, false, false) == 0 && !c->dead && queued(c) == 0)
+		conn_close(c);
+	if (!c->dead)
+		ev_timer_start(c->srv->loop, &c->grace);
+}
+
+/* Hand out the buffered messages while no call waits. */
+static void conn_process(struct vl_conn *c) {
+	struct vl_server *s = c->srv;
+	size_t off = 0;
+
+	c->in_use++;
+	while (!c->dead && !c->busy && !c->closing) {
+		char *nul = memchr(c->in + off, '\0', c->in_len - off);
+		struct vl_call call;
+		const char *why;
+		int r;
+
+		if (!nul)
+			break;
+		r = vl_parse_call(c->in + off, (size_t)(nul - (c->in + off)), &call, &why);
+		off = (size_t)(nul - c->in) + 1;
+		if (r < 0) {
+			struct jbuf b = { 0 };
+
+			jb_puts(&b, "{\"parameter\":");
+			jb_str(&b, r == -ENOMEM ? "out of memory" : why);
+			jb_puts(&b, "}");
+			conn_fail(c, "org.varlink.service.InvalidParameter", b.oom ? NULL : b.s);
+			jb_free(&b);
+			break;
+		}
+		c->busy = true;
+		c->more = call.more;
+		c->oneway = call.oneway;
+		s->ops.call(c, &call, s->userdata);
+		vl_call_done(&call);
+	}
+	if (!c->dead && off > 0) {
+		memmove(c->in, c->in + off, c->in_len - off);
+		c->in_len -= off;
+	}
+	conn_put(c);
+}
+
+static void on_read(struct ev_loop *loop, ev_io *w, int revents) {
+	struct vl_conn *c = w->data;
+	struct vl_server *s = c->srv;
+	size_t max = s->lim.max_request + 1;
+
+	c->in_use++;
+	conn_process(c); /* (what an answer left waiting) */
+	if (c->dead || c->busy || c->closing) {
+		if (!c->dead)
+			ev_io_stop(loop, &c->rio);
+		conn_put(c);
+		return;
+	}
+	if (c->in_cap < max) {
+		char *p = realloc(c->in, max);
+
+		if (!p) {
+			conn_close(c);
+			conn_put(c);
+			return;
+		}
+		c->in = p;
+		c->in_cap = max;
+	}
+	for (;;) {
+		ssize_t n;
+
+		if (c->in_len == max) {
+			conn_fail(c, "org.varlink.service.InvalidParameter",
+				  "{\"parameter\":\"message longer than control.max_request\"}");
+			break;
+		}
+		n = recv(c->fd, c->in + c->in_len, max - c->in_len, MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			break;
+		if (n <= 0) { /* hung up (or an error): nothing more to answer */
+			conn_close(c);
+			break;
+		}
+		c->in_len += (size_t)n;
+		conn_process(c);
+		if (c->dead || c->busy || c->closing) {
+			if (!c->dead)
+				ev_io_stop(loop, &c->rio);
+			break;
+		}
+	}
+	conn_put(c);
+}
+
+/* The call is over: read (and hand out what is buffered) again. */
+static void conn_resume(struct vl_conn *c) {
+	if (c->dead || c->closing)
+		return;
+	ev_io_start(c->srv->loop, &c->rio);
+	if (c->in_len > 0)
+		ev_feed_event(c->srv->loop, &c->rio, EV_READ);
+}
+
+static void on_write(struct ev_loop *loop, ev_io *w, int revents) {
+	struct vl_conn *c = w->data;
+	struct vl_server *s = c->srv;
+
+	c->in_use++;
+	if (conn_flush(c) == 0 && !c->dead && c->dropped > 0 && c->more &&
+	    queued(c) < s->lim.max_queue / 2) {
+		uint64_t n = c->dropped;
+
+		/* it caught up: tell it what it missed */
+		c->dropped = 0;
+		c->full_since = 0;
+		if (s->ops.dropped)
+			s->ops.dropped(c, n, s->userdata);
+	}
+	conn_put(c);
+}
+
+static void on_grace(struct ev_loop *loop, ev_timer *w, int revents) {
+	conn_close(w->data);
+}
+
+/* Every second while some queue is full: disconnect who stayed full. */
+static void on_slow(struct ev_loop *loop, ev_timer *w, int revents) {
+	struct vl_server *s = w->data;
+	ev_tstamp now = ev_now(loop);
+	bool any = false;
+
+	for (struct vl_conn *c = s->conns, *next; c; c = next) {
+		next = c->next;
+		if (c->full_since == 0 || c->closing)
+			continue;
+		if (queued(c) < s->lim.max_queue / 2 && c->dropped == 0) {
+			c->full_since = 0;
+			continue;
+		}
+		if (now - c->full_since < s->lim.slow_sec) {
+			any = true;
+			continue;
+		}
+		{
+			char *nul = c->out_off < c->out_len
+					? memchr(c->out + c->out_off, '\0', queued(c))
+					: NULL;
+			char params[96];
+
+			/* keep the message being written, drop what waits behind it */
+			if (nul)
+				c->out_len = (size_t)(nul - c->out) + 1;
+			log_warning("control: subscriber pid %d uid %u read nothing for %u s; %llu "
+				    "records dropped: disconnected",
+				    (int)c->pid, (unsigned)c->uid, s->lim.slow_sec,
+				    (unsigned long long)c->dropped);
+			snprintf(params, sizeof(params), "{\"dropped\":%llu,\"seconds\":%u}",
+				 (unsigned long long)c->dropped, s->lim.slow_sec);
+			s->stats.disconnected_slow++;
+			c->more = false;
+			conn_fail(c, "io.fsnotifyd.SubscriberTooSlow", params);
+		}
+	}
+	if (!any)
+		ev_timer_stop(loop, w);
+}
+
+/* ------------------------------------------------------------------------ */
+/* accepting                                                                */
+/* ------------------------------------------------------------------------ */
+
+static bool uid_logged(struct vl_server *s, uid_t uid) {
+	for (unsigned i = 0; i < s->n_logged; i++)
+		if (s->logged[i] == uid)
+			return true;
+	if (s->n_logged < MAX_LOGGED_UIDS)
+		s->logged[s->n_logged++] = uid;
+	return false;
+}
+
+/* root, or the socket's group among the peer's groups at connect */
+static bool peer_allowed(const struct vl_server *s, int fd, const struct ucred *uc) {
+	gid_t groups[256];
+	socklen_t len = sizeof(groups);
+
+	if (uc->uid == 0)
+		return true;
+	if (s->gid == 0)
+		return false;
+	if (uc->gid == s->gid)
+		return true;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0)
+		return false;
+	for (size_t i = 0; i < len / sizeof(gid_t); i++)
+		if (groups[i] == s->gid)
+			return true;
+	return false;
+}
+
+/* Say no on a fresh socket (its buffer takes one small message) and close. */
+static void refuse(int fd, const char *error, const char *params) {
+	char msg[256];
+	int n = snprintf(msg, sizeof(msg), "{\"error\":\"%s\",\"parameters\":%s}", error, params);
+
+	if (n > 0 && (size_t)n < sizeof(msg))
+		(void)send(fd, msg, (size_t)n + 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+	close(fd);
+}
+
+static void on_accept(struct ev_loop *loop, ev_io *w, int revents) {
+	struct vl_server *s = w->data;
+
+	for (int i = 0; i < 16; i++) {
+		struct ucred uc = { 0 };
+		socklen_t len = sizeof(uc);
+		struct vl_conn *c;
+		char params[64];
+		int fd = accept4(s->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+
+		if (fd < 0) {
+			if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
+				log_warning("control: accept: %s", strerror(errno));
+			return;
+		}
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) < 0) {
+			close(fd);
+			continue;
+		}
+		if (!peer_allowed(s, fd, &uc)) {
+			s->stats.refused++;
+			if (!uid_logged(s, uc.uid))
+				log_warning(
+				    "control: refused uid %u (pid %d): only root%s may connect "
+				    "(control.group); further refusals of this uid are not "
+				    "logged",
+				    (unsigned)uc.uid, (int)uc.pid,
+				    s->gid ? " and members of the control group" : "");
+			snprintf(params, sizeof(params), "{\"uid\":%u}", (unsigned)uc.uid);
+			refuse(fd, "io.fsnotifyd.PermissionDenied", params);
+			continue;
+		}
+		if (s->n_conns >= s->lim.max_clients) {
+			s->stats.refused++;
+			if (!s->full_logged)
+				log_warning(
+				    "control: %u connections (control.max_clients): refusing "
+				    "more",
+				    s->n_conns);
+			s->full_logged = true;
+			snprintf(params, sizeof(params), "{\"max\":%u}", s->lim.max_clients);
+			refuse(fd, "io.fsnotifyd.TooManyClients", params);
+			continue;
+		}
+		s->full_logged = false;
+		c = calloc(1, sizeof(*c));
+		if (!c) {
+			close(fd);
+			continue;
+		}
+		c->srv = s;
+		c->fd = fd;
+		c->uid = uc.uid;
+		c->pid = uc.pid;
+		ev_io_init(&c->rio, on_read, fd, EV_READ);
+		ev_io_init(&c->wio, on_write, fd, EV_WRITE);
+		ev_timer_init(&c->grace, on_grace, CLOSE_GRACE, 0);
+		c->rio.data = c->wio.data = c->grace.data = c;
+		c->next = s->conns;
+		if (s->conns)
+			s->conns->prev = c;
+		s->conns = c;
+		s->n_conns++;
+		s->stats.accepted++;
+		ev_io_start(loop, &c->rio);
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* the socket                                                               */
+/* ------------------------------------------------------------------------ */
+
+/* Is something listening on path? */
+static bool socket_alive(const char *path) {
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	_cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0 || strlen(path) >= sizeof(sa.sun_path))
+		return false;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	return connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+}
+
+int vl_server_new(struct ev_loop *loop, const char *path, gid_t gid, const struct vl_limits *lim,
+		  const struct vl_ops *ops, void *userdata, struct vl_server **ret, char *err,
+		  size_t errlen) {
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	_cleanup_free_ char *dir = NULL;
+	const char *name, *slash = strrchr(path, '/');
+	_cleanup_close_ int dfd = -1, fd = -1;
+	struct vl_server *s;
+	struct stat st;
+	char via[64];
+	mode_t old;
+	int r;
+
+	if (!slash || !slash[1] || strlen(path) >= sizeof(sa.sun_path)) {
+		snprintf(err, errlen, "not an absolute socket path");
+		return -EINVAL;
+	}
+	name = slash + 1;
+	dir = strndup(path, slash == path ? 1 : (size_t)(slash - path));
+	if (!dir)
+		return -ENOMEM;
+	/* its directory: root's, writable by nobody else, never a symlink */
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* (not made by systemd's RuntimeDirectory=: made here, one level) */
+	if (dfd < 0 && errno == ENOENT && mkdir(dir, 0755) == 0)
+		dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0 || fstat(dfd, &st) < 0) {
+		r = -errno;
+		snprintf(err, errlen, "its directory: %s", strerror(-r));
+		return r;
+	}
+	if (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		snprintf(err, errlen,
+			 "its directory is not root's alone (owner %u, mode %04o): another user "
+			 "could replace the socket",
+			 (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+		return -EPERM;
+	}
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (!S_ISSOCK(st.st_mode)) {
+			snprintf(err, errlen, "it exists and is not a socket");
+			return -EEXIST;
+		}
+		if (socket_alive(path)) {
+			snprintf(err, errlen,
+				 "another process answers on it (a second fsnotifyd?)");
+			return -EADDRINUSE;
+		}
+		(void)unlinkat(dfd, name, 0); /* stale */
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	/* bound through the directory fd (no path walk an attacker could
+	 * redirect), 0600 until it has its group */
+	snprintf(via, sizeof(via), "/proc/self/fd/%d/", dfd);
+	if (strlen(via) + strlen(name) >= sizeof(sa.sun_path)) {
+		snprintf(err, errlen, "name too long");
+		return -ENAMETOOLONG;
+	}
+	memcpy(sa.sun_path, via, strlen(via));
+	memcpy(sa.sun_path + strlen(via), name, strlen(name) + 1);
+	old = umask(0177);
+	r = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ? -errno : 0;
+	umask(old);
+	if (r == 0 && (fchownat(dfd, name, 0, gid, AT_SYMLINK_NOFOLLOW) < 0 ||
+		       fchmodat(dfd, name, gid ? 0660 : 0600, 0) < 0))
+		r = -errno;
+	if (r == 0 && listen(fd, 64) < 0)
+		r = -errno;
+	if (r < 0) {
+		snprintf(err, errlen, "%s", strerror(-r));
+		(void)unlinkat(dfd, name, 0);
+		return r;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s || !(s->path = strdup(path))) {
+		free(s);
+		(void)unlinkat(dfd, name, 0);
+		return -ENOMEM;
+	}
+	s->loop = loop;
+	s->fd = steal_fd(&fd);
+	s->gid = gid;
+	s->lim = *lim;
+	s->ops = *ops;
+	s->userdata = userdata;
+	ev_io_init(&s->lio, on_accept, s->fd, EV_READ);
+	s->lio.data = s;
+	ev_io_start(loop, &s->lio);
+	ev_timer_init(&s->slow_timer, on_slow, 0, 1.0);
+	s->slow_timer.data = s;
+	*ret = s;
+	return 0;
+}
+
+struct vl_server *vl_server_free(struct vl_server *s) {
+	if (!s)
+		return NULL;
+	while (s->conns)
+		conn_close(s->conns);
+	ev_io_stop(s->loop, &s->lio);
+	ev_timer_stop(s->loop, &s->slow_timer);
+	safe_close(s->fd);
+	(void)unlink(s->path);
+	free(s->path);
+	free(s);
+	return NULL;
+}
+
+void vl_server_set_limits(struct vl_server *s, const struct vl_limits *lim) {
+	s->lim = *lim;
+}
+
+const char *vl_server_path(const struct vl_server *s) {
+	return s->path;
+}
+
+gid_t vl_server_gid(const struct vl_server *s) {
+	return s->gid;
+}
+
+void vl_server_get_stats(const struct vl_server *s, struct vl_server_stats *ret) {
+	*ret = s->stats;
+	ret->clients = s->n_conns;
+}
+
+void vl_conn_set_data(struct vl_conn *c, void *data) {
+	c->data = data;
+}
+
+void *vl_conn_get_data(const struct vl_conn *c) {
+	return c->data;
+}
+
+uid_t vl_conn_uid(const struct vl_conn *c) {
+	return c->uid;
+}
+
+pid_t vl_conn_pid(const struct vl_conn *c) {
+	return c->pid;
+}
