@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -80,86 +81,6 @@ struct vl_server {
 	bool full_logged;
 	struct vl_server_stats stats;
 };
-
-/* ------------------------------------------------------------------------ */
-/* parsing                                                                  */
-/* ------------------------------------------------------------------------ */
-
-/* interface.Method: [A-Za-z0-9] words joined by dots, a dot at least */
-static bool method_name_ok(const char *m) {
-	const char *dot = strrchr(m, '.');
-
-	if (!dot || dot == m || !dot[1])
-		return false;
-	for (const char *p = m; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		      (*p >= '0' && *p <= '9') || (*p == '.' && p != m && p[1] && p[1] != '.') ||
-		      *p == '_'))
-			return false;
-	return true;
-}
-
-static int flag(const struct json *doc, const char *key, bool *ret, const char **why) {
-	const struct json *v = json_get(doc, key);
-
-	*ret = false;
-	if (!v || v->type == JSON_NULL)
-		return 0;
-	if (v->type != JSON_BOOL) {
-		*why = "\"more\" and \"oneway\" must be booleans";
-		return -EINVAL;
-	}
-	*ret = v->boolean;
-	return 0;
-}
-
-int vl_parse_call(const char *msg, size_t len, struct vl_call *ret, const char **why) {
-	struct vl_call c = { 0 };
-	const struct json *params;
-	size_t off = 0;
-	int r;
-
-	*ret = (struct vl_call){ 0 };
-	*why = NULL;
-	r = json_parse(msg, len, &c.doc, &off);
-	if (r == -ENOMEM)
-		return r;
-	if (r < 0) {
-		*why = "not JSON";
-		return -EINVAL;
-	}
-	if (c.doc->type != JSON_OBJECT) {
-		*why = "not a JSON object";
-		goto fail;
-	}
-	c.method = json_get_string(c.doc, "method");
-	if (!c.method || !method_name_ok(c.method)) {
-		*why = "no \"method\", or not an interface.Method name";
-		goto fail;
-	}
-	params = json_get(c.doc, "parameters");
-	if (params && params->type != JSON_NULL && params->type != JSON_OBJECT) {
-		*why = "\"parameters\" must be an object";
-		goto fail;
-	}
-	c.params = params && params->type == JSON_OBJECT ? params : NULL;
-	if (flag(c.doc, "more", &c.more, why) < 0 || flag(c.doc, "oneway", &c.oneway, why) < 0)
-		goto fail;
-	if (c.more && c.oneway) {
-		*why = "\"more\" and \"oneway\" together";
-		goto fail;
-	}
-	*ret = c;
-	return 0;
-fail:
-	json_free(c.doc);
-	return -EINVAL;
-}
-
-void vl_call_done(struct vl_call *c) {
-	c->doc = json_free(c->doc);
-	*c = (struct vl_call){ 0 };
-}
 
 /* ------------------------------------------------------------------------ */
 /* connections                                                              */
@@ -659,6 +580,7 @@ int vl_server_new(struct ev_loop *loop, const char *path, gid_t gid, const struc
 	struct stat st;
 	char via[64];
 	mode_t old;
+	gid_t fsgid;
 	int r;
 
 	if (!slash || !slash[1] || strlen(path) >= sizeof(sa.sun_path)) {
@@ -710,11 +632,21 @@ int vl_server_new(struct ev_loop *loop, const char *path, gid_t gid, const struc
 	}
 	memcpy(sa.sun_path, via, strlen(via));
 	memcpy(sa.sun_path + strlen(via), name, strlen(name) + 1);
+	/* the socket gets its group as it is made: the file system gid of the
+	 * bind() (CAP_SETGID; chown would need CAP_CHOWN, which the daemon
+	 * does not keep) */
 	old = umask(0177);
+	fsgid = (gid_t)setfsgid(gid);
 	r = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ? -errno : 0;
+	(void)setfsgid(fsgid);
 	umask(old);
-	if (r == 0 && (fchownat(dfd, name, 0, gid, AT_SYMLINK_NOFOLLOW) < 0 ||
-		       fchmodat(dfd, name, gid ? 0660 : 0600, 0) < 0))
+	if (r == 0 && (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || st.st_gid != gid)) {
+		snprintf(err, errlen, "cannot give it group %u (CAP_SETGID is needed)",
+			 (unsigned)gid);
+		(void)unlinkat(dfd, name, 0);
+		return -EPERM;
+	}
+	if (r == 0 && fchmodat(dfd, name, gid ? 0660 : 0600, 0) < 0)
 		r = -errno;
 	if (r == 0 && listen(fd, 64) < 0)
 		r = -errno;

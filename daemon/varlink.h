@@ -59,7 +59,8 @@ struct vl_ops {
  * Listen on path: its directory must exist, belong to root and be
  * writable by nobody else; a stale socket there is replaced, a live one
  * (another daemon answers) is an error. The socket is made mode 0660,
- * owner root, group gid (0: root's; only root may connect then). 0, or
+ * owner root, group gid (made so through the file system gid: needs
+ * CAP_SETGID), or 0600 for gid 0 (only root may connect then). 0, or
  * -errno with err saying what failed.
  */
 int vl_server_new(struct ev_loop *loop, const char *path, gid_t gid, const struct vl_limits *lim,

@@ -18,6 +18,7 @@ import signal
 from harness import WAIT, check, config_text, run_cmd, tail
 
 TESTS = []
+SRCDIR = None  # the source tree (run.py sets it)
 
 
 def test(fn):

@@ -38,6 +38,7 @@ import cases_lifecycle  # noqa: E402
 import cases_perm  # noqa: E402
 import cases_tree  # noqa: E402
 import cases_scale  # noqa: E402
+import cases_control  # noqa: E402
 
 # Each module registers its cases in common.TESTS when imported: the cases
 # run in the order of these imports, and in a module in its order.
@@ -120,6 +121,7 @@ def run_one(runner, index, name, fn):
 def inner(argv):
     binary = os.path.abspath(argv[0])
     srcdir = os.path.abspath(argv[1])
+    common.SRCDIR = srcdir
     filters = []
     listing = False
     rest = argv[2:]

@@ -1,0 +1,320 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""
+cases_control.py — the integration cases of the control socket
+(doc/io.fsnotifyd.varlink), spoken by a raw client of our own (NUL-framed
+JSON over a unix socket), so the protocol is tested apart from
+fsnotifyctl: the wire format and its errors, who may connect, Reload
+through the socket (a good config answers once it runs, a bad one with its
+file:line errors while the old one keeps running), 50 live subscribers
+that each get every event of their filter while a stalled one is
+disconnected with its reason and nobody else (the JSON output included)
+loses anything. Registered in common.TESTS.
+"""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import threading
+import time
+
+from harness import Fail, Skip, check, ev, rule, wait_until
+import common
+from common import NOBODY, start, test
+
+
+class Client:
+    """A varlink connection: call() sends one message, recv() returns the
+    next one (None: the daemon hung up)."""
+
+    def __init__(self, path, timeout=10.0):
+        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.s.settimeout(timeout)
+        self.s.connect(path)
+        self.buf = b""
+
+    def send_raw(self, data):
+        self.s.sendall(data)
+
+    def call(self, method, params=None, more=False):
+        msg = {"method": method}
+        if params is not None:
+            msg["parameters"] = params
+        if more:
+            msg["more"] = True
+        self.send_raw(json.dumps(msg).encode() + b"\0")
+
+    def recv(self):
+        while b"\0" not in self.buf:
+            try:
+                chunk = self.s.recv(1 << 16)
+            except ConnectionResetError:
+                chunk = b""
+            if not chunk:
+                check(not self.buf, f"the daemon hung up in the middle of a message: {self.buf!r}")
+                return None
+            self.buf += chunk
+        msg, self.buf = self.buf.split(b"\0", 1)
+        return json.loads(msg)
+
+    def ask(self, method, params=None):
+        self.call(method, params)
+        return self.recv()
+
+    def close(self):
+        self.s.close()
+
+
+def control_start(t, rules, top="", **kw):
+    sock = os.path.join(t.mkdir("run"), "control")
+    top = f'control = {{ socket = "{sock}"; {top} }};'
+    d, out, cfg = start(t, rules, top=top, **kw)
+    return d, out, cfg, sock
+
+
+def stop(d):
+    d.signal(signal.SIGTERM)
+    check(d.wait_exit() == 0, "the daemon did not stop cleanly")
+
+
+def params(reply, what):
+    check(reply is not None, f"{what}: the daemon hung up")
+    check("error" not in reply, f"{what}: error {reply!r}")
+    return reply["parameters"]
+
+
+@test
+def control_wire(t):
+    w = t.mkdir("w")
+    d, out, cfg, sock = control_start(t, [rule("r", [w], events=["create"])])
+    st = os.stat(sock)
+    check(st.st_mode & 0o777 == 0o600 and st.st_uid == 0,
+          f"socket mode {st.st_mode & 0o777:o} owner {st.st_uid}, expected 0600 root")
+    c = Client(sock)
+    p = params(c.ask("io.fsnotifyd.GetStatus", {}), "GetStatus")
+    for k in ("version", "pid", "uptime_usec", "config_file", "config_loaded", "rules", "marks",
+              "groups", "queues", "read_buffer", "subscribers", "features", "events",
+              "overflows", "output_lost", "last_reload_error"):
+        check(k in p, f"GetStatus has no {k!r}: {sorted(p)}")
+    check(p["pid"] == d.pid and p["config_file"] == cfg, f"GetStatus: {p!r}")
+    r = p["rules"]
+    check(len(r) == 1 and r[0]["name"] == "r" and r[0]["paths"] == [w]
+          and r[0]["events"] == ["create"], f"rules: {r!r}")
+    check(len(r[0]["marks"]) == 1 and r[0]["marks"][0]["placed"]
+          and r[0]["marks"][0]["object"] == w, f"marks: {r[0]['marks']!r}")
+    # calls without parameters, several in one write, answered in order
+    c.send_raw(b'{"method":"io.fsnotifyd.ListRules"}\0{"method":"org.varlink.service.GetInfo"}\0')
+    check(params(c.recv(), "ListRules")["rules"][0]["name"] == "r", "ListRules out of order")
+    check("io.fsnotifyd" in params(c.recv(), "GetInfo")["interfaces"], "GetInfo")
+    desc = params(c.ask("org.varlink.service.GetInterfaceDescription",
+                        {"interface": "io.fsnotifyd"}), "GetInterfaceDescription")
+    src = os.path.join(common.SRCDIR, "doc", "io.fsnotifyd.varlink")
+    check(desc["description"] == open(src).read(), "the interface description is not "
+          "doc/io.fsnotifyd.varlink")
+    e = c.ask("io.fsnotifyd.NoSuchMethod", {})
+    check(e.get("error") == "org.varlink.service.MethodNotFound", f"unknown method: {e!r}")
+    e = c.ask("io.fsnotifyd.Watch", {})
+    check(e.get("error") == "org.varlink.service.ExpectedMore", f"Watch without more: {e!r}")
+    e = c.ask("io.fsnotifyd.Watch", {"events": ["nonsense"]})
+    check(e.get("error") in ("org.varlink.service.ExpectedMore",
+                             "org.varlink.service.InvalidParameter"), f"{e!r}")
+    # not JSON: InvalidParameter, then the connection closes
+    c.send_raw(b"{nope\0")
+    e = c.recv()
+    check(e is not None and e.get("error") == "org.varlink.service.InvalidParameter", f"{e!r}")
+    check(c.recv() is None, "the connection stayed open after a malformed message")
+    c.close()
+    # longer than control.max_request (65536): closed
+    c = Client(sock)
+    c.send_raw(b'{"method":"io.fsnotifyd.GetStatus","parameters":{"x":"' + b"a" * 70000)
+    e = c.recv()
+    check(e is not None and e.get("error") == "org.varlink.service.InvalidParameter", f"{e!r}")
+    check(c.recv() is None, "the connection stayed open after an oversized message")
+    c.close()
+    # the daemon still answers, and events still flow
+    c = Client(sock)
+    params(c.ask("io.fsnotifyd.GetStatus", {}), "GetStatus after bad clients")
+    t.child().create(os.path.join(w, "after"))
+    out.wait(ev(os.path.join(w, "after"), "create"), "an event after the bad clients", daemon=d)
+    c.close()
+    stop(d)
+    check(not os.path.exists(sock), "the socket is left behind after the daemon stopped")
+
+
+def as_user(sock, groups, caps=False):
+    """Run a one-call client as uid/gid NOBODY with these supplementary
+    groups (and CAP_DAC_OVERRIDE, so the socket's mode does not stop it and
+    the daemon's own check must); returns its first message, or the error
+    of connect()."""
+    code = ("import json,socket,sys\n"
+            "s=socket.socket(socket.AF_UNIX)\n"
+            "try:\n s.connect(sys.argv[1])\n"
+            "except OSError as e:\n print(json.dumps({'connect':e.errno})); sys.exit()\n"
+            "try:\n s.sendall(b'{\"method\":\"io.fsnotifyd.ListRules\"}\\0')\n"
+            "except OSError:\n pass  # (refused already: its answer is waiting)\n"
+            "b=b''\n"
+            "while not b.endswith(b'\\0'):\n"
+            " try:\n  c=s.recv(65536)\n except ConnectionResetError:\n  c=b''\n"
+            " if not c: break\n b+=c\n"
+            "print(b.rstrip(b'\\0').decode() or 'null')\n")
+    cmd = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}"]
+    cmd += [f"--groups={','.join(map(str, groups))}"] if groups else ["--clear-groups"]
+    if caps:
+        cmd += ["--inh-caps=+dac_override", "--ambient-caps=+dac_override"]
+    r = subprocess.run(cmd + ["python3", "-c", code, sock], capture_output=True, text=True,
+                       timeout=20)
+    check(r.returncode == 0, f"client as {NOBODY}: {r.stderr}")
+    return json.loads(r.stdout)
+
+
+@test
+def control_access(t):
+    import grp
+    try:
+        adm = grp.getgrnam("adm").gr_gid
+    except KeyError:
+        raise Skip("no group 'adm' to use as control.group")
+    w = t.mkdir("w")
+    # root only: the socket's mode stops others; with DAC override the
+    # daemon's SO_PEERCRED check does, and logs it once for the uid
+    d, out, cfg, sock = control_start(t, [rule("r", [w], events=["create"])])
+    r = as_user(sock, [])
+    check(r.get("connect") == 13, f"a user got through a 0600 socket: {r!r}")
+    for _ in range(2):
+        r = as_user(sock, [], caps=True)
+        check(r.get("error") == "io.fsnotifyd.PermissionDenied"
+              and r["parameters"]["uid"] == NOBODY, f"not refused: {r!r}")
+    wait_until(lambda: "refused uid 65534" in d.stderr(), "the refusal in the log", alive=d)
+    check(d.stderr().count("refused uid 65534") == 1, "a refusal logged more than once per uid")
+    stop(d)
+    # control.group: its members get in, others are refused
+    sock2 = os.path.join(t.mkdir("run2"), "control")
+    d, out, cfg = start(t, [rule("r", [w], events=["create"])],
+                        top=f'control = {{ socket = "{sock2}"; group = "adm"; }};')
+    st = os.stat(sock2)
+    check(st.st_mode & 0o777 == 0o660 and st.st_gid == adm,
+          f"socket mode {st.st_mode & 0o777:o} group {st.st_gid}, expected 0660 adm")
+    r = as_user(sock2, [adm])
+    check("parameters" in r and r["parameters"]["rules"][0]["name"] == "r",
+          f"a member of control.group was not answered: {r!r}")
+    r = as_user(sock2, [], caps=True)
+    check(r.get("error") == "io.fsnotifyd.PermissionDenied", f"a non-member got in: {r!r}")
+    stop(d)
+
+
+@test
+def control_reload(t):
+    w, w2 = t.mkdir("w"), t.mkdir("w2")
+    d, out, cfg, sock = control_start(t, [rule("r", [w], events=["create"])])
+    good = open(cfg).read()
+    c = Client(sock)
+    # a good config: the answer comes when it runs (the new rule reports at once)
+    t.write_file(cfg, good.replace('rules = (', f'rules = (\n{rule("r2", [w2], events=["create"])},', 1))
+    p = params(c.ask("io.fsnotifyd.Reload", {}), "Reload")
+    check(p["config_file"] == cfg and p["rules"] == 2, f"Reload: {p!r}")
+    names = [x["name"] for x in params(c.ask("io.fsnotifyd.ListRules"), "ListRules")["rules"]]
+    check(sorted(names) == ["r", "r2"], f"after the reload: {names}")
+    t.child().create(os.path.join(w2, "new"))
+    out.wait(ev(os.path.join(w2, "new"), "create", rule="r2"), "the new rule's event", daemon=d)
+    # a bad one: ConfigInvalid with file:line, and the old config runs on
+    bad = good + "\nbogus = [;\n"
+    t.write_file(cfg, bad)
+    e = c.ask("io.fsnotifyd.Reload", {})
+    check(e is not None and e.get("error") == "io.fsnotifyd.ConfigInvalid", f"{e!r}")
+    errs = e["parameters"]["errors"]
+    line = len(bad.rstrip("\n").split("\n"))
+    check(any(x.startswith(f"{cfg}:{line}:") for x in errs), f"no {cfg}:{line}: error: {errs}")
+    check(f"{cfg}:{line}:" in d.stderr(), "the log does not have the same error")
+    names = [x["name"] for x in params(c.ask("io.fsnotifyd.ListRules"), "ListRules")["rules"]]
+    check(sorted(names) == ["r", "r2"], f"the old config is not running: {names}")
+    t.child().create(os.path.join(w, "still"))
+    out.wait(ev(os.path.join(w, "still"), "create", rule="r"), "an event of the old config",
+             daemon=d)
+    st = params(c.ask("io.fsnotifyd.GetStatus", {}), "GetStatus")
+    check(st["last_reload_error"] and str(line) in st["last_reload_error"],
+          f"last_reload_error: {st['last_reload_error']!r}")
+    c.close()
+
+
+@test
+def control_subscribers(t):
+    # 50 subscribers, each reading on a thread of its own, with a filter
+    # each (half by rule, half by path glob and event), while a writer makes
+    # N files; a subscriber that never reads is disconnected with
+    # SubscriberTooSlow after control.slow_timeout; the others and the JSON
+    # output get every event.
+    n_files, n_subs = 4000, 50
+    wa, wb = t.mkdir("a"), t.mkdir("b")
+    d, out, cfg, sock = control_start(
+        t, [rule("ra", [wa], events=["create"]), rule("rb", [wb], events=["create"])],
+        top="client_queue = 262144; slow_timeout = 1;")
+    want = {os.path.join(wa, f"f{k:04d}") for k in range(n_files)}
+    results = [None] * n_subs
+    subs = []
+
+    def reader(i, c):
+        got, bad = set(), None
+        try:
+            while len(got) < n_files and bad is None:
+                m = c.recv()
+                if m is None or "error" in m:
+                    bad = f"message {m!r}"
+                    break
+                rec = m["parameters"]["record"]
+                if rec["kind"] != "event" or rec["rule"] != "ra":
+                    bad = f"record {rec!r}"
+                got.add(rec["path"])
+        except Exception as e:  # noqa: BLE001 (reported by the main thread)
+            bad = repr(e)
+        results[i] = (got, bad)
+
+    for i in range(n_subs):
+        c = Client(sock, timeout=60)
+        if i % 2:
+            c.call("io.fsnotifyd.Watch", {"rules": ["ra"]}, more=True)
+        else:
+            c.call("io.fsnotifyd.Watch", {"path": wa + "/*", "events": ["create"]}, more=True)
+        subs.append(c)
+    stalled = Client(sock, timeout=15)
+    stalled.call("io.fsnotifyd.Watch", {}, more=True)
+    wait_until(lambda: params(Client(sock).ask("io.fsnotifyd.GetStatus", {}),
+                              "GetStatus")["subscribers"] == n_subs + 1,
+               "every subscriber to be registered", alive=d)
+    threads = [threading.Thread(target=reader, args=(i, c), daemon=True)
+               for i, c in enumerate(subs)]
+    for th in threads:
+        th.start()
+    c = t.child()
+    for i in range(n_files):
+        c.create(os.path.join(wa, f"f{i:04d}"))
+        if i % 10 == 0:
+            c.create(os.path.join(wb, f"g{i:04d}"))
+    out.wait(ev(os.path.join(wa, f"f{n_files - 1:04d}"), "create"), "the last event", daemon=d)
+    check(out.count(lambda r: r.kind == "event" and r.rule == "ra") == n_files,
+          "the JSON output lost events")
+    check(out.count(lambda r: r.kind == "dropped") == 0, "the JSON output dropped records")
+    for th in threads:
+        th.join(60)
+    for i, res in enumerate(results):
+        check(res is not None, f"subscriber {i} did not finish")
+        got, bad = res
+        check(bad is None, f"subscriber {i}: {bad}")
+        check(got == want, f"subscriber {i} missed {len(want - got)} events")
+    # the stalled one: what it was sent, then why it was cut off
+    last, n = None, 0
+    while True:
+        m = stalled.recv()
+        if m is None:
+            break
+        last, n = m, n + 1
+    check(last is not None and last.get("error") == "io.fsnotifyd.SubscriberTooSlow"
+          and last["parameters"]["dropped"] > 0, f"the stalled subscriber's last message: {last!r}")
+    check(n - 1 < n_files + n_files // 10, f"the stalled subscriber got {n - 1} records: nothing "
+          "was dropped")
+    wait_until(lambda: "read nothing for 1 s" in d.stderr(), "the disconnection in the log",
+               alive=d)
+    st = params(Client(sock).ask("io.fsnotifyd.GetStatus", {}), "GetStatus")
+    check(st["subscribers"] == n_subs, f"subscribers after the disconnection: {st['subscribers']}")
+    for s_ in subs:
+        s_.close()
