@@ -2,7 +2,7 @@
 /*
  * fsnotifyctl.c — the control client of fsnotifyd (fsnotifyctl(1)): asks
  * the daemon over its control socket (varlink, doc/io.fsnotifyd.varlink;
- * varlink.c) and prints the answer for people, or with --json as the
+ * varlink-client.c) and prints the answer for people, or with --json as the
  * reply's parameters. watch prints live records as fsnotifyd --foreground
  * does (record.c, the daemon's own formatter), or with --json as the json
  * output's lines.
@@ -37,7 +37,7 @@
 #include "json.h"
 #include "record.h"
 #include "table.h"
-#include "varlink.h"
+#include "varlink-client.h"
 
 #define DEFAULT_SOCKET "/run/fsnotifyd/control"
 #define IFACE "io.fsnotifyd."

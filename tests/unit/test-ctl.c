@@ -24,7 +24,7 @@
 #include "record.h"
 #include "table.h"
 #include "unit.h"
-#include "varlink.h"
+#include "varlink-client.h"
 
 /* Copy n bytes into b through vl_buf_space(), in pieces of at most step. */
 static int feed(struct vl_buf *b, const char *data, size_t n, size_t step) {

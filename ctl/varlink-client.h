@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * varlink.h — the client side of varlink (https://varlink.org) as
- * fsnotifyctl speaks it to fsnotifyd's control socket (varlink.c): each
+ * varlink-client.h — the client side of varlink (https://varlink.org) as
+ * fsnotifyctl speaks it to fsnotifyd's control socket (varlink-client.c): each
  * message one JSON object followed by a NUL byte, on a unix stream socket.
  * The framing (struct vl_buf) and the reply parser are pure, for the unit
  * tests; struct vl_conn adds the socket.

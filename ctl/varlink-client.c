@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* varlink.c — see varlink.h. */
+/* varlink-client.c — see varlink-client.h. */
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -10,7 +10,7 @@
 
 #include "escape.h"
 #include "fsn-util.h"
-#include "varlink.h"
+#include "varlink-client.h"
 
 #define VL_READ_MIN 4096
 
