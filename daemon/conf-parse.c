@@ -490,13 +490,6 @@ bool parse_gids(struct scope *sc, const struct key *k, const config_setting_t *s
 	return parse_ids(sc, k, s, lookup_group, "group");
 }
 
-/* The errnos FAN_DENY_ERRNO() takes (the kernel refuses others). */
-const struct deny_errno deny_errnos[] = {
-	{ EIO, "EIO" },       { EPERM, "EPERM" },   { EBUSY, "EBUSY" },   { ETXTBSY, "ETXTBSY" },
-	{ EAGAIN, "EAGAIN" }, { ENOSPC, "ENOSPC" }, { EDQUOT, "EDQUOT" },
-};
-const size_t n_deny_errnos = ELEMENTSOF(deny_errnos);
-
 /* "allow", "deny", "deny(ERRNO)" or "audit" (allow, audited). */
 bool parse_verdict(struct scope *sc, const struct key *k, const config_setting_t *s) {
 	struct verdict v = { 0 };
@@ -521,12 +514,12 @@ bool parse_verdict(struct scope *sc, const struct key *k, const config_setting_t
 		size_t n = strlen(str) - 6;
 
 		v.deny = true;
-		for (size_t i = 0; i < ELEMENTSOF(deny_errnos) && !v.err; i++)
+		for (size_t i = 0; i < n_deny_errnos && !v.err; i++)
 			if (strlen(deny_errnos[i].name) == n &&
 			    strncmp(str + 5, deny_errnos[i].name, n) == 0)
 				v.err = deny_errnos[i].err;
 		if (!v.err) {
-			for (size_t i = 0; i < ELEMENTSOF(deny_errnos); i++)
+			for (size_t i = 0; i < n_deny_errnos; i++)
 				pos += (size_t)snprintf(list + pos, sizeof(list) - pos, "%s%s",
 							i ? ", " : "", deny_errnos[i].name);
 			error_at(sc, s, "%s: '%s': the kernel's FAN_DENY_ERRNO takes only %s",

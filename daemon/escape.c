@@ -509,3 +509,92 @@ int record_to_json(const struct record *r, char *buf, size_t len) {
 
 	return pos > INT32_MAX ? -EOVERFLOW : (int)pos;
 }
+
+/* rule's text, escaped; "-" for a record of no rule */
+static void put_rule(char *buf, size_t len, size_t *pos, const char *rule) {
+	if (rule)
+		text_escape(buf, len, pos, rule, strlen(rule));
+	else
+		puts_(buf, len, pos, "-");
+}
+
+static void put_text(char *buf, size_t len, size_t *pos, const char *s, const char *none) {
+	if (s)
+		text_escape(buf, len, pos, s, strlen(s));
+	else
+		puts_(buf, len, pos, none);
+}
+
+int record_to_text(const struct record *r, char *buf, size_t len) {
+	char t[64], ev[256];
+	time_t sec = (time_t)(r->time_usec / 1000000u);
+	size_t pos = 0;
+	struct tm tm;
+
+	if (len > 0)
+		buf[0] = '\0';
+	t[0] = '\0';
+	if (localtime_r(&sec, &tm))
+		strftime(t, sizeof(t), "%Y-%m-%dT%H:%M:%S", &tm);
+	putf(buf, len, &pos, "%s.%03u ", t, (unsigned)(r->time_usec % 1000000u / 1000u));
+	if (r->kind == RECORD_DROPPED && !r->rule) {
+		putf(buf, len, &pos, "dropped %" PRIu64 " records (this reader fell behind)\n",
+		     r->count);
+		return pos > INT32_MAX ? -EOVERFLOW : (int)pos;
+	}
+	put_rule(buf, len, &pos, r->rule);
+	puts_(buf, len, &pos, " ");
+	switch (r->kind) {
+	case RECORD_EVENT:
+		format_events(r->mask, ev, sizeof(ev));
+		puts_(buf, len, &pos, ev);
+		puts_(buf, len, &pos, " ");
+		put_text(buf, len, &pos, r->path, "(unknown path)");
+		if (r->old_path) {
+			puts_(buf, len, &pos, " from ");
+			put_text(buf, len, &pos, r->old_path, "");
+		}
+		putf(buf, len, &pos, " (pid %d comm ", (int)r->pid);
+		put_text(buf, len, &pos, r->comm, "?");
+		puts_(buf, len, &pos, ")");
+		break;
+	case RECORD_OVERFLOW:
+		puts_(buf, len, &pos, "overflow: the kernel queue overflowed, events were lost");
+		break;
+	case RECORD_DROPPED:
+		putf(buf, len, &pos, "dropped %" PRIu64 " events (rate limit)", r->count);
+		break;
+	case RECORD_DECISION: {
+		char v[64];
+
+		format_events(r->mask, ev, sizeof(ev));
+		puts_(buf, len, &pos, r->verdict ? verdict_format(r->verdict, v, sizeof(v)) : "?");
+		puts_(buf, len, &pos, " ");
+		puts_(buf, len, &pos, ev);
+		puts_(buf, len, &pos, " ");
+		put_text(buf, len, &pos, r->path, "(unknown path)");
+		putf(buf, len, &pos, " (pid %d comm ", (int)r->pid);
+		put_text(buf, len, &pos, r->comm, "?");
+		puts_(buf, len, &pos, "; by ");
+		put_text(buf, len, &pos, r->by, "?");
+		putf(buf, len, &pos, ", %" PRIu64 " us)", r->latency_us);
+		break;
+	}
+	case RECORD_RESCAN:
+		puts_(buf, len, &pos, "rescan after an overflow: ");
+		put_text(buf, len, &pos, r->change, "?");
+		puts_(buf, len, &pos, " ");
+		put_text(buf, len, &pos, r->path, "(unknown path)");
+		break;
+	case RECORD_GONE:
+	case RECORD_UNMOUNTED:
+	case RECORD_REARMED: format_lifecycle(r, buf, len, &pos); break;
+	case RECORD_STATS:
+		putf(buf, len, &pos, "permission counters: %" PRIu64 " allowed, %" PRIu64 " denied",
+		     r->perm ? r->perm->allowed : 0, r->perm ? r->perm->denied : 0);
+		putf(buf, len, &pos, ", %" PRIu64 " on deadline", r->perm ? r->perm->deadline : 0);
+		break;
+	}
+	puts_(buf, len, &pos, "\n");
+	return pos > INT32_MAX ? -EOVERFLOW : (int)pos;
+}

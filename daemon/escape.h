@@ -101,3 +101,13 @@ void format_time_usec(char *buf, size_t len, uint64_t usec);
  * old_path. Tested by tests/unit/test-escape.c with jq.
  */
 int record_to_json(const struct record *r, char *buf, size_t len);
+
+/*
+ * Format one record as the console prints it (--foreground; fsnotifyctl
+ * watch): one line, ending in '\n', "2026-11-30T05:52:09.123 RULE ..." in
+ * local time with milliseconds, then what happened; filenames, process and
+ * rule names escaped as text_escape() does. A "dropped" record of no rule
+ * (a reader that fell behind) reads "... dropped N records (this reader
+ * fell behind)". Returns the length, or the length needed (snprintf-like).
+ */
+int record_to_text(const struct record *r, char *buf, size_t len);

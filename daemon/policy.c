@@ -257,22 +257,3 @@ void policy_decide(const struct policy *p, uint64_t mask, const char *path, stru
 		}
 	*ret = (struct policy_result){ .verdict = p->def, .log = p->def.deny || p->def.audit };
 }
-
-const char *verdict_errno_name(int err) {
-	for (size_t i = 0; i < n_deny_errnos; i++)
-		if (deny_errnos[i].err == err)
-			return deny_errnos[i].name;
-	return NULL;
-}
-
-const char *verdict_format(const struct verdict *v, char *buf, size_t len) {
-	const char *name = v->err ? verdict_errno_name(v->err) : NULL;
-
-	if (!v->deny)
-		snprintf(buf, len, "%s", v->audit ? "audit" : "allow");
-	else if (name)
-		snprintf(buf, len, "deny(%s)%s", name, v->audit ? "+audit" : "");
-	else
-		snprintf(buf, len, "deny%s", v->audit ? "+audit" : "");
-	return buf;
-}

@@ -3,7 +3,9 @@
  * json.c — a minimal JSON reader (recursive descent into a small DOM) and a
  * string writer. It reads what fsn-bench writes and any other valid JSON of
  * moderate size; \u escapes are decoded to UTF-8 (surrogate pairs are kept
- * as two code points, which is enough for names and numbers).
+ * as two code points, which is enough for names and numbers). Every value
+ * keeps where it was in the text (start, end): fsnotifyctl passes a record
+ * or a reply on byte for byte.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -190,6 +192,7 @@ static int parse_value(struct parser *ps, struct json **ret) {
 	if (!j)
 		return -ENOMEM;
 	ps->depth++;
+	j->start = (size_t)(ps->p - ps->start);
 	if (*ps->p == '{') {
 		j->type = JSON_OBJECT;
 		r = parse_container(ps, j, '}');
@@ -226,6 +229,7 @@ static int parse_value(struct parser *ps, struct json **ret) {
 		json_free(j);
 		return r;
 	}
+	j->end = (size_t)(ps->p - ps->start);
 	*ret = j;
 	return 0;
 }
@@ -286,6 +290,12 @@ const char *json_get_string(const struct json *obj, const char *key) {
 	const struct json *v = json_get(obj, key);
 
 	return v && v->type == JSON_STRING ? v->string : NULL;
+}
+
+bool json_get_bool(const struct json *obj, const char *key, bool def) {
+	const struct json *v = json_get(obj, key);
+
+	return v && v->type == JSON_BOOL ? v->boolean : def;
 }
 
 void json_write_string(FILE *f, const char *s) {

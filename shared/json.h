@@ -27,6 +27,9 @@ struct json {
 	size_t n;             /* members of an array or object */
 	char **keys;          /* JSON_OBJECT: n keys */
 	struct json **values; /* JSON_ARRAY / JSON_OBJECT: n values */
+	/* Where the value is in the text parsed: text[start..end), exactly as
+	 * written (re-sending a member byte for byte, in its key order). */
+	size_t start, end;
 };
 
 /* Parse a whole document. 0 or -EINVAL (syntax; *ret_offset says where),
@@ -39,6 +42,8 @@ const struct json *json_get(const struct json *obj, const char *key);
 double json_get_number(const struct json *obj, const char *key, double def);
 /* String of a member, or NULL. */
 const char *json_get_string(const struct json *obj, const char *key);
+/* Boolean of a member, or def when missing or not a boolean. */
+bool json_get_bool(const struct json *obj, const char *key, bool def);
 
 /* Write s as a JSON string literal (quotes included, control bytes and
  * non-UTF-8-safe bytes escaped). */

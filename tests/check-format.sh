@@ -5,7 +5,7 @@
 set -eu
 clang_format=$1
 cd "$2"
-files=$(find lib daemon examples tests bench shared -name '*.[ch]' 2>/dev/null | sort)
+files=$(find lib daemon ctl examples tests bench shared -name '*.[ch]' 2>/dev/null | sort)
 n=0
 bad=0
 for f in $files; do

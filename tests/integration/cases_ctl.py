@@ -1,0 +1,342 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""
+cases_ctl.py — the integration cases of fsnotifyctl(1) against the real
+daemon's control socket (issue 18): status and rules (the table fits 80
+columns), --json status and rules parse and agree with the daemon,
+watch --json gets every record of its filter while a writer runs (the
+json output's very lines), watch prints the console's lines, reload with
+a good and a bad config (exit 1, file:line on stderr, the old config still
+running), explain and metrics (skipped while the daemon answers
+MethodNotFound), an unknown rule (skipped while the daemon does not answer
+NoSuchRule), and no socket (exit 2, the
+path in the message). Registered in common.TESTS.
+
+The cases that need the daemon's control socket are skipped ("control
+socket not built") while fsnotifyd does not know the config section
+`control` (its --check-config refuses a config with one); the usage and
+connection cases run always.
+
+The client is FSNOTIFYCTL (tests/integration/meson.build sets it), else
+ctl/fsnotifyctl next to daemon/ in the build directory.
+"""
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import time
+
+from harness import Fail, Skip, WAIT, check, config_text, ev, rule, run_cmd, tail, wait_until
+from common import start, test
+
+_SUPPORTED = {}
+
+
+def ctl_binary(t):
+    p = os.environ.get("FSNOTIFYCTL") or os.path.join(
+        os.path.dirname(os.path.dirname(os.path.abspath(t.binary))), "ctl", "fsnotifyctl")
+    if not os.access(p, os.X_OK):
+        raise Skip(f"fsnotifyctl not built ({p})")
+    return p
+
+
+def control_top(sock):
+    return f'control = {{ socket = "{sock}"; }};'
+
+
+def need_control(t):
+    """Skip unless this fsnotifyd knows the config section control."""
+    if t.binary not in _SUPPORTED:
+        sock = os.path.join(t.dir, "probe.sock")
+        cfg = t.write_file("probe.conf", config_text(
+            [rule("probe", [t.fs], events=["create"])],
+            {"json": {"type": "json", "file": "/dev/null"}}, ["json"], control_top(sock)))
+        rc, _, _ = run_cmd([t.binary, "--check-config", cfg])
+        _SUPPORTED[t.binary] = rc == 0
+    if not _SUPPORTED[t.binary]:
+        raise Skip("control socket not built")
+
+
+def ctl(t, sock, *args, env=None, timeout=20):
+    """fsnotifyctl --socket sock args...: (rc, stdout, stderr)."""
+    e = dict(os.environ)
+    e.pop("COLUMNS", None)
+    if env:
+        e.update(env)
+    return run_cmd([ctl_binary(t), "--socket", sock, *args], timeout=timeout, env=e)
+
+
+def start_ctl(t, rules, **kw):
+    """A daemon on rules with a control socket: (daemon, reader, config, socket)."""
+    need_control(t)
+    sock = os.path.join(t.dir, "control.sock")
+    d, out, cfg = start(t, rules, top=control_top(sock), **kw)
+    wait_until(lambda: os.path.exists(sock), f"the control socket {sock}", alive=d)
+    return d, out, cfg, sock
+
+
+def ctl_json(t, sock, *args):
+    rc, so, se = ctl(t, sock, "--json", *args)
+    check(rc == 0, f"fsnotifyctl --json {' '.join(args)}: exit {rc}:{tail(se)}")
+    try:
+        return json.loads(so)
+    except ValueError as e:
+        raise Fail(f"fsnotifyctl --json {' '.join(args)}: not JSON ({e}):"
+                             f"{tail(so)}") from None
+
+
+LONG = "a-rule-whose-name-is-longer-than-any-terminal-line-" + "x" * 60
+
+
+@test
+def ctl_status_rules(t):
+    w, v = t.mkdir("w"), t.mkdir("v")
+    d, out, cfg, sock = start_ctl(t, [rule("r-w", [w], events=["create"]),
+                                      rule(LONG, [v], events=["create"])])
+    rc, so, se = ctl(t, sock, "status")
+    check(rc == 0, f"status: exit {rc}:{tail(se)}")
+    for want in ("fsnotifyd ", cfg, "r-w", "RULE", "MARKS"):
+        check(want in so, f"status does not show {want!r}:{tail(so, 30)}")
+    check(str(d.pid) in so, f"status does not show the pid {d.pid}:{tail(so, 30)}")
+    # not a terminal: whole names
+    rc, so, se = ctl(t, sock, "rules")
+    check(rc == 0, f"rules: exit {rc}:{tail(se)}")
+    lines = so.rstrip("\n").split("\n")
+    check(len(lines) == 3, f"rules: {len(lines)} lines, expected a header and 2:{tail(so)}")
+    check(any(ln.startswith("r-w ") for ln in lines), f"rules: no line for r-w:{tail(so)}")
+    check(any(ln.startswith(LONG + " ") for ln in lines),
+          f"rules (not a terminal): the long name is not whole:{tail(so)}")
+    # at 80 columns: every line fits
+    rc, so, se = ctl(t, sock, "rules", env={"COLUMNS": "80"})
+    check(rc == 0, f"rules (COLUMNS=80): exit {rc}:{tail(se)}")
+    wide = [ln for ln in so.rstrip("\n").split("\n") if len(ln) > 80]
+    check(not wide, f"rules (COLUMNS=80): {len(wide)} lines wider than 80:{tail(so)}")
+    check("..." in so, f"rules (COLUMNS=80): the long name is not cut:{tail(so)}")
+
+
+@test
+def ctl_json_status(t):
+    w = t.mkdir("w")
+    d, out, cfg, sock = start_ctl(t, [rule("r-w", [w], events=["create"])])
+    c = t.child(comm="fsnd-ctl")
+    c.create(os.path.join(w, "one"))
+    out.wait(ev(os.path.join(w, "one"), "create", "r-w"), "the create", daemon=d)
+    s = ctl_json(t, sock, "status")
+    check(s.get("pid") == d.pid, f"--json status: pid {s.get('pid')}, expected {d.pid}")
+    check(s.get("config_file") == cfg, f"--json status: config_file {s.get('config_file')!r}")
+    for k in ("version", "uptime_usec", "config_loaded", "marks", "groups", "read_buffer",
+              "features", "rules", "subscribers"):
+        check(k in s, f"--json status: no {k!r} in {sorted(s)}")
+    names = [r.get("name") for r in s.get("rules", [])]
+    check(names == ["r-w"], f"--json status: rules {names}, expected ['r-w']")
+    r = s["rules"][0]
+    check(r["counters"]["events"] >= 1, f"--json status: r-w counted no event: {r['counters']}")
+    check(any(m.get("placed") for m in r.get("marks", [])), f"--json status: no mark of r-w "
+          f"placed: {r.get('marks')}")
+    lr = ctl_json(t, sock, "rules")
+    check([x.get("name") for x in lr.get("rules", [])] == ["r-w"],
+          f"--json rules: {lr}")
+
+
+def skip_unimplemented(rc, se, method):
+    """A daemon without method answers MethodNotFound (fsnotifyctl: "does
+    not know"): skip until it has it."""
+    if rc == 1 and "does not know" in se:
+        raise Skip(f"the daemon does not implement {method} yet")
+
+
+@test
+def ctl_metrics(t):
+    w = t.mkdir("w")
+    d, out, cfg, sock = start_ctl(t, [rule("r-w", [w], events=["create"])])
+    rc, so, se = ctl(t, sock, "--json", "metrics")
+    skip_unimplemented(rc, se, "GetMetrics")
+    check(rc == 0, f"--json metrics: exit {rc}:{tail(se)}")
+    m = json.loads(so)
+    check("fsnotifyd_" in m.get("text", ""), f"--json metrics: no fsnotifyd_ series: {m}")
+    rc, so, se = ctl(t, sock, "metrics")
+    check(rc == 0 and so == m["text"], f"metrics: exit {rc}, or not the text as is:{tail(so)}")
+
+
+def watch(t, sock, *args):
+    """fsnotifyctl watch args in the background, its stdout to a file:
+    (process, path of the file)."""
+    path = os.path.join(t.dir, f"watch-{len(t.cleanups)}.out")
+    e = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    with open(path, "wb") as f, open(path + ".err", "wb") as err:
+        p = subprocess.Popen([ctl_binary(t), "--socket", sock, "watch", *args],
+                             stdin=subprocess.DEVNULL, stdout=f, stderr=err, env=e)
+
+    def stop():
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    t.cleanups.append(stop)
+    return p, path
+
+
+def read_lines(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    return data.split(b"\n")[:-1] if data else []
+
+
+def wait_subscribed(t, sock, d, n=1):
+    wait_until(lambda: ctl_json(t, sock, "status").get("subscribers", 0) >= n,
+               f"{n} Watch subscriber(s) in GetStatus", alive=d)
+
+
+def stop_watch(p, path, what):
+    p.send_signal(signal.SIGINT)
+    try:
+        rc = p.wait(WAIT)
+    except subprocess.TimeoutExpired:
+        raise Fail(f"{what}: fsnotifyctl watch did not end on SIGINT") from None
+    with open(path + ".err", "rb") as f:
+        err = f.read().decode("utf-8", "replace")
+    check(rc == 0, f"{what}: exit {rc} after SIGINT, expected 0:{tail(err)}")
+
+
+@test
+def ctl_watch_json(t):
+    w, o = t.mkdir("w"), t.mkdir("o")
+    d, out, cfg, sock = start_ctl(t, [rule("r-w", [w], events=["create", "delete"]),
+                                      rule("r-o", [o], events=["create"])])
+    p, path = watch(t, sock, "--json", "--rule", "r-w", "--events", "create")
+    wait_subscribed(t, sock, d)
+    c = t.child(comm="fsnd-writer")
+    n = 300
+    c.do("many", path=os.path.join(w, "f"), count=n)
+    c.do("many", path=os.path.join(o, "g"), count=20)
+    c.do("unlink", path=os.path.join(w, "f000000"))
+    last = os.path.join(w, "f%06d" % (n - 1))
+    out.wait(ev(last, "create", "r-w"), "the writer's last create (json output)", daemon=d)
+    out.wait(ev(os.path.join(w, "f000000"), "delete", "r-w"), "the delete", daemon=d)
+    want = [r.raw for r in out.records
+            if r.kind == "event" and r.rule == "r-w" and "create" in r.events]
+    check(len(want) == n, f"the json output has {len(want)} creates of r-w, expected {n}")
+    got = wait_until(lambda: (lambda ls: ls if len(ls) >= n else None)(read_lines(path)),
+                     f"{n} lines from fsnotifyctl watch --json", alive=d)
+    time.sleep(0.2)  # (anything more that would come: nothing should)
+    got = read_lines(path)
+    stop_watch(p, path, "watch --json")
+    bad = [ln for ln in got if ln not in set(want)]
+    check(not bad, f"watch --json: {len(bad)} lines that are not the json output's create "
+          f"lines of r-w (first: {bad[:1]!r})")
+    diff = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b),
+                min(len(got), len(want)))
+    check(got == want, f"watch --json: {len(got)} lines, not the json output's {len(want)} "
+          f"lines in order (first difference at line {diff})")
+
+
+@test
+def ctl_watch_text(t):
+    # without --json: the lines --foreground prints, escapes and all
+    w = t.mkdir("w")
+    d, out, cfg, sock = start_ctl(t, [rule("r-fg", [w], events=["create"])],
+                                  args=["--foreground"])
+    p, path = watch(t, sock, "--path", os.path.join(w, "*"))
+    wait_subscribed(t, sock, d)
+    c = t.child(comm="fsnd-ctl\x1b")
+    names = [b"plain", b"fg\nname\x1b[2J\ttab", b"bad\xff\xfeutf8", b"rtl\xe2\x80\xaeevil"]
+    for nm in names:
+        c.create(os.fsencode(w) + b"/" + nm)
+    for nm in names:
+        out.wait(ev(os.fsencode(w) + b"/" + nm, "create"), "the JSON record", daemon=d)
+
+    def console():
+        with open(d.stdout_path, "rb") as f:
+            ls = [ln for ln in f.read().split(b"\n") if b" r-fg " in ln]
+        return ls if len(ls) >= len(names) else None
+    want = wait_until(console, "the records on the daemon's stdout (--foreground)", alive=d)
+    got = wait_until(lambda: (lambda ls: ls if len(ls) >= len(names) else None)(
+        read_lines(path)), "the records from fsnotifyctl watch", alive=d)
+    stop_watch(p, path, "watch")
+    check(got == want, f"watch does not print the console's lines:\n  watch:   {got!r}\n"
+          f"  console: {want!r}")
+    check(not any(re.search(rb"[\x00-\x1f\x7f]", ln) for ln in got),
+          f"raw control characters in the watch lines: {got!r}")
+
+
+@test
+def ctl_reload(t):
+    w, v = t.mkdir("w"), t.mkdir("v")
+    outputs, out = t.json_setup()
+    need_control(t)
+    sock = os.path.join(t.dir, "control.sock")
+    one = [rule("r-w", [w], mark="auto", events=["create"])]
+    good = config_text(one, outputs, ["json"], control_top(sock))
+    cfg = t.write_file("fsnotifyd.conf", good)
+    d = t.daemon(cfg)
+    d.wait_ready()
+    wait_until(lambda: os.path.exists(sock), "the control socket", alive=d)
+    # a good one: a second rule
+    t.write_file(cfg, config_text(one + [rule("r-v", [v], mark="auto", events=["create"])],
+                                  outputs, ["json"], control_top(sock)))
+    rc, so, se = ctl(t, sock, "reload")
+    check(rc == 0, f"reload: exit {rc}:{tail(se)}")
+    check(re.fullmatch(r"reloaded: 2 rules, \d+ marks\n", so), f"reload printed {so!r}")
+    c = t.child(comm="fsnd-ctl")
+    c.create(os.path.join(v, "new"))
+    out.wait(ev(os.path.join(v, "new"), "create", "r-v"), "an event of the reloaded rule",
+             daemon=d)
+    # a bad one: refused, the errors named, the old config still running
+    text = good.replace('mark = "auto"', 'mark = "sideways"')
+    line = next(n + 1 for n, ln in enumerate(text.split("\n")) if "sideways" in ln)
+    t.write_file(cfg, text)
+    rc, so, se = ctl(t, sock, "reload")
+    check(rc == 1, f"reload of a bad config: exit {rc}, expected 1:{tail(so + se)}")
+    check(f"{cfg}:{line}:" in se, f"reload of a bad config: stderr does not name "
+          f"{cfg}:{line}:{tail(se)}")
+    c.create(os.path.join(v, "after-bad"))
+    out.wait(ev(os.path.join(v, "after-bad"), "create", "r-v"), "an event after the bad "
+             "reload: the old config must keep running", daemon=d)
+    s = ctl_json(t, sock, "status")
+    check([r["name"] for r in s["rules"]] == ["r-w", "r-v"], f"after the bad reload: rules "
+          f"{[r['name'] for r in s['rules']]}")
+    check(s.get("last_reload_error"), "after the bad reload: no last_reload_error in status")
+
+
+@test
+def ctl_explain(t):
+    w = t.mkdir("w")
+    d, out, cfg, sock = start_ctl(t, [rule("r-w", [w], events=["create"])])
+    rc, so, se = ctl(t, sock, "explain", os.path.join(w, "file"))
+    skip_unimplemented(rc, se, "Explain")
+    check(rc == 0, f"explain: exit {rc}:{tail(se)}")
+    check("r-w" in so and "cost" in so, f"explain does not name r-w and its cost:{tail(so)}")
+
+
+@test
+def ctl_unknown_rule(t):
+    w = t.mkdir("w")
+    d, out, cfg, sock = start_ctl(t, [rule("r-w", [w], events=["create"])])
+    try:
+        rc, so, se = ctl(t, sock, "watch", "--rule", "no-such-rule", timeout=WAIT)
+    except subprocess.TimeoutExpired:
+        # (a daemon that streams nothing instead of answering NoSuchRule)
+        raise Skip("the daemon does not answer Watch of an unknown rule with NoSuchRule "
+                   "yet") from None
+    check(rc == 1, f"watch --rule no-such-rule: exit {rc}, expected 1:{tail(se)}")
+    check("no-such-rule" in se, f"watch --rule no-such-rule: the rule is not named:{tail(se)}")
+
+
+@test
+def ctl_no_connection(t):
+    # no daemon needed: a missing socket, a socket nobody listens on, usage
+    missing = os.path.join(t.dir, "no", "such", "control")
+    rc, so, se = ctl(t, missing, "status")
+    check(rc == 2, f"a missing socket: exit {rc}, expected 2:{tail(se)}")
+    check(missing in se and "No such file" in se,
+          f"a missing socket: the message does not name {missing} and the cause:{tail(se)}")
+    dead = os.path.join(t.dir, "dead.sock")
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.bind(dead)
+    s.close()  # bound, never listening: ECONNREFUSED
+    rc, so, se = ctl(t, dead, "rules")
+    check(rc == 2 and dead in se, f"a dead socket: exit {rc}, expected 2 naming it:{tail(se)}")
+    for args in ([], ["frobnicate"], ["status", "extra"], ["explain"], ["rules", "--rule", "x"]):
+        rc, so, se = ctl(t, missing, *args)
+        check(rc == 2, f"fsnotifyctl {' '.join(args)}: exit {rc}, expected 2 (usage):{tail(se)}")
