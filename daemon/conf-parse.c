@@ -593,6 +593,10 @@ static int normalize_path(const char *in, char **ret, const char **why) {
 	return 0;
 }
 
+int config_normalize_path(const char *in, char **ret, const char **why) {
+	return normalize_path(in, ret, why);
+}
+
 bool check_path(struct scope *sc, const struct key *k, const config_setting_t *s, const char *v,
 		char **out) {
 	const char *why = NULL;

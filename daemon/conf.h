@@ -184,6 +184,10 @@ struct config {
 	size_t n_rules;
 };
 
+/* An absolute path as the config keeps paths (no trailing '/', no "//",
+ * ".", ".."): 0 and *ret allocated, -EINVAL with *why, -ENOMEM. */
+int config_normalize_path(const char *in, char **ret, const char **why);
+
 /* One error: where and what. */
 struct config_error {
 	char *file;

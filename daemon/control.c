@@ -203,6 +203,16 @@ static bool watch_filters(struct vl_conn *c, const struct json *p, struct sub *s
 				invalid_parameter(c, "rules");
 				return false;
 			}
+			if (!engine_rule_stats(s->ctl->engine, rules->values[i]->string)) {
+				struct jbuf b = { 0 };
+
+				jb_puts(&b, "{\"rule\":");
+				jb_str(&b, rules->values[i]->string);
+				jb_puts(&b, "}");
+				vl_error(c, IFACE "NoSuchRule", b.oom ? NULL : b.s);
+				jb_free(&b);
+				return false;
+			}
 			s->rules[s->n_rules] = strdup(rules->values[i]->string);
 			if (!s->rules[s->n_rules++])
 				return invalid_parameter(c, "out of memory"), false;
@@ -266,6 +276,20 @@ static void watch(struct control *ctl, struct vl_conn *c, const struct vl_call *
 		  (unsigned)vl_conn_uid(c));
 }
 
+static void explain(struct control *ctl, struct vl_conn *c, const struct vl_call *call) {
+	const char *path = call->params ? json_get_string(call->params, "path") : NULL;
+	_cleanup_free_ char *norm = NULL;
+	const char *why = NULL;
+	struct jbuf b = { 0 };
+
+	if (!path || config_normalize_path(path, &norm, &why) < 0) {
+		invalid_parameter(c, "path");
+		return;
+	}
+	engine_explain_json(ctl->engine, norm, &b);
+	answer(c, &b);
+}
+
 static void get_info(struct vl_conn *c) {
 	struct jbuf b = { 0 };
 
@@ -302,6 +326,8 @@ static void on_call(struct vl_conn *c, const struct vl_call *call, void *userdat
 		reload(ctl, c);
 	else if (strcmp(m, IFACE "Watch") == 0)
 		watch(ctl, c, call);
+	else if (strcmp(m, IFACE "Explain") == 0)
+		explain(ctl, c, call);
 	else if (strcmp(m, "org.varlink.service.GetInfo") == 0)
 		get_info(c);
 	else if (strcmp(m, "org.varlink.service.GetInterfaceDescription") == 0)

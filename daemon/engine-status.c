@@ -288,3 +288,142 @@ void engine_status_json(struct engine *e, struct jbuf *b) {
 bool engine_loading(const struct engine *e) {
 	return e->load != NULL;
 }
+
+/* ------------------------------------------------------------------------ */
+/* Explain                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* What the fsnotify hooks do for an access to path because of one mark of
+ * kind on object (as_parent: a directory watching its children). */
+static void put_cost(struct jbuf *b, enum fsn_mark_type kind, const char *object, bool as_parent,
+		     const char *mask) {
+	switch (kind) {
+	case FSN_MARK_FILESYSTEM:
+		jb_printf(b,
+			  "a filesystem mark (on the filesystem of %s): every %s anywhere on that "
+			  "filesystem is queued for fsnotifyd, which filters it in user space; "
+			  "every access there pays for the check",
+			  object, mask);
+		break;
+	case FSN_MARK_MOUNT:
+		jb_printf(b,
+			  "a mount mark (on the mount of %s): every %s through that mount is "
+			  "queued for fsnotifyd; every access through it pays for the check",
+			  object, mask);
+		break;
+	default:
+		jb_printf(
+		    b, "%s %s: %s", kind == FSN_MARK_INOTIFY ? "an inotify watch" : "an inode mark",
+		    as_parent ? "on its directory" : "on it",
+		    as_parent ? "accesses to it check its parent's marks too (the "
+				"watched-children path of the hooks)"
+			      : "accesses to it check its own marks; other files pay nothing");
+	}
+}
+
+struct explain {
+	struct jbuf marks, cost;
+	bool any, reports;
+};
+
+static void explain_mark(struct explain *x, const struct fsn_mark_spec *spec, const char *object,
+			 bool placed, bool as_parent, bool reports) {
+	char mask[1024], esc[PATH_MAX * 2];
+
+	if (x->any) {
+		jb_puts(&x->marks, ",");
+		jb_puts(&x->cost, "; ");
+	}
+	x->any = true;
+	x->reports |= reports;
+	put_mark(&x->marks, spec, object, placed, NULL);
+	plan_mask_words(spec, mask, sizeof(mask));
+	put_cost(&x->cost, spec->type, text_escaped(esc, sizeof(esc), object), as_parent, mask);
+}
+
+/* Whether a mark of this kind on object concerns path: the same
+ * filesystem or mount (from the mount table: the path itself is never
+ * touched), the object itself, or its direct entry or subtree. */
+static bool concerns(const struct engine *e, enum fsn_mark_type kind, const char *object,
+		     dev_t obj_dev, uint64_t obj_mnt, bool recursive, const char *path,
+		     bool *as_parent) {
+	uint64_t mnt = 0, omnt = 0;
+	dev_t dev = 0, odev = 0;
+
+	*as_parent = false;
+	if (kind == FSN_MARK_FILESYSTEM || kind == FSN_MARK_MOUNT) {
+		if (!mountwatch_lookup(e->mounts, path, &mnt, &dev))
+			return false;
+		if ((!obj_dev || !obj_mnt) && !mountwatch_lookup(e->mounts, object, &omnt, &odev))
+			return false;
+		if (kind == FSN_MARK_FILESYSTEM)
+			return dev == (obj_dev ? obj_dev : odev);
+		return mnt == (obj_mnt ? obj_mnt : omnt);
+	}
+	if (strcmp(path, object) == 0)
+		return true;
+	*as_parent = path_in(path, object, false, false);
+	return path_in(path, object, recursive, false);
+}
+
+void engine_explain_json(struct engine *e, const char *path, struct jbuf *b) {
+	bool first = true;
+
+	jb_puts(b, "{\"path\":");
+	jb_str(b, path);
+	jb_puts(b, ",\"rules\":[");
+	for (size_t i = 0; i < e->st.n_rules; i++) {
+		const struct erule *r = &e->st.rules[i];
+		struct explain x = { 0 };
+		bool parent;
+
+		if (r->conf->perm) {
+			for (size_t k = 0; e->st.plan && k < e->st.plan->n_marks; k++) {
+				const struct plan_mark *pm = &e->st.plan->marks[k];
+				dev_t dev =
+				    pm->fs < e->st.plan->n_fs ? e->st.plan->fs[pm->fs].dev : 0;
+
+				if (pm->rule == r->conf &&
+				    concerns(e, pm->spec.type, pm->path, dev, 0, r->conf->recursive,
+					     path, &parent))
+					explain_mark(&x, &pm->spec, pm->path, true, parent,
+						     !excluded(r, path));
+			}
+		} else {
+			for (size_t k = 0; k < e->st.n_marks; k++) {
+				const struct emark *m = e->st.marks[k];
+				const char *obj = m->canon ? m->canon : m->path;
+				bool reports;
+
+				if (m->rule != r ||
+				    !concerns(e, m->spec.type, obj, m->dev, m->mnt_id,
+					      m->scope == SCOPE_SUBTREE && m->subtree_recursive,
+					      path, &parent))
+					continue;
+				reports = !excluded(r, path) &&
+					  (!m->subtree ||
+					   path_in(path, m->subtree, m->subtree_recursive, true));
+				explain_mark(&x, &m->spec, obj, m->mark && !m->gone, parent,
+					     reports);
+			}
+		}
+		if (x.any && !x.marks.oom && !x.cost.oom) {
+			jb_puts(b, first ? "{" : ",{");
+			first = false;
+			jb_key(b, "rule", true);
+			jb_str(b, r->conf->name);
+			jb_key(b, "reports", false);
+			jb_bool(b, x.reports);
+			jb_key(b, "marks", false);
+			jb_puts(b, "[");
+			jb_puts(b, x.marks.s);
+			jb_puts(b, "]");
+			jb_key(b, "cost", false);
+			jb_str(b, x.cost.s);
+			jb_puts(b, "}");
+		}
+		jb_free(&x.marks);
+		jb_free(&x.cost);
+	}
+	jb_puts(b, "]}");
+}

@@ -108,6 +108,11 @@ void engine_rules_json(const struct engine *e, struct jbuf *b);
 void engine_status_json(struct engine *e, struct jbuf *b);
 /* A start or reload runs. */
 bool engine_loading(const struct engine *e);
+/* Explain's answer for path (absolute, normalised): the rules whose marks
+ * concern it, whether each reports its events (scope, exclusions), and
+ * what an access there costs the hooks, in words. Decided from the plan and
+ * the mount table: path itself is never looked at. */
+void engine_explain_json(struct engine *e, const char *path, struct jbuf *b);
 
 /* Every record the engine reports also goes to fn (the control socket's
  * subscribers), after the outputs; NULL: none. */

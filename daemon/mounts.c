@@ -10,14 +10,17 @@
 #include <errno.h>
 #include <ev.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 #include <sys/epoll.h>
 #include <unistd.h>
 
 #include "fsn-util.h"
 #include "log.h"
 #include "mounts.h"
+#include "util.h"
 
 /* A change is read this long after its first sign: a burst of mounts (a
  * container starting) is one read. */
@@ -87,14 +90,20 @@ int mountinfo_parse(const char *text, size_t len, struct mount_entry **ret, size
 		const char *q = p;
 		char *num_end;
 		unsigned long long id;
+		dev_t dev = 0;
 
 		if (!line_end)
 			line_end = end;
 		/* "ID PARENT MAJ:MIN ROOT POINT ..." */
 		id = strtoull(q, &num_end, 10);
 		if (num_end != q && *num_end == ' ') {
+			unsigned maj = 0, min = 0;
+
 			q = num_end + 1;
-			for (int f = 0; f < 3; f++)
+			field(&q, line_end, NULL);
+			if (sscanf(q, "%u:%u", &maj, &min) == 2)
+				dev = makedev(maj, min);
+			for (int f = 0; f < 2; f++)
 				field(&q, line_end, NULL);
 			if (q < line_end && field(&q, line_end, &point) == NULL) {
 				mount_entries_free(v, n);
@@ -113,7 +122,9 @@ int mountinfo_parse(const char *text, size_t len, struct mount_entry **ret, size
 				v = nv;
 				cap = c;
 			}
-			v[n++] = (struct mount_entry){ .id = id, .point = steal_ptr(&point) };
+			v[n++] = (struct mount_entry){ .id = id,
+						       .dev = dev,
+						       .point = steal_ptr(&point) };
 		}
 		p = line_end + 1;
 	}
@@ -276,6 +287,28 @@ struct mountwatch *mountwatch_free(struct mountwatch *mw) {
 	free(mw->buf);
 	free(mw);
 	return NULL;
+}
+
+bool mountwatch_lookup(const struct mountwatch *mw, const char *path, uint64_t *ret_id,
+		       dev_t *ret_dev) {
+	const struct mount_entry *best = NULL;
+	size_t best_len = 0;
+
+	for (size_t i = 0; mw && i < mw->n; i++) {
+		const struct mount_entry *m = &mw->v[i];
+		size_t len = strlen(m->point);
+
+		/* (ids grow with time: on one point the later wins) */
+		if (path_in(path, m->point, true, true) && (!best || len >= best_len)) {
+			best = m;
+			best_len = len;
+		}
+	}
+	if (!best)
+		return false;
+	*ret_id = best->id;
+	*ret_dev = best->dev;
+	return true;
 }
 
 const char *mountwatch_point(const struct mountwatch *mw, uint64_t id) {

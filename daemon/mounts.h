@@ -8,13 +8,16 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct ev_loop;
 
 struct mount_entry {
 	uint64_t id; /* the mount ID (unique system-wide while mounted) */
+	dev_t dev;   /* its filesystem's st_dev (MAJ:MIN) */
 	char *point; /* where it is mounted, as this namespace sees it (raw bytes) */
 };
 
@@ -44,5 +47,11 @@ int mountwatch_new(struct ev_loop *loop, mountwatch_fn fn, void *userdata, struc
 struct mountwatch *mountwatch_free(struct mountwatch *mw);
 /* The mount point of a mount of the table as last read, or NULL. */
 const char *mountwatch_point(const struct mountwatch *mw, uint64_t id);
+/* The mount a path is on as far as the table says, without touching the
+ * path (it may be on a hung filesystem): the mount whose point is the
+ * longest prefix of path, the newest of those mounted on the same point.
+ * false when the table is empty. */
+bool mountwatch_lookup(const struct mountwatch *mw, const char *path, uint64_t *ret_id,
+		       dev_t *ret_dev);
 /* Read the table now (and call the callback for what changed). */
 void mountwatch_refresh(struct mountwatch *mw);

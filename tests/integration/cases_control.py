@@ -318,3 +318,32 @@ def control_subscribers(t):
     check(st["subscribers"] == n_subs, f"subscribers after the disconnection: {st['subscribers']}")
     for s_ in subs:
         s_.close()
+
+
+@test
+def control_explain(t):
+    # Explain from the plan and the mount table: an inode mark concerns its
+    # object and (a directory) its entries; a filesystem mark anything on
+    # that filesystem, reported or not by the rule's scope; nothing on
+    # another filesystem; a path that does not exist is fine (never looked at)
+    w, other = t.mkdir("w"), t.mkdir("other")
+    d, out, cfg, sock = control_start(t, [rule("ino", [w], events=["create"]),
+                                          rule("fs", [w], events=["modify"], mark="filesystem")])
+    c = Client(sock)
+
+    def explain(path):
+        p = params(c.ask("io.fsnotifyd.Explain", {"path": path}), f"Explain {path}")
+        check(p["path"] == path, f"Explain {path}: path {p['path']!r}")
+        return {r["rule"]: r for r in p["rules"]}
+
+    r = explain(os.path.join(w, "no-such-file"))
+    check(set(r) == {"ino", "fs"} and r["ino"]["reports"] and r["fs"]["reports"], f"{r!r}")
+    check(r["ino"]["marks"][0]["kind"] == "inode" and "directory" in r["ino"]["cost"], f"{r!r}")
+    check(r["fs"]["marks"][0]["kind"] == "filesystem" and "anywhere on that filesystem"
+          in r["fs"]["cost"], f"{r!r}")
+    r = explain(os.path.join(other, "x"))
+    check(set(r) == {"fs"} and not r["fs"]["reports"], f"a file beside the tree: {r!r}")
+    r = explain("/proc/self/status")
+    check(r == {}, f"another filesystem: {r!r}")
+    e = c.ask("io.fsnotifyd.Explain", {"path": "relative"})
+    check(e.get("error") == "org.varlink.service.InvalidParameter", f"a relative path: {e!r}")

@@ -304,7 +304,6 @@ def ctl_explain(t):
     w = t.mkdir("w")
     d, out, cfg, sock = start_ctl(t, [rule("r-w", [w], events=["create"])])
     rc, so, se = ctl(t, sock, "explain", os.path.join(w, "file"))
-    skip_unimplemented(rc, se, "Explain")
     check(rc == 0, f"explain: exit {rc}:{tail(se)}")
     check("r-w" in so and "cost" in so, f"explain does not name r-w and its cost:{tail(so)}")
 
@@ -313,12 +312,7 @@ def ctl_explain(t):
 def ctl_unknown_rule(t):
     w = t.mkdir("w")
     d, out, cfg, sock = start_ctl(t, [rule("r-w", [w], events=["create"])])
-    try:
-        rc, so, se = ctl(t, sock, "watch", "--rule", "no-such-rule", timeout=WAIT)
-    except subprocess.TimeoutExpired:
-        # (a daemon that streams nothing instead of answering NoSuchRule)
-        raise Skip("the daemon does not answer Watch of an unknown rule with NoSuchRule "
-                   "yet") from None
+    rc, so, se = ctl(t, sock, "watch", "--rule", "no-such-rule", timeout=WAIT)
     check(rc == 1, f"watch --rule no-such-rule: exit {rc}, expected 1:{tail(se)}")
     check("no-such-rule" in se, f"watch --rule no-such-rule: the rule is not named:{tail(se)}")
 

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 
 #include "mounts.h"
 #include "unit.h"
@@ -84,6 +85,8 @@ START_TEST(test_mountinfo_parse) {
 	ck_assert_str_eq(v[0].point, "/proc");
 	ck_assert_uint_eq(v[1].id, 36);
 	ck_assert_str_eq(v[1].point, "/mnt/parent");
+	ck_assert_uint_eq(v[1].dev, makedev(98, 0));
+	ck_assert_uint_eq(v[0].dev, makedev(0, 21));
 	ck_assert_uint_eq(v[2].id, 40);
 	ck_assert_str_eq(v[2].point, "/a b\tc\nd\\e");
 	ck_assert_uint_eq(v[3].id, 41);
