@@ -741,8 +741,12 @@ bool check_output_name(struct scope *sc, const struct key *k, const config_setti
 	return true;
 }
 
-bool check_json_file(struct scope *sc, const struct key *k, const config_setting_t *s,
-		     const char *v, char **out) {
+bool check_output_file(struct scope *sc, const struct key *k, const config_setting_t *s,
+		       const char *v, char **out) {
+	if (sc->out_type == OUTPUT_METRICS && v[0] != '/') {
+		error_at(sc, s, "%s: '%s' must be an absolute path", k->name, P(v));
+		return false;
+	}
 	if (strcmp(v, "-") == 0)
 		return true;
 	if (v[0] != '/') {

@@ -164,8 +164,8 @@ bool check_comm(struct scope *sc, const struct key *k, const config_setting_t *s
 		char **out);
 bool check_output_name(struct scope *sc, const struct key *k, const config_setting_t *s,
 		       const char *v, char **out);
-bool check_json_file(struct scope *sc, const struct key *k, const config_setting_t *s,
-		     const char *v, char **out);
+bool check_output_file(struct scope *sc, const struct key *k, const config_setting_t *s,
+		       const char *v, char **out);
 /* control.socket: "" or an absolute path that fits sockaddr_un. */
 bool check_socket_path(struct scope *sc, const struct key *k, const config_setting_t *s,
 		       const char *v, char **out);

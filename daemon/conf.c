@@ -177,8 +177,9 @@ static const char *const watch_limit_names[] = { "warn", "refuse", "degrade" };
 static const int watch_limit_values[] = { WATCH_LIMIT_WARN, WATCH_LIMIT_REFUSE,
 					  WATCH_LIMIT_DEGRADE };
 
-static const char *const output_type_names[] = { "journal", "json", "exec" };
-static const int output_type_values[] = { OUTPUT_JOURNAL, OUTPUT_JSON, OUTPUT_EXEC };
+static const char *const output_type_names[] = { "journal", "json", "exec", "metrics" };
+static const int output_type_values[] = { OUTPUT_JOURNAL, OUTPUT_JSON, OUTPUT_EXEC,
+					  OUTPUT_METRICS };
 
 #define ENUM(n, v) .names = (n), .values = (v), .n_names = ELEMENTSOF(n)
 
@@ -217,16 +218,20 @@ static const struct table limits_table = { TABLE_LIMITS, "limits", limits_keys,
 
 #define OUT_JSON (1u << OUTPUT_JSON)
 #define OUT_EXEC (1u << OUTPUT_EXEC)
+#define OUT_METRICS (1u << OUTPUT_METRICS)
 
 static const struct key output_keys[] = {
 	{ "type", .parse = parse_enum, .type = "string", .off = offsetof(struct output_conf, type),
 	  ENUM(output_type_names, output_type_values), .required = true,
-	  .doc = "\"journal\", \"json\" or \"exec\"." },
+	  .doc = "\"journal\", \"json\", \"exec\" or \"metrics\"." },
 	{ "file", .parse = parse_string, .type = "string",
-	  .off = offsetof(struct output_conf, file), .def = "\"-\"", .check = check_json_file,
-	  .types = OUT_JSON,
+	  .off = offsetof(struct output_conf, file), .def = "\"-\"", .check = check_output_file,
+	  .types = OUT_JSON | OUT_METRICS,
 	  .doc = "json: the file JSON lines are appended to (absolute), or \"-\" for standard "
-		 "output." },
+		 "output; metrics (required): the file the metrics are written to (absolute), "
+		 "replaced atomically at each write." },
+	{ "interval", UINT(struct output_conf, interval, 1, 3600, "15"), .types = OUT_METRICS,
+	  .doc = "metrics: seconds between two writes of the file." },
 	{ "argv", STRS(struct output_conf, argv), .check = check_argv_elem, .types = OUT_EXEC,
 	  .doc = "exec (required): the command, an absolute program path and its arguments; "
 		 "placeholders such as {path} {rule} {events} {pid}." },
@@ -504,8 +509,15 @@ void read_group(struct scope *sc, const struct table *t, config_setting_t *group
 			continue;
 		}
 		if (k->types && g.out_type >= 0 && !(k->types & (1u << g.out_type))) {
-			error_at(&g, s, "'%s' is only valid for %s outputs", k->name,
-				 k->types == OUT_JSON ? "json" : "exec");
+			char types[64] = "";
+			size_t pos = 0;
+
+			for (size_t j = 0; j < ELEMENTSOF(output_type_values); j++)
+				if (k->types & (1u << output_type_values[j]) && pos < sizeof(types))
+					pos += (size_t)snprintf(types + pos, sizeof(types) - pos,
+								"%s%s", pos ? " or " : "",
+								output_type_names[j]);
+			error_at(&g, s, "'%s' is only valid for %s outputs", k->name, types);
 			continue;
 		}
 		k->parse(&g, k, s);
@@ -578,6 +590,8 @@ static bool parse_one_output(struct scope *sc, config_setting_t *s, struct outpu
 		os.done = type;
 	}
 	read_group(&os, &output_table, s);
+	if (os.out_type == OUTPUT_METRICS && !config_setting_get_member(s, "file"))
+		error_at(&os, s, "metrics outputs need 'file' (an absolute path)");
 	if (os.out_type == OUTPUT_EXEC && !config_setting_get_member(s, "argv"))
 		error_at(&os, s, "exec outputs need 'argv'");
 	else if (os.out_type == OUTPUT_EXEC && o->n_argv == 0 && sc->l->errors->n == n_errors)
@@ -911,11 +925,20 @@ static bool builtin_output(struct loader *l, const char *name) {
 
 static void check_refs(struct loader *l, const struct ref *v, size_t n) {
 	for (size_t i = 0; i < n; i++) {
+		const struct output_conf *o = find_output(l->c, v[i].name);
 		bool bad = false;
 
 		for (size_t j = 0; j < l->n_bad_outputs && !bad; j++)
 			bad = l->bad_outputs[j] && strcmp(l->bad_outputs[j], v[i].name) == 0;
-		if (bad || find_output(l->c, v[i].name) || builtin_output(l, v[i].name))
+		if (o && o->type == OUTPUT_METRICS) {
+			add_error(l, v[i].origin.file, v[i].origin.line,
+				  "%s%soutputs: '%s' is a metrics output: it takes no records (the "
+				  "daemon writes it every interval seconds by itself; no rule "
+				  "names it)",
+				  v[i].who ? v[i].who : "", v[i].who ? ": " : "", P(v[i].name));
+			continue;
+		}
+		if (bad || o || builtin_output(l, v[i].name))
 			continue;
 		add_error(l, v[i].origin.file, v[i].origin.line, "%s%soutputs: unknown output '%s'",
 			  v[i].who ? v[i].who : "", v[i].who ? ": " : "", P(v[i].name));
@@ -1145,7 +1168,8 @@ bool output_conf_same(const struct output_conf *a, const struct output_conf *b) 
 	       a->max_running == b->max_running && a->rate == b->rate && a->burst == b->burst &&
 	       a->timeout_sec == b->timeout_sec && a->has_user == b->has_user &&
 	       a->user == b->user && a->has_group == b->has_group && a->group == b->group &&
-	       a->has_user_gid == b->has_user_gid && a->user_gid == b->user_gid;
+	       a->has_user_gid == b->has_user_gid && a->user_gid == b->user_gid &&
+	       a->interval == b->interval;
 }
 
 const char *rule_mark_name(enum rule_mark m) {

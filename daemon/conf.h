@@ -33,6 +33,7 @@ enum output_type {
 	OUTPUT_JOURNAL = 0,
 	OUTPUT_JSON,
 	OUTPUT_EXEC,
+	OUTPUT_METRICS, /* the daemon's metrics, written to a file every interval */
 };
 
 /* Where a setting came from, for messages: "file:line". */
@@ -45,8 +46,10 @@ struct output_conf {
 	char *name;
 	enum output_type type;
 	struct config_origin origin;
-	/* json: */
-	char *file; /* a path, or "-" for stdout */
+	/* json, metrics: */
+	char *file; /* json: a path, or "-" for stdout; metrics: an absolute path */
+	/* metrics: */
+	unsigned interval; /* seconds between writes (default 15) */
 	/* exec: */
 	char **argv; /* NULL-terminated template; argv[0] an absolute path without placeholders;
 		      * the exact tokens {path} {old_path} {rule} {events} {kind} {pid}
@@ -226,7 +229,8 @@ const struct rule_conf *config_find_rule(const struct config *c, const char *nam
  * depends on the rule's index when it has exclusions; compare plan marks' specs for that. */
 bool rule_conf_same_marks(const struct rule_conf *a, const struct rule_conf *b);
 /* True when the two outputs are configured alike (reload keeps the open
- * output): same type, file, argv, max_running, rate, burst and timeout. */
+ * output): same type, file, argv, max_running, rate, burst, timeout, user,
+ * group and interval. */
 bool output_conf_same(const struct output_conf *a, const struct output_conf *b);
 
 const char *rule_mark_name(enum rule_mark m);

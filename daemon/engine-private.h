@@ -6,7 +6,8 @@
  * progress (struct load), and the functions one piece calls in another,
  * grouped by the file that defines them. engine.h is the engine's public
  * face; nothing outside engine.c, load.c, marks.c, tree.c, match.c,
- * rescan.c and engine-perm.c includes this.
+ * rescan.c, engine-perm.c and metrics.c (which reads the state) includes
+ * this.
  */
 #pragma once
 
@@ -63,6 +64,8 @@ struct eoutput {
 struct erule {
 	const struct rule_conf *conf;
 	struct rule_stats stats;
+	const struct erule *prev; /* a load: the running state's rule of that name, whose
+				   * counters it continues at the commit */
 	struct eoutput **outputs;
 	size_t n_outputs;
 	char **excl_canon; /* exclude paths, canonical where they exist (NULL for globs) */
@@ -241,6 +244,10 @@ struct engine {
 	size_t ihash_size, ihash_n;
 
 	/* counters */
+	unsigned subscribers;  /* engine_set_subscribers() */
+	uint64_t started_usec; /* realtime: engine_new() */
+	uint64_t started_mono; /* monotonic us: the same moment */
+	uint64_t loaded_usec;  /* realtime: the last commit of a config (0: none yet) */
 	uint64_t seq;
 	uint64_t handled;
 	uint64_t events, overflows, dropped, unresolved, decisions;
@@ -391,6 +398,8 @@ bool rate_ok(struct engine *e, struct erule *r);
 int state_rules(struct state *s, const struct state *old);
 int state_outputs(struct engine *e, struct state *s, const struct state *old, char *err,
 		  size_t errlen);
+/* Write the running state's metrics outputs now (a config took over, the stop). */
+void metrics_outputs_write(struct engine *e);
 int claim_kept(struct state *s, const struct strmap *by_path, size_t i, bool *claimed);
 int place_planned(struct engine *e, struct state *s, const struct plan_mark *pm, struct erule *r,
 		  struct emark **tree, char *err, size_t errlen);

@@ -146,7 +146,7 @@ static void put_rule(const struct engine *e, struct jbuf *b, const struct erule 
 		  "{\"events\":%" PRIu64 ",\"filtered\":%" PRIu64 ",\"ratelimited\":%" PRIu64
 		  ",\"overflows\":%" PRIu64 ",\"rescans\":%" PRIu64 ",\"rearms\":%" PRIu64 "}",
 		  r->stats.events, r->stats.filtered, r->stats.ratelimited, r->stats.overflows,
-		  (uint64_t)0, (uint64_t)0);
+		  r->stats.rescans, r->stats.rearms);
 	jb_key(b, "perm", false);
 	{
 		struct guard_stats gs;

@@ -49,6 +49,7 @@
 #include "escape.h"
 #include "guard.h"
 #include "log.h"
+#include "metrics.h"
 
 /* How long a held IN_MOVED_FROM waits for its IN_MOVED_TO when the queue
  * was read empty between them. */
@@ -278,6 +279,7 @@ static void flush_dropped(struct engine *e) {
 			.uid = (uid_t)-1,
 			.count = r->dropped_pending,
 		};
+		r->stats.dropped += r->dropped_pending;
 		r->dropped_pending = 0;
 		emit(e, r, &rec);
 	}
@@ -401,14 +403,12 @@ int state_rules(struct state *s, const struct state *old) {
 				continue;
 			r->excl_canon[j] = realpath(r->conf->exclude[j], NULL);
 		}
-		/* counters survive reloads, by rule name */
-		{
-			const struct erule *prev = strmap_value_str(&old_rules, r->conf->name);
-
-			if (prev) {
-				r->stats = prev->stats;
-				r->last_perm = prev->last_perm;
-			}
+		/* counters survive reloads, by rule name (taken again at the
+		 * commit: the running rule counts on until then) */
+		r->prev = strmap_value_str(&old_rules, r->conf->name);
+		if (r->prev) {
+			r->stats = r->prev->stats;
+			r->last_perm = r->prev->last_perm;
 		}
 	}
 	strmap_done(&old_rules);
@@ -423,10 +423,69 @@ int state_rules(struct state *s, const struct state *old) {
 	return 0;
 }
 
-/* Open (or keep) the outputs the rules use. */
+static int render_metrics(void *userdata, char **ret_text, size_t *ret_len) {
+	return metrics_render(userdata, ret_text, ret_len);
+}
+
+/* The output oc of the new state: the old state's when configured alike,
+ * else opened. *ret: in s->outputs (once). */
+static int state_output(struct engine *e, struct state *s, const struct state *old,
+			const struct output_conf *oc, struct eoutput **ret, char *err,
+			size_t errlen) {
+	struct eoutput *o = find_eoutput(s->outputs, s->n_outputs, oc->name);
+	struct eoutput *prev, **v;
+	char oerr[512] = "";
+	int k;
+
+	if (o) {
+		*ret = o;
+		return 0;
+	}
+	prev = old ? find_eoutput(old->outputs, old->n_outputs, oc->name) : NULL;
+	v = realloc(s->outputs, (s->n_outputs + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	s->outputs = v;
+	if (prev && !prev->kept && output_conf_same(prev->conf, oc)) {
+		prev->kept = true;
+		prev->next_conf = oc;
+		o = prev;
+	} else {
+		o = calloc(1, sizeof(*o));
+		if (!o)
+			return -ENOMEM;
+		o->name = strdup(oc->name);
+		if (!o->name) {
+			free(o);
+			return -ENOMEM;
+		}
+		if (oc->type == OUTPUT_METRICS)
+			k = output_metrics_open(oc, e->loop, render_metrics, e, &o->out, oerr,
+						sizeof(oerr));
+		else
+			k = output_open(oc, e->loop, &o->out, oerr, sizeof(oerr));
+		if (k < 0) {
+			if (oerr[0])
+				snprintf(err, errlen, "%s", oerr);
+			else
+				snprintf(err, errlen, "output '%s': %s", oc->name, strerror(-k));
+			eoutput_free(o);
+			return k;
+		}
+		o->conf = oc;
+	}
+	s->outputs[s->n_outputs++] = o;
+	*ret = o;
+	return 0;
+}
+
+/* Open (or keep) the outputs the rules use, and every metrics output
+ * (which no rule names: they take no records). */
 int state_outputs(struct engine *e, struct state *s, const struct state *old, char *err,
 		  size_t errlen) {
 	const struct config *c = s->config;
+	struct eoutput *o;
+	int k;
 
 	for (size_t i = 0; i < s->n_rules; i++) {
 		struct erule *r = &s->rules[i];
@@ -439,54 +498,31 @@ int state_outputs(struct engine *e, struct state *s, const struct state *old, ch
 			return -ENOMEM;
 		for (size_t j = 0; j < n; j++) {
 			const struct output_conf *oc = config_find_output(c, names[j]);
-			struct eoutput *o = find_eoutput(s->outputs, s->n_outputs, names[j]);
-			struct eoutput *prev, **v;
-			char oerr[512] = "";
-			int k;
 
 			if (!oc) {
 				snprintf(err, errlen, "rule '%s': no output named '%s'",
 					 r->conf->name, names[j]);
 				return -EINVAL;
 			}
-			if (!o) {
-				prev = old ? find_eoutput(old->outputs, old->n_outputs, names[j])
-					   : NULL;
-				v = realloc(s->outputs, (s->n_outputs + 1) * sizeof(*v));
-				if (!v)
-					return -ENOMEM;
-				s->outputs = v;
-				if (prev && !prev->kept && output_conf_same(prev->conf, oc)) {
-					prev->kept = true;
-					prev->next_conf = oc;
-					o = prev;
-				} else {
-					o = calloc(1, sizeof(*o));
-					if (!o)
-						return -ENOMEM;
-					o->name = strdup(names[j]);
-					if (!o->name) {
-						free(o);
-						return -ENOMEM;
-					}
-					k = output_open(oc, e->loop, &o->out, oerr, sizeof(oerr));
-					if (k < 0) {
-						if (oerr[0])
-							snprintf(err, errlen, "%s", oerr);
-						else
-							snprintf(err, errlen, "output '%s': %s",
-								 names[j], strerror(-k));
-						eoutput_free(o);
-						return k;
-					}
-					o->conf = oc;
-				}
-				s->outputs[s->n_outputs++] = o;
-			}
+			k = state_output(e, s, old, oc, &o, err, errlen);
+			if (k < 0)
+				return k;
 			r->outputs[r->n_outputs++] = o;
 		}
 	}
+	for (size_t i = 0; i < c->n_outputs; i++)
+		if (c->outputs[i].type == OUTPUT_METRICS) {
+			k = state_output(e, s, old, &c->outputs[i], &o, err, errlen);
+			if (k < 0)
+				return k;
+		}
 	return 0;
+}
+
+void metrics_outputs_write(struct engine *e) {
+	for (size_t i = 0; i < e->st.n_outputs; i++)
+		if (e->st.outputs[i]->conf->type == OUTPUT_METRICS)
+			output_metrics_write(e->st.outputs[i]->out);
 }
 
 /* The old state's mark a planned one keeps: same rule name, path and spec,
@@ -711,6 +747,17 @@ void state_commit(struct engine *e, struct state *old, struct state *s) {
 	if (k < 0)
 		log_error("permission rules: handing them to the permission thread: %s",
 			  strerror(-k));
+	/* the counters as the running rules have them now */
+	for (size_t i = 0; i < s->n_rules; i++) {
+		struct erule *r = &s->rules[i];
+
+		if (old && r->prev) {
+			r->stats = r->prev->stats;
+			r->last_perm = r->prev->last_perm;
+		}
+		r->prev = NULL;
+	}
+	e->loaded_usec = now_realtime_usec();
 	if (old) {
 		retire_perm(e, old);
 		perm_free(old, false); /* the guard retires the ones not kept */
@@ -793,6 +840,8 @@ int engine_new(struct ev_loop *loop, struct engine **ret) {
 		return -ENOMEM;
 	e->loop = loop;
 	e->self = getpid();
+	e->started_usec = now_realtime_usec();
+	e->started_mono = now_monotonic_usec();
 	e->foreign_mntns = mntns_foreign();
 	r = fsn_prober_new(&e->prober);
 	if (r >= 0)
@@ -831,6 +880,8 @@ int engine_new(struct ev_loop *loop, struct engine **ret) {
 struct engine *engine_free(struct engine *e) {
 	if (!e)
 		return NULL;
+	/* the metrics files show the counters at the stop */
+	metrics_outputs_write(e);
 	waiters_clear(e);
 	free(e->queued.path); /* (not started by the abort below) */
 	e->queued.path = NULL;
@@ -1035,4 +1086,13 @@ const struct rule_stats *engine_rule_stats(const struct engine *e, const char *r
 
 unsigned engine_n_marks(const struct engine *e) {
 	return e ? e->st.n_placed : 0;
+}
+
+void engine_set_subscribers(struct engine *e, unsigned n) {
+	if (e)
+		e->subscribers = n;
+}
+
+unsigned engine_subscribers(const struct engine *e) {
+	return e ? e->subscribers : 0;
 }

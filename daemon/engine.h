@@ -18,12 +18,17 @@
 struct ev_loop;
 struct engine;
 
-/* Per-rule counters, for STATUS= and --foreground summaries. */
+/* Per-rule counters, for STATUS=, the control socket and the metrics
+ * (metrics.h); they survive reloads by rule name. */
 struct rule_stats {
-	uint64_t events;   /* reported */
-	uint64_t filtered; /* dropped by exclude / process filters */
-	uint64_t ratelimited;
-	uint64_t overflows;
+	uint64_t events;      /* reported */
+	uint64_t filtered;    /* dropped by exclude / process filters */
+	uint64_t ratelimited; /* held back by the rule's rate limit */
+	uint64_t dropped;     /* ... of them, reported in "dropped" records so far */
+	uint64_t overflows;   /* overflows of a kernel queue the rule's marks use */
+	uint64_t rescans;     /* rescans of its paths after an overflow */
+	uint64_t rearms;      /* marks placed again where a watched object went or a
+			       * missing path appeared */
 };
 
 /* Create an engine on loop: a libfsn context whose fd is watched by an
@@ -65,6 +70,12 @@ void engine_status(const struct engine *e, char *buf, size_t len);
 
 /* Kernel marks and inotify watches placed now. */
 unsigned engine_n_marks(const struct engine *e);
+
+/* Subscribers connected now (the control socket's Watch calls): the
+ * control socket says so whenever the number changes, the metrics report
+ * it (fsnotifyd_subscribers). 0 until it is told otherwise. */
+void engine_set_subscribers(struct engine *e, unsigned n);
+unsigned engine_subscribers(const struct engine *e);
 
 /* Counters of the rule named rule, NULL if there is none. */
 const struct rule_stats *engine_rule_stats(const struct engine *e, const char *rule);

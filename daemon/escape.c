@@ -113,6 +113,23 @@ static size_t utf8_valid(const unsigned char *s, size_t n, uint32_t *cp) {
 	return need;
 }
 
+/* The valid UTF-8 sequence at s (n bytes available) copied, or U+FFFD for
+ * its first byte when none starts there (then *valid becomes false): the
+ * bytes of s used. */
+static size_t put_utf8(char *buf, size_t len, size_t *pos, const unsigned char *s, size_t n,
+		       bool *valid) {
+	uint32_t cp;
+	size_t k = utf8_valid(s, n, &cp);
+
+	if (k > 0) {
+		put(buf, len, pos, s, k);
+		return k;
+	}
+	puts_(buf, len, pos, "\xef\xbf\xbd"); /* U+FFFD for this one byte */
+	*valid = false;
+	return 1;
+}
+
 bool json_escape(char *buf, size_t len, size_t *pos, const char *s) {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t n = strlen(s);
@@ -122,8 +139,7 @@ bool json_escape(char *buf, size_t len, size_t *pos, const char *s) {
 		buf[*pos] = '\0';
 	for (size_t i = 0; i < n;) {
 		unsigned char c = p[i];
-		size_t k, run;
-		uint32_t cp;
+		size_t run;
 
 		/* Copy a run of plain bytes at once. */
 		for (run = i;
@@ -149,14 +165,38 @@ bool json_escape(char *buf, size_t len, size_t *pos, const char *s) {
 				putf(buf, len, pos, "\\u%04x", c);
 				break;
 			}
-			k = utf8_valid(p + i, n - i, &cp);
-			if (k > 0) {
-				put(buf, len, pos, p + i, k);
-				i += k;
-				continue;
-			}
-			puts_(buf, len, pos, "\xef\xbf\xbd"); /* U+FFFD for this one byte */
-			valid = false;
+			i += put_utf8(buf, len, pos, p + i, n - i, &valid);
+			continue;
+		}
+		i++;
+	}
+	return valid;
+}
+
+bool prom_escape(char *buf, size_t len, size_t *pos, const char *s) {
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s);
+	bool valid = true;
+
+	if (len > 0 && *pos < len)
+		buf[*pos] = '\0';
+	for (size_t i = 0; i < n;) {
+		size_t run;
+
+		for (run = i;
+		     run < n && p[run] < 0x80 && p[run] != '"' && p[run] != '\\' && p[run] != '\n';
+		     run++)
+			;
+		if (run > i) {
+			put(buf, len, pos, p + i, run - i);
+			i = run;
+			continue;
+		}
+		switch (p[i]) {
+		case '"': puts_(buf, len, pos, "\\\""); break;
+		case '\\': puts_(buf, len, pos, "\\\\"); break;
+		case '\n': puts_(buf, len, pos, "\\n"); break;
+		default: i += put_utf8(buf, len, pos, p + i, n - i, &valid); continue;
 		}
 		i++;
 	}

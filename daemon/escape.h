@@ -29,6 +29,16 @@
 bool json_escape(char *buf, size_t len, size_t *pos, const char *s);
 
 /*
+ * Append s as a label value of the Prometheus text format (no quotes):
+ * backslash, double quote and newline become \\, \" and \n; valid UTF-8
+ * is kept as is (other control characters too: the format allows them);
+ * each byte not part of a valid UTF-8 sequence becomes U+FFFD, as in
+ * json_escape(). Returns true if s was valid UTF-8. snprintf-like as
+ * json_escape().
+ */
+bool prom_escape(char *buf, size_t len, size_t *pos, const char *s);
+
+/*
  * Append n bytes as human-readable text for logs, journal MESSAGE= and
  * terminals: printable ASCII and valid UTF-8 from U+00A0 up are kept,
  * '\\' becomes "\\\\", \n \r \t are written so, every other byte (control

@@ -12,7 +12,8 @@
  * What crosses threads, under g->lock: the command queue, the report queue
  * (to the main loop, through an ev_async there), each rule's counters and
  * latency histogram, and the list of rules (for guard_stats()). busy_since
- * is an atomic, read by guard_stalled().
+ * is an atomic, read by guard_stalled(); so are the buckets of the fixed
+ * latency histogram (struct guard_latency, relaxed adds).
  */
 #include <errno.h>
 #include <ev.h>
@@ -62,6 +63,9 @@ struct guard_rule {
 	/* under g->lock */
 	struct guard_stats stats;
 	uint32_t hist[HIST_BUCKETS];
+	/* the fixed histogram (guard_latency_bucket()): relaxed atomics */
+	_Atomic uint64_t lat[GUARD_LATENCY_BOUNDS + 1];
+	_Atomic uint64_t lat_sum_us;
 };
 
 struct pending {
@@ -254,7 +258,19 @@ static uint64_t hist_percentile(const uint32_t *h, uint64_t total, unsigned pct)
 	return hist_value(HIST_BUCKETS - 1);
 }
 
-/* The counters with the percentiles (under g->lock). */
+const uint64_t guard_latency_bounds_us[GUARD_LATENCY_BOUNDS] = {
+	1, 3, 10, 30, 100, 300, 1000, 3000, 10000, 30000, 100000, 300000, 1000000,
+};
+
+unsigned guard_latency_bucket(uint64_t us) {
+	unsigned b = 0;
+
+	while (b < GUARD_LATENCY_BOUNDS && us > guard_latency_bounds_us[b])
+		b++;
+	return b;
+}
+
+/* The counters with the percentiles and the fixed histogram (under g->lock). */
 static void snapshot(struct guard_rule *r, struct guard_stats *ret) {
 	/* account() adds one to exactly one of these and to one bucket */
 	uint64_t total = r->stats.allowed + r->stats.denied;
@@ -262,12 +278,18 @@ static void snapshot(struct guard_rule *r, struct guard_stats *ret) {
 	*ret = r->stats;
 	ret->latency_p50_us = hist_percentile(r->hist, total, 50);
 	ret->latency_p99_us = hist_percentile(r->hist, total, 99);
+	for (unsigned b = 0; b <= GUARD_LATENCY_BOUNDS; b++)
+		ret->latency.buckets[b] = atomic_load_explicit(&r->lat[b], memory_order_relaxed);
+	ret->latency.sum_us = atomic_load_explicit(&r->lat_sum_us, memory_order_relaxed);
 }
 
 static void account(struct guard_rule *r, const struct verdict *v, bool deadline,
 		    uint64_t latency_us) {
 	struct guard *g = r->g;
 
+	atomic_fetch_add_explicit(&r->lat[guard_latency_bucket(latency_us)], 1,
+				  memory_order_relaxed);
+	atomic_fetch_add_explicit(&r->lat_sum_us, latency_us, memory_order_relaxed);
 	pthread_mutex_lock(&g->lock);
 	if (v->deny)
 		r->stats.denied++;
@@ -641,6 +663,15 @@ static void do_commit(struct guard *g, struct cmd *c) {
 				c->rules[i]->stats = r->stats;
 				c->rules[i]->stats.pending = 0;
 				memcpy(c->rules[i]->hist, r->hist, sizeof(r->hist));
+				for (unsigned b = 0; b <= GUARD_LATENCY_BOUNDS; b++)
+					atomic_store_explicit(
+					    &c->rules[i]->lat[b],
+					    atomic_load_explicit(&r->lat[b], memory_order_relaxed),
+					    memory_order_relaxed);
+				atomic_store_explicit(
+				    &c->rules[i]->lat_sum_us,
+				    atomic_load_explicit(&r->lat_sum_us, memory_order_relaxed),
+				    memory_order_relaxed);
 				r->stats_handed = true;
 				pthread_mutex_unlock(&g->lock);
 			}

@@ -37,6 +37,27 @@ struct ev_loop;
 struct guard;
 struct guard_rule;
 
+/*
+ * The decision latency histogram (fsnotifyd_permission_decision_seconds):
+ * fixed upper bounds in microseconds, 1 us to 1 s in steps of about 3, and
+ * a last bucket above them (+Inf). The guard thread adds each decision to
+ * one bucket with a relaxed atomic add, outside any lock; readers see each
+ * counter whole, the buckets among themselves a moment apart at worst.
+ */
+#define GUARD_LATENCY_BOUNDS 13
+extern const uint64_t guard_latency_bounds_us[GUARD_LATENCY_BOUNDS];
+
+struct guard_latency {
+	/* decisions per bucket (not cumulative): [i] took at most
+	 * guard_latency_bounds_us[i] and more than the bound before it;
+	 * [GUARD_LATENCY_BOUNDS] more than the last bound */
+	uint64_t buckets[GUARD_LATENCY_BOUNDS + 1];
+	uint64_t sum_us; /* of all decisions */
+};
+
+/* The bucket of a decision that took us microseconds. */
+unsigned guard_latency_bucket(uint64_t us);
+
 /* A permission rule's counters (they survive a reload by rule name). */
 struct guard_stats {
 	uint64_t allowed;  /* decisions answered allow (audited or not) */
@@ -48,6 +69,7 @@ struct guard_stats {
 	uint64_t overflows;
 	uint64_t pending;                        /* decisions waiting now */
 	uint64_t latency_p50_us, latency_p99_us; /* reading to answer, of all decisions */
+	struct guard_latency latency;            /* the same decisions, in fixed buckets */
 };
 
 enum guard_report_kind {

@@ -167,6 +167,7 @@ static int load_finish(struct engine *e) {
 
 		if (!r || !canon)
 			continue;
+		r->stats.rearms++;
 		emit(e, r,
 		     &(struct record){
 			 .kind = RECORD_REARMED,
@@ -186,6 +187,7 @@ static int load_finish(struct engine *e) {
 	l->plan = NULL;   /* the state's now */
 	l->config = NULL; /* ditto */
 	own_files_refresh(e);
+	metrics_outputs_write(e); /* the new config's first */
 	e->has_exec = false;
 	for (size_t i = 0; i < e->st.n_outputs; i++)
 		if (e->st.outputs[i]->conf->type == OUTPUT_EXEC)

@@ -518,14 +518,14 @@ static void exec_emit(struct output *o, const struct record *r) {
 	if (r->kind != RECORD_EVENT)
 		return;
 	if (x->running >= x->max_running) {
-		output_failed(o, 1, 0, "%u commands running (max_running); dropping records",
-			      x->running);
+		output_dropped(o, 1, "%u commands running (max_running); dropping records",
+			       x->running);
 		return;
 	}
 	if (!take_token(x)) {
-		output_failed(o, 1, 0,
-			      "rate limit reached (%g per second, burst %g); dropping records",
-			      x->rate, x->burst);
+		output_dropped(o, 1,
+			       "rate limit reached (%g per second, burst %g); dropping records",
+			       x->rate, x->burst);
 		return;
 	}
 

@@ -169,7 +169,7 @@ static void buffer_discard(struct json_output *j, bool keep_partial, int err) {
 			output_failed(&j->head, lines, err, "cannot write to %s",
 				      j->path ? text_escaped(esc, sizeof(esc), j->path) : "stdout");
 		else
-			output_failed(&j->head, lines, 0, "buffered records discarded");
+			output_dropped(&j->head, lines, "buffered records discarded");
 	}
 }
 
@@ -329,9 +329,8 @@ static void json_emit(struct output *o, const struct record *r) {
 	}
 	if (ret == -ENOBUFS) {
 		j->lost++;
-		output_failed(o, 1, 0,
-			      "the reader is too slow (%zu bytes waiting); dropping records",
-			      j->len);
+		output_dropped(o, 1, "the reader is too slow (%zu bytes waiting); dropping records",
+			       j->len);
 	} else if (ret < 0) {
 		char esc[512];
 
@@ -407,22 +406,13 @@ static int open_file(const char *path, char *why, size_t whylen) {
 /* A directory others may write to lets them replace the file between two
  * rotations: say so, once per open. */
 static void warn_dir(const char *name, const char *path) {
-	char dir[PATH_MAX], esc[PATH_MAX * 2];
-	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+	const char *base;
 	struct stat st;
 
-	if (!slash || (size_t)(slash - path) >= sizeof(dir))
-		return;
-	memcpy(dir, path, (size_t)(slash - path));
-	dir[slash == path ? 1 : slash - path] = '\0';
-	if (slash == path)
-		dir[0] = '/';
-	if (stat(dir, &st) == 0 && (st.st_mode & (S_IWGRP | S_IWOTH)))
-		log_warning("output '%s': the directory %s is writable by %s: they can replace "
-			    "the file before it is reopened (SIGUSR1); a directory of the "
-			    "daemon's own is safer (e.g. /var/log/fsnotifyd)",
-			    name, text_escaped(esc, sizeof(esc), dir),
-			    (st.st_mode & S_IWOTH) ? "everyone" : "its group");
+	if (output_file_dir(path, dir, sizeof(dir), &base) == 0 && stat(dir, &st) == 0)
+		output_warn_dir(name, dir, &st, "before it is reopened (SIGUSR1)",
+				"/var/log/fsnotifyd");
 }
 
 /*

@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * output-private.h — what output.c shares with the output types
- * (output-json.c, output-journal.c, output-exec.c, and output-console.c,
- * the --foreground printer): the common part of an output, the per-type
- * operations (an output's type is its ops), failure accounting, and test
- * hooks.
+ * (output-json.c, output-journal.c, output-exec.c, output-metrics.c, and
+ * output-console.c, the --foreground printer): the common part of an
+ * output, the per-type operations (an output's type is its ops), failure
+ * accounting, the check of an output file's directory, and test hooks.
  */
 #pragma once
 
 #include <errno.h>
 #include <stdbool.h>
+#include <sys/stat.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -27,8 +28,7 @@ struct output {
 	const struct output_ops *ops;
 	char *name;
 	struct ev_loop *loop;
-	uint64_t emitted; /* records written / sent / commands started */
-	uint64_t failed;  /* records lost: write errors, drops, spawn failures */
+	struct output_counters n; /* written, failed, dropped */
 	/* A burst of failures is logged once, at its start, and summed up when
 	 * the output works again. */
 	bool failing;
@@ -54,9 +54,23 @@ void output_done(struct output *o);
  * this starts a burst of failures. */
 void output_failed(struct output *o, uint64_t n, int err, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* The same for n records dropped by a bound of the output (a slow reader's
+ * full buffer, max_running, a rate): counted as dropped, not failed. */
+void output_dropped(struct output *o, uint64_t n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* Count n records as emitted; ends a burst of failures (logged with the
  * number of records it lost). */
 void output_succeeded(struct output *o, uint64_t n);
+
+/* The directory of an output's file path into dir (len bytes: "/" for a
+ * file in the root) and its last component in *base. 0, or -ENAMETOOLONG. */
+int output_file_dir(const char *path, char *dir, size_t len, const char **base);
+/* A directory others may write to (st: its stat, dir: its path) lets them
+ * replace the output's file: warn, once per open, saying when they can
+ * (consequence: "before it is reopened (SIGUSR1)") and where the file is
+ * safer (example: a directory). */
+void output_warn_dir(const char *name, const char *dir, const struct stat *st,
+		     const char *consequence, const char *example);
 
 /* ---- test hooks (tests/unit/test-escape.c) ---- */
 

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * output.h — where reported events go: the journal, JSON lines, or a
- * command. An output is opened from its struct output_conf, receives
- * records, and is reopened on SIGUSR1 (log rotation). Outputs never block
+ * command; and the metrics output, which takes no records but writes the
+ * daemon's metrics to a file. An output is opened from its struct
+ * output_conf, receives records, and is reopened on SIGUSR1 (log
+ * rotation). Outputs never block
  * the event loop for long: JSON lines are written with a bounded buffer,
  * commands are spawned without a shell, rate- and concurrency-limited.
  */
@@ -123,6 +125,37 @@ const char *output_name(const struct output *o);
  * "dropped" lines included; exec: commands started), records failed or
  * dropped. */
 void output_counters(const struct output *o, uint64_t *emitted, uint64_t *failed);
+
+/* What every output counts, the same way for each type (the metrics'
+ * fsnotifyd_output_*_total): */
+struct output_counters {
+	uint64_t written; /* json: lines written (the "dropped" lines included);
+			   * journal: entries sent; exec: commands started;
+			   * metrics: files written */
+	uint64_t failed;  /* records lost to an error: a failed write or send, a
+			   * command that could not start, a record that could not
+			   * be formatted (metrics: files not written) */
+	uint64_t dropped; /* records dropped by a bound: json's buffer for a slow
+			   * reader (and what it held at a reopen), exec's max_running
+			   * and rate */
+};
+void output_get_counters(const struct output *o, struct output_counters *ret);
+
+/*
+ * A metrics output (type metrics): every conf->interval seconds, and when
+ * output_metrics_write() says so, the text render(userdata, &text, &len)
+ * gives (malloc'd; 0 or -errno) replaces conf->file atomically (a new
+ * file in the same directory, renamed over it). It takes no records
+ * (output_emit() ignores them). The directory must exist; it is opened
+ * now and at output_reopen(). loop: the timer's (NULL: only
+ * output_metrics_write() writes).
+ */
+typedef int (*output_render_fn)(void *userdata, char **ret_text, size_t *ret_len);
+int output_metrics_open(const struct output_conf *conf, struct ev_loop *loop,
+			output_render_fn render, void *userdata, struct output **ret, char *err,
+			size_t errlen);
+/* Write a metrics output's file now; nothing for other types. */
+void output_metrics_write(struct output *o);
 
 /*
  * The console (--foreground; not an output of the config): each record as

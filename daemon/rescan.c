@@ -109,6 +109,7 @@ static void rescan_rule(struct engine *e, struct erule *r) {
 	    r->rescan_since > RESCAN_SLACK_USEC ? r->rescan_since - RESCAN_SLACK_USEC : 0;
 
 	r->rescan_pending = false;
+	r->stats.rescans++;
 	e->rescans++;
 	for (size_t i = 0; i < e->st.n_marks; i++) {
 		struct emark *m = e->st.marks[i];

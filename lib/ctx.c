@@ -436,6 +436,14 @@ _public_ unsigned fsn_ctx_get_inotify_queue_max(const struct fsn_ctx *ctx) {
 	return ctx && ctx->ifd >= 0 ? ctx->ifd_queue : 0;
 }
 
+_public_ unsigned fsn_ctx_get_n_groups(const struct fsn_ctx *ctx) {
+	unsigned n = 0;
+
+	for (const struct fsn_group *g = ctx ? ctx->groups : NULL; g; g = g->next)
+		n++;
+	return n;
+}
+
 static int group_new(struct fsn_ctx *ctx, enum fsn_class klass, uint32_t report, uint32_t tag,
 		     struct fsn_group **ret) {
 	static const unsigned class_flag[_FSN_CLASS_MAX] = {

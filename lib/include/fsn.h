@@ -483,6 +483,9 @@ int fsn_ctx_set_queue_max(struct fsn_ctx *ctx, unsigned n);
 unsigned fsn_group_get_queue_max(const struct fsn_group *g);
 unsigned fsn_ctx_get_inotify_queue_max(const struct fsn_ctx *ctx);
 
+/* The fanotify groups the context holds now (each one fanotify fd). */
+unsigned fsn_ctx_get_n_groups(const struct fsn_ctx *ctx);
+
 /*
  * Drain the kernel queues on a thread of the context's own: from now on it
  * reads the inotify instance and every notification group whose events

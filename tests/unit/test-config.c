@@ -442,7 +442,23 @@ START_TEST(test_value_errors) {
 		{ "output = { x = { type = \"json\"; file = \"/var/../x\"; }; };",
 		  "output 'x': file: '/var/../x' contains '..'" },
 		{ "output = { x = { type = \"journal\"; file = \"/x\"; }; };",
-		  "output 'x': 'file' is only valid for json outputs" },
+		  "output 'x': 'file' is only valid for json or metrics outputs" },
+		{ "output = { x = { type = \"json\"; file = \"/x\"; interval = 5; }; };",
+		  "output 'x': 'interval' is only valid for metrics outputs" },
+		{ "output = { x = { type = \"metrics\"; }; };",
+		  "output 'x': metrics outputs need 'file' (an absolute path)" },
+		{ "output = { x = { type = \"metrics\"; file = \"-\"; }; };",
+		  "output 'x': file: '-' must be an absolute path" },
+		{ "output = { x = { type = \"metrics\"; file = \"/m.prom\"; interval = 0; }; };",
+		  "output 'x': interval: 0 is out of range (1 to 3600)" },
+		{ "output = { p = { type = \"metrics\"; file = \"/m.prom\"; }; }; "
+		  "rules = ( { name = \"r\"; paths = [\"/x\"]; outputs = [\"p\"]; } );",
+		  "rule 'r': outputs: 'p' is a metrics output: it takes no records (the daemon "
+		  "writes it every interval seconds by itself; no rule names it)" },
+		{ "outputs = [\"p\"]; output = { p = { type = \"metrics\"; file = \"/m.prom\"; }; "
+		  "};",
+		  "outputs: 'p' is a metrics output: it takes no records (the daemon writes it "
+		  "every interval seconds by itself; no rule names it)" },
 		{ "output = { x = { type = \"exec\"; argv = [\"/bin/x\"]; max_running = 0; }; };",
 		  "output 'x': max_running: 0 is out of range (1 to 1024)" },
 		{ "limits = { status_interval = 0; };",
@@ -1097,6 +1113,7 @@ START_TEST(test_names) {
 	ck_assert_str_eq(output_type_name(OUTPUT_JOURNAL), "journal");
 	ck_assert_str_eq(output_type_name(OUTPUT_JSON), "json");
 	ck_assert_str_eq(output_type_name(OUTPUT_EXEC), "exec");
+	ck_assert_str_eq(output_type_name(OUTPUT_METRICS), "metrics");
 	ck_assert_ptr_null(output_type_name((enum output_type)99));
 	ck_assert_ptr_null(config_find_rule(NULL, "x"));
 	ck_assert_ptr_null(config_find_output(NULL, "x"));

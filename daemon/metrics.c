@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * metrics.c — the engine's counters as Prometheus text (metrics.h): read
+ * from the running state (the rules' struct rule_stats, the outputs'
+ * struct output_counters, the permission thread's counters and decision
+ * latency histogram through guard_stats(), libfsn's reader thread and
+ * groups) and written through a memory stream. A piece of the engine
+ * (it reads engine-private.h), but it changes nothing: rendering is a
+ * pure read, on the loop's thread.
+ *
+ * A family with no series now (no permission rules, no outputs) is left
+ * out whole, # HELP and # TYPE included.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "engine-private.h"
+#include "escape.h"
+#include "guard.h"
+#include "metrics.h"
+
+void metrics_family(FILE *f, const char *name, const char *type, const char *help) {
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+void metrics_label_value(FILE *f, const char *s) {
+	_cleanup_free_ char *heap = NULL;
+	char buf[512], *out = buf;
+	size_t pos = 0;
+
+	prom_escape(buf, sizeof(buf), &pos, s);
+	if (pos >= sizeof(buf)) {
+		size_t need = pos + 1;
+
+		heap = malloc(need);
+		if (!heap)
+			return; /* (the stream fails too: metrics_render() says ENOMEM) */
+		pos = 0;
+		prom_escape(heap, need, &pos, s);
+		out = heap;
+	}
+	fputc('"', f);
+	fputs(out, f);
+	fputc('"', f);
+}
+
+/* name{k1="v1"[,k2="v2"]} — the value follows. */
+static void series(FILE *f, const char *name, const char *k1, const char *v1, const char *k2,
+		   const char *v2) {
+	fprintf(f, "%s{%s=", name, k1);
+	metrics_label_value(f, v1);
+	if (k2) {
+		fprintf(f, ",%s=", k2);
+		metrics_label_value(f, v2);
+	}
+	fputs("} ", f);
+}
+
+static void one_u64(FILE *f, const char *name, const char *type, const char *help, uint64_t v) {
+	metrics_family(f, name, type, help);
+	fprintf(f, "%s %" PRIu64 "\n", name, v);
+}
+
+static void one_seconds(FILE *f, const char *name, const char *help, uint64_t usec) {
+	metrics_family(f, name, "gauge", help);
+	fprintf(f, "%s %" PRIu64 ".%06" PRIu64 "\n", name, usec / 1000000u, usec % 1000000u);
+}
+
+/* ------------------------------------------------------------------------ */
+/* rules                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static const struct {
+	const char *name;
+	size_t off;
+	const char *help;
+} rule_families[] = {
+	{ "fsnotifyd_rule_events_total", offsetof(struct rule_stats, events),
+	  "Records the rule reported (events, rescan findings, permission decisions)." },
+	{ "fsnotifyd_rule_filtered_total", offsetof(struct rule_stats, filtered),
+	  "Events the rule's exclusions or process filters left out." },
+	{ "fsnotifyd_rule_ratelimited_total", offsetof(struct rule_stats, ratelimited),
+	  "Events the rule's rate limit held back." },
+	{ "fsnotifyd_rule_dropped_total", offsetof(struct rule_stats, dropped),
+	  "Events held back by the rate limit and reported so in dropped records." },
+	{ "fsnotifyd_rule_overflows_total", offsetof(struct rule_stats, overflows),
+	  "Overflows of a kernel queue the rule's marks use (events were lost)." },
+	{ "fsnotifyd_rule_rescans_total", offsetof(struct rule_stats, rescans),
+	  "Rescans of the rule's paths after an overflow." },
+	{ "fsnotifyd_rule_rearms_total", offsetof(struct rule_stats, rearms),
+	  "Marks placed again where a watched object went or a missing path appeared." },
+};
+
+static void write_rules(FILE *f, const struct state *st) {
+	if (st->n_rules == 0)
+		return;
+	for (size_t c = 0; c < ELEMENTSOF(rule_families); c++) {
+		metrics_family(f, rule_families[c].name, "counter", rule_families[c].help);
+		for (size_t i = 0; i < st->n_rules; i++) {
+			const struct erule *r = &st->rules[i];
+			uint64_t v;
+
+			memcpy(&v, (const char *)&r->stats + rule_families[c].off, sizeof(v));
+			series(f, rule_families[c].name, "rule", r->conf->name, NULL, NULL);
+			fprintf(f, "%" PRIu64 "\n", v);
+		}
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* permission rules                                                         */
+/* ------------------------------------------------------------------------ */
+
+void metrics_write_perm(FILE *f, const struct metrics_perm *v, size_t n) {
+	static const char *const verdicts[] = { "allow", "deny", "audit", "deadline" };
+	const char *hist = "fsnotifyd_permission_decision_seconds";
+
+	if (n == 0)
+		return;
+	metrics_family(f, "fsnotifyd_permission_verdicts_total", "counter",
+		       "Permission events answered, by verdict: allow and deny count every answer, "
+		       "audit those also audited (FAN_AUDIT), deadline those answered by the "
+		       "deadline verdict.");
+	for (size_t i = 0; i < n; i++) {
+		const struct guard_stats *s = &v[i].stats;
+		const uint64_t counts[] = { s->allowed, s->denied, s->audited, s->deadline };
+
+		for (size_t k = 0; k < ELEMENTSOF(verdicts); k++) {
+			series(f, "fsnotifyd_permission_verdicts_total", "rule", v[i].rule,
+			       "verdict", verdicts[k]);
+			fprintf(f, "%" PRIu64 "\n", counts[k]);
+		}
+	}
+	metrics_family(f, "fsnotifyd_permission_pending", "gauge",
+		       "Permission decisions waiting for their answer now.");
+	for (size_t i = 0; i < n; i++) {
+		series(f, "fsnotifyd_permission_pending", "rule", v[i].rule, NULL, NULL);
+		fprintf(f, "%" PRIu64 "\n", v[i].stats.pending);
+	}
+	metrics_family(f, hist, "histogram",
+		       "Time from reading a permission event to writing its answer.");
+	for (size_t i = 0; i < n; i++) {
+		const struct guard_latency *h = &v[i].stats.latency;
+		uint64_t cum = 0;
+		char le[32];
+
+		for (size_t b = 0; b <= GUARD_LATENCY_BOUNDS; b++) {
+			cum += h->buckets[b];
+			if (b < GUARD_LATENCY_BOUNDS)
+				snprintf(le, sizeof(le), "%g", guard_latency_bounds_us[b] / 1e6);
+			else
+				snprintf(le, sizeof(le), "+Inf");
+			fprintf(f, "%s_bucket{rule=", hist);
+			metrics_label_value(f, v[i].rule);
+			fprintf(f, ",le=\"%s\"} %" PRIu64 "\n", le, cum);
+		}
+		fprintf(f, "%s_sum{rule=", hist);
+		metrics_label_value(f, v[i].rule);
+		fprintf(f, "} %" PRIu64 ".%06" PRIu64 "\n", h->sum_us / 1000000u,
+			h->sum_us % 1000000u);
+		fprintf(f, "%s_count{rule=", hist);
+		metrics_label_value(f, v[i].rule);
+		fprintf(f, "} %" PRIu64 "\n", cum);
+	}
+}
+
+static int write_perm(FILE *f, const struct engine *e) {
+	_cleanup_free_ struct metrics_perm *v = NULL;
+	size_t n = 0;
+
+	if (e->st.n_perm == 0 || !e->guard)
+		return 0;
+	v = calloc(e->st.n_perm, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < e->st.n_perm; i++)
+		if (guard_stats(e->guard, e->st.perm[i].conf->name, &v[n].stats))
+			v[n++].rule = e->st.perm[i].conf->name;
+	metrics_write_perm(f, v, n);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* outputs                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static const struct {
+	const char *name;
+	size_t off;
+	const char *help;
+} output_families[] = {
+	{ "fsnotifyd_output_records_total", offsetof(struct output_counters, written),
+	  "Records the output wrote (json: lines; journal: entries; exec: commands started; "
+	  "metrics: files written)." },
+	{ "fsnotifyd_output_failures_total", offsetof(struct output_counters, failed),
+	  "Records the output lost to an error (a failed write, a command that could not "
+	  "start)." },
+	{ "fsnotifyd_output_dropped_total", offsetof(struct output_counters, dropped),
+	  "Records the output dropped at a bound (a slow reader's full buffer, exec's "
+	  "max_running or rate)." },
+};
+
+static void write_outputs(FILE *f, const struct state *st) {
+	if (st->n_outputs == 0)
+		return;
+	for (size_t c = 0; c < ELEMENTSOF(output_families); c++) {
+		metrics_family(f, output_families[c].name, "counter", output_families[c].help);
+		for (size_t i = 0; i < st->n_outputs; i++) {
+			const struct eoutput *o = st->outputs[i];
+			const char *type = output_type_name(o->conf->type);
+			struct output_counters n;
+			uint64_t v;
+
+			output_get_counters(o->out, &n);
+			memcpy(&v, (const char *)&n + output_families[c].off, sizeof(v));
+			series(f, output_families[c].name, "output", o->name, "type",
+			       type ? type : "?");
+			fprintf(f, "%" PRIu64 "\n", v);
+		}
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* the process                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* Resident memory from /proc/self/statm (its second field, in pages). */
+static int rss_bytes(uint64_t *ret) {
+	char buf[256];
+	unsigned long long size, resident;
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (read_small("/proc/self/statm", buf, sizeof(buf)) < 0 || page <= 0 ||
+	    sscanf(buf, "%llu %llu", &size, &resident) != 2)
+		return -EIO;
+	*ret = (uint64_t)resident * (uint64_t)page;
+	return 0;
+}
+
+static void write_process(FILE *f, const struct engine *e) {
+	struct fsn_reader_stats rs = { 0 };
+	uint64_t rss, now = now_monotonic_usec();
+
+	one_u64(f, "fsnotifyd_rules", "gauge", "Rules of the running config.", e->st.n_rules);
+	one_u64(f, "fsnotifyd_marks", "gauge", "Kernel marks and inotify watches placed.",
+		engine_n_marks(e));
+	one_u64(f, "fsnotifyd_fanotify_groups", "gauge",
+		"Fanotify groups (fanotify fds) open: the engine's, and one per permission rule.",
+		fsn_ctx_get_n_groups(e->ctx) + e->st.n_perm);
+	one_u64(f, "fsnotifyd_subscribers", "gauge",
+		"Subscribers of the control socket (Watch calls) connected.", e->subscribers);
+	if (rss_bytes(&rss) == 0)
+		one_u64(f, "fsnotifyd_resident_memory_bytes", "gauge",
+			"Resident memory of the daemon (/proc/self/statm).", rss);
+	one_u64(f, "fsnotifyd_events_handled_total", "counter",
+		"Events read from the kernel and handled, whether reported or not.", e->handled);
+	one_u64(f, "fsnotifyd_overflows_total", "counter",
+		"Overflows of the kernel queues (fanotify groups, inotify, permission groups).",
+		e->overflows);
+	(void)fsn_ctx_get_reader_stats(e->ctx, &rs);
+	one_u64(f, "fsnotifyd_reader_buffer_bytes", "gauge",
+		"Bytes of events the reader thread holds now (limits.read_buffer).", rs.bytes);
+	one_u64(f, "fsnotifyd_reader_buffer_peak_bytes", "gauge",
+		"The most bytes the reader thread held.", rs.peak);
+	one_u64(f, "fsnotifyd_reader_buffer_limit_bytes", "gauge",
+		"The bound of the reader thread's buffer (0: no reader thread).", rs.max);
+	one_u64(f, "fsnotifyd_reader_buffer_full_total", "counter",
+		"Times the reader thread stopped reading because its buffer was full.", rs.n_full);
+	one_seconds(f, "fsnotifyd_start_time_seconds",
+		    "When the daemon started, in seconds since the epoch.", e->started_usec);
+	if (e->loaded_usec)
+		one_seconds(f, "fsnotifyd_config_load_time_seconds",
+			    "When the running config took over, in seconds since the epoch.",
+			    e->loaded_usec);
+	one_u64(f, "fsnotifyd_config_last_reload_ok", "gauge",
+		"0 when the last reload was refused (the config before it runs on), else 1.",
+		e->reloaded && e->reload_error[0] ? 0 : 1);
+	one_seconds(f, "fsnotifyd_uptime_seconds", "Seconds since the daemon started.",
+		    now > e->started_mono ? now - e->started_mono : 0);
+	metrics_family(f, "fsnotifyd_build_info", "gauge", "The daemon's version, as a label.");
+	series(f, "fsnotifyd_build_info", "version", FSN_VERSION, NULL, NULL);
+	fputs("1\n", f);
+}
+
+int metrics_render(const struct engine *e, char **ret_text, size_t *ret_len) {
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	bool bad;
+	FILE *f;
+	int r;
+
+	if (!e || !ret_text)
+		return -EINVAL;
+	f = open_memstream(&text, &len);
+	if (!f)
+		return -ENOMEM;
+	write_rules(f, &e->st);
+	r = write_perm(f, e);
+	write_outputs(f, &e->st);
+	write_process(f, e);
+	bad = ferror(f) != 0;
+	if (fclose(f) != 0 || bad || r < 0)
+		return -ENOMEM;
+	*ret_text = steal_ptr(&text);
+	if (ret_len)
+		*ret_len = len;
+	return 0;
+}
