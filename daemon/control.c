@@ -29,6 +29,7 @@
 #include "jbuf.h"
 #include "json.h"
 #include "log.h"
+#include "metrics.h"
 #include "output.h"
 #include "util.h"
 #include "varlink.h"
@@ -182,6 +183,7 @@ static void sub_free(struct sub *s) {
 	if (s->next)
 		s->next->prev = s->prev;
 	ctl->n_subs--;
+	engine_set_subscribers(ctl->engine, ctl->n_subs);
 	strv_free(s->rules, s->n_rules);
 	free(s->glob);
 	free(s);
@@ -267,6 +269,7 @@ static void watch(struct control *ctl, struct vl_conn *c, const struct vl_call *
 		ctl->subs->prev = s;
 	ctl->subs = s;
 	ctl->n_subs++;
+	engine_set_subscribers(ctl->engine, ctl->n_subs);
 	if (call->params && !watch_filters(c, call->params, s)) {
 		sub_free(s);
 		return;
@@ -287,6 +290,21 @@ static void explain(struct control *ctl, struct vl_conn *c, const struct vl_call
 		return;
 	}
 	engine_explain_json(ctl->engine, norm, &b);
+	answer(c, &b);
+}
+
+static void get_metrics(struct control *ctl, struct vl_conn *c) {
+	_cleanup_free_ char *text = NULL;
+	struct jbuf b = { 0 };
+	size_t len = 0;
+
+	if (metrics_render(ctl->engine, &text, &len) < 0) {
+		invalid_parameter(c, "out of memory");
+		return;
+	}
+	jb_puts(&b, "{\"text\":");
+	jb_str(&b, text);
+	jb_puts(&b, "}");
 	answer(c, &b);
 }
 
@@ -322,6 +340,8 @@ static void on_call(struct vl_conn *c, const struct vl_call *call, void *userdat
 		get_status(ctl, c);
 	else if (strcmp(m, IFACE "ListRules") == 0)
 		list_rules(ctl, c);
+	else if (strcmp(m, IFACE "GetMetrics") == 0)
+		get_metrics(ctl, c);
 	else if (strcmp(m, IFACE "Reload") == 0)
 		reload(ctl, c);
 	else if (strcmp(m, IFACE "Watch") == 0)
