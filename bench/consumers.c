@@ -154,6 +154,7 @@ struct cons_opts {
 	uint64_t consumers;
 	const char *json_path;
 	const char *fsnotifyd;
+	unsigned subscribers; /* live Watch clients on fsnotifyd's control socket */
 };
 
 struct cons_env {
@@ -459,7 +460,8 @@ static int floor_start(const struct cons_env *env, struct shared *sh, pid_t *ret
 /* fsnotifyd                                                                 */
 /* ------------------------------------------------------------------------ */
 
-static int write_config(const struct cons_env *env, const char *cfg, const char *events) {
+static int write_config(const struct cons_env *env, const char *cfg, const char *events,
+			const char *sock) {
 	FILE *f = fopen(cfg, "we");
 
 	if (!f)
@@ -469,6 +471,7 @@ static int write_config(const struct cons_env *env, const char *cfg, const char 
 		"log_level = \"warning\";\n"
 		"outputs = [\"bench\"];\n"
 		"output = { bench = { type = \"json\"; file = \"%s\"; }; };\n"
+		"control = { socket = \"%s\"; };\n"
 		"rules = ({\n"
 		"  name = \"storm\";\n"
 		"  paths = [\"%s\"];\n"
@@ -476,20 +479,31 @@ static int write_config(const struct cons_env *env, const char *cfg, const char 
 		"  events = [\"create\", \"modify\", \"close_write\", \"moved_from\", "
 		"\"moved_to\", \"delete\"];\n"
 		"});\n",
-		events, env->watch);
+		events, sock, env->watch);
 	return fclose(f) == 0 ? 0 : negative_errno();
 }
 
 /* fsnotifyd with a generated config: a recursive rule on W, JSON to O. */
-static int fsnotifyd_start(const struct cons_env *env, const struct cons_opts *o, pid_t *ret_pid) {
-	char cfg[160], events[160];
+static int fsnotifyd_start(const struct cons_env *env, const struct cons_opts *o, pid_t *ret_pid,
+			   pid_t *ret_subs) {
+	char cfg[160], events[160], sock[160];
 	int r;
 
 	snprintf(cfg, sizeof(cfg), "%s/fsnotifyd.conf", env->out);
 	snprintf(events, sizeof(events), "%s/events.jsonl", env->out);
+	snprintf(sock, sizeof(sock), "%s/control", env->out);
 	unlink(events);
-	r = write_config(env, cfg, events);
-	return r < 0 ? r : bench_fsnotifyd_start(o->fsnotifyd, cfg, env->out, ret_pid);
+	r = write_config(env, cfg, events, sock);
+	if (r == 0)
+		r = bench_fsnotifyd_start(o->fsnotifyd, cfg, env->out, ret_pid);
+	if (r == 0 && o->subscribers) {
+		r = bench_subscribers_start(sock, o->subscribers, ret_subs);
+		if (r < 0)
+			bench_kill_wait(*ret_pid);
+		else /* (the daemon takes them on its loop: let it before the storm) */
+			sleep_ms(200);
+	}
+	return r;
 }
 
 /* "2026-11-30T05:52:17.123456Z" -> ns since the epoch, 0 on error. */
@@ -811,7 +825,7 @@ static int run_one(const struct cons_env *env, const struct cons_opts *o, struct
 	uint64_t end = 0, cpu0 = 0, cpu1 = 0, rcpu0 = 0, rcpu1 = 0, last = 0, sum = 0;
 	struct bench_memcg memcg = { .sampler = -1 };
 	char events[160];
-	pid_t pid = -1, reader = -1;
+	pid_t pid = -1, reader = -1, subs = -1;
 	int r = 0;
 
 	memset(sh, 0, sizeof(*sh));
@@ -824,7 +838,7 @@ static int run_one(const struct cons_env *env, const struct cons_opts *o, struct
 	if (c == C_FLOOR)
 		r = floor_start(env, sh, &pid);
 	else if (c == C_FSNOTIFYD)
-		r = fsnotifyd_start(env, o, &pid);
+		r = fsnotifyd_start(env, o, &pid, &subs);
 	else if (c == C_INOTIFYWAIT || c == C_FATRACE)
 		r = tool_start(env, c, sh, &pid, &reader);
 	bench_spawn_memcg = NULL;
@@ -869,6 +883,8 @@ static int run_one(const struct cons_env *env, const struct cons_opts *o, struct
 		run->end_rss_kb = proc_status_kb(pid, "VmRSS:");
 		run->kmem_known = memcg.dir[0] && bench_memcg_peak(&memcg, &run->peak_kmem) == 0;
 	}
+	bench_kill_wait(subs);
+	subs = -1;
 	bench_kill_wait(pid);
 	pid = -1;
 	if (reader > 0) { /* it reads what is left in the pipe, then EOF */
@@ -906,6 +922,7 @@ static int run_one(const struct cons_env *env, const struct cons_opts *o, struct
 	run->done = true;
 	r = 0;
 out:
+	bench_kill_wait(subs);
 	bench_kill_wait(pid);
 	bench_kill_wait(reader);
 	bench_memcg_destroy(&memcg);
@@ -1057,6 +1074,11 @@ static void print_table(const struct cons_opts *o, const struct csum *s) {
 		    "fsn-bench consumers: %u generator(s) x %" PRIu64
 		    " ops (create, write, close, rename, unlink), %u round(s), probe every %d ms\n",
 		    o->generators, o->ops, o->rounds, PROBE_INTERVAL_MS);
+	if (o->subscribers)
+		printf(
+		    "fsnotifyd with %u subscribers (io.fsnotifyd.Watch, no filter: every record) "
+		    "on its control socket, read as records come\n",
+		    o->subscribers);
 	printf("%-12s %11s %11s %9s %9s %8s %9s %9s %9s %9s %8s %8s%s\n", "consumer", "generated",
 	       "delivered", "lost", "overflows", "cpu_us/ev", "gen_slow", "drain_ms", "p50_ms",
 	       "p99_ms", "peak_MB", "kmem_MB", o->duration ? "  rss_end/mid" : "");
@@ -1137,9 +1159,9 @@ static int write_json(const char *path, const struct cons_opts *o, const struct 
 	fprintf(f,
 		"},\n  \"parameters\": {\"rounds\": %u, \"ops\": %" PRIu64
 		", \"duration_s\": %u, \"generators\": %u, \"probe_interval_ms\": %d, "
-		"\"quick\": %s, \"fsnotifyd\": ",
+		"\"quick\": %s, \"subscribers\": %u, \"fsnotifyd\": ",
 		o->rounds, o->duration ? 0 : o->ops, o->duration, o->generators, PROBE_INTERVAL_MS,
-		o->quick ? "true" : "false");
+		o->quick ? "true" : "false", o->subscribers);
 	json_write_string(f, o->fsnotifyd);
 	fputs("},\n  \"consumers\": [", f);
 	for (unsigned c = 0; c < _C_MAX; c++) {
@@ -1234,16 +1256,18 @@ static int write_json(const char *path, const struct cons_opts *o, const struct 
 /* ------------------------------------------------------------------------ */
 
 static int parse_opts(int argc, char **argv, struct cons_opts *o) {
-	enum { OPT_GEN = BENCH_OPT_OWN, OPT_CONS, OPT_DURATION };
+	enum { OPT_GEN = BENCH_OPT_OWN, OPT_CONS, OPT_DURATION, OPT_SUBS };
 	static const struct option longopts[] = {
 		BENCH_COMMON_LONGOPTS,
 		{ "generators", required_argument, NULL, OPT_GEN },
 		{ "consumers", required_argument, NULL, OPT_CONS },
 		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "subscribers", required_argument, NULL, OPT_SUBS },
 		{ 0 },
 	};
 	struct bench_common com = { .min_rounds = 1, .max_rounds = 64, .max_ops = UINT32_MAX };
 	uint64_t gens = 2, duration = 0;
+	unsigned subs = 0;
 	int c, r;
 
 	*o = (struct cons_opts){ .consumers = (UINT64_C(1) << _C_MAX) - 1 };
@@ -1260,6 +1284,13 @@ static int parse_opts(int argc, char **argv, struct cons_opts *o) {
 		case OPT_DURATION:
 			r = bench_parse_u64("--duration", optarg, 1, 3600, &duration);
 			break;
+		case OPT_SUBS: {
+			uint64_t v;
+
+			r = bench_parse_u64("--subscribers", optarg, 0, 1000, &v);
+			subs = (unsigned)v;
+			break;
+		}
 		default: r = bench_common_opt(c, optarg, &com); break;
 		}
 		if (r != 0)
@@ -1276,6 +1307,7 @@ static int parse_opts(int argc, char **argv, struct cons_opts *o) {
 	o->ops = com.ops ? com.ops : o->quick ? 20000 : 200000;
 	o->generators = (unsigned)gens;
 	o->duration = (unsigned)duration;
+	o->subscribers = subs;
 	if (o->duration && com.ops) {
 		fprintf(stderr, "fsn-bench consumers: --duration and --ops exclude each other\n");
 		return -EINVAL;

@@ -83,8 +83,9 @@ struct perm_opts {
 	uint64_t warmup;
 	bool quick;
 	bool pin;
-	bool path_policy; /* the rule has a decision on paths: each event's path is resolved */
-	int cpu;          /* pinned to this CPU, -1: not pinned */
+	bool path_policy;     /* the rule has a decision on paths: each event's path is resolved */
+	unsigned subscribers; /* live Watch clients on fsnotifyd's control socket meanwhile */
+	int cpu;              /* pinned to this CPU, -1: not pinned */
 	const char *json_path;
 	const char *plot_path;
 	const char *fsnotifyd;
@@ -98,6 +99,7 @@ struct perm_env {
 	char cfg[128];
 	char events[128];
 	char log[128];
+	char sock[128]; /* fsnotifyd's control socket */
 };
 
 struct daemon_stats {
@@ -137,6 +139,7 @@ static int env_setup(struct perm_env *env) {
 	snprintf(env->cfg, sizeof(env->cfg), "%s/fsnotifyd.conf", env->out);
 	snprintf(env->events, sizeof(env->events), "%s/events.jsonl", env->out);
 	snprintf(env->log, sizeof(env->log), "%s/fsnotifyd.log", env->out);
+	snprintf(env->sock, sizeof(env->sock), "%s/control", env->out);
 	return bench_make_file(env->file, FILE_SIZE);
 }
 
@@ -229,6 +232,7 @@ static int write_config(const struct perm_env *env, bool path_policy) {
 		"log_level = \"warning\";\n"
 		"outputs = [\"perm\"];\n"
 		"output = { perm = { type = \"json\"; file = \"%s\"; }; };\n"
+		"control = { socket = \"%s\"; };\n"
 		"rules = ({\n"
 		"  name = \"guard\";\n"
 		"  paths = [\"%s\"];\n"
@@ -239,8 +243,8 @@ static int write_config(const struct perm_env *env, bool path_policy) {
 		"%s%s%s"
 		"  outputs = [\"perm\"];\n"
 		"});\n",
-		env->events, env->guard, path_policy ? "  decisions = ({ paths = [\"" : "",
-		path_policy ? env->guard : "",
+		env->events, env->sock, env->guard,
+		path_policy ? "  decisions = ({ paths = [\"" : "", path_policy ? env->guard : "",
 		path_policy ? "/never\"]; verdict = \"deny\"; });\n" : "");
 	return fclose(f) == 0 ? 0 : negative_errno();
 }
@@ -335,7 +339,7 @@ static int open_loop(const char *path, uint64_t n, uint64_t *ns) {
  * stop the responder. */
 static int run_cell(const struct perm_env *env, const struct perm_opts *o, enum scenario s,
 		    uint64_t *ns, struct daemon_stats *stats) {
-	pid_t pid = 0;
+	pid_t pid = 0, subs = 0;
 	int r = 0;
 
 	if (s == SC_FLOOR) {
@@ -343,12 +347,18 @@ static int run_cell(const struct perm_env *env, const struct perm_opts *o, enum 
 	} else if (s == SC_FSNOTIFYD) {
 		unlink(env->events);
 		r = bench_fsnotifyd_start(o->fsnotifyd, env->cfg, env->out, &pid);
+		/* (they connect now; the warm-up gives the daemon time to take them) */
+		if (r == 0 && o->subscribers)
+			r = bench_subscribers_start(env->sock, o->subscribers, &subs);
 	}
-	if (r < 0)
+	if (r < 0) {
+		bench_kill_wait(pid);
 		return r;
+	}
 	r = open_loop(env->file, o->warmup, NULL);
 	if (r == 0)
 		r = open_loop(env->file, o->ops, ns);
+	bench_kill_wait(subs);
 	bench_kill_wait(pid);
 	if (s == SC_FSNOTIFYD)
 		read_daemon_stats(env->events, stats);
@@ -471,17 +481,20 @@ static void print_table(const struct perm_opts *o, const struct result *res) {
 	const struct result *fd = &res[SC_FSNOTIFYD];
 	uint64_t opens = (uint64_t)o->rounds * (o->ops + o->warmup);
 	int64_t answered = daemon_answered(o, fd);
-	char cpu[32];
+	char cpu[32], subs[64] = "";
 
 	if (o->cpu >= 0)
 		snprintf(cpu, sizeof(cpu), "all on CPU %d", o->cpu);
 	else
 		snprintf(cpu, sizeof(cpu), "not pinned");
+	if (o->subscribers)
+		snprintf(subs, sizeof(subs), "; %u subscribers on fsnotifyd's control socket",
+			 o->subscribers);
 	printf("fsn-bench perm: open(O_RDONLY) of a %d-byte file on a guarded tmpfs; one sample = "
 	       "the open() call (close not timed)\n%u rounds x %" PRIu64
-	       " opens per scenario, warm-up %" PRIu64 ", bench and responders %s%s\n\n",
+	       " opens per scenario, warm-up %" PRIu64 ", bench and responders %s%s%s\n\n",
 	       FILE_SIZE, o->rounds, o->ops, o->warmup, cpu,
-	       o->path_policy ? "; fsnotifyd's rule decides on paths (--path-policy)" : "");
+	       o->path_policy ? "; fsnotifyd's rule decides on paths (--path-policy)" : "", subs);
 	printf("%-10s %9s %9s %9s %9s  %-18s  %s\n", "scenario", "samples", "p50_us", "p90_us",
 	       "p99_us", "p50 range, rounds", "p99 range, rounds");
 	for (unsigned s = 0; s < _SC_MAX; s++) {
@@ -622,7 +635,8 @@ static int write_json(const char *path, const struct perm_opts *o, const struct 
 		fprintf(f, "%d", o->cpu);
 	else
 		fputs("null", f);
-	fprintf(f, ", \"path_policy\": %s, \"fsnotifyd\": ", o->path_policy ? "true" : "false");
+	fprintf(f, ", \"path_policy\": %s, \"subscribers\": %u, \"fsnotifyd\": ",
+		o->path_policy ? "true" : "false", o->subscribers);
 	json_write_string(f, o->fsnotifyd);
 	fputs("},\n  \"results\": [", f);
 	for (unsigned s = 0; s < _SC_MAX; s++) {
@@ -685,12 +699,13 @@ static int write_json_to(const char *path, const void *userdata) {
 /* ------------------------------------------------------------------------ */
 
 static int parse_opts(int argc, char **argv, struct perm_opts *o) {
-	enum { OPT_PLOT = BENCH_OPT_OWN, OPT_NO_PIN, OPT_PATHS };
+	enum { OPT_PLOT = BENCH_OPT_OWN, OPT_NO_PIN, OPT_PATHS, OPT_SUBS };
 	static const struct option longopts[] = {
 		BENCH_COMMON_LONGOPTS,
 		{ "plot", required_argument, NULL, OPT_PLOT },
 		{ "no-pin", no_argument, NULL, OPT_NO_PIN },
 		{ "path-policy", no_argument, NULL, OPT_PATHS },
+		{ "subscribers", required_argument, NULL, OPT_SUBS },
 		{ 0 },
 	};
 	struct bench_common com = { .min_rounds = 2,
@@ -714,6 +729,13 @@ static int parse_opts(int argc, char **argv, struct perm_opts *o) {
 			o->path_policy = true;
 			r = 0;
 			break;
+		case OPT_SUBS: {
+			uint64_t v;
+
+			r = bench_parse_u64("--subscribers", optarg, 0, 1000, &v);
+			o->subscribers = (unsigned)v;
+			break;
+		}
 		default: r = bench_common_opt(c, optarg, &com); break;
 		}
 		if (r != 0)

@@ -451,3 +451,46 @@ int bench_fsnotifyd_start(const char *bin, const char *cfg, const char *rundir, 
 	*ret_pid = pid;
 	return 0;
 }
+
+int bench_subscribers_start(const char *sock, unsigned n, pid_t *ret_pid) {
+	static const char watch[] = "{\"method\":\"io.fsnotifyd.Watch\",\"more\":true}";
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	pid_t pid;
+
+	if (strlen(sock) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	memcpy(sa.sun_path, sock, strlen(sock) + 1);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return negative_errno();
+	if (pid == 0) {
+		struct pollfd *p = calloc(n ? n : 1, sizeof(*p));
+		static char buf[1 << 16];
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (!p)
+			_exit(1);
+		for (unsigned i = 0; i < n; i++) {
+			int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+			if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+			    write(fd, watch, sizeof(watch)) != (ssize_t)sizeof(watch)) {
+				fprintf(stderr, "fsn-bench: subscriber %u: %s\n", i,
+					strerror(errno));
+				_exit(1);
+			}
+			p[i] = (struct pollfd){ .fd = fd, .events = POLLIN };
+		}
+		/* read everything as it comes, as a live client does */
+		for (;;) {
+			if (poll(p, n, -1) < 0 && errno != EINTR)
+				_exit(1);
+			for (unsigned i = 0; i < n; i++)
+				if (p[i].revents && read(p[i].fd, buf, sizeof(buf)) <= 0)
+					_exit(1); /* (the daemon went) */
+		}
+	}
+	*ret_pid = pid;
+	return 0;
+}

@@ -127,6 +127,10 @@ const char *bench_default_fsnotifyd(void);
  * output in rundir/fsnotifyd.log, and wait (BENCH_READY_DEADLINE_MS) for
  * READY=1. -ESRCH when it exits or times out (its log is shown). */
 int bench_fsnotifyd_start(const char *bin, const char *cfg, const char *rundir, pid_t *ret_pid);
+/* n subscribers (io.fsnotifyd.Watch, no filter) on fsnotifyd's control
+ * socket sock, in a child process that reads them all as records come;
+ * stop it with bench_kill_wait(). */
+int bench_subscribers_start(const char *sock, unsigned n, pid_t *ret_pid);
 
 /* Not root: says "fsn-bench SUB: skipped: needs root (private mount namespace,
  * WHAT)" and returns true (the caller exits 77). */

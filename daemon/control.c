@@ -387,13 +387,15 @@ static bool sub_wants(const struct sub *s, const struct record *r) {
 	return true;
 }
 
-/* {"record":LINE} of r into ctl->line (its JSON line without the '\n'). */
+/* The whole Watch reply of r into ctl->line:
+ * {"parameters":{"record":LINE},"continues":true}, LINE its JSON line
+ * without the '\n'. */
 static bool format_record(struct control *ctl, const struct record *r) {
 	char stack[16384];
 	int n = record_to_json(r, stack, sizeof(stack));
 
 	jb_reset(&ctl->line);
-	jb_puts(&ctl->line, "{\"record\":");
+	jb_puts(&ctl->line, "{\"parameters\":{\"record\":");
 	if (n < 0)
 		return false;
 	if ((size_t)n < sizeof(stack)) {
@@ -406,7 +408,7 @@ static bool format_record(struct control *ctl, const struct record *r) {
 		record_to_json(r, heap, (size_t)n + 1);
 		jb_put(&ctl->line, heap, (size_t)n - 1);
 	}
-	jb_puts(&ctl->line, "}");
+	jb_puts(&ctl->line, "},\"continues\":true}");
 	return !ctl->line.oom;
 }
 
@@ -421,7 +423,8 @@ static void on_record(const struct record *r, void *userdata) {
 		if (!formatted && !format_record(ctl, r))
 			return;
 		formatted = true;
-		(void)vl_stream(s->conn, ctl->line.s); /* (full: dropped and counted) */
+		/* (full: dropped and counted) */
+		(void)vl_stream_message(s->conn, ctl->line.s, ctl->line.len);
 	}
 }
 
@@ -437,7 +440,7 @@ static void on_dropped(struct vl_conn *c, uint64_t n, void *userdata) {
 
 	if (!cl || !cl->sub || !format_record(ctl, &rec))
 		return;
-	(void)vl_stream(c, ctl->line.s);
+	(void)vl_stream_message(c, ctl->line.s, ctl->line.len);
 }
 
 static void on_closed(struct vl_conn *c, void *userdata) {

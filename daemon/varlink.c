@@ -209,15 +209,10 @@ static int conn_send(struct vl_conn *c, const char *error, const char *params, b
 		conn_close(c);
 		return -ENOMEM;
 	}
-	if (bounded && queued(c) + b.len + 1 > c->srv->lim.max_queue) {
+	if (bounded) {
+		r = vl_stream_message(c, b.s, b.len);
 		jb_free(&b);
-		c->dropped++;
-		c->srv->stats.dropped++;
-		if (c->full_since == 0)
-			c->full_since = ev_now(c->srv->loop);
-		if (!ev_is_active(&c->srv->slow_timer))
-			ev_timer_again(c->srv->loop, &c->srv->slow_timer);
-		return -ENOBUFS;
+		return r;
 	}
 	r = conn_append(c, b.s, b.len);
 	jb_free(&b);
@@ -270,6 +265,34 @@ int vl_stream(struct vl_conn *c, const char *params) {
 	return conn_send(c, NULL, params, true, true);
 }
 
+int vl_stream_message(struct vl_conn *c, const char *msg, size_t len) {
+	struct vl_server *s = c->srv;
+	int r;
+
+	if (c->dead || !c->busy || !c->more)
+		return -EPIPE;
+	/* (once dropping, until the queue is below half and the subscriber
+	 * was told: nothing after a loss may arrive before word of it) */
+	if (c->dropped > 0 || queued(c) + len + 1 > s->lim.max_queue) {
+		c->dropped++;
+		s->stats.dropped++;
+		if (c->full_since == 0)
+			c->full_since = ev_now(s->loop);
+		if (!ev_is_active(&s->slow_timer))
+			ev_timer_again(s->loop, &s->slow_timer);
+		return -ENOBUFS;
+	}
+	r = conn_append(c, msg, len);
+	if (r < 0) {
+		conn_close(c);
+		return r;
+	}
+	/* written when the loop comes round (the ev_io): a burst of records
+	 * goes out in one send() per subscriber, not one per record */
+	ev_io_start(s->loop, &c->wio);
+	return 0;
+}
+
 /* A reply outside a call (protocol errors), then close. */
 static void conn_fail(struct vl_conn *c, const char *error, const char *params) {
 	c->closing = true;
@@ -286,7 +309,7 @@ static void conn_process(struct vl_conn *c) {
 	size_t off = 0;
 
 	c->in_use++;
-	while (!c->dead && !c->busy && !c->closing) {
+	while (!c->dead && !c->busy && !c->closing && off < c->in_len) {
 		char *nul = memchr(c->in + off, '\0', c->in_len - off);
 		struct vl_call call;
 		const char *why;

@@ -89,6 +89,11 @@ int vl_error(struct vl_conn *c, const char *name, const char *params);
  * when the queue holds limits.max_queue bytes (the message is dropped and
  * counted; vl_ops.dropped() says how many once there is room). */
 int vl_stream(struct vl_conn *c, const char *params);
+/* As vl_stream() with the whole message made by the caller
+ * ({"parameters":...,"continues":true}, len bytes without the NUL): one
+ * text for every subscriber of a record. Written when the loop next comes
+ * round, so a burst goes out in one send(). */
+int vl_stream_message(struct vl_conn *c, const char *msg, size_t len);
 
 void vl_conn_set_data(struct vl_conn *c, void *data);
 void *vl_conn_get_data(const struct vl_conn *c);

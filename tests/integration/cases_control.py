@@ -347,3 +347,41 @@ def control_explain(t):
     check(r == {}, f"another filesystem: {r!r}")
     e = c.ask("io.fsnotifyd.Explain", {"path": "relative"})
     check(e.get("error") == "org.varlink.service.InvalidParameter", f"a relative path: {e!r}")
+
+
+@test
+def control_catch_up(t):
+    # A subscriber that stops reading for a while loses what does not fit
+    # in its queue (control.client_queue), counted; when it reads again it
+    # gets what was queued, then one dropped record with the count, then the
+    # records that came after: received + dropped == generated, exactly.
+    n_files = 3000
+    w = t.mkdir("w")
+    d, out, cfg, sock = control_start(t, [rule("r", [w], events=["create"])],
+                                      top="client_queue = 65536; slow_timeout = 60;")
+    s = Client(sock, timeout=30)
+    s.s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    s.call("io.fsnotifyd.Watch", {"rules": ["r"]}, more=True)
+    wait_until(lambda: params(Client(sock).ask("io.fsnotifyd.GetStatus", {}),
+                              "GetStatus")["subscribers"] == 1, "the subscriber", alive=d)
+    c = t.child()
+    for i in range(n_files):
+        c.create(os.path.join(w, f"f{i:04d}"))
+    out.wait(ev(os.path.join(w, f"f{n_files - 1:04d}"), "create"), "the last event", daemon=d)
+    check(out.count(lambda r: r.kind == "event") == n_files, "the JSON output lost events")
+    got, dropped = [], None
+    while dropped is None:
+        m = params(s.recv(), "the subscriber's stream")
+        rec = m["record"]
+        if rec["kind"] == "dropped":
+            dropped = rec
+        else:
+            got.append(rec["path"])
+    check(dropped["rule"] is None and dropped["count"] > 0, f"the dropped record: {dropped!r}")
+    check(got == [os.path.join(w, f"f{i:04d}") for i in range(len(got))],
+          f"before the drop: not the first {len(got)} events in order")
+    check(len(got) + dropped["count"] == n_files,
+          f"{len(got)} received + {dropped['count']} dropped != {n_files} generated")
+    c.create(os.path.join(w, "after"))
+    m = params(s.recv(), "the record after the drop")
+    check(m["record"]["path"] == os.path.join(w, "after"), f"after the drop: {m!r}")
