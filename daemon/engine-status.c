@@ -245,6 +245,7 @@ void engine_status_json(struct engine *e, struct jbuf *b) {
 	jb_puts(b, "[");
 	for (struct fsn_group *g = NULL; (g = fsn_ctx_next_group(e->ctx, g));) {
 		char words[192];
+		int queued;
 		struct fsn_mark_spec spec = {
 			.type = FSN_MARK_INODE,
 			.klass = fsn_group_get_class(g),
@@ -259,12 +260,19 @@ void engine_status_json(struct engine *e, struct jbuf *b) {
 		jb_printf(b, "\"fanotify %s\"", plan_group_words(&spec, words, sizeof(words)));
 		jb_key(b, "length", false);
 		jb_u64(b, fsn_group_get_queue_max(g));
+		jb_key(b, "queued", false);
+		queued = fsn_group_get_queued(g);
+		jb_u64(b, queued > 0 ? (uint64_t)queued : 0);
 		jb_puts(b, "}");
 	}
 	if (fsn_ctx_has_inotify(e->ctx)) {
+		int q = fsn_ctx_get_inotify_queued_bytes(e->ctx);
+
 		jb_puts(b, first ? "{" : ",{");
 		jb_puts(b, "\"source\":\"inotify\",\"length\":");
 		jb_u64(b, fsn_ctx_get_inotify_queue_max(e->ctx));
+		jb_puts(b, ",\"queued_bytes\":");
+		jb_u64(b, q > 0 ? (uint64_t)q : 0);
 		jb_puts(b, "}");
 	}
 	jb_puts(b, "]");

@@ -37,6 +37,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/eventfd.h>
 #include <sys/fanotify.h>
 #include <sys/inotify.h>
@@ -568,6 +569,28 @@ _public_ struct fsn_group *fsn_ctx_next_group(const struct fsn_ctx *ctx,
 
 _public_ bool fsn_ctx_has_inotify(const struct fsn_ctx *ctx) {
 	return ctx && ctx->ifd >= 0;
+}
+
+_public_ int fsn_group_get_queued(const struct fsn_group *g) {
+	int n = 0;
+
+	if (!g || g->fd < 0)
+		return -EINVAL;
+	if (ioctl(g->fd, FIONREAD, &n) < 0)
+		return negative_errno();
+	return n / (int)FAN_EVENT_METADATA_LEN;
+}
+
+_public_ int fsn_ctx_get_inotify_queued_bytes(const struct fsn_ctx *ctx) {
+	int n = 0;
+
+	if (!ctx)
+		return -EINVAL;
+	if (ctx->ifd < 0)
+		return -ENOENT;
+	if (ioctl(ctx->ifd, FIONREAD, &n) < 0)
+		return negative_errno();
+	return n;
 }
 
 _public_ unsigned fsn_group_get_id(const struct fsn_group *g) {

@@ -531,6 +531,12 @@ bool fsn_ctx_is_drained(const struct fsn_ctx *ctx);
 struct fsn_group *fsn_ctx_next_group(const struct fsn_ctx *ctx, const struct fsn_group *g);
 /* Whether the context has an inotify instance (a watch was placed). */
 bool fsn_ctx_has_inotify(const struct fsn_ctx *ctx);
+/* What waits in a kernel queue now (FIONREAD): a fanotify group's events
+ * (the kernel counts FAN_EVENT_METADATA_LEN per event), the inotify
+ * instance's bytes (struct inotify_event and name each). -errno on error,
+ * -ENOENT for a context without an inotify instance. */
+int fsn_group_get_queued(const struct fsn_group *g);
+int fsn_ctx_get_inotify_queued_bytes(const struct fsn_ctx *ctx);
 
 /* The group an event came from; a stable small integer per group. */
 unsigned fsn_group_get_id(const struct fsn_group *g);

@@ -98,6 +98,9 @@ def control_wire(t):
               "overflows", "output_lost", "last_reload_error"):
         check(k in p, f"GetStatus has no {k!r}: {sorted(p)}")
     check(p["pid"] == d.pid and p["config_file"] == cfg, f"GetStatus: {p!r}")
+    check(p["queues"] and all(q["length"] == 65536 and q.get("queued") == 0
+                              for q in p["queues"] if q["source"].startswith("fanotify")),
+          f"queues: {p['queues']!r}")
     r = p["rules"]
     check(len(r) == 1 and r[0]["name"] == "r" and r[0]["paths"] == [w]
           and r[0]["events"] == ["create"], f"rules: {r!r}")
