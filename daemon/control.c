@@ -523,6 +523,22 @@ static int open_server(struct control *ctl, const struct config *c) {
 	return 0;
 }
 
+static void control_counters_of(void *userdata, struct control_counters *ret) {
+	struct control *ctl = userdata;
+	struct vl_server_stats st;
+
+	if (!ctl->srv)
+		return;
+	vl_server_get_stats(ctl->srv, &st);
+	*ret = (struct control_counters){
+		.clients = st.clients,
+		.accepted = st.accepted,
+		.refused = st.refused,
+		.disconnected_slow = st.disconnected_slow,
+		.dropped = st.dropped,
+	};
+}
+
 int control_new(struct ev_loop *loop, struct engine *e, const char *config_path,
 		const struct config *c, const struct control_hooks *hooks, struct control **ret) {
 	struct control *ctl = calloc(1, sizeof(*ctl));
@@ -540,6 +556,7 @@ int control_new(struct ev_loop *loop, struct engine *e, const char *config_path,
 		ctl->hooks = *hooks;
 	r = open_server(ctl, c);
 	engine_set_record_hook(e, on_record, ctl);
+	engine_set_control_counters(e, control_counters_of, ctl);
 	*ret = ctl;
 	return r;
 }
@@ -548,6 +565,7 @@ struct control *control_free(struct control *ctl) {
 	if (!ctl)
 		return NULL;
 	engine_set_record_hook(ctl->engine, NULL, NULL);
+	engine_set_control_counters(ctl->engine, NULL, NULL);
 	ctl->srv = vl_server_free(ctl->srv); /* (closes every client: subs freed) */
 	free(ctl->socket_path);
 	free(ctl->config_path);

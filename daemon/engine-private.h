@@ -233,6 +233,8 @@ struct engine {
 	int foreign_mntns; /* mntns_foreign(): 1 a namespace of its own, 0 shared, <0 unknown */
 	struct output *console;       /* --foreground: events also on stdout (output-console.c) */
 	engine_record_fn record_hook; /* the control socket's subscribers */
+	engine_control_fn control_fn; /* the control socket's counters (metrics) */
+	void *control_data;
 	void *record_hook_data;
 	bool has_exec;
 	bool placing_tree; /* place_planned() walks a new tree: limits are its business */

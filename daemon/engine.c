@@ -1096,3 +1096,16 @@ void engine_set_subscribers(struct engine *e, unsigned n) {
 unsigned engine_subscribers(const struct engine *e) {
 	return e ? e->subscribers : 0;
 }
+
+void engine_set_control_counters(struct engine *e, engine_control_fn fn, void *userdata) {
+	e->control_fn = fn;
+	e->control_data = userdata;
+}
+
+bool engine_control_counters(const struct engine *e, struct control_counters *ret) {
+	*ret = (struct control_counters){ 0 };
+	if (!e || !e->control_fn)
+		return false;
+	e->control_fn(e->control_data, ret);
+	return true;
+}

@@ -77,6 +77,17 @@ unsigned engine_n_marks(const struct engine *e);
 void engine_set_subscribers(struct engine *e, unsigned n);
 unsigned engine_subscribers(const struct engine *e);
 
+/* The control socket's counters, for the metrics (fsnotifyd_control_*):
+ * the control socket hands the engine a function that fills them. */
+struct control_counters {
+	unsigned clients;
+	uint64_t accepted, refused, disconnected_slow, dropped;
+};
+typedef void (*engine_control_fn)(void *userdata, struct control_counters *ret);
+void engine_set_control_counters(struct engine *e, engine_control_fn fn, void *userdata);
+/* false when no control socket said how to get them */
+bool engine_control_counters(const struct engine *e, struct control_counters *ret);
+
 /* Counters of the rule named rule, NULL if there is none. */
 const struct rule_stats *engine_rule_stats(const struct engine *e, const char *rule);
 

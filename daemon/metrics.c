@@ -255,6 +255,26 @@ static void write_process(FILE *f, const struct engine *e) {
 		fsn_ctx_get_n_groups(e->ctx) + e->st.n_perm);
 	one_u64(f, "fsnotifyd_subscribers", "gauge",
 		"Subscribers of the control socket (Watch calls) connected.", e->subscribers);
+	{
+		struct control_counters cc;
+
+		if (engine_control_counters(e, &cc)) {
+			one_u64(f, "fsnotifyd_control_clients", "gauge",
+				"Connections to the control socket now.", cc.clients);
+			one_u64(f, "fsnotifyd_control_accepted_total", "counter",
+				"Connections to the control socket accepted.", cc.accepted);
+			one_u64(f, "fsnotifyd_control_refused_total", "counter",
+				"Connections refused: not root or control.group, or "
+				"control.max_clients reached.",
+				cc.refused);
+			one_u64(f, "fsnotifyd_control_slow_disconnects_total", "counter",
+				"Subscribers disconnected for not reading (control.slow_timeout).",
+				cc.disconnected_slow);
+			one_u64(f, "fsnotifyd_control_dropped_total", "counter",
+				"Records dropped for subscribers whose queue was full.",
+				cc.dropped);
+		}
+	}
 	if (rss_bytes(&rss) == 0)
 		one_u64(f, "fsnotifyd_resident_memory_bytes", "gauge",
 			"Resident memory of the daemon (/proc/self/statm).", rss);

@@ -190,6 +190,9 @@ def control_access(t):
               and r["parameters"]["uid"] == NOBODY, f"not refused: {r!r}")
     wait_until(lambda: "refused uid 65534" in d.stderr(), "the refusal in the log", alive=d)
     check(d.stderr().count("refused uid 65534") == 1, "a refusal logged more than once per uid")
+    text = params(Client(sock).ask("io.fsnotifyd.GetMetrics", {}), "GetMetrics")["text"]
+    check("fsnotifyd_control_refused_total 2\n" in text,
+          "the two refusals are not counted in the metrics")
     stop(d)
     # control.group: its members get in, others are refused
     sock2 = os.path.join(t.mkdir("run2"), "control")
