@@ -32,6 +32,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -769,9 +770,8 @@ static void ov03_unsupported_filesystems(struct fst_ctx *ctx) {
 	char *proc = fst_strdupf(ctx, "%s/proc", ctx->scratch);
 	char *rf = fst_strdupf(ctx, "%s/f", ram);
 	char *pv = fst_strdupf(ctx, "%s/version", proc);
-	struct fst_obj ro, po;
-	char pp[64];
-	int g, gfd, gc, p[2], fd;
+	struct fst_obj ro;
+	int g, gc, fd;
 
 	fst_require(ctx, FSN_FEAT_REPORT_FID);
 	fst_require(ctx, FSN_FEAT_PERM_OPEN);
@@ -803,17 +803,6 @@ static void ov03_unsupported_filesystems(struct fst_ctx *ctx) {
 		fst_fail(ctx, "ramfs: name_to_handle_at() without AT_HANDLE_FID did not fail");
 	FST_EXPECT(ctx, g, { .mask = FAN_OPEN, .obj = &ro });
 
-	FST_SYS(ctx, pipe2(p, O_CLOEXEC));
-	snprintf(pp, sizeof(pp), "/proc/self/fd/%d", p[0]);
-	gfd = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
-	FST_MARK_ERR(ctx, gfd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_ACCESS, pp, EINVAL);
-	FST_MARK_ERR(ctx, gfd, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_ACCESS, pp, EINVAL);
-	FST_MARK_ERR(ctx, gfd, FAN_MARK_ADD, FAN_ACCESS | FAN_MODIFY, pp, 0);
-	FST_SYS(ctx, write(p[1], "x", 1));
-	/* a pipe's FID, too, is the AT_HANDLE_FID one */
-	po = fst_obj(ctx, pp);
-	FST_EXPECT(ctx, gfd, { .mask = FAN_MODIFY, .obj = &po });
-
 	FST_SYS(ctx, mkdir(proc, 0755));
 	FST_SYS(ctx, mount("fsn-proc", proc, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL));
 	gc = fst_fan_init(ctx, FAN_CLASS_CONTENT);
@@ -822,6 +811,56 @@ static void ov03_unsupported_filesystems(struct fst_ctx *ctx) {
 	FST_MARK_ERR(ctx, gc, FAN_MARK_ADD, FAN_OPEN, pv, 0);
 	fst_open_close(ctx, pv, O_RDONLY);
 	FST_EXPECT(ctx, gc, FST_FAN(FAN_OPEN, pv));
+}
+
+/*
+ * OV05: objects of kernel-internal pseudo filesystems (pipefs, sockfs),
+ * reached through /proc/self/fd/N: sb and mount marks fail with EINVAL
+ * (fanotify_events_supported(): the path's mount is the kernel-internal
+ * one, SB_NOUSER), and an inode mark is accepted. Needs nothing but
+ * fanotify: its own case, so that no other feature's skip hides it (it used
+ * to sit in ov03_unsupported_filesystems, behind ramfs FID marks).
+ */
+static void ov05_pseudo_fs_marks(struct fst_ctx *ctx) {
+	static const char *const kinds[] = { "pipe", "socket" };
+	int p[2], sv[2];
+
+	FST_SYS(ctx, pipe2(p, O_CLOEXEC));
+	FST_SYS(ctx, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
+	for (int k = 0; k < 2; k++) {
+		char pp[64];
+		int gd;
+
+		snprintf(pp, sizeof(pp), "/proc/self/fd/%d", k ? sv[0] : p[0]);
+		gd = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+		if (fst_mark_err(ctx, gd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_ACCESS, pp) !=
+		    -EINVAL)
+			fst_fail(ctx, "filesystem mark on a %s: not EINVAL", kinds[k]);
+		if (fst_mark_err(ctx, gd, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_ACCESS, pp) != -EINVAL)
+			fst_fail(ctx, "mount mark on a %s: not EINVAL", kinds[k]);
+		FST_MARK_ERR(ctx, gd, FAN_MARK_ADD, FAN_ACCESS | FAN_MODIFY, pp, 0);
+	}
+}
+
+/* OV05 in a FID group: sb and mount marks on a pipe fail with EINVAL there
+ * too, an inode mark gets the pipe's FAN_MODIFY with its (AT_HANDLE_FID)
+ * file handle. */
+static void ov05_pipe_fid(struct fst_ctx *ctx) {
+	struct fst_obj po;
+	char pp[64];
+	int p[2], gf;
+
+	fst_require(ctx, FSN_FEAT_REPORT_FID);
+	FST_SYS(ctx, pipe2(p, O_CLOEXEC));
+	snprintf(pp, sizeof(pp), "/proc/self/fd/%d", p[0]);
+	fst_require_at(ctx, pp, FSN_FEAT_MARK_FID);
+	gf = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
+	FST_MARK_ERR(ctx, gf, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_ACCESS, pp, EINVAL);
+	FST_MARK_ERR(ctx, gf, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_ACCESS, pp, EINVAL);
+	FST_MARK_ERR(ctx, gf, FAN_MARK_ADD, FAN_ACCESS | FAN_MODIFY, pp, 0);
+	FST_SYS(ctx, write(p[1], "x", 1));
+	po = fst_obj(ctx, pp);
+	FST_EXPECT(ctx, gf, { .mask = FAN_MODIFY, .obj = &po });
 }
 
 /*
@@ -1402,7 +1441,11 @@ const struct fst_case fst_cases_ov[] = {
 	FST_CASE(ov03_enodev_exdev_zero_fsid, "OV03", FST_ONCE,
 		 "FUSE (zero fsid): sb/mount -> ENODEV; weak+strong fsid in one group -> EXDEV"),
 	FST_CASE(ov03_unsupported_filesystems, "OV03", FST_ONCE,
-		 "ramfs FID sb/mount -> EOPNOTSUPP; pipefs sb/mount, procfs perm -> EINVAL"),
+		 "ramfs FID sb/mount -> EOPNOTSUPP; procfs perm -> EINVAL"),
+	FST_CASE(ov05_pseudo_fs_marks, "OV05", FST_ONCE,
+		 "pipe and socket via /proc/self/fd: sb/mount -> EINVAL, inode marks work"),
+	FST_CASE(ov05_pipe_fid, "OV05", FST_ONCE,
+		 "pipe, FID group: sb/mount -> EINVAL; inode mark: MODIFY with the pipe's FID"),
 	FST_CASE(ov03_unprivileged, "OV03,ID04", FST_ONCE,
 		 "uid 65534: EPERM for admin flags/mount/sb marks, EACCES; pid 0 for others"),
 	FST_CASE(ov03_inotify_errors, "OV03", FST_ONCE,
