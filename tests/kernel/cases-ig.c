@@ -759,6 +759,51 @@ static void ig04_legacy_parent_cleared_by_child(struct fst_ctx *ctx) {
 	fst_close(ctx, fe);
 }
 
+/*
+ * IG09, the other side of ig04_legacy_parent_cleared_by_child: a parent mark
+ * that does not watch children (no EVENT_ON_CHILD) is not the child's
+ * business. The child's write leaves the parent's legacy ignore mask alone
+ * (the directory's own opens stay ignored, in a group where a filesystem
+ * mark reports them and in one with only that inode mark), and the inode
+ * mark gets none of the child's events.
+ */
+static void ig09_child_leaves_unwatching_parent(struct fst_ctx *ctx) {
+	int gs, gi, fd;
+
+	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
+	FST_SYS(ctx, mkdir("d", 0755));
+	fst_write_file(ctx, "d/c", "c");
+	/* gs: a filesystem mark reports opens; d ignores its own */
+	gs = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	fst_mark(ctx, gs, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN | FAN_ONDIR, ".");
+	fst_mark(ctx, gs, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK, FAN_OPEN, "d");
+	/* gi: only d's inode mark, for its own modify and opens, ignoring opens */
+	gi = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	fst_mark(ctx, gi, FAN_MARK_ADD, FAN_MODIFY | FAN_OPEN | FAN_ONDIR, "d");
+	fst_mark(ctx, gi, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK, FAN_OPEN, "d");
+
+	fd = fst_open(ctx, "d/c", O_WRONLY);
+	FST_EXPECT(ctx, gs, FST_FAN(FAN_OPEN, "d/c"));
+	open_close_dir(ctx, "d");
+	FST_EXPECT_NONE(ctx, gs);
+	FST_EXPECT_NONE(ctx, gi);
+
+	/* the child's write: nothing for the parent's mark, its ignore mask stays */
+	fst_write1(ctx, fd);
+	FST_EXPECT_NONE(ctx, gs);
+	FST_EXPECT_NONE(ctx, gi);
+	open_close_dir(ctx, "d");
+	FST_EXPECT_NONE(ctx, gs);
+	FST_EXPECT_NONE(ctx, gi);
+	/* the child's own opens are still reported by the filesystem mark */
+	fst_open_close(ctx, "d/c", O_RDONLY);
+	FST_EXPECT(ctx, gs, FST_FAN(FAN_OPEN, "d/c"));
+	FST_EXPECT_NONE(ctx, gi);
+	fst_close(ctx, fd);
+	FST_EXPECT_NONE(ctx, gs);
+	FST_EXPECT_NONE(ctx, gi);
+}
+
 /* ------------------------------------------------------------------------ */
 /* IG05: ignore masks in every priority class                               */
 /* ------------------------------------------------------------------------ */
@@ -1299,6 +1344,8 @@ const struct fst_case fst_cases_ig[] = {
 		 "ignore-only parent mark added/removed 4 times under an open child: exact"),
 	FST_CASE(ig04_legacy_parent_cleared_by_child, "IG04,IG01", FST_ALL_FS,
 		 "a child's write clears the legacy parent ignore mask; SURV_MODIFY keeps it"),
+	FST_CASE(ig09_child_leaves_unwatching_parent, "IG09,IG01", FST_ALL_FS,
+		 "a child's write keeps the legacy ignore of a parent mark not watching children"),
 	FST_CASE(ig05_notif_events_each_class, "IG05", FST_ALL_FS,
 		 "NOTIF, CONTENT, PRE_CONTENT groups: inode ignore hides OPEN; others get one"),
 	FST_CASE(ig05_perm_ignore_each_class, "IG05", FST_ALL_FS,
