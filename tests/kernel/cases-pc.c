@@ -893,6 +893,55 @@ static void pc06_inotify_other_groups(struct fst_ctx *ctx) {
 	FST_EXPECT_NONE(ctx, g);
 }
 
+/*
+ * PC09: what one group asked for never changes the record shape another
+ * gets. On the same write: a file's own inotify watch gets IN_MODIFY without
+ * a name while a DFID_NAME group has an sb mark on the filesystem (which
+ * gets the parent and the name), an fd-mode group's inode mark on the file
+ * gets an fd and no info record, a FAN_REPORT_FID group's inode mark the
+ * file's FID alone. The reverse on a child: the directory's inotify watch
+ * gets the name while a FID group without names marks the child itself.
+ */
+static void pc09_record_shape_per_group(struct fst_ctx *ctx) {
+	int in, wf, wd, gn, gm, gf, gd, fd;
+
+	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
+	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
+	fst_write_file(ctx, "f", "f");
+	FST_SYS(ctx, mkdir("d", 0755));
+	fst_write_file(ctx, "d/c", "c");
+	gn = fid_group(ctx, FAN_REPORT_DFID_NAME);
+	fst_mark(ctx, gn, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_MODIFY, ".");
+	gm = fid_group(ctx, FAN_REPORT_DFID_NAME);
+	fst_mark(ctx, gm, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_MODIFY, ".");
+	gf = fid_group(ctx, FAN_REPORT_FID);
+	fst_mark(ctx, gf, FAN_MARK_ADD, FAN_MODIFY, "f");
+	fst_mark(ctx, gf, FAN_MARK_ADD, FAN_MODIFY, "d/c");
+	gd = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	fst_mark(ctx, gd, FAN_MARK_ADD, FAN_MODIFY, "f");
+	in = fst_inotify(ctx);
+	wf = fst_watch(ctx, in, "f", IN_MODIFY);
+	wd = fst_watch(ctx, in, "d", IN_MODIFY);
+
+	fd = fst_open(ctx, "f", O_WRONLY);
+	fst_write1(ctx, fd);
+	fst_close(ctx, fd);
+	FST_EXPECT(ctx, in, FST_IN(IN_MODIFY, wf, NULL));
+	FST_EXPECT(ctx, gn, { .mask = FAN_MODIFY, .dir = ".", .name = "f" });
+	FST_EXPECT(ctx, gm, { .mask = FAN_MODIFY, .dir = ".", .name = "f" });
+	FST_EXPECT(ctx, gf, { .mask = FAN_MODIFY, .path = "f" });
+	FST_EXPECT(ctx, gd, FST_FAN(FAN_MODIFY, "f"));
+
+	fd = fst_open(ctx, "d/c", O_WRONLY);
+	fst_write1(ctx, fd);
+	fst_close(ctx, fd);
+	FST_EXPECT(ctx, in, FST_IN(IN_MODIFY, wd, "c"));
+	FST_EXPECT(ctx, gn, { .mask = FAN_MODIFY, .dir = "d", .name = "c" });
+	FST_EXPECT(ctx, gm, { .mask = FAN_MODIFY, .dir = "d", .name = "c" });
+	FST_EXPECT(ctx, gf, { .mask = FAN_MODIFY, .path = "d/c" });
+	FST_EXPECT_NONE(ctx, gd);
+}
+
 /* ------------------------------------------------------------------------ */
 /* PC07: FID groups: parent fid + child name; the directory itself is "."  */
 /* ------------------------------------------------------------------------ */
@@ -1150,5 +1199,7 @@ const struct fst_case fst_cases_pc[] = {
 		 "DFID_NAME sb mark: parent+name without parent marks; same with them, once"),
 	FST_CASE(pc08_parent_and_mount_bind, "PC08,PC03", FST_ALL_FS,
 		 "mount mark on a bind mount + parent mark: one event with the child"),
+	FST_CASE(pc09_record_shape_per_group, "PC09", FST_ALL_FS,
+		 "inotify, fd-mode, FID and DFID_NAME groups on one write: each its own shape"),
 	{ 0 },
 };

@@ -49,7 +49,7 @@ static const struct {
 	const char *prefix;
 	unsigned count;
 } id_groups[] = {
-	{ "FP", 12 }, { "PC", 8 }, { "IG", 9 }, { "PE", 6 }, { "MK", 10 }, { "ID", 5 }, { "OV", 5 },
+	{ "FP", 12 }, { "PC", 9 }, { "IG", 9 }, { "PE", 6 }, { "MK", 10 }, { "ID", 5 }, { "OV", 5 },
 };
 
 #define N_ID_GROUPS (sizeof(id_groups) / sizeof(id_groups[0]))
