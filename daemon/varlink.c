@@ -17,7 +17,7 @@
  * is told once the queue is below half of it, and a queue that stayed full
  * for limits.slow_sec gets everything after the message being written
  * thrown away, io.fsnotifyd.SubscriberTooSlow appended, and the
- * connection closes once that is written (or 2 s later).
+ * connection closes once that is written (or CLOSE_GRACE s later).
  */
 #include <errno.h>
 #include <ev.h>
@@ -39,7 +39,8 @@
 #include "varlink.h"
 
 #define MAX_LOGGED_UIDS 64
-#define CLOSE_GRACE 2.0 /* s a closing connection gets to take its last words */
+#define STREAM_BATCH 65536 /* bytes of streamed messages gathered before a send() */
+#define CLOSE_GRACE 30.0   /* s a closing connection gets to take its last words */
 
 struct vl_conn {
 	struct vl_server *srv;
@@ -57,6 +58,7 @@ struct vl_conn {
 	bool more;       /* ... and may be streamed to */
 	bool oneway;     /* ... and wants no answer */
 	bool closing;    /* close once the output is written */
+	bool blocked;    /* the socket refused more (EAGAIN) until the ev_io fires */
 	bool dead;       /* closed; freed by the one who holds it (in_use) */
 	unsigned in_use; /* callbacks running on it */
 	uint64_t dropped;
@@ -139,6 +141,7 @@ static int conn_flush(struct vl_conn *c) {
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN) {
+			c->blocked = true; /* (until the ev_io says it takes more) */
 			ev_io_start(s->loop, &c->wio);
 			return 0;
 		}
@@ -288,7 +291,11 @@ int vl_stream_message(struct vl_conn *c, const char *msg, size_t len) {
 		return r;
 	}
 	/* written when the loop comes round (the ev_io): a burst of records
-	 * goes out in one send() per subscriber, not one per record */
+	 * goes out in one send() per subscriber, not one per record; but a
+	 * burst as long as a loop turn (thousands of records) would fill a
+	 * queue a fast reader keeps empty: beyond STREAM_BATCH bytes, now */
+	if (queued(c) >= STREAM_BATCH && !c->blocked)
+		return conn_flush(c);
 	ev_io_start(s->loop, &c->wio);
 	return 0;
 }
@@ -408,6 +415,7 @@ static void on_write(struct ev_loop *loop, ev_io *w, int revents) {
 	struct vl_server *s = c->srv;
 
 	c->in_use++;
+	c->blocked = false;
 	if (conn_flush(c) == 0 && !c->dead && c->dropped > 0 && c->more &&
 	    queued(c) < s->lim.max_queue / 2) {
 		uint64_t n = c->dropped;

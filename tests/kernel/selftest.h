@@ -75,6 +75,7 @@ extern const struct fst_case fst_cases_pe[];
 extern const struct fst_case fst_cases_mk[];
 extern const struct fst_case fst_cases_id[];
 extern const struct fst_case fst_cases_ov[];
+extern const struct fst_case fst_cases_in[];
 
 /* ------------------------------------------------------------------------ */
 /* The context a case gets                                                  */

@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * cases-in.c — fsn-selftest cases of the IN group: inotify's control flags,
+ * each with its exact effect (IN01 in semantics.md): IN_MASK_ADD adds and a
+ * plain add replaces, IN_MASK_CREATE refuses an existing watch without
+ * changing it and without leaking (an instance closed after many refusals
+ * gives its slot back), IN_ONESHOT, IN_EXCL_UNLINK, IN_ONLYDIR,
+ * IN_DONT_FOLLOW (inotify_user.c: inotify_add_watch(),
+ * inotify_update_existing_watch(), inotify_handle_inode_event()).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "selftest.h"
+
+/* IN_MASK_ADD ORs into the watch's mask; an add without it replaces. */
+static void in01_mask_add_replace(struct fst_ctx *ctx) {
+	int in, wd, fd;
+
+	fst_write_file(ctx, "f", "f");
+	in = fst_inotify(ctx);
+	wd = fst_watch(ctx, in, "f", IN_MODIFY);
+	ck_assert_int_eq(fst_watch(ctx, in, "f", IN_CLOSE_WRITE | IN_MASK_ADD), wd);
+	fd = fst_open(ctx, "f", O_WRONLY);
+	fst_write1(ctx, fd);
+	fst_close(ctx, fd);
+	FST_EXPECT(ctx, in, FST_IN(IN_MODIFY, wd, NULL), FST_IN(IN_CLOSE_WRITE, wd, NULL));
+	/* replaced: close_write only */
+	ck_assert_int_eq(fst_watch(ctx, in, "f", IN_CLOSE_WRITE), wd);
+	fd = fst_open(ctx, "f", O_WRONLY);
+	fst_write1(ctx, fd);
+	fst_close(ctx, fd);
+	FST_EXPECT(ctx, in, FST_IN(IN_CLOSE_WRITE, wd, NULL));
+}
+
+struct refusals {
+	const char *path;
+	unsigned rounds, refusals;
+};
+
+/* As uid 65533 (no other inotify instance of its own): rounds instances,
+ * each with a watch and many refused IN_MASK_CREATE adds, closed in turn.
+ * 0, or the errno that stopped it (EMFILE: a closed instance kept its slot;
+ * EEXIST expected, anything else is reported). */
+static int refusal_rounds(void *arg) {
+	const struct refusals *r = arg;
+
+	if (setgroups(0, NULL) < 0 || setgid(65533) < 0 || setuid(65533) < 0)
+		return errno;
+	for (unsigned i = 0; i < r->rounds; i++) {
+		int fd = inotify_init1(IN_CLOEXEC);
+
+		if (fd < 0)
+			return errno;
+		if (inotify_add_watch(fd, r->path, IN_MODIFY) < 0) {
+			int e = errno;
+
+			close(fd);
+			return e;
+		}
+		for (unsigned k = 0; k < r->refusals; k++)
+			if (inotify_add_watch(fd, r->path, IN_MASK_CREATE | IN_OPEN) >= 0 ||
+			    errno != EEXIST) {
+				close(fd);
+				return errno == EEXIST ? EPROTO : errno;
+			}
+		close(fd);
+	}
+	return 0;
+}
+
+/* IN_MASK_CREATE on a watched inode: EEXIST, and the watch keeps its mask;
+ * refusals leak nothing: more instances than max_user_instances, each
+ * closed after 50 refusals, all get made. */
+static void in01_mask_create(struct fst_ctx *ctx) {
+	struct refusals r = { .refusals = 50 };
+	char buf[32] = "";
+	struct fst_child *c;
+	int in, wd, fd, n;
+
+	fst_require(ctx, FSN_FEAT_INOTIFY_MASK_CREATE);
+	fst_write_file(ctx, "f", "f");
+	FST_SYS(ctx, chmod("f", 0644));
+	in = fst_inotify(ctx);
+	wd = fst_watch(ctx, in, "f", IN_MODIFY);
+	ck_assert_int_eq(fst_watch_err(ctx, in, "f", IN_MASK_CREATE | IN_OPEN), -EEXIST);
+	fst_open_close(ctx, "f", O_RDONLY); /* (no IN_OPEN: the watch is unchanged) */
+	fd = fst_open(ctx, "f", O_WRONLY);
+	fst_write1(ctx, fd);
+	fst_close(ctx, fd);
+	FST_EXPECT(ctx, in, FST_IN(IN_MODIFY, wd, NULL));
+	/* a new watch with IN_MASK_CREATE works */
+	FST_SYS(ctx, mkdir("d", 0755));
+	ck_assert_int_eq(fst_watch(ctx, in, "d", IN_MASK_CREATE | IN_OPEN), wd + 1);
+
+	fd = FST_SYS(ctx, open("/proc/sys/fs/inotify/max_user_instances", O_RDONLY | O_CLOEXEC));
+	n = (int)read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0 || atoi(buf) <= 0)
+		fst_fail(ctx, "cannot read fs.inotify.max_user_instances");
+	r.rounds = (unsigned)atoi(buf) + 8;
+	/* (the case's directories are root's alone: uid 65533 reaches the file
+	 * through an fd it inherits) */
+	fd = fst_open(ctx, "f", O_RDONLY);
+	r.path = fst_strdupf(ctx, "/proc/self/fd/%d", fd);
+	c = fst_spawn(ctx, "inotify instances after IN_MASK_CREATE refusals", refusal_rounds, &r,
+		      fd);
+	n = fst_child_wait(ctx, c, 60000);
+	if (n != 0)
+		fst_fail(ctx,
+			 "%u instances of uid 65533, each closed after %u refused IN_MASK_CREATE: "
+			 "%s (EMFILE: the refusals leaked the instances)",
+			 r.rounds, r.refusals, fst_errname(-n));
+	fst_close(ctx, fd);
+}
+
+/* IN_ONESHOT: one event, then IN_IGNORED, then nothing. */
+static void in01_oneshot(struct fst_ctx *ctx) {
+	int in, wd, fd;
+
+	fst_write_file(ctx, "f", "f");
+	in = fst_inotify(ctx);
+	wd = fst_watch(ctx, in, "f", IN_MODIFY | IN_ONESHOT);
+	fd = fst_open(ctx, "f", O_WRONLY);
+	fst_write1(ctx, fd);
+	fst_write1(ctx, fd);
+	FST_EXPECT(ctx, in, FST_IN(IN_MODIFY, wd, NULL), FST_IN(IN_IGNORED, wd, NULL));
+	fst_write1(ctx, fd);
+	fst_close(ctx, fd);
+	FST_EXPECT_NONE(ctx, in);
+}
+
+/* IN_EXCL_UNLINK: a directory watch reports nothing more of a child once it
+ * is unlinked (the open fd still writes); without it, it does. */
+static void in01_excl_unlink(struct fst_ctx *ctx) {
+	int ix, ip, wx, wp, fd;
+
+	FST_SYS(ctx, mkdir("d", 0755));
+	fst_write_file(ctx, "d/c", "c");
+	ix = fst_inotify(ctx);
+	wx = fst_watch(ctx, ix, "d", IN_MODIFY | IN_DELETE | IN_EXCL_UNLINK);
+	ip = fst_inotify(ctx);
+	wp = fst_watch(ctx, ip, "d", IN_MODIFY | IN_DELETE);
+	fd = fst_open(ctx, "d/c", O_WRONLY);
+	fst_write1(ctx, fd);
+	FST_EXPECT(ctx, ix, FST_IN(IN_MODIFY, wx, "c"));
+	FST_EXPECT(ctx, ip, FST_IN(IN_MODIFY, wp, "c"));
+	FST_SYS(ctx, unlink("d/c"));
+	FST_EXPECT(ctx, ix, FST_IN(IN_DELETE, wx, "c"));
+	FST_EXPECT(ctx, ip, FST_IN(IN_DELETE, wp, "c"));
+	fst_write1(ctx, fd);
+	FST_EXPECT_NONE(ctx, ix);
+	FST_EXPECT(ctx, ip, FST_IN(IN_MODIFY, wp, "c"));
+	fst_close(ctx, fd);
+}
+
+/* IN_ONLYDIR: ENOTDIR on a file, a watch on a directory. IN_DONT_FOLLOW: the
+ * symlink itself is watched (its own attribute change), not its target;
+ * without it the watch is the target's. */
+static void in01_onlydir_dont_follow(struct fst_ctx *ctx) {
+	const struct timespec now[2] = { { .tv_nsec = UTIME_NOW }, { .tv_nsec = UTIME_NOW } };
+	int in, wl, wt, wd, fd;
+
+	fst_write_file(ctx, "f", "f");
+	FST_SYS(ctx, mkdir("d", 0755));
+	FST_SYS(ctx, symlink("f", "l"));
+	in = fst_inotify(ctx);
+	ck_assert_int_eq(fst_watch_err(ctx, in, "f", IN_ONLYDIR | IN_OPEN), -ENOTDIR);
+	wd = fst_watch(ctx, in, "d", IN_ONLYDIR | IN_OPEN);
+	fst_open_close(ctx, "d", O_RDONLY | O_DIRECTORY);
+	FST_EXPECT(ctx, in, FST_IN(IN_OPEN | IN_ISDIR, wd, NULL));
+
+	wl = fst_watch(ctx, in, "l", IN_DONT_FOLLOW | IN_MODIFY | IN_ATTRIB);
+	fd = fst_open(ctx, "f", O_WRONLY);
+	fst_write1(ctx, fd);
+	FST_EXPECT_NONE(ctx, in); /* the target's write: not the link's */
+	FST_SYS(ctx, utimensat(ctx->workfd, "l", now, AT_SYMLINK_NOFOLLOW));
+	FST_EXPECT(ctx, in, FST_IN(IN_ATTRIB, wl, NULL));
+	/* followed: the same watch as the target's */
+	wt = fst_watch(ctx, in, "l", IN_MODIFY);
+	ck_assert_int_eq(fst_watch(ctx, in, "f", IN_MODIFY), wt);
+	ck_assert_int_ne(wt, wl);
+	fst_write1(ctx, fd);
+	FST_EXPECT(ctx, in, FST_IN(IN_MODIFY, wt, NULL));
+	fst_close(ctx, fd);
+}
+
+const struct fst_case fst_cases_in[] = {
+	FST_CASE(in01_mask_add_replace, "IN01", FST_ALL_FS,
+		 "IN_MASK_ADD adds to a watch's mask, a plain add replaces it"),
+	FST_CASE(in01_mask_create, "IN01", FST_ONCE,
+		 "IN_MASK_CREATE: EEXIST, mask kept; refusals leak no instance"),
+	FST_CASE(in01_oneshot, "IN01", FST_ALL_FS, "IN_ONESHOT: one event, IN_IGNORED, nothing"),
+	FST_CASE(in01_excl_unlink, "IN01", FST_ALL_FS,
+		 "IN_EXCL_UNLINK: no events of an unlinked child; without it, events"),
+	FST_CASE(in01_onlydir_dont_follow, "IN01", FST_ALL_FS,
+		 "IN_ONLYDIR: ENOTDIR on a file; IN_DONT_FOLLOW watches the link itself"),
+	{ 0 },
+};
