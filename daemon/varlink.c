@@ -457,9 +457,16 @@ static void on_slow(struct ev_loop *loop, ev_timer *w, int revents) {
 					: NULL;
 			char params[96];
 
-			/* keep the message being written, drop what waits behind it */
-			if (nul)
+			/* keep the message being written, drop what waits behind it
+			 * (counted with the rest it lost) */
+			if (nul) {
+				for (const char *q = nul + 1; q < c->out + c->out_len; q++)
+					if (*q == '\0') {
+						c->dropped++;
+						s->stats.dropped++;
+					}
 				c->out_len = (size_t)(nul - c->out) + 1;
+			}
 			log_warning("control: subscriber pid %d uid %u read nothing for %u s; %llu "
 				    "records dropped: disconnected",
 				    (int)c->pid, (unsigned)c->uid, s->lim.slow_sec,
