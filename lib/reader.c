@@ -240,14 +240,20 @@ static void *reader_main(void *arg) {
 			pthread_mutex_unlock(&rd->lock);
 			return NULL;
 		}
-		rd->waiting = true;
 		pthread_mutex_unlock(&rd->lock);
 
-		n = epoll_wait(rd->epfd, ee, (int)(sizeof(ee) / sizeof(ee[0])), -1);
-
-		pthread_mutex_lock(&rd->lock);
-		rd->waiting = false;
-		pthread_mutex_unlock(&rd->lock);
+		/* "waiting" (fsn_reader_idle()) only once a look found nothing
+		 * readable: what the kernel holds now is never called drained */
+		n = epoll_wait(rd->epfd, ee, (int)(sizeof(ee) / sizeof(ee[0])), 0);
+		if (n == 0) {
+			pthread_mutex_lock(&rd->lock);
+			rd->waiting = true;
+			pthread_mutex_unlock(&rd->lock);
+			n = epoll_wait(rd->epfd, ee, (int)(sizeof(ee) / sizeof(ee[0])), -1);
+			pthread_mutex_lock(&rd->lock);
+			rd->waiting = false;
+			pthread_mutex_unlock(&rd->lock);
+		}
 		for (int i = 0; i < n; i++) {
 			if (ee[i].data.u64 == WAKE_EPOLL_ID) {
 				efd_reset(rd->wake);
