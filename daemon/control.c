@@ -84,14 +84,20 @@ static void answer(struct vl_conn *c, struct jbuf *b) {
 	jb_free(b);
 }
 
-static void invalid_parameter(struct vl_conn *c, const char *name) {
+/* Answer with error and the parameters {"key": value}. */
+static void error_with(struct vl_conn *c, const char *error, const char *key, const char *value) {
 	struct jbuf b = { 0 };
 
-	jb_puts(&b, "{\"parameter\":");
-	jb_str(&b, name);
+	jb_puts(&b, "{");
+	jb_key(&b, key, true);
+	jb_str(&b, value);
 	jb_puts(&b, "}");
-	vl_error(c, "org.varlink.service.InvalidParameter", b.oom ? NULL : b.s);
+	vl_error(c, error, b.oom ? NULL : b.s);
 	jb_free(&b);
+}
+
+static void invalid_parameter(struct vl_conn *c, const char *name) {
+	error_with(c, "org.varlink.service.InvalidParameter", "parameter", name);
 }
 
 static struct client *client_of(struct vl_conn *c) {
@@ -183,7 +189,6 @@ static void sub_free(struct sub *s) {
 	if (s->next)
 		s->next->prev = s->prev;
 	ctl->n_subs--;
-	engine_set_subscribers(ctl->engine, ctl->n_subs);
 	strv_free(s->rules, s->n_rules);
 	free(s->glob);
 	free(s);
@@ -206,13 +211,7 @@ static bool watch_filters(struct vl_conn *c, const struct json *p, struct sub *s
 				return false;
 			}
 			if (!engine_rule_stats(s->ctl->engine, rules->values[i]->string)) {
-				struct jbuf b = { 0 };
-
-				jb_puts(&b, "{\"rule\":");
-				jb_str(&b, rules->values[i]->string);
-				jb_puts(&b, "}");
-				vl_error(c, IFACE "NoSuchRule", b.oom ? NULL : b.s);
-				jb_free(&b);
+				error_with(c, IFACE "NoSuchRule", "rule", rules->values[i]->string);
 				return false;
 			}
 			s->rules[s->n_rules] = strdup(rules->values[i]->string);
@@ -269,7 +268,6 @@ static void watch(struct control *ctl, struct vl_conn *c, const struct vl_call *
 		ctl->subs->prev = s;
 	ctl->subs = s;
 	ctl->n_subs++;
-	engine_set_subscribers(ctl->engine, ctl->n_subs);
 	if (call->params && !watch_filters(c, call->params, s)) {
 		sub_free(s);
 		return;
@@ -352,15 +350,8 @@ static void on_call(struct vl_conn *c, const struct vl_call *call, void *userdat
 		get_info(c);
 	else if (strcmp(m, "org.varlink.service.GetInterfaceDescription") == 0)
 		get_interface_description(c, call);
-	else {
-		struct jbuf b = { 0 };
-
-		jb_puts(&b, "{\"method\":");
-		jb_str(&b, m);
-		jb_puts(&b, "}");
-		vl_error(c, "org.varlink.service.MethodNotFound", b.oom ? NULL : b.s);
-		jb_free(&b);
-	}
+	else
+		error_with(c, "org.varlink.service.MethodNotFound", "method", m);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -527,10 +518,12 @@ static void control_counters_of(void *userdata, struct control_counters *ret) {
 	struct control *ctl = userdata;
 	struct vl_server_stats st;
 
+	ret->subscribers = ctl->n_subs;
 	if (!ctl->srv)
 		return;
 	vl_server_get_stats(ctl->srv, &st);
 	*ret = (struct control_counters){
+		.subscribers = ctl->n_subs,
 		.clients = st.clients,
 		.accepted = st.accepted,
 		.refused = st.refused,

@@ -246,7 +246,6 @@ struct engine {
 	size_t ihash_size, ihash_n;
 
 	/* counters */
-	unsigned subscribers;  /* engine_set_subscribers() */
 	uint64_t started_usec; /* realtime: engine_new() */
 	uint64_t started_mono; /* monotonic us: the same moment */
 	uint64_t loaded_usec;  /* realtime: the last commit of a config (0: none yet) */

@@ -1088,15 +1088,6 @@ unsigned engine_n_marks(const struct engine *e) {
 	return e ? e->st.n_placed : 0;
 }
 
-void engine_set_subscribers(struct engine *e, unsigned n) {
-	if (e)
-		e->subscribers = n;
-}
-
-unsigned engine_subscribers(const struct engine *e) {
-	return e ? e->subscribers : 0;
-}
-
 void engine_set_control_counters(struct engine *e, engine_control_fn fn, void *userdata) {
 	e->control_fn = fn;
 	e->control_data = userdata;

@@ -71,15 +71,11 @@ void engine_status(const struct engine *e, char *buf, size_t len);
 /* Kernel marks and inotify watches placed now. */
 unsigned engine_n_marks(const struct engine *e);
 
-/* Subscribers connected now (the control socket's Watch calls): the
- * control socket says so whenever the number changes, the metrics report
- * it (fsnotifyd_subscribers). 0 until it is told otherwise. */
-void engine_set_subscribers(struct engine *e, unsigned n);
-unsigned engine_subscribers(const struct engine *e);
-
-/* The control socket's counters, for the metrics (fsnotifyd_control_*):
- * the control socket hands the engine a function that fills them. */
+/* The control socket's counters, for the metrics (fsnotifyd_subscribers,
+ * fsnotifyd_control_*): the control socket hands the engine a function
+ * that fills them. */
 struct control_counters {
+	unsigned subscribers; /* Watch calls connected now */
 	unsigned clients;
 	uint64_t accepted, refused, disconnected_slow, dropped;
 };

@@ -253,12 +253,14 @@ static void write_process(FILE *f, const struct engine *e) {
 	one_u64(f, "fsnotifyd_fanotify_groups", "gauge",
 		"Fanotify groups (fanotify fds) open: the engine's, and one per permission rule.",
 		fsn_ctx_get_n_groups(e->ctx) + e->st.n_perm);
-	one_u64(f, "fsnotifyd_subscribers", "gauge",
-		"Subscribers of the control socket (Watch calls) connected.", e->subscribers);
 	{
 		struct control_counters cc;
+		bool have = engine_control_counters(e, &cc); /* (else all 0) */
 
-		if (engine_control_counters(e, &cc)) {
+		one_u64(f, "fsnotifyd_subscribers", "gauge",
+			"Subscribers of the control socket (Watch calls) connected.",
+			cc.subscribers);
+		if (have) {
 			one_u64(f, "fsnotifyd_control_clients", "gauge",
 				"Connections to the control socket now.", cc.clients);
 			one_u64(f, "fsnotifyd_control_accepted_total", "counter",

@@ -189,8 +189,7 @@ static int conn_append(struct vl_conn *c, const char *text, size_t n) {
 }
 
 /* {"parameters":P[,"continues":true]} or {"error":E,"parameters":P} */
-static int conn_send(struct vl_conn *c, const char *error, const char *params, bool continues,
-		     bool bounded) {
+static int conn_send(struct vl_conn *c, const char *error, const char *params, bool continues) {
 	struct jbuf b = { 0 };
 	bool was_empty = queued(c) == 0;
 	int r;
@@ -211,11 +210,6 @@ static int conn_send(struct vl_conn *c, const char *error, const char *params, b
 		jb_free(&b);
 		conn_close(c);
 		return -ENOMEM;
-	}
-	if (bounded) {
-		r = vl_stream_message(c, b.s, b.len);
-		jb_free(&b);
-		return r;
 	}
 	r = conn_append(c, b.s, b.len);
 	jb_free(&b);
@@ -244,7 +238,7 @@ int vl_reply(struct vl_conn *c, const char *params, bool continues) {
 	if (continues && !c->more)
 		return -EINVAL;
 	if (!c->oneway)
-		r = conn_send(c, NULL, params, continues, false);
+		r = conn_send(c, NULL, params, continues);
 	if (!continues && !c->dead)
 		call_over(c);
 	return r;
@@ -256,16 +250,10 @@ int vl_error(struct vl_conn *c, const char *name, const char *params) {
 	if (c->dead || !c->busy)
 		return -EPIPE;
 	if (!c->oneway)
-		r = conn_send(c, name, params, false, false);
+		r = conn_send(c, name, params, false);
 	if (!c->dead)
 		call_over(c);
 	return r;
-}
-
-int vl_stream(struct vl_conn *c, const char *params) {
-	if (c->dead || !c->busy || !c->more)
-		return -EPIPE;
-	return conn_send(c, NULL, params, true, true);
 }
 
 int vl_stream_message(struct vl_conn *c, const char *msg, size_t len) {
@@ -304,7 +292,7 @@ int vl_stream_message(struct vl_conn *c, const char *msg, size_t len) {
 static void conn_fail(struct vl_conn *c, const char *error, const char *params) {
 	c->closing = true;
 	ev_io_stop(c->srv->loop, &c->rio);
-	if (conn_send(c, error, params, false, false) == 0 && !c->dead && queued(c) == 0)
+	if (conn_send(c, error, params, false) == 0 && !c->dead && queued(c) == 0)
 		conn_close(c);
 	if (!c->dead)
 		ev_timer_start(c->srv->loop, &c->grace);

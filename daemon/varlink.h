@@ -85,14 +85,12 @@ void vl_server_get_stats(const struct vl_server *s, struct vl_server_stats *ret)
 int vl_reply(struct vl_conn *c, const char *params, bool continues);
 /* Answer with an error: name "io.fsnotifyd.X", params as for vl_reply(). */
 int vl_error(struct vl_conn *c, const char *name, const char *params);
-/* Stream one reply (continues) of the call in progress, bounded: -ENOBUFS
- * when the queue holds limits.max_queue bytes (the message is dropped and
- * counted; vl_ops.dropped() says how many once there is room). */
-int vl_stream(struct vl_conn *c, const char *params);
-/* As vl_stream() with the whole message made by the caller
- * ({"parameters":...,"continues":true}, len bytes without the NUL): one
- * text for every subscriber of a record. Written when the loop next comes
- * round, so a burst goes out in one send(). */
+/* Stream one reply (continues) of the call in progress, the whole message
+ * made by the caller ({"parameters":...,"continues":true}, len bytes
+ * without the NUL: one text for every subscriber of a record), bounded:
+ * -ENOBUFS when the queue holds limits.max_queue bytes (the message is
+ * dropped and counted; vl_ops.dropped() says how many once there is room). Written when the loop
+ * next comes round, so a burst goes out in one send(). */
 int vl_stream_message(struct vl_conn *c, const char *msg, size_t len);
 
 void vl_conn_set_data(struct vl_conn *c, void *data);

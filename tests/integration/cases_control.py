@@ -84,6 +84,27 @@ def params(reply, what):
     return reply["parameters"]
 
 
+def subscriber_storm(t, n_files, top, watch, timeout, rcvbuf=None):
+    """The daemon with rule "r" on w (control section top), one Watch
+    subscriber (watch parameters) that reads nothing yet, then n_files
+    created in w and all of them in the JSON output. Returns (daemon,
+    socket path, the subscriber, w, child)."""
+    w = t.mkdir("w")
+    d, out, cfg, sock = control_start(t, [rule("r", [w], events=["create"])], top=top)
+    s = Client(sock, timeout=timeout)
+    if rcvbuf:
+        s.s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+    s.call("io.fsnotifyd.Watch", watch, more=True)
+    wait_until(lambda: params(Client(sock).ask("io.fsnotifyd.GetStatus", {}),
+                              "GetStatus")["subscribers"] == 1, "the subscriber", alive=d)
+    c = t.child()
+    for i in range(n_files):
+        c.create(os.path.join(w, f"f{i:04d}"))
+    out.wait(ev(os.path.join(w, f"f{n_files - 1:04d}"), "create"), "the last event", daemon=d)
+    check(out.count(lambda r: r.kind == "event") == n_files, "the JSON output lost events")
+    return d, sock, s, w, c
+
+
 @test
 def control_wire(t):
     w = t.mkdir("w")
@@ -322,18 +343,8 @@ def control_stalled(t):
     # cut off after control.slow_timeout (1 s) with SubscriberTooSlow and
     # the count it lost; the JSON output loses nothing; the daemon counts it.
     n_files = 2000
-    w = t.mkdir("w")
-    d, out, cfg, sock = control_start(t, [rule("r", [w], events=["create"])],
-                                      top="client_queue = 8192; slow_timeout = 1;")
-    stalled = Client(sock, timeout=15)
-    stalled.call("io.fsnotifyd.Watch", {}, more=True)
-    wait_until(lambda: params(Client(sock).ask("io.fsnotifyd.GetStatus", {}),
-                              "GetStatus")["subscribers"] == 1, "the subscriber", alive=d)
-    c = t.child()
-    for i in range(n_files):
-        c.create(os.path.join(w, f"f{i:04d}"))
-    out.wait(ev(os.path.join(w, f"f{n_files - 1:04d}"), "create"), "the last event", daemon=d)
-    check(out.count(lambda r: r.kind == "event") == n_files, "the JSON output lost events")
+    d, sock, stalled, w, c = subscriber_storm(t, n_files, "client_queue = 8192; slow_timeout = 1;",
+                                              {}, 15)
     # cut off once it stayed full for 1 s (it has not read yet); then it
     # reads what it was sent, and why
     wait_until(lambda: "read nothing for 1 s" in d.stderr(), "the disconnection in the log",
@@ -392,19 +403,8 @@ def control_catch_up(t):
     # gets what was queued, then one dropped record with the count, then the
     # records that came after: received + dropped == generated, exactly.
     n_files = 3000
-    w = t.mkdir("w")
-    d, out, cfg, sock = control_start(t, [rule("r", [w], events=["create"])],
-                                      top="client_queue = 65536; slow_timeout = 60;")
-    s = Client(sock, timeout=30)
-    s.s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    s.call("io.fsnotifyd.Watch", {"rules": ["r"]}, more=True)
-    wait_until(lambda: params(Client(sock).ask("io.fsnotifyd.GetStatus", {}),
-                              "GetStatus")["subscribers"] == 1, "the subscriber", alive=d)
-    c = t.child()
-    for i in range(n_files):
-        c.create(os.path.join(w, f"f{i:04d}"))
-    out.wait(ev(os.path.join(w, f"f{n_files - 1:04d}"), "create"), "the last event", daemon=d)
-    check(out.count(lambda r: r.kind == "event") == n_files, "the JSON output lost events")
+    d, sock, s, w, c = subscriber_storm(t, n_files, "client_queue = 65536; slow_timeout = 60;",
+                                        {"rules": ["r"]}, 30, rcvbuf=4096)
     got, dropped = [], None
     while dropped is None:
         m = params(s.recv(), "the subscriber's stream")

@@ -305,6 +305,11 @@ static int fixed_render(void *userdata, char **ret_text, size_t *ret_len) {
 	return 0;
 }
 
+/* The control socket's numbers as it would give them: 5 subscribers. */
+static void five_subscribers(void *userdata, struct control_counters *ret) {
+	*ret = (struct control_counters){ .subscribers = 5 };
+}
+
 START_TEST(test_render) {
 	struct ev_loop *loop = ev_default_loop(0);
 	struct engine *e = NULL;
@@ -360,7 +365,7 @@ START_TEST(test_render) {
 	e->st.n_placed = 42;
 	e->handled = 99;
 	e->loaded_usec = 1700000000123456ull;
-	engine_set_subscribers(e, 5);
+	engine_set_control_counters(e, five_subscribers, NULL);
 
 	ck_assert_int_eq(metrics_render(e, &text, &len), 0);
 	ck_assert_uint_eq(len, strlen(text));
