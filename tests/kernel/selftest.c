@@ -54,7 +54,7 @@ static const struct {
 };
 
 #define N_ID_GROUPS (sizeof(id_groups) / sizeof(id_groups[0]))
-#define MAX_IDS 64
+#define MAX_IDS 128
 
 struct fs_desc {
 	const char *name;
@@ -263,12 +263,78 @@ static void fs_list_str(unsigned mask, char *buf, size_t len) {
 						fs_descs[i].name);
 }
 
-static void collect_cases(void) {
-	size_t cap = 0;
+/* ------------------------------------------------------------------------ */
+/* Commit tags                                                              */
+/* ------------------------------------------------------------------------ */
 
+static const struct fst_commit *commit_get(const char *id) {
+	for (const struct fst_commit *c = fst_commits; c->id; c++)
+		if (strcmp(c->id, id) == 0)
+			return c;
+	return NULL;
+}
+
+/* Call fn for each commit a case names (none if it names none). */
+static void for_each_commit(const struct fst_case *tc,
+			    void (*fn)(const struct fst_case *tc, const char *id, void *u),
+			    void *u) {
+	char buf[256], *save = NULL;
+
+	if (!tc->commits)
+		return;
+	snprintf(buf, sizeof(buf), "%s", tc->commits);
+	for (char *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
+		fn(tc, t, u);
+}
+
+static void check_commit(const struct fst_case *tc, const char *id, void *u) {
+	bool *used = u;
+	const struct fst_commit *c = commit_get(id);
+
+	if (strlen(id) != 12 || strspn(id, "0123456789abcdef") != 12 || !c) {
+		fprintf(stderr,
+			"fsn-selftest: case %s: commit '%s' is not a 12-digit id with its "
+			"subject in commits.c\n",
+			tc->name, id);
+		exit(2);
+	}
+	used[c - fst_commits] = true;
+}
+
+/* Every commit commits.c lists is named by a case, and its id is well-formed. */
+static void check_commits_used(const bool *used) {
+	for (const struct fst_commit *c = fst_commits; c->id; c++)
+		if (!used[c - fst_commits]) {
+			fprintf(stderr,
+				"fsn-selftest: commits.c: %s (\"%s\") is named by no case\n", c->id,
+				c->subject);
+			exit(2);
+		}
+}
+
+static void print_commit(const struct fst_case *tc, const char *id, void *u) {
+	const char *prefix = u;
+	const struct fst_commit *c = commit_get(id);
+
+	(void)tc;
+	printf("%slinux-git %s (\"%s\")\n", prefix, id, c ? c->subject : "?");
+}
+
+static void collect_cases(void) {
+	size_t cap = 0, n_commits = 0;
+	bool *used;
+
+	while (fst_commits[n_commits].id)
+		n_commits++;
+	used = calloc(n_commits + 1, sizeof(*used));
+	if (!used) {
+		perror("calloc");
+		exit(2);
+	}
 	for (size_t t = 0; t < sizeof(case_tables) / sizeof(case_tables[0]); t++) {
 		for (const struct fst_case *tc = case_tables[t]; tc->name; tc++) {
 			for_each_id(tc->ids, check_id, (void *)tc);
+			for_each_commit(tc, check_commit, used);
 			for_each_id(tc->ids, mark_has_case, NULL);
 			for (size_t i = 0; i < n_sel; i++)
 				if (strcmp(sel[i].tc->name, tc->name) == 0) {
@@ -289,15 +355,18 @@ static void collect_cases(void) {
 			sel[n_sel++].tc = tc;
 		}
 	}
+	check_commits_used(used);
+	free(used);
 }
 
 static void list_cases(void) {
 	for (size_t i = 0; i < n_sel; i++) {
 		const struct fst_case *tc = sel[i].tc;
-		char fsl[64];
+		char fsl[64], indent[] = "    ";
 
 		fs_list_str(tc->fs, fsl, sizeof(fsl));
 		printf("%-42s %-14s %-6s %s\n", tc->name, tc->ids, fsl, tc->desc);
+		for_each_commit(tc, print_commit, indent);
 	}
 }
 
@@ -600,6 +669,11 @@ static void report(const struct fst_case *tc, const char *fsname, enum result re
 			printf("FAIL %s:%s [%s] (%.0f ms): %s\n", fsname, tc->name, tc->ids,
 			       secs * 1000, headline);
 	}
+	if (res == RES_FAIL) {
+		char tap_guards[] = "#   guards ", guards[] = "    guards ";
+
+		for_each_commit(tc, print_commit, opt.tap ? tap_guards : guards);
+	}
 	if (show_diag && shared->diag_len > 0) {
 		print_block(opt.tap ? "#   " : "    ", shared->diag, shared->diag_len);
 		if (shared->diag_truncated)
@@ -780,7 +854,8 @@ static void usage(FILE *out) {
 		"queued. Needs root (CAP_SYS_ADMIN); exits 77 (skip) otherwise.\n"
 		"\n"
 		"  --list          list the selected cases: name, semantics IDs, filesystems,\n"
-		"                  description\n"
+		"                  description; below a case, indented, the upstream\n"
+		"                  commits it guards, one per line: linux-git ID (\"subject\")\n"
 		"  --filter GLOB   run cases whose name or one of whose IDs matches GLOB\n"
 		"                  (fnmatch; e.g. 'fp03_*', 'FP0*'); repeatable\n"
 		"  --fs LIST       filesystems, comma separated, from tmpfs,ext4,xfs,btrfs\n"

@@ -60,12 +60,29 @@ struct fst_case {
 	unsigned fs;      /* FST_* filesystems */
 	unsigned timeout; /* seconds; 0 = the default (--timeout) */
 	const char *desc; /* one line */
+	/* Upstream commits whose behaviour the case guards (the one that
+	 * introduced it, or the fix that restored it): 12-character linux.git
+	 * ids separated by blanks, each with its subject in commits.c; NULL if
+	 * none is known. Shown by --list and with a failure. */
+	const char *commits;
 };
 
 #define FST_CASE(fn_, ids_, fs_, desc_)                                                            \
-	{ #fn_, fn_, ids_, fs_, 0, desc_ }
+	{ #fn_, fn_, ids_, fs_, 0, desc_, NULL }
 #define FST_CASE_TIMEOUT(fn_, ids_, fs_, secs_, desc_)                                             \
-	{ #fn_, fn_, ids_, fs_, secs_, desc_ }
+	{ #fn_, fn_, ids_, fs_, secs_, desc_, NULL }
+/* The same, naming the commits the case guards: "e730558adffb 55bf882c7f13". */
+#define FST_CASE_GIT(fn_, ids_, fs_, commits_, desc_)                                              \
+	{ #fn_, fn_, ids_, fs_, 0, desc_, commits_ }
+#define FST_CASE_TIMEOUT_GIT(fn_, ids_, fs_, secs_, commits_, desc_)                               \
+	{ #fn_, fn_, ids_, fs_, secs_, desc_, commits_ }
+
+/* commits.c: the subject of every commit a case names, ended by {}. */
+struct fst_commit {
+	const char *id;      /* 12 hex digits */
+	const char *subject; /* its first line, as in linux.git */
+};
+extern const struct fst_commit fst_commits[];
 
 /* One table per group, each in its own file (cases-fp.c ...), ended by {}. */
 extern const struct fst_case fst_cases_fp[];
