@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck shell=sh
 # Shared by the meson "vm" tests (sourced): the skip rule and what a VM run
-# needs. vm_require: skip (77) unless FSN_VM_KERNEL names a readable image
-# and qemu and a static busybox are installed.
+# needs. vm_require: skip (77) unless FSN_VM_KERNELS (IMAGE[:MODULES] ...)
+# or FSN_VM_KERNEL names readable images and qemu and a static busybox are
+# installed; $kernel is then the first image (or FSN_VM_KERNEL).
 
 skip() {
 	echo "SKIP: $*"
@@ -12,7 +13,11 @@ skip() {
 
 vm_require() {
 	kernel=${FSN_VM_KERNEL:-}
-	[ -n "$kernel" ] || skip "set FSN_VM_KERNEL=/path/to/bzImage (e.g. /boot/vmlinuz-...) to run in a VM"
+	for k in ${FSN_VM_KERNELS:-}; do
+		[ -r "${k%%:*}" ] || skip "cannot read ${k%%:*} (FSN_VM_KERNELS)"
+		[ -n "$kernel" ] || kernel=${k%%:*}
+	done
+	[ -n "$kernel" ] || skip "set FSN_VM_KERNEL=/path/to/bzImage (e.g. /boot/vmlinuz-...) or FSN_VM_KERNELS to run in a VM"
 	[ -r "$kernel" ] || skip "cannot read FSN_VM_KERNEL=$kernel"
 	command -v "${QEMU:-qemu-system-x86_64}" >/dev/null || skip "no ${QEMU:-qemu-system-x86_64} (qemu-system-x86)"
 	bb=${BUSYBOX:-$(command -v busybox)}
