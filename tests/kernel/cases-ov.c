@@ -1047,7 +1047,7 @@ static bool race_over(const struct race *r) {
 	       (t.tv_sec == r->end.tv_sec && t.tv_nsec >= r->end.tv_nsec);
 }
 
-/* Run the workers for RACE_MS; each must be done shortly after the
+/* Run the workers for RACE_MS (times --soak); each must be done shortly after the
  * deadline, with result 0, having run at least once. Returns their shared
  * record (MAP_SHARED; munmap() it). */
 static struct race *race_run(struct fst_ctx *ctx, const fst_child_fn *fns,
@@ -1061,7 +1061,8 @@ static struct race *race_run(struct fst_ctx *ctx, const fst_child_fn *fns,
 		fst_fail(ctx, "mmap: %s", fst_errname(errno));
 	memset(r, 0, sizeof(*r));
 	clock_gettime(CLOCK_MONOTONIC, &r->end);
-	r->end.tv_nsec += RACE_MS * 1000000L;
+	r->end.tv_sec += (time_t)(ctx->soak * RACE_MS / 1000);
+	r->end.tv_nsec += (long)(ctx->soak * RACE_MS % 1000) * 1000000L;
 	r->end.tv_sec += r->end.tv_nsec / 1000000000L;
 	r->end.tv_nsec %= 1000000000L;
 	for (int i = 0; i < RACE_WORKERS; i++) {
@@ -1071,7 +1072,7 @@ static struct race *race_run(struct fst_ctx *ctx, const fst_child_fn *fns,
 	}
 	/* everyone finishes shortly after the deadline, without error */
 	for (int i = 0; i < RACE_WORKERS; i++) {
-		int res = fst_child_wait(ctx, c[i], RACE_MS + FST_WAIT_MS);
+		int res = fst_child_wait(ctx, c[i], (int)ctx->soak * RACE_MS + FST_WAIT_MS);
 
 		fst_log(ctx, "%s: %ld iterations, %ld events read", names[i], r->iters[i],
 			r->events[i]);

@@ -373,6 +373,7 @@ void fst_run_case(const struct fst_case *tc, const struct fst_fs_env *env,
 		.work = "",
 		.probe = env->probe,
 		.verbose = env->verbose,
+		.soak = env->soak ? env->soak : 1,
 		.priv = pr,
 	};
 

@@ -85,6 +85,7 @@ static struct {
 	bool tap, verbose, list, must_run;
 	unsigned timeout; /* 0 = per case / default */
 	unsigned repeat;  /* runs of each case on each filesystem */
+	unsigned soak;    /* race length and timeout factor */
 	unsigned fs_mask;
 	char **filters;
 	size_t n_filters;
@@ -560,6 +561,7 @@ static void fs_prepare(struct fs_run *f) {
 	f->env.fstype = f->d->fstype;
 	f->env.base = base_dir;
 	f->env.verbose = opt.verbose;
+	f->env.soak = opt.soak;
 
 	if (f->d->mkfs) {
 		if (!find_tool(f->d->mkfs, tool, sizeof(tool))) {
@@ -697,7 +699,10 @@ static void report_fs_skip(const struct fst_case *tc, const struct fs_run *f) {
 static void run_one(size_t idx, const struct fs_run *f) {
 	const struct fst_case *tc = sel[idx].tc;
 	char tcname[160], headline[1200];
-	unsigned timeout = opt.timeout ? opt.timeout : tc->timeout ? tc->timeout : DEFAULT_TIMEOUT;
+	unsigned timeout = (opt.timeout   ? opt.timeout
+			    : tc->timeout ? tc->timeout
+					  : DEFAULT_TIMEOUT) *
+			   opt.soak;
 	Suite *s;
 	TCase *tcase;
 	SRunner *sr;
@@ -867,6 +872,8 @@ static void usage(FILE *out) {
 		"                  case's own); CK_TIMEOUT_MULTIPLIER scales it\n"
 		"  --repeat N      run each selected case N times in a row on each\n"
 		"                  filesystem (hunting an intermittent failure)\n"
+		"  --soak N        race cases race N times as long (default 1: 0.5 s);\n"
+		"                  every timeout is multiplied by N\n"
 		"  -v, --verbose   print features, setup and every case's diagnostics\n"
 		"  -h, --help      this text\n"
 		"\n"
@@ -928,6 +935,7 @@ static void parse_args(int argc, char **argv) {
 		{ "tap", no_argument, NULL, 't' },
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "repeat", required_argument, NULL, 'R' },
+		{ "soak", required_argument, NULL, 'S' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -937,6 +945,7 @@ static void parse_args(int argc, char **argv) {
 
 	opt.fs_mask = FST_ALL_FS;
 	opt.repeat = 1;
+	opt.soak = 1;
 	opt.must_run = mr && *mr && strcmp(mr, "0") != 0;
 	while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -951,6 +960,7 @@ static void parse_args(int argc, char **argv) {
 		case 't': opt.tap = true; break;
 		case 'T': opt.timeout = parse_count("--timeout", optarg, 3600); break;
 		case 'R': opt.repeat = parse_count("--repeat", optarg, 100000); break;
+		case 'S': opt.soak = parse_count("--soak", optarg, 1000); break;
 		case 'v': opt.verbose = true; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); exit(2);

@@ -110,6 +110,9 @@ struct fst_ctx {
 	pid_t pid;                     /* getpid() of the case process */
 	const struct fsn_probe *probe; /* features of this filesystem; NULL if the probe failed */
 	bool verbose;
+	/* --soak N: a race case runs its race N times as long (its timeout
+	 * grows to match); 1 by default */
+	unsigned soak;
 	struct fst_priv *priv; /* harness-internal */
 };
 
