@@ -30,6 +30,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -1646,6 +1647,93 @@ static void id05_fd_error_pidfd_esrch(struct fst_ctx *ctx) {
 	pidfd_exited(ctx, FAN_REPORT_FD_ERROR, -ESRCH);
 }
 
+/*
+ * Out of file descriptors: with RLIMIT_NOFILE lowered so that one more fd
+ * fits, a read() of three queued fd-mode events gives the first its fd,
+ * and the other two fd = -EMFILE (FAN_REPORT_FD_ERROR): nothing is lost.
+ */
+static int one_fd_left(struct fst_ctx *ctx) {
+	struct rlimit rl;
+	int lowest = FST_SYS(ctx, dup(0));
+
+	close(lowest);
+	FST_SYS(ctx, getrlimit(RLIMIT_NOFILE, &rl));
+	rl.rlim_cur = (rlim_t)lowest + 1;
+	FST_SYS(ctx, setrlimit(RLIMIT_NOFILE, &rl));
+	return lowest;
+}
+
+static void restore_nofile(struct fst_ctx *ctx) {
+	struct rlimit rl;
+
+	FST_SYS(ctx, getrlimit(RLIMIT_NOFILE, &rl));
+	rl.rlim_cur = rl.rlim_max;
+	FST_SYS(ctx, setrlimit(RLIMIT_NOFILE, &rl));
+}
+
+static void open_abc(struct fst_ctx *ctx, int g) {
+	static const char *const names[] = { "a", "b", "c" };
+
+	for (int i = 0; i < 3; i++) {
+		fst_write_file(ctx, names[i], names[i]);
+		fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN, names[i]);
+	}
+	for (int i = 0; i < 3; i++)
+		fst_open_close(ctx, names[i], O_RDONLY);
+}
+
+static void id05_fd_error_emfile(struct fst_ctx *ctx) {
+	struct fst_events *ev;
+	int g;
+
+	fst_require(ctx, FSN_FEAT_REPORT_FD_ERROR);
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FD_ERROR);
+	open_abc(ctx, g);
+	one_fd_left(ctx);
+	ev = fst_read_keep(ctx, g); /* takes no fd but the events' */
+	restore_nofile(ctx);
+	FST_MATCH(ctx, g, ev, FST_FAN(FAN_OPEN, "a"), { .mask = FAN_OPEN, .fd_error = -EMFILE },
+		  { .mask = FAN_OPEN, .fd_error = -EMFILE });
+	fst_close(ctx, ev->e[0].ev.fd);
+	FST_EXPECT_NONE(ctx, g);
+}
+
+/* Without FD_ERROR the same read() gives the first event and drops the
+ * second (its fd failed after an event was copied: read() returns what it
+ * copied); the next read() fails with EMFILE and drops the third. Nothing
+ * tells the reader two events were lost: a reader in fd mode must never
+ * read more events than it has free fds (fsn-selftest's reads do not). */
+static void id05_legacy_emfile_drops_events(struct fst_ctx *ctx) {
+	unsigned char buf[4096];
+	struct fst_events *ev;
+	struct stat st, sa;
+	ssize_t n, n2;
+	int g, e1, e2;
+
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	open_abc(ctx, g);
+	one_fd_left(ctx);
+	n = read(g, buf, sizeof(buf));
+	e1 = errno;
+	n2 = read(g, buf + (n > 0 ? n : 0), sizeof(buf) - (size_t)(n > 0 ? n : 0));
+	e2 = errno;
+	restore_nofile(ctx);
+	if (n < 0)
+		fst_fail(ctx, "first read() with one fd left: %s", fst_errname(e1));
+	ev = fst_decode(ctx, false, 0, buf, (size_t)n);
+	FST_MATCH(ctx, -1, ev, { .mask = FAN_OPEN });
+	FST_SYS(ctx, fstat(ev->e[0].ev.fd, &st));
+	FST_SYS(ctx, stat("a", &sa));
+	close(ev->e[0].ev.fd);
+	if (st.st_ino != sa.st_ino || st.st_dev != sa.st_dev)
+		fst_fail(ctx, "the first event's fd is not a");
+	if (n2 != -1 || e2 != EMFILE)
+		fst_fail(ctx,
+			 "second read() (fd of the first event still open): %s, expected EMFILE",
+			 n2 < 0 ? fst_errname(e2) : "succeeded");
+	FST_EXPECT_NONE(ctx, g); /* b and c are gone */
+}
+
 /* ------------------------------------------------------------------------ */
 
 const struct fst_case fst_cases_id[] = {
@@ -1711,5 +1799,9 @@ const struct fst_case fst_cases_id[] = {
 		 "FD_ERROR in a FID group: fd is -EBADF instead of FAN_NOFD"),
 	FST_CASE(id05_fd_error_pidfd_esrch, "ID05,ID04", FST_ONCE,
 		 "FD_ERROR|PIDFD: a reaped child's pidfd is -ESRCH instead of FAN_NOPIDFD"),
+	FST_CASE(id05_fd_error_emfile, "ID05", FST_ONCE,
+		 "one fd left, 3 events: an fd, then fd = -EMFILE twice; nothing lost"),
+	FST_CASE(id05_legacy_emfile_drops_events, "ID05,OV01", FST_ONCE,
+		 "no FD_ERROR, one fd left: read gives 1 event, then EMFILE; 2 events lost"),
 	{ 0 },
 };

@@ -6,12 +6,14 @@
  * owns. Event fds (and pidfds) are fstat()ed and closed unless kept or a
  * permission event's.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -151,14 +153,53 @@ static struct fst_events *collect_done(struct fst_ctx *ctx, struct collect *c) {
 	return c->evs;
 }
 
+/* Descriptors this process may still open (RLIMIT_NOFILE minus those open). */
+static long free_fds(struct fst_ctx *ctx, const char *file, int line) {
+	struct rlimit rl;
+	DIR *d = opendir("/proc/self/fd");
+	long open_fds = 0;
+
+	if (!d || getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		fst_fail_(ctx, file, line, "counting open fds: %s", fst_errname(errno));
+	while (readdir(d))
+		open_fds++;
+	closedir(d); /* counted ".", ".." and its own fd: a little margin */
+	return (long)rl.rlim_cur - open_fds;
+}
+
+/* How much one read() of a fanotify group may ask for. In fd mode every
+ * event the kernel copies gets a new fd (and a pidfd with
+ * FAN_REPORT_PIDFD); when it cannot make one (EMFILE) it drops that event
+ * unless the group has FAN_REPORT_FD_ERROR (doc/semantics.md, OV01). So a
+ * read never has room for more events than there are free fds: the
+ * smallest event is its metadata alone. */
+static size_t read_len(struct fst_ctx *ctx, enum fd_kind kind, unsigned init_flags,
+		       const char *file, int line) {
+	const unsigned fid_modes = FAN_REPORT_FID | FAN_REPORT_DIR_FID | FAN_REPORT_NAME;
+	long per_event_fds = init_flags & FAN_REPORT_PIDFD ? 2 : 1, n;
+
+	if (kind != FD_FANOTIFY || (init_flags & fid_modes) || (init_flags & FAN_REPORT_FD_ERROR))
+		return FST_READ_BUF;
+	n = (free_fds(ctx, file, line) - 4) / per_event_fds;
+	if (n < 1)
+		fst_fail_(ctx, file, line,
+			  "no free fd for an event's fd (RLIMIT_NOFILE reached): the case keeps "
+			  "too many open");
+	if (n > (long)(FST_READ_BUF / FAN_EVENT_METADATA_LEN))
+		return FST_READ_BUF;
+	return (size_t)n * FAN_EVENT_METADATA_LEN;
+}
+
 /* One read() into the case's buffer: bytes read, 0 for EAGAIN. */
-static size_t read_once(struct fst_ctx *ctx, int fd, const char *file, int line) {
+static size_t read_once(struct fst_ctx *ctx, int fd, enum fd_kind kind, unsigned init_flags,
+			const char *file, int line) {
 	struct fst_priv *pr = ctx->priv;
+	size_t len = read_len(ctx, kind, init_flags, file, line);
 
 	if (!pr->readbuf)
 		pr->readbuf = fst_calloc(ctx, 1, FST_READ_BUF);
 	for (;;) {
-		ssize_t n = read(fd, pr->readbuf, FST_READ_BUF);
+		ssize_t n = read(fd, pr->readbuf, len);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -193,7 +234,7 @@ struct fst_events *fst_read_(struct fst_ctx *ctx, int fd, bool keep_fds, const c
 	size_t n;
 
 	collect_start(ctx, &c, kind == FD_INOTIFY, init_flags);
-	while ((n = read_once(ctx, fd, file, line)) > 0)
+	while ((n = read_once(ctx, fd, kind, init_flags, file, line)) > 0)
 		collect_buf(ctx, &c, ctx->priv->readbuf, n, true, keep_fds, file, line);
 	return collect_done(ctx, &c);
 }
@@ -205,7 +246,7 @@ struct fst_events *fst_read_batch_(struct fst_ctx *ctx, int fd, const char *file
 	size_t n;
 
 	collect_start(ctx, &c, kind == FD_INOTIFY, init_flags);
-	n = read_once(ctx, fd, file, line);
+	n = read_once(ctx, fd, kind, init_flags, file, line);
 	collect_buf(ctx, &c, ctx->priv->readbuf, n, true, false, file, line);
 	return collect_done(ctx, &c);
 }
