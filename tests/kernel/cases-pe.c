@@ -808,18 +808,14 @@ static void pe04_deny_errno_refused(struct fst_ctx *ctx) {
 
 static void pe05_mark_fs_support(struct fst_ctx *ctx) {
 	struct fst_child *c;
-	int p, cg;
+	int p;
 
 	fst_require(ctx, FSN_FEAT_CLASS_PRE_CONTENT);
+	fst_require(ctx, FSN_FEAT_PERM_OPEN);
 	write_big(ctx, "f", 100);
 	FST_SYS(ctx, mkdir("d", 0755));
 	FST_SYS(ctx, mkfifo("fifo", 0644));
 	p = fst_fan_init(ctx, FAN_CLASS_PRE_CONTENT);
-
-	/* PRE_ACCESS needs a PRE_CONTENT group on every filesystem */
-	fst_require(ctx, FSN_FEAT_PERM_OPEN);
-	cg = fst_fan_init(ctx, FAN_CLASS_CONTENT);
-	ck_assert_int_eq(fst_mark_err(ctx, cg, FAN_MARK_ADD, FAN_PRE_ACCESS, "f"), -EINVAL);
 
 	if (strcmp(ctx->fs, "tmpfs") == 0) {
 		/* FAN_DENY_ERRNO came with pre-content events (6.14): a kernel
@@ -864,7 +860,61 @@ static void pe05_mark_fs_support(struct fst_ctx *ctx) {
 	fst_answer(ctx, p, c, FAN_OPEN_PERM, "f", FAN_DENY);
 	fst_child_expect(ctx, c, EPERM);
 	FST_EXPECT_NONE(ctx, p);
-	FST_EXPECT_NONE(ctx, cg);
+}
+
+/*
+ * Only a FAN_CLASS_PRE_CONTENT group may ask for pre-content events: a
+ * FAN_CLASS_NOTIF or FAN_CLASS_CONTENT group's FAN_PRE_ACCESS mark is
+ * EINVAL on every mark type, also together with bits the class may have,
+ * and before the filesystem is looked at (tmpfs: EINVAL, not EOPNOTSUPP).
+ * The control: a PRE_CONTENT group gets the same marks (EOPNOTSUPP where
+ * the filesystem cannot have them).
+ */
+static void pe05_pre_access_needs_class(struct fst_ctx *ctx) {
+	static const struct {
+		unsigned flags;
+		uint64_t extra;
+		const char *target;
+	} marks[] = {
+		{ 0, 0, "f" },
+		{ 0, FAN_EVENT_ON_CHILD, "d" },
+		{ FAN_MARK_MOUNT, 0, "." },
+		{ FAN_MARK_FILESYSTEM, 0, "." },
+	};
+	const struct fsn_feature_result *r =
+	    ctx->probe ? &ctx->probe->feat[FSN_FEAT_PRE_ACCESS] : NULL;
+	int gn, gc, p, want;
+
+	/* A kernel without pre-content events refuses the unknown bit with
+	 * the same EINVAL in every class: it must know FAN_PRE_ACCESS (a
+	 * filesystem that cannot have the mark is fine, the class comes
+	 * first). */
+	if (!r || r->support != FSN_UNSUPPORTED_FS)
+		fst_require(ctx, FSN_FEAT_PRE_ACCESS);
+	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
+	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
+	want = r->support == FSN_SUPPORTED ? 0 : -r->error;
+	write_big(ctx, "f", 100);
+	FST_SYS(ctx, mkdir("d", 0755));
+	gn = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	gc = fst_fan_init(ctx, FAN_CLASS_CONTENT);
+	p = fst_fan_init(ctx, FAN_CLASS_PRE_CONTENT);
+
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+		unsigned fl = FAN_MARK_ADD | marks[i].flags;
+		uint64_t m = FAN_PRE_ACCESS | marks[i].extra;
+		const char *t = marks[i].target;
+
+		fst_log(ctx, "-- mark %zu on %s", i, t);
+		FST_MARK_ERR(ctx, gn, fl, m, t, EINVAL);
+		FST_MARK_ERR(ctx, gn, fl, m | FAN_OPEN, t, EINVAL);
+		FST_MARK_ERR(ctx, gc, fl, m, t, EINVAL);
+		FST_MARK_ERR(ctx, gc, fl, m | FAN_OPEN_PERM, t, EINVAL);
+		ck_assert_int_eq(fst_mark_err(ctx, p, fl, m, t), want);
+	}
+	/* the refused marks were not added in part: each group has none */
+	FST_EXPECT_FDINFO_NONE(ctx, gn);
+	FST_EXPECT_FDINFO_NONE(ctx, gc);
 }
 
 /* A PRE_CONTENT group with PRE_ACCESS|ACCESS_PERM on f (4 pages + 100). */
@@ -1281,6 +1331,8 @@ const struct fst_case fst_cases_pe[] = {
 		 "FAN_DENY_ERRNO is EINVAL in a CONTENT group and for other errnos; event stays"),
 	FST_CASE(pe05_mark_fs_support, "PE05", FST_ALL_FS,
 		 "tmpfs refuses FAN_PRE_ACCESS marks (EOPNOTSUPP); ext4/xfs/btrfs take them"),
+	FST_CASE(pe05_pre_access_needs_class, "PE05", FST_ALL_FS,
+		 "FAN_PRE_ACCESS in a NOTIF or CONTENT group: EINVAL on every mark type"),
 	FST_CASE(pe05_read_range, "PE05,PE04,PE03", FST_ALL_FS,
 		 "pread: PRE_ACCESS with the page-aligned range, then ACCESS_PERM; deny, errno"),
 	FST_CASE(pe05_write_range, "PE05", FST_ALL_FS,
