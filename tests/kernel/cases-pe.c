@@ -274,6 +274,74 @@ static void pe01_parent_mark(struct fst_ctx *ctx) {
 	perm_each_event(ctx, PM_PARENT);
 }
 
+/*
+ * A parent mark without FAN_EVENT_ON_CHILD covers the directory, not its
+ * children: open, read and execve of files in it neither block nor queue
+ * anything (LTP fanotify03, "parent not watching children"). The control:
+ * the same mark with FAN_EVENT_ON_CHILD added asks for each of them.
+ */
+static void pe01_parent_without_on_child(struct fst_ctx *ctx) {
+	const uint64_t mask = FAN_OPEN_PERM | FAN_ACCESS_PERM | FAN_OPEN_EXEC_PERM;
+	struct fst_child *c;
+	int g;
+
+	fst_require(ctx, FSN_FEAT_PERM_OPEN);
+	fst_require(ctx, FSN_FEAT_PERM_ACCESS);
+	fst_require(ctx, FSN_FEAT_PERM_OPEN_EXEC);
+	FST_SYS(ctx, mkdir("d", 0755));
+	write_big(ctx, "d/f", 100);
+	fst_copy_true(ctx, "d/t", 0755);
+	g = fst_fan_init(ctx, FAN_CLASS_CONTENT);
+	fst_mark(ctx, g, FAN_MARK_ADD, mask, "d");
+
+	/* the exec completes (the program ran and exited 0), nothing asked */
+	c = fst_spawn_exec(ctx, "d/t");
+	fst_child_not_blocked(ctx, c, g);
+	c = SPAWN_OP(ctx, OP_READ, "d/f", 0, 10);
+	fst_child_not_blocked(ctx, c, g);
+
+	/* control: with FAN_EVENT_ON_CHILD the same operations are asked */
+	fst_mark(ctx, g, FAN_MARK_ADD, mask | FAN_EVENT_ON_CHILD, "d");
+	c = fst_spawn_exec(ctx, "d/t");
+	fst_answer(ctx, g, c, FAN_OPEN_EXEC_PERM, "d/t", FAN_DENY);
+	fst_child_expect(ctx, c, EPERM);
+	FST_EXPECT_NONE(ctx, g);
+	c = SPAWN_OP(ctx, OP_READ, "d/f", 0, 10);
+	fst_answer(ctx, g, c, FAN_OPEN_PERM, "d/f", FAN_ALLOW);
+	fst_answer(ctx, g, c, FAN_ACCESS_PERM, "d/f", FAN_DENY);
+	fst_child_expect(ctx, c, EPERM);
+	FST_EXPECT_NONE(ctx, g);
+}
+
+/*
+ * An execve asks a group that has FAN_OPEN_PERM but not FAN_OPEN_EXEC_PERM
+ * for FAN_OPEN_PERM alone, and a deny there fails the execve with EPERM
+ * before the program is read: with FAN_ACCESS_PERM in the mask too, no
+ * ACCESS_PERM follows (LTP fanotify03, "inode mark, FAN_OPEN_PERM |
+ * FAN_ACCESS_PERM events").
+ */
+static void pe01_exec_open_perm(struct fst_ctx *ctx) {
+	struct fst_child *c;
+	int g;
+
+	fst_require(ctx, FSN_FEAT_PERM_OPEN);
+	fst_require(ctx, FSN_FEAT_PERM_ACCESS);
+	fst_copy_true(ctx, "t", 0755);
+	g = fst_fan_init(ctx, FAN_CLASS_CONTENT);
+	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN_PERM, "t");
+
+	c = fst_spawn_exec(ctx, "t");
+	fst_answer(ctx, g, c, FAN_OPEN_PERM, "t", FAN_ALLOW);
+	fst_child_expect(ctx, c, 0); /* the program ran */
+	FST_EXPECT_NONE(ctx, g);
+
+	fst_mark(ctx, g, FAN_MARK_ADD, FAN_ACCESS_PERM, "t");
+	c = fst_spawn_exec(ctx, "t");
+	fst_answer(ctx, g, c, FAN_OPEN_PERM, "t", FAN_DENY);
+	fst_child_expect(ctx, c, EPERM);
+	FST_EXPECT_NONE(ctx, g);
+}
+
 /* ------------------------------------------------------------------------ */
 /* PE02: no merging, one bit and one response per event                     */
 /* ------------------------------------------------------------------------ */
@@ -1308,6 +1376,10 @@ const struct fst_case fst_cases_pe[] = {
 		 "sb marks: the three permission events block, ALLOW/DENY; other fs free"),
 	FST_CASE(pe01_parent_mark, "PE01", FST_ALL_FS,
 		 "parent marks (EVENT_ON_CHILD): the three block, ALLOW/DENY; grandchild free"),
+	FST_CASE(pe01_parent_without_on_child, "PE01", FST_ALL_FS,
+		 "parent mark without EVENT_ON_CHILD: open/read/execve of a child not asked"),
+	FST_CASE(pe01_exec_open_perm, "PE01,PE02", FST_ALL_FS,
+		 "execve under OPEN_PERM only: FAN_OPEN_PERM alone; DENY fails it, no ACCESS_PERM"),
 	FST_CASE(pe02_one_bit_per_event, "PE02", FST_ALL_FS,
 		 "open+read and execve: one event per permission bit, each answered alone"),
 	FST_CASE(pe02_threads_not_merged, "PE02", FST_ALL_FS,
