@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cases-pe.c — fsn-selftest cases of the PE group: permission and
- * pre-content events (PE01-PE06 in semantics.md).
+ * pre-content events (PE01-PE08 in semantics.md).
  *
  * Every operation that can block runs in a child (fst_spawn*): the case
  * process itself never opens, reads or executes a file a permission mark
@@ -25,6 +25,10 @@
  *  - FAN_DENY_ERRNO(e) is EINVAL unless the group is FAN_CLASS_PRE_CONTENT
  *    and e is EIO, EPERM, EBUSY, ETXTBSY, EAGAIN, ENOSPC or EDQUOT; a
  *    rejected response leaves the event pending.
+ *  - Page faults ask no pre-content event, also inside a read or write
+ *    whose buffer maps the watched file. execve of a script reads it once
+ *    (kernel_read() of BINPRM_BUF_SIZE bytes at 0: one PRE_ACCESS); an ELF
+ *    program is read and mapped a binary-dependent number of times.
  */
 #include <fcntl.h>
 #include <limits.h>
@@ -1365,6 +1369,155 @@ static void pe06_pre_access_first(struct fst_ctx *ctx) {
 	FST_EXPECT_NONE(ctx, p);
 }
 
+/*
+ * Reading a pre-content event's own fd (what an HSM does to fill the file)
+ * asks nothing and does not block: the event fd is FMODE_NONOTIFY (LTP
+ * fanotify24 reads every event fd). Done by a child while the event is
+ * pending, so that a kernel that does ask fails the case instead of
+ * hanging it; the pending read itself is the positive control.
+ */
+static void pe05_event_fd_read(struct fst_ctx *ctx) {
+	struct fst_child *c, *r;
+	struct fst_event *e;
+	int p = pre_group(ctx, FAN_PRE_ACCESS | FAN_ACCESS_PERM);
+
+	c = SPAWN_OP(ctx, OP_READ, "f", 5, 10);
+	e = fst_perm_event_x(ctx, p, c, FST_PRE_ACCESS(c, "f", 5, 10));
+	r = fst_spawn_read_fd(ctx, e->ev.fd);
+	fst_child_not_blocked(ctx, r, p);
+	fst_child_blocked(ctx, c);
+	fst_respond(ctx, p, e, FAN_ALLOW);
+	fst_answer(ctx, p, c, FAN_ACCESS_PERM, "f", FAN_ALLOW);
+	fst_child_expect(ctx, c, 0);
+	FST_EXPECT_NONE(ctx, p);
+}
+
+/* ------------------------------------------------------------------------ */
+/* PE07: page faults give no pre-content event                              */
+/* ------------------------------------------------------------------------ */
+
+struct fault_arg {
+	char path[PATH_MAX];
+	size_t pg;
+};
+
+/*
+ * On f (104 pages, sparse beyond the first: no page of the mappings is in
+ * the page cache), each step a syscall asking one PRE_ACCESS:
+ *   mmap 2 pages at page 100, PROT_READ, MAP_PRIVATE (the write's buffer);
+ *   pwrite 1 byte at page 1 from that buffer: faults page 100 in;
+ *   mmap 1 page at page 102, PROT_READ|PROT_WRITE, MAP_PRIVATE;
+ *   pread 10 bytes at page 2 into it: faults page 102 in (copy on write).
+ */
+static int child_fault_buffers(void *arg) {
+	const struct fault_arg *a = arg;
+	const size_t pg = a->pg;
+	char *in, *out;
+	int fd = open(a->path, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno;
+	in = mmap(NULL, 2 * pg, PROT_READ, MAP_PRIVATE, fd, (off_t)(100 * pg));
+	if (in == MAP_FAILED)
+		return errno;
+	if (pwrite(fd, in, 1, (off_t)pg) != 1)
+		return errno ? errno : EIO;
+	out = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, (off_t)(102 * pg));
+	if (out == MAP_FAILED)
+		return errno;
+	if (pread(fd, out, 10, (off_t)(2 * pg)) != 10)
+		return errno ? errno : EIO;
+	munmap(in, 2 * pg);
+	munmap(out, pg);
+	close(fd);
+	return 0;
+}
+
+/*
+ * A page fault on a mapping of a watched file gives no FAN_PRE_ACCESS when
+ * it happens inside a write() or read() whose user buffer is that mapping
+ * (LTP fanotify24: the write's input buffer is an mmap of the watched file
+ * at page 100, which must not deadlock). Each syscall asks exactly its own
+ * event; a fault event would come before the next one.
+ */
+static void pe07_fault_in_user_buffer(struct fst_ctx *ctx) {
+	const uint64_t pg = page_size();
+	struct fault_arg a = { .pg = pg };
+	struct fst_child *c;
+	int p, fd;
+
+	fst_require(ctx, FSN_FEAT_PRE_ACCESS);
+	write_big(ctx, "f", 100);
+	fd = fst_open(ctx, "f", O_WRONLY);
+	FST_SYS(ctx, ftruncate(fd, (off_t)(104 * pg)));
+	fst_close(ctx, fd);
+	p = fst_fan_init(ctx, FAN_CLASS_PRE_CONTENT);
+	fst_mark(ctx, p, FAN_MARK_ADD, FAN_PRE_ACCESS, "f");
+
+	snprintf(a.path, sizeof(a.path), "f");
+	c = fst_spawn(ctx, "mmap(f), pwrite/pread with the mapping as buffer", child_fault_buffers,
+		      &a, -1);
+	fst_respond(ctx, p, fst_perm_event_x(ctx, p, c, FST_PRE_ACCESS(c, "f", 100 * pg, 2 * pg)),
+		    FAN_ALLOW);
+	fst_respond(ctx, p, fst_perm_event_x(ctx, p, c, FST_PRE_ACCESS(c, "f", pg, 1)), FAN_ALLOW);
+	fst_respond(ctx, p, fst_perm_event_x(ctx, p, c, FST_PRE_ACCESS(c, "f", 102 * pg, pg)),
+		    FAN_ALLOW);
+	fst_respond(ctx, p, fst_perm_event_x(ctx, p, c, FST_PRE_ACCESS(c, "f", 2 * pg, 10)),
+		    FAN_ALLOW);
+	fst_child_expect(ctx, c, 0);
+	FST_EXPECT_NONE(ctx, p);
+}
+
+/* ------------------------------------------------------------------------ */
+/* PE08: executing a file open for write                                    */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * execve of a file open for write is ETXTBSY, unless the executable is
+ * watched for pre-content events when the exec opens it: an HSM must be
+ * able to write the file while filling it, so such an exec does not deny
+ * writers (LTP fanotify24: ETXTBSY when "parent not watching children",
+ * success with an inode FAN_PRE_ACCESS mark). The executable is a script
+ * (its interpreter t is not watched): the exec reads it once, one
+ * PRE_ACCESS of its first 256 bytes (BINPRM_BUF_SIZE); /bin/true itself
+ * would be read and mapped a binary-dependent number of times.
+ */
+static void pe08_exec_open_for_write(struct fst_ctx *ctx) {
+	struct fst_child *c;
+	int p, w;
+
+	fst_require(ctx, FSN_FEAT_PRE_ACCESS);
+	fst_copy_true(ctx, "t", 0755);
+	fst_write_file(ctx, "s", fst_strdupf(ctx, "#!%s/t\n", ctx->work));
+	FST_SYS(ctx, chmod("s", 0755));
+	w = fst_open(ctx, "s", O_WRONLY);
+
+	/* not watched at all */
+	c = fst_spawn_exec(ctx, "s");
+	fst_child_expect(ctx, c, ETXTBSY);
+
+	/* a pre-content group whose mark does not cover s */
+	p = fst_fan_init(ctx, FAN_CLASS_PRE_CONTENT);
+	fst_mark(ctx, p, FAN_MARK_ADD, FAN_PRE_ACCESS, ".");
+	c = fst_spawn_exec(ctx, "s");
+	fst_child_expect(ctx, c, ETXTBSY);
+	FST_EXPECT_NONE(ctx, p);
+
+	/* s watched: the exec runs while s is open for write */
+	fst_mark(ctx, p, FAN_MARK_ADD, FAN_PRE_ACCESS, "s");
+	c = fst_spawn_exec(ctx, "s");
+	fst_respond(ctx, p, fst_perm_event_x(ctx, p, c, FST_PRE_ACCESS(c, "s", 0, 256)), FAN_ALLOW);
+	fst_child_expect(ctx, c, 0);
+	FST_EXPECT_NONE(ctx, p);
+
+	/* the watch removed: ETXTBSY again */
+	fst_mark(ctx, p, FAN_MARK_REMOVE, FAN_PRE_ACCESS, "s");
+	c = fst_spawn_exec(ctx, "s");
+	fst_child_expect(ctx, c, ETXTBSY);
+	FST_EXPECT_NONE(ctx, p);
+	fst_close(ctx, w);
+}
+
 /* ------------------------------------------------------------------------ */
 
 const struct fst_case fst_cases_pe[] = {
@@ -1413,6 +1566,8 @@ const struct fst_case fst_cases_pe[] = {
 		 "mmap: PRE_ACCESS with the mapped range, no ACCESS_PERM; DENY fails mmap"),
 	FST_CASE(pe05_mark_types, "PE05", FST_ALL_FS,
 		 "PRE_ACCESS through inode, mount, sb and parent marks; stops when removed"),
+	FST_CASE(pe05_event_fd_read, "PE05,FP12", FST_ALL_FS,
+		 "reading a pending PRE_ACCESS event's fd asks nothing and does not block"),
 	FST_CASE(pe06_pre_content_first, "PE06", FST_ALL_FS,
 		 "PRE_CONTENT group asked before a CONTENT group created earlier; deny is final"),
 	FST_CASE(pe06_order_across_mark_types, "PE06", FST_ALL_FS,
@@ -1421,5 +1576,9 @@ const struct fst_case fst_cases_pe[] = {
 		 "two CONTENT groups: both asked once if allowed; the first deny ends it"),
 	FST_CASE(pe06_pre_access_first, "PE06,PE05", FST_ALL_FS,
 		 "read: PRE_ACCESS, then ACCESS_PERM of PRE_CONTENT and CONTENT groups in order"),
+	FST_CASE(pe07_fault_in_user_buffer, "PE07", FST_ALL_FS,
+		 "write/read whose buffer maps the watched file: no PRE_ACCESS for the fault"),
+	FST_CASE(pe08_exec_open_for_write, "PE08", FST_ALL_FS,
+		 "execve of a file open for write: ETXTBSY unless it has a pre-content watch"),
 	{ 0 },
 };
