@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cases-pe.c — fsn-selftest cases of the PE group: permission and
- * pre-content events (PE01-PE06 in semantics.md).
+ * pre-content events (PE01-PE08 in semantics.md).
  *
  * Every operation that can block runs in a child (fst_spawn*): the case
  * process itself never opens, reads or executes a file a permission mark
@@ -25,6 +25,10 @@
  *  - FAN_DENY_ERRNO(e) is EINVAL unless the group is FAN_CLASS_PRE_CONTENT
  *    and e is EIO, EPERM, EBUSY, ETXTBSY, EAGAIN, ENOSPC or EDQUOT; a
  *    rejected response leaves the event pending.
+ *  - Page faults ask no pre-content event, also inside a read or write
+ *    whose buffer maps the watched file. execve of a script reads it once
+ *    (kernel_read() of BINPRM_BUF_SIZE bytes at 0: one PRE_ACCESS); an ELF
+ *    program is read and mapped a binary-dependent number of times.
  */
 #include <fcntl.h>
 #include <limits.h>
@@ -272,6 +276,74 @@ static void pe01_sb_mark(struct fst_ctx *ctx) {
 
 static void pe01_parent_mark(struct fst_ctx *ctx) {
 	perm_each_event(ctx, PM_PARENT);
+}
+
+/*
+ * A parent mark without FAN_EVENT_ON_CHILD covers the directory, not its
+ * children: open, read and execve of files in it neither block nor queue
+ * anything (LTP fanotify03, "parent not watching children"). The control:
+ * the same mark with FAN_EVENT_ON_CHILD added asks for each of them.
+ */
+static void pe01_parent_without_on_child(struct fst_ctx *ctx) {
+	const uint64_t mask = FAN_OPEN_PERM | FAN_ACCESS_PERM | FAN_OPEN_EXEC_PERM;
+	struct fst_child *c;
+	int g;
+
+	fst_require(ctx, FSN_FEAT_PERM_OPEN);
+	fst_require(ctx, FSN_FEAT_PERM_ACCESS);
+	fst_require(ctx, FSN_FEAT_PERM_OPEN_EXEC);
+	FST_SYS(ctx, mkdir("d", 0755));
+	write_big(ctx, "d/f", 100);
+	fst_copy_true(ctx, "d/t", 0755);
+	g = fst_fan_init(ctx, FAN_CLASS_CONTENT);
+	fst_mark(ctx, g, FAN_MARK_ADD, mask, "d");
+
+	/* the exec completes (the program ran and exited 0), nothing asked */
+	c = fst_spawn_exec(ctx, "d/t");
+	fst_child_not_blocked(ctx, c, g);
+	c = SPAWN_OP(ctx, OP_READ, "d/f", 0, 10);
+	fst_child_not_blocked(ctx, c, g);
+
+	/* control: with FAN_EVENT_ON_CHILD the same operations are asked */
+	fst_mark(ctx, g, FAN_MARK_ADD, mask | FAN_EVENT_ON_CHILD, "d");
+	c = fst_spawn_exec(ctx, "d/t");
+	fst_answer(ctx, g, c, FAN_OPEN_EXEC_PERM, "d/t", FAN_DENY);
+	fst_child_expect(ctx, c, EPERM);
+	FST_EXPECT_NONE(ctx, g);
+	c = SPAWN_OP(ctx, OP_READ, "d/f", 0, 10);
+	fst_answer(ctx, g, c, FAN_OPEN_PERM, "d/f", FAN_ALLOW);
+	fst_answer(ctx, g, c, FAN_ACCESS_PERM, "d/f", FAN_DENY);
+	fst_child_expect(ctx, c, EPERM);
+	FST_EXPECT_NONE(ctx, g);
+}
+
+/*
+ * An execve asks a group that has FAN_OPEN_PERM but not FAN_OPEN_EXEC_PERM
+ * for FAN_OPEN_PERM alone, and a deny there fails the execve with EPERM
+ * before the program is read: with FAN_ACCESS_PERM in the mask too, no
+ * ACCESS_PERM follows (LTP fanotify03, "inode mark, FAN_OPEN_PERM |
+ * FAN_ACCESS_PERM events").
+ */
+static void pe01_exec_open_perm(struct fst_ctx *ctx) {
+	struct fst_child *c;
+	int g;
+
+	fst_require(ctx, FSN_FEAT_PERM_OPEN);
+	fst_require(ctx, FSN_FEAT_PERM_ACCESS);
+	fst_copy_true(ctx, "t", 0755);
+	g = fst_fan_init(ctx, FAN_CLASS_CONTENT);
+	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN_PERM, "t");
+
+	c = fst_spawn_exec(ctx, "t");
+	fst_answer(ctx, g, c, FAN_OPEN_PERM, "t", FAN_ALLOW);
+	fst_child_expect(ctx, c, 0); /* the program ran */
+	FST_EXPECT_NONE(ctx, g);
+
+	fst_mark(ctx, g, FAN_MARK_ADD, FAN_ACCESS_PERM, "t");
+	c = fst_spawn_exec(ctx, "t");
+	fst_answer(ctx, g, c, FAN_OPEN_PERM, "t", FAN_DENY);
+	fst_child_expect(ctx, c, EPERM);
+	FST_EXPECT_NONE(ctx, g);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -808,18 +880,14 @@ static void pe04_deny_errno_refused(struct fst_ctx *ctx) {
 
 static void pe05_mark_fs_support(struct fst_ctx *ctx) {
 	struct fst_child *c;
-	int p, cg;
+	int p;
 
 	fst_require(ctx, FSN_FEAT_CLASS_PRE_CONTENT);
+	fst_require(ctx, FSN_FEAT_PERM_OPEN);
 	write_big(ctx, "f", 100);
 	FST_SYS(ctx, mkdir("d", 0755));
 	FST_SYS(ctx, mkfifo("fifo", 0644));
 	p = fst_fan_init(ctx, FAN_CLASS_PRE_CONTENT);
-
-	/* PRE_ACCESS needs a PRE_CONTENT group on every filesystem */
-	fst_require(ctx, FSN_FEAT_PERM_OPEN);
-	cg = fst_fan_init(ctx, FAN_CLASS_CONTENT);
-	ck_assert_int_eq(fst_mark_err(ctx, cg, FAN_MARK_ADD, FAN_PRE_ACCESS, "f"), -EINVAL);
 
 	if (strcmp(ctx->fs, "tmpfs") == 0) {
 		/* FAN_DENY_ERRNO came with pre-content events (6.14): a kernel
@@ -864,7 +932,61 @@ static void pe05_mark_fs_support(struct fst_ctx *ctx) {
 	fst_answer(ctx, p, c, FAN_OPEN_PERM, "f", FAN_DENY);
 	fst_child_expect(ctx, c, EPERM);
 	FST_EXPECT_NONE(ctx, p);
-	FST_EXPECT_NONE(ctx, cg);
+}
+
+/*
+ * Only a FAN_CLASS_PRE_CONTENT group may ask for pre-content events: a
+ * FAN_CLASS_NOTIF or FAN_CLASS_CONTENT group's FAN_PRE_ACCESS mark is
+ * EINVAL on every mark type, also together with bits the class may have,
+ * and before the filesystem is looked at (tmpfs: EINVAL, not EOPNOTSUPP).
+ * The control: a PRE_CONTENT group gets the same marks (EOPNOTSUPP where
+ * the filesystem cannot have them).
+ */
+static void pe05_pre_access_needs_class(struct fst_ctx *ctx) {
+	static const struct {
+		unsigned flags;
+		uint64_t extra;
+		const char *target;
+	} marks[] = {
+		{ 0, 0, "f" },
+		{ 0, FAN_EVENT_ON_CHILD, "d" },
+		{ FAN_MARK_MOUNT, 0, "." },
+		{ FAN_MARK_FILESYSTEM, 0, "." },
+	};
+	const struct fsn_feature_result *r =
+	    ctx->probe ? &ctx->probe->feat[FSN_FEAT_PRE_ACCESS] : NULL;
+	int gn, gc, p, want;
+
+	/* A kernel without pre-content events refuses the unknown bit with
+	 * the same EINVAL in every class: it must know FAN_PRE_ACCESS (a
+	 * filesystem that cannot have the mark is fine, the class comes
+	 * first). */
+	if (!r || r->support != FSN_UNSUPPORTED_FS)
+		fst_require(ctx, FSN_FEAT_PRE_ACCESS);
+	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
+	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
+	want = r->support == FSN_SUPPORTED ? 0 : -r->error;
+	write_big(ctx, "f", 100);
+	FST_SYS(ctx, mkdir("d", 0755));
+	gn = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	gc = fst_fan_init(ctx, FAN_CLASS_CONTENT);
+	p = fst_fan_init(ctx, FAN_CLASS_PRE_CONTENT);
+
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+		unsigned fl = FAN_MARK_ADD | marks[i].flags;
+		uint64_t m = FAN_PRE_ACCESS | marks[i].extra;
+		const char *t = marks[i].target;
+
+		fst_log(ctx, "-- mark %zu on %s", i, t);
+		FST_MARK_ERR(ctx, gn, fl, m, t, EINVAL);
+		FST_MARK_ERR(ctx, gn, fl, m | FAN_OPEN, t, EINVAL);
+		FST_MARK_ERR(ctx, gc, fl, m, t, EINVAL);
+		FST_MARK_ERR(ctx, gc, fl, m | FAN_OPEN_PERM, t, EINVAL);
+		ck_assert_int_eq(fst_mark_err(ctx, p, fl, m, t), want);
+	}
+	/* the refused marks were not added in part: each group has none */
+	FST_EXPECT_FDINFO_NONE(ctx, gn);
+	FST_EXPECT_FDINFO_NONE(ctx, gc);
 }
 
 /* A PRE_CONTENT group with PRE_ACCESS|ACCESS_PERM on f (4 pages + 100). */
@@ -1247,6 +1369,155 @@ static void pe06_pre_access_first(struct fst_ctx *ctx) {
 	FST_EXPECT_NONE(ctx, p);
 }
 
+/*
+ * Reading a pre-content event's own fd (what an HSM does to fill the file)
+ * asks nothing and does not block: the event fd is FMODE_NONOTIFY (LTP
+ * fanotify24 reads every event fd). Done by a child while the event is
+ * pending, so that a kernel that does ask fails the case instead of
+ * hanging it; the pending read itself is the positive control.
+ */
+static void pe05_event_fd_read(struct fst_ctx *ctx) {
+	struct fst_child *c, *r;
+	struct fst_event *e;
+	int p = pre_group(ctx, FAN_PRE_ACCESS | FAN_ACCESS_PERM);
+
+	c = SPAWN_OP(ctx, OP_READ, "f", 5, 10);
+	e = fst_perm_event_x(ctx, p, c, FST_PRE_ACCESS(c, "f", 5, 10));
+	r = fst_spawn_read_fd(ctx, e->ev.fd);
+	fst_child_not_blocked(ctx, r, p);
+	fst_child_blocked(ctx, c);
+	fst_respond(ctx, p, e, FAN_ALLOW);
+	fst_answer(ctx, p, c, FAN_ACCESS_PERM, "f", FAN_ALLOW);
+	fst_child_expect(ctx, c, 0);
+	FST_EXPECT_NONE(ctx, p);
+}
+
+/* ------------------------------------------------------------------------ */
+/* PE07: page faults give no pre-content event                              */
+/* ------------------------------------------------------------------------ */
+
+struct fault_arg {
+	char path[PATH_MAX];
+	size_t pg;
+};
+
+/*
+ * On f (104 pages, sparse beyond the first: no page of the mappings is in
+ * the page cache), each step a syscall asking one PRE_ACCESS:
+ *   mmap 2 pages at page 100, PROT_READ, MAP_PRIVATE (the write's buffer);
+ *   pwrite 1 byte at page 1 from that buffer: faults page 100 in;
+ *   mmap 1 page at page 102, PROT_READ|PROT_WRITE, MAP_PRIVATE;
+ *   pread 10 bytes at page 2 into it: faults page 102 in (copy on write).
+ */
+static int child_fault_buffers(void *arg) {
+	const struct fault_arg *a = arg;
+	const size_t pg = a->pg;
+	char *in, *out;
+	int fd = open(a->path, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno;
+	in = mmap(NULL, 2 * pg, PROT_READ, MAP_PRIVATE, fd, (off_t)(100 * pg));
+	if (in == MAP_FAILED)
+		return errno;
+	if (pwrite(fd, in, 1, (off_t)pg) != 1)
+		return errno ? errno : EIO;
+	out = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, (off_t)(102 * pg));
+	if (out == MAP_FAILED)
+		return errno;
+	if (pread(fd, out, 10, (off_t)(2 * pg)) != 10)
+		return errno ? errno : EIO;
+	munmap(in, 2 * pg);
+	munmap(out, pg);
+	close(fd);
+	return 0;
+}
+
+/*
+ * A page fault on a mapping of a watched file gives no FAN_PRE_ACCESS when
+ * it happens inside a write() or read() whose user buffer is that mapping
+ * (LTP fanotify24: the write's input buffer is an mmap of the watched file
+ * at page 100, which must not deadlock). Each syscall asks exactly its own
+ * event; a fault event would come before the next one.
+ */
+static void pe07_fault_in_user_buffer(struct fst_ctx *ctx) {
+	const uint64_t pg = page_size();
+	struct fault_arg a = { .pg = pg };
+	struct fst_child *c;
+	int p, fd;
+
+	fst_require(ctx, FSN_FEAT_PRE_ACCESS);
+	write_big(ctx, "f", 100);
+	fd = fst_open(ctx, "f", O_WRONLY);
+	FST_SYS(ctx, ftruncate(fd, (off_t)(104 * pg)));
+	fst_close(ctx, fd);
+	p = fst_fan_init(ctx, FAN_CLASS_PRE_CONTENT);
+	fst_mark(ctx, p, FAN_MARK_ADD, FAN_PRE_ACCESS, "f");
+
+	snprintf(a.path, sizeof(a.path), "f");
+	c = fst_spawn(ctx, "mmap(f), pwrite/pread with the mapping as buffer", child_fault_buffers,
+		      &a, -1);
+	fst_respond(ctx, p, fst_perm_event_x(ctx, p, c, FST_PRE_ACCESS(c, "f", 100 * pg, 2 * pg)),
+		    FAN_ALLOW);
+	fst_respond(ctx, p, fst_perm_event_x(ctx, p, c, FST_PRE_ACCESS(c, "f", pg, 1)), FAN_ALLOW);
+	fst_respond(ctx, p, fst_perm_event_x(ctx, p, c, FST_PRE_ACCESS(c, "f", 102 * pg, pg)),
+		    FAN_ALLOW);
+	fst_respond(ctx, p, fst_perm_event_x(ctx, p, c, FST_PRE_ACCESS(c, "f", 2 * pg, 10)),
+		    FAN_ALLOW);
+	fst_child_expect(ctx, c, 0);
+	FST_EXPECT_NONE(ctx, p);
+}
+
+/* ------------------------------------------------------------------------ */
+/* PE08: executing a file open for write                                    */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * execve of a file open for write is ETXTBSY, unless the executable is
+ * watched for pre-content events when the exec opens it: an HSM must be
+ * able to write the file while filling it, so such an exec does not deny
+ * writers (LTP fanotify24: ETXTBSY when "parent not watching children",
+ * success with an inode FAN_PRE_ACCESS mark). The executable is a script
+ * (its interpreter t is not watched): the exec reads it once, one
+ * PRE_ACCESS of its first 256 bytes (BINPRM_BUF_SIZE); /bin/true itself
+ * would be read and mapped a binary-dependent number of times.
+ */
+static void pe08_exec_open_for_write(struct fst_ctx *ctx) {
+	struct fst_child *c;
+	int p, w;
+
+	fst_require(ctx, FSN_FEAT_PRE_ACCESS);
+	fst_copy_true(ctx, "t", 0755);
+	fst_write_file(ctx, "s", fst_strdupf(ctx, "#!%s/t\n", ctx->work));
+	FST_SYS(ctx, chmod("s", 0755));
+	w = fst_open(ctx, "s", O_WRONLY);
+
+	/* not watched at all */
+	c = fst_spawn_exec(ctx, "s");
+	fst_child_expect(ctx, c, ETXTBSY);
+
+	/* a pre-content group whose mark does not cover s */
+	p = fst_fan_init(ctx, FAN_CLASS_PRE_CONTENT);
+	fst_mark(ctx, p, FAN_MARK_ADD, FAN_PRE_ACCESS, ".");
+	c = fst_spawn_exec(ctx, "s");
+	fst_child_expect(ctx, c, ETXTBSY);
+	FST_EXPECT_NONE(ctx, p);
+
+	/* s watched: the exec runs while s is open for write */
+	fst_mark(ctx, p, FAN_MARK_ADD, FAN_PRE_ACCESS, "s");
+	c = fst_spawn_exec(ctx, "s");
+	fst_respond(ctx, p, fst_perm_event_x(ctx, p, c, FST_PRE_ACCESS(c, "s", 0, 256)), FAN_ALLOW);
+	fst_child_expect(ctx, c, 0);
+	FST_EXPECT_NONE(ctx, p);
+
+	/* the watch removed: ETXTBSY again */
+	fst_mark(ctx, p, FAN_MARK_REMOVE, FAN_PRE_ACCESS, "s");
+	c = fst_spawn_exec(ctx, "s");
+	fst_child_expect(ctx, c, ETXTBSY);
+	FST_EXPECT_NONE(ctx, p);
+	fst_close(ctx, w);
+}
+
 /* ------------------------------------------------------------------------ */
 
 const struct fst_case fst_cases_pe[] = {
@@ -1258,6 +1529,10 @@ const struct fst_case fst_cases_pe[] = {
 		 "sb marks: the three permission events block, ALLOW/DENY; other fs free"),
 	FST_CASE(pe01_parent_mark, "PE01", FST_ALL_FS,
 		 "parent marks (EVENT_ON_CHILD): the three block, ALLOW/DENY; grandchild free"),
+	FST_CASE(pe01_parent_without_on_child, "PE01", FST_ALL_FS,
+		 "parent mark without EVENT_ON_CHILD: open/read/execve of a child not asked"),
+	FST_CASE(pe01_exec_open_perm, "PE01,PE02", FST_ALL_FS,
+		 "execve under OPEN_PERM only: FAN_OPEN_PERM alone; DENY fails it, no ACCESS_PERM"),
 	FST_CASE(pe02_one_bit_per_event, "PE02", FST_ALL_FS,
 		 "open+read and execve: one event per permission bit, each answered alone"),
 	FST_CASE(pe02_threads_not_merged, "PE02", FST_ALL_FS,
@@ -1281,6 +1556,8 @@ const struct fst_case fst_cases_pe[] = {
 		 "FAN_DENY_ERRNO is EINVAL in a CONTENT group and for other errnos; event stays"),
 	FST_CASE(pe05_mark_fs_support, "PE05", FST_ALL_FS,
 		 "tmpfs refuses FAN_PRE_ACCESS marks (EOPNOTSUPP); ext4/xfs/btrfs take them"),
+	FST_CASE(pe05_pre_access_needs_class, "PE05", FST_ALL_FS,
+		 "FAN_PRE_ACCESS in a NOTIF or CONTENT group: EINVAL on every mark type"),
 	FST_CASE(pe05_read_range, "PE05,PE04,PE03", FST_ALL_FS,
 		 "pread: PRE_ACCESS with the page-aligned range, then ACCESS_PERM; deny, errno"),
 	FST_CASE(pe05_write_range, "PE05", FST_ALL_FS,
@@ -1289,6 +1566,8 @@ const struct fst_case fst_cases_pe[] = {
 		 "mmap: PRE_ACCESS with the mapped range, no ACCESS_PERM; DENY fails mmap"),
 	FST_CASE(pe05_mark_types, "PE05", FST_ALL_FS,
 		 "PRE_ACCESS through inode, mount, sb and parent marks; stops when removed"),
+	FST_CASE(pe05_event_fd_read, "PE05,FP12", FST_ALL_FS,
+		 "reading a pending PRE_ACCESS event's fd asks nothing and does not block"),
 	FST_CASE(pe06_pre_content_first, "PE06", FST_ALL_FS,
 		 "PRE_CONTENT group asked before a CONTENT group created earlier; deny is final"),
 	FST_CASE(pe06_order_across_mark_types, "PE06", FST_ALL_FS,
@@ -1297,5 +1576,9 @@ const struct fst_case fst_cases_pe[] = {
 		 "two CONTENT groups: both asked once if allowed; the first deny ends it"),
 	FST_CASE(pe06_pre_access_first, "PE06,PE05", FST_ALL_FS,
 		 "read: PRE_ACCESS, then ACCESS_PERM of PRE_CONTENT and CONTENT groups in order"),
+	FST_CASE(pe07_fault_in_user_buffer, "PE07", FST_ALL_FS,
+		 "write/read whose buffer maps the watched file: no PRE_ACCESS for the fault"),
+	FST_CASE(pe08_exec_open_for_write, "PE08", FST_ALL_FS,
+		 "execve of a file open for write: ETXTBSY unless it has a pre-content watch"),
 	{ 0 },
 };

@@ -49,7 +49,7 @@ static const struct {
 	const char *prefix;
 	unsigned count;
 } id_groups[] = {
-	{ "FP", 12 }, { "PC", 9 }, { "IG", 9 }, { "PE", 6 },
+	{ "FP", 12 }, { "PC", 9 }, { "IG", 9 }, { "PE", 8 },
 	{ "MK", 10 }, { "ID", 5 }, { "OV", 5 }, { "IN", 1 },
 };
 
