@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <systemd/sd-daemon.h>
 #include <time.h>
@@ -685,11 +686,26 @@ static void reserve_std_fds(void) {
 	}
 }
 
+/* Every permission event the kernel hands over comes with an fd, opened
+ * while read() copies it; when the process is out of fds the kernel denies
+ * the opener (EPERM) without asking. libfsn reads no more events than
+ * there are free fds, and the daemon takes all the fds it may: the soft
+ * RLIMIT_NOFILE up to the hard one (systemd's default is 1024 of 524288). */
+static void raise_nofile(void) {
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 /* run(): 0, a positive exit status (usage errors), or -errno (failure). */
 int main(int argc, char **argv) {
 	int r;
 
 	reserve_std_fds();
+	raise_nofile();
 	r = run(argc, argv);
 
 	return r < 0 ? EXIT_FAILURE : r;

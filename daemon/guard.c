@@ -55,6 +55,8 @@ struct guard_rule {
 	bool handed;    /* main thread: given to guard_commit() */
 	bool committed; /* thread (under g->lock): in g->rules */
 	bool retired;
+	bool io_starved;     /* io stopped: no free fd for event fds until an answer */
+	bool warned_fds;     /* said once that events waited for fds */
 	bool warned_verdict; /* the kernel refused DENY_ERRNO / AUDIT once: said so */
 	bool stats_handed;   /* a new rule of the same name continues its counters */
 	unsigned refs;       /* being active + decisions waiting */
@@ -392,6 +394,10 @@ static void pending_finish(struct pending *p, bool deadline) {
 		p->next->prev = p->prev;
 	free(p->path);
 	free(p);
+	if (r->io_starved && r->ctx && !r->retired) {
+		r->io_starved = false;
+		ev_io_start(g->loop, &r->io);
+	}
 	rule_unref(r);
 }
 
@@ -511,6 +517,23 @@ static void on_io(struct ev_loop *loop, ev_io *w, int revents) {
 
 	atomic_store(&r->g->busy_since, now_monotonic_usec());
 	dispatch(r);
+	/* Out of fds with decisions pending (refs: the rule itself + one per
+	 * decision): the events wait in the kernel queue; watching the group
+	 * would spin. The next answer closes an fd and starts io again. */
+	if (fsn_ctx_fd_starved(r->ctx)) {
+		if (!r->warned_fds) {
+			r->warned_fds = true;
+			report_log(r->g, r->name, LOG_WARNING,
+				   "rule '%s': no free file descriptor for the fds of permission "
+				   "events (RLIMIT_NOFILE): they wait in the kernel queue until "
+				   "pending decisions free some",
+				   r->name);
+		}
+		if (r->refs > 1) {
+			ev_io_stop(loop, w);
+			r->io_starved = true;
+		}
+	}
 	atomic_store(&r->g->busy_since, 0);
 }
 

@@ -156,6 +156,12 @@ struct fsn_mount {
 
 #define FSN_READ_BUF_SIZE (64 * 1024)
 
+/* The length one read() of group g may ask for (ctx.c): FSN_READ_BUF_SIZE,
+ * or for an fd-mode group no more events than there are free fds; 0 if
+ * none is free. */
+struct fsn_group;
+size_t fsn_group_read_len(const struct fsn_group *g);
+
 /* ---- reader.c: the kernel queues drained on a thread (fsn_ctx_set_reader()) ---- */
 
 /* What one read() of a source got, queued for dispatch. */
@@ -208,6 +214,8 @@ struct fsn_ctx {
 	int ignore_new;     /* FAN_MARK_IGNORE: -1 not tried yet, 1 works, 0 EINVAL (legacy only) */
 	unsigned queue_max; /* fsn_ctx_set_queue_max(); 0: the system's */
 	bool queue_warned;  /* said once that the sysctl cannot be set */
+	bool warned_no_fds; /* said once that an fd-mode group waits for fds */
+	bool fd_starved;    /* the last read of an fd-mode group found no free fd */
 	unsigned ifd_queue; /* the inotify instance's queue length as created */
 	bool ifd_in_reader; /* the reader thread reads ifd */
 

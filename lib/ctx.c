@@ -31,6 +31,7 @@
  * it is answered; everything else queued in such a group is answered
  * FAN_ALLOW and closed when it leaves the context.
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -41,6 +42,7 @@
 #include <sys/eventfd.h>
 #include <sys/fanotify.h>
 #include <sys/inotify.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <syslog.h>
 
@@ -426,6 +428,10 @@ _public_ int fsn_ctx_get_reader_stats(const struct fsn_ctx *ctx, struct fsn_read
 	if (ctx->reader)
 		fsn_reader_get_stats(ctx->reader, ret);
 	return 0;
+}
+
+_public_ bool fsn_ctx_fd_starved(const struct fsn_ctx *ctx) {
+	return ctx && ctx->fd_starved;
 }
 
 _public_ bool fsn_ctx_is_drained(const struct fsn_ctx *ctx) {
@@ -1524,6 +1530,40 @@ static int dispatch_ctx_buffer(struct fsn_ctx *ctx, unsigned src, struct fsn_gro
 	return r;
 }
 
+/*
+ * How much one read() of a group may ask for. In fd mode (no FID
+ * reporting) the kernel opens an fd for every event it copies; when it
+ * cannot (EMFILE) it drops a notification event and denies a permission
+ * event's opener, without telling anyone. So a read never has room for
+ * more events than this process has free fds: RLIMIT_NOFILE minus those
+ * open, less a margin, counted before each read of an fd-mode group (an
+ * opendir() of /proc/self/fd: microseconds, and only for fd-mode groups).
+ * The smallest event is its metadata alone. 0: no fd free, do not read.
+ */
+size_t fsn_group_read_len(const struct fsn_group *g) {
+	struct rlimit rl;
+	long open_fds = 0, n;
+	DIR *d;
+
+	if (!g || (g->report & (FAN_REPORT_FID | FAN_REPORT_DIR_FID)) ||
+	    (g->report & FAN_REPORT_FD_ERROR) || getrlimit(RLIMIT_NOFILE, &rl) < 0 ||
+	    rl.rlim_cur == RLIM_INFINITY)
+		return FSN_READ_BUF_SIZE;
+	d = opendir("/proc/self/fd");
+	if (!d)
+		return FAN_EVENT_METADATA_LEN; /* cannot count: one event at a time */
+	while (readdir(d))
+		open_fds++; /* also ".", ".." and d's own fd: part of the margin */
+	closedir(d);
+	n = (long)rl.rlim_cur - open_fds - 16;
+	if (g->report & FAN_REPORT_PIDFD)
+		n /= 2;
+	if (n < 1)
+		return 0; /* not now: the events wait in the kernel queue */
+	if (n > (long)(FSN_READ_BUF_SIZE / FAN_EVENT_METADATA_LEN))
+		return FSN_READ_BUF_SIZE;
+	return (size_t)n * FAN_EVENT_METADATA_LEN;
+}
 /* The chunks the reader thread queued, oldest first; a chunk a callback's
  * error stopped in is kept (ctx->chunk) for the next dispatch. */
 static int dispatch_chunks(struct fsn_ctx *ctx, fsn_event_fn fn, void *userdata, int *count) {
@@ -1601,7 +1641,24 @@ static int dispatch_source(struct fsn_ctx *ctx, unsigned src, fsn_event_fn fn, v
 	}
 
 	while (fd >= 0) {
-		ssize_t n = read(fd, ctx->buf, FSN_READ_BUF_SIZE);
+		size_t len = fsn_group_read_len(g);
+		ssize_t n;
+
+		ctx->fd_starved = len == 0;
+		if (len == 0) {
+			/* no fd left for an event's fd: leave the events queued
+			 * until the caller closes some (answers pending ones) */
+			if (!ctx->warned_no_fds) {
+				ctx->warned_no_fds = true;
+				fsn_ctx_log(
+				    ctx, LOG_WARNING,
+				    "fanotify group %u: no free file descriptor for an event's fd "
+				    "(RLIMIT_NOFILE): its events wait in the kernel queue",
+				    src);
+			}
+			break;
+		}
+		n = read(fd, ctx->buf, len);
 
 		if (n < 0) {
 			if (errno == EINTR)

@@ -525,6 +525,17 @@ int fsn_ctx_get_reader_stats(const struct fsn_ctx *ctx, struct fsn_reader_stats 
  */
 bool fsn_ctx_is_drained(const struct fsn_ctx *ctx);
 
+/*
+ * After fsn_ctx_dispatch(): whether it left events of an fd-mode group
+ * (no FID reporting) in the kernel queue because this process has no free
+ * file descriptor for their event fds (RLIMIT_NOFILE). The kernel would
+ * drop such an event, or deny a permission event's opener, so libfsn
+ * reads no more events than there are free fds, and none while none is
+ * free. The caller frees some (answers pending permission events) and
+ * dispatches again; polling the context meanwhile would spin.
+ */
+bool fsn_ctx_fd_starved(const struct fsn_ctx *ctx);
+
 /* The context's fanotify groups, one after the other: NULL gives the
  * first, a group the one after it, the last NULL. Adding or removing marks
  * may change the list: do not keep a group across such calls. */

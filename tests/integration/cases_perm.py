@@ -18,6 +18,7 @@ of its open/read/execve instead of raising it.
 
 import os
 import re
+import resource
 import select
 import shutil
 import signal
@@ -428,6 +429,81 @@ def perm_deadline(t):
     s = stats_of(out, "r-late")
     check(s is not None and s["denied"] == 1 and s["deadline"] == 1 and s["allowed"] == 0,
           f"stats at stop: {s!r}, expected 0 allowed, 1 denied, 1 on deadline")
+
+
+@test
+def perm_out_of_fds(t):
+    # Every permission event the daemon reads comes with an fd; a read()
+    # with room for more events than the daemon has free fds makes the
+    # kernel deny the rest (EPERM) without asking anyone. The daemon runs
+    # with RLIMIT_NOFILE 96 (soft = hard: it cannot raise it), holds each
+    # event 300 ms (debug_delay_ms), and 150 processes open files at once:
+    # more pending events than it has fds. Every open is allowed, by the
+    # rule's default, none denied for want of an event fd, and the daemon
+    # says once that events waited for fds.
+    n = 150
+    files = [make_file(t.path(f"f{i}")) for i in range(n)]
+
+    def low_nofile():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (96, 96))
+
+    d, out, _ = start(t, [perm_rule("r-fds", [t.fs], ["open_perm"], mark="filesystem",
+                                    recursive=True, default="allow", debug_delay_ms=300)],
+                      wait=False, preexec=low_nofile)
+    diagnose(d, d.wait_ready)
+    lim = open(f"/proc/{d.pid}/limits").read()
+    check(re.search(r"Max open files\s+96\s+96", lim), f"the daemon's RLIMIT_NOFILE:\n{lim}")
+    rfd, wfd = os.pipe()
+    go_r, go_w = os.pipe()
+    pids = []
+    for i in range(n):
+        pid = os.fork()
+        if pid == 0:
+            code = 0
+            os.close(go_w)
+            os.read(go_r, 1)  # all start at once: EOF when the parent closes go_w
+            try:
+                os.close(os.open(files[i], os.O_RDONLY))
+            except OSError as e:
+                code = e.errno
+            os.write(wfd, struct.pack("HB", i, code & 0xff))
+            os._exit(0)
+        pids.append(pid)
+    os.close(wfd)
+    os.close(go_r)
+    os.close(go_w)
+    got, buf, deadline = {}, b"", time.monotonic() + 30
+    try:
+        while len(got) < n and time.monotonic() < deadline:
+            if not select.select([rfd], [], [], 1)[0]:
+                continue
+            chunk = os.read(rfd, 4096)
+            if not chunk:
+                break
+            buf += chunk
+            while len(buf) >= 3:
+                i, code = struct.unpack("HB", buf[:3])
+                got[i] = code
+                buf = buf[3:]
+    finally:
+        os.close(rfd)
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            os.waitpid(pid, 0)
+    check(len(got) == n, f"{n - len(got)} of {n} opens not answered within 30 s")
+    bad = {i: os.strerror(c) for i, c in got.items() if c}
+    check(not bad, f"{len(bad)} of {n} opens failed (denied for want of an event fd?): "
+          f"{sorted(bad.items())[:5]}")
+    stop(d, out)
+    err = d.stderr()
+    check(err.count("no free file descriptor for the fds of permission events") == 1,
+          f"the daemon should say once that events waited for fds:{tail(err)}")
+    s = stats_of(out, "r-fds")
+    check(s is not None and s["allowed"] == n and s["denied"] == 0,
+          f"stats at stop: {s!r}, expected {n} allowed, 0 denied")
 
 
 @test
