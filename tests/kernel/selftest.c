@@ -388,7 +388,7 @@ struct fs_run {
 
 static char base_dir[] = "/tmp/fsn-selftest.XXXXXX";
 
-static bool find_tool(const char *name, char *out, size_t len) {
+bool fst_find_tool(const char *name, char *out, size_t len) {
 	const char *path = getenv("PATH");
 	char buf[4096];
 	char *save = NULL;
@@ -403,8 +403,7 @@ static bool find_tool(const char *name, char *out, size_t len) {
 	return false;
 }
 
-/* Run argv, capturing the first bytes of its output into err. */
-static int run_tool(char *const argv[], char *err, size_t errlen) {
+int fst_run_tool(char *const argv[], char *err, size_t errlen) {
 	int p[2], status;
 	pid_t pid;
 	size_t got = 0;
@@ -439,7 +438,7 @@ static int run_tool(char *const argv[], char *err, size_t errlen) {
 	return 0;
 }
 
-static int loop_attach(int backing, char *dev, size_t len, int *ret_fd) {
+int fst_loop_attach(int backing, char *dev, size_t len, int *ret_fd) {
 	int ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
 	int r = -EBUSY;
 
@@ -562,7 +561,7 @@ static void fs_prepare(struct fs_run *f) {
 	f->env.verbose = opt.verbose;
 
 	if (f->d->mkfs) {
-		if (!find_tool(f->d->mkfs, tool, sizeof(tool))) {
+		if (!fst_find_tool(f->d->mkfs, tool, sizeof(tool))) {
 			fs_skip(f, FST_SKIP_OTHER, "%s not found", f->d->mkfs);
 			return;
 		}
@@ -578,7 +577,7 @@ static void fs_prepare(struct fs_run *f) {
 			close(img);
 			return;
 		}
-		r = loop_attach(img, f->dev, sizeof(f->dev), &f->loop_fd);
+		r = fst_loop_attach(img, f->dev, sizeof(f->dev), &f->loop_fd);
 		close(img);
 		if (r < 0) {
 			fs_skip(f, FST_SKIP_OTHER, "no loop device: %s", fst_errname(r));
@@ -589,7 +588,7 @@ static void fs_prepare(struct fs_run *f) {
 			argv[a++] = (char *)f->d->mkfs_args[i];
 		argv[a++] = f->dev;
 		argv[a] = NULL;
-		r = run_tool(argv, out, sizeof(out));
+		r = fst_run_tool(argv, out, sizeof(out));
 		if (r < 0) {
 			char *nl = strchr(out, '\n');
 
