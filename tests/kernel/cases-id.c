@@ -701,35 +701,64 @@ static void id01_fid_follows_inode(struct fst_ctx *ctx) {
 	RR_EXPECT_NONE(ctx, g);
 }
 
-/* btrfs: a subvolume has its own fsid (statfs()). An inode mark inside it
- * reports that fsid; a filesystem mark (on the top volume) reports the
- * top volume's fsid for every object, also those in the subvolume, so
- * there the FID's fsid is not statfs() of the object. sb/mount marks on a
- * subvolume and mixing marks of two fsids in one group are EXDEV
- * (fanotify_test_fsid(), fanotify_set_mark_fsid()). */
-static void id01_btrfs_subvolume_fsid(struct fst_ctx *ctx) {
+/* btrfs: a subvolume "sv" with a file in it, and a file "f" on the top
+ * volume; the subvolume has its own f_fsid (statfs()). */
+static struct fst_obj btrfs_subvolume(struct fst_ctx *ctx, struct statfs *top) {
 	struct btrfs_ioctl_vol_args va;
-	struct statfs top, sv;
-	struct fst_obj svf;
-	struct revs *ev;
-	int g0, g, gs;
+	struct statfs sv;
 
-	fst_require(ctx, FSN_FEAT_REPORT_FID);
-	fst_require(ctx, FSN_FEAT_MARK_FID);
-	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
-	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
 	memset(&va, 0, sizeof(va));
 	snprintf(va.name, sizeof(va.name), "sv");
 	FST_SYS(ctx, ioctl(ctx->workfd, BTRFS_IOC_SUBVOL_CREATE, &va));
 	fst_write_file(ctx, "sv/f", "f");
 	fst_write_file(ctx, "f", "f");
-	/* an inode mark in a subvolume (its own fsid): Linux 6.8 */
-	fst_require_at(ctx, "sv/f", FSN_FEAT_MARK_FID);
-	FST_SYS(ctx, statfs(".", &top));
+	FST_SYS(ctx, statfs(".", top));
 	FST_SYS(ctx, statfs("sv/f", &sv));
-	if (memcmp(&top.f_fsid, &sv.f_fsid, sizeof(top.f_fsid)) == 0)
+	if (memcmp(&top->f_fsid, &sv.f_fsid, sizeof(top->f_fsid)) == 0)
 		fst_fail(ctx, "btrfs subvolume has the same f_fsid as the top volume");
-	svf = fst_obj(ctx, "sv/f");
+	return fst_obj(ctx, "sv/f");
+}
+
+/* btrfs: an inode mark inside a subvolume (Linux 6.8; EXDEV before)
+ * reports the subvolume's fsid, statfs() of the object; the group is then
+ * bound to that fsid, and a mark on the top volume is EXDEV
+ * (fanotify_test_fsid(), fanotify_set_mark_fsid()). */
+static void id01_btrfs_subvolume_fsid(struct fst_ctx *ctx) {
+	struct statfs top;
+	int g;
+
+	fst_require(ctx, FSN_FEAT_REPORT_FID);
+	fst_require(ctx, FSN_FEAT_MARK_FID);
+	btrfs_subvolume(ctx, &top);
+	fst_require_at(ctx, "sv/f", FSN_FEAT_MARK_FID);
+
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
+	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN, "sv/f");
+	fst_open_close(ctx, "sv/f", O_RDONLY);
+	EXPECT_ONE_FID(ctx, g, FAN_OPEN, "sv/f");
+	ck_assert_int_eq(fst_mark_err(ctx, g, FAN_MARK_ADD, FAN_OPEN, "f"), -EXDEV);
+	fst_open_close(ctx, "f", O_RDONLY);
+	fst_open_close(ctx, "sv/f", O_RDONLY);
+	EXPECT_ONE_FID(ctx, g, FAN_OPEN, "sv/f");
+	RR_EXPECT_NONE(ctx, g);
+}
+
+/* btrfs: a filesystem mark (on the top volume) reports the top volume's
+ * fsid for every object, also those in a subvolume, so there the FID's
+ * fsid is not statfs() of the object (the handle is name_to_handle_at()'s).
+ * sb and mount marks on a subvolume path are EXDEV, and so is an inode
+ * mark in the subvolume in the group of the top volume's sb mark. */
+static void id01_btrfs_subvolume_sb_mark(struct fst_ctx *ctx) {
+	struct statfs top;
+	struct fst_obj svf;
+	struct revs *ev;
+	int g0, gs;
+
+	fst_require(ctx, FSN_FEAT_REPORT_FID);
+	fst_require(ctx, FSN_FEAT_MARK_FID);
+	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
+	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
+	svf = btrfs_subvolume(ctx, &top);
 
 	/* sb and mount marks need the fsid of the filesystem root */
 	g0 = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
@@ -739,22 +768,11 @@ static void id01_btrfs_subvolume_fsid(struct fst_ctx *ctx) {
 			 -EXDEV);
 	fst_close(ctx, g0);
 
-	/* an inode mark in the subvolume: the subvolume's fsid */
-	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
-	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN, "sv/f");
-	fst_open_close(ctx, "sv/f", O_RDONLY);
-	EXPECT_ONE_FID(ctx, g, FAN_OPEN, "sv/f");
-	/* the group is now bound to that fsid: a mark on the top volume is EXDEV */
-	ck_assert_int_eq(fst_mark_err(ctx, g, FAN_MARK_ADD, FAN_OPEN, "f"), -EXDEV);
-
-	/* a filesystem mark on the top volume: one fsid for all objects */
 	gs = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
 	fst_mark(ctx, gs, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN, ".");
 	fst_open_close(ctx, "f", O_RDONLY);
 	EXPECT_ONE_FID(ctx, gs, FAN_OPEN, "f");
-	RR_EXPECT_NONE(ctx, g);
 	fst_open_close(ctx, "sv/f", O_RDONLY);
-	RR_EXPECT(ctx, g, XEV(FAN_OPEN, O_FID(&svf)));
 	ev = raw_read(ctx, gs, false);
 	if (ev->n != 1 || ev->e[0].mask != FAN_OPEN || ev->e[0].nrec != 1 ||
 	    ev->e[0].rec[0].type != T_FID)
@@ -768,9 +786,7 @@ static void id01_btrfs_subvolume_fsid(struct fst_ctx *ctx) {
 	    svf.fid.handle_type != ev->e[0].rec[0].fid.handle_type ||
 	    memcmp(svf.fid.f_handle, ev->e[0].rec[0].fid.f_handle, svf.fid.handle_bytes) != 0)
 		fst_fail(ctx, "sb mark: sv/f handle differs from name_to_handle_at()");
-	/* and an sb-mark group cannot add an inode mark in the subvolume */
 	ck_assert_int_eq(fst_mark_err(ctx, gs, FAN_MARK_ADD, FAN_OPEN, "sv/f"), -EXDEV);
-	RR_EXPECT_NONE(ctx, g);
 	RR_EXPECT_NONE(ctx, gs);
 }
 
@@ -1409,15 +1425,13 @@ static void id03_sb_records_dfid_name_target(struct fst_ctx *ctx) {
  * parent + name too (do_fanotify_mark() sets FAN_EVENT_ON_CHILD on such
  * marks so that fsnotify_parent() passes them the parent). The parent is
  * the one of the path used: a hard link in another directory reports that
- * directory and the link's name.
+ * directory and the link's name. One case per mark type.
  */
-static void id03_parent_info_other_marks(struct fst_ctx *ctx) {
+static void parent_info(struct fst_ctx *ctx, unsigned type) {
+	const uint64_t m = FAN_OPEN | FAN_CLOSE_NOWRITE;
 	struct fst_obj a, b, f;
-	int gi, gm, gs;
+	int g;
 
-	fst_require(ctx, FSN_FEAT_REPORT_DFID_NAME);
-	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
-	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
 	FST_SYS(ctx, mkdir("a", 0755));
 	FST_SYS(ctx, mkdir("b", 0755));
 	fst_write_file(ctx, "a/f", "f");
@@ -1425,29 +1439,44 @@ static void id03_parent_info_other_marks(struct fst_ctx *ctx) {
 	a = fst_obj(ctx, "a");
 	b = fst_obj(ctx, "b");
 	f = fst_obj(ctx, "a/f");
-	gi = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME | FAN_REPORT_FID);
-	gm = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME | FAN_REPORT_FID);
-	gs = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME | FAN_REPORT_FID);
-	fst_mark(ctx, gi, FAN_MARK_ADD, FAN_OPEN | FAN_CLOSE_NOWRITE, "a/f");
-	fst_mark(ctx, gm, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_OPEN | FAN_CLOSE_NOWRITE | FAN_ONDIR,
-		 ".");
-	fst_mark(ctx, gs, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
-		 FAN_OPEN | FAN_CLOSE_NOWRITE | FAN_ONDIR, ".");
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME | FAN_REPORT_FID);
+	if (type == FAN_MARK_INODE)
+		fst_mark(ctx, g, FAN_MARK_ADD, m, "a/f");
+	else
+		fst_mark(ctx, g, FAN_MARK_ADD | type, m | FAN_ONDIR, ".");
 
 	fst_open_close(ctx, "a/f", O_RDONLY);
-	RR_EXPECT(ctx, gi, XEV(FAN_OPEN | FAN_CLOSE_NOWRITE, O_DNAME(&a, "f"), O_FID(&f)));
-	RR_EXPECT(ctx, gm, XEV(FAN_OPEN | FAN_CLOSE_NOWRITE, O_DNAME(&a, "f"), O_FID(&f)));
-	RR_EXPECT(ctx, gs, XEV(FAN_OPEN | FAN_CLOSE_NOWRITE, O_DNAME(&a, "f"), O_FID(&f)));
+	RR_EXPECT(ctx, g, XEV(m, O_DNAME(&a, "f"), O_FID(&f)));
 	/* the same inode through its other name */
 	fst_open_close(ctx, "b/l", O_RDONLY);
-	RR_EXPECT(ctx, gi, XEV(FAN_OPEN | FAN_CLOSE_NOWRITE, O_DNAME(&b, "l"), O_FID(&f)));
-	RR_EXPECT(ctx, gm, XEV(FAN_OPEN | FAN_CLOSE_NOWRITE, O_DNAME(&b, "l"), O_FID(&f)));
-	RR_EXPECT(ctx, gs, XEV(FAN_OPEN | FAN_CLOSE_NOWRITE, O_DNAME(&b, "l"), O_FID(&f)));
-	/* a directory: itself and "." */
+	RR_EXPECT(ctx, g, XEV(m, O_DNAME(&b, "l"), O_FID(&f)));
+	/* a directory: itself and "." (the inode mark is not on it) */
 	fst_open_close(ctx, "b", O_RDONLY | O_DIRECTORY);
-	RR_EXPECT_NONE(ctx, gi);
-	RR_EXPECT(ctx, gm, XEV(FAN_OPEN | FAN_CLOSE_NOWRITE | FAN_ONDIR, O_DNAME(&b, ".")));
-	RR_EXPECT(ctx, gs, XEV(FAN_OPEN | FAN_CLOSE_NOWRITE | FAN_ONDIR, O_DNAME(&b, ".")));
+	if (type == FAN_MARK_INODE)
+		RR_EXPECT_NONE(ctx, g);
+	else
+		RR_EXPECT(ctx, g, XEV(m | FAN_ONDIR, O_DNAME(&b, ".")));
+	RR_EXPECT_NONE(ctx, g);
+}
+
+static void id03_parent_info_inode_mark(struct fst_ctx *ctx) {
+	fst_require(ctx, FSN_FEAT_REPORT_DFID_NAME);
+	fst_require(ctx, FSN_FEAT_MARK_FID);
+	parent_info(ctx, FAN_MARK_INODE);
+}
+
+static void id03_parent_info_mount_mark(struct fst_ctx *ctx) {
+	fst_require(ctx, FSN_FEAT_REPORT_DFID_NAME);
+	fst_require(ctx, FSN_FEAT_MARK_FID);
+	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
+	parent_info(ctx, FAN_MARK_MOUNT);
+}
+
+static void id03_parent_info_sb_mark(struct fst_ctx *ctx) {
+	fst_require(ctx, FSN_FEAT_REPORT_DFID_NAME);
+	fst_require(ctx, FSN_FEAT_MARK_FID);
+	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
+	parent_info(ctx, FAN_MARK_FILESYSTEM);
 }
 
 /* FAN_RENAME on inode marks: the old parent+name only if the old
@@ -1543,34 +1572,51 @@ static pid_t open_in_thread(struct fst_ctx *ctx, const char *path) {
 
 static void id04_report_tid(struct fst_ctx *ctx) {
 	const uint64_t m = FAN_OPEN | FAN_CLOSE_NOWRITE;
-	int gt, gp, gft;
+	int gt, gp;
 	pid_t tid;
 
 	fst_require(ctx, FSN_FEAT_REPORT_TID);
-	fst_require(ctx, FSN_FEAT_REPORT_FID);
 	fst_write_file(ctx, "f", "f");
 	gt = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_TID);
 	gp = fst_fan_init(ctx, FAN_CLASS_NOTIF);
-	gft = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_TID | FAN_REPORT_FID);
 	fst_mark(ctx, gt, FAN_MARK_ADD, m, "f");
 	fst_mark(ctx, gp, FAN_MARK_ADD, m, "f");
-	fst_mark(ctx, gft, FAN_MARK_ADD, m, "f");
 
 	tid = open_in_thread(ctx, "f");
 	FST_EXPECT(ctx, gt, { .mask = m, .path = "f", .pid = tid });
 	FST_EXPECT(ctx, gp, { .mask = m, .path = "f", .pid = 0 });
-	FST_EXPECT(ctx, gft, { .mask = m, .path = "f", .pid = tid });
 	/* the main thread's tid is the process id */
 	fst_open_close(ctx, "f", O_RDONLY);
 	FST_EXPECT(ctx, gt, { .mask = m, .path = "f", .pid = 0 });
 	FST_EXPECT(ctx, gp, { .mask = m, .path = "f", .pid = 0 });
-	FST_EXPECT(ctx, gft, { .mask = m, .path = "f", .pid = 0 });
 	/* two threads, two events: different tids do not merge */
 	tid = open_in_thread(ctx, "f");
 	fst_open_close(ctx, "f", O_RDONLY);
 	FST_EXPECT(ctx, gt, { .mask = m, .path = "f", .pid = tid }, { .mask = m, .path = "f" });
-	FST_EXPECT(ctx, gft, { .mask = m, .path = "f", .pid = tid }, { .mask = m, .path = "f" });
 	FST_EXPECT(ctx, gp, { .mask = m, .path = "f" });
+}
+
+/* The same in a FID group (REPORT_TID | REPORT_FID): the tid, and events
+ * of two threads on one object do not merge either. */
+static void id04_report_tid_fid(struct fst_ctx *ctx) {
+	const uint64_t m = FAN_OPEN | FAN_CLOSE_NOWRITE;
+	int gft;
+	pid_t tid;
+
+	fst_require(ctx, FSN_FEAT_REPORT_TID);
+	fst_require(ctx, FSN_FEAT_REPORT_FID);
+	fst_require(ctx, FSN_FEAT_MARK_FID);
+	fst_write_file(ctx, "f", "f");
+	gft = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_TID | FAN_REPORT_FID);
+	fst_mark(ctx, gft, FAN_MARK_ADD, m, "f");
+
+	tid = open_in_thread(ctx, "f");
+	FST_EXPECT(ctx, gft, { .mask = m, .path = "f", .pid = tid });
+	fst_open_close(ctx, "f", O_RDONLY);
+	FST_EXPECT(ctx, gft, { .mask = m, .path = "f", .pid = 0 });
+	tid = open_in_thread(ctx, "f");
+	fst_open_close(ctx, "f", O_RDONLY);
+	FST_EXPECT(ctx, gft, { .mask = m, .path = "f", .pid = tid }, { .mask = m, .path = "f" });
 }
 
 /* A child that opens path and then waits until fd 'wait_fd' reaches EOF. */
@@ -1978,7 +2024,9 @@ const struct fst_case fst_cases_id[] = {
 	FST_CASE_GIT(id01_fid_sb_after_nonfid, "ID01", FST_ALL_FS, "c285a2f01d69",
 		     "FID sb mark after a non-FID group's sb mark: right fsid + handle"),
 	FST_CASE(id01_btrfs_subvolume_fsid, "ID01,OV03", FST_BTRFS,
-		 "btrfs subvolume: inode mark reports its fsid, sb mark the top one; EXDEV mixes"),
+		 "btrfs subvolume: inode mark reports its fsid; then a top-volume mark is EXDEV"),
+	FST_CASE(id01_btrfs_subvolume_sb_mark, "ID01,OV03", FST_BTRFS,
+		 "btrfs: sb mark reports the top fsid for subvolume files; subvolume marks EXDEV"),
 	FST_CASE(id02_dirent_parent_self_object, "ID02", FST_ALL_FS,
 		 "CREATE/DELETE/MOVED_* carry the parent's FID, DELETE_SELF the object's own"),
 	FST_CASE(id02_dirent_parent_dfid_name, "ID02,ID03", FST_ALL_FS,
@@ -2009,14 +2057,20 @@ const struct fst_case fst_cases_id[] = {
 		 "sb mark, REPORT_DFID_NAME|FID: RENAME without child FID; file *_SELF as FID"),
 	FST_CASE(id03_sb_records_dfid_name_target, "ID03", FST_ALL_FS,
 		 "sb mark, DFID_NAME_TARGET: RENAME old+new+FID; dirent events with target FID"),
-	FST_CASE(id03_parent_info_other_marks, "ID03", FST_ALL_FS,
-		 "file, mount and sb marks get parent+name (of the path used, also a link)"),
+	FST_CASE(id03_parent_info_inode_mark, "ID03", FST_ALL_FS,
+		 "a mark on the file gets parent+name (of the path used, also a link)"),
+	FST_CASE(id03_parent_info_mount_mark, "ID03", FST_ALL_FS,
+		 "a mount mark gets parent+name (of the path used, also a link); dirs \".\""),
+	FST_CASE(id03_parent_info_sb_mark, "ID03", FST_ALL_FS,
+		 "an sb mark gets parent+name (of the path used, also a link); dirs \".\""),
 	FST_CASE(id03_rename_records_per_dir, "ID03", FST_ALL_FS,
 		 "FAN_RENAME on inode marks: old/new records only for the watched directories"),
 	FST_CASE(id03_pidfd_record_last, "ID03,ID04", FST_ALL_FS,
 		 "DFID_NAME|FID|PIDFD: records in order DFID_NAME, FID, PIDFD"),
 	FST_CASE(id04_report_tid, "ID04", FST_ONCE,
-		 "REPORT_TID: a second thread's tid in pid (fd and FID groups); else the tgid"),
+		 "REPORT_TID: a second thread's tid in pid (fd-mode group); else the tgid"),
+	FST_CASE(id04_report_tid_fid, "ID04", FST_ONCE,
+		 "REPORT_TID|REPORT_FID: the thread id too; two threads' events do not merge"),
 	FST_CASE(id04_pidfd_live_process, "ID04", FST_ONCE,
 		 "REPORT_PIDFD: the pidfd of a live child refers to it (fdinfo Pid:)"),
 	FST_CASE(id04_pidfd_exited_process, "ID04", FST_ONCE,
