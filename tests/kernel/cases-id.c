@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cases-id.c — fsn-selftest cases of the ID group: identity and info
- * records (ID01-ID05 in semantics.md).
+ * records (ID01-ID07 in semantics.md).
  *
  * What a fanotify group reads besides the mask: the FID records (fsid +
  * file handle, for the object, its parent directory, with or without the
- * entry name), the pid (or thread id), the pidfd record, and the event fd
- * or the error that replaced it. The kernel builds them in
+ * entry name), the pid (or thread id), the pidfd record, the event fd or
+ * the error that replaced it, and FAN_FS_ERROR's error record (on an ext4
+ * of the case's own, which the case aborts or corrupts). The kernel builds them in
  * fanotify_alloc_event() (fs/notify/fanotify/fanotify.c: which inode is
  * "the object", which is "the directory", whether a name is recorded) and
  * copies them out in copy_event_to_user() / copy_info_records_to_user()
@@ -46,6 +47,11 @@
 #define T_OLD FAN_EVENT_INFO_TYPE_OLD_DFID_NAME
 #define T_NEW FAN_EVENT_INFO_TYPE_NEW_DFID_NAME
 #define T_PIDFD FAN_EVENT_INFO_TYPE_PIDFD
+#define T_ERROR FAN_EVENT_INFO_TYPE_ERROR
+
+/* include/linux/exportfs.h: the handle type of a FID record without a
+ * handle (copy_fid_info_to_user(): FAN_FS_ERROR with no inode) */
+#define FILEID_INVALID 0xff
 
 /* ------------------------------------------------------------------------ */
 /* A strict reader of the raw fanotify buffer                               */
@@ -57,7 +63,9 @@ struct rrec {
 	unsigned type;
 	struct fsn_fid fid; /* FID-carrying types */
 	char name[NAME_MAX + 1];
-	int pidfd; /* T_PIDFD */
+	int pidfd;            /* T_PIDFD */
+	int32_t error;        /* T_ERROR */
+	uint32_t error_count; /* T_ERROR */
 };
 
 struct rev {
@@ -89,6 +97,7 @@ static const char *type_name(unsigned t) {
 	case T_OLD: return "OLD_DFID_NAME";
 	case T_NEW: return "NEW_DFID_NAME";
 	case T_PIDFD: return "PIDFD";
+	case T_ERROR: return "ERROR";
 	default: return "?";
 	}
 }
@@ -96,7 +105,8 @@ static const char *type_name(unsigned t) {
 /* Parse one info record at p (len bytes left in the event) into r; return
  * its length. Checks what copy_fid_info_to_user() promises: the length
  * is the 4-aligned size of header + handle (+ name and its NUL), the name
- * is NUL terminated and not empty, the padding is zero. */
+ * is NUL terminated and not empty, the padding is zero; a FID record
+ * without a handle (handle_bytes 0) has type FILEID_INVALID. */
 static size_t parse_rec(struct fst_ctx *ctx, const unsigned char *p, size_t len, struct rrec *r,
 			const char *file, int line) {
 	struct fsn_uapi_info_header h;
@@ -122,9 +132,12 @@ static size_t parse_rec(struct fst_ctx *ctx, const unsigned char *p, size_t len,
 		memcpy(r->fid.fsid, p + 4, 8);
 		memcpy(&hb, p + 12, 4);
 		memcpy(&ht, p + 16, 4);
-		if (hb == 0 || hb > FSN_HANDLE_MAX || base + hb > h.len)
+		if (hb > FSN_HANDLE_MAX || base + hb > h.len)
 			fst_fail_(ctx, file, line, "%s record: handle_bytes %u in a %u-byte record",
 				  type_name(r->type), hb, h.len);
+		if (hb == 0 && (r->type != T_FID || ht != FILEID_INVALID))
+			fst_fail_(ctx, file, line, "%s record: no handle, type %d",
+				  type_name(r->type), ht);
 		r->fid.handle_bytes = hb;
 		r->fid.handle_type = ht;
 		memcpy(r->fid.f_handle, p + base, hb);
@@ -153,6 +166,14 @@ static size_t parse_rec(struct fst_ctx *ctx, const unsigned char *p, size_t len,
 		if (h.len != sizeof(struct fsn_uapi_info_pidfd))
 			fst_fail_(ctx, file, line, "PIDFD record of length %u", h.len);
 		memcpy(&r->pidfd, p + 4, sizeof(r->pidfd));
+	} else if (h.info_type == T_ERROR) {
+		struct fsn_uapi_info_error er;
+
+		if (h.len != sizeof(er))
+			fst_fail_(ctx, file, line, "ERROR record of length %u", h.len);
+		memcpy(&er, p, sizeof(er));
+		r->error = er.error;
+		r->error_count = er.error_count;
 	} else {
 		fst_fail_(ctx, file, line, "unexpected info record type %u (length %u)",
 			  h.info_type, h.len);
@@ -233,6 +254,8 @@ struct xrec {
 	const struct fst_obj *obj; /* or captured earlier (deleted objects) */
 	const char *name;          /* name types */
 	int pidfd;                 /* T_PIDFD: 0 = a valid pidfd of the event's pid; else exact */
+	int error;                 /* T_ERROR: exactly this error and count */
+	unsigned error_count;
 };
 
 /* xev.fd: any event fd (>= 0), for fd-mode groups */
@@ -263,6 +286,8 @@ struct xev {
 	{ .type = T_DNAME, .obj = (o), .name = (n) }
 #define R_PIDFD(v)                                                                                 \
 	{ .type = T_PIDFD, .pidfd = (v) }
+#define R_ERROR(e, n)                                                                              \
+	{ .type = T_ERROR, .error = (e), .error_count = (n) }
 #define XEV(m, ...)                                                                                \
 	{                                                                                          \
 		.mask = (m), .r = { __VA_ARGS__ }                                                  \
@@ -329,6 +354,10 @@ static void log_rev(struct fst_ctx *ctx, size_t i, const struct rev *e, const st
 		if (r->type == T_PIDFD)
 			pos += (size_t)snprintf(line + pos, sizeof(line) - pos, " [PIDFD %d]",
 						r->pidfd);
+		else if (r->type == T_ERROR)
+			pos +=
+			    (size_t)snprintf(line + pos, sizeof(line) - pos, " [ERROR %s count %u]",
+					     fst_errname(r->error), r->error_count);
 		else
 			pos += (size_t)snprintf(line + pos, sizeof(line) - pos, " [%s %s%s%s%s]",
 						type_name(r->type),
@@ -356,6 +385,10 @@ static void log_xev(struct fst_ctx *ctx, size_t i, const struct xev *x, const st
 			pos +=
 			    (size_t)snprintf(line + pos, sizeof(line) - pos, " [PIDFD %s]",
 					     r->pidfd ? fst_strdupf(ctx, "%d", r->pidfd) : "valid");
+		else if (r->type == T_ERROR)
+			pos +=
+			    (size_t)snprintf(line + pos, sizeof(line) - pos, " [ERROR %s count %u]",
+					     fst_errname(r->error), r->error_count);
 		else
 			pos += (size_t)snprintf(line + pos, sizeof(line) - pos, " [%s %s%s%s%s]",
 						type_name(r->type), rs->o[k].label,
@@ -409,6 +442,16 @@ static bool match_rev(struct fst_ctx *ctx, const struct rev *e, const struct xev
 				snprintf(why, wl, "pidfd %d does not refer to pid %d (fdinfo: %d)",
 					 r->pidfd, (int)e->pid,
 					 r->pidfd < 0 ? -1 : (int)pidfd_pid(r->pidfd));
+				return false;
+			}
+			continue;
+		}
+		if (r->type == T_ERROR) {
+			if (r->error != xr->error || r->error_count != xr->error_count) {
+				snprintf(why, wl,
+					 "ERROR record is %s count %u, expected %s count %u",
+					 fst_errname(r->error), r->error_count,
+					 fst_errname(xr->error), xr->error_count);
 				return false;
 			}
 			continue;
@@ -487,8 +530,10 @@ static void mknod_file(struct fst_ctx *ctx, const char *path) {
 
 /* The FID in record r must be what the kernel says about path through
  * other interfaces: statfs().f_fsid, name_to_handle_at(), and the handle
- * must open (open_by_handle_at, O_PATH: no event) the same inode. */
-static void check_fid_identity(struct fst_ctx *ctx, const struct rrec *r, const char *path) {
+ * must open (open_by_handle_at() on mount_fd, a non-O_PATH fd on the
+ * object's mount; O_PATH: no event) the same inode. */
+static void check_fid_identity_at(struct fst_ctx *ctx, const struct rrec *r, const char *path,
+				  int mount_fd) {
 	struct {
 		struct file_handle fh;
 		unsigned char b[FSN_HANDLE_MAX];
@@ -512,13 +557,18 @@ static void check_fid_identity(struct fst_ctx *ctx, const struct rrec *r, const 
 			 path, r->fid.handle_type, r->fid.handle_bytes, h.fh.handle_type,
 			 h.fh.handle_bytes);
 	memcpy(h.fh.f_handle, r->fid.f_handle, r->fid.handle_bytes);
-	fd = FST_SYS(ctx, open_by_handle_at(ctx->workfd, &h.fh, O_PATH | O_CLOEXEC));
+	fd = FST_SYS(ctx, open_by_handle_at(mount_fd, &h.fh, O_PATH | O_CLOEXEC));
 	FST_SYS(ctx, fstat(fd, &st));
 	FST_SYS(ctx, fstatat(ctx->workfd, path, &st2, 0));
 	close(fd);
 	if (st.st_dev != st2.st_dev || st.st_ino != st2.st_ino)
 		fst_fail(ctx, "%s: the record's handle opens inode %llu, not %llu", path,
 			 (unsigned long long)st.st_ino, (unsigned long long)st2.st_ino);
+}
+
+/* The same for an object on the filesystem under test. */
+static void check_fid_identity(struct fst_ctx *ctx, const struct rrec *r, const char *path) {
+	check_fid_identity_at(ctx, r, path, ctx->workfd);
 }
 
 /* One event with one FID record of path: return the record, after
@@ -652,35 +702,64 @@ static void id01_fid_follows_inode(struct fst_ctx *ctx) {
 	RR_EXPECT_NONE(ctx, g);
 }
 
-/* btrfs: a subvolume has its own fsid (statfs()). An inode mark inside it
- * reports that fsid; a filesystem mark (on the top volume) reports the
- * top volume's fsid for every object, also those in the subvolume, so
- * there the FID's fsid is not statfs() of the object. sb/mount marks on a
- * subvolume and mixing marks of two fsids in one group are EXDEV
- * (fanotify_test_fsid(), fanotify_set_mark_fsid()). */
-static void id01_btrfs_subvolume_fsid(struct fst_ctx *ctx) {
+/* btrfs: a subvolume "sv" with a file in it, and a file "f" on the top
+ * volume; the subvolume has its own f_fsid (statfs()). */
+static struct fst_obj btrfs_subvolume(struct fst_ctx *ctx, struct statfs *top) {
 	struct btrfs_ioctl_vol_args va;
-	struct statfs top, sv;
-	struct fst_obj svf;
-	struct revs *ev;
-	int g0, g, gs;
+	struct statfs sv;
 
-	fst_require(ctx, FSN_FEAT_REPORT_FID);
-	fst_require(ctx, FSN_FEAT_MARK_FID);
-	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
-	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
 	memset(&va, 0, sizeof(va));
 	snprintf(va.name, sizeof(va.name), "sv");
 	FST_SYS(ctx, ioctl(ctx->workfd, BTRFS_IOC_SUBVOL_CREATE, &va));
 	fst_write_file(ctx, "sv/f", "f");
 	fst_write_file(ctx, "f", "f");
-	/* an inode mark in a subvolume (its own fsid): Linux 6.8 */
-	fst_require_at(ctx, "sv/f", FSN_FEAT_MARK_FID);
-	FST_SYS(ctx, statfs(".", &top));
+	FST_SYS(ctx, statfs(".", top));
 	FST_SYS(ctx, statfs("sv/f", &sv));
-	if (memcmp(&top.f_fsid, &sv.f_fsid, sizeof(top.f_fsid)) == 0)
+	if (memcmp(&top->f_fsid, &sv.f_fsid, sizeof(top->f_fsid)) == 0)
 		fst_fail(ctx, "btrfs subvolume has the same f_fsid as the top volume");
-	svf = fst_obj(ctx, "sv/f");
+	return fst_obj(ctx, "sv/f");
+}
+
+/* btrfs: an inode mark inside a subvolume (Linux 6.8; EXDEV before)
+ * reports the subvolume's fsid, statfs() of the object; the group is then
+ * bound to that fsid, and a mark on the top volume is EXDEV
+ * (fanotify_test_fsid(), fanotify_set_mark_fsid()). */
+static void id01_btrfs_subvolume_fsid(struct fst_ctx *ctx) {
+	struct statfs top;
+	int g;
+
+	fst_require(ctx, FSN_FEAT_REPORT_FID);
+	fst_require(ctx, FSN_FEAT_MARK_FID);
+	btrfs_subvolume(ctx, &top);
+	fst_require_at(ctx, "sv/f", FSN_FEAT_MARK_FID);
+
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
+	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN, "sv/f");
+	fst_open_close(ctx, "sv/f", O_RDONLY);
+	EXPECT_ONE_FID(ctx, g, FAN_OPEN, "sv/f");
+	ck_assert_int_eq(fst_mark_err(ctx, g, FAN_MARK_ADD, FAN_OPEN, "f"), -EXDEV);
+	fst_open_close(ctx, "f", O_RDONLY);
+	fst_open_close(ctx, "sv/f", O_RDONLY);
+	EXPECT_ONE_FID(ctx, g, FAN_OPEN, "sv/f");
+	RR_EXPECT_NONE(ctx, g);
+}
+
+/* btrfs: a filesystem mark (on the top volume) reports the top volume's
+ * fsid for every object, also those in a subvolume, so there the FID's
+ * fsid is not statfs() of the object (the handle is name_to_handle_at()'s).
+ * sb and mount marks on a subvolume path are EXDEV, and so is an inode
+ * mark in the subvolume in the group of the top volume's sb mark. */
+static void id01_btrfs_subvolume_sb_mark(struct fst_ctx *ctx) {
+	struct statfs top;
+	struct fst_obj svf;
+	struct revs *ev;
+	int g0, gs;
+
+	fst_require(ctx, FSN_FEAT_REPORT_FID);
+	fst_require(ctx, FSN_FEAT_MARK_FID);
+	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
+	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
+	svf = btrfs_subvolume(ctx, &top);
 
 	/* sb and mount marks need the fsid of the filesystem root */
 	g0 = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
@@ -690,22 +769,11 @@ static void id01_btrfs_subvolume_fsid(struct fst_ctx *ctx) {
 			 -EXDEV);
 	fst_close(ctx, g0);
 
-	/* an inode mark in the subvolume: the subvolume's fsid */
-	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
-	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN, "sv/f");
-	fst_open_close(ctx, "sv/f", O_RDONLY);
-	EXPECT_ONE_FID(ctx, g, FAN_OPEN, "sv/f");
-	/* the group is now bound to that fsid: a mark on the top volume is EXDEV */
-	ck_assert_int_eq(fst_mark_err(ctx, g, FAN_MARK_ADD, FAN_OPEN, "f"), -EXDEV);
-
-	/* a filesystem mark on the top volume: one fsid for all objects */
 	gs = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
 	fst_mark(ctx, gs, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN, ".");
 	fst_open_close(ctx, "f", O_RDONLY);
 	EXPECT_ONE_FID(ctx, gs, FAN_OPEN, "f");
-	RR_EXPECT_NONE(ctx, g);
 	fst_open_close(ctx, "sv/f", O_RDONLY);
-	RR_EXPECT(ctx, g, XEV(FAN_OPEN, O_FID(&svf)));
 	ev = raw_read(ctx, gs, false);
 	if (ev->n != 1 || ev->e[0].mask != FAN_OPEN || ev->e[0].nrec != 1 ||
 	    ev->e[0].rec[0].type != T_FID)
@@ -719,10 +787,114 @@ static void id01_btrfs_subvolume_fsid(struct fst_ctx *ctx) {
 	    svf.fid.handle_type != ev->e[0].rec[0].fid.handle_type ||
 	    memcmp(svf.fid.f_handle, ev->e[0].rec[0].fid.f_handle, svf.fid.handle_bytes) != 0)
 		fst_fail(ctx, "sb mark: sv/f handle differs from name_to_handle_at()");
-	/* and an sb-mark group cannot add an inode mark in the subvolume */
 	ck_assert_int_eq(fst_mark_err(ctx, gs, FAN_MARK_ADD, FAN_OPEN, "sv/f"), -EXDEV);
-	RR_EXPECT_NONE(ctx, g);
 	RR_EXPECT_NONE(ctx, gs);
+}
+
+/* One FID group with inode marks on two filesystems (the one under test
+ * and a tmpfs of the case's own): each event carries its own filesystem's
+ * fsid, statfs() of the object, and its handle (LTP fanotify01). */
+static void id01_fid_two_filesystems(struct fst_ctx *ctx) {
+	const uint64_t m = FAN_OPEN | FAN_CLOSE_NOWRITE;
+	struct statfs here, there;
+	const char *aux, *g2;
+	struct revs *ev;
+	int g, auxfd;
+
+	fst_require(ctx, FSN_FEAT_REPORT_FID);
+	fst_require(ctx, FSN_FEAT_MARK_FID);
+	aux = fst_mount_tmpfs(ctx, "aux");
+	fst_require_at(ctx, aux, FSN_FEAT_MARK_FID);
+	g2 = fst_strdupf(ctx, "%s/g", aux);
+	fst_write_file(ctx, "f", "f");
+	fst_write_file(ctx, g2, "g");
+	FST_SYS(ctx, statfs("f", &here));
+	FST_SYS(ctx, statfs(g2, &there));
+	if (memcmp(&here.f_fsid, &there.f_fsid, sizeof(here.f_fsid)) == 0)
+		fst_fail(ctx, "%s and a new tmpfs have the same f_fsid %08x.%08x", ctx->fs,
+			 (unsigned)here.f_fsid.__val[0], (unsigned)here.f_fsid.__val[1]);
+	/* to decode the tmpfs's handles on (opened before any mark exists) */
+	auxfd = fst_open(ctx, aux, O_RDONLY | O_DIRECTORY);
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
+	fst_mark(ctx, g, FAN_MARK_ADD, m, "f");
+	fst_mark(ctx, g, FAN_MARK_ADD, m, g2);
+
+	fst_open_close(ctx, "f", O_RDONLY);
+	fst_open_close(ctx, g2, O_RDONLY);
+	ev = raw_read(ctx, g, false);
+	RR_MATCH(ctx, ev, XEV(m, R_FID("f")), XEV(m, R_FID(g2)));
+	check_fid_identity(ctx, &ev->e[0].rec[0], "f");
+	check_fid_identity_at(ctx, &ev->e[1].rec[0], g2, auxfd);
+	/* the other way round: the tmpfs first */
+	fst_open_close(ctx, g2, O_RDONLY);
+	fst_open_close(ctx, "f", O_RDONLY);
+	RR_EXPECT(ctx, g, XEV(m, R_FID(g2)), XEV(m, R_FID("f")));
+	RR_EXPECT_NONE(ctx, g);
+}
+
+/*
+ * A group without FID reporting marks the object first, so that its mark
+ * creates the object's mark connector; a FID group's mark on the same
+ * connector must still report the right fsid and handle (before
+ * c285a2f01d69 the connector's fsid cache stayed unset, and the FID group
+ * got a zero fsid). The fd-mode group asks only for CLOSE_WRITE: it gets
+ * nothing but its own event. LTP fanotify13 (the variant on the filesystem
+ * itself; overlayfs is OV's).
+ */
+static void fid_after_nonfid(struct fst_ctx *ctx, unsigned type) {
+	const uint64_t m = FAN_OPEN | FAN_CLOSE_NOWRITE | FAN_ONDIR;
+	struct fst_obj a;
+	int g0, g;
+
+	fst_write_file(ctx, "a", "a");
+	FST_SYS(ctx, mkdir("d", 0755));
+	a = fst_obj(ctx, "a");
+	g0 = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	fst_mark(ctx, g0, FAN_MARK_ADD | type, FAN_CLOSE_WRITE, "a");
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
+	if (type == FAN_MARK_INODE) {
+		fst_mark(ctx, g, FAN_MARK_ADD, m | FAN_DELETE_SELF, "a");
+		fst_mark(ctx, g, FAN_MARK_ADD, m, "d");
+	} else {
+		fst_mark(ctx, g, FAN_MARK_ADD | type, m, ".");
+	}
+
+	fst_open_close(ctx, "a", O_RDONLY);
+	EXPECT_ONE_FID(ctx, g, FAN_OPEN | FAN_CLOSE_NOWRITE, "a");
+	fst_open_close(ctx, "d", O_RDONLY | O_DIRECTORY);
+	EXPECT_ONE_FID(ctx, g, FAN_OPEN | FAN_CLOSE_NOWRITE | FAN_ONDIR, "d");
+	FST_EXPECT_NONE(ctx, g0);
+	/* the fd-mode group's own event, and the FID group's OPEN of it */
+	fst_open_close(ctx, "a", O_WRONLY);
+	FST_EXPECT(ctx, g0, FST_FAN(FAN_CLOSE_WRITE, "a"));
+	EXPECT_ONE_FID(ctx, g, FAN_OPEN, "a");
+	if (type == FAN_MARK_INODE) {
+		/* the object's FID once it is gone too */
+		FST_SYS(ctx, unlink("a"));
+		RR_EXPECT(ctx, g, XEV(FAN_DELETE_SELF, O_FID(&a)));
+	}
+	FST_EXPECT_NONE(ctx, g0);
+	RR_EXPECT_NONE(ctx, g);
+}
+
+static void id01_fid_inode_after_nonfid(struct fst_ctx *ctx) {
+	fst_require(ctx, FSN_FEAT_REPORT_FID);
+	fst_require(ctx, FSN_FEAT_MARK_FID);
+	fid_after_nonfid(ctx, FAN_MARK_INODE);
+}
+
+static void id01_fid_mount_after_nonfid(struct fst_ctx *ctx) {
+	fst_require(ctx, FSN_FEAT_REPORT_FID);
+	fst_require(ctx, FSN_FEAT_MARK_FID);
+	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
+	fid_after_nonfid(ctx, FAN_MARK_MOUNT);
+}
+
+static void id01_fid_sb_after_nonfid(struct fst_ctx *ctx) {
+	fst_require(ctx, FSN_FEAT_REPORT_FID);
+	fst_require(ctx, FSN_FEAT_MARK_FID);
+	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
+	fid_after_nonfid(ctx, FAN_MARK_FILESYSTEM);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1254,15 +1426,13 @@ static void id03_sb_records_dfid_name_target(struct fst_ctx *ctx) {
  * parent + name too (do_fanotify_mark() sets FAN_EVENT_ON_CHILD on such
  * marks so that fsnotify_parent() passes them the parent). The parent is
  * the one of the path used: a hard link in another directory reports that
- * directory and the link's name.
+ * directory and the link's name. One case per mark type.
  */
-static void id03_parent_info_other_marks(struct fst_ctx *ctx) {
+static void parent_info(struct fst_ctx *ctx, unsigned type) {
+	const uint64_t m = FAN_OPEN | FAN_CLOSE_NOWRITE;
 	struct fst_obj a, b, f;
-	int gi, gm, gs;
+	int g;
 
-	fst_require(ctx, FSN_FEAT_REPORT_DFID_NAME);
-	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
-	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
 	FST_SYS(ctx, mkdir("a", 0755));
 	FST_SYS(ctx, mkdir("b", 0755));
 	fst_write_file(ctx, "a/f", "f");
@@ -1270,29 +1440,44 @@ static void id03_parent_info_other_marks(struct fst_ctx *ctx) {
 	a = fst_obj(ctx, "a");
 	b = fst_obj(ctx, "b");
 	f = fst_obj(ctx, "a/f");
-	gi = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME | FAN_REPORT_FID);
-	gm = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME | FAN_REPORT_FID);
-	gs = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME | FAN_REPORT_FID);
-	fst_mark(ctx, gi, FAN_MARK_ADD, FAN_OPEN | FAN_CLOSE_NOWRITE, "a/f");
-	fst_mark(ctx, gm, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_OPEN | FAN_CLOSE_NOWRITE | FAN_ONDIR,
-		 ".");
-	fst_mark(ctx, gs, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
-		 FAN_OPEN | FAN_CLOSE_NOWRITE | FAN_ONDIR, ".");
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME | FAN_REPORT_FID);
+	if (type == FAN_MARK_INODE)
+		fst_mark(ctx, g, FAN_MARK_ADD, m, "a/f");
+	else
+		fst_mark(ctx, g, FAN_MARK_ADD | type, m | FAN_ONDIR, ".");
 
 	fst_open_close(ctx, "a/f", O_RDONLY);
-	RR_EXPECT(ctx, gi, XEV(FAN_OPEN | FAN_CLOSE_NOWRITE, O_DNAME(&a, "f"), O_FID(&f)));
-	RR_EXPECT(ctx, gm, XEV(FAN_OPEN | FAN_CLOSE_NOWRITE, O_DNAME(&a, "f"), O_FID(&f)));
-	RR_EXPECT(ctx, gs, XEV(FAN_OPEN | FAN_CLOSE_NOWRITE, O_DNAME(&a, "f"), O_FID(&f)));
+	RR_EXPECT(ctx, g, XEV(m, O_DNAME(&a, "f"), O_FID(&f)));
 	/* the same inode through its other name */
 	fst_open_close(ctx, "b/l", O_RDONLY);
-	RR_EXPECT(ctx, gi, XEV(FAN_OPEN | FAN_CLOSE_NOWRITE, O_DNAME(&b, "l"), O_FID(&f)));
-	RR_EXPECT(ctx, gm, XEV(FAN_OPEN | FAN_CLOSE_NOWRITE, O_DNAME(&b, "l"), O_FID(&f)));
-	RR_EXPECT(ctx, gs, XEV(FAN_OPEN | FAN_CLOSE_NOWRITE, O_DNAME(&b, "l"), O_FID(&f)));
-	/* a directory: itself and "." */
+	RR_EXPECT(ctx, g, XEV(m, O_DNAME(&b, "l"), O_FID(&f)));
+	/* a directory: itself and "." (the inode mark is not on it) */
 	fst_open_close(ctx, "b", O_RDONLY | O_DIRECTORY);
-	RR_EXPECT_NONE(ctx, gi);
-	RR_EXPECT(ctx, gm, XEV(FAN_OPEN | FAN_CLOSE_NOWRITE | FAN_ONDIR, O_DNAME(&b, ".")));
-	RR_EXPECT(ctx, gs, XEV(FAN_OPEN | FAN_CLOSE_NOWRITE | FAN_ONDIR, O_DNAME(&b, ".")));
+	if (type == FAN_MARK_INODE)
+		RR_EXPECT_NONE(ctx, g);
+	else
+		RR_EXPECT(ctx, g, XEV(m | FAN_ONDIR, O_DNAME(&b, ".")));
+	RR_EXPECT_NONE(ctx, g);
+}
+
+static void id03_parent_info_inode_mark(struct fst_ctx *ctx) {
+	fst_require(ctx, FSN_FEAT_REPORT_DFID_NAME);
+	fst_require(ctx, FSN_FEAT_MARK_FID);
+	parent_info(ctx, FAN_MARK_INODE);
+}
+
+static void id03_parent_info_mount_mark(struct fst_ctx *ctx) {
+	fst_require(ctx, FSN_FEAT_REPORT_DFID_NAME);
+	fst_require(ctx, FSN_FEAT_MARK_FID);
+	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
+	parent_info(ctx, FAN_MARK_MOUNT);
+}
+
+static void id03_parent_info_sb_mark(struct fst_ctx *ctx) {
+	fst_require(ctx, FSN_FEAT_REPORT_DFID_NAME);
+	fst_require(ctx, FSN_FEAT_MARK_FID);
+	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
+	parent_info(ctx, FAN_MARK_FILESYSTEM);
 }
 
 /* FAN_RENAME on inode marks: the old parent+name only if the old
@@ -1388,34 +1573,51 @@ static pid_t open_in_thread(struct fst_ctx *ctx, const char *path) {
 
 static void id04_report_tid(struct fst_ctx *ctx) {
 	const uint64_t m = FAN_OPEN | FAN_CLOSE_NOWRITE;
-	int gt, gp, gft;
+	int gt, gp;
 	pid_t tid;
 
 	fst_require(ctx, FSN_FEAT_REPORT_TID);
-	fst_require(ctx, FSN_FEAT_REPORT_FID);
 	fst_write_file(ctx, "f", "f");
 	gt = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_TID);
 	gp = fst_fan_init(ctx, FAN_CLASS_NOTIF);
-	gft = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_TID | FAN_REPORT_FID);
 	fst_mark(ctx, gt, FAN_MARK_ADD, m, "f");
 	fst_mark(ctx, gp, FAN_MARK_ADD, m, "f");
-	fst_mark(ctx, gft, FAN_MARK_ADD, m, "f");
 
 	tid = open_in_thread(ctx, "f");
 	FST_EXPECT(ctx, gt, { .mask = m, .path = "f", .pid = tid });
 	FST_EXPECT(ctx, gp, { .mask = m, .path = "f", .pid = 0 });
-	FST_EXPECT(ctx, gft, { .mask = m, .path = "f", .pid = tid });
 	/* the main thread's tid is the process id */
 	fst_open_close(ctx, "f", O_RDONLY);
 	FST_EXPECT(ctx, gt, { .mask = m, .path = "f", .pid = 0 });
 	FST_EXPECT(ctx, gp, { .mask = m, .path = "f", .pid = 0 });
-	FST_EXPECT(ctx, gft, { .mask = m, .path = "f", .pid = 0 });
 	/* two threads, two events: different tids do not merge */
 	tid = open_in_thread(ctx, "f");
 	fst_open_close(ctx, "f", O_RDONLY);
 	FST_EXPECT(ctx, gt, { .mask = m, .path = "f", .pid = tid }, { .mask = m, .path = "f" });
-	FST_EXPECT(ctx, gft, { .mask = m, .path = "f", .pid = tid }, { .mask = m, .path = "f" });
 	FST_EXPECT(ctx, gp, { .mask = m, .path = "f" });
+}
+
+/* The same in a FID group (REPORT_TID | REPORT_FID): the tid, and events
+ * of two threads on one object do not merge either. */
+static void id04_report_tid_fid(struct fst_ctx *ctx) {
+	const uint64_t m = FAN_OPEN | FAN_CLOSE_NOWRITE;
+	int gft;
+	pid_t tid;
+
+	fst_require(ctx, FSN_FEAT_REPORT_TID);
+	fst_require(ctx, FSN_FEAT_REPORT_FID);
+	fst_require(ctx, FSN_FEAT_MARK_FID);
+	fst_write_file(ctx, "f", "f");
+	gft = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_TID | FAN_REPORT_FID);
+	fst_mark(ctx, gft, FAN_MARK_ADD, m, "f");
+
+	tid = open_in_thread(ctx, "f");
+	FST_EXPECT(ctx, gft, { .mask = m, .path = "f", .pid = tid });
+	fst_open_close(ctx, "f", O_RDONLY);
+	FST_EXPECT(ctx, gft, { .mask = m, .path = "f", .pid = 0 });
+	tid = open_in_thread(ctx, "f");
+	fst_open_close(ctx, "f", O_RDONLY);
+	FST_EXPECT(ctx, gft, { .mask = m, .path = "f", .pid = tid }, { .mask = m, .path = "f" });
 }
 
 /* A child that opens path and then waits until fd 'wait_fd' reaches EOF. */
@@ -1735,6 +1937,162 @@ static void id05_legacy_emfile_drops_events(struct fst_ctx *ctx) {
 }
 
 /* ------------------------------------------------------------------------ */
+/* ID06, ID07: FAN_FS_ERROR                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* An ext4 of the case's own on a loop device (these cases abort or
+ * corrupt it, never the filesystem under test), mounted on <scratch>/e4
+ * with errors=continue: an error is reported and nothing else happens. */
+struct e4 {
+	const char *dev;
+	const char *mnt;
+};
+
+static void e4_mount(struct fst_ctx *ctx, const struct e4 *e) {
+	FST_SYS(ctx, mount(e->dev, e->mnt, "ext4", 0, "errors=continue"));
+}
+
+static struct e4 e4_make(struct fst_ctx *ctx) {
+	struct e4 e;
+
+	e.dev = fst_loop_image(ctx, 8);
+	fst_exec_tool(ctx, "mkfs.ext4", "-q", "-F", "-E", "nodiscard", e.dev);
+	e.mnt = fst_strdupf(ctx, "%s/e4", ctx->scratch);
+	FST_SYS(ctx, mkdir(e.mnt, 0755));
+	e4_mount(ctx, &e);
+	return e;
+}
+
+static const char *e4_path(struct fst_ctx *ctx, const struct e4 *e, const char *rel) {
+	return fst_strdupf(ctx, "%s/%s", e->mnt, rel);
+}
+
+/* Unmount, run the debugfs requests (one a line) on the device, mount
+ * again: what the requests broke is read from the disk on the next lookup
+ * (LTP fanotify22's "sif ... mode 0xff", "ln <1> ..."). */
+static void e4_debugfs(struct fst_ctx *ctx, const struct e4 *e, const char *requests) {
+	const char *cmd = fst_strdupf(ctx, "%s/debugfs.cmd", ctx->scratch);
+	int fd;
+
+	FST_SYS(ctx, umount2(e->mnt, 0));
+	fd = FST_SYS(ctx, open(cmd, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+	if (write(fd, requests, strlen(requests)) != (ssize_t)strlen(requests))
+		fst_fail(ctx, "write %s: %s", cmd, fst_errname(errno));
+	fst_close(ctx, fd);
+	fst_exec_tool(ctx, "debugfs", "-w", "-f", cmd, e->dev);
+	e4_mount(ctx, e);
+}
+
+/* The FID record of an error without an inode: the filesystem's fsid, no
+ * handle, type FILEID_INVALID (copy_fid_info_to_user()). */
+static struct fst_obj null_fid(struct fst_ctx *ctx, const char *path) {
+	struct fst_obj o;
+	struct statfs sfs;
+
+	FST_SYS(ctx, statfs(path, &sfs));
+	memset(&o, 0, sizeof(o));
+	o.has_fid = true;
+	memcpy(o.fid.fsid, &sfs.f_fsid, sizeof(o.fid.fsid));
+	o.fid.handle_bytes = 0;
+	o.fid.handle_type = FILEID_INVALID;
+	snprintf(o.label, sizeof(o.label), "null FID of %s", path);
+	return o;
+}
+
+/* A FID group with FAN_FS_ERROR on the filesystem of path. */
+static int fs_error_group(struct fst_ctx *ctx, const char *path) {
+	int g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
+
+	fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_FS_ERROR, path);
+	return g;
+}
+
+/* Aborting the filesystem (remount with "abort"): one FAN_FS_ERROR with
+ * error ESHUTDOWN, count 1, and a FID without a handle (no inode failed),
+ * by the process that remounted (LTP fanotify22). Ordinary operations
+ * before it report nothing. */
+static void id06_fs_error_abort(struct fst_ctx *ctx) {
+	struct fst_obj nf;
+	struct e4 e;
+	int g;
+
+	fst_require(ctx, FSN_FEAT_EVENT_FS_ERROR);
+	e = e4_make(ctx);
+	nf = null_fid(ctx, e.mnt);
+	g = fs_error_group(ctx, e.mnt);
+	fst_write_file(ctx, e4_path(ctx, &e, "f"), "f");
+	FST_SYS(ctx, mkdir(e4_path(ctx, &e, "d"), 0755));
+	RR_EXPECT_NONE(ctx, g);
+	FST_SYS(ctx, mount(e.dev, e.mnt, "ext4", MS_REMOUNT | MS_RDONLY, "abort"));
+	RR_EXPECT(ctx, g, XEV(FAN_FS_ERROR, O_FID(&nf), R_ERROR(ESHUTDOWN, 1)));
+	RR_EXPECT_NONE(ctx, g);
+}
+
+/* A lookup that finds a corrupted inode (a directory whose mode debugfs
+ * set to 0xff, no file type): the open fails with EUCLEAN (EFSCORRUPTED)
+ * and one FAN_FS_ERROR carries EUCLEAN, count 1, and that inode's FID, the
+ * handle name_to_handle_at() gave before the corruption (LTP fanotify22).
+ * A healthy lookup next to it reports nothing. */
+static void id06_fs_error_inode(struct fst_ctx *ctx) {
+	const char *bad_path;
+	struct fst_obj bad;
+	struct e4 e;
+	int g;
+
+	fst_require(ctx, FSN_FEAT_EVENT_FS_ERROR);
+	e = e4_make(ctx);
+	bad_path = e4_path(ctx, &e, "d/bad");
+	FST_SYS(ctx, mkdir(e4_path(ctx, &e, "d"), 0755));
+	FST_SYS(ctx, mkdir(e4_path(ctx, &e, "d/ok"), 0755));
+	FST_SYS(ctx, mkdir(bad_path, 0755));
+	bad = fst_obj(ctx, bad_path);
+	e4_debugfs(ctx, &e, "sif d/bad mode 0xff\n");
+	g = fs_error_group(ctx, e.mnt);
+
+	fst_open_close(ctx, e4_path(ctx, &e, "d/ok"), O_RDONLY | O_DIRECTORY);
+	RR_EXPECT_NONE(ctx, g);
+	FST_SYS_ERR(ctx, open(bad_path, O_RDONLY | O_CLOEXEC), EUCLEAN);
+	RR_EXPECT(ctx, g, XEV(FAN_FS_ERROR, O_FID(&bad), R_ERROR(EUCLEAN, 1)));
+	RR_EXPECT_NONE(ctx, g);
+}
+
+/*
+ * Errors of one filesystem merge into the one FAN_FS_ERROR queued: its
+ * error_count adds up, and the first error and its FID stay. A lookup of
+ * an entry naming inode 1 (not a valid inode number: the error is the
+ * directory's), then one of a corrupted inode: one event, EUCLEAN, count 2,
+ * the directory's FID. Once read, the next error queues a new event: the
+ * corrupted inode again, then an abort (ESHUTDOWN, no inode) merged into
+ * it, count 2, still EUCLEAN and that inode (LTP fanotify22, "multiple
+ * error submission").
+ */
+static void id07_fs_error_merge(struct fst_ctx *ctx) {
+	const char *bad_path, *lnk_path;
+	struct fst_obj d, bad;
+	struct e4 e;
+	int g;
+
+	fst_require(ctx, FSN_FEAT_EVENT_FS_ERROR);
+	e = e4_make(ctx);
+	bad_path = e4_path(ctx, &e, "d/bad");
+	lnk_path = e4_path(ctx, &e, "d/lnk");
+	FST_SYS(ctx, mkdir(e4_path(ctx, &e, "d"), 0755));
+	FST_SYS(ctx, mkdir(bad_path, 0755));
+	d = fst_obj(ctx, e4_path(ctx, &e, "d"));
+	bad = fst_obj(ctx, bad_path);
+	e4_debugfs(ctx, &e, "sif d/bad mode 0xff\nln <1> d/lnk\n");
+	g = fs_error_group(ctx, e.mnt);
+
+	FST_SYS_ERR(ctx, open(lnk_path, O_RDONLY | O_CLOEXEC), EUCLEAN);
+	FST_SYS_ERR(ctx, open(bad_path, O_RDONLY | O_CLOEXEC), EUCLEAN);
+	RR_EXPECT(ctx, g, XEV(FAN_FS_ERROR, O_FID(&d), R_ERROR(EUCLEAN, 2)));
+	FST_SYS_ERR(ctx, open(bad_path, O_RDONLY | O_CLOEXEC), EUCLEAN);
+	FST_SYS(ctx, mount(e.dev, e.mnt, "ext4", MS_REMOUNT | MS_RDONLY, "abort"));
+	RR_EXPECT(ctx, g, XEV(FAN_FS_ERROR, O_FID(&bad), R_ERROR(EUCLEAN, 2)));
+	RR_EXPECT_NONE(ctx, g);
+}
+
+/* ------------------------------------------------------------------------ */
 
 const struct fst_case fst_cases_id[] = {
 	FST_CASE(id01_fid_inode_marks, "ID01", FST_ALL_FS,
@@ -1745,8 +2103,18 @@ const struct fst_case fst_cases_id[] = {
 		 "sb mark: FIDs, also through a bind mount (same FID as the original path)"),
 	FST_CASE(id01_fid_follows_inode, "ID01", FST_ALL_FS,
 		 "FID names the inode: distinct for siblings, same after rename and via hard link"),
+	FST_CASE(id01_fid_two_filesystems, "ID01", FST_ALL_FS,
+		 "one FID group, inode marks on two filesystems: each event its own fsid + handle"),
+	FST_CASE_GIT(id01_fid_inode_after_nonfid, "ID01", FST_ALL_FS, "c285a2f01d69",
+		     "FID inode marks after a non-FID group's inode mark: right fsid + handle"),
+	FST_CASE_GIT(id01_fid_mount_after_nonfid, "ID01", FST_ALL_FS, "c285a2f01d69",
+		     "FID mount mark after a non-FID group's mount mark: right fsid + handle"),
+	FST_CASE_GIT(id01_fid_sb_after_nonfid, "ID01", FST_ALL_FS, "c285a2f01d69",
+		     "FID sb mark after a non-FID group's sb mark: right fsid + handle"),
 	FST_CASE(id01_btrfs_subvolume_fsid, "ID01,OV03", FST_BTRFS,
-		 "btrfs subvolume: inode mark reports its fsid, sb mark the top one; EXDEV mixes"),
+		 "btrfs subvolume: inode mark reports its fsid; then a top-volume mark is EXDEV"),
+	FST_CASE(id01_btrfs_subvolume_sb_mark, "ID01,OV03", FST_BTRFS,
+		 "btrfs: sb mark reports the top fsid for subvolume files; subvolume marks EXDEV"),
 	FST_CASE(id02_dirent_parent_self_object, "ID02", FST_ALL_FS,
 		 "CREATE/DELETE/MOVED_* carry the parent's FID, DELETE_SELF the object's own"),
 	FST_CASE(id02_dirent_parent_dfid_name, "ID02,ID03", FST_ALL_FS,
@@ -1777,14 +2145,20 @@ const struct fst_case fst_cases_id[] = {
 		 "sb mark, REPORT_DFID_NAME|FID: RENAME without child FID; file *_SELF as FID"),
 	FST_CASE(id03_sb_records_dfid_name_target, "ID03", FST_ALL_FS,
 		 "sb mark, DFID_NAME_TARGET: RENAME old+new+FID; dirent events with target FID"),
-	FST_CASE(id03_parent_info_other_marks, "ID03", FST_ALL_FS,
-		 "file, mount and sb marks get parent+name (of the path used, also a link)"),
+	FST_CASE(id03_parent_info_inode_mark, "ID03", FST_ALL_FS,
+		 "a mark on the file gets parent+name (of the path used, also a link)"),
+	FST_CASE(id03_parent_info_mount_mark, "ID03", FST_ALL_FS,
+		 "a mount mark gets parent+name (of the path used, also a link); dirs \".\""),
+	FST_CASE(id03_parent_info_sb_mark, "ID03", FST_ALL_FS,
+		 "an sb mark gets parent+name (of the path used, also a link); dirs \".\""),
 	FST_CASE(id03_rename_records_per_dir, "ID03", FST_ALL_FS,
 		 "FAN_RENAME on inode marks: old/new records only for the watched directories"),
 	FST_CASE(id03_pidfd_record_last, "ID03,ID04", FST_ALL_FS,
 		 "DFID_NAME|FID|PIDFD: records in order DFID_NAME, FID, PIDFD"),
 	FST_CASE(id04_report_tid, "ID04", FST_ONCE,
-		 "REPORT_TID: a second thread's tid in pid (fd and FID groups); else the tgid"),
+		 "REPORT_TID: a second thread's tid in pid (fd-mode group); else the tgid"),
+	FST_CASE(id04_report_tid_fid, "ID04", FST_ONCE,
+		 "REPORT_TID|REPORT_FID: the thread id too; two threads' events do not merge"),
 	FST_CASE(id04_pidfd_live_process, "ID04", FST_ONCE,
 		 "REPORT_PIDFD: the pidfd of a live child refers to it (fdinfo Pid:)"),
 	FST_CASE(id04_pidfd_exited_process, "ID04", FST_ONCE,
@@ -1803,5 +2177,11 @@ const struct fst_case fst_cases_id[] = {
 		 "one fd left, 3 events: an fd, then fd = -EMFILE twice; nothing lost"),
 	FST_CASE(id05_legacy_emfile_drops_events, "ID05,OV01", FST_ONCE,
 		 "no FD_ERROR, one fd left: read gives 1 event, then EMFILE; 2 events lost"),
+	FST_CASE_GIT(id06_fs_error_abort, "ID06", FST_EXT4, "124e7c61deb2 76486b104168",
+		     "private ext4 aborted: one FS_ERROR, ESHUTDOWN, count 1, FID without handle"),
+	FST_CASE(id06_fs_error_inode, "ID06", FST_EXT4,
+		 "lookup of a corrupted inode (debugfs): one FS_ERROR, EUCLEAN, its FID"),
+	FST_CASE_GIT(id07_fs_error_merge, "ID07", FST_EXT4, "76486b104168",
+		     "FS_ERRORs merge while queued: error_count adds up, first error and FID kept"),
 	{ 0 },
 };

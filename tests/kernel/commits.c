@@ -12,5 +12,8 @@
 #include "selftest.h"
 
 const struct fst_commit fst_commits[] = {
+	{ "124e7c61deb2", "ext4: fix error code saved on super block during file system abort" },
+	{ "76486b104168", "ext4: avoid remount errors with 'abort' mount option" },
+	{ "c285a2f01d69", "fanotify: update connector fsid cache on add mark" },
 	{ NULL, NULL },
 };

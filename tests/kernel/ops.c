@@ -2,12 +2,14 @@
 /*
  * ops.c — what a case does with raw syscalls, each failing with the
  * caller's file:line: files and helper mounts (another tmpfs, a bind mount
- * in the scratch tmpfs), one-byte operations, fanotify groups and marks,
+ * in the scratch tmpfs, a loop device of the case's own), programs a case
+ * runs (mkfs, debugfs), one-byte operations, fanotify groups and marks,
  * inotify watches. The init flags of the groups made here are remembered
  * for reading and matching (fst_fd_kind()).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -92,6 +94,52 @@ const char *fst_bind_(struct fst_ctx *ctx, const char *src, const char *name, co
 	if (mount(s, p, NULL, MS_BIND, NULL) < 0)
 		fst_fail_(ctx, file, line, "bind mount %s on %s: %s", s, p, fst_errname(errno));
 	return p;
+}
+
+const char *fst_loop_image_(struct fst_ctx *ctx, unsigned size_mib, const char *file, int line) {
+	char dev[32];
+	int img, fd, r;
+
+	img = open(ctx->scratch, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (img < 0)
+		fst_fail_(ctx, file, line, "image file in %s: %s", ctx->scratch,
+			  fst_errname(errno));
+	if (ftruncate(img, (off_t)size_mib << 20) < 0)
+		fst_fail_(ctx, file, line, "image size %u MiB: %s", size_mib, fst_errname(errno));
+	r = fst_loop_attach(img, dev, sizeof(dev), &fd);
+	close(img);
+	if (r < 0)
+		fst_skip(ctx, "no loop device: %s", fst_errname(r));
+	/* fd stays open until the case ends: the device with it (autoclear) */
+	return fst_strdupf(ctx, "%s", dev);
+}
+
+void fst_exec_tool_(struct fst_ctx *ctx, const char *file, int line, const char *prog, ...) {
+	char path[512], out[512], *argv[16], *nl;
+	size_t n = 0;
+	va_list ap;
+	int r;
+
+	fst_checkpoint(file, line);
+	if (!fst_find_tool(prog, path, sizeof(path)))
+		fst_skip(ctx, "%s not found", prog);
+	argv[n++] = path;
+	va_start(ap, prog);
+	for (char *a; (a = va_arg(ap, char *)) != NULL;) {
+		if (n + 1 == sizeof(argv) / sizeof(argv[0]))
+			fst_fail_(ctx, file, line, "%s: too many arguments", prog);
+		argv[n++] = a;
+	}
+	va_end(ap);
+	argv[n] = NULL;
+	r = fst_run_tool(argv, out, sizeof(out));
+	if (r < 0) {
+		nl = strchr(out, '\n');
+		if (nl)
+			*nl = '\0';
+		fst_fail_(ctx, file, line, "%s %s failed (%s): %s", prog, n > 1 ? argv[n - 1] : "",
+			  fst_errname(r), out);
+	}
 }
 
 /* ------------------------------------------------------------------------ */

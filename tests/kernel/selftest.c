@@ -49,8 +49,8 @@ static const struct {
 	const char *prefix;
 	unsigned count;
 } id_groups[] = {
-	{ "FP", 12 }, { "PC", 9 }, { "IG", 9 }, { "PE", 8 },
-	{ "MK", 10 }, { "ID", 5 }, { "OV", 5 }, { "IN", 1 },
+	{ "FP", 12 }, { "PC", 9 }, { "IG", 11 }, { "PE", 8 },
+	{ "MK", 12 }, { "ID", 7 }, { "OV", 8 }, { "IN", 2 },
 };
 
 #define N_ID_GROUPS (sizeof(id_groups) / sizeof(id_groups[0]))
@@ -389,7 +389,7 @@ struct fs_run {
 
 static char base_dir[] = "/tmp/fsn-selftest.XXXXXX";
 
-static bool find_tool(const char *name, char *out, size_t len) {
+bool fst_find_tool(const char *name, char *out, size_t len) {
 	const char *path = getenv("PATH");
 	char buf[4096];
 	char *save = NULL;
@@ -404,8 +404,7 @@ static bool find_tool(const char *name, char *out, size_t len) {
 	return false;
 }
 
-/* Run argv, capturing the first bytes of its output into err. */
-static int run_tool(char *const argv[], char *err, size_t errlen) {
+int fst_run_tool(char *const argv[], char *err, size_t errlen) {
 	int p[2], status;
 	pid_t pid;
 	size_t got = 0;
@@ -440,7 +439,7 @@ static int run_tool(char *const argv[], char *err, size_t errlen) {
 	return 0;
 }
 
-static int loop_attach(int backing, char *dev, size_t len, int *ret_fd) {
+int fst_loop_attach(int backing, char *dev, size_t len, int *ret_fd) {
 	int ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
 	int r = -EBUSY;
 
@@ -564,7 +563,7 @@ static void fs_prepare(struct fs_run *f) {
 	f->env.soak = opt.soak;
 
 	if (f->d->mkfs) {
-		if (!find_tool(f->d->mkfs, tool, sizeof(tool))) {
+		if (!fst_find_tool(f->d->mkfs, tool, sizeof(tool))) {
 			fs_skip(f, FST_SKIP_OTHER, "%s not found", f->d->mkfs);
 			return;
 		}
@@ -580,7 +579,7 @@ static void fs_prepare(struct fs_run *f) {
 			close(img);
 			return;
 		}
-		r = loop_attach(img, f->dev, sizeof(f->dev), &f->loop_fd);
+		r = fst_loop_attach(img, f->dev, sizeof(f->dev), &f->loop_fd);
 		close(img);
 		if (r < 0) {
 			fs_skip(f, FST_SKIP_OTHER, "no loop device: %s", fst_errname(r));
@@ -591,7 +590,7 @@ static void fs_prepare(struct fs_run *f) {
 			argv[a++] = (char *)f->d->mkfs_args[i];
 		argv[a++] = f->dev;
 		argv[a] = NULL;
-		r = run_tool(argv, out, sizeof(out));
+		r = fst_run_tool(argv, out, sizeof(out));
 		if (r < 0) {
 			char *nl = strchr(out, '\n');
 

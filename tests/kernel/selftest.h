@@ -210,6 +210,28 @@ const char *fst_mount_tmpfs_(struct fst_ctx *ctx, const char *name, const char *
 const char *fst_bind_(struct fst_ctx *ctx, const char *src, const char *name, const char *file,
 		      int line);
 
+/*
+ * A block device of the case's own, for a filesystem the case may break
+ * (corrupt, abort) without touching the one under test: a sparse image of
+ * size_mib MiB in the scratch tmpfs on a free loop device, which goes away
+ * when the case ends. Returns the device path (owned by ctx); make a
+ * filesystem on it with fst_exec_tool() ("mkfs.ext4") and mount it on a
+ * directory of ctx->scratch. No loop device is a skip (a failure with
+ * FSN_TESTS_MUST_RUN=1).
+ */
+#define fst_loop_image(ctx, size_mib) fst_loop_image_(ctx, size_mib, __FILE__, __LINE__)
+const char *fst_loop_image_(struct fst_ctx *ctx, unsigned size_mib, const char *file, int line);
+
+/*
+ * Run a program with its arguments (a NULL-terminated list of strings
+ * follows prog), searched in PATH, /usr/local/sbin, /usr/sbin and /sbin,
+ * stdin /dev/null. A program that is not installed is a skip (a failure
+ * with FSN_TESTS_MUST_RUN=1); one that does not exit 0 fails the case with
+ * the start of its output.
+ */
+#define fst_exec_tool(ctx, ...) fst_exec_tool_(ctx, __FILE__, __LINE__, __VA_ARGS__, (char *)NULL)
+void fst_exec_tool_(struct fst_ctx *ctx, const char *file, int line, const char *prog, ...);
+
 /* printf into memory owned by ctx (freed when the case ends). */
 char *fst_strdupf(struct fst_ctx *ctx, const char *fmt, ...) _fst_printf_(2, 3);
 
