@@ -50,7 +50,7 @@ static const struct {
 	unsigned count;
 } id_groups[] = {
 	{ "FP", 12 }, { "PC", 9 }, { "IG", 9 }, { "PE", 6 },
-	{ "MK", 10 }, { "ID", 5 }, { "OV", 5 }, { "IN", 1 },
+	{ "MK", 10 }, { "ID", 5 }, { "OV", 8 }, { "IN", 2 },
 };
 
 #define N_ID_GROUPS (sizeof(id_groups) / sizeof(id_groups[0]))
