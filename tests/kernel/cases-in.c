@@ -6,7 +6,8 @@
  * changing it and without leaking (an instance closed after many refusals
  * gives its slot back), IN_ONESHOT, IN_EXCL_UNLINK, IN_ONLYDIR,
  * IN_DONT_FOLLOW (inotify_user.c: inotify_add_watch(),
- * inotify_update_existing_watch(), inotify_handle_inode_event()).
+ * inotify_update_existing_watch(), inotify_handle_inode_event()); and the
+ * flags of inotify_init1() (IN02): IN_CLOEXEC, IN_NONBLOCK.
  */
 #include <errno.h>
 #include <fcntl.h>

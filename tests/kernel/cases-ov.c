@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cases-ov.c — fsn-selftest cases of the OV group: overflow, limits,
- * errors (OV01-OV04 in semantics.md).
+ * errors (OV01-OV08 in semantics.md).
  *
  * OV01/OV02: the notification queue is bounded by max_queued_events
  * (/proc/sys/fs/fanotify/, /proc/sys/fs/inotify/; read, never changed).
@@ -21,6 +21,13 @@
  * several processes generate events, for a bounded wall-clock time; then
  * everyone must have finished and fresh and long-lived groups must get
  * exactly their events.
+ *
+ * OV06: the per-user limits of groups and marks (ucounts), in the init user
+ * namespace as a uid of the case's own, and in a user namespace the case
+ * creates and whose own limits it sets (the init namespace's sysctls are
+ * only read). OV07: a group created without CAP_SYS_ADMIN keeps reporting
+ * as unprivileged when its creator regains the capability. OV08: the
+ * FD_CLOEXEC / O_NONBLOCK flags of the group fd and of the event fds.
  */
 #include <fcntl.h>
 #include <limits.h>
@@ -2009,10 +2016,10 @@ const struct fst_case fst_cases_ov[] = {
 		 "dir-only bits on a file mark: ENOTDIR with RENAME/IGNORE/TARGET_FID only"),
 	FST_CASE(ov03_mark_ignore_combinations, "OV03", FST_ONCE,
 		 "FAN_MARK_IGNORE: +IGNORED_MASK/mount/sb -> EINVAL, dir -> EISDIR w/o SURV"),
-	FST_CASE(ov03_mark_ignore_dirent_on_file, "OV03", FST_ONCE,
-		 "IGNORE_SURV dirent bits: file -> ENOTDIR; dir, sb mark via the file -> ok"),
-	FST_CASE(ov03_mark_target_dirent_on_file, "OV03", FST_ONCE,
-		 "TARGET_FID dirent bits: file -> ENOTDIR; dir, sb mark via the file -> ok"),
+	FST_CASE_GIT(ov03_mark_ignore_dirent_on_file, "OV03", FST_ONCE, "ceaf69f8eadc 8698e3bab4dd",
+		     "IGNORE_SURV dirent bits: file -> ENOTDIR; dir, sb mark via the file -> ok"),
+	FST_CASE_GIT(ov03_mark_target_dirent_on_file, "OV03", FST_ONCE, "ceaf69f8eadc 8698e3bab4dd",
+		     "TARGET_FID dirent bits: file -> ENOTDIR; dir, sb mark via the file -> ok"),
 	FST_CASE(ov03_mark_type_restrictions, "OV03", FST_ONCE,
 		 "FS_ERROR only on sb marks, EVICTABLE only on new inode marks"),
 	FST_CASE(ov03_enodev_exdev_zero_fsid, "OV03", FST_ONCE,
@@ -2039,8 +2046,8 @@ const struct fst_case fst_cases_ov[] = {
 		 "user namespace, its max_fanotify_groups 4: 4 FID groups, EMFILE; fd mode EPERM"),
 	FST_CASE(ov06_userns_max_marks, "OV06", FST_ONCE,
 		 "user namespace, its max_fanotify_marks 3: 3 marks over 2 groups, ENOSPC"),
-	FST_CASE(ov07_unpriv_group_privileged_reader, "OV07,ID04", FST_ONCE,
-		 "group made at euid 65534, read as root: pid 0, FAN_NOFD for other processes"),
+	FST_CASE_GIT(ov07_unpriv_group_privileged_reader, "OV07,ID04", FST_ONCE, "a8b98c808eab",
+		     "group made at euid 65534, read as root: pid 0, FAN_NOFD for other processes"),
 	FST_CASE(ov08_fanotify_init_fd_flags, "OV08", FST_ONCE,
 		 "FAN_CLOEXEC -> FD_CLOEXEC, FAN_NONBLOCK -> O_NONBLOCK, exactly when asked"),
 	FST_CASE(ov08_event_fd_flags, "OV08", FST_ONCE,

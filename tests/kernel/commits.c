@@ -12,5 +12,8 @@
 #include "selftest.h"
 
 const struct fst_commit fst_commits[] = {
+	{ "8698e3bab4dd", "fanotify: refine the validation checks on non-dir inode mask" },
+	{ "a8b98c808eab", "fanotify: fix permission model of unprivileged group" },
+	{ "ceaf69f8eadc", "fanotify: do not allow setting dirent events in mask of non-dir" },
 	{ NULL, NULL },
 };
