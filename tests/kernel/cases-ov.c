@@ -478,6 +478,10 @@ static void ov03_mark_invalid_flags(struct fst_ctx *ctx) {
 	FST_MARK_ERR(ctx, g, FAN_MARK_ADD, 0x80000000, "f", EINVAL);     /* unknown event bit */
 	FST_MARK_ERR(ctx, g, FAN_MARK_FLUSH | FAN_MARK_ONLYDIR, 0, NULL, EINVAL);
 	FST_MARK_ERR(ctx, g, FAN_MARK_FLUSH | FAN_MARK_ADD, FAN_OPEN, "f", EINVAL);
+	/* FAN_MARK_MOUNT|FAN_MARK_FILESYSTEM is the mount-namespace type (or,
+	 * before it, no type at all): not for a path */
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_MOUNT | FAN_MARK_FILESYSTEM, FAN_OPEN, "f",
+		     EINVAL);
 	FST_MARK_ERR(ctx, g, FAN_MARK_REMOVE, FAN_OPEN, "f", ENOENT); /* no such mark */
 	FST_MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_OPEN, "missing", ENOENT);
 	FST_MARK_ERR(ctx, -1, FAN_MARK_ADD, FAN_OPEN, "f", EBADF);
@@ -727,21 +731,31 @@ static void ov03_mark_target_dirent_on_file(struct fst_ctx *ctx) {
 	FST_EXPECT(ctx, g, { .mask = FAN_DELETE, .dir = "d", .name = "x", .obj = &x });
 }
 
-/* Mark types: FAN_FS_ERROR only on sb marks, EVICTABLE only on inode
- * marks (and not as a downgrade of an existing mark). */
+/* Mark types: FAN_FS_ERROR only on sb marks. */
 static void ov03_mark_type_restrictions(struct fst_ctx *ctx) {
-	int g, gf;
+	int gf;
 
-	fst_require(ctx, FSN_FEAT_MARK_EVICTABLE);
 	fst_require(ctx, FSN_FEAT_EVENT_FS_ERROR);
 	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
 	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
-	fst_write_file(ctx, "f", "f");
 	FST_SYS(ctx, mkdir("d", 0755));
 	gf = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
 	FST_MARK_ERR(ctx, gf, FAN_MARK_ADD, FAN_FS_ERROR, "d", EINVAL);
 	FST_MARK_ERR(ctx, gf, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_FS_ERROR, "d", EINVAL);
 	FST_MARK_ERR(ctx, gf, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_FS_ERROR, "d", 0);
+}
+
+/* EVICTABLE only on inode marks, and not as a downgrade of an existing
+ * mark (split from ov03_mark_type_restrictions, whose FAN_FS_ERROR
+ * requirement it does not share). */
+static void ov03_mark_evictable_inode_only(struct fst_ctx *ctx) {
+	int g;
+
+	fst_require(ctx, FSN_FEAT_MARK_EVICTABLE);
+	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
+	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
+	fst_write_file(ctx, "f", "f");
+	FST_SYS(ctx, mkdir("d", 0755));
 	g = fst_fan_init(ctx, FAN_CLASS_NOTIF);
 	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_EVICTABLE | FAN_MARK_MOUNT, FAN_OPEN, "d",
 		     EINVAL);
@@ -750,9 +764,6 @@ static void ov03_mark_type_restrictions(struct fst_ctx *ctx) {
 	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_EVICTABLE, FAN_OPEN, "d", 0);
 	FST_MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_OPEN, "f", 0);
 	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_EVICTABLE, FAN_OPEN, "f", EEXIST);
-	/* FAN_MARK_MOUNT|FAN_MARK_FILESYSTEM is the mount-namespace type: not a path */
-	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_MOUNT | FAN_MARK_FILESYSTEM, FAN_OPEN, "d",
-		     EINVAL);
 }
 
 /*
@@ -846,65 +857,95 @@ static const char *fuse_mount(struct fst_ctx *ctx) {
 	return p;
 }
 
-/* ENODEV: a filesystem with a zero fsid (FUSE) cannot have sb or mount
- * marks of a FID group; an inode mark is accepted with a "weak" fsid, but
- * one group cannot mix it with marks of a real fsid (EXDEV), either way. */
-static void ov03_enodev_exdev_zero_fsid(struct fst_ctx *ctx) {
+static const char *zero_fsid_fuse(struct fst_ctx *ctx) {
+	const char *fu = fuse_mount(ctx);
 	struct statfs s;
-	const char *fu;
-	int g, g2, gfd;
 
-	fst_require(ctx, FSN_FEAT_REPORT_FID);
-	fst_require(ctx, FSN_FEAT_MARK_FID);
-	fst_write_file(ctx, "f", "f");
-	fu = fuse_mount(ctx);
-	/* an inode mark with a weak (zero) fsid: Linux 6.8 */
-	fst_require_at(ctx, fu, FSN_FEAT_MARK_FID);
 	FST_SYS(ctx, statfs(fu, &s));
 	if (s.f_fsid.__val[0] || s.f_fsid.__val[1])
 		fst_fail(ctx, "the FUSE mount has f_fsid %08x.%08x, expected 0",
 			 (unsigned)s.f_fsid.__val[0], (unsigned)s.f_fsid.__val[1]);
+	return fu;
+}
+
+/* ENODEV: a filesystem with a zero fsid (FUSE) cannot have sb or mount
+ * marks of a FID group; an fd-mode group needs no fsid. */
+static void ov03_enodev_exdev_zero_fsid(struct fst_ctx *ctx) {
+	const char *fu;
+	int g, gfd;
+
+	fst_require(ctx, FSN_FEAT_REPORT_FID);
+	fst_require(ctx, FSN_FEAT_MARK_FID);
+	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
+	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
+	fst_write_file(ctx, "f", "f");
+	fu = zero_fsid_fuse(ctx);
 	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
 	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN, fu, ENODEV);
 	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_OPEN, fu, ENODEV);
+	/* an fd-mode group needs no fsid */
+	gfd = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	FST_MARK_ERR(ctx, gfd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN, fu, 0);
+	FST_MARK_ERR(ctx, gfd, FAN_MARK_REMOVE | FAN_MARK_FILESYSTEM, FAN_OPEN, fu, 0);
+	/* the refusals left the FID group usable */
+	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN, "f");
+	fst_open_close(ctx, "f", O_RDONLY);
+	FST_EXPECT(ctx, g, FST_FAN(FAN_OPEN, "f"));
+	FST_EXPECT_NONE(ctx, gfd);
+}
+
+/* EXDEV: an inode mark on a zero-fsid filesystem is accepted with a "weak"
+ * fsid (Linux 6.8), but one group cannot mix it with marks of a real fsid,
+ * either way (split from ov03_enodev_exdev_zero_fsid, whose ENODEV needs
+ * no weak fsids). */
+static void ov03_exdev_weak_fsid(struct fst_ctx *ctx) {
+	const char *fu;
+	int g, g2;
+
+	fst_require(ctx, FSN_FEAT_REPORT_FID);
+	fst_require(ctx, FSN_FEAT_MARK_FID);
+	fst_write_file(ctx, "f", "f");
+	fu = zero_fsid_fuse(ctx);
+	/* an inode mark with a weak (zero) fsid: Linux 6.8 */
+	fst_require_at(ctx, fu, FSN_FEAT_MARK_FID);
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
 	FST_MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_OPEN | FAN_ONDIR, fu, 0);
 	FST_MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_OPEN, "f", EXDEV);
 	g2 = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
 	FST_MARK_ERR(ctx, g2, FAN_MARK_ADD, FAN_OPEN, "f", 0);
 	FST_MARK_ERR(ctx, g2, FAN_MARK_ADD, FAN_OPEN | FAN_ONDIR, fu, EXDEV);
-	/* an fd-mode group needs no fsid */
-	gfd = fst_fan_init(ctx, FAN_CLASS_NOTIF);
-	FST_MARK_ERR(ctx, gfd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN, fu, 0);
-	FST_MARK_ERR(ctx, gfd, FAN_MARK_REMOVE | FAN_MARK_FILESYSTEM, FAN_OPEN, fu, 0);
 	/* the surviving marks still work */
 	fst_open_close(ctx, "f", O_RDONLY);
 	FST_EXPECT(ctx, g2, FST_FAN(FAN_OPEN, "f"));
 	FST_EXPECT_NONE(ctx, g);
 }
 
-/* EOPNOTSUPP: a filesystem whose file handles cannot be decoded (ramfs)
- * cannot have sb/mount marks of a FID group (inode marks: yes); internal
- * filesystems (pipefs) have no sb/mount marks at all (EINVAL); procfs
- * refuses permission events (EINVAL). All on mounts of this case only. */
-static void ov03_unsupported_filesystems(struct fst_ctx *ctx) {
+/* A ramfs of the case's own, with a file f; returns its path. */
+static const char *ramfs_with_file(struct fst_ctx *ctx) {
 	char *ram = fst_strdupf(ctx, "%s/ramfs", ctx->scratch);
-	char *proc = fst_strdupf(ctx, "%s/proc", ctx->scratch);
 	char *rf = fst_strdupf(ctx, "%s/f", ram);
-	char *pv = fst_strdupf(ctx, "%s/version", proc);
-	struct fst_obj ro;
-	int g, gc, fd;
+	int fd;
 
-	fst_require(ctx, FSN_FEAT_REPORT_FID);
-	fst_require(ctx, FSN_FEAT_PERM_OPEN);
 	FST_SYS(ctx, mkdir(ram, 0755));
 	FST_SYS(ctx, mount("fsn-ramfs", ram, "ramfs", MS_NOSUID | MS_NODEV, "mode=0755"));
 	fd = FST_SYS(ctx, open(rf, O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
 	close(fd);
-	/* an inode mark where file handles cannot be decoded (AT_HANDLE_FID) */
-	fst_require_at(ctx, rf, FSN_FEAT_MARK_FID);
+	return ram;
+}
+
+/* A filesystem whose file handles cannot be decoded (ramfs) cannot have
+ * sb/mount marks of a FID group: EOPNOTSUPP since 6.8 (weak fsids), ENODEV
+ * before; both say "this filesystem cannot" (split from
+ * ov03_unsupported_filesystems: it needs no inode mark there). */
+static void ov03_ramfs_fid_sb_mount(struct fst_ctx *ctx) {
+	const char *ram;
+	int g;
+
+	fst_require(ctx, FSN_FEAT_REPORT_FID);
+	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
+	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
+	ram = ramfs_with_file(ctx);
 	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
-	/* EOPNOTSUPP since 6.8 (weak fsids); ENODEV before: both say "this
-	 * filesystem cannot" */
 	for (int i = 0; i < 2; i++) {
 		unsigned type = i ? FAN_MARK_MOUNT : FAN_MARK_FILESYSTEM;
 		int e = fst_mark_err(ctx, g, FAN_MARK_ADD | type, FAN_OPEN, ram);
@@ -915,6 +956,23 @@ static void ov03_unsupported_filesystems(struct fst_ctx *ctx) {
 				 "(or ENODEV before Linux 6.8)",
 				 i ? "mount" : "filesystem", fst_errname(e));
 	}
+	/* an fd-mode group can */
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN, ram, 0);
+}
+
+/* A FID group's inode mark where file handles cannot be decoded (ramfs):
+ * accepted, and the event carries the AT_HANDLE_FID handle. */
+static void ov03_unsupported_filesystems(struct fst_ctx *ctx) {
+	const char *rf;
+	struct fst_obj ro;
+	int g;
+
+	fst_require(ctx, FSN_FEAT_REPORT_FID);
+	rf = fst_strdupf(ctx, "%s/f", ramfs_with_file(ctx));
+	/* an inode mark where file handles cannot be decoded (AT_HANDLE_FID) */
+	fst_require_at(ctx, rf, FSN_FEAT_MARK_FID);
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
 	FST_MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_OPEN, rf, 0);
 	fst_open_close(ctx, rf, O_RDONLY);
 	/* its FID is the non-decodable one name_to_handle_at(AT_HANDLE_FID)
@@ -923,7 +981,18 @@ static void ov03_unsupported_filesystems(struct fst_ctx *ctx) {
 	if (!ro.fid_only)
 		fst_fail(ctx, "ramfs: name_to_handle_at() without AT_HANDLE_FID did not fail");
 	FST_EXPECT(ctx, g, { .mask = FAN_OPEN, .obj = &ro });
+}
 
+/* procfs refuses permission events (EINVAL), takes notification ones; on a
+ * procfs mount of the case's own (split from ov03_unsupported_filesystems:
+ * it needs no FID marks on ramfs). */
+static void ov03_procfs_no_perm_events(struct fst_ctx *ctx) {
+	char *proc = fst_strdupf(ctx, "%s/proc", ctx->scratch);
+	char *pv = fst_strdupf(ctx, "%s/version", proc);
+	int gc;
+
+	fst_require(ctx, FSN_FEAT_PERM_OPEN);
+	fst_require(ctx, FSN_FEAT_PERM_ACCESS);
 	FST_SYS(ctx, mkdir(proc, 0755));
 	FST_SYS(ctx, mount("fsn-proc", proc, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL));
 	gc = fst_fan_init(ctx, FAN_CLASS_CONTENT);
@@ -2020,12 +2089,19 @@ const struct fst_case fst_cases_ov[] = {
 		     "IGNORE_SURV dirent bits: file -> ENOTDIR; dir, sb mark via the file -> ok"),
 	FST_CASE_GIT(ov03_mark_target_dirent_on_file, "OV03", FST_ONCE, "ceaf69f8eadc 8698e3bab4dd",
 		     "TARGET_FID dirent bits: file -> ENOTDIR; dir, sb mark via the file -> ok"),
-	FST_CASE(ov03_mark_type_restrictions, "OV03", FST_ONCE,
-		 "FS_ERROR only on sb marks, EVICTABLE only on new inode marks"),
+	FST_CASE(ov03_mark_type_restrictions, "OV03", FST_ONCE, "FS_ERROR only on sb marks"),
+	FST_CASE(ov03_mark_evictable_inode_only, "OV03", FST_ONCE,
+		 "EVICTABLE only on new inode marks: mount/sb -> EINVAL, downgrade -> EEXIST"),
 	FST_CASE(ov03_enodev_exdev_zero_fsid, "OV03", FST_ONCE,
-		 "FUSE (zero fsid): sb/mount -> ENODEV; weak+strong fsid in one group -> EXDEV"),
+		 "FUSE (zero fsid): FID sb/mount -> ENODEV; fd-mode sb mark works"),
+	FST_CASE(ov03_exdev_weak_fsid, "OV03", FST_ONCE,
+		 "FUSE (zero fsid): weak-fsid inode mark; weak+strong in one group -> EXDEV"),
+	FST_CASE(ov03_ramfs_fid_sb_mount, "OV03", FST_ONCE,
+		 "ramfs: FID sb/mount -> EOPNOTSUPP (ENODEV before 6.8); fd mode works"),
 	FST_CASE(ov03_unsupported_filesystems, "OV03", FST_ONCE,
-		 "ramfs FID sb/mount -> EOPNOTSUPP; procfs perm -> EINVAL"),
+		 "ramfs: a FID inode mark works, with the AT_HANDLE_FID handle"),
+	FST_CASE(ov03_procfs_no_perm_events, "OV03", FST_ONCE,
+		 "procfs: OPEN_PERM/ACCESS_PERM -> EINVAL, OPEN works"),
 	FST_CASE(ov05_pseudo_fs_marks, "OV05", FST_ONCE,
 		 "pipe and socket via /proc/self/fd: sb/mount -> EINVAL, inode marks work"),
 	FST_CASE(ov05_pipe_fid, "OV05", FST_ONCE,
