@@ -439,7 +439,6 @@ static void ov03_init_invalid_flags(struct fst_ctx *ctx) {
 static void ov03_init_fid_combinations(struct fst_ctx *ctx) {
 	fst_require(ctx, FSN_FEAT_REPORT_FID);
 	fst_require(ctx, FSN_FEAT_REPORT_DFID_NAME);
-	fst_require(ctx, FSN_FEAT_REPORT_TARGET_FID);
 	fst_require(ctx, FSN_FEAT_CLASS_CONTENT);
 	/* the documented combinations */
 	INIT_ERR(ctx, FAN_REPORT_FID, O_RDONLY, 0);
@@ -447,21 +446,26 @@ static void ov03_init_fid_combinations(struct fst_ctx *ctx) {
 	INIT_ERR(ctx, FAN_REPORT_DIR_FID | FAN_REPORT_FID, O_RDONLY, 0);
 	INIT_ERR(ctx, FAN_REPORT_DFID_NAME, O_RDONLY, 0);
 	INIT_ERR(ctx, FAN_REPORT_DFID_NAME | FAN_REPORT_FID, O_RDONLY, 0);
-	INIT_ERR(ctx, FAN_REPORT_DFID_NAME_TARGET, O_RDONLY, 0);
 	/* a name needs the directory */
 	INIT_ERR(ctx, FAN_REPORT_NAME, O_RDONLY, EINVAL);
 	INIT_ERR(ctx, FAN_REPORT_NAME | FAN_REPORT_FID, O_RDONLY, EINVAL);
-	/* the target needs name and FID */
-	INIT_ERR(ctx, FAN_REPORT_TARGET_FID, O_RDONLY, EINVAL);
-	INIT_ERR(ctx, FAN_REPORT_TARGET_FID | FAN_REPORT_DFID_NAME, O_RDONLY, EINVAL);
-	INIT_ERR(ctx, FAN_REPORT_TARGET_FID | FAN_REPORT_DIR_FID | FAN_REPORT_FID, O_RDONLY,
-		 EINVAL);
 	/* FID reporting is for notification groups only */
 	INIT_ERR(ctx, FAN_CLASS_CONTENT, O_RDONLY, 0);
 	INIT_ERR(ctx, FAN_CLASS_CONTENT | FAN_REPORT_FID, O_RDONLY, EINVAL);
 	INIT_ERR(ctx, FAN_CLASS_CONTENT | FAN_REPORT_DIR_FID, O_RDONLY, EINVAL);
 	INIT_ERR(ctx, FAN_CLASS_PRE_CONTENT | FAN_REPORT_DFID_NAME, O_RDONLY, EINVAL);
 	INIT_ERR(ctx, FAN_CLASS_PRE_CONTENT | FAN_REPORT_FID, O_RDONLY, EINVAL);
+}
+
+/* FAN_REPORT_TARGET_FID needs the name and the FID (split from
+ * ov03_init_fid_combinations, which does not need Linux 5.17). */
+static void ov03_init_target_fid_combinations(struct fst_ctx *ctx) {
+	fst_require(ctx, FSN_FEAT_REPORT_TARGET_FID);
+	INIT_ERR(ctx, FAN_REPORT_DFID_NAME_TARGET, O_RDONLY, 0);
+	INIT_ERR(ctx, FAN_REPORT_TARGET_FID, O_RDONLY, EINVAL);
+	INIT_ERR(ctx, FAN_REPORT_TARGET_FID | FAN_REPORT_DFID_NAME, O_RDONLY, EINVAL);
+	INIT_ERR(ctx, FAN_REPORT_TARGET_FID | FAN_REPORT_DIR_FID | FAN_REPORT_FID, O_RDONLY,
+		 EINVAL);
 }
 
 static void ov03_mark_invalid_flags(struct fst_ctx *ctx) {
@@ -587,14 +591,14 @@ static void ov03_mark_onlydir_enotdir(struct fst_ctx *ctx) {
 }
 
 /* Directory-only bits on a non-directory inode mark: refused (ENOTDIR)
- * with the v5.17+ APIs (FAN_RENAME, FAN_MARK_IGNORE, a TARGET_FID group),
+ * with the v5.17+ APIs (FAN_RENAME, a TARGET_FID group; FAN_MARK_IGNORE:
+ * ov03_mark_ignore_dir_bits_on_file),
  * still accepted with the old ones (fanotify_events_supported()). */
 static void ov03_mark_dir_bits_on_file(struct fst_ctx *ctx) {
 	int gn, gt, g;
 
 	fst_require(ctx, FSN_FEAT_REPORT_TARGET_FID);
 	fst_require(ctx, FSN_FEAT_EVENT_RENAME);
-	fst_require(ctx, FSN_FEAT_MARK_IGNORE);
 	fst_write_file(ctx, "f", "f");
 	fst_write_file(ctx, "f2", "f");
 	fst_write_file(ctx, "f3", "f");
@@ -610,13 +614,23 @@ static void ov03_mark_dir_bits_on_file(struct fst_ctx *ctx) {
 	FST_MARK_ERR(ctx, gt, FAN_MARK_ADD, FAN_OPEN, "f", 0);
 	FST_MARK_ERR(ctx, gt, FAN_MARK_ADD, FAN_CREATE | FAN_ONDIR, "d", 0);
 	g = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	/* the legacy ignore mask just drops the flags */
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK, FAN_OPEN | FAN_ONDIR, "f2", 0);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_OPEN | FAN_ONDIR | FAN_EVENT_ON_CHILD, "f3", 0);
+}
+
+/* The same strictness with FAN_MARK_IGNORE (Linux 6.0; split from
+ * ov03_mark_dir_bits_on_file, whose 5.17 APIs do not need it). */
+static void ov03_mark_ignore_dir_bits_on_file(struct fst_ctx *ctx) {
+	int g;
+
+	fst_require(ctx, FSN_FEAT_MARK_IGNORE);
+	fst_write_file(ctx, "f", "f");
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF);
 	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE, FAN_OPEN | FAN_ONDIR, "f", ENOTDIR);
 	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE_SURV, FAN_OPEN | FAN_EVENT_ON_CHILD,
 		     "f", ENOTDIR);
 	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE, FAN_OPEN, "f", 0);
-	/* the legacy ignore mask just drops the flags */
-	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK, FAN_OPEN | FAN_ONDIR, "f2", 0);
-	FST_MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_OPEN | FAN_ONDIR | FAN_EVENT_ON_CHILD, "f3", 0);
 }
 
 /* FAN_MARK_IGNORE: not with FAN_MARK_IGNORED_MASK; without SURV_MODIFY not
@@ -2070,7 +2084,9 @@ const struct fst_case fst_cases_ov[] = {
 	FST_CASE(ov03_init_invalid_flags, "OV03", FST_ONCE,
 		 "fanotify_init: unknown flags, class 3, bad event_f_flags -> EINVAL"),
 	FST_CASE(ov03_init_fid_combinations, "OV03", FST_ONCE,
-		 "fanotify_init: NAME w/o DIR_FID, TARGET w/o NAME|FID, FID+CONTENT -> EINVAL"),
+		 "fanotify_init: NAME w/o DIR_FID, FID with a permission class -> EINVAL"),
+	FST_CASE(ov03_init_target_fid_combinations, "OV03", FST_ONCE,
+		 "fanotify_init: TARGET_FID without NAME, DIR_FID and FID -> EINVAL"),
 	FST_CASE(ov03_mark_invalid_flags, "OV03", FST_ONCE,
 		 "fanotify_mark: bad flags/mask/command/fd -> EINVAL/EBADF/ENOENT"),
 	FST_CASE(ov03_mark_perm_needs_class, "OV03", FST_ONCE,
@@ -2082,7 +2098,9 @@ const struct fst_case fst_cases_ov[] = {
 	FST_CASE(ov03_mark_onlydir_enotdir, "OV03", FST_ONCE,
 		 "FAN_MARK_ONLYDIR on a file, a symlink (DONT_FOLLOW), a file fd -> ENOTDIR"),
 	FST_CASE(ov03_mark_dir_bits_on_file, "OV03", FST_ONCE,
-		 "dir-only bits on a file mark: ENOTDIR with RENAME/IGNORE/TARGET_FID only"),
+		 "dir-only bits on a file mark: ENOTDIR with RENAME/TARGET_FID, legacy accepts"),
+	FST_CASE(ov03_mark_ignore_dir_bits_on_file, "OV03", FST_ONCE,
+		 "FAN_MARK_IGNORE with ONDIR/EVENT_ON_CHILD on a file -> ENOTDIR"),
 	FST_CASE(ov03_mark_ignore_combinations, "OV03", FST_ONCE,
 		 "FAN_MARK_IGNORE: +IGNORED_MASK/mount/sb -> EINVAL, dir -> EISDIR w/o SURV"),
 	FST_CASE_GIT(ov03_mark_ignore_dirent_on_file, "OV03", FST_ONCE, "ceaf69f8eadc 8698e3bab4dd",
