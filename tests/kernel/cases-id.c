@@ -1716,22 +1716,132 @@ static void id04_pidfd_exited_process(struct fst_ctx *ctx) {
 	pidfd_exited(ctx, 0, FAN_NOPIDFD);
 }
 
+/* The file status flags of a pidfd, from /proc/self/fdinfo ("flags:",
+ * octal); -1 if none. A thread pidfd (PIDFD_THREAD) has O_EXCL. */
+static int pidfd_flags(int pidfd) {
+	char p[64], line[256];
+	int fl = -1;
+	FILE *f;
+
+	snprintf(p, sizeof(p), "/proc/self/fdinfo/%d", pidfd);
+	f = fopen(p, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "flags: %o", (unsigned *)&fl) == 1)
+			break;
+	fclose(f);
+	return fl;
+}
+
+/* The one queued event is FAN_OPEN by thread tid (0: the case process's
+ * main thread) with a PIDFD record that is a thread pidfd of tid. */
+static void expect_thread_pidfd(struct fst_ctx *ctx, int g, pid_t tid) {
+	struct revs *ev = raw_read(ctx, g, false);
+
+	if (ev->n == 1 && ev->e[0].nrec == 1 && ev->e[0].rec[0].type == T_PIDFD &&
+	    ev->e[0].rec[0].pidfd >= 0) {
+		int fl = pidfd_flags(ev->e[0].rec[0].pidfd);
+
+		if (fl < 0 || !(fl & O_EXCL))
+			fst_fail(ctx,
+				 "the pidfd of thread %d is not a thread pidfd "
+				 "(PIDFD_THREAD = O_EXCL; fdinfo flags 0%o)",
+				 (int)(tid ? tid : ctx->pid), fl);
+	}
+	RR_MATCH(ctx, ev, { .mask = FAN_OPEN, .fd = FD_VALID, .pid = tid, .r = { R_PIDFD(0) } });
+}
+
+/* A thread that opens path, then waits until wait_fd reaches EOF. */
+struct thr_wait {
+	const char *path;
+	int wait_fd;
+	pid_t tid;
+	int err;
+};
+
+static void *thread_open_wait(void *arg) {
+	struct thr_wait *t = arg;
+	char b;
+	int fd;
+
+	t->tid = (pid_t)syscall(SYS_gettid);
+	fd = open(t->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		t->err = errno;
+	else
+		close(fd);
+	while (read(t->wait_fd, &b, 1) < 0 && errno == EINTR)
+		;
+	return NULL;
+}
+
+/*
+ * FAN_REPORT_TID | FAN_REPORT_PIDFD, decided by trying it (LTP fanotify20,
+ * fanotify21): before Linux 7.2 the combination is EINVAL (a pidfd was
+ * always of a thread group leader), with or without FID reporting. Since
+ * 17171128513b ("fanotify: report thread pidfds for FAN_REPORT_TID") it is
+ * valid, and the PIDFD record is a thread pidfd (PIDFD_THREAD) of the
+ * thread that caused the event, the one in the pid field: checked for the
+ * main thread and for a second thread, alive while the event is read.
+ */
 static void id04_pidfd_tid_exclusive(struct fst_ctx *ctx) {
+	struct thr_wait t = { .path = "f" };
+	pthread_t th;
+	int g, p[2], r;
+
 	fst_require(ctx, FSN_FEAT_REPORT_PIDFD);
 	fst_require(ctx, FSN_FEAT_REPORT_TID);
-	/* a pidfd is of a thread group leader: TID and PIDFD exclude each other */
-	FST_SYS_ERR(ctx, fanotify_init(FAN_REPORT_TID | FAN_REPORT_PIDFD | FAN_CLOEXEC, O_RDONLY),
-		    EINVAL);
-	FST_SYS_ERR(
-	    ctx,
-	    fanotify_init(FAN_REPORT_TID | FAN_REPORT_PIDFD | FAN_REPORT_DFID_NAME | FAN_CLOEXEC,
-			  O_RDONLY),
-	    EINVAL);
 	/* each alone, and PIDFD with FID reporting, are fine */
 	fst_close(ctx, fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_TID));
 	fst_close(ctx, fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_PIDFD));
 	fst_close(ctx, fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_PIDFD | FAN_REPORT_FID));
 	fst_close(ctx, fst_fan_init(ctx, FAN_CLASS_CONTENT | FAN_REPORT_PIDFD));
+
+	g = fanotify_init(FAN_REPORT_TID | FAN_REPORT_PIDFD | FAN_CLOEXEC, O_RDONLY);
+	if (g < 0 && errno == EINVAL) {
+		/* before Linux 7.2: TID and PIDFD exclude each other */
+		fst_log(ctx, "FAN_REPORT_TID|FAN_REPORT_PIDFD: EINVAL (before Linux 7.2)");
+		FST_SYS_ERR(ctx,
+			    fanotify_init(FAN_REPORT_TID | FAN_REPORT_PIDFD | FAN_REPORT_DFID_NAME |
+					      FAN_CLOEXEC,
+					  O_RDONLY),
+			    EINVAL);
+		return;
+	}
+	if (g < 0)
+		fst_fail(ctx,
+			 "fanotify_init(FAN_REPORT_TID|FAN_REPORT_PIDFD): %s, expected EINVAL "
+			 "(before Linux 7.2) or success",
+			 fst_errname(errno));
+	fst_close(ctx, g);
+	fst_log(ctx, "FAN_REPORT_TID|FAN_REPORT_PIDFD: valid (Linux 7.2 or later)");
+	fst_close(ctx, fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_TID | FAN_REPORT_PIDFD |
+					     FAN_REPORT_DFID_NAME));
+	fst_write_file(ctx, "f", "f");
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_TID | FAN_REPORT_PIDFD);
+	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN, "f");
+	fst_open_close(ctx, "f", O_RDONLY);
+	expect_thread_pidfd(ctx, g, 0);
+
+	FST_SYS(ctx, pipe2(p, O_CLOEXEC));
+	t.wait_fd = p[0];
+	r = pthread_create(&th, NULL, thread_open_wait, &t);
+	if (r)
+		fst_fail(ctx, "pthread_create: %s", fst_errname(r));
+	fst_wait_readable(ctx, g, FST_WAIT_MS);
+	/* the thread has opened f and waits for p[1]: it is alive */
+	if (t.err)
+		fst_fail(ctx, "open(f) in a thread: %s", fst_errname(t.err));
+	if (t.tid == ctx->pid)
+		fst_fail(ctx, "the second thread has the process id as tid");
+	expect_thread_pidfd(ctx, g, t.tid);
+	close(p[1]);
+	r = pthread_join(th, NULL);
+	if (r)
+		fst_fail(ctx, "pthread_join: %s", fst_errname(r));
+	close(p[0]);
+	RR_EXPECT_NONE(ctx, g);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -6,7 +6,8 @@
  * changing it and without leaking (an instance closed after many refusals
  * gives its slot back), IN_ONESHOT, IN_EXCL_UNLINK, IN_ONLYDIR,
  * IN_DONT_FOLLOW (inotify_user.c: inotify_add_watch(),
- * inotify_update_existing_watch(), inotify_handle_inode_event()).
+ * inotify_update_existing_watch(), inotify_handle_inode_event()); and the
+ * flags of inotify_init1() (IN02): IN_CLOEXEC, IN_NONBLOCK.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -192,6 +193,36 @@ static void in01_onlydir_dont_follow(struct fst_ctx *ctx) {
 	fst_close(ctx, fd);
 }
 
+/*
+ * IN02 (LTP inotify_init1_01, inotify_init1_02): IN_CLOEXEC sets FD_CLOEXEC
+ * on the new fd and IN_NONBLOCK sets O_NONBLOCK (an empty instance's read()
+ * is EAGAIN), each exactly when asked; inotify_init() sets neither.
+ */
+static void in02_init1_fd_flags(struct fst_ctx *ctx) {
+	for (int i = 0; i < 5; i++) {
+		int fl = (i & 1 ? IN_CLOEXEC : 0) | (i & 2 ? IN_NONBLOCK : 0);
+		int fd = i == 4 ? inotify_init() : inotify_init1(fl);
+		const char *what =
+		    i == 4 ? "inotify_init()" : fst_strdupf(ctx, "inotify_init1(0%o)", fl);
+		char b[64];
+		int fdf, st;
+
+		if (fd < 0)
+			fst_fail(ctx, "%s: %s", what, fst_errname(errno));
+		fdf = FST_SYS(ctx, fcntl(fd, F_GETFD));
+		st = FST_SYS(ctx, fcntl(fd, F_GETFL));
+		if (!!(fdf & FD_CLOEXEC) != !!(fl & IN_CLOEXEC))
+			fst_fail(ctx, "%s: FD_CLOEXEC is %s", what,
+				 fdf & FD_CLOEXEC ? "set" : "clear");
+		if (!!(st & O_NONBLOCK) != !!(fl & IN_NONBLOCK))
+			fst_fail(ctx, "%s: O_NONBLOCK is %s", what,
+				 st & O_NONBLOCK ? "set" : "clear");
+		if (fl & IN_NONBLOCK)
+			FST_SYS_ERR(ctx, read(fd, b, sizeof(b)), EAGAIN);
+		fst_close(ctx, fd);
+	}
+}
+
 const struct fst_case fst_cases_in[] = {
 	FST_CASE(in01_mask_add_replace, "IN01", FST_ALL_FS,
 		 "IN_MASK_ADD adds to a watch's mask, a plain add replaces it"),
@@ -202,5 +233,7 @@ const struct fst_case fst_cases_in[] = {
 		 "IN_EXCL_UNLINK: no events of an unlinked child; without it, events"),
 	FST_CASE(in01_onlydir_dont_follow, "IN01", FST_ALL_FS,
 		 "IN_ONLYDIR: ENOTDIR on a file; IN_DONT_FOLLOW watches the link itself"),
+	FST_CASE(in02_init1_fd_flags, "IN02", FST_ONCE,
+		 "IN_CLOEXEC -> FD_CLOEXEC, IN_NONBLOCK -> O_NONBLOCK, exactly when asked"),
 	{ 0 },
 };

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cases-ov.c — fsn-selftest cases of the OV group: overflow, limits,
- * errors (OV01-OV04 in semantics.md).
+ * errors (OV01-OV08 in semantics.md).
  *
  * OV01/OV02: the notification queue is bounded by max_queued_events
  * (/proc/sys/fs/fanotify/, /proc/sys/fs/inotify/; read, never changed).
@@ -21,17 +21,26 @@
  * several processes generate events, for a bounded wall-clock time; then
  * everyone must have finished and fresh and long-lived groups must get
  * exactly their events.
+ *
+ * OV06: the per-user limits of groups and marks (ucounts), in the init user
+ * namespace as a uid of the case's own, and in a user namespace the case
+ * creates and whose own limits it sets (the init namespace's sysctls are
+ * only read). OV07: a group created without CAP_SYS_ADMIN keeps reporting
+ * as unprivileged when its creator regains the capability. OV08: the
+ * FD_CLOEXEC / O_NONBLOCK flags of the group fd and of the event fds.
  */
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/fuse.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -209,13 +218,17 @@ static void ov01_overflow_fd_error_ebadf(struct fst_ctx *ctx) {
 struct open_check {
 	struct fst_obj f;
 	long limit;
+	int fd_error; /* of the overflow event (FAN_REPORT_FD_ERROR); 0 = FAN_NOFD */
 };
 
 static void open_exp(void *arg, long idx, struct fst_exp *x, char *name, size_t nlen) {
 	const struct open_check *c = arg;
 
 	if (idx >= c->limit)
-		*x = (struct fst_exp){ .mask = FAN_Q_OVERFLOW, .pid = FST_PID_ZERO, .nofd = true };
+		*x = (struct fst_exp){ .mask = FAN_Q_OVERFLOW,
+				       .pid = FST_PID_ZERO,
+				       .nofd = !c->fd_error,
+				       .fd_error = c->fd_error };
 	else
 		*x = (struct fst_exp){ .mask = FAN_OPEN, .obj = &c->f };
 }
@@ -234,8 +247,8 @@ static void open_check_path(struct fst_ctx *ctx, void *arg, long idx, const stru
 			 e->fdpath, want);
 }
 
-static void ov01_overflow_fd_mode(struct fst_ctx *ctx) {
-	struct open_check c;
+static void overflow_fd_mode(struct fst_ctx *ctx, unsigned extra, int fd_error) {
+	struct open_check c = { .fd_error = fd_error };
 	const struct stream s = { .exp_at = open_exp, .check = open_check_path, .arg = &c };
 	char p[64];
 	long max, n;
@@ -246,7 +259,7 @@ static void ov01_overflow_fd_mode(struct fst_ctx *ctx) {
 	FST_SYS(ctx, mkdir("d", 0755));
 	make_links(ctx, "d", 0, max + 16);
 	c.f = fst_obj(ctx, "f");
-	g = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | extra);
 	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN | FAN_EVENT_ON_CHILD, "d");
 	for (long i = 0; i < max + 16; i++) {
 		snprintf(p, sizeof(p), "d/l%ld", i);
@@ -258,6 +271,18 @@ static void ov01_overflow_fd_mode(struct fst_ctx *ctx) {
 		fst_fail(ctx, "read %ld events, expected %ld OPEN + 1 overflow", n, max);
 	fst_open_close(ctx, "d/l0", O_RDONLY);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_OPEN, "d/l0"));
+}
+
+static void ov01_overflow_fd_mode(struct fst_ctx *ctx) {
+	overflow_fd_mode(ctx, 0, 0);
+}
+
+/* LTP fanotify05: an fd-mode group with FAN_REPORT_FD_ERROR: the queued
+ * events keep their event fds (in order), the one overflow event has no
+ * file and reports -EBADF instead of FAN_NOFD. */
+static void ov01_overflow_fd_mode_fd_error(struct fst_ctx *ctx) {
+	fst_require(ctx, FSN_FEAT_REPORT_FD_ERROR);
+	overflow_fd_mode(ctx, FAN_REPORT_FD_ERROR, -EBADF);
 }
 
 static void ov01_unlimited_queue_no_overflow(struct fst_ctx *ctx) {
@@ -390,15 +415,30 @@ static void ov03_init_invalid_flags(struct fst_ctx *ctx) {
 	INIT_ERR(ctx, FAN_CLASS_NOTIF, O_ACCMODE, EINVAL);          /* access mode 3 */
 	INIT_ERR(ctx, FAN_CLASS_NOTIF, O_RDWR | O_NOATIME | O_LARGEFILE, 0);
 	if (has_feat(ctx, FSN_FEAT_REPORT_PIDFD) && has_feat(ctx, FSN_FEAT_REPORT_TID)) {
+		int fd = fanotify_init(FAN_REPORT_TID | FAN_REPORT_PIDFD | FAN_CLOEXEC, O_RDONLY);
+		int e = errno;
+
 		INIT_ERR(ctx, FAN_REPORT_PIDFD, O_RDONLY, 0);
-		INIT_ERR(ctx, FAN_REPORT_TID | FAN_REPORT_PIDFD, O_RDONLY, EINVAL);
+		/* TID|PIDFD: EINVAL before Linux 7.2, valid since (thread
+		 * pidfds, checked by id04_pidfd_tid_exclusive); either way the
+		 * same with FID reporting */
+		if (fd >= 0)
+			close(fd);
+		else if (e != EINVAL)
+			fst_fail(ctx,
+				 "fanotify_init(FAN_REPORT_TID|FAN_REPORT_PIDFD): %s, expected "
+				 "EINVAL (before Linux 7.2) or success",
+				 fst_errname(e));
+		fst_log(ctx, "FAN_REPORT_TID|FAN_REPORT_PIDFD: %s",
+			fd >= 0 ? "valid (Linux 7.2 or later)" : "EINVAL (before Linux 7.2)");
+		INIT_ERR(ctx, FAN_REPORT_TID | FAN_REPORT_PIDFD | FAN_REPORT_DFID_NAME, O_RDONLY,
+			 fd >= 0 ? 0 : EINVAL);
 	}
 }
 
 static void ov03_init_fid_combinations(struct fst_ctx *ctx) {
 	fst_require(ctx, FSN_FEAT_REPORT_FID);
 	fst_require(ctx, FSN_FEAT_REPORT_DFID_NAME);
-	fst_require(ctx, FSN_FEAT_REPORT_TARGET_FID);
 	fst_require(ctx, FSN_FEAT_CLASS_CONTENT);
 	/* the documented combinations */
 	INIT_ERR(ctx, FAN_REPORT_FID, O_RDONLY, 0);
@@ -406,20 +446,26 @@ static void ov03_init_fid_combinations(struct fst_ctx *ctx) {
 	INIT_ERR(ctx, FAN_REPORT_DIR_FID | FAN_REPORT_FID, O_RDONLY, 0);
 	INIT_ERR(ctx, FAN_REPORT_DFID_NAME, O_RDONLY, 0);
 	INIT_ERR(ctx, FAN_REPORT_DFID_NAME | FAN_REPORT_FID, O_RDONLY, 0);
-	INIT_ERR(ctx, FAN_REPORT_DFID_NAME_TARGET, O_RDONLY, 0);
 	/* a name needs the directory */
 	INIT_ERR(ctx, FAN_REPORT_NAME, O_RDONLY, EINVAL);
 	INIT_ERR(ctx, FAN_REPORT_NAME | FAN_REPORT_FID, O_RDONLY, EINVAL);
-	/* the target needs name and FID */
-	INIT_ERR(ctx, FAN_REPORT_TARGET_FID, O_RDONLY, EINVAL);
-	INIT_ERR(ctx, FAN_REPORT_TARGET_FID | FAN_REPORT_DFID_NAME, O_RDONLY, EINVAL);
-	INIT_ERR(ctx, FAN_REPORT_TARGET_FID | FAN_REPORT_DIR_FID | FAN_REPORT_FID, O_RDONLY,
-		 EINVAL);
 	/* FID reporting is for notification groups only */
 	INIT_ERR(ctx, FAN_CLASS_CONTENT, O_RDONLY, 0);
 	INIT_ERR(ctx, FAN_CLASS_CONTENT | FAN_REPORT_FID, O_RDONLY, EINVAL);
 	INIT_ERR(ctx, FAN_CLASS_CONTENT | FAN_REPORT_DIR_FID, O_RDONLY, EINVAL);
 	INIT_ERR(ctx, FAN_CLASS_PRE_CONTENT | FAN_REPORT_DFID_NAME, O_RDONLY, EINVAL);
+	INIT_ERR(ctx, FAN_CLASS_PRE_CONTENT | FAN_REPORT_FID, O_RDONLY, EINVAL);
+}
+
+/* FAN_REPORT_TARGET_FID needs the name and the FID (split from
+ * ov03_init_fid_combinations, which does not need Linux 5.17). */
+static void ov03_init_target_fid_combinations(struct fst_ctx *ctx) {
+	fst_require(ctx, FSN_FEAT_REPORT_TARGET_FID);
+	INIT_ERR(ctx, FAN_REPORT_DFID_NAME_TARGET, O_RDONLY, 0);
+	INIT_ERR(ctx, FAN_REPORT_TARGET_FID, O_RDONLY, EINVAL);
+	INIT_ERR(ctx, FAN_REPORT_TARGET_FID | FAN_REPORT_DFID_NAME, O_RDONLY, EINVAL);
+	INIT_ERR(ctx, FAN_REPORT_TARGET_FID | FAN_REPORT_DIR_FID | FAN_REPORT_FID, O_RDONLY,
+		 EINVAL);
 }
 
 static void ov03_mark_invalid_flags(struct fst_ctx *ctx) {
@@ -436,6 +482,10 @@ static void ov03_mark_invalid_flags(struct fst_ctx *ctx) {
 	FST_MARK_ERR(ctx, g, FAN_MARK_ADD, 0x80000000, "f", EINVAL);     /* unknown event bit */
 	FST_MARK_ERR(ctx, g, FAN_MARK_FLUSH | FAN_MARK_ONLYDIR, 0, NULL, EINVAL);
 	FST_MARK_ERR(ctx, g, FAN_MARK_FLUSH | FAN_MARK_ADD, FAN_OPEN, "f", EINVAL);
+	/* FAN_MARK_MOUNT|FAN_MARK_FILESYSTEM is the mount-namespace type (or,
+	 * before it, no type at all): not for a path */
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_MOUNT | FAN_MARK_FILESYSTEM, FAN_OPEN, "f",
+		     EINVAL);
 	FST_MARK_ERR(ctx, g, FAN_MARK_REMOVE, FAN_OPEN, "f", ENOENT); /* no such mark */
 	FST_MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_OPEN, "missing", ENOENT);
 	FST_MARK_ERR(ctx, -1, FAN_MARK_ADD, FAN_OPEN, "f", EBADF);
@@ -463,6 +513,8 @@ static void ov03_mark_perm_needs_class(struct fst_ctx *ctx) {
 	gc = fst_fan_init(ctx, FAN_CLASS_CONTENT);
 	FST_MARK_ERR(ctx, gn, FAN_MARK_ADD, FAN_OPEN_PERM, "f", EINVAL);
 	FST_MARK_ERR(ctx, gn, FAN_MARK_ADD, FAN_ACCESS_PERM, "f", EINVAL);
+	FST_MARK_ERR(ctx, gn, FAN_MARK_ADD, FAN_OPEN_EXEC_PERM, "f", EINVAL);
+	FST_MARK_ERR(ctx, gn, FAN_MARK_ADD, FAN_PRE_ACCESS, "f", EINVAL);
 	FST_MARK_ERR(ctx, gc, FAN_MARK_ADD, FAN_PRE_ACCESS, "f", EINVAL);
 	FST_MARK_ERR(ctx, gc, FAN_MARK_ADD, FAN_OPEN_PERM, "f", 0);
 	FST_MARK_ERR(ctx, gn, FAN_MARK_ADD, FAN_OPEN, "f", 0);
@@ -539,14 +591,14 @@ static void ov03_mark_onlydir_enotdir(struct fst_ctx *ctx) {
 }
 
 /* Directory-only bits on a non-directory inode mark: refused (ENOTDIR)
- * with the v5.17+ APIs (FAN_RENAME, FAN_MARK_IGNORE, a TARGET_FID group),
+ * with the v5.17+ APIs (FAN_RENAME, a TARGET_FID group; FAN_MARK_IGNORE:
+ * ov03_mark_ignore_dir_bits_on_file),
  * still accepted with the old ones (fanotify_events_supported()). */
 static void ov03_mark_dir_bits_on_file(struct fst_ctx *ctx) {
 	int gn, gt, g;
 
 	fst_require(ctx, FSN_FEAT_REPORT_TARGET_FID);
 	fst_require(ctx, FSN_FEAT_EVENT_RENAME);
-	fst_require(ctx, FSN_FEAT_MARK_IGNORE);
 	fst_write_file(ctx, "f", "f");
 	fst_write_file(ctx, "f2", "f");
 	fst_write_file(ctx, "f3", "f");
@@ -562,13 +614,23 @@ static void ov03_mark_dir_bits_on_file(struct fst_ctx *ctx) {
 	FST_MARK_ERR(ctx, gt, FAN_MARK_ADD, FAN_OPEN, "f", 0);
 	FST_MARK_ERR(ctx, gt, FAN_MARK_ADD, FAN_CREATE | FAN_ONDIR, "d", 0);
 	g = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	/* the legacy ignore mask just drops the flags */
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK, FAN_OPEN | FAN_ONDIR, "f2", 0);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_OPEN | FAN_ONDIR | FAN_EVENT_ON_CHILD, "f3", 0);
+}
+
+/* The same strictness with FAN_MARK_IGNORE (Linux 6.0; split from
+ * ov03_mark_dir_bits_on_file, whose 5.17 APIs do not need it). */
+static void ov03_mark_ignore_dir_bits_on_file(struct fst_ctx *ctx) {
+	int g;
+
+	fst_require(ctx, FSN_FEAT_MARK_IGNORE);
+	fst_write_file(ctx, "f", "f");
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF);
 	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE, FAN_OPEN | FAN_ONDIR, "f", ENOTDIR);
 	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE_SURV, FAN_OPEN | FAN_EVENT_ON_CHILD,
 		     "f", ENOTDIR);
 	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE, FAN_OPEN, "f", 0);
-	/* the legacy ignore mask just drops the flags */
-	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK, FAN_OPEN | FAN_ONDIR, "f2", 0);
-	FST_MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_OPEN | FAN_ONDIR | FAN_EVENT_ON_CHILD, "f3", 0);
 }
 
 /* FAN_MARK_IGNORE: not with FAN_MARK_IGNORED_MASK; without SURV_MODIFY not
@@ -606,21 +668,108 @@ static void ov03_mark_ignore_combinations(struct fst_ctx *ctx) {
 	FST_MARK_ERR(ctx, g, FAN_MARK_REMOVE | FAN_MARK_IGNORE, FAN_OPEN, "d", 0);
 }
 
-/* Mark types: FAN_FS_ERROR only on sb marks, EVICTABLE only on inode
- * marks (and not as a downgrade of an existing mark). */
-static void ov03_mark_type_restrictions(struct fst_ctx *ctx) {
-	int g, gf;
+/* The dirent events (FANOTIFY_DIRENT_EVENTS): about a directory's entries. */
+static const uint64_t dirent_bits[] = { FAN_CREATE, FAN_DELETE, FAN_MOVED_FROM, FAN_MOVED_TO,
+					FAN_RENAME };
 
-	fst_require(ctx, FSN_FEAT_MARK_EVICTABLE);
+/*
+ * LTP fanotify14: the new-style ignore (FAN_MARK_IGNORE, here with
+ * FAN_MARK_IGNORED_SURV_MODIFY) is strict about directory-only bits: a dirent
+ * event in the ignore mask of a non-directory inode mark is ENOTDIR, the same
+ * on a directory is accepted, and so is an sb ignore placed through the
+ * file's path (the mark is the filesystem's, not the file's), which then
+ * hides the group's DELETE of an entry elsewhere on that filesystem.
+ */
+static void ov03_mark_ignore_dirent_on_file(struct fst_ctx *ctx) {
+	int g;
+
+	fst_require(ctx, FSN_FEAT_MARK_IGNORE);
+	fst_require(ctx, FSN_FEAT_EVENT_RENAME);
+	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
+	fst_write_file(ctx, "f", "f");
+	FST_SYS(ctx, mkdir("d", 0755));
+	FST_SYS(ctx, mkdir("e", 0755));
+	fst_write_file(ctx, "d/x", "x");
+	fst_write_file(ctx, "d/y", "y");
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME);
+	fst_mark(ctx, g, FAN_MARK_ADD, FAN_DELETE, "d");
+	FST_SYS(ctx, unlink("d/x"));
+	FST_EXPECT(ctx, g, { .mask = FAN_DELETE, .dir = "d", .name = "x" });
+	for (size_t i = 0; i < sizeof(dirent_bits) / sizeof(dirent_bits[0]); i++) {
+		uint64_t m = dirent_bits[i];
+
+		FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE_SURV, m, "f", ENOTDIR);
+		FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE_SURV, m, "e", 0);
+		FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE_SURV | FAN_MARK_FILESYSTEM, m,
+			     "f", 0);
+	}
+	/* the sb ignore (through f) hides d's DELETE; d's mark is still there */
+	FST_SYS(ctx, unlink("d/y"));
+	FST_EXPECT_NONE(ctx, g);
+	FST_MARK_ERR(ctx, g, FAN_MARK_REMOVE | FAN_MARK_IGNORE_SURV | FAN_MARK_FILESYSTEM,
+		     FAN_DELETE, "f", 0);
+	fst_write_file(ctx, "d/z", "z");
+	FST_SYS(ctx, unlink("d/z"));
+	FST_EXPECT(ctx, g, { .mask = FAN_DELETE, .dir = "d", .name = "z" });
+}
+
+/*
+ * LTP fanotify14: in a FAN_REPORT_TARGET_FID group every dirent event on a
+ * non-directory inode mark is ENOTDIR (FAN_CREATE is in
+ * ov03_mark_dir_bits_on_file); on a directory it is accepted, and so is an
+ * sb mark placed through the file's path, which then reports the DELETE of
+ * an entry elsewhere on that filesystem, with the deleted child's FID.
+ */
+static void ov03_mark_target_dirent_on_file(struct fst_ctx *ctx) {
+	struct fst_obj x;
+	int g;
+
+	fst_require(ctx, FSN_FEAT_REPORT_TARGET_FID);
+	fst_require(ctx, FSN_FEAT_EVENT_RENAME);
+	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
+	fst_write_file(ctx, "f", "f");
+	FST_SYS(ctx, mkdir("d", 0755));
+	FST_SYS(ctx, mkdir("e", 0755));
+	fst_write_file(ctx, "d/x", "x");
+	x = fst_obj(ctx, "d/x");
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME_TARGET);
+	for (size_t i = 0; i < sizeof(dirent_bits) / sizeof(dirent_bits[0]); i++) {
+		uint64_t m = dirent_bits[i];
+
+		FST_MARK_ERR(ctx, g, FAN_MARK_ADD, m, "f", ENOTDIR);
+		FST_MARK_ERR(ctx, g, FAN_MARK_ADD, m, "e", 0);
+		FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, m, "f", 0);
+	}
+	FST_EXPECT_NONE(ctx, g);
+	FST_SYS(ctx, unlink("d/x"));
+	FST_EXPECT(ctx, g, { .mask = FAN_DELETE, .dir = "d", .name = "x", .obj = &x });
+}
+
+/* Mark types: FAN_FS_ERROR only on sb marks. */
+static void ov03_mark_type_restrictions(struct fst_ctx *ctx) {
+	int gf;
+
 	fst_require(ctx, FSN_FEAT_EVENT_FS_ERROR);
 	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
 	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
-	fst_write_file(ctx, "f", "f");
 	FST_SYS(ctx, mkdir("d", 0755));
 	gf = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
 	FST_MARK_ERR(ctx, gf, FAN_MARK_ADD, FAN_FS_ERROR, "d", EINVAL);
 	FST_MARK_ERR(ctx, gf, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_FS_ERROR, "d", EINVAL);
 	FST_MARK_ERR(ctx, gf, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_FS_ERROR, "d", 0);
+}
+
+/* EVICTABLE only on inode marks, and not as a downgrade of an existing
+ * mark (split from ov03_mark_type_restrictions, whose FAN_FS_ERROR
+ * requirement it does not share). */
+static void ov03_mark_evictable_inode_only(struct fst_ctx *ctx) {
+	int g;
+
+	fst_require(ctx, FSN_FEAT_MARK_EVICTABLE);
+	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
+	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
+	fst_write_file(ctx, "f", "f");
+	FST_SYS(ctx, mkdir("d", 0755));
 	g = fst_fan_init(ctx, FAN_CLASS_NOTIF);
 	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_EVICTABLE | FAN_MARK_MOUNT, FAN_OPEN, "d",
 		     EINVAL);
@@ -629,9 +778,6 @@ static void ov03_mark_type_restrictions(struct fst_ctx *ctx) {
 	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_EVICTABLE, FAN_OPEN, "d", 0);
 	FST_MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_OPEN, "f", 0);
 	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_EVICTABLE, FAN_OPEN, "f", EEXIST);
-	/* FAN_MARK_MOUNT|FAN_MARK_FILESYSTEM is the mount-namespace type: not a path */
-	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_MOUNT | FAN_MARK_FILESYSTEM, FAN_OPEN, "d",
-		     EINVAL);
 }
 
 /*
@@ -725,65 +871,95 @@ static const char *fuse_mount(struct fst_ctx *ctx) {
 	return p;
 }
 
-/* ENODEV: a filesystem with a zero fsid (FUSE) cannot have sb or mount
- * marks of a FID group; an inode mark is accepted with a "weak" fsid, but
- * one group cannot mix it with marks of a real fsid (EXDEV), either way. */
-static void ov03_enodev_exdev_zero_fsid(struct fst_ctx *ctx) {
+static const char *zero_fsid_fuse(struct fst_ctx *ctx) {
+	const char *fu = fuse_mount(ctx);
 	struct statfs s;
-	const char *fu;
-	int g, g2, gfd;
 
-	fst_require(ctx, FSN_FEAT_REPORT_FID);
-	fst_require(ctx, FSN_FEAT_MARK_FID);
-	fst_write_file(ctx, "f", "f");
-	fu = fuse_mount(ctx);
-	/* an inode mark with a weak (zero) fsid: Linux 6.8 */
-	fst_require_at(ctx, fu, FSN_FEAT_MARK_FID);
 	FST_SYS(ctx, statfs(fu, &s));
 	if (s.f_fsid.__val[0] || s.f_fsid.__val[1])
 		fst_fail(ctx, "the FUSE mount has f_fsid %08x.%08x, expected 0",
 			 (unsigned)s.f_fsid.__val[0], (unsigned)s.f_fsid.__val[1]);
+	return fu;
+}
+
+/* ENODEV: a filesystem with a zero fsid (FUSE) cannot have sb or mount
+ * marks of a FID group; an fd-mode group needs no fsid. */
+static void ov03_enodev_exdev_zero_fsid(struct fst_ctx *ctx) {
+	const char *fu;
+	int g, gfd;
+
+	fst_require(ctx, FSN_FEAT_REPORT_FID);
+	fst_require(ctx, FSN_FEAT_MARK_FID);
+	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
+	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
+	fst_write_file(ctx, "f", "f");
+	fu = zero_fsid_fuse(ctx);
 	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
 	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN, fu, ENODEV);
 	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_OPEN, fu, ENODEV);
+	/* an fd-mode group needs no fsid */
+	gfd = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	FST_MARK_ERR(ctx, gfd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN, fu, 0);
+	FST_MARK_ERR(ctx, gfd, FAN_MARK_REMOVE | FAN_MARK_FILESYSTEM, FAN_OPEN, fu, 0);
+	/* the refusals left the FID group usable */
+	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN, "f");
+	fst_open_close(ctx, "f", O_RDONLY);
+	FST_EXPECT(ctx, g, FST_FAN(FAN_OPEN, "f"));
+	FST_EXPECT_NONE(ctx, gfd);
+}
+
+/* EXDEV: an inode mark on a zero-fsid filesystem is accepted with a "weak"
+ * fsid (Linux 6.8), but one group cannot mix it with marks of a real fsid,
+ * either way (split from ov03_enodev_exdev_zero_fsid, whose ENODEV needs
+ * no weak fsids). */
+static void ov03_exdev_weak_fsid(struct fst_ctx *ctx) {
+	const char *fu;
+	int g, g2;
+
+	fst_require(ctx, FSN_FEAT_REPORT_FID);
+	fst_require(ctx, FSN_FEAT_MARK_FID);
+	fst_write_file(ctx, "f", "f");
+	fu = zero_fsid_fuse(ctx);
+	/* an inode mark with a weak (zero) fsid: Linux 6.8 */
+	fst_require_at(ctx, fu, FSN_FEAT_MARK_FID);
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
 	FST_MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_OPEN | FAN_ONDIR, fu, 0);
 	FST_MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_OPEN, "f", EXDEV);
 	g2 = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
 	FST_MARK_ERR(ctx, g2, FAN_MARK_ADD, FAN_OPEN, "f", 0);
 	FST_MARK_ERR(ctx, g2, FAN_MARK_ADD, FAN_OPEN | FAN_ONDIR, fu, EXDEV);
-	/* an fd-mode group needs no fsid */
-	gfd = fst_fan_init(ctx, FAN_CLASS_NOTIF);
-	FST_MARK_ERR(ctx, gfd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN, fu, 0);
-	FST_MARK_ERR(ctx, gfd, FAN_MARK_REMOVE | FAN_MARK_FILESYSTEM, FAN_OPEN, fu, 0);
 	/* the surviving marks still work */
 	fst_open_close(ctx, "f", O_RDONLY);
 	FST_EXPECT(ctx, g2, FST_FAN(FAN_OPEN, "f"));
 	FST_EXPECT_NONE(ctx, g);
 }
 
-/* EOPNOTSUPP: a filesystem whose file handles cannot be decoded (ramfs)
- * cannot have sb/mount marks of a FID group (inode marks: yes); internal
- * filesystems (pipefs) have no sb/mount marks at all (EINVAL); procfs
- * refuses permission events (EINVAL). All on mounts of this case only. */
-static void ov03_unsupported_filesystems(struct fst_ctx *ctx) {
+/* A ramfs of the case's own, with a file f; returns its path. */
+static const char *ramfs_with_file(struct fst_ctx *ctx) {
 	char *ram = fst_strdupf(ctx, "%s/ramfs", ctx->scratch);
-	char *proc = fst_strdupf(ctx, "%s/proc", ctx->scratch);
 	char *rf = fst_strdupf(ctx, "%s/f", ram);
-	char *pv = fst_strdupf(ctx, "%s/version", proc);
-	struct fst_obj ro;
-	int g, gc, fd;
+	int fd;
 
-	fst_require(ctx, FSN_FEAT_REPORT_FID);
-	fst_require(ctx, FSN_FEAT_PERM_OPEN);
 	FST_SYS(ctx, mkdir(ram, 0755));
 	FST_SYS(ctx, mount("fsn-ramfs", ram, "ramfs", MS_NOSUID | MS_NODEV, "mode=0755"));
 	fd = FST_SYS(ctx, open(rf, O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
 	close(fd);
-	/* an inode mark where file handles cannot be decoded (AT_HANDLE_FID) */
-	fst_require_at(ctx, rf, FSN_FEAT_MARK_FID);
+	return ram;
+}
+
+/* A filesystem whose file handles cannot be decoded (ramfs) cannot have
+ * sb/mount marks of a FID group: EOPNOTSUPP since 6.8 (weak fsids), ENODEV
+ * before; both say "this filesystem cannot" (split from
+ * ov03_unsupported_filesystems: it needs no inode mark there). */
+static void ov03_ramfs_fid_sb_mount(struct fst_ctx *ctx) {
+	const char *ram;
+	int g;
+
+	fst_require(ctx, FSN_FEAT_REPORT_FID);
+	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
+	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
+	ram = ramfs_with_file(ctx);
 	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
-	/* EOPNOTSUPP since 6.8 (weak fsids); ENODEV before: both say "this
-	 * filesystem cannot" */
 	for (int i = 0; i < 2; i++) {
 		unsigned type = i ? FAN_MARK_MOUNT : FAN_MARK_FILESYSTEM;
 		int e = fst_mark_err(ctx, g, FAN_MARK_ADD | type, FAN_OPEN, ram);
@@ -794,6 +970,23 @@ static void ov03_unsupported_filesystems(struct fst_ctx *ctx) {
 				 "(or ENODEV before Linux 6.8)",
 				 i ? "mount" : "filesystem", fst_errname(e));
 	}
+	/* an fd-mode group can */
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN, ram, 0);
+}
+
+/* A FID group's inode mark where file handles cannot be decoded (ramfs):
+ * accepted, and the event carries the AT_HANDLE_FID handle. */
+static void ov03_unsupported_filesystems(struct fst_ctx *ctx) {
+	const char *rf;
+	struct fst_obj ro;
+	int g;
+
+	fst_require(ctx, FSN_FEAT_REPORT_FID);
+	rf = fst_strdupf(ctx, "%s/f", ramfs_with_file(ctx));
+	/* an inode mark where file handles cannot be decoded (AT_HANDLE_FID) */
+	fst_require_at(ctx, rf, FSN_FEAT_MARK_FID);
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
 	FST_MARK_ERR(ctx, g, FAN_MARK_ADD, FAN_OPEN, rf, 0);
 	fst_open_close(ctx, rf, O_RDONLY);
 	/* its FID is the non-decodable one name_to_handle_at(AT_HANDLE_FID)
@@ -802,7 +995,18 @@ static void ov03_unsupported_filesystems(struct fst_ctx *ctx) {
 	if (!ro.fid_only)
 		fst_fail(ctx, "ramfs: name_to_handle_at() without AT_HANDLE_FID did not fail");
 	FST_EXPECT(ctx, g, { .mask = FAN_OPEN, .obj = &ro });
+}
 
+/* procfs refuses permission events (EINVAL), takes notification ones; on a
+ * procfs mount of the case's own (split from ov03_unsupported_filesystems:
+ * it needs no FID marks on ramfs). */
+static void ov03_procfs_no_perm_events(struct fst_ctx *ctx) {
+	char *proc = fst_strdupf(ctx, "%s/proc", ctx->scratch);
+	char *pv = fst_strdupf(ctx, "%s/version", proc);
+	int gc;
+
+	fst_require(ctx, FSN_FEAT_PERM_OPEN);
+	fst_require(ctx, FSN_FEAT_PERM_ACCESS);
 	FST_SYS(ctx, mkdir(proc, 0755));
 	FST_SYS(ctx, mount("fsn-proc", proc, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL));
 	gc = fst_fan_init(ctx, FAN_CLASS_CONTENT);
@@ -990,6 +1194,103 @@ static void ov03_unprivileged(struct fst_ctx *ctx) {
 	FST_MATCH(ctx, -1, ev, { .mask = FAN_OPEN, .obj = &pub, .pid = u->self, .nofd = true },
 		  { .mask = FAN_OPEN, .obj = &pub, .pid = FST_PID_ZERO, .nofd = true });
 	munmap(u, sizeof(*u));
+}
+
+/*
+ * LTP fanotify18: the exact rules for a caller without CAP_SYS_ADMIN
+ * (fanotify_init(): FANOTIFY_ADMIN_INIT_FLAGS, fid_mode). Beyond
+ * ov03_unprivileged: both permission classes, FAN_UNLIMITED_MARKS (and
+ * FAN_REPORT_FD_ERROR, which is for fd-mode groups) are EPERM even with FID
+ * reporting; either FID bit is enough (FAN_REPORT_DIR_FID alone is a FID
+ * group); such a group takes an inode mark with every notification event.
+ */
+struct unpriv_try {
+	unsigned flags; /* fanotify_init() flags; 0 ends the list */
+	uint64_t mark;  /* then an inode mark on "d" with this mask (0: none) */
+	int want_init, want_mark;
+	int got_init, got_mark; /* filled in by the child */
+	bool done;
+};
+
+static int child_unpriv_try(void *arg) {
+	struct unpriv_try *t = arg;
+
+	if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+	    setresuid(65534, 65534, 65534) < 0)
+		return errno;
+	for (; t->flags; t++) {
+		int g = fanotify_init(t->flags | FAN_CLOEXEC | FAN_NONBLOCK, O_RDONLY);
+
+		t->got_init = g < 0 ? errno : 0;
+		if (g >= 0 && t->mark)
+			t->got_mark =
+			    fanotify_mark(g, FAN_MARK_ADD, t->mark, AT_FDCWD, "d") < 0 ? errno : 0;
+		if (g >= 0)
+			close(g);
+		t->done = true;
+	}
+	return 0;
+}
+
+static void check_unpriv_tries(struct fst_ctx *ctx, struct unpriv_try *tries, size_t n) {
+	struct unpriv_try *t;
+
+	t = mmap(NULL, n * sizeof(*t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (t == MAP_FAILED)
+		fst_fail(ctx, "mmap: %s", fst_errname(errno));
+	memcpy(t, tries, n * sizeof(*t));
+	fst_child_expect(ctx, fst_spawn(ctx, "unprivileged fanotify_init", child_unpriv_try, t, -1),
+			 0);
+	for (size_t i = 0; t[i].flags; i++) {
+		const char *fl = fst_mask_str(FSN_MASK_FANOTIFY_INIT, t[i].flags);
+
+		if (!t[i].done)
+			fst_fail(ctx, "unprivileged fanotify_init(%s): not reached", fl);
+		if (t[i].got_init != t[i].want_init)
+			fst_fail(ctx, "unprivileged fanotify_init(%s): %s, expected %s", fl,
+				 fst_errname(t[i].got_init),
+				 t[i].want_init ? fst_errname(t[i].want_init) : "success");
+		if (t[i].mark && !t[i].got_init && t[i].got_mark != t[i].want_mark)
+			fst_fail(ctx,
+				 "unprivileged fanotify_init(%s), inode mark %s: %s, expected %s",
+				 fl, fst_mask_str(FSN_MASK_FANOTIFY_EVENT, t[i].mark),
+				 fst_errname(t[i].got_mark),
+				 t[i].want_mark ? fst_errname(t[i].want_mark) : "success");
+	}
+	munmap(t, n * sizeof(*t));
+}
+
+static void ov03_unprivileged_init_rules(struct fst_ctx *ctx) {
+	const uint64_t all = FAN_ACCESS | FAN_MODIFY | FAN_CLOSE | FAN_OPEN | FAN_ATTRIB |
+			     FAN_CREATE | FAN_DELETE | FAN_MOVE | FAN_DELETE_SELF | FAN_MOVE_SELF |
+			     FAN_ONDIR | FAN_EVENT_ON_CHILD;
+	struct unpriv_try tries[] = {
+		{ .flags = FAN_CLASS_PRE_CONTENT | FAN_REPORT_FID, .want_init = EPERM },
+		{ .flags = FAN_CLASS_CONTENT | FAN_REPORT_DIR_FID, .want_init = EPERM },
+		{ .flags = FAN_UNLIMITED_MARKS | FAN_REPORT_FID, .want_init = EPERM },
+		{ .flags = FAN_UNLIMITED_MARKS | FAN_REPORT_DFID_NAME, .want_init = EPERM },
+		{ .flags = FAN_REPORT_DIR_FID, .mark = all },
+		{ .flags = FAN_REPORT_FID, .mark = all },
+		{ .flags = FAN_REPORT_DFID_NAME, .mark = all },
+		/* FAN_REPORT_NAME without DIR_FID is invalid for anyone: EINVAL
+		 * comes before the privilege check */
+		{ .flags = FAN_REPORT_NAME, .want_init = EINVAL },
+		{ .flags = FAN_REPORT_NAME | FAN_REPORT_FID, .want_init = EINVAL },
+		{ .flags = FAN_REPORT_FID | FAN_REPORT_FD_ERROR, .want_init = EPERM },
+		{ 0 },
+	};
+	size_t n = sizeof(tries) / sizeof(tries[0]);
+
+	fst_require(ctx, FSN_FEAT_REPORT_FID);
+	fst_require(ctx, FSN_FEAT_REPORT_DFID_NAME);
+	FST_SYS(ctx, mkdir("d", 0755));
+	FST_SYS(ctx, fchmod(ctx->workfd, 0755));
+	/* FAN_REPORT_FD_ERROR (Linux 6.13) only where the kernel has it */
+	if (!has_feat(ctx, FSN_FEAT_REPORT_FD_ERROR)) {
+		tries[n - 2] = (struct unpriv_try){ 0 };
+		n--;
+	}
+	check_unpriv_tries(ctx, tries, n);
 }
 
 static void ov03_inotify_errors(struct fst_ctx *ctx) {
@@ -1405,6 +1706,366 @@ static void ov04_perm_group_close_race(struct fst_ctx *ctx) {
 }
 
 /* ------------------------------------------------------------------------ */
+/* OV06: per-user limits of groups and marks                                */
+/* ------------------------------------------------------------------------ */
+
+/* A limit under /proc/sys, which must exist (Linux 5.13 made them
+ * sysctls, together with fanotify for users without CAP_SYS_ADMIN). */
+static long read_limit(struct fst_ctx *ctx, const char *path) {
+	char buf[64] = "";
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	long v;
+
+	if (fd < 0)
+		fst_fail(ctx, "open %s: %s", path, fst_errname(errno));
+	if (read(fd, buf, sizeof(buf) - 1) <= 0)
+		fst_fail(ctx, "read %s: %s", path, fst_errname(errno));
+	close(fd);
+	v = strtol(buf, NULL, 10);
+	if (v <= 0)
+		fst_fail(ctx, "%s: %ld", path, v);
+	return v;
+}
+
+/* What a limit child saw; filled in by the child, checked by the case. */
+struct limits {
+	long max;                 /* the limit it worked with */
+	long made;                /* groups (marks) made before the first refusal */
+	int refused;              /* the errno of that refusal */
+	int notif;                /* fanotify_init(FAN_CLASS_NOTIF) there: errno */
+	int again, again_refused; /* after giving one back: one more, then refused */
+	char msg[160];            /* set up failed: why */
+};
+
+static int limits_fail(struct limits *l, const char *what) {
+	int e = errno;
+
+	snprintf(l->msg, sizeof(l->msg), "%s: %s", what, fst_errname(e));
+	return e ? e : EIO;
+}
+
+static int write_str(const char *path, const char *v) {
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, v, strlen(v));
+	close(fd);
+	return n == (ssize_t)strlen(v) ? 0 : -1;
+}
+
+static int fid_group(void) {
+	return fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_FID | FAN_CLOEXEC | FAN_NONBLOCK,
+			     O_RDONLY);
+}
+
+/* Make FID groups until refused (at most max + 1), give one back, make
+ * one more, which must be the last. */
+static int groups_until_refused(struct limits *l) {
+	static int fds[4096];
+	long n = 0;
+
+	if (l->max + 1 > (long)(sizeof(fds) / sizeof(fds[0])))
+		return limits_fail(l, "limit too high for this case");
+	for (; n <= l->max; n++) {
+		fds[n] = fid_group();
+		if (fds[n] < 0)
+			break;
+	}
+	l->made = n;
+	l->refused = n <= l->max ? errno : 0;
+	if (n > 0) {
+		int g;
+
+		close(fds[n - 1]);
+		g = fid_group();
+		l->again = g < 0 ? errno : 0;
+		l->again_refused = fid_group() < 0 ? errno : 0;
+	}
+	return 0;
+}
+
+/* In the init user namespace, as a uid of its own (so that nobody else's
+ * groups count): max_user_groups FID groups, then EMFILE. */
+static int child_user_groups(void *arg) {
+	struct limits *l = arg;
+	uid_t uid = 100000000 + (uid_t)getpid();
+	struct rlimit r;
+
+	if (getrlimit(RLIMIT_NOFILE, &r) < 0)
+		return limits_fail(l, "getrlimit");
+	if (r.rlim_cur < (rlim_t)l->max + 16) {
+		r.rlim_cur = (rlim_t)l->max + 16;
+		if (setrlimit(RLIMIT_NOFILE, &r) < 0)
+			return limits_fail(l, "setrlimit(RLIMIT_NOFILE)");
+	}
+	if (setgroups(0, NULL) < 0 || setresgid(uid, uid, uid) < 0 || setresuid(uid, uid, uid) < 0)
+		return limits_fail(l, "setresuid");
+	return groups_until_refused(l);
+}
+
+static void expect_groups_limit(struct fst_ctx *ctx, const struct limits *l, const char *where) {
+	if (l->made != l->max || l->refused != EMFILE)
+		fst_fail(ctx, "%s: %ld FID groups, then %s; expected %ld, then EMFILE", where,
+			 l->made, l->refused ? fst_errname(l->refused) : "no refusal", l->max);
+	if (l->again != 0 || l->again_refused != EMFILE)
+		fst_fail(ctx, "%s: after closing one group: %s, then %s; expected success, EMFILE",
+			 where, fst_errname(l->again), fst_errname(l->again_refused));
+}
+
+static struct limits *limits_map(struct fst_ctx *ctx) {
+	struct limits *l =
+	    mmap(NULL, sizeof(*l), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (l == MAP_FAILED)
+		fst_fail(ctx, "mmap: %s", fst_errname(errno));
+	memset(l, 0, sizeof(*l));
+	return l;
+}
+
+static void limits_run(struct fst_ctx *ctx, const char *what, fst_child_fn fn, struct limits *l) {
+	struct fst_child *c = fst_spawn(ctx, what, fn, l, -1);
+	int r = fst_child_wait(ctx, c, FST_WAIT_MS);
+
+	if (r && strncmp(l->msg, "unshare", 7) == 0)
+		fst_skip(ctx, "no user namespace: %s", l->msg);
+	if (r)
+		fst_fail(ctx, "%s: %s", what, l->msg);
+}
+
+#define MAX_USER_GROUPS "/proc/sys/fs/fanotify/max_user_groups"
+#define NS_MAX_GROUPS "/proc/sys/user/max_fanotify_groups"
+#define NS_MAX_MARKS "/proc/sys/user/max_fanotify_marks"
+#define UNPRIV_WHY "fanotify without CAP_SYS_ADMIN and its per-user limits (sysctls)"
+
+/* LTP fanotify17: fs.fanotify.max_user_groups, in the init user namespace. */
+static void ov06_max_user_groups(struct fst_ctx *ctx) {
+	struct limits *l;
+
+	fst_require_kernel(ctx, 5, 13, UNPRIV_WHY);
+	fst_require(ctx, FSN_FEAT_REPORT_FID);
+	l = limits_map(ctx);
+	l->max = read_limit(ctx, MAX_USER_GROUPS);
+	limits_run(ctx, "groups of a fresh uid", child_user_groups, l);
+	expect_groups_limit(ctx, l, "a fresh uid in the init user namespace");
+	munmap(l, sizeof(*l));
+}
+
+#define NS_GROUPS 4
+#define NS_MARKS 3
+
+/* A new user namespace, its own limits set; in it fd mode is EPERM (no
+ * CAP_SYS_ADMIN in the init namespace), FID groups are allowed. */
+static int enter_userns(struct limits *l, const char *path, long max) {
+	char v[32];
+	int g;
+
+	if (unshare(CLONE_NEWUSER) < 0)
+		return limits_fail(l, "unshare(CLONE_NEWUSER)");
+	snprintf(v, sizeof(v), "%ld", max);
+	if (write_str(path, v) < 0)
+		return limits_fail(l, path);
+	l->max = max;
+	g = fanotify_init(FAN_CLASS_NOTIF | FAN_CLOEXEC, O_RDONLY);
+	l->notif = g < 0 ? errno : 0;
+	if (g >= 0)
+		close(g);
+	return 0;
+}
+
+static int child_userns_groups(void *arg) {
+	struct limits *l = arg;
+	int r = enter_userns(l, NS_MAX_GROUPS, NS_GROUPS);
+
+	return r ? r : groups_until_refused(l);
+}
+
+/* Marks count per user (namespace) over all its groups: two groups, f0..f
+ * marked until refused, an update of an existing mark is no new mark, a
+ * removed mark gives its place back. */
+static int child_userns_marks(void *arg) {
+	struct limits *l = arg;
+	int r = enter_userns(l, NS_MAX_MARKS, NS_MARKS);
+	int g[2];
+	char p[32];
+	long n = 0;
+
+	if (r)
+		return r;
+	g[0] = fid_group();
+	g[1] = fid_group();
+	if (g[0] < 0 || g[1] < 0)
+		return limits_fail(l, "fanotify_init(FAN_REPORT_FID)");
+	for (; n <= l->max; n++) {
+		snprintf(p, sizeof(p), "f%ld", n);
+		if (fanotify_mark(g[n % 2], FAN_MARK_ADD, FAN_OPEN, AT_FDCWD, p) < 0)
+			break;
+	}
+	l->made = n;
+	l->refused = n <= l->max ? errno : 0;
+	if (fanotify_mark(g[0], FAN_MARK_ADD, FAN_CLOSE_NOWRITE, AT_FDCWD, "f0") < 0)
+		return limits_fail(l, "adding a bit to the mark of f0");
+	if (fanotify_mark(g[0], FAN_MARK_REMOVE, FAN_OPEN | FAN_CLOSE_NOWRITE, AT_FDCWD, "f0") < 0)
+		return limits_fail(l, "removing the mark of f0");
+	snprintf(p, sizeof(p), "f%d", NS_MARKS);
+	l->again = fanotify_mark(g[1], FAN_MARK_ADD, FAN_OPEN, AT_FDCWD, p) < 0 ? errno : 0;
+	snprintf(p, sizeof(p), "f%d", NS_MARKS + 1);
+	l->again_refused = fanotify_mark(g[0], FAN_MARK_ADD, FAN_OPEN, AT_FDCWD, p) < 0 ? errno : 0;
+	return 0;
+}
+
+/* LTP fanotify17: user.max_fanotify_groups of a child user namespace. */
+static void ov06_userns_max_groups(struct fst_ctx *ctx) {
+	struct limits *l;
+	long init;
+
+	fst_require_kernel(ctx, 5, 13, UNPRIV_WHY);
+	fst_require(ctx, FSN_FEAT_REPORT_FID);
+	init = read_limit(ctx, NS_MAX_GROUPS);
+	l = limits_map(ctx);
+	limits_run(ctx, "groups in a user namespace", child_userns_groups, l);
+	if (l->notif != EPERM)
+		fst_fail(ctx,
+			 "fanotify_init(FAN_CLASS_NOTIF) in a user namespace: %s, expected EPERM",
+			 fst_errname(l->notif));
+	expect_groups_limit(ctx, l, "a user namespace whose max_fanotify_groups is 4");
+	/* the init namespace's limit is its own */
+	if (read_limit(ctx, NS_MAX_GROUPS) != init)
+		fst_fail(ctx, "the init namespace's %s changed", NS_MAX_GROUPS);
+	munmap(l, sizeof(*l));
+}
+
+/* LTP fanotify17: user.max_fanotify_marks of a child user namespace. */
+static void ov06_userns_max_marks(struct fst_ctx *ctx) {
+	struct limits *l;
+	long init;
+
+	fst_require_kernel(ctx, 5, 13, UNPRIV_WHY);
+	fst_require(ctx, FSN_FEAT_REPORT_FID);
+	for (int i = 0; i <= NS_MARKS + 1; i++) {
+		char p[16];
+
+		snprintf(p, sizeof(p), "f%d", i);
+		fst_write_file(ctx, p, "f");
+	}
+	FST_SYS(ctx, fchmod(ctx->workfd, 0755));
+	init = read_limit(ctx, NS_MAX_MARKS);
+	l = limits_map(ctx);
+	limits_run(ctx, "marks in a user namespace", child_userns_marks, l);
+	if (l->made != NS_MARKS || l->refused != ENOSPC)
+		fst_fail(ctx, "%ld marks in two FID groups, then %s; expected %d, then ENOSPC",
+			 l->made, l->refused ? fst_errname(l->refused) : "no refusal", NS_MARKS);
+	if (l->again != 0 || l->again_refused != ENOSPC)
+		fst_fail(ctx, "after removing one mark: %s, then %s; expected success, ENOSPC",
+			 fst_errname(l->again), fst_errname(l->again_refused));
+	if (read_limit(ctx, NS_MAX_MARKS) != init)
+		fst_fail(ctx, "the init namespace's %s changed", NS_MAX_MARKS);
+	munmap(l, sizeof(*l));
+}
+
+/* ------------------------------------------------------------------------ */
+/* OV07: a group made without CAP_SYS_ADMIN stays unprivileged              */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * LTP fanotify19: the group is created while the case process has dropped
+ * its effective uid (and so its effective capabilities) to 65534; the
+ * process regains them before the events and the read. What the group
+ * reports was fixed when it was created (FANOTIFY_UNPRIV): pid 0 for
+ * another process's event and no event fd, the process's own pid for its
+ * own events. A group created privileged (same flags) is the control.
+ */
+static void ov07_unpriv_group_privileged_reader(struct fst_ctx *ctx) {
+	struct fst_child *c;
+	int gu, gp, gfd;
+
+	fst_require(ctx, FSN_FEAT_REPORT_FID);
+	fst_write_file(ctx, "f", "f");
+	FST_SYS(ctx, fchmod(ctx->workfd, 0755));
+	gp = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
+	fst_mark(ctx, gp, FAN_MARK_ADD, FAN_OPEN, "f");
+	FST_SYS(ctx, seteuid(65534));
+	/* unprivileged now: fd mode is refused */
+	FST_SYS_ERR(ctx, fanotify_init(FAN_CLASS_NOTIF | FAN_CLOEXEC, O_RDONLY), EPERM);
+	gu = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
+	fst_mark(ctx, gu, FAN_MARK_ADD, FAN_OPEN, "f");
+	FST_SYS(ctx, seteuid(0));
+	/* privileged again: fd mode works */
+	gfd = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	fst_close(ctx, gfd);
+
+	c = fst_spawn_open(ctx, "f", O_RDONLY);
+	fst_child_expect(ctx, c, 0);
+	FST_EXPECT(ctx, gu, { .mask = FAN_OPEN, .path = "f", .pid = FST_PID_ZERO, .nofd = true });
+	FST_EXPECT(ctx, gp, { .mask = FAN_OPEN, .path = "f", .pid = c->pid, .nofd = true });
+	fst_open_close(ctx, "f", O_RDONLY);
+	FST_EXPECT(ctx, gu, { .mask = FAN_OPEN, .path = "f", .nofd = true });
+	FST_EXPECT(ctx, gp, { .mask = FAN_OPEN, .path = "f", .nofd = true });
+}
+
+/* ------------------------------------------------------------------------ */
+/* OV08: the group fd's own flags                                           */
+/* ------------------------------------------------------------------------ */
+
+/* FD_CLOEXEC and O_NONBLOCK of fd: exactly cloexec, nonblock. */
+static void expect_fd_flags(struct fst_ctx *ctx, int fd, bool cloexec, bool nonblock,
+			    const char *what) {
+	int fdf = FST_SYS(ctx, fcntl(fd, F_GETFD));
+	int fl = FST_SYS(ctx, fcntl(fd, F_GETFL));
+
+	if (!!(fdf & FD_CLOEXEC) != cloexec)
+		fst_fail(ctx, "%s: FD_CLOEXEC is %s", what, fdf & FD_CLOEXEC ? "set" : "clear");
+	if (!!(fl & O_NONBLOCK) != nonblock)
+		fst_fail(ctx, "%s: O_NONBLOCK is %s", what, fl & O_NONBLOCK ? "set" : "clear");
+}
+
+/*
+ * LTP fanotify08: FAN_CLOEXEC sets FD_CLOEXEC on the group fd, FAN_NONBLOCK
+ * O_NONBLOCK (an empty group's read() is EAGAIN), each exactly when asked;
+ * event_f_flags (which are for the event fds) change neither.
+ */
+static void ov08_fanotify_init_fd_flags(struct fst_ctx *ctx) {
+	for (unsigned i = 0; i < 6; i++) {
+		unsigned fl = (i & 1 ? FAN_CLOEXEC : 0) | (i & 2 ? FAN_NONBLOCK : 0);
+		unsigned ef = i & 4 ? O_RDONLY | O_CLOEXEC | O_NONBLOCK : O_RDONLY;
+		char what[96], b[64];
+		int fd = fanotify_init(FAN_CLASS_NOTIF | fl, ef);
+
+		snprintf(what, sizeof(what), "fanotify_init(%s, %s)",
+			 fl ? fst_mask_str(FSN_MASK_FANOTIFY_INIT, fl) : "0",
+			 ef == O_RDONLY ? "O_RDONLY" : "O_RDONLY|O_CLOEXEC|O_NONBLOCK");
+		if (fd < 0)
+			fst_fail(ctx, "%s: %s", what, fst_errname(errno));
+		expect_fd_flags(ctx, fd, fl & FAN_CLOEXEC, fl & FAN_NONBLOCK, what);
+		if (fl & FAN_NONBLOCK)
+			FST_SYS_ERR(ctx, read(fd, b, sizeof(b)), EAGAIN);
+		fst_close(ctx, fd);
+	}
+}
+
+/* The event fds' flags come from event_f_flags (O_CLOEXEC, O_NONBLOCK), and
+ * only from them. */
+static void ov08_event_fd_flags(struct fst_ctx *ctx) {
+	fst_write_file(ctx, "f", "f");
+	for (unsigned i = 0; i < 4; i++) {
+		unsigned ef = O_RDONLY | (i & 1 ? O_CLOEXEC : 0) | (i & 2 ? O_NONBLOCK : 0);
+		int g = fst_fan_init2(ctx, FAN_CLASS_NOTIF, ef);
+		struct fst_events *ev;
+		char what[64];
+
+		fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN, "f");
+		fst_open_close(ctx, "f", O_RDONLY);
+		ev = fst_read_keep(ctx, g);
+		FST_MATCH(ctx, g, ev, FST_FAN(FAN_OPEN, "f"));
+		snprintf(what, sizeof(what), "event fd, event_f_flags 0%o", ef);
+		expect_fd_flags(ctx, ev->e[0].ev.fd, ef & O_CLOEXEC, ef & O_NONBLOCK, what);
+		fst_close(ctx, ev->e[0].ev.fd);
+		fst_close(ctx, g);
+	}
+}
+
+/* ------------------------------------------------------------------------ */
 
 const struct fst_case fst_cases_ov[] = {
 	FST_CASE(ov01_overflow_one_event_in_order, "OV01", FST_ONCE,
@@ -1413,6 +2074,8 @@ const struct fst_case fst_cases_ov[] = {
 		 "REPORT_FD_ERROR: the same overflow, every fd -EBADF instead of FAN_NOFD"),
 	FST_CASE(ov01_overflow_fd_mode, "OV01", FST_ONCE,
 		 "fd mode: max_queued_events OPENs (distinct links) in order, one overflow"),
+	FST_CASE(ov01_overflow_fd_mode_fd_error, "OV01,ID05", FST_ONCE,
+		 "fd mode + REPORT_FD_ERROR: OPENs with their fds in order, one overflow -EBADF"),
 	FST_CASE(ov01_unlimited_queue_no_overflow, "OV01", FST_ONCE,
 		 "FAN_UNLIMITED_QUEUE: max_queued_events + 64 events, all kept, in order"),
 	FST_CASE(ov02_inotify_overflow_last, "OV02", FST_ONCE,
@@ -1422,7 +2085,9 @@ const struct fst_case fst_cases_ov[] = {
 	FST_CASE(ov03_init_invalid_flags, "OV03", FST_ONCE,
 		 "fanotify_init: unknown flags, class 3, bad event_f_flags -> EINVAL"),
 	FST_CASE(ov03_init_fid_combinations, "OV03", FST_ONCE,
-		 "fanotify_init: NAME w/o DIR_FID, TARGET w/o NAME|FID, FID+CONTENT -> EINVAL"),
+		 "fanotify_init: NAME w/o DIR_FID, FID with a permission class -> EINVAL"),
+	FST_CASE(ov03_init_target_fid_combinations, "OV03", FST_ONCE,
+		 "fanotify_init: TARGET_FID without NAME, DIR_FID and FID -> EINVAL"),
 	FST_CASE(ov03_mark_invalid_flags, "OV03", FST_ONCE,
 		 "fanotify_mark: bad flags/mask/command/fd -> EINVAL/EBADF/ENOENT"),
 	FST_CASE(ov03_mark_perm_needs_class, "OV03", FST_ONCE,
@@ -1434,26 +2099,53 @@ const struct fst_case fst_cases_ov[] = {
 	FST_CASE(ov03_mark_onlydir_enotdir, "OV03", FST_ONCE,
 		 "FAN_MARK_ONLYDIR on a file, a symlink (DONT_FOLLOW), a file fd -> ENOTDIR"),
 	FST_CASE(ov03_mark_dir_bits_on_file, "OV03", FST_ONCE,
-		 "dir-only bits on a file mark: ENOTDIR with RENAME/IGNORE/TARGET_FID only"),
+		 "dir-only bits on a file mark: ENOTDIR with RENAME/TARGET_FID, legacy accepts"),
+	FST_CASE(ov03_mark_ignore_dir_bits_on_file, "OV03", FST_ONCE,
+		 "FAN_MARK_IGNORE with ONDIR/EVENT_ON_CHILD on a file -> ENOTDIR"),
 	FST_CASE(ov03_mark_ignore_combinations, "OV03", FST_ONCE,
 		 "FAN_MARK_IGNORE: +IGNORED_MASK/mount/sb -> EINVAL, dir -> EISDIR w/o SURV"),
-	FST_CASE(ov03_mark_type_restrictions, "OV03", FST_ONCE,
-		 "FS_ERROR only on sb marks, EVICTABLE only on new inode marks"),
+	FST_CASE_GIT(ov03_mark_ignore_dirent_on_file, "OV03", FST_ONCE, "ceaf69f8eadc 8698e3bab4dd",
+		     "IGNORE_SURV dirent bits: file -> ENOTDIR; dir, sb mark via the file -> ok"),
+	FST_CASE_GIT(ov03_mark_target_dirent_on_file, "OV03", FST_ONCE, "ceaf69f8eadc 8698e3bab4dd",
+		     "TARGET_FID dirent bits: file -> ENOTDIR; dir, sb mark via the file -> ok"),
+	FST_CASE(ov03_mark_type_restrictions, "OV03", FST_ONCE, "FS_ERROR only on sb marks"),
+	FST_CASE(ov03_mark_evictable_inode_only, "OV03", FST_ONCE,
+		 "EVICTABLE only on new inode marks: mount/sb -> EINVAL, downgrade -> EEXIST"),
 	FST_CASE(ov03_enodev_exdev_zero_fsid, "OV03", FST_ONCE,
-		 "FUSE (zero fsid): sb/mount -> ENODEV; weak+strong fsid in one group -> EXDEV"),
+		 "FUSE (zero fsid): FID sb/mount -> ENODEV; fd-mode sb mark works"),
+	FST_CASE(ov03_exdev_weak_fsid, "OV03", FST_ONCE,
+		 "FUSE (zero fsid): weak-fsid inode mark; weak+strong in one group -> EXDEV"),
+	FST_CASE(ov03_ramfs_fid_sb_mount, "OV03", FST_ONCE,
+		 "ramfs: FID sb/mount -> EOPNOTSUPP (ENODEV before 6.8); fd mode works"),
 	FST_CASE(ov03_unsupported_filesystems, "OV03", FST_ONCE,
-		 "ramfs FID sb/mount -> EOPNOTSUPP; procfs perm -> EINVAL"),
+		 "ramfs: a FID inode mark works, with the AT_HANDLE_FID handle"),
+	FST_CASE(ov03_procfs_no_perm_events, "OV03", FST_ONCE,
+		 "procfs: OPEN_PERM/ACCESS_PERM -> EINVAL, OPEN works"),
 	FST_CASE(ov05_pseudo_fs_marks, "OV05", FST_ONCE,
 		 "pipe and socket via /proc/self/fd: sb/mount -> EINVAL, inode marks work"),
 	FST_CASE(ov05_pipe_fid, "OV05", FST_ONCE,
 		 "pipe, FID group: sb/mount -> EINVAL; inode mark: MODIFY with the pipe's FID"),
 	FST_CASE(ov03_unprivileged, "OV03,ID04", FST_ONCE,
 		 "uid 65534: EPERM for admin flags/mount/sb marks, EACCES; pid 0 for others"),
+	FST_CASE(ov03_unprivileged_init_rules, "OV03", FST_ONCE,
+		 "uid 65534: PRE_CONTENT/CONTENT/UNLIMITED_MARKS/FD_ERROR -> EPERM, DIR_FID ok"),
 	FST_CASE(ov03_inotify_errors, "OV03", FST_ONCE,
 		 "inotify: empty mask, MASK_ADD|MASK_CREATE, ONLYDIR, bad fds -> errors"),
 	FST_CASE_TIMEOUT(ov04_mark_churn_race, "OV04", FST_ALL_FS, 20,
 			 "0.5 s of mark/group churn (all modes) during file churn: no hang, clean"),
 	FST_CASE_TIMEOUT(ov04_perm_group_close_race, "OV04", FST_ALL_FS, 20,
 			 "0.5 s of permission groups closing with pending events: nobody hangs"),
+	FST_CASE(ov06_max_user_groups, "OV06", FST_ONCE,
+		 "a fresh uid: max_user_groups FID groups, then EMFILE; a closed one frees"),
+	FST_CASE(ov06_userns_max_groups, "OV06", FST_ONCE,
+		 "user namespace, its max_fanotify_groups 4: 4 FID groups, EMFILE; fd mode EPERM"),
+	FST_CASE(ov06_userns_max_marks, "OV06", FST_ONCE,
+		 "user namespace, its max_fanotify_marks 3: 3 marks over 2 groups, ENOSPC"),
+	FST_CASE_GIT(ov07_unpriv_group_privileged_reader, "OV07,ID04", FST_ONCE, "a8b98c808eab",
+		     "group made at euid 65534, read as root: pid 0, FAN_NOFD for other processes"),
+	FST_CASE(ov08_fanotify_init_fd_flags, "OV08", FST_ONCE,
+		 "FAN_CLOEXEC -> FD_CLOEXEC, FAN_NONBLOCK -> O_NONBLOCK, exactly when asked"),
+	FST_CASE(ov08_event_fd_flags, "OV08", FST_ONCE,
+		 "event fds: FD_CLOEXEC/O_NONBLOCK exactly from event_f_flags"),
 	{ 0 },
 };

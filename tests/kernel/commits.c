@@ -15,5 +15,8 @@ const struct fst_commit fst_commits[] = {
 	{ "124e7c61deb2", "ext4: fix error code saved on super block during file system abort" },
 	{ "76486b104168", "ext4: avoid remount errors with 'abort' mount option" },
 	{ "c285a2f01d69", "fanotify: update connector fsid cache on add mark" },
+	{ "8698e3bab4dd", "fanotify: refine the validation checks on non-dir inode mask" },
+	{ "a8b98c808eab", "fanotify: fix permission model of unprivileged group" },
+	{ "ceaf69f8eadc", "fanotify: do not allow setting dirent events in mask of non-dir" },
 	{ NULL, NULL },
 };
