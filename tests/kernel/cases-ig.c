@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cases-ig.c — fsn-selftest cases of the IG group: ignore masks
- * (IG01-IG08 in semantics.md).
+ * (IG01-IG11 in semantics.md), and how a group's marks combine their
+ * masks per mark (IG10: FAN_ONDIR never crosses marks).
  *
  * An ignore mask is applied per group, across all the marks of that group
  * that an event iterates (send_to_group() in fs/notify/fsnotify.c,
@@ -248,6 +249,83 @@ static void ig01_style_rules(struct fst_ctx *ctx) {
 	/* control: the same group's filesystem mark sees another file */
 	fst_write_file(ctx, "f", NULL);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_OPEN, "f"));
+}
+
+/*
+ * The MODIFY cycle on a filesystem (sb) mark (LTP fanotify01's filesystem
+ * mark variants): a legacy ignore mask in the sb mark is cleared by the
+ * next write to any file of the filesystem, one with SURV_MODIFY survives
+ * it, and removing the ignore bits (FAN_MARK_REMOVE | FAN_MARK_IGNORED_MASK)
+ * brings the events back. flags: the group's report flags.
+ */
+static void sb_ignore_modify_cycle(struct fst_ctx *ctx, unsigned flags) {
+	const uint64_t m = FAN_OPEN | FAN_CLOSE | FAN_MODIFY;
+	const unsigned sb = FAN_MARK_FILESYSTEM;
+	int g, fd;
+
+	fst_write_file(ctx, "a", "aaaa");
+	fst_write_file(ctx, "b", "bbbb");
+	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | flags);
+	fst_mark(ctx, g, FAN_MARK_ADD | sb, m, ".");
+
+	/* legacy: CLOSE_NOWRITE ignored on every file of the filesystem */
+	fst_mark(ctx, g, FAN_MARK_ADD | sb | FAN_MARK_IGNORED_MASK, FAN_CLOSE_NOWRITE, ".");
+	FST_EXPECT_FDINFO(ctx, g, fst_fdi_sb(ctx, ".", 0, m, FAN_CLOSE_NOWRITE));
+	for (int i = 0; i < 2; i++) {
+		const char *p = i ? "b" : "a";
+
+		fd = fst_open(ctx, p, O_RDONLY);
+		FST_EXPECT(ctx, g, FST_FAN(FAN_OPEN, p));
+		fst_close(ctx, fd);
+		FST_EXPECT_NONE(ctx, g);
+	}
+	/* a write to b clears it: a's close is back */
+	fd = fst_open(ctx, "b", O_WRONLY);
+	FST_EXPECT(ctx, g, FST_FAN(FAN_OPEN, "b"));
+	fst_write1(ctx, fd);
+	FST_EXPECT(ctx, g, FST_FAN(FAN_MODIFY, "b"));
+	fst_close(ctx, fd);
+	FST_EXPECT(ctx, g, FST_FAN(FAN_CLOSE_WRITE, "b"));
+	FST_EXPECT_FDINFO(ctx, g, fst_fdi_sb(ctx, ".", 0, m, 0));
+	fd = fst_open(ctx, "a", O_RDONLY);
+	FST_EXPECT(ctx, g, FST_FAN(FAN_OPEN, "a"));
+	fst_close(ctx, fd);
+	FST_EXPECT(ctx, g, FST_FAN(FAN_CLOSE_NOWRITE, "a"));
+
+	/* SURV_MODIFY: OPEN and CLOSE stay ignored through a write */
+	fst_mark(ctx, g, FAN_MARK_ADD | sb | FAN_MARK_IGNORED_MASK | FAN_MARK_IGNORED_SURV_MODIFY,
+		 FAN_OPEN | FAN_CLOSE, ".");
+	fst_open_close(ctx, "a", O_RDONLY);
+	FST_EXPECT_NONE(ctx, g);
+	fd = fst_open(ctx, "b", O_WRONLY);
+	FST_EXPECT_NONE(ctx, g);
+	fst_write1(ctx, fd);
+	FST_EXPECT(ctx, g, FST_FAN(FAN_MODIFY, "b"));
+	fst_close(ctx, fd);
+	FST_EXPECT_NONE(ctx, g);
+	FST_EXPECT_FDINFO(
+	    ctx, g, fst_fdi_sb(ctx, ".", FAN_MARK_IGNORED_SURV_MODIFY, m, FAN_OPEN | FAN_CLOSE));
+	fst_open_close(ctx, "a", O_RDONLY);
+	FST_EXPECT_NONE(ctx, g);
+
+	/* removing the ignore bits brings both events back */
+	fst_mark(ctx, g, FAN_MARK_REMOVE | sb | FAN_MARK_IGNORED_MASK, FAN_OPEN | FAN_CLOSE, ".");
+	fd = fst_open(ctx, "a", O_RDONLY);
+	FST_EXPECT(ctx, g, FST_FAN(FAN_OPEN, "a"));
+	fst_close(ctx, fd);
+	FST_EXPECT(ctx, g, FST_FAN(FAN_CLOSE_NOWRITE, "a"));
+}
+
+static void ig01_sb_ignore_modify_cycle(struct fst_ctx *ctx) {
+	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
+	sb_ignore_modify_cycle(ctx, 0);
+}
+
+static void ig01_sb_ignore_modify_cycle_fid(struct fst_ctx *ctx) {
+	fst_require(ctx, FSN_FEAT_REPORT_FID);
+	fst_require(ctx, FSN_FEAT_MARK_FID);
+	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
+	sb_ignore_modify_cycle(ctx, FAN_REPORT_FID);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -804,6 +882,234 @@ static void ig09_child_leaves_unwatching_parent(struct fst_ctx *ctx) {
 	FST_EXPECT_NONE(ctx, gi);
 }
 
+/*
+ * IG04 with an inode mark reporting (LTP fanotify10: "ignore events on file
+ * created inside a parent watching children", and "don't ignore ... not
+ * watching children"): the file's own mark asks for OPEN, its parent has
+ * an ignore mask for OPEN. The ignore hides the file's event exactly when
+ * it applies to children: new style with FAN_EVENT_ON_CHILD in the ignore
+ * mask (n1; n0 without), legacy with FAN_EVENT_ON_CHILD in the parent
+ * mark's mask (l1; l0 without). The parent marks also ask for other
+ * events, which must neither change that nor leak: n1 the directory's
+ * own close (FAN_CLOSE | FAN_ONDIR, not its children's), n0 its
+ * children's CLOSE_WRITE. c has only the inode mark.
+ */
+static void ig04_parent_ignore_inode_mark(struct fst_ctx *ctx) {
+	int n1, n0, l1, l0, c, fd;
+
+	fst_require(ctx, FSN_FEAT_MARK_IGNORE);
+	FST_SYS(ctx, mkdir("d", 0755));
+	fst_write_file(ctx, "d/f", "f");
+	n1 = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	fst_mark(ctx, n1, FAN_MARK_ADD | FAN_MARK_IGNORE_SURV, FAN_OPEN | FAN_EVENT_ON_CHILD, "d");
+	fst_mark(ctx, n1, FAN_MARK_ADD, FAN_CLOSE | FAN_ONDIR, "d");
+	n0 = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	fst_mark(ctx, n0, FAN_MARK_ADD | FAN_MARK_IGNORE_SURV, FAN_OPEN, "d");
+	fst_mark(ctx, n0, FAN_MARK_ADD, FAN_CLOSE_WRITE | FAN_EVENT_ON_CHILD | FAN_ONDIR, "d");
+	l1 = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	fst_mark(ctx, l1, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK | FAN_MARK_IGNORED_SURV_MODIFY,
+		 FAN_OPEN, "d");
+	fst_mark(ctx, l1, FAN_MARK_ADD, FAN_OPEN | FAN_EVENT_ON_CHILD, "d");
+	l0 = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	fst_mark(ctx, l0, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK | FAN_MARK_IGNORED_SURV_MODIFY,
+		 FAN_OPEN, "d");
+	c = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	fst_mark(ctx, n1, FAN_MARK_ADD, FAN_OPEN, "d/f");
+	fst_mark(ctx, n0, FAN_MARK_ADD, FAN_OPEN, "d/f");
+	fst_mark(ctx, l1, FAN_MARK_ADD, FAN_OPEN, "d/f");
+	fst_mark(ctx, l0, FAN_MARK_ADD, FAN_OPEN, "d/f");
+	fst_mark(ctx, c, FAN_MARK_ADD, FAN_OPEN, "d/f");
+
+	fst_open_close(ctx, "d/f", O_RDONLY);
+	FST_EXPECT_NONE(ctx, n1);
+	FST_EXPECT(ctx, n0, FST_FAN(FAN_OPEN, "d/f"));
+	FST_EXPECT_NONE(ctx, l1);
+	FST_EXPECT(ctx, l0, FST_FAN(FAN_OPEN, "d/f"));
+	FST_EXPECT(ctx, c, FST_FAN(FAN_OPEN, "d/f"));
+	fd = fst_open(ctx, "d/f", O_WRONLY);
+	FST_EXPECT_NONE(ctx, n1);
+	FST_EXPECT(ctx, n0, FST_FAN(FAN_OPEN, "d/f"));
+	FST_EXPECT_NONE(ctx, l1);
+	FST_EXPECT(ctx, l0, FST_FAN(FAN_OPEN, "d/f"));
+	FST_EXPECT(ctx, c, FST_FAN(FAN_OPEN, "d/f"));
+	fst_close(ctx, fd);
+	FST_EXPECT_NONE(ctx, n1);
+	FST_EXPECT(ctx, n0, FST_FAN(FAN_CLOSE_WRITE, "d/f"));
+	FST_EXPECT_NONE(ctx, l1);
+	FST_EXPECT_NONE(ctx, l0);
+	FST_EXPECT_NONE(ctx, c);
+	/* the directory itself: only n1 asked for its close */
+	open_close_dir(ctx, "d");
+	FST_EXPECT(ctx, n1, FST_FAN(FAN_CLOSE_NOWRITE, "d"));
+	FST_EXPECT_NONE(ctx, n0);
+	FST_EXPECT_NONE(ctx, l1);
+	FST_EXPECT_NONE(ctx, l0);
+	FST_EXPECT_NONE(ctx, c);
+
+	/* control: without the ignore masks n1 and l1 get the open once */
+	fst_mark(ctx, n1, FAN_MARK_REMOVE | FAN_MARK_IGNORE, FAN_OPEN | FAN_EVENT_ON_CHILD, "d");
+	fst_mark(ctx, l1, FAN_MARK_REMOVE | FAN_MARK_IGNORED_MASK, FAN_OPEN, "d");
+	fst_open_close(ctx, "d/f", O_RDONLY);
+	FST_EXPECT(ctx, n1, FST_FAN(FAN_OPEN, "d/f"));
+	FST_EXPECT(ctx, n0, FST_FAN(FAN_OPEN, "d/f"));
+	FST_EXPECT(ctx, l1, FST_FAN(FAN_OPEN, "d/f"));
+	FST_EXPECT(ctx, l0, FST_FAN(FAN_OPEN, "d/f"));
+	FST_EXPECT(ctx, c, FST_FAN(FAN_OPEN, "d/f"));
+}
+
+/*
+ * IG09 while another group watches the directory's children (LTP
+ * fanotify09, "Events on non-dir child with ignore mask on parent"): w's
+ * parent mark with FAN_EVENT_ON_CHILD makes every child event visit d's
+ * marks, those of the other groups too. Their marks on d do not watch
+ * children (m: ignore-only, next to a mount mark; p: asks for d's own
+ * close), so the child's write gets them nothing and leaves their legacy
+ * ignore masks (without SURV_MODIFY) in place: d's own close stays
+ * ignored. w gets the child's MODIFY once.
+ */
+static void ig09_other_group_watches_children(struct fst_ctx *ctx) {
+	int w, m, p, fd;
+
+	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
+	FST_SYS(ctx, mkdir("d", 0755));
+	fst_write_file(ctx, "d/c", "c");
+	w = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	fst_mark(ctx, w, FAN_MARK_ADD, FAN_MODIFY | FAN_EVENT_ON_CHILD, "d");
+	m = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	fst_mark(ctx, m, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_CLOSE_NOWRITE | FAN_ONDIR, ".");
+	fst_mark(ctx, m, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK, FAN_CLOSE_NOWRITE, "d");
+	p = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	fst_mark(ctx, p, FAN_MARK_ADD, FAN_MODIFY | FAN_CLOSE_NOWRITE | FAN_ONDIR, "d");
+	fst_mark(ctx, p, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK, FAN_CLOSE_NOWRITE, "d");
+
+	fd = fst_open(ctx, "d/c", O_WRONLY);
+	fst_write1(ctx, fd);
+	FST_EXPECT(ctx, w, FST_FAN(FAN_MODIFY, "d/c"));
+	FST_EXPECT_NONE(ctx, m);
+	FST_EXPECT_NONE(ctx, p);
+	fst_close(ctx, fd);
+	FST_EXPECT_NONE(ctx, w);
+	FST_EXPECT_NONE(ctx, m);
+	FST_EXPECT_NONE(ctx, p);
+	EXPECT_MARK(ctx, m, "d", 0, 0, FAN_CLOSE_NOWRITE);
+	EXPECT_MARK(ctx, p, "d", 0, FAN_MODIFY | FAN_CLOSE_NOWRITE | FAN_ONDIR, FAN_CLOSE_NOWRITE);
+	open_close_dir(ctx, "d");
+	FST_EXPECT_NONE(ctx, w);
+	FST_EXPECT_NONE(ctx, m);
+	FST_EXPECT_NONE(ctx, p);
+
+	/* the child's own close: m's mount mark, not p's mark on d */
+	fst_open_close(ctx, "d/c", O_RDONLY);
+	FST_EXPECT_NONE(ctx, w);
+	FST_EXPECT(ctx, m, FST_FAN(FAN_CLOSE_NOWRITE, "d/c"));
+	FST_EXPECT_NONE(ctx, p);
+	/* control: without the ignore masks d's close is reported */
+	fst_mark(ctx, m, FAN_MARK_REMOVE | FAN_MARK_IGNORED_MASK, FAN_CLOSE_NOWRITE, "d");
+	fst_mark(ctx, p, FAN_MARK_REMOVE | FAN_MARK_IGNORED_MASK, FAN_CLOSE_NOWRITE, "d");
+	open_close_dir(ctx, "d");
+	FST_EXPECT_NONE(ctx, w);
+	FST_EXPECT(ctx, m, FST_FAN(FAN_CLOSE_NOWRITE, "d"));
+	FST_EXPECT(ctx, p, FST_FAN(FAN_CLOSE_NOWRITE, "d"));
+}
+
+/* ------------------------------------------------------------------------ */
+/* IG11: ignore masks in a FID group with names (DFID_NAME | FID)           */
+/* ------------------------------------------------------------------------ */
+
+enum { M_INODE, M_PARENT, M_MOUNT, M_SB, M_TYPES };
+static const char *const m_type_name[M_TYPES] = { "inode", "parent", "mount", "sb" };
+
+/* Does a mark of type t (on d/f, on d, on the bind mount b, on the
+ * filesystem) see an open of file in directory dir, through b or not? */
+static bool m_covers(int t, const char *dir, const char *file, bool via_b) {
+	switch (t) {
+	case M_INODE: return strcmp(file, "d/f") == 0;
+	case M_PARENT: return strcmp(dir, "d") == 0;
+	case M_MOUNT: return via_b;
+	default: return true;
+	}
+}
+
+/* Place a mark of type t: FAN_OPEN asked (ignore false) or ignored. */
+static void m_place(struct fst_ctx *ctx, int g, int t, bool ignore, const char *b) {
+	const unsigned ig = ignore ? FAN_MARK_IGNORE_SURV : 0;
+
+	switch (t) {
+	case M_INODE: fst_mark(ctx, g, FAN_MARK_ADD | ig, FAN_OPEN, "d/f"); break;
+	case M_PARENT:
+		fst_mark(ctx, g, FAN_MARK_ADD | ig, FAN_OPEN | FAN_EVENT_ON_CHILD, "d");
+		break;
+	case M_MOUNT: fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_MOUNT | ig, FAN_OPEN, b); break;
+	default: fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_FILESYSTEM | ig, FAN_OPEN, "."); break;
+	}
+}
+
+/*
+ * LTP fanotify10's FAN_REPORT_DFID_NAME_FID groups: one group per
+ * (reporting mark, ignore mark) pair of inode (d/f), parent (d, with
+ * FAN_EVENT_ON_CHILD), mount (the bind mount b of the work directory) and
+ * filesystem marks, the ignore in the new style. A group reports an open
+ * exactly when its reporting mark sees it and its ignore mark does not
+ * cover it; the event carries the file, its directory and its name. In a
+ * DFID_NAME group every non-directory mark is sent its children's events
+ * with the parent (fanotify_mark_add_to_mask() adds FS_EVENT_ON_CHILD), so
+ * the parent's ignore mask is merged with mount and sb marks here on a
+ * path fd-mode groups do not take. Opens of d/f, d/h (d's other child) and
+ * e/g (elsewhere), each through b and through the original mount.
+ */
+static void ig11_ignore_matrix_dfid_name_fid(struct fst_ctx *ctx) {
+	static const struct {
+		const char *dir, *file, *name;
+	} files[] = { { "d", "d/f", "f" }, { "d", "d/h", "h" }, { "e", "e/g", "g" } };
+	int g[M_TYPES][M_TYPES];
+	const char *b;
+
+	fst_require(ctx, FSN_FEAT_REPORT_DFID_NAME);
+	fst_require(ctx, FSN_FEAT_MARK_FID);
+	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
+	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
+	fst_require(ctx, FSN_FEAT_MARK_IGNORE);
+	FST_SYS(ctx, mkdir("d", 0755));
+	FST_SYS(ctx, mkdir("e", 0755));
+	fst_write_file(ctx, "d/f", "f");
+	fst_write_file(ctx, "d/h", "h");
+	fst_write_file(ctx, "e/g", "g");
+	b = fst_bind(ctx, ".", "b");
+	for (int r = 0; r < M_TYPES; r++) {
+		for (int i = 0; i < M_TYPES; i++) {
+			g[r][i] = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME |
+							FAN_REPORT_FID);
+			m_place(ctx, g[r][i], r, false, b);
+			m_place(ctx, g[r][i], i, true, b);
+		}
+	}
+
+	for (int via_b = 0; via_b < 2; via_b++) {
+		for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+			const char *path =
+			    via_b ? fst_strdupf(ctx, "%s/%s", b, files[f].file) : files[f].file;
+
+			fst_log(ctx, "open %s", path);
+			fst_open_close(ctx, path, O_RDONLY);
+			for (int r = 0; r < M_TYPES; r++) {
+				for (int i = 0; i < M_TYPES; i++) {
+					fst_log(ctx, "  group: %s mark, %s ignore", m_type_name[r],
+						m_type_name[i]);
+					if (m_covers(r, files[f].dir, files[f].file, via_b) &&
+					    !m_covers(i, files[f].dir, files[f].file, via_b))
+						FST_EXPECT(ctx, g[r][i],
+							   { .mask = FAN_OPEN,
+							     .path = files[f].file,
+							     .dir = files[f].dir,
+							     .name = files[f].name });
+					else
+						FST_EXPECT_NONE(ctx, g[r][i]);
+				}
+			}
+		}
+	}
+}
+
 /* ------------------------------------------------------------------------ */
 /* IG05: ignore masks in every priority class                               */
 /* ------------------------------------------------------------------------ */
@@ -1023,8 +1329,10 @@ static void drop_caches(struct fst_ctx *ctx) {
  * first; a mark that wrongly pins its inode fails here). tmpfs pins every
  * dentry, so nothing is evicted there. Either way an ignore mask applies
  * exactly while its mark exists (fdinfo), and u and p keep theirs.
+ * mark_type is the reporting mark of the group: FAN_MARK_FILESYSTEM or
+ * FAN_MARK_MOUNT, on the work directory.
  */
-static void ig06_evictable_evicted(struct fst_ctx *ctx) {
+static void evictable_evicted(struct fst_ctx *ctx, unsigned mark_type) {
 	const unsigned fl = FAN_MARK_EVICTABLE | FAN_MARK_IGNORE | FAN_MARK_IGNORED_SURV_MODIFY;
 	const bool tmpfs = strcmp(ctx->fs, "tmpfs") == 0;
 	ino_t ino_e, ino_d;
@@ -1033,7 +1341,8 @@ static void ig06_evictable_evicted(struct fst_ctx *ctx) {
 
 	fst_require(ctx, FSN_FEAT_MARK_EVICTABLE);
 	fst_require(ctx, FSN_FEAT_MARK_IGNORE);
-	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
+	fst_require(ctx,
+		    mark_type == FAN_MARK_MOUNT ? FSN_FEAT_MARK_MOUNT : FSN_FEAT_MARK_FILESYSTEM);
 	fst_write_file(ctx, "e", NULL);
 	fst_write_file(ctx, "u", NULL);
 	fst_write_file(ctx, "p", NULL);
@@ -1043,7 +1352,7 @@ static void ig06_evictable_evicted(struct fst_ctx *ctx) {
 	ino_e = fst_obj(ctx, "e").ino;
 	ino_d = fst_obj(ctx, "d").ino;
 	g = fst_fan_init(ctx, FAN_CLASS_NOTIF);
-	fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN, ".");
+	fst_mark(ctx, g, FAN_MARK_ADD | mark_type, FAN_OPEN, ".");
 	fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_EVICTABLE | FAN_MARK_IGNORE_SURV, FAN_OPEN, "e");
 	fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_EVICTABLE | FAN_MARK_IGNORE_SURV,
 		 FAN_OPEN | FAN_EVENT_ON_CHILD, "d");
@@ -1099,6 +1408,18 @@ static void ig06_evictable_evicted(struct fst_ctx *ctx) {
 	}
 	fst_close(ctx, pfd);
 	FST_EXPECT_NONE(ctx, g);
+}
+
+/* The filesystem mark reports what the ignore marks no longer hide. */
+static void ig06_evictable_evicted(struct fst_ctx *ctx) {
+	evictable_evicted(ctx, FAN_MARK_FILESYSTEM);
+}
+
+/* The same with a mount mark reporting (LTP fanotify10: "don't ignore
+ * mount events created on file with evicted ignore mark", and inside a
+ * parent with one). */
+static void ig06_evictable_evicted_mount(struct fst_ctx *ctx) {
+	evictable_evicted(ctx, FAN_MARK_MOUNT);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1182,6 +1503,101 @@ static void ig07_open_perm_vs_exec_perm(struct fst_ctx *ctx) {
 	fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE, FAN_OPEN_PERM, "prog");
 	fst_child_expect(ctx, fst_spawn_exec(ctx, "./prog"), 0);
 	FST_EXPECT_NONE(ctx, g);
+}
+
+/*
+ * A mount ignore of FAN_OPEN leaves an exec's FAN_OPEN_EXEC (LTP
+ * fanotify10: "ignore exec inode events created on a specific mount
+ * point", "ignore exec fs events created on a specific mount point"): gi
+ * reports with an inode mark, gs with a filesystem mark, both ignore OPEN
+ * on the bind mount b (gi new style, gs legacy); go has no ignore. Through
+ * the original mount nothing is ignored.
+ */
+static void ig07_mount_ignore_open_exec(struct fst_ctx *ctx) {
+	const uint64_t m = FAN_OPEN | FAN_OPEN_EXEC;
+	struct fst_child *c;
+	const char *b, *bprog;
+	int gi, gs, go;
+
+	fst_require(ctx, FSN_FEAT_EVENT_OPEN_EXEC);
+	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
+	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
+	fst_require(ctx, FSN_FEAT_MARK_IGNORE);
+	FST_SYS(ctx, mkdir("d", 0755));
+	fst_copy_true(ctx, "d/prog", 0755);
+	b = fst_bind(ctx, "d", "b");
+	bprog = fst_strdupf(ctx, "%s/prog", b);
+	gi = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	fst_mark(ctx, gi, FAN_MARK_ADD, m, "d/prog");
+	fst_mark(ctx, gi, FAN_MARK_ADD | FAN_MARK_MOUNT | FAN_MARK_IGNORE_SURV, FAN_OPEN, b);
+	gs = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	fst_mark(ctx, gs, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, m, ".");
+	fst_mark(ctx, gs, FAN_MARK_ADD | FAN_MARK_MOUNT | FAN_MARK_IGNORED_MASK, FAN_OPEN, b);
+	go = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	fst_mark(ctx, go, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, m, ".");
+
+	c = fst_spawn_exec(ctx, bprog);
+	fst_child_expect(ctx, c, 0);
+	FST_EXPECT(ctx, gi, { .mask = FAN_OPEN_EXEC, .path = "d/prog", .pid = c->pid });
+	FST_EXPECT(ctx, gs, { .mask = FAN_OPEN_EXEC, .path = "d/prog", .pid = c->pid });
+	FST_EXPECT(ctx, go, { .mask = m, .path = "d/prog", .pid = c->pid });
+	fst_open_close(ctx, bprog, O_RDONLY);
+	FST_EXPECT_NONE(ctx, gi);
+	FST_EXPECT_NONE(ctx, gs);
+	FST_EXPECT(ctx, go, FST_FAN(FAN_OPEN, "d/prog"));
+
+	/* the original mount: OPEN is not ignored */
+	c = fst_spawn_exec(ctx, "d/prog");
+	fst_child_expect(ctx, c, 0);
+	FST_EXPECT(ctx, gi, { .mask = m, .path = "d/prog", .pid = c->pid });
+	FST_EXPECT(ctx, gs, { .mask = m, .path = "d/prog", .pid = c->pid });
+	FST_EXPECT(ctx, go, { .mask = m, .path = "d/prog", .pid = c->pid });
+}
+
+/*
+ * The same with a parent mark reporting (LTP fanotify10: "ignore child exec
+ * events created on a specific mount point"): gp and gl watch the
+ * children of d (OPEN and OPEN_EXEC) and ignore OPEN on the mount of the
+ * work directory (gp new style, gl legacy); go does not ignore. Through
+ * the bind mount b the mount ignore does not apply.
+ */
+static void ig07_parent_mark_open_exec(struct fst_ctx *ctx) {
+	const uint64_t m = FAN_OPEN | FAN_OPEN_EXEC;
+	struct fst_child *c;
+	const char *b;
+	int gp, gl, go;
+
+	fst_require(ctx, FSN_FEAT_EVENT_OPEN_EXEC);
+	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
+	fst_require(ctx, FSN_FEAT_MARK_IGNORE);
+	FST_SYS(ctx, mkdir("d", 0755));
+	fst_copy_true(ctx, "d/prog", 0755);
+	b = fst_bind(ctx, "d", "b");
+	gp = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	fst_mark(ctx, gp, FAN_MARK_ADD, m | FAN_EVENT_ON_CHILD, "d");
+	fst_mark(ctx, gp, FAN_MARK_ADD | FAN_MARK_MOUNT | FAN_MARK_IGNORE_SURV, FAN_OPEN, ".");
+	gl = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	fst_mark(ctx, gl, FAN_MARK_ADD, m | FAN_EVENT_ON_CHILD, "d");
+	fst_mark(ctx, gl, FAN_MARK_ADD | FAN_MARK_MOUNT | FAN_MARK_IGNORED_MASK, FAN_OPEN, ".");
+	go = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	fst_mark(ctx, go, FAN_MARK_ADD, m | FAN_EVENT_ON_CHILD, "d");
+
+	c = fst_spawn_exec(ctx, "d/prog");
+	fst_child_expect(ctx, c, 0);
+	FST_EXPECT(ctx, gp, { .mask = FAN_OPEN_EXEC, .path = "d/prog", .pid = c->pid });
+	FST_EXPECT(ctx, gl, { .mask = FAN_OPEN_EXEC, .path = "d/prog", .pid = c->pid });
+	FST_EXPECT(ctx, go, { .mask = m, .path = "d/prog", .pid = c->pid });
+	fst_open_close(ctx, "d/prog", O_RDONLY);
+	FST_EXPECT_NONE(ctx, gp);
+	FST_EXPECT_NONE(ctx, gl);
+	FST_EXPECT(ctx, go, FST_FAN(FAN_OPEN, "d/prog"));
+
+	/* through b: another mount, OPEN is not ignored */
+	c = fst_spawn_exec(ctx, fst_strdupf(ctx, "%s/prog", b));
+	fst_child_expect(ctx, c, 0);
+	FST_EXPECT(ctx, gp, { .mask = m, .path = "d/prog", .pid = c->pid });
+	FST_EXPECT(ctx, gl, { .mask = m, .path = "d/prog", .pid = c->pid });
+	FST_EXPECT(ctx, go, { .mask = m, .path = "d/prog", .pid = c->pid });
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1312,6 +1728,112 @@ static void ig08_rename_ignore_dir_ondir(struct fst_ctx *ctx) {
 }
 
 /* ------------------------------------------------------------------------ */
+/* IG10: FAN_ONDIR of one mark does not extend another mark of the group    */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * LTP fanotify09, "Events on non-dir child and subdir with both parent and
+ * mount marks" and "... parent and subdir marks": a subdirectory's close
+ * (FAN_CLOSE_NOWRITE) is asked for by a mark without FAN_ONDIR (gm: the
+ * mount mark; gs: the subdirectory's own inode mark), and the group's
+ * parent mark has FAN_ONDIR but no FAN_EVENT_ON_CHILD (and asks only
+ * MODIFY): not reported. w asks it properly (ONDIR and EVENT_ON_CHILD)
+ * and gets it once, and the child's MODIFY. Then FAN_ONDIR on the
+ * asking marks themselves brings the event.
+ */
+static void ig10_subdir_ondir_two_marks(struct fst_ctx *ctx) {
+	int w, gm, gs, fd;
+
+	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
+	FST_SYS(ctx, mkdir("d", 0755));
+	FST_SYS(ctx, mkdir("d/s", 0755));
+	fst_write_file(ctx, "d/f", "f");
+	w = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	fst_mark(ctx, w, FAN_MARK_ADD | FAN_MARK_MOUNT,
+		 FAN_CLOSE_NOWRITE | FAN_ONDIR | FAN_EVENT_ON_CHILD, ".");
+	fst_mark(ctx, w, FAN_MARK_ADD, FAN_MODIFY | FAN_ONDIR | FAN_EVENT_ON_CHILD, "d");
+	gm = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	fst_mark(ctx, gm, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_CLOSE_NOWRITE, ".");
+	fst_mark(ctx, gm, FAN_MARK_ADD, FAN_MODIFY | FAN_ONDIR, "d");
+	gs = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	fst_mark(ctx, gs, FAN_MARK_ADD, FAN_CLOSE_NOWRITE, "d/s");
+	fst_mark(ctx, gs, FAN_MARK_ADD, FAN_MODIFY | FAN_ONDIR, "d");
+
+	fd = fst_open(ctx, "d/f", O_WRONLY);
+	fst_write1(ctx, fd);
+	fst_close(ctx, fd);
+	FST_EXPECT(ctx, w, FST_FAN(FAN_MODIFY, "d/f"));
+	FST_EXPECT_NONE(ctx, gm);
+	FST_EXPECT_NONE(ctx, gs);
+	open_close_dir(ctx, "d/s");
+	FST_EXPECT(ctx, w, FST_FAN(FAN_CLOSE_NOWRITE, "d/s"));
+	FST_EXPECT_NONE(ctx, gm);
+	FST_EXPECT_NONE(ctx, gs);
+	/* control: a file's close reaches gm's mount mark */
+	fst_open_close(ctx, "d/f", O_RDONLY);
+	FST_EXPECT(ctx, w, FST_FAN(FAN_CLOSE_NOWRITE, "d/f"));
+	FST_EXPECT(ctx, gm, FST_FAN(FAN_CLOSE_NOWRITE, "d/f"));
+	FST_EXPECT_NONE(ctx, gs);
+
+	/* FAN_ONDIR where the close is asked: reported, once */
+	fst_mark(ctx, gm, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_ONDIR, ".");
+	fst_mark(ctx, gs, FAN_MARK_ADD, FAN_ONDIR, "d/s");
+	open_close_dir(ctx, "d/s");
+	FST_EXPECT(ctx, w, FST_FAN(FAN_CLOSE_NOWRITE, "d/s"));
+	FST_EXPECT(ctx, gm, FST_FAN(FAN_CLOSE_NOWRITE, "d/s"));
+	FST_EXPECT(ctx, gs, FST_FAN(FAN_CLOSE_NOWRITE, "d/s"));
+}
+
+/*
+ * LTP fanotify09, "Events on non-dir child and parent with both parent and
+ * mount marks": the directory's own close, asked for by a mark without
+ * FAN_ONDIR while another mark of the group on it has FAN_ONDIR for other
+ * events. gm: mount mark CLOSE_NOWRITE, d's mark MODIFY | ONDIR; gr the
+ * other way round: d's mark CLOSE_NOWRITE, the mount mark MODIFY | ONDIR.
+ * Neither is reported; w (ONDIR with the close) is.
+ */
+static void ig10_dir_ondir_two_marks(struct fst_ctx *ctx) {
+	int w, gm, gr, fd;
+
+	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
+	FST_SYS(ctx, mkdir("d", 0755));
+	fst_write_file(ctx, "d/f", "f");
+	w = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	fst_mark(ctx, w, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_CLOSE_NOWRITE | FAN_ONDIR, ".");
+	fst_mark(ctx, w, FAN_MARK_ADD, FAN_MODIFY | FAN_ONDIR | FAN_EVENT_ON_CHILD, "d");
+	gm = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	fst_mark(ctx, gm, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_CLOSE_NOWRITE, ".");
+	fst_mark(ctx, gm, FAN_MARK_ADD, FAN_MODIFY | FAN_ONDIR, "d");
+	gr = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	fst_mark(ctx, gr, FAN_MARK_ADD, FAN_CLOSE_NOWRITE, "d");
+	fst_mark(ctx, gr, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_MODIFY | FAN_ONDIR, ".");
+
+	open_close_dir(ctx, "d");
+	FST_EXPECT(ctx, w, FST_FAN(FAN_CLOSE_NOWRITE, "d"));
+	FST_EXPECT_NONE(ctx, gm);
+	FST_EXPECT_NONE(ctx, gr);
+	/* controls: a file's close and modify */
+	fst_open_close(ctx, "d/f", O_RDONLY);
+	FST_EXPECT(ctx, w, FST_FAN(FAN_CLOSE_NOWRITE, "d/f"));
+	FST_EXPECT(ctx, gm, FST_FAN(FAN_CLOSE_NOWRITE, "d/f"));
+	FST_EXPECT_NONE(ctx, gr);
+	fd = fst_open(ctx, "d/f", O_WRONLY);
+	fst_write1(ctx, fd);
+	fst_close(ctx, fd);
+	FST_EXPECT(ctx, w, FST_FAN(FAN_MODIFY, "d/f"));
+	FST_EXPECT_NONE(ctx, gm);
+	FST_EXPECT(ctx, gr, FST_FAN(FAN_MODIFY, "d/f"));
+
+	/* FAN_ONDIR where the close is asked: reported */
+	fst_mark(ctx, gm, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_ONDIR, ".");
+	fst_mark(ctx, gr, FAN_MARK_ADD, FAN_ONDIR, "d");
+	open_close_dir(ctx, "d");
+	FST_EXPECT(ctx, w, FST_FAN(FAN_CLOSE_NOWRITE, "d"));
+	FST_EXPECT(ctx, gm, FST_FAN(FAN_CLOSE_NOWRITE, "d"));
+	FST_EXPECT(ctx, gr, FST_FAN(FAN_CLOSE_NOWRITE, "d"));
+}
+
+/* ------------------------------------------------------------------------ */
 
 const struct fst_case fst_cases_ig[] = {
 	FST_CASE(ig01_cleared_by_modify, "IG01", FST_ALL_FS,
@@ -1320,6 +1842,10 @@ const struct fst_case fst_cases_ig[] = {
 		 "one write clears the ignore masks of an inode-mark and a mount-mark group"),
 	FST_CASE(ig01_surv_modify_and_remove, "IG01", FST_ALL_FS,
 		 "SURV_MODIFY keeps both styles; removing ignore bits brings just them back"),
+	FST_CASE(ig01_sb_ignore_modify_cycle, "IG01", FST_ALL_FS,
+		 "sb mark: legacy ignore cleared by any write, SURV_MODIFY kept, removal restores"),
+	FST_CASE(ig01_sb_ignore_modify_cycle_fid, "IG01,IG11", FST_ALL_FS,
+		 "the same sb ignore MODIFY cycle in a FAN_REPORT_FID group"),
 	FST_CASE(ig01_style_rules, "IG01", FST_ONCE,
 		 "legacy/new-style update rules (EEXIST, EISDIR, ENOTDIR, EINVAL); no side effect"),
 	FST_CASE(
@@ -1346,6 +1872,13 @@ const struct fst_case fst_cases_ig[] = {
 		 "a child's write clears the legacy parent ignore mask; SURV_MODIFY keeps it"),
 	FST_CASE(ig09_child_leaves_unwatching_parent, "IG09,IG01", FST_ALL_FS,
 		 "a child's write keeps the legacy ignore of a parent mark not watching children"),
+	FST_CASE(ig04_parent_ignore_inode_mark, "IG04", FST_ALL_FS,
+		 "parent ignore hides the child's inode-mark OPEN only if it applies to children"),
+	FST_CASE_GIT(ig09_other_group_watches_children, "IG09,IG01", FST_ALL_FS, "e730558adffb",
+		     "another group watching children: a child's write keeps d's legacy ignores"),
+	FST_CASE_GIT(ig11_ignore_matrix_dfid_name_fid, "IG11,IG02,IG03,IG04", FST_ALL_FS,
+		     "9bdda4e9cf2d",
+		     "DFID_NAME|FID: inode/parent/mount/sb ignore x reporting mark, 6 opens"),
 	FST_CASE(ig05_notif_events_each_class, "IG05", FST_ALL_FS,
 		 "NOTIF, CONTENT, PRE_CONTENT groups: inode ignore hides OPEN; others get one"),
 	FST_CASE(ig05_perm_ignore_each_class, "IG05", FST_ALL_FS,
@@ -1356,14 +1889,24 @@ const struct fst_case fst_cases_ig[] = {
 		 "evictable -> normal upgrade, downgrade EEXIST, empty mask destroys the mark"),
 	FST_CASE(ig06_evictable_evicted, "IG06", FST_ALL_FS,
 		 "drop_caches: an evicted inode's evictable ignore is gone; pinned ones stay"),
+	FST_CASE(ig06_evictable_evicted_mount, "IG06", FST_ALL_FS,
+		 "the same with a mount mark reporting: evicted ignores stop hiding its events"),
 	FST_CASE(ig07_open_vs_open_exec, "IG07", FST_ALL_FS,
 		 "ignoring OPEN leaves OPEN_EXEC of an exec, and the reverse"),
 	FST_CASE(ig07_open_perm_vs_exec_perm, "IG07", FST_ALL_FS,
 		 "ignoring OPEN_PERM leaves OPEN_EXEC_PERM of an exec, and the reverse"),
+	FST_CASE_GIT(ig07_mount_ignore_open_exec, "IG07,IG03", FST_ALL_FS, "9bdda4e9cf2d",
+		     "mount ignore of OPEN: an exec through it gives OPEN_EXEC to inode/sb marks"),
+	FST_CASE_GIT(ig07_parent_mark_open_exec, "IG07,IG03", FST_ALL_FS, "2f02fd3fa13e",
+		     "parent mark + mount ignore of OPEN: the child's exec gives OPEN_EXEC only"),
 	FST_CASE(
 	    ig08_rename_ignore_old_new_dir, "IG08", FST_ALL_FS,
 	    "FAN_RENAME ignored on the old or new dir: MOVED_FROM/TO stay; not on grandparent"),
 	FST_CASE(ig08_rename_ignore_dir_ondir, "IG08", FST_ALL_FS,
 		 "a directory's FAN_RENAME: new-style ignore needs ONDIR, legacy hides it anyway"),
+	FST_CASE_GIT(ig10_subdir_ondir_two_marks, "IG10,PC05", FST_ALL_FS, "b469e7e47c8a",
+		     "subdir close: a mark without ONDIR + the parent's ONDIR (no ON_CHILD): none"),
+	FST_CASE_GIT(ig10_dir_ondir_two_marks, "IG10,MK04", FST_ALL_FS, "55bf882c7f13",
+		     "dir close asked without ONDIR, ONDIR in another mark of the group: none"),
 	{ 0 },
 };

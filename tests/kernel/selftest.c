@@ -49,8 +49,8 @@ static const struct {
 	const char *prefix;
 	unsigned count;
 } id_groups[] = {
-	{ "FP", 12 }, { "PC", 9 }, { "IG", 9 }, { "PE", 6 },
-	{ "MK", 10 }, { "ID", 5 }, { "OV", 5 }, { "IN", 1 },
+	{ "FP", 12 }, { "PC", 9 }, { "IG", 11 }, { "PE", 6 },
+	{ "MK", 10 }, { "ID", 5 }, { "OV", 5 },  { "IN", 1 },
 };
 
 #define N_ID_GROUPS (sizeof(id_groups) / sizeof(id_groups[0]))
