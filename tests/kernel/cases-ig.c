@@ -64,19 +64,19 @@ static void expect_no_mark(struct fst_ctx *ctx, int g, const char *path, const c
 /* IG01: legacy vs new-style ignore masks, SURV_MODIFY                      */
 /* ------------------------------------------------------------------------ */
 
-/* A write clears a legacy and a new-style ignore mask (both without
- * SURV_MODIFY), but only the one on the written inode. */
-static void ig01_cleared_by_modify(struct fst_ctx *ctx) {
+/* A write clears an ignore mask without SURV_MODIFY, but only the one on
+ * the written inode. style: FAN_MARK_IGNORED_MASK (legacy) or
+ * FAN_MARK_IGNORE. */
+static void cleared_by_modify(struct fst_ctx *ctx, unsigned style) {
 	int g, fa, fb;
 
-	fst_require(ctx, FSN_FEAT_MARK_IGNORE);
 	fst_write_file(ctx, "a", "aaaa");
 	fst_write_file(ctx, "b", "bbbb");
 	g = fst_fan_init(ctx, FAN_CLASS_NOTIF);
 	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN, "a");
 	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN, "b");
-	fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK, FAN_OPEN, "a");
-	fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE, FAN_OPEN, "b");
+	fst_mark(ctx, g, FAN_MARK_ADD | style, FAN_OPEN, "a");
+	fst_mark(ctx, g, FAN_MARK_ADD | style, FAN_OPEN, "b");
 
 	fst_open_close(ctx, "a", O_RDONLY);
 	fst_open_close(ctx, "b", O_RDONLY);
@@ -92,7 +92,7 @@ static void ig01_cleared_by_modify(struct fst_ctx *ctx) {
 	fst_open_close(ctx, "b", O_RDONLY);
 	FST_EXPECT_NONE(ctx, g);
 
-	/* the new-style ignore mask without SURV_MODIFY is cleared too */
+	/* then the write to b clears b's */
 	fst_write1(ctx, fb);
 	FST_EXPECT_NONE(ctx, g);
 	fst_open_close(ctx, "b", O_RDONLY);
@@ -102,6 +102,15 @@ static void ig01_cleared_by_modify(struct fst_ctx *ctx) {
 	fst_close(ctx, fa);
 	fst_close(ctx, fb);
 	FST_EXPECT_NONE(ctx, g);
+}
+
+static void ig01_cleared_by_modify(struct fst_ctx *ctx) {
+	cleared_by_modify(ctx, FAN_MARK_IGNORED_MASK);
+}
+
+static void ig01_cleared_by_modify_new_style(struct fst_ctx *ctx) {
+	fst_require(ctx, FSN_FEAT_MARK_IGNORE);
+	cleared_by_modify(ctx, FAN_MARK_IGNORE);
 }
 
 /* One write clears the ignore masks of every group on the inode (inode and
@@ -138,55 +147,46 @@ static void ig01_modify_clears_each_group(struct fst_ctx *ctx) {
 	fst_close(ctx, fd);
 }
 
-/* SURV_MODIFY keeps both styles through writes; removing ignore bits brings
- * exactly those events back. */
-static void ig01_surv_modify_and_remove(struct fst_ctx *ctx) {
+/* SURV_MODIFY keeps the ignore mask through writes; removing ignore bits
+ * brings exactly those events back. style: FAN_MARK_IGNORED_MASK (legacy)
+ * or FAN_MARK_IGNORE. */
+static void surv_modify_and_remove(struct fst_ctx *ctx, unsigned style) {
 	const uint64_t ign = FAN_OPEN | FAN_CLOSE_NOWRITE;
 	int g, fd;
 
-	fst_require(ctx, FSN_FEAT_MARK_IGNORE);
 	fst_write_file(ctx, "a", "aaaa");
-	fst_write_file(ctx, "b", "bbbb");
 	g = fst_fan_init(ctx, FAN_CLASS_NOTIF);
 	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN | FAN_CLOSE_NOWRITE, "a");
-	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN | FAN_CLOSE_NOWRITE, "b");
-	fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK | FAN_MARK_IGNORED_SURV_MODIFY, ign,
-		 "a");
-	fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE_SURV, ign, "b");
+	fst_mark(ctx, g, FAN_MARK_ADD | style | FAN_MARK_IGNORED_SURV_MODIFY, ign, "a");
 
-	for (int i = 0; i < 2; i++) {
-		const char *p = i ? "b" : "a";
+	fd = fst_open(ctx, "a", O_RDWR);
+	fst_write1(ctx, fd);
+	fst_write1(ctx, fd);
+	fst_close(ctx, fd);
+	fst_open_close(ctx, "a", O_RDONLY);
+	FST_EXPECT_NONE(ctx, g);
 
-		fd = fst_open(ctx, p, O_RDWR);
-		fst_write1(ctx, fd);
-		fst_write1(ctx, fd);
-		fst_close(ctx, fd);
-		fst_open_close(ctx, p, O_RDONLY);
-		FST_EXPECT_NONE(ctx, g);
-	}
-
-	/* remove only OPEN from the ignore masks: CLOSE_NOWRITE stays ignored */
-	fst_mark(ctx, g, FAN_MARK_REMOVE | FAN_MARK_IGNORED_MASK, FAN_OPEN, "a");
-	fst_mark(ctx, g, FAN_MARK_REMOVE | FAN_MARK_IGNORE, FAN_OPEN, "b");
+	/* remove only OPEN from the ignore mask: CLOSE_NOWRITE stays ignored */
+	fst_mark(ctx, g, FAN_MARK_REMOVE | style, FAN_OPEN, "a");
 	fd = fst_open(ctx, "a", O_RDONLY);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_OPEN, "a"));
 	fst_close(ctx, fd);
 	FST_EXPECT_NONE(ctx, g);
-	fd = fst_open(ctx, "b", O_RDONLY);
-	FST_EXPECT(ctx, g, FST_FAN(FAN_OPEN, "b"));
-	fst_close(ctx, fd);
-	FST_EXPECT_NONE(ctx, g);
 
-	fst_mark(ctx, g, FAN_MARK_REMOVE | FAN_MARK_IGNORED_MASK, FAN_CLOSE_NOWRITE, "a");
-	fst_mark(ctx, g, FAN_MARK_REMOVE | FAN_MARK_IGNORE, FAN_CLOSE_NOWRITE, "b");
+	fst_mark(ctx, g, FAN_MARK_REMOVE | style, FAN_CLOSE_NOWRITE, "a");
 	fd = fst_open(ctx, "a", O_RDONLY);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_OPEN, "a"));
 	fst_close(ctx, fd);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_CLOSE_NOWRITE, "a"));
-	fd = fst_open(ctx, "b", O_RDONLY);
-	FST_EXPECT(ctx, g, FST_FAN(FAN_OPEN, "b"));
-	fst_close(ctx, fd);
-	FST_EXPECT(ctx, g, FST_FAN(FAN_CLOSE_NOWRITE, "b"));
+}
+
+static void ig01_surv_modify_and_remove(struct fst_ctx *ctx) {
+	surv_modify_and_remove(ctx, FAN_MARK_IGNORED_MASK);
+}
+
+static void ig01_surv_modify_and_remove_new_style(struct fst_ctx *ctx) {
+	fst_require(ctx, FSN_FEAT_MARK_IGNORE);
+	surv_modify_and_remove(ctx, FAN_MARK_IGNORE);
 }
 
 /* The mark API rules between the two styles, and that a refused update
@@ -332,26 +332,26 @@ static void ig01_sb_ignore_modify_cycle_fid(struct fst_ctx *ctx) {
 /* IG02: an inode ignore mask vs the same group's mount and sb marks         */
 /* ------------------------------------------------------------------------ */
 
-static void ig02_inode_ignore_mount_sb(struct fst_ctx *ctx) {
+/* style: FAN_MARK_IGNORED_MASK (legacy) or FAN_MARK_IGNORE. */
+static void inode_ignore_mount_sb(struct fst_ctx *ctx, unsigned style) {
 	const uint64_t m = FAN_OPEN | FAN_CLOSE_NOWRITE;
 	int gm, gs, go, gi, fd;
 
 	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
 	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
-	fst_require(ctx, FSN_FEAT_MARK_IGNORE);
 	fst_write_file(ctx, "a", "aaaa");
 	fst_write_file(ctx, "b", "bbbb");
 
-	/* gm: a mount mark and a new-style ignore-only inode mark on a */
+	/* gm: a mount mark and an ignore-only inode mark on a */
 	gm = fst_fan_init(ctx, FAN_CLASS_NOTIF);
 	fst_mark(ctx, gm, FAN_MARK_ADD | FAN_MARK_MOUNT, m, ".");
-	fst_mark(ctx, gm, FAN_MARK_ADD | FAN_MARK_IGNORE, FAN_OPEN, "a");
-	/* gs: an sb mark, and an inode mark on a with the same events and a
-	 * legacy ignore mask in the same mark */
+	fst_mark(ctx, gm, FAN_MARK_ADD | style, FAN_OPEN, "a");
+	/* gs: an sb mark, and an inode mark on a with the same events and the
+	 * ignore mask in the same mark */
 	gs = fst_fan_init(ctx, FAN_CLASS_NOTIF);
 	fst_mark(ctx, gs, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, m, ".");
 	fst_mark(ctx, gs, FAN_MARK_ADD, m, "a");
-	fst_mark(ctx, gs, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK, FAN_OPEN, "a");
+	fst_mark(ctx, gs, FAN_MARK_ADD | style, FAN_OPEN, "a");
 	/* other groups, no ignore masks: an sb mark, an inode mark */
 	go = fst_fan_init(ctx, FAN_CLASS_NOTIF);
 	fst_mark(ctx, go, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, m, ".");
@@ -380,6 +380,15 @@ static void ig02_inode_ignore_mount_sb(struct fst_ctx *ctx) {
 	FST_EXPECT(ctx, gs, FST_FAN(FAN_CLOSE_NOWRITE, "b"));
 	FST_EXPECT(ctx, go, FST_FAN(FAN_CLOSE_NOWRITE, "b"));
 	FST_EXPECT_NONE(ctx, gi);
+}
+
+static void ig02_inode_ignore_mount_sb(struct fst_ctx *ctx) {
+	inode_ignore_mount_sb(ctx, FAN_MARK_IGNORED_MASK);
+}
+
+static void ig02_inode_ignore_mount_sb_new_style(struct fst_ctx *ctx) {
+	fst_require(ctx, FSN_FEAT_MARK_IGNORE);
+	inode_ignore_mount_sb(ctx, FAN_MARK_IGNORE);
 }
 
 /* An ignore mark on a directory hides dirent events in it from the same
@@ -1837,11 +1846,15 @@ static void ig10_dir_ondir_two_marks(struct fst_ctx *ctx) {
 
 const struct fst_case fst_cases_ig[] = {
 	FST_CASE(ig01_cleared_by_modify, "IG01", FST_ALL_FS,
-		 "a write clears the legacy and the new-style ignore mask of that inode only"),
+		 "a write clears the legacy ignore mask of that inode only"),
+	FST_CASE(ig01_cleared_by_modify_new_style, "IG01", FST_ALL_FS,
+		 "a write clears the new-style ignore mask (no SURV_MODIFY) of that inode only"),
 	FST_CASE(ig01_modify_clears_each_group, "IG01,IG02", FST_ALL_FS,
 		 "one write clears the ignore masks of an inode-mark and a mount-mark group"),
 	FST_CASE(ig01_surv_modify_and_remove, "IG01", FST_ALL_FS,
-		 "SURV_MODIFY keeps both styles; removing ignore bits brings just them back"),
+		 "legacy SURV_MODIFY survives writes; removing ignore bits brings just them back"),
+	FST_CASE(ig01_surv_modify_and_remove_new_style, "IG01", FST_ALL_FS,
+		 "the same with FAN_MARK_IGNORE_SURV and FAN_MARK_REMOVE | FAN_MARK_IGNORE"),
 	FST_CASE(ig01_sb_ignore_modify_cycle, "IG01", FST_ALL_FS,
 		 "sb mark: legacy ignore cleared by any write, SURV_MODIFY kept, removal restores"),
 	FST_CASE(ig01_sb_ignore_modify_cycle_fid, "IG01,IG11", FST_ALL_FS,
@@ -1850,7 +1863,9 @@ const struct fst_case fst_cases_ig[] = {
 		 "legacy/new-style update rules (EEXIST, EISDIR, ENOTDIR, EINVAL); no side effect"),
 	FST_CASE(
 	    ig02_inode_ignore_mount_sb, "IG02", FST_ALL_FS,
-	    "inode ignore hides the group's mount and sb mark events; other groups unaffected"),
+	    "legacy inode ignore hides the group's mount and sb mark events; others unaffected"),
+	FST_CASE(ig02_inode_ignore_mount_sb_new_style, "IG02", FST_ALL_FS,
+		 "the same with a new-style (FAN_MARK_IGNORE) inode ignore"),
 	FST_CASE(ig02_dir_ignore_dirent_sb, "IG02,IG04", FST_ALL_FS,
 		 "dir ignore hides CREATE from the group's sb mark; subdirs only with ONDIR"),
 	FST_CASE(ig03_mount_ignore_bind, "IG03,IG02", FST_ALL_FS,
