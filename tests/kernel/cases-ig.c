@@ -704,7 +704,7 @@ static void ig04_other_group_on_child(struct fst_ctx *ctx) {
  * legacy rules say. */
 static void ig04_watching_parent_own_ignore(struct fst_ctx *ctx) {
 	const uint64_t m = FAN_OPEN | FAN_ONDIR | FAN_EVENT_ON_CHILD;
-	int n1, n2, l;
+	int n1, n2;
 
 	fst_require(ctx, FSN_FEAT_MARK_IGNORE);
 	make_tree(ctx);
@@ -714,44 +714,61 @@ static void ig04_watching_parent_own_ignore(struct fst_ctx *ctx) {
 	n2 = fst_fan_init(ctx, FAN_CLASS_NOTIF); /* ignores non-dir children only */
 	fst_mark(ctx, n2, FAN_MARK_ADD, m, "d");
 	fst_mark(ctx, n2, FAN_MARK_ADD | FAN_MARK_IGNORE_SURV, FAN_OPEN | FAN_EVENT_ON_CHILD, "d");
-	l = fst_fan_init(ctx, FAN_CLASS_NOTIF); /* legacy: everything */
+
+	fst_open_close(ctx, "d/f", O_RDONLY);
+	FST_EXPECT(ctx, n1, FST_FAN(FAN_OPEN, "d/f"));
+	FST_EXPECT_NONE(ctx, n2);
+	open_close_dir(ctx, "d/s");
+	FST_EXPECT(ctx, n1, FST_FAN(FAN_OPEN, "d/s"));
+	FST_EXPECT(ctx, n2, FST_FAN(FAN_OPEN, "d/s"));
+	open_close_dir(ctx, "d");
+	FST_EXPECT_NONE(ctx, n1);
+	FST_EXPECT(ctx, n2, FST_FAN(FAN_OPEN, "d"));
+	/* control: a grandchild is nobody's child here */
+	fst_open_close(ctx, "d/s/f", O_RDONLY);
+	FST_EXPECT_NONE(ctx, n1);
+	FST_EXPECT_NONE(ctx, n2);
+	/* control: without the ignore masks each group gets all three */
+	fst_mark(ctx, n1, FAN_MARK_REMOVE | FAN_MARK_IGNORE, FAN_OPEN | FAN_ONDIR, "d");
+	fst_mark(ctx, n2, FAN_MARK_REMOVE | FAN_MARK_IGNORE, FAN_OPEN | FAN_EVENT_ON_CHILD, "d");
+	fst_open_close(ctx, "d/f", O_RDONLY);
+	FST_EXPECT(ctx, n1, FST_FAN(FAN_OPEN, "d/f"));
+	FST_EXPECT(ctx, n2, FST_FAN(FAN_OPEN, "d/f"));
+	open_close_dir(ctx, "d/s");
+	FST_EXPECT(ctx, n1, FST_FAN(FAN_OPEN, "d/s"));
+	FST_EXPECT(ctx, n2, FST_FAN(FAN_OPEN, "d/s"));
+	open_close_dir(ctx, "d");
+	FST_EXPECT(ctx, n1, FST_FAN(FAN_OPEN, "d"));
+	FST_EXPECT(ctx, n2, FST_FAN(FAN_OPEN, "d"));
+}
+
+/* The legacy style of the same: the ignore in a mark watching d's children
+ * and subdirectories applies to everything. */
+static void ig04_watching_parent_own_ignore_legacy(struct fst_ctx *ctx) {
+	const uint64_t m = FAN_OPEN | FAN_ONDIR | FAN_EVENT_ON_CHILD;
+	int l;
+
+	make_tree(ctx);
+	l = fst_fan_init(ctx, FAN_CLASS_NOTIF);
 	fst_mark(ctx, l, FAN_MARK_ADD, m, "d");
 	fst_mark(ctx, l, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK | FAN_MARK_IGNORED_SURV_MODIFY,
 		 FAN_OPEN, "d");
 
 	fst_open_close(ctx, "d/f", O_RDONLY);
-	FST_EXPECT(ctx, n1, FST_FAN(FAN_OPEN, "d/f"));
-	FST_EXPECT_NONE(ctx, n2);
-	FST_EXPECT_NONE(ctx, l);
 	open_close_dir(ctx, "d/s");
-	FST_EXPECT(ctx, n1, FST_FAN(FAN_OPEN, "d/s"));
-	FST_EXPECT(ctx, n2, FST_FAN(FAN_OPEN, "d/s"));
-	FST_EXPECT_NONE(ctx, l);
 	open_close_dir(ctx, "d");
-	FST_EXPECT_NONE(ctx, n1);
-	FST_EXPECT(ctx, n2, FST_FAN(FAN_OPEN, "d"));
-	FST_EXPECT_NONE(ctx, l);
-	/* control: a grandchild is nobody's child here */
 	fst_open_close(ctx, "d/s/f", O_RDONLY);
-	FST_EXPECT_NONE(ctx, n1);
-	FST_EXPECT_NONE(ctx, n2);
 	FST_EXPECT_NONE(ctx, l);
-	/* control: without the ignore masks each group gets all three */
-	fst_mark(ctx, n1, FAN_MARK_REMOVE | FAN_MARK_IGNORE, FAN_OPEN | FAN_ONDIR, "d");
-	fst_mark(ctx, n2, FAN_MARK_REMOVE | FAN_MARK_IGNORE, FAN_OPEN | FAN_EVENT_ON_CHILD, "d");
+	/* control: without the ignore mask it gets all three */
 	fst_mark(ctx, l, FAN_MARK_REMOVE | FAN_MARK_IGNORED_MASK, FAN_OPEN, "d");
 	fst_open_close(ctx, "d/f", O_RDONLY);
-	FST_EXPECT(ctx, n1, FST_FAN(FAN_OPEN, "d/f"));
-	FST_EXPECT(ctx, n2, FST_FAN(FAN_OPEN, "d/f"));
 	FST_EXPECT(ctx, l, FST_FAN(FAN_OPEN, "d/f"));
 	open_close_dir(ctx, "d/s");
-	FST_EXPECT(ctx, n1, FST_FAN(FAN_OPEN, "d/s"));
-	FST_EXPECT(ctx, n2, FST_FAN(FAN_OPEN, "d/s"));
 	FST_EXPECT(ctx, l, FST_FAN(FAN_OPEN, "d/s"));
 	open_close_dir(ctx, "d");
-	FST_EXPECT(ctx, n1, FST_FAN(FAN_OPEN, "d"));
-	FST_EXPECT(ctx, n2, FST_FAN(FAN_OPEN, "d"));
 	FST_EXPECT(ctx, l, FST_FAN(FAN_OPEN, "d"));
+	fst_open_close(ctx, "d/s/f", O_RDONLY);
+	FST_EXPECT_NONE(ctx, l);
 }
 
 /* The child is open (dentry cached) before an ignore-only parent mark with
@@ -1435,23 +1452,23 @@ static void ig06_evictable_evicted_mount(struct fst_ctx *ctx) {
 /* IG07: OPEN vs OPEN_EXEC                                                  */
 /* ------------------------------------------------------------------------ */
 
-static void ig07_open_vs_open_exec(struct fst_ctx *ctx) {
+/* style: FAN_MARK_IGNORED_MASK (legacy) or FAN_MARK_IGNORE. */
+static void open_vs_open_exec(struct fst_ctx *ctx, unsigned style) {
 	const uint64_t m = FAN_OPEN | FAN_OPEN_EXEC;
 	struct fst_child *c;
 	int g1, g2, g3;
 
 	fst_require(ctx, FSN_FEAT_EVENT_OPEN_EXEC);
 	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
-	fst_require(ctx, FSN_FEAT_MARK_IGNORE);
 	fst_copy_true(ctx, "prog", 0755);
 	/* g1: inode mark, ignores OPEN; g2: sb mark, ignores OPEN_EXEC;
 	 * g3: sb mark, no ignore */
 	g1 = fst_fan_init(ctx, FAN_CLASS_NOTIF);
 	fst_mark(ctx, g1, FAN_MARK_ADD, m, "prog");
-	fst_mark(ctx, g1, FAN_MARK_ADD | FAN_MARK_IGNORE, FAN_OPEN, "prog");
+	fst_mark(ctx, g1, FAN_MARK_ADD | style, FAN_OPEN, "prog");
 	g2 = fst_fan_init(ctx, FAN_CLASS_NOTIF);
 	fst_mark(ctx, g2, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, m, ".");
-	fst_mark(ctx, g2, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK, FAN_OPEN_EXEC, "prog");
+	fst_mark(ctx, g2, FAN_MARK_ADD | style, FAN_OPEN_EXEC, "prog");
 	g3 = fst_fan_init(ctx, FAN_CLASS_NOTIF);
 	fst_mark(ctx, g3, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, m, ".");
 
@@ -1467,12 +1484,21 @@ static void ig07_open_vs_open_exec(struct fst_ctx *ctx) {
 	FST_EXPECT(ctx, g3, FST_FAN(FAN_OPEN, "prog"));
 
 	/* ignoring both: nothing from the exec for g1 */
-	fst_mark(ctx, g1, FAN_MARK_ADD | FAN_MARK_IGNORE, FAN_OPEN_EXEC, "prog");
+	fst_mark(ctx, g1, FAN_MARK_ADD | style, FAN_OPEN_EXEC, "prog");
 	c = fst_spawn_exec(ctx, "./prog");
 	fst_child_expect(ctx, c, 0);
 	FST_EXPECT_NONE(ctx, g1);
 	FST_EXPECT(ctx, g2, { .mask = FAN_OPEN, .path = "prog", .pid = c->pid });
 	FST_EXPECT(ctx, g3, { .mask = FAN_OPEN | FAN_OPEN_EXEC, .path = "prog", .pid = c->pid });
+}
+
+static void ig07_open_vs_open_exec(struct fst_ctx *ctx) {
+	open_vs_open_exec(ctx, FAN_MARK_IGNORED_MASK);
+}
+
+static void ig07_open_vs_open_exec_new_style(struct fst_ctx *ctx) {
+	fst_require(ctx, FSN_FEAT_MARK_IGNORE);
+	open_vs_open_exec(ctx, FAN_MARK_IGNORE);
 }
 
 static void ig07_open_perm_vs_exec_perm(struct fst_ctx *ctx) {
@@ -1880,7 +1906,9 @@ const struct fst_case fst_cases_ig[] = {
 	FST_CASE(ig04_other_group_on_child, "IG04", FST_ALL_FS,
 		 "another group watching children does not make a non-child ignore apply"),
 	FST_CASE(ig04_watching_parent_own_ignore, "IG04", FST_ALL_FS,
-		 "parent mark watching children + ignore in the same mark: per-flag, per-style"),
+		 "parent mark watching children + new-style ignore in the same mark: per flag"),
+	FST_CASE(ig04_watching_parent_own_ignore_legacy, "IG04", FST_ALL_FS,
+		 "parent mark watching children + legacy ignore in the same mark: everything"),
 	FST_CASE(ig04_cached_child_cycles, "IG04", FST_ALL_FS,
 		 "ignore-only parent mark added/removed 4 times under an open child: exact"),
 	FST_CASE(ig04_legacy_parent_cleared_by_child, "IG04,IG01", FST_ALL_FS,
@@ -1907,7 +1935,9 @@ const struct fst_case fst_cases_ig[] = {
 	FST_CASE(ig06_evictable_evicted_mount, "IG06", FST_ALL_FS,
 		 "the same with a mount mark reporting: evicted ignores stop hiding its events"),
 	FST_CASE(ig07_open_vs_open_exec, "IG07", FST_ALL_FS,
-		 "ignoring OPEN leaves OPEN_EXEC of an exec, and the reverse"),
+		 "legacy: ignoring OPEN leaves OPEN_EXEC of an exec, and the reverse"),
+	FST_CASE(ig07_open_vs_open_exec_new_style, "IG07", FST_ALL_FS,
+		 "the same with new-style (FAN_MARK_IGNORE) ignore masks"),
 	FST_CASE(ig07_open_perm_vs_exec_perm, "IG07", FST_ALL_FS,
 		 "ignoring OPEN_PERM leaves OPEN_EXEC_PERM of an exec, and the reverse"),
 	FST_CASE_GIT(ig07_mount_ignore_open_exec, "IG07,IG03", FST_ALL_FS, "9bdda4e9cf2d",
