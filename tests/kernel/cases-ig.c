@@ -650,17 +650,52 @@ static void ig04_legacy_parent_ignore(struct fst_ctx *ctx) {
 
 /* Another group watching d's children makes the child events go through
  * d's marks; ignore masks that do not apply to children must stay
- * without effect (the check is per mark, not per inode). */
+ * without effect (the check is per mark, not per inode). a1: a new-style
+ * ignore without EVENT_ON_CHILD; b watches d's children. */
 static void ig04_other_group_on_child(struct fst_ctx *ctx) {
-	int a1, a2, b;
+	int a1, b;
 
 	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
 	fst_require(ctx, FSN_FEAT_MARK_IGNORE);
 	make_tree(ctx);
-	a1 = fst_fan_init(ctx, FAN_CLASS_NOTIF); /* new style, no EVENT_ON_CHILD */
+	a1 = fst_fan_init(ctx, FAN_CLASS_NOTIF);
 	fst_mark(ctx, a1, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_OPEN | FAN_ONDIR, ".");
 	fst_mark(ctx, a1, FAN_MARK_ADD | FAN_MARK_IGNORE_SURV, FAN_OPEN | FAN_ONDIR, "d");
-	a2 = fst_fan_init(ctx, FAN_CLASS_NOTIF); /* legacy, mark without EVENT_ON_CHILD */
+	b = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	fst_mark(ctx, b, FAN_MARK_ADD, FAN_OPEN | FAN_ONDIR | FAN_EVENT_ON_CHILD, "d");
+
+	fst_open_close(ctx, "d/f", O_RDONLY);
+	FST_EXPECT(ctx, a1, FST_FAN(FAN_OPEN, "d/f"));
+	FST_EXPECT(ctx, b, FST_FAN(FAN_OPEN, "d/f"));
+	open_close_dir(ctx, "d/s");
+	FST_EXPECT(ctx, a1, FST_FAN(FAN_OPEN, "d/s"));
+	FST_EXPECT(ctx, b, FST_FAN(FAN_OPEN, "d/s"));
+	open_close_dir(ctx, "d");
+	FST_EXPECT_NONE(ctx, a1);
+	FST_EXPECT(ctx, b, FST_FAN(FAN_OPEN, "d"));
+
+	/* control: with EVENT_ON_CHILD added, a1's ignore applies to children */
+	fst_mark(ctx, a1, FAN_MARK_ADD | FAN_MARK_IGNORE_SURV, FAN_OPEN | FAN_EVENT_ON_CHILD, "d");
+	fst_open_close(ctx, "d/f", O_RDONLY);
+	FST_EXPECT_NONE(ctx, a1);
+	FST_EXPECT(ctx, b, FST_FAN(FAN_OPEN, "d/f"));
+	open_close_dir(ctx, "d/s");
+	FST_EXPECT_NONE(ctx, a1);
+	FST_EXPECT(ctx, b, FST_FAN(FAN_OPEN, "d/s"));
+	/* and b going away does not change what a1 ignores */
+	fst_close(ctx, b);
+	fst_open_close(ctx, "d/f", O_RDONLY);
+	FST_EXPECT_NONE(ctx, a1);
+}
+
+/* The same with a2's legacy ignore in a mark on d that does not watch
+ * children (it asks for d's CLOSE_WRITE): it hides d's own open only. */
+static void ig04_other_group_on_child_legacy(struct fst_ctx *ctx) {
+	int a2, b;
+
+	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
+	make_tree(ctx);
+	a2 = fst_fan_init(ctx, FAN_CLASS_NOTIF);
 	fst_mark(ctx, a2, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_OPEN | FAN_ONDIR, ".");
 	fst_mark(ctx, a2, FAN_MARK_ADD, FAN_CLOSE_WRITE, "d");
 	fst_mark(ctx, a2, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK | FAN_MARK_IGNORED_SURV_MODIFY,
@@ -669,33 +704,20 @@ static void ig04_other_group_on_child(struct fst_ctx *ctx) {
 	fst_mark(ctx, b, FAN_MARK_ADD, FAN_OPEN | FAN_ONDIR | FAN_EVENT_ON_CHILD, "d");
 
 	fst_open_close(ctx, "d/f", O_RDONLY);
-	FST_EXPECT(ctx, a1, FST_FAN(FAN_OPEN, "d/f"));
 	FST_EXPECT(ctx, a2, FST_FAN(FAN_OPEN, "d/f"));
 	FST_EXPECT(ctx, b, FST_FAN(FAN_OPEN, "d/f"));
 	open_close_dir(ctx, "d/s");
-	FST_EXPECT(ctx, a1, FST_FAN(FAN_OPEN, "d/s"));
 	FST_EXPECT(ctx, a2, FST_FAN(FAN_OPEN, "d/s"));
 	FST_EXPECT(ctx, b, FST_FAN(FAN_OPEN, "d/s"));
 	open_close_dir(ctx, "d");
-	FST_EXPECT_NONE(ctx, a1);
 	FST_EXPECT_NONE(ctx, a2);
 	FST_EXPECT(ctx, b, FST_FAN(FAN_OPEN, "d"));
-
-	/* control: with EVENT_ON_CHILD added, a1's ignore applies to children */
-	fst_mark(ctx, a1, FAN_MARK_ADD | FAN_MARK_IGNORE_SURV, FAN_OPEN | FAN_EVENT_ON_CHILD, "d");
-	fst_open_close(ctx, "d/f", O_RDONLY);
-	FST_EXPECT_NONE(ctx, a1);
-	FST_EXPECT(ctx, a2, FST_FAN(FAN_OPEN, "d/f"));
-	FST_EXPECT(ctx, b, FST_FAN(FAN_OPEN, "d/f"));
-	open_close_dir(ctx, "d/s");
-	FST_EXPECT_NONE(ctx, a1);
-	FST_EXPECT(ctx, a2, FST_FAN(FAN_OPEN, "d/s"));
-	FST_EXPECT(ctx, b, FST_FAN(FAN_OPEN, "d/s"));
-	/* and b going away does not change what a1 and a2 ignore */
+	/* b going away does not change what a2 ignores */
 	fst_close(ctx, b);
 	fst_open_close(ctx, "d/f", O_RDONLY);
-	FST_EXPECT_NONE(ctx, a1);
 	FST_EXPECT(ctx, a2, FST_FAN(FAN_OPEN, "d/f"));
+	open_close_dir(ctx, "d");
+	FST_EXPECT_NONE(ctx, a2);
 }
 
 /* One mark on d that watches OPEN of d and its children (files and
@@ -773,12 +795,12 @@ static void ig04_watching_parent_own_ignore_legacy(struct fst_ctx *ctx) {
 
 /* The child is open (dentry cached) before an ignore-only parent mark with
  * EVENT_ON_CHILD is added: the ignore applies at once; removing the mark
- * restores the events; several cycles, alternating the two styles. */
-static void ig04_cached_child_cycles(struct fst_ctx *ctx) {
+ * restores the events; several cycles, in one style (legacy: the flag in
+ * the mark's mask). */
+static void cached_child_cycles(struct fst_ctx *ctx, bool legacy) {
 	int g, fd;
 
 	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
-	fst_require(ctx, FSN_FEAT_MARK_IGNORE);
 	FST_SYS(ctx, mkdir("d", 0755));
 	fst_write_file(ctx, "d/c", "0123456789");
 	fd = fst_open(ctx, "d/c", O_RDWR);
@@ -786,8 +808,6 @@ static void ig04_cached_child_cycles(struct fst_ctx *ctx) {
 	fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_ACCESS | FAN_MODIFY, ".");
 
 	for (int i = 0; i < 4; i++) {
-		bool legacy = i % 2;
-
 		fst_read1(ctx, fd);
 		FST_EXPECT(ctx, g, FST_FAN(FAN_ACCESS, "d/c"));
 		if (legacy) {
@@ -819,6 +839,15 @@ static void ig04_cached_child_cycles(struct fst_ctx *ctx) {
 	}
 	fst_read1(ctx, fd);
 	FST_EXPECT(ctx, g, FST_FAN(FAN_ACCESS, "d/c"));
+}
+
+static void ig04_cached_child_cycles(struct fst_ctx *ctx) {
+	fst_require(ctx, FSN_FEAT_MARK_IGNORE);
+	cached_child_cycles(ctx, false);
+}
+
+static void ig04_cached_child_cycles_legacy(struct fst_ctx *ctx) {
+	cached_child_cycles(ctx, true);
 }
 
 /* A legacy parent ignore mask (mark with EVENT_ON_CHILD) is cleared by a
@@ -1142,22 +1171,20 @@ static void ig11_ignore_matrix_dfid_name_fid(struct fst_ctx *ctx) {
 
 static const unsigned classes[3] = { FAN_CLASS_NOTIF, FAN_CLASS_CONTENT, FAN_CLASS_PRE_CONTENT };
 
-static void ig05_notif_events_each_class(struct fst_ctx *ctx) {
+/* style: FAN_MARK_IGNORED_MASK (legacy) or FAN_MARK_IGNORE. */
+static void notif_events_each_class(struct fst_ctx *ctx, unsigned style) {
 	const uint64_t m = FAN_OPEN | FAN_CLOSE_NOWRITE;
 	int ig[3], n[3], fd;
 
 	fst_require(ctx, FSN_FEAT_CLASS_CONTENT);
 	fst_require(ctx, FSN_FEAT_CLASS_PRE_CONTENT);
 	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
-	fst_require(ctx, FSN_FEAT_MARK_IGNORE);
 	fst_write_file(ctx, "a", "a");
 	fst_write_file(ctx, "b", "b");
 	for (int c = 0; c < 3; c++) {
 		ig[c] = fst_fan_init(ctx, classes[c]);
 		fst_mark(ctx, ig[c], FAN_MARK_ADD | FAN_MARK_FILESYSTEM, m, ".");
-		fst_mark(ctx, ig[c],
-			 FAN_MARK_ADD | (c == 1 ? FAN_MARK_IGNORED_MASK : FAN_MARK_IGNORE),
-			 FAN_OPEN, "a");
+		fst_mark(ctx, ig[c], FAN_MARK_ADD | style, FAN_OPEN, "a");
 		n[c] = fst_fan_init(ctx, classes[c]);
 		fst_mark(ctx, n[c], FAN_MARK_ADD | FAN_MARK_FILESYSTEM, m, ".");
 	}
@@ -1184,25 +1211,33 @@ static void ig05_notif_events_each_class(struct fst_ctx *ctx) {
 	}
 }
 
+static void ig05_notif_events_each_class(struct fst_ctx *ctx) {
+	fst_require(ctx, FSN_FEAT_MARK_IGNORE);
+	notif_events_each_class(ctx, FAN_MARK_IGNORE);
+}
+
+static void ig05_notif_events_each_class_legacy(struct fst_ctx *ctx) {
+	notif_events_each_class(ctx, FAN_MARK_IGNORED_MASK);
+}
+
 /* Permission events: a CONTENT and a PRE_CONTENT group ignoring OPEN_PERM
  * on a are not asked (the open does not wait for them); the groups that do
  * not ignore are asked exactly once, in class order. */
-static void ig05_perm_ignore_each_class(struct fst_ctx *ctx) {
+static void perm_ignore_each_class(struct fst_ctx *ctx, unsigned style) {
 	struct fst_child *c;
 	int gs[4], ic, ip;
 
 	fst_require(ctx, FSN_FEAT_CLASS_PRE_CONTENT);
 	fst_require(ctx, FSN_FEAT_PERM_OPEN);
 	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
-	fst_require(ctx, FSN_FEAT_MARK_IGNORE);
 	fst_write_file(ctx, "a", "a");
 	fst_write_file(ctx, "b", "b");
 	ic = fst_fan_init(ctx, FAN_CLASS_CONTENT);
 	fst_mark(ctx, ic, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN_PERM, ".");
-	fst_mark(ctx, ic, FAN_MARK_ADD | FAN_MARK_IGNORE, FAN_OPEN_PERM, "a");
+	fst_mark(ctx, ic, FAN_MARK_ADD | style, FAN_OPEN_PERM, "a");
 	ip = fst_fan_init(ctx, FAN_CLASS_PRE_CONTENT);
 	fst_mark(ctx, ip, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN_PERM, ".");
-	fst_mark(ctx, ip, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK, FAN_OPEN_PERM, "a");
+	fst_mark(ctx, ip, FAN_MARK_ADD | style, FAN_OPEN_PERM, "a");
 
 	/* only ignoring groups: the open of a is not blocked at all */
 	fst_child_expect(ctx, fst_spawn_open(ctx, "a", O_RDONLY), 0);
@@ -1223,6 +1258,15 @@ static void ig05_perm_ignore_each_class(struct fst_ctx *ctx) {
 	gs[3] = ip;
 	c = fst_spawn_open(ctx, "b", O_RDONLY);
 	fst_allow_all(ctx, c, gs, 4, FST_PERM(c, FAN_OPEN_PERM, "b"));
+}
+
+static void ig05_perm_ignore_each_class(struct fst_ctx *ctx) {
+	fst_require(ctx, FSN_FEAT_MARK_IGNORE);
+	perm_ignore_each_class(ctx, FAN_MARK_IGNORE);
+}
+
+static void ig05_perm_ignore_each_class_legacy(struct fst_ctx *ctx) {
+	perm_ignore_each_class(ctx, FAN_MARK_IGNORED_MASK);
 }
 
 /* Pre-content events: FAN_PRE_ACCESS ignored on a for one group only. */
@@ -1905,12 +1949,16 @@ const struct fst_case fst_cases_ig[] = {
 	    "legacy parent ignore: children only with EVENT_ON_CHILD in the mark, dirs always"),
 	FST_CASE(ig04_other_group_on_child, "IG04", FST_ALL_FS,
 		 "another group watching children does not make a non-child ignore apply"),
+	FST_CASE(ig04_other_group_on_child_legacy, "IG04", FST_ALL_FS,
+		 "the same for a legacy ignore in a mark not watching children"),
 	FST_CASE(ig04_watching_parent_own_ignore, "IG04", FST_ALL_FS,
 		 "parent mark watching children + new-style ignore in the same mark: per flag"),
 	FST_CASE(ig04_watching_parent_own_ignore_legacy, "IG04", FST_ALL_FS,
 		 "parent mark watching children + legacy ignore in the same mark: everything"),
 	FST_CASE(ig04_cached_child_cycles, "IG04", FST_ALL_FS,
-		 "ignore-only parent mark added/removed 4 times under an open child: exact"),
+		 "new-style ignore-only parent mark added/removed 4 times under an open child"),
+	FST_CASE(ig04_cached_child_cycles_legacy, "IG04", FST_ALL_FS,
+		 "the same with a legacy ignore (EVENT_ON_CHILD in the mark's mask)"),
 	FST_CASE(ig04_legacy_parent_cleared_by_child, "IG04,IG01", FST_ALL_FS,
 		 "a child's write clears the legacy parent ignore mask; SURV_MODIFY keeps it"),
 	FST_CASE(ig09_child_leaves_unwatching_parent, "IG09,IG01", FST_ALL_FS,
@@ -1923,9 +1971,13 @@ const struct fst_case fst_cases_ig[] = {
 		     "9bdda4e9cf2d",
 		     "DFID_NAME|FID: inode/parent/mount/sb ignore x reporting mark, 6 opens"),
 	FST_CASE(ig05_notif_events_each_class, "IG05", FST_ALL_FS,
-		 "NOTIF, CONTENT, PRE_CONTENT groups: inode ignore hides OPEN; others get one"),
+		 "NOTIF, CONTENT, PRE_CONTENT groups: new-style inode ignore hides OPEN"),
+	FST_CASE(ig05_notif_events_each_class_legacy, "IG05", FST_ALL_FS,
+		 "the same with a legacy inode ignore"),
 	FST_CASE(ig05_perm_ignore_each_class, "IG05", FST_ALL_FS,
 		 "OPEN_PERM ignored by a CONTENT and a PRE_CONTENT group: not asked, not blocked"),
+	FST_CASE(ig05_perm_ignore_each_class_legacy, "IG05", FST_ALL_FS,
+		 "the same with legacy OPEN_PERM ignore masks"),
 	FST_CASE(ig05_pre_access_ignore, "IG05", FST_ALL_FS,
 		 "FAN_PRE_ACCESS ignored on one file by one group; the others are asked once"),
 	FST_CASE(ig06_evictable_upgrade_downgrade, "IG06", FST_ONCE,
