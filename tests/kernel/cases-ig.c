@@ -1767,9 +1767,9 @@ static void ig08_rename_ignore_old_new_dir(struct fst_ctx *ctx) {
 }
 
 /* Directories: the new-style ignore needs FAN_ONDIR to hide a directory's
- * FAN_RENAME; the legacy one hides it anyway. */
+ * FAN_RENAME. */
 static void ig08_rename_ignore_dir_ondir(struct fst_ctx *ctx) {
-	int g, l, h;
+	int g, h;
 
 	fst_require(ctx, FSN_FEAT_EVENT_RENAME);
 	fst_require(ctx, FSN_FEAT_MARK_IGNORE);
@@ -1779,29 +1779,53 @@ static void ig08_rename_ignore_dir_ondir(struct fst_ctx *ctx) {
 	fst_write_file(ctx, "src/f", NULL);
 	g = rename_group(ctx);
 	fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE_SURV, FAN_RENAME, "src");
-	l = rename_group(ctx);
-	fst_mark(ctx, l, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK, FAN_RENAME, "src");
 	h = rename_group(ctx);
 
 	FST_SYS(ctx, rename("src/sub", "dst/sub"));
 	EXPECT_MOVE(ctx, g, true, true, "src", "sub", "dst", "sub");
-	EXPECT_MOVE(ctx, l, false, true, "src", "sub", "dst", "sub");
 	EXPECT_MOVE(ctx, h, true, true, "src", "sub", "dst", "sub");
 	FST_SYS(ctx, rename("src/f", "dst/f"));
 	EXPECT_MOVE(ctx, g, false, false, "src", "f", "dst", "f");
-	EXPECT_MOVE(ctx, l, false, false, "src", "f", "dst", "f");
 	EXPECT_MOVE(ctx, h, true, false, "src", "f", "dst", "f");
 
 	/* with FAN_ONDIR; src is now the new directory */
 	fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE_SURV, FAN_RENAME | FAN_ONDIR, "src");
 	FST_SYS(ctx, rename("dst/sub", "src/sub"));
 	EXPECT_MOVE(ctx, g, false, true, "dst", "sub", "src", "sub");
-	EXPECT_MOVE(ctx, l, false, true, "dst", "sub", "src", "sub");
 	EXPECT_MOVE(ctx, h, true, true, "dst", "sub", "src", "sub");
 	/* control: a directory renamed within dst */
 	FST_SYS(ctx, mkdir("dst/a", 0755));
 	FST_SYS(ctx, rename("dst/a", "dst/b"));
 	EXPECT_MOVE(ctx, g, true, true, "dst", "a", "dst", "b");
+	EXPECT_MOVE(ctx, h, true, true, "dst", "a", "dst", "b");
+}
+
+/* The legacy ignore hides a directory's FAN_RENAME anyway (it always
+ * applies to directories), as old and as new directory. */
+static void ig08_rename_ignore_dir_legacy(struct fst_ctx *ctx) {
+	int l, h;
+
+	fst_require(ctx, FSN_FEAT_EVENT_RENAME);
+	FST_SYS(ctx, mkdir("src", 0755));
+	FST_SYS(ctx, mkdir("dst", 0755));
+	FST_SYS(ctx, mkdir("src/sub", 0755));
+	fst_write_file(ctx, "src/f", NULL);
+	l = rename_group(ctx);
+	fst_mark(ctx, l, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK, FAN_RENAME, "src");
+	h = rename_group(ctx);
+
+	FST_SYS(ctx, rename("src/sub", "dst/sub"));
+	EXPECT_MOVE(ctx, l, false, true, "src", "sub", "dst", "sub");
+	EXPECT_MOVE(ctx, h, true, true, "src", "sub", "dst", "sub");
+	FST_SYS(ctx, rename("src/f", "dst/f"));
+	EXPECT_MOVE(ctx, l, false, false, "src", "f", "dst", "f");
+	EXPECT_MOVE(ctx, h, true, false, "src", "f", "dst", "f");
+	FST_SYS(ctx, rename("dst/sub", "src/sub"));
+	EXPECT_MOVE(ctx, l, false, true, "dst", "sub", "src", "sub");
+	EXPECT_MOVE(ctx, h, true, true, "dst", "sub", "src", "sub");
+	/* control: a directory renamed within dst */
+	FST_SYS(ctx, mkdir("dst/a", 0755));
+	FST_SYS(ctx, rename("dst/a", "dst/b"));
 	EXPECT_MOVE(ctx, l, true, true, "dst", "a", "dst", "b");
 	EXPECT_MOVE(ctx, h, true, true, "dst", "a", "dst", "b");
 }
@@ -2000,7 +2024,9 @@ const struct fst_case fst_cases_ig[] = {
 	    ig08_rename_ignore_old_new_dir, "IG08", FST_ALL_FS,
 	    "FAN_RENAME ignored on the old or new dir: MOVED_FROM/TO stay; not on grandparent"),
 	FST_CASE(ig08_rename_ignore_dir_ondir, "IG08", FST_ALL_FS,
-		 "a directory's FAN_RENAME: new-style ignore needs ONDIR, legacy hides it anyway"),
+		 "a directory's FAN_RENAME: a new-style ignore hides it only with ONDIR"),
+	FST_CASE(ig08_rename_ignore_dir_legacy, "IG08", FST_ALL_FS,
+		 "a directory's FAN_RENAME: a legacy ignore hides it anyway"),
 	FST_CASE_GIT(ig10_subdir_ondir_two_marks, "IG10,PC05", FST_ALL_FS, "b469e7e47c8a",
 		     "subdir close: a mark without ONDIR + the parent's ONDIR (no ON_CHILD): none"),
 	FST_CASE_GIT(ig10_dir_ondir_two_marks, "IG10,MK04", FST_ALL_FS, "55bf882c7f13",
