@@ -18,5 +18,10 @@ const struct fst_commit fst_commits[] = {
 	{ "8698e3bab4dd", "fanotify: refine the validation checks on non-dir inode mask" },
 	{ "a8b98c808eab", "fanotify: fix permission model of unprivileged group" },
 	{ "ceaf69f8eadc", "fanotify: do not allow setting dirent events in mask of non-dir" },
+	{ "2f02fd3fa13e", "fanotify: fix ignore mask logic for events on child and on dir" },
+	{ "55bf882c7f13", "fanotify: fix merging marks masks with FAN_ONDIR" },
+	{ "9bdda4e9cf2d", "fsnotify: fix ignore mask logic in fsnotify()" },
+	{ "b469e7e47c8a", "fanotify: fix handling of events on child sub-directory" },
+	{ "e730558adffb", "fsnotify: consistent behavior for parent not watching children" },
 	{ NULL, NULL },
 };
