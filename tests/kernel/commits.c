@@ -12,5 +12,10 @@
 #include "selftest.h"
 
 const struct fst_commit fst_commits[] = {
+	{ "8edc6e1688fc", "fanotify: fix notification of groups with inode & mount marks" },
+	{ "d989903058a8", "ovl: do not generate duplicate fsnotify events for \"fake\" path" },
+	{ "bc2473c90fca", "ovl: enable fsnotify events on underlying real files" },
+	{ "c45beebfde34", "ovl: support encoding fid from inode with no alias" },
+	{ "bb32500fb9b7", "tracing: Have trace_event_file have ref counters" },
 	{ NULL, NULL },
 };
