@@ -106,72 +106,89 @@ static void mk11_overlay_mount_mark_once(struct fst_ctx *ctx) {
 	fst_close(ctx, fd);
 }
 
-/* Open and close f (a file) and d (a directory) of the overlay: each group
- * gets OPEN then CLOSE_NOWRITE of the object as it reports them (e[0]
- * for f, e[1] for d; dirs with FAN_ONDIR); quiet gets nothing. */
-static void ovl_open_close_f_d(struct fst_ctx *ctx, const int *gs, const struct fst_obj *const *o,
-			       size_t n, int quiet) {
-	static const char *const paths[] = { "o/f", "o/d" };
-
+/*
+ * A file and a directory of one layer (layer "l" or "u"), opened and
+ * closed through the overlay: the FID group g (inode marks on them, or an
+ * sb mark on the layer's filesystem) gets OPEN and CLOSE_NOWRITE of the
+ * real object (its fsid and handle), once each; quiet (if >= 0) nothing.
+ */
+static void ovl_layer_open_close(struct fst_ctx *ctx, const char *layer, int g, int quiet) {
 	for (unsigned k = 0; k < 2; k++) {
 		const uint64_t dir = k ? FAN_ONDIR : 0;
-		int fd = fst_open(ctx, paths[k], O_RDONLY | (k ? O_DIRECTORY : 0));
+		const char *real = fst_strdupf(ctx, "%s/%s", layer, k ? "d" : "f");
+		int fd = fst_open(ctx, k ? "o/d" : "o/f", O_RDONLY | (k ? O_DIRECTORY : 0));
 
-		for (size_t i = 0; i < n; i++)
-			FST_EXPECT(ctx, gs[i], { .mask = FAN_OPEN | dir, .obj = o[2 * i + k] });
+		FST_EXPECT(ctx, g, FST_FAN(FAN_OPEN | dir, real));
 		fst_close(ctx, fd);
-		for (size_t i = 0; i < n; i++)
-			FST_EXPECT(ctx, gs[i],
-				   { .mask = FAN_CLOSE_NOWRITE | dir, .obj = o[2 * i + k] });
+		FST_EXPECT(ctx, g, FST_FAN(FAN_CLOSE_NOWRITE | dir, real));
 		if (quiet >= 0)
 			FST_EXPECT_NONE(ctx, quiet);
 	}
 }
 
-/*
- * A file and a directory of one layer (layer "l" or "u"), opened and
- * closed through the overlay: inode marks on them and an sb mark on the
- * layer's filesystem, in FID groups, get OPEN and CLOSE_NOWRITE of the
- * real object (its fsid and handle), once each; a mount mark on the
- * layer's mount gets nothing (overlayfs opens the real file through a
- * private mount of its own) (LTP fanotify13, variants 1 and 2).
- */
-static void ovl_fid_layer(struct fst_ctx *ctx, const char *layer) {
-	const uint64_t m = FAN_OPEN | FAN_CLOSE_NOWRITE | FAN_ONDIR;
-	const char *lf = fst_strdupf(ctx, "%s/f", layer), *ld = fst_strdupf(ctx, "%s/d", layer);
-	struct fst_obj of, od;
-	int gs[2], gm;
-
+/* f and d in layer, the overlay mounted: a FID group. Overlayfs reports a
+ * real file's events to marks on its layer since Linux 6.5. */
+static int ovl_layer_setup(struct fst_ctx *ctx, const char *layer) {
 	fst_require(ctx, FSN_FEAT_REPORT_FID);
 	fst_require(ctx, FSN_FEAT_MARK_FID);
-	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
 	fst_require_kernel(ctx, 6, 5,
 			   "overlayfs's real files report to marks on the layers (bc2473c90fca)");
 	ovl_layers(ctx);
-	fst_write_file(ctx, lf, "f");
-	FST_SYS(ctx, mkdir(ld, 0755));
+	fst_write_file(ctx, fst_strdupf(ctx, "%s/f", layer), "f");
+	FST_SYS(ctx, mkdir(fst_strdupf(ctx, "%s/d", layer), 0755));
 	ovl_mount(ctx, NULL);
-	of = fst_obj(ctx, lf);
-	od = fst_obj(ctx, ld);
-	gs[0] = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
-	fst_mark(ctx, gs[0], FAN_MARK_ADD, m, lf);
-	fst_mark(ctx, gs[0], FAN_MARK_ADD, m, ld);
-	gs[1] = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
-	fst_mark(ctx, gs[1], FAN_MARK_ADD | FAN_MARK_FILESYSTEM, m, layer);
+	return fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
+}
+
+/* Inode marks of a FID group on a layer's file and directory get their
+ * events through the overlay as the real objects (LTP fanotify13,
+ * variants 1 and 2, inode marks). */
+static void ovl_fid_layer_inode(struct fst_ctx *ctx, const char *layer) {
+	const uint64_t m = FAN_OPEN | FAN_CLOSE_NOWRITE | FAN_ONDIR;
+	int g = ovl_layer_setup(ctx, layer);
+
+	fst_mark(ctx, g, FAN_MARK_ADD, m, fst_strdupf(ctx, "%s/f", layer));
+	fst_mark(ctx, g, FAN_MARK_ADD, m, fst_strdupf(ctx, "%s/d", layer));
+	ovl_layer_open_close(ctx, layer, g, -1);
+	FST_EXPECT_NONE(ctx, g);
+}
+
+/* An sb mark of a FID group on a layer's filesystem gets them too; a mount
+ * mark on the layer's mount gets nothing of them (overlayfs opens the real
+ * file through a private mount of its own), but the layer's own opens
+ * (LTP fanotify13, variants 1 and 2, filesystem and mount marks). */
+static void ovl_fid_layer_sb(struct fst_ctx *ctx, const char *layer) {
+	const uint64_t m = FAN_OPEN | FAN_CLOSE_NOWRITE | FAN_ONDIR;
+	const char *real = fst_strdupf(ctx, "%s/f", layer);
+	int g, gm;
+
+	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
+	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
+	g = ovl_layer_setup(ctx, layer);
+	fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, m, layer);
 	gm = fst_fan_init(ctx, FAN_CLASS_NOTIF);
 	fst_mark(ctx, gm, FAN_MARK_ADD | FAN_MARK_MOUNT, m, layer);
-	ovl_open_close_f_d(ctx, gs, (const struct fst_obj *const[]){ &of, &od, &of, &od }, 2, gm);
-	/* the same mount mark does get the layer's own opens */
-	fst_open_close(ctx, lf, O_RDONLY);
-	FST_EXPECT(ctx, gm, FST_FAN(FAN_OPEN | FAN_CLOSE_NOWRITE, lf));
+	ovl_layer_open_close(ctx, layer, g, gm);
+	FST_EXPECT_NONE(ctx, g);
+	fst_open_close(ctx, real, O_RDONLY);
+	FST_EXPECT(ctx, gm, FST_FAN(FAN_OPEN | FAN_CLOSE_NOWRITE, real));
+	FST_EXPECT(ctx, g, FST_FAN(FAN_OPEN | FAN_CLOSE_NOWRITE, real));
 }
 
-static void mk11_overlay_fid_lower(struct fst_ctx *ctx) {
-	ovl_fid_layer(ctx, "l");
+static void mk11_overlay_fid_lower_inode(struct fst_ctx *ctx) {
+	ovl_fid_layer_inode(ctx, "l");
 }
 
-static void mk11_overlay_fid_upper(struct fst_ctx *ctx) {
-	ovl_fid_layer(ctx, "u");
+static void mk11_overlay_fid_lower_sb(struct fst_ctx *ctx) {
+	ovl_fid_layer_sb(ctx, "l");
+}
+
+static void mk11_overlay_fid_upper_inode(struct fst_ctx *ctx) {
+	ovl_fid_layer_inode(ctx, "u");
+}
+
+static void mk11_overlay_fid_upper_sb(struct fst_ctx *ctx) {
+	ovl_fid_layer_sb(ctx, "u");
 }
 
 /*
@@ -401,61 +418,64 @@ static int trace_write(const char *path, const char *s) {
 	return e;
 }
 
+/* The identity of a tracefs file an fd-mode event is compared with (its
+ * inode), or -errno: never fails, so that the clean-up still runs. */
+static int trace_obj(const char *path, struct fst_obj *o) {
+	struct stat st;
+
+	memset(o, 0, sizeof(*o));
+	if (stat(path, &st) < 0)
+		return -errno;
+	o->dev = st.st_dev;
+	o->ino = st.st_ino;
+	snprintf(o->label, sizeof(o->label), "%s", path);
+	return 0;
+}
+
 /*
  * A mount mark with FAN_MODIFY on tracefs gets each write to a tracefs
  * file once, the file as its event fd, with the writer's pid: two writes
- * to a private trace instance's trace_marker, one to its tracing_on. The
- * instance (global: tracefs has one superblock) is removed before the
- * events are compared (LTP fanotify25, its writes).
+ * to error_log, which tracefs accepts and ignores (opened without O_TRUNC,
+ * which would clear the log: nothing global changes) (LTP fanotify25, its
+ * writes).
  */
 static void mk12_tracefs_modify_once(struct fst_ctx *ctx) {
 	const char *t = tracefs_mount(ctx);
-	const char *inst = fst_strdupf(ctx, "%s/instances/fsn-selftest-%d", t, (int)ctx->pid);
-	const char *marker = fst_strdupf(ctx, "%s/trace_marker", inst);
-	const char *on = fst_strdupf(ctx, "%s/tracing_on", inst);
-	struct fst_events *e[3];
-	struct fst_obj om, oo;
-	int g, err[3];
+	const char *log = fst_strdupf(ctx, "%s/error_log", t);
+	int g, err;
 
-	if (access(fst_strdupf(ctx, "%s/instances", t), F_OK) < 0)
-		fst_skip_feature(ctx, "tracefs instances (CONFIG_TRACING): %s/instances: %s", t,
-				 fst_errname(errno));
+	if (access(log, F_OK) < 0)
+		fst_skip_feature(ctx, "tracefs's error_log (CONFIG_TRACING, Linux 5.2): %s: %s",
+				 log, fst_errname(errno));
 	g = fst_fan_init(ctx, FAN_CLASS_NOTIF);
 	fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_MODIFY, t);
-	FST_SYS(ctx, mkdir(inst, 0755));
-	om = fst_obj(ctx, marker);
-	oo = fst_obj(ctx, on);
-	err[0] = trace_write(marker, "fsn-selftest 1\n");
-	e[0] = fst_read(ctx, g);
-	err[1] = trace_write(marker, "fsn-selftest 2\n");
-	e[1] = fst_read(ctx, g);
-	err[2] = trace_write(on, "1");
-	e[2] = fst_read(ctx, g);
-	FST_SYS(ctx, rmdir(inst));
-	for (unsigned i = 0; i < 3; i++)
-		if (err[i] < 0)
-			fst_fail(ctx, "write %u to the trace instance: %s", i, fst_errname(err[i]));
-	FST_MATCH(ctx, g, e[0], { .mask = FAN_MODIFY, .obj = &om });
-	FST_MATCH(ctx, g, e[1], { .mask = FAN_MODIFY, .obj = &om });
-	FST_MATCH(ctx, g, e[2], { .mask = FAN_MODIFY, .obj = &oo });
+	for (int i = 0; i < 2; i++) {
+		err = trace_write(log, "fsn-selftest\n");
+		if (err < 0)
+			fst_fail(ctx, "write %s: %s", log, fst_errname(err));
+		FST_EXPECT(ctx, g, FST_FAN(FAN_MODIFY, log));
+	}
+	/* a read is no MODIFY */
+	fst_open_close(ctx, log, O_RDONLY);
 	FST_EXPECT_NONE(ctx, g);
 }
 
 /*
- * A dynamic event's enable file stays open in event fds after the event
- * is removed, then they are closed: the path of CVE-2023-52879 (a NULL
+ * A dynamic event's enable file stays open in an event fd after the event
+ * is removed, then the fd is closed: the path of CVE-2023-52879 (a NULL
  * dereference on that close before Linux 6.7). A uprobe event on a copy
- * of /bin/true (never run: nothing is probed) is made, enabled, disabled
- * and removed through uprobe_events, with a FAN_MODIFY mount mark on
- * tracefs: each write is one MODIFY of its file; the event fds of both
- * enable writes are held over the removal and closed after it (LTP
- * fanotify25, with a uprobe for its kprobe).
+ * of /bin/true is defined, written 0 (disabled: arming the probe costs
+ * tens of ms and is not part of the path) and removed through
+ * uprobe_events, with a FAN_MODIFY mount mark on tracefs: each write is
+ * one MODIFY of its file; the event fd of the enable write is held over
+ * the removal and closed after it (LTP fanotify25, with a uprobe for its
+ * kprobe).
  */
 static void mk12_tracefs_event_fd_outlives_event(struct fst_ctx *ctx) {
 	const char *t, *ue, *name, *enable, *def;
-	struct fst_events *e[4];
+	struct fst_events *e[3];
 	struct fst_obj oue, oen;
-	int g, err[4];
+	int g, err[3], oerr;
 
 	fst_copy_true(ctx, "true", 0755);
 	t = tracefs_mount(ctx);
@@ -474,29 +494,28 @@ static void mk12_tracefs_event_fd_outlives_event(struct fst_ctx *ctx) {
 	e[0] = fst_read(ctx, g);
 	if (err[0] < 0)
 		fst_fail(ctx, "defining the uprobe event (%s): %s", def, fst_errname(err[0]));
-	oen = fst_obj(ctx, enable);
-	err[1] = trace_write(enable, "1");
+	/* nothing fails until the event is removed */
+	oerr = trace_obj(enable, &oen);
+	err[1] = trace_write(enable, "0");
 	e[1] = fst_read_keep(ctx, g);
-	err[2] = trace_write(enable, "0");
-	e[2] = fst_read_keep(ctx, g);
-	err[3] = trace_write(ue, fst_strdupf(ctx, "-:uprobes/%s\n", name));
-	e[3] = fst_read(ctx, g);
-	/* the enable file's event fds, closed after the event is gone */
-	for (unsigned i = 1; i < 3; i++)
-		for (size_t k = 0; k < e[i]->n; k++)
-			if (e[i]->e[k].ev.fd >= 0) {
-				fst_close(ctx, e[i]->e[k].ev.fd);
-				e[i]->e[k].ev.fd = -1;
-			}
-	if (err[3] < 0 && trace_write(ue, fst_strdupf(ctx, "-:uprobes/%s\n", name)) < 0)
+	err[2] = trace_write(ue, fst_strdupf(ctx, "-:uprobes/%s\n", name));
+	e[2] = fst_read(ctx, g);
+	/* the enable file's event fd, closed after the event is gone */
+	for (size_t k = 0; k < e[1]->n; k++)
+		if (e[1]->e[k].ev.fd >= 0) {
+			fst_close(ctx, e[1]->e[k].ev.fd);
+			e[1]->e[k].ev.fd = -1;
+		}
+	if (err[2] < 0 && trace_write(ue, fst_strdupf(ctx, "-:uprobes/%s\n", name)) < 0)
 		fst_log(ctx, "the uprobe event %s could not be removed", name);
-	for (unsigned i = 1; i < 4; i++)
+	if (oerr < 0)
+		fst_fail(ctx, "stat %s: %s", enable, fst_errname(oerr));
+	for (unsigned i = 1; i < 3; i++)
 		if (err[i] < 0)
-			fst_fail(ctx, "write %u to tracefs: %s", i, fst_errname(err[i]));
+			fst_fail(ctx, "write %s: %s", i == 1 ? enable : ue, fst_errname(err[i]));
 	FST_MATCH(ctx, g, e[0], { .mask = FAN_MODIFY, .obj = &oue });
 	FST_MATCH(ctx, g, e[1], { .mask = FAN_MODIFY, .obj = &oen });
-	FST_MATCH(ctx, g, e[2], { .mask = FAN_MODIFY, .obj = &oen });
-	FST_MATCH(ctx, g, e[3], { .mask = FAN_MODIFY, .obj = &oue });
+	FST_MATCH(ctx, g, e[2], { .mask = FAN_MODIFY, .obj = &oue });
 	FST_EXPECT_NONE(ctx, g);
 }
 
@@ -504,10 +523,14 @@ const struct fst_case fst_cases_mk_fs[] = {
 	FST_CASE_GIT(mk11_overlay_mount_mark_once, "MK11,IG02", FST_ALL_FS,
 		     "8edc6e1688fc d989903058a8",
 		     "overlay: a mount mark gets each write once; inode ignores apply"),
-	FST_CASE_GIT(mk11_overlay_fid_lower, "MK11,ID01", FST_ALL_FS, "bc2473c90fca",
-		     "overlay: inode and sb marks on the lower layer report the real object"),
-	FST_CASE_GIT(mk11_overlay_fid_upper, "MK11,ID01", FST_ALL_FS, "bc2473c90fca",
-		     "overlay: inode and sb marks on the upper layer report the real object"),
+	FST_CASE_GIT(mk11_overlay_fid_lower_inode, "MK11,ID01", FST_ALL_FS, "bc2473c90fca",
+		     "overlay: FID inode marks on the lower layer report the real object"),
+	FST_CASE_GIT(mk11_overlay_fid_lower_sb, "MK11,ID01,MK02", FST_ALL_FS, "bc2473c90fca",
+		     "overlay: a FID sb mark on the lower layer reports it; its mount mark not"),
+	FST_CASE_GIT(mk11_overlay_fid_upper_inode, "MK11,ID01", FST_ALL_FS, "bc2473c90fca",
+		     "overlay: FID inode marks on the upper layer report the real object"),
+	FST_CASE_GIT(mk11_overlay_fid_upper_sb, "MK11,ID01,MK02", FST_ALL_FS, "bc2473c90fca",
+		     "overlay: a FID sb mark on the upper layer reports it; its mount mark not"),
 	FST_CASE(mk11_overlay_fid_inode_marks, "MK11,ID01", FST_ALL_FS,
 		 "overlay: FID inode marks on the overlay report the overlay's handle"),
 	FST_CASE_GIT(mk11_overlay_fid_delete_self, "MK11,ID02", FST_ALL_FS, "c45beebfde34",
