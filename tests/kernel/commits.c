@@ -23,5 +23,10 @@ const struct fst_commit fst_commits[] = {
 	{ "9bdda4e9cf2d", "fsnotify: fix ignore mask logic in fsnotify()" },
 	{ "b469e7e47c8a", "fanotify: fix handling of events on child sub-directory" },
 	{ "e730558adffb", "fsnotify: consistent behavior for parent not watching children" },
+	{ "8edc6e1688fc", "fanotify: fix notification of groups with inode & mount marks" },
+	{ "d989903058a8", "ovl: do not generate duplicate fsnotify events for \"fake\" path" },
+	{ "bc2473c90fca", "ovl: enable fsnotify events on underlying real files" },
+	{ "c45beebfde34", "ovl: support encoding fid from inode with no alias" },
+	{ "bb32500fb9b7", "tracing: Have trace_event_file have ref counters" },
 	{ NULL, NULL },
 };

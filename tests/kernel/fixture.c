@@ -189,6 +189,18 @@ void fst_skip(struct fst_ctx *ctx, const char *fmt, ...) {
 	_exit(77); /* not reached */
 }
 
+void fst_skip_feature(struct fst_ctx *ctx, const char *fmt, ...) {
+	char what[500], reason[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	snprintf(reason, sizeof(reason), "needs %s", what);
+	skip_with(ctx, FST_SKIP_FEATURE, reason);
+	_exit(77); /* not reached */
+}
+
 /* Skip unless r says supported: a feature skip when the kernel or the
  * filesystem cannot (where: "" or " on <object>"). */
 static void require_result(struct fst_ctx *ctx, enum fsn_feature f,

@@ -40,8 +40,8 @@
 /* ------------------------------------------------------------------------ */
 
 static const struct fst_case *const case_tables[] = {
-	fst_cases_fp, fst_cases_pc, fst_cases_ig, fst_cases_pe,
-	fst_cases_mk, fst_cases_id, fst_cases_ov, fst_cases_in,
+	fst_cases_fp,    fst_cases_pc, fst_cases_ig, fst_cases_pe, fst_cases_mk,
+	fst_cases_mk_fs, fst_cases_id, fst_cases_ov, fst_cases_in,
 };
 
 /* The ID groups of semantics.md and how many IDs each has. */

@@ -93,6 +93,7 @@ extern const struct fst_case fst_cases_mk[];
 extern const struct fst_case fst_cases_id[];
 extern const struct fst_case fst_cases_ov[];
 extern const struct fst_case fst_cases_in[];
+extern const struct fst_case fst_cases_mk_fs[];
 
 /* ------------------------------------------------------------------------ */
 /* The context a case gets                                                  */
@@ -154,6 +155,12 @@ void fst_require_at_(struct fst_ctx *ctx, const char *path, enum fsn_feature f, 
 	fst_require_kernel_(ctx, major, minor, why, __FILE__, __LINE__)
 void fst_require_kernel_(struct fst_ctx *ctx, unsigned major, unsigned minor, const char *why,
 			 const char *file, int line);
+
+/* A feature skip for what this kernel was built without, told by an error
+ * nothing else gives: mount() answering ENODEV for a filesystem type, a
+ * tracefs file that a kernel option adds missing (ENOENT). The reason is
+ * "needs <what>". Everything else is fst_skip() or a failure. */
+_fst_noreturn_ void fst_skip_feature(struct fst_ctx *ctx, const char *fmt, ...) _fst_printf_(2, 3);
 
 /* Any other skip. With FSN_TESTS_MUST_RUN=1 it is reported as a failure
  * ("skipped a supported case: <reason>"). Never returns. */
