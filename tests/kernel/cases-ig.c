@@ -1314,14 +1314,14 @@ static void ig08_rename_ignore_dir_ondir(struct fst_ctx *ctx) {
 /* ------------------------------------------------------------------------ */
 
 const struct fst_case fst_cases_ig[] = {
-	FST_CASE(ig01_cleared_by_modify, "IG01", FST_ALL_FS,
-		 "a write clears the legacy and the new-style ignore mask of that inode only"),
+	FST_CASE_GIT(ig01_cleared_by_modify, "IG01", FST_ALL_FS, "e252f2ed1c8c",
+		     "a write clears the legacy and the new-style ignore mask of that inode only"),
 	FST_CASE(ig01_modify_clears_each_group, "IG01,IG02", FST_ALL_FS,
 		 "one write clears the ignore masks of an inode-mark and a mount-mark group"),
-	FST_CASE(ig01_surv_modify_and_remove, "IG01", FST_ALL_FS,
-		 "SURV_MODIFY keeps both styles; removing ignore bits brings just them back"),
+	FST_CASE_GIT(ig01_surv_modify_and_remove, "IG01", FST_ALL_FS, "e252f2ed1c8c",
+		     "SURV_MODIFY keeps both styles; removing ignore bits brings just them back"),
 	FST_CASE_GIT(
-	    ig01_style_rules, "IG01", FST_ONCE, "8698e3bab4dd",
+	    ig01_style_rules, "IG01", FST_ONCE, "8698e3bab4dd e252f2ed1c8c",
 	    "legacy/new-style update rules (EEXIST, EISDIR, ENOTDIR, EINVAL); no side effect"),
 	FST_CASE_GIT(
 	    ig02_inode_ignore_mount_sb, "IG02", FST_ALL_FS, "8edc6e1688fc 9bdda4e9cf2d",
@@ -1335,7 +1335,7 @@ const struct fst_case fst_cases_ig[] = {
 	FST_CASE(ig03_legacy_mount_ignore_cleared, "IG03,IG01", FST_ALL_FS,
 		 "a legacy mount ignore is cleared by a write through that mount only"),
 	FST_CASE_GIT(
-	    ig04_parent_ignore_flags, "IG04", FST_ALL_FS, "2f02fd3fa13e",
+	    ig04_parent_ignore_flags, "IG04", FST_ALL_FS, "2f02fd3fa13e e252f2ed1c8c",
 	    "new-style parent ignore x {-, EVENT_ON_CHILD, ONDIR, both}: file, subdir, self"),
 	FST_CASE_GIT(
 	    ig04_legacy_parent_ignore, "IG04", FST_ALL_FS, "2f02fd3fa13e",
@@ -1356,8 +1356,8 @@ const struct fst_case fst_cases_ig[] = {
 		     "NOTIF, CONTENT, PRE_CONTENT groups: inode ignore hides OPEN; others get one"),
 	FST_CASE(ig05_perm_ignore_each_class, "IG05", FST_ALL_FS,
 		 "OPEN_PERM ignored by a CONTENT and a PRE_CONTENT group: not asked, not blocked"),
-	FST_CASE(ig05_pre_access_ignore, "IG05", FST_ALL_FS,
-		 "FAN_PRE_ACCESS ignored on one file by one group; the others are asked once"),
+	FST_CASE_GIT(ig05_pre_access_ignore, "IG05", FST_ALL_FS, "4f8afa33817a",
+		     "FAN_PRE_ACCESS ignored on one file by one group; the others are asked once"),
 	FST_CASE_GIT(ig06_evictable_upgrade_downgrade, "IG06", FST_ONCE, "7d5e005d9825",
 		     "evictable -> normal upgrade, downgrade EEXIST, empty mask destroys the mark"),
 	FST_CASE_GIT(ig06_evictable_evicted, "IG06", FST_ALL_FS, "7d5e005d9825",
@@ -1366,10 +1366,11 @@ const struct fst_case fst_cases_ig[] = {
 		 "ignoring OPEN leaves OPEN_EXEC of an exec, and the reverse"),
 	FST_CASE(ig07_open_perm_vs_exec_perm, "IG07", FST_ALL_FS,
 		 "ignoring OPEN_PERM leaves OPEN_EXEC_PERM of an exec, and the reverse"),
-	FST_CASE(
-	    ig08_rename_ignore_old_new_dir, "IG08", FST_ALL_FS,
+	FST_CASE_GIT(
+	    ig08_rename_ignore_old_new_dir, "IG08", FST_ALL_FS, "8cc3b1ccd930",
 	    "FAN_RENAME ignored on the old or new dir: MOVED_FROM/TO stay; not on grandparent"),
-	FST_CASE(ig08_rename_ignore_dir_ondir, "IG08", FST_ALL_FS,
-		 "a directory's FAN_RENAME: new-style ignore needs ONDIR, legacy hides it anyway"),
+	FST_CASE_GIT(
+	    ig08_rename_ignore_dir_ondir, "IG08", FST_ALL_FS, "8cc3b1ccd930",
+	    "a directory's FAN_RENAME: new-style ignore needs ONDIR, legacy hides it anyway"),
 	{ 0 },
 };

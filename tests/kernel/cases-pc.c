@@ -1164,7 +1164,7 @@ const struct fst_case fst_cases_pc[] = {
 		     "OPEN/ACCESS_PERM parent mark without ON_CHILD: child never blocks, even when "
 		     "another group watches children"),
 	FST_CASE_GIT(
-	    pc02_no_on_child_pre_content, "PC02,PC04", FST_ALL_FS, "e730558adffb",
+	    pc02_no_on_child_pre_content, "PC02,PC04", FST_ALL_FS, "e730558adffb 4f8afa33817a",
 	    "PRE_ACCESS parent mark without ON_CHILD: child read never blocks; with it, it does"),
 	FST_CASE_GIT(pc03_parent_and_inode_mark, "PC03,PC07", FST_ALL_FS,
 		     "497b0c5a7c06 f367a62a7cad",
@@ -1174,7 +1174,7 @@ const struct fst_case fst_cases_pc[] = {
 	    "parent + mount + sb (+ inode) marks in one fd group: one event per operation"),
 	FST_CASE_GIT(
 	    pc03_fid_all_mark_types, "PC03,PC07,PC08", FST_ALL_FS,
-	    "497b0c5a7c06 f367a62a7cad 7372e79c9eb9",
+	    "497b0c5a7c06 f367a62a7cad 7372e79c9eb9 7e8283af6ede",
 	    "DFID_NAME+FID group with parent/inode/mount/sb marks: one event, parent+name+child"),
 	FST_CASE_GIT(pc03_perm_once, "PC03,PC08", FST_ALL_FS, "497b0c5a7c06",
 		     "OPEN/ACCESS_PERM on parent+inode+mount+sb: asked exactly once per operation"),
@@ -1203,7 +1203,7 @@ const struct fst_case fst_cases_pc[] = {
 	FST_CASE_GIT(pc08_parent_and_sb_fd, "PC08,PC03", FST_ALL_FS,
 		     "54a307ba8d3c b469e7e47c8a 55bf882c7f13",
 		     "fd group, parent + sb (+ mount) marks: one event with the child/subdir/dir"),
-	FST_CASE_GIT(pc08_sb_dfid_name, "PC08,PC07", FST_ALL_FS, "7372e79c9eb9",
+	FST_CASE_GIT(pc08_sb_dfid_name, "PC08,PC07", FST_ALL_FS, "7372e79c9eb9 5128063739d2",
 		     "DFID_NAME sb mark: parent+name without parent marks; same with them, once"),
 	FST_CASE_GIT(pc08_parent_and_mount_bind, "PC08,PC03", FST_ALL_FS, "54a307ba8d3c",
 		     "mount mark on a bind mount + parent mark: one event with the child"),
