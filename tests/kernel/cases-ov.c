@@ -1828,6 +1828,10 @@ static void limits_run(struct fst_ctx *ctx, const char *what, fst_child_fn fn, s
 	struct fst_child *c = fst_spawn(ctx, what, fn, l, -1);
 	int r = fst_child_wait(ctx, c, FST_WAIT_MS);
 
+	/* EINVAL: a kernel without user namespaces (CONFIG_USER_NS), a
+	 * feature it lacks; anything else (EPERM: a policy) is not */
+	if (r && strncmp(l->msg, "unshare", 7) == 0 && strstr(l->msg, ": EINVAL"))
+		fst_skip_feature(ctx, "user namespaces (CONFIG_USER_NS): %s", l->msg);
 	if (r && strncmp(l->msg, "unshare", 7) == 0)
 		fst_skip(ctx, "no user namespace: %s", l->msg);
 	if (r)
