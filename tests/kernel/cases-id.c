@@ -846,6 +846,10 @@ static void fid_after_nonfid(struct fst_ctx *ctx, unsigned type) {
 	struct fst_obj a;
 	int g0, g;
 
+	fst_require(ctx, FSN_FEAT_REPORT_FID);
+	fst_require(ctx, FSN_FEAT_MARK_FID);
+	fst_require_mark_type(ctx, type);
+
 	fst_write_file(ctx, "a", "a");
 	FST_SYS(ctx, mkdir("d", 0755));
 	a = fst_obj(ctx, "a");
@@ -878,22 +882,14 @@ static void fid_after_nonfid(struct fst_ctx *ctx, unsigned type) {
 }
 
 static void id01_fid_inode_after_nonfid(struct fst_ctx *ctx) {
-	fst_require(ctx, FSN_FEAT_REPORT_FID);
-	fst_require(ctx, FSN_FEAT_MARK_FID);
 	fid_after_nonfid(ctx, FAN_MARK_INODE);
 }
 
 static void id01_fid_mount_after_nonfid(struct fst_ctx *ctx) {
-	fst_require(ctx, FSN_FEAT_REPORT_FID);
-	fst_require(ctx, FSN_FEAT_MARK_FID);
-	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
 	fid_after_nonfid(ctx, FAN_MARK_MOUNT);
 }
 
 static void id01_fid_sb_after_nonfid(struct fst_ctx *ctx) {
-	fst_require(ctx, FSN_FEAT_REPORT_FID);
-	fst_require(ctx, FSN_FEAT_MARK_FID);
-	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
 	fid_after_nonfid(ctx, FAN_MARK_FILESYSTEM);
 }
 
@@ -1433,6 +1429,10 @@ static void parent_info(struct fst_ctx *ctx, unsigned type) {
 	struct fst_obj a, b, f;
 	int g;
 
+	fst_require(ctx, FSN_FEAT_REPORT_DFID_NAME);
+	fst_require(ctx, FSN_FEAT_MARK_FID);
+	fst_require_mark_type(ctx, type);
+
 	FST_SYS(ctx, mkdir("a", 0755));
 	FST_SYS(ctx, mkdir("b", 0755));
 	fst_write_file(ctx, "a/f", "f");
@@ -1461,22 +1461,14 @@ static void parent_info(struct fst_ctx *ctx, unsigned type) {
 }
 
 static void id03_parent_info_inode_mark(struct fst_ctx *ctx) {
-	fst_require(ctx, FSN_FEAT_REPORT_DFID_NAME);
-	fst_require(ctx, FSN_FEAT_MARK_FID);
 	parent_info(ctx, FAN_MARK_INODE);
 }
 
 static void id03_parent_info_mount_mark(struct fst_ctx *ctx) {
-	fst_require(ctx, FSN_FEAT_REPORT_DFID_NAME);
-	fst_require(ctx, FSN_FEAT_MARK_FID);
-	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
 	parent_info(ctx, FAN_MARK_MOUNT);
 }
 
 static void id03_parent_info_sb_mark(struct fst_ctx *ctx) {
-	fst_require(ctx, FSN_FEAT_REPORT_DFID_NAME);
-	fst_require(ctx, FSN_FEAT_MARK_FID);
-	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
 	parent_info(ctx, FAN_MARK_FILESYSTEM);
 }
 

@@ -1411,8 +1411,7 @@ static void evictable_evicted(struct fst_ctx *ctx, unsigned mark_type) {
 
 	fst_require(ctx, FSN_FEAT_MARK_EVICTABLE);
 	fst_require(ctx, FSN_FEAT_MARK_IGNORE);
-	fst_require(ctx,
-		    mark_type == FAN_MARK_MOUNT ? FSN_FEAT_MARK_MOUNT : FSN_FEAT_MARK_FILESYSTEM);
+	fst_require_mark_type(ctx, mark_type);
 	fst_write_file(ctx, "e", NULL);
 	fst_write_file(ctx, "u", NULL);
 	fst_write_file(ctx, "p", NULL);

@@ -106,6 +106,20 @@ static void mk11_overlay_mount_mark_once(struct fst_ctx *ctx) {
 	fst_close(ctx, fd);
 }
 
+/* An overlay over a lower file and directory (lf, ld) and an upper file and
+ * directory (uf, ud), FID marks allowed on it: a FID group for them. */
+static int ovl_four_objects_fid(struct fst_ctx *ctx) {
+	fst_require(ctx, FSN_FEAT_REPORT_FID);
+	ovl_layers(ctx);
+	fst_write_file(ctx, "l/lf", "f");
+	FST_SYS(ctx, mkdir("l/ld", 0755));
+	fst_write_file(ctx, "u/uf", "f");
+	FST_SYS(ctx, mkdir("u/ud", 0755));
+	ovl_mount(ctx, NULL);
+	fst_require_at(ctx, "o", FSN_FEAT_MARK_FID);
+	return fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
+}
+
 /*
  * A file and a directory of one layer (layer "l" or "u"), opened and
  * closed through the overlay: the FID group g (inode marks on them, or an
@@ -203,15 +217,7 @@ static void mk11_overlay_fid_inode_marks(struct fst_ctx *ctx) {
 	static const char *const names[] = { "lf", "ld", "uf", "ud" };
 	int g;
 
-	fst_require(ctx, FSN_FEAT_REPORT_FID);
-	ovl_layers(ctx);
-	fst_write_file(ctx, "l/lf", "f");
-	FST_SYS(ctx, mkdir("l/ld", 0755));
-	fst_write_file(ctx, "u/uf", "f");
-	FST_SYS(ctx, mkdir("u/ud", 0755));
-	ovl_mount(ctx, NULL);
-	fst_require_at(ctx, "o", FSN_FEAT_MARK_FID);
-	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
+	g = ovl_four_objects_fid(ctx);
 	for (unsigned k = 0; k < 4; k++)
 		fst_mark(ctx, g, FAN_MARK_ADD, m, fst_strdupf(ctx, "o/%s", names[k]));
 	for (unsigned k = 0; k < 4; k++) {
@@ -238,15 +244,7 @@ static void mk11_overlay_fid_delete_self(struct fst_ctx *ctx) {
 	struct fst_obj o[4];
 	int g;
 
-	fst_require(ctx, FSN_FEAT_REPORT_FID);
-	ovl_layers(ctx);
-	fst_write_file(ctx, "l/lf", "f");
-	FST_SYS(ctx, mkdir("l/ld", 0755));
-	fst_write_file(ctx, "u/uf", "f");
-	FST_SYS(ctx, mkdir("u/ud", 0755));
-	ovl_mount(ctx, NULL);
-	fst_require_at(ctx, "o", FSN_FEAT_MARK_FID);
-	g = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_FID);
+	g = ovl_four_objects_fid(ctx);
 	for (unsigned k = 0; k < 4; k++) {
 		const char *p = fst_strdupf(ctx, "o/%s", names[k]);
 

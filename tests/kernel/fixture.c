@@ -231,6 +231,13 @@ void fst_require_(struct fst_ctx *ctx, enum fsn_feature f, const char *file, int
 	require_result(ctx, f, &ctx->probe->feat[f], "");
 }
 
+void fst_require_mark_type_(struct fst_ctx *ctx, unsigned type, const char *file, int line) {
+	if (type == FAN_MARK_MOUNT)
+		fst_require_(ctx, FSN_FEAT_MARK_MOUNT, file, line);
+	else if (type == FAN_MARK_FILESYSTEM)
+		fst_require_(ctx, FSN_FEAT_MARK_FILESYSTEM, file, line);
+}
+
 void fst_require_at_(struct fst_ctx *ctx, const char *path, enum fsn_feature f, const char *file,
 		     int line) {
 	struct fsn_probe p;

@@ -138,6 +138,11 @@ _fst_noreturn_ void fst_fail_(struct fst_ctx *ctx, const char *file, int line, c
 #define fst_require(ctx, f) fst_require_(ctx, f, __FILE__, __LINE__)
 void fst_require_(struct fst_ctx *ctx, enum fsn_feature f, const char *file, int line);
 
+/* fst_require() of what a mark of this type needs: FAN_MARK_MOUNT mount
+ * marks, FAN_MARK_FILESYSTEM filesystem marks, FAN_MARK_INODE nothing. */
+#define fst_require_mark_type(ctx, type) fst_require_mark_type_(ctx, type, __FILE__, __LINE__)
+void fst_require_mark_type_(struct fst_ctx *ctx, unsigned type, const char *file, int line);
+
 /* fst_require() for another object than the filesystem under test (a
  * subvolume, a FUSE or ramfs mount the case made): probes path now. */
 #define fst_require_at(ctx, path, f) fst_require_at_(ctx, path, f, __FILE__, __LINE__)
