@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -44,18 +46,49 @@ static void in01_mask_add_replace(struct fst_ctx *ctx) {
 struct refusals {
 	const char *path;
 	unsigned rounds, refusals;
+	unsigned done;  /* rounds the child made (shared page) */
+	unsigned limit; /* the instance limit it ran against */
+	bool in_userns; /* that limit was its own user namespace's */
 };
 
+/* A user namespace's own inotify instance limit (user.max_inotify_instances):
+ * small, so a few instances prove a closed instance gives its slot back
+ * (closing one costs an SRCU grace period: slow in an emulated guest). */
+#define NS_INSTANCES 4u
+#define NS_MAX_INSTANCES "/proc/sys/user/max_inotify_instances"
+
+static bool own_instance_limit(unsigned limit) {
+	char v[16];
+	int fd, n = snprintf(v, sizeof(v), "%u", limit);
+	bool ok;
+
+	if (unshare(CLONE_NEWUSER) < 0)
+		return false;
+	fd = open(NS_MAX_INSTANCES, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ok = write(fd, v, (size_t)n) == n;
+	close(fd);
+	return ok;
+}
+
 /* As uid 65533 (no other inotify instance of its own): rounds instances,
- * each with a watch and many refused IN_MASK_CREATE adds, closed in turn.
- * 0, or the errno that stopped it (EMFILE: a closed instance kept its slot;
+ * each with a watch and refused IN_MASK_CREATE adds, closed in turn; in a
+ * user namespace of its own with NS_INSTANCES as its limit where it can
+ * make one, else against fs.inotify.max_user_instances (r->limit). 0, or
+ * the errno that stopped it (EMFILE: a closed instance kept its slot;
  * EEXIST expected, anything else is reported). */
 static int refusal_rounds(void *arg) {
-	const struct refusals *r = arg;
+	struct refusals *r = arg;
 
 	if (setgroups(0, NULL) < 0 || setgid(65533) < 0 || setuid(65533) < 0)
 		return errno;
-	for (unsigned i = 0; i < r->rounds; i++) {
+	if (own_instance_limit(NS_INSTANCES)) {
+		r->limit = NS_INSTANCES;
+		r->in_userns = true;
+	}
+	r->rounds = r->limit + 8;
+	for (unsigned i = 0; i < r->rounds; i++, r->done++) {
 		int fd = inotify_init1(IN_CLOEXEC);
 
 		if (fd < 0)
@@ -78,10 +111,11 @@ static int refusal_rounds(void *arg) {
 }
 
 /* IN_MASK_CREATE on a watched inode: EEXIST, and the watch keeps its mask;
- * refusals leak nothing: more instances than max_user_instances, each
- * closed after 50 refusals, all get made. */
+ * refusals leak nothing: more instances than the instance limit, each
+ * closed after refusals, all get made (the leak 62c9d2674b31 fixed kept
+ * each refused watch's instance alive). */
 static void in01_mask_create(struct fst_ctx *ctx) {
-	struct refusals r = { .refusals = 50 };
+	struct refusals *r;
 	char buf[32] = "";
 	struct fst_child *c;
 	int in, wd, fd, n;
@@ -106,19 +140,24 @@ static void in01_mask_create(struct fst_ctx *ctx) {
 	close(fd);
 	if (n <= 0 || atoi(buf) <= 0)
 		fst_fail(ctx, "cannot read fs.inotify.max_user_instances");
-	r.rounds = (unsigned)atoi(buf) + 8;
+	r = fst_shared(ctx, sizeof(*r));
+	r->limit = (unsigned)atoi(buf);
+	r->refusals = 8;
 	/* (the case's directories are root's alone: uid 65533 reaches the file
 	 * through an fd it inherits) */
 	fd = fst_open(ctx, "f", O_RDONLY);
-	r.path = fst_strdupf(ctx, "/proc/self/fd/%d", fd);
-	c = fst_spawn(ctx, "inotify instances after IN_MASK_CREATE refusals", refusal_rounds, &r,
+	r->path = fst_strdupf(ctx, "/proc/self/fd/%d", fd);
+	c = fst_spawn(ctx, "inotify instances after IN_MASK_CREATE refusals", refusal_rounds, r,
 		      fd);
 	n = fst_child_wait(ctx, c, 60000);
 	if (n != 0)
 		fst_fail(ctx,
-			 "%u instances of uid 65533, each closed after %u refused IN_MASK_CREATE: "
-			 "%s (EMFILE: the refusals leaked the instances)",
-			 r.rounds, r.refusals, fst_errname(-n));
+			 "uid 65533, instance limit %u (%s): instance %u of %u, each closed after "
+			 "%u refused IN_MASK_CREATE: %s (EMFILE: a closed instance kept its slot, "
+			 "the refusals leaked it)",
+			 r->limit,
+			 r->in_userns ? "its user namespace's" : "fs.inotify.max_user_instances",
+			 r->done + 1, r->rounds, r->refusals, fst_errname(-n));
 	fst_close(ctx, fd);
 }
 

@@ -1175,10 +1175,7 @@ static void ov03_unprivileged(struct fst_ctx *ctx) {
 	FST_SYS(ctx, chmod("secret", 0600));
 	FST_SYS(ctx, fchmod(ctx->workfd, 0755));
 	pub = fst_obj(ctx, "pub");
-	u = mmap(NULL, sizeof(*u), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (u == MAP_FAILED)
-		fst_fail(ctx, "mmap: %s", fst_errname(errno));
-	memset(u, 0, sizeof(*u));
+	u = fst_shared(ctx, sizeof(*u));
 	c = fst_spawn(ctx, "unprivileged fanotify", child_unpriv, u, -1);
 	fst_child_expect(ctx, c, 0);
 	for (int i = 0; i < U_COUNT; i++)
@@ -1235,9 +1232,7 @@ static int child_unpriv_try(void *arg) {
 static void check_unpriv_tries(struct fst_ctx *ctx, struct unpriv_try *tries, size_t n) {
 	struct unpriv_try *t;
 
-	t = mmap(NULL, n * sizeof(*t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (t == MAP_FAILED)
-		fst_fail(ctx, "mmap: %s", fst_errname(errno));
+	t = fst_shared(ctx, n * sizeof(*t));
 	memcpy(t, tries, n * sizeof(*t));
 	fst_child_expect(ctx, fst_spawn(ctx, "unprivileged fanotify_init", child_unpriv_try, t, -1),
 			 0);
@@ -1357,10 +1352,7 @@ static struct race *race_run(struct fst_ctx *ctx, const fst_child_fn *fns,
 	struct fst_child *c[RACE_WORKERS];
 	struct race *r;
 
-	r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (r == MAP_FAILED)
-		fst_fail(ctx, "mmap: %s", fst_errname(errno));
-	memset(r, 0, sizeof(*r));
+	r = fst_shared(ctx, sizeof(*r));
 	clock_gettime(CLOCK_MONOTONIC, &r->end);
 	r->end.tv_sec += (time_t)(ctx->soak * RACE_MS / 1000);
 	r->end.tv_nsec += (long)(ctx->soak * RACE_MS % 1000) * 1000000L;
@@ -1814,16 +1806,6 @@ static void expect_groups_limit(struct fst_ctx *ctx, const struct limits *l, con
 			 where, fst_errname(l->again), fst_errname(l->again_refused));
 }
 
-static struct limits *limits_map(struct fst_ctx *ctx) {
-	struct limits *l =
-	    mmap(NULL, sizeof(*l), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-
-	if (l == MAP_FAILED)
-		fst_fail(ctx, "mmap: %s", fst_errname(errno));
-	memset(l, 0, sizeof(*l));
-	return l;
-}
-
 static void limits_run(struct fst_ctx *ctx, const char *what, fst_child_fn fn, struct limits *l) {
 	struct fst_child *c = fst_spawn(ctx, what, fn, l, -1);
 	int r = fst_child_wait(ctx, c, FST_WAIT_MS);
@@ -1849,7 +1831,7 @@ static void ov06_max_user_groups(struct fst_ctx *ctx) {
 
 	fst_require_kernel(ctx, 5, 13, UNPRIV_WHY);
 	fst_require(ctx, FSN_FEAT_REPORT_FID);
-	l = limits_map(ctx);
+	l = fst_shared(ctx, sizeof(*l));
 	l->max = read_limit(ctx, MAX_USER_GROUPS);
 	limits_run(ctx, "groups of a fresh uid", child_user_groups, l);
 	expect_groups_limit(ctx, l, "a fresh uid in the init user namespace");
@@ -1927,7 +1909,7 @@ static void ov06_userns_max_groups(struct fst_ctx *ctx) {
 	fst_require_kernel(ctx, 5, 13, UNPRIV_WHY);
 	fst_require(ctx, FSN_FEAT_REPORT_FID);
 	init = read_limit(ctx, NS_MAX_GROUPS);
-	l = limits_map(ctx);
+	l = fst_shared(ctx, sizeof(*l));
 	limits_run(ctx, "groups in a user namespace", child_userns_groups, l);
 	if (l->notif != EPERM)
 		fst_fail(ctx,
@@ -1955,7 +1937,7 @@ static void ov06_userns_max_marks(struct fst_ctx *ctx) {
 	}
 	FST_SYS(ctx, fchmod(ctx->workfd, 0755));
 	init = read_limit(ctx, NS_MAX_MARKS);
-	l = limits_map(ctx);
+	l = fst_shared(ctx, sizeof(*l));
 	limits_run(ctx, "marks in a user namespace", child_userns_marks, l);
 	if (l->made != NS_MARKS || l->refused != ENOSPC)
 		fst_fail(ctx, "%ld marks in two FID groups, then %s; expected %d, then ENOSPC",

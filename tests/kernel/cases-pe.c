@@ -449,8 +449,8 @@ static void pe02_threads_not_merged(struct fst_ctx *ctx) {
 
 	for (int deny = 1; deny >= 0; deny--) {
 		c = fst_spawn(ctx, "two threads open(f)", child_two_threads, (void *)"f", -1);
-		fst_child_blocked_n(ctx, c, 2); /* both events queued, none read */
-		ck_assert_int_eq(fst_queued_bytes(ctx, g), 2 * EV_LEN);
+		/* both events queued, none read */
+		fst_child_blocked_queued(ctx, c, 2, g, 2 * EV_LEN);
 		e = FST_EXPECT(ctx, g, { .mask = FAN_OPEN_PERM, .path = "f", .pid = c->pid },
 			       { .mask = FAN_OPEN_PERM, .path = "f", .pid = c->pid });
 		ck_assert_int_ne(e->e[0].ev.fd, e->e[1].ev.fd);
@@ -688,10 +688,7 @@ static void pe03_close_during_group_churn(struct fst_ctx *ctx) {
 	write_big(ctx, "f", 100);
 	snprintf(a.file, sizeof(a.file), "%s/f", ctx->work);
 	snprintf(a.dir, sizeof(a.dir), "%s", ctx->work);
-	a.iterations =
-	    mmap(NULL, sizeof(int), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (a.iterations == MAP_FAILED)
-		fst_fail(ctx, "mmap: %s", fst_errname(errno));
+	a.iterations = fst_shared(ctx, sizeof(int));
 	FST_SYS(ctx, pipe2(stop, O_CLOEXEC));
 	a.stop_fd = stop[0];
 	churn = fst_spawn(ctx, "group churn", child_churn, &a, stop[0]);
@@ -764,8 +761,7 @@ static void pe03_killed_waiter(struct fst_ctx *ctx) {
 	fst_mark(ctx, g, FAN_MARK_ADD, FAN_OPEN_PERM, "f");
 
 	c = SPAWN_OP(ctx, OP_OPEN, "f", 0, 0);
-	fst_child_blocked_n(ctx, c, 1);
-	ck_assert_int_eq(fst_queued_bytes(ctx, g), EV_LEN);
+	fst_child_blocked_queued(ctx, c, 1, g, EV_LEN);
 	fst_child_kill(ctx, c);
 	ck_assert_int_eq(fst_queued_bytes(ctx, g), 0);
 	FST_EXPECT_NONE(ctx, g);

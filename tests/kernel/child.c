@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -349,9 +350,14 @@ static int n_waiting(pid_t pid, char *state, size_t slen) {
 
 void fst_child_blocked_(struct fst_ctx *ctx, struct fst_child *c, int n, const char *file,
 			int line) {
+	fst_child_blocked_queued_(ctx, c, n, -1, 0, file, line);
+}
+
+void fst_child_blocked_queued_(struct fst_ctx *ctx, struct fst_child *c, int n, int g, int bytes,
+			       const char *file, int line) {
 	char state[512] = "";
 	struct timespec t0;
-	int got = -1;
+	int got = -1, queued = 0;
 
 	fst_checkpoint(file, line);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -363,7 +369,10 @@ void fst_child_blocked_(struct fst_ctx *ctx, struct fst_child *c, int n, const c
 				  "child %s is not blocked: it finished before the response",
 				  c->what);
 		got = n_waiting(c->pid, state, sizeof(state));
-		if (got == n)
+		if (g >= 0 && ioctl(g, FIONREAD, &queued) < 0)
+			fst_fail_(ctx, file, line, "ioctl(fd %d, FIONREAD): %s", g,
+				  fst_errname(errno));
+		if (got == n && (g < 0 || queued == bytes))
 			return;
 		if (elapsed_ms(&t0) >= FST_WAIT_MS)
 			break;
@@ -371,6 +380,12 @@ void fst_child_blocked_(struct fst_ctx *ctx, struct fst_child *c, int n, const c
 		 * produces its result meanwhile */
 		poll(&p, 1, 1);
 	}
+	if (g >= 0 && got == n)
+		fst_fail_(
+		    ctx, file, line,
+		    "child %s: %d task(s) waiting, but group fd %d holds %d bytes after %d ms, "
+		    "expected %d (tasks: %s)",
+		    c->what, got, g, queued, FST_WAIT_MS, bytes, state);
 	fst_fail_(ctx, file, line,
 		  "child %s: %d task(s) waiting for a permission response after %d ms, expected "
 		  "%d (tasks: %s)",

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -65,6 +66,25 @@ void fst_free(struct fst_ctx *ctx, void *p) {
 			free(p);
 			return;
 		}
+}
+
+static const char *last_file; /* of fst_checkpoint(), reset per case */
+static int last_line;
+
+void fst_checkpoint(const char *file, int line) {
+	if (file == last_file && line == last_line)
+		return;
+	last_file = file;
+	last_line = line;
+	_mark_point(file, line);
+}
+
+void *fst_shared(struct fst_ctx *ctx, size_t size) {
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		fst_fail(ctx, "mmap(%zu bytes, MAP_SHARED): %s", size, fst_errname(errno));
+	return p; /* (anonymous memory is zeroed) */
 }
 
 char *fst_strdupf(struct fst_ctx *ctx, const char *fmt, ...) {
@@ -400,6 +420,7 @@ void fst_run_case(const struct fst_case *tc, const struct fst_fs_env *env,
 		ck_abort_msg("out of memory");
 	pr->env = env;
 	pr->shared = shared;
+	last_file = NULL;
 	cur_ctx = &ctx;
 	setup(&ctx);
 	tc->fn(&ctx);

@@ -244,6 +244,11 @@ const char *fst_loop_image_(struct fst_ctx *ctx, unsigned size_mib, const char *
 #define fst_exec_tool(ctx, ...) fst_exec_tool_(ctx, __FILE__, __LINE__, __VA_ARGS__, (char *)NULL)
 void fst_exec_tool_(struct fst_ctx *ctx, const char *file, int line, const char *prog, ...);
 
+/* size zeroed bytes shared with the case's children (fst_spawn()): an
+ * anonymous MAP_SHARED mapping, gone when the case's process ends (or
+ * munmap() it); fails the case when it cannot be made. */
+void *fst_shared(struct fst_ctx *ctx, size_t size);
+
 /* printf into memory owned by ctx (freed when the case ends). */
 char *fst_strdupf(struct fst_ctx *ctx, const char *fmt, ...) _fst_printf_(2, 3);
 
@@ -735,6 +740,14 @@ bool fst_wchan_numeric(const char *wchan);
 #define fst_child_blocked_n(ctx, c, n) fst_child_blocked_(ctx, c, n, __FILE__, __LINE__)
 void fst_child_blocked_(struct fst_ctx *ctx, struct fst_child *c, int n, const char *file,
 			int line);
+/* The same, and until group g's queue holds exactly bytes (FIONREAD): that
+ * n tasks sleep in fanotify code does not prove their events are queued
+ * (on PREEMPT_RT a task waiting for a spinlock on its way there is in
+ * state D too). */
+#define fst_child_blocked_queued(ctx, c, n, g, bytes)                                              \
+	fst_child_blocked_queued_(ctx, c, n, g, bytes, __FILE__, __LINE__)
+void fst_child_blocked_queued_(struct fst_ctx *ctx, struct fst_child *c, int n, int g, int bytes,
+			       const char *file, int line);
 
 /* The child must finish with result 0 without fanotify group g being asked
  * anything: if g gets an event first, fail at once listing it (rather than
