@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
@@ -164,13 +165,58 @@ void fst_open_close_(struct fst_ctx *ctx, const char *path, int flags, const cha
 	fst_close_(ctx, fst_open_(ctx, path, flags, file, line), file, line);
 }
 
+#ifdef FST_TRUE_ELF
+extern const unsigned char fst_true_elf[]; /* true.c, built static (true-bytes.c) */
+extern const size_t fst_true_elf_len;
+#endif
+
+/* The program's bytes: the embedded true.c, else /bin/true's (read into
+ * memory owned by ctx); NULL with errno when there is neither. */
+static const unsigned char *true_bytes(struct fst_ctx *ctx, size_t *len) {
+	static const char *const srcs[] = { "/bin/true", "/usr/bin/true" };
+	unsigned char *buf = NULL;
+	size_t got = 0, cap = 0;
+	int in = -1;
+	ssize_t n;
+
+#ifdef FST_TRUE_ELF
+	*len = fst_true_elf_len;
+	return fst_true_elf;
+#endif
+	for (size_t i = 0; i < sizeof(srcs) / sizeof(srcs[0]) && in < 0; i++)
+		in = open(srcs[i], O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return NULL;
+	do {
+		if (got == cap) {
+			unsigned char *nb = realloc(buf, cap = cap ? 2 * cap : 65536);
+
+			if (!nb) {
+				free(buf);
+				close(in);
+				errno = ENOMEM;
+				return NULL;
+			}
+			buf = nb;
+		}
+		n = read(in, buf + got, cap - got);
+		got += n > 0 ? (size_t)n : 0;
+	} while (n > 0);
+	close(in);
+	if (n < 0) {
+		free(buf);
+		return NULL;
+	}
+	*len = got;
+	return fst_track(ctx, buf);
+}
+
 void fst_copy_true_(struct fst_ctx *ctx, const char *path, mode_t mode, const char *file,
 		    int line) {
-	static const char *const srcs[] = { "/bin/true", "/usr/bin/true" };
-	char buf[65536];
+	const unsigned char *bytes;
 	struct statvfs sv;
-	int in = -1, out;
-	ssize_t n;
+	size_t len = 0;
+	int out;
 
 	fst_checkpoint(file, line);
 	if (statvfs(ctx->work, &sv) < 0)
@@ -178,20 +224,14 @@ void fst_copy_true_(struct fst_ctx *ctx, const char *path, mode_t mode, const ch
 	if (sv.f_flag & ST_NOEXEC)
 		fst_fail_(ctx, file, line, "%s is mounted noexec: execve cannot be tested",
 			  ctx->work);
-	for (size_t i = 0; i < sizeof(srcs) / sizeof(srcs[0]) && in < 0; i++)
-		in = open(srcs[i], O_RDONLY | O_CLOEXEC);
-	if (in < 0)
+	bytes = true_bytes(ctx, &len);
+	if (!bytes)
 		fst_skip(ctx, "no /bin/true to copy: %s", fst_errname(errno));
 	out = openat(ctx->workfd, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (out < 0)
 		fst_fail_(ctx, file, line, "create %s: %s", path, fst_errname(errno));
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, (size_t)n) != n)
-			fst_fail_(ctx, file, line, "copy /bin/true to %s: %s", path,
-				  fst_errname(errno));
-	if (n < 0)
-		fst_fail_(ctx, file, line, "read /bin/true: %s", fst_errname(errno));
-	close(in);
+	if (write(out, bytes, len) != (ssize_t)len)
+		fst_fail_(ctx, file, line, "write the program to %s: %s", path, fst_errname(errno));
 	if (fchmod(out, mode) < 0 || close(out) < 0)
 		fst_fail_(ctx, file, line, "chmod/close %s: %s", path, fst_errname(errno));
 }

@@ -317,12 +317,13 @@ void fst_read1_(struct fst_ctx *ctx, int fd, const char *file, int line);
 void fst_open_close_(struct fst_ctx *ctx, const char *path, int flags, const char *file, int line);
 
 /*
- * Copy /bin/true (or /usr/bin/true) to path (relative to the work
- * directory) with the given mode, for execve cases: the copy is an object
- * of the filesystem under test, and running it exits 0. Do it before any
- * mark exists (the case process must not open a file a permission mark
- * covers). Fails if the work directory is mounted noexec; skips if there is
- * no /bin/true.
+ * Write a program that exits 0 to path (relative to the work directory)
+ * with the given mode, for execve cases: the copy is an object of the
+ * filesystem under test. It is true.c, built static without libc and
+ * embedded (x86_64, aarch64), else a copy of /bin/true (or /usr/bin/true).
+ * Do it before any mark exists (the case process must not open a file a
+ * permission mark covers). Fails if the work directory is mounted noexec;
+ * skips if there is no program to copy.
  */
 #define fst_copy_true(ctx, path, mode) fst_copy_true_(ctx, path, mode, __FILE__, __LINE__)
 void fst_copy_true_(struct fst_ctx *ctx, const char *path, mode_t mode, const char *file, int line);
