@@ -12,11 +12,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sched.h>
-#include <stdbool.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -57,21 +57,6 @@ struct refusals {
 #define NS_INSTANCES 4u
 #define NS_MAX_INSTANCES "/proc/sys/user/max_inotify_instances"
 
-static bool own_instance_limit(unsigned limit) {
-	char v[16];
-	int fd, n = snprintf(v, sizeof(v), "%u", limit);
-	bool ok;
-
-	if (unshare(CLONE_NEWUSER) < 0)
-		return false;
-	fd = open(NS_MAX_INSTANCES, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	ok = write(fd, v, (size_t)n) == n;
-	close(fd);
-	return ok;
-}
-
 /* As uid 65533 (no other inotify instance of its own): rounds instances,
  * each with a watch and refused IN_MASK_CREATE adds, closed in turn; in a
  * user namespace of its own with NS_INSTANCES as its limit where it can
@@ -83,7 +68,7 @@ static int refusal_rounds(void *arg) {
 
 	if (setgroups(0, NULL) < 0 || setgid(65533) < 0 || setuid(65533) < 0)
 		return errno;
-	if (own_instance_limit(NS_INSTANCES)) {
+	if (unshare(CLONE_NEWUSER) == 0 && fst_write_sysctl(NS_MAX_INSTANCES, NS_INSTANCES) == 0) {
 		r->limit = NS_INSTANCES;
 		r->in_userns = true;
 	}
@@ -116,7 +101,6 @@ static int refusal_rounds(void *arg) {
  * each refused watch's instance alive). */
 static void in01_mask_create(struct fst_ctx *ctx) {
 	struct refusals *r;
-	char buf[32] = "";
 	struct fst_child *c;
 	int in, wd, fd, n;
 
@@ -135,13 +119,8 @@ static void in01_mask_create(struct fst_ctx *ctx) {
 	FST_SYS(ctx, mkdir("d", 0755));
 	ck_assert_int_eq(fst_watch(ctx, in, "d", IN_MASK_CREATE | IN_OPEN), wd + 1);
 
-	fd = FST_SYS(ctx, open("/proc/sys/fs/inotify/max_user_instances", O_RDONLY | O_CLOEXEC));
-	n = (int)read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0 || atoi(buf) <= 0)
-		fst_fail(ctx, "cannot read fs.inotify.max_user_instances");
 	r = fst_shared(ctx, sizeof(*r));
-	r->limit = (unsigned)atoi(buf);
+	r->limit = (unsigned)fst_read_sysctl(ctx, "/proc/sys/fs/inotify/max_user_instances");
 	r->refusals = 8;
 	/* (the case's directories are root's alone: uid 65533 reaches the file
 	 * through an fd it inherits) */

@@ -57,18 +57,8 @@
 /* ------------------------------------------------------------------------ */
 
 static long read_sysctl(struct fst_ctx *ctx, const char *path) {
-	char buf[64] = "";
-	long v;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	long v = fst_read_sysctl(ctx, path);
 
-	if (fd < 0)
-		fst_fail(ctx, "open %s: %s", path, fst_errname(errno));
-	if (read(fd, buf, sizeof(buf) - 1) <= 0)
-		fst_fail(ctx, "read %s: %s", path, fst_errname(errno));
-	close(fd);
-	v = strtol(buf, NULL, 10);
-	if (v <= 0)
-		fst_fail(ctx, "%s: %ld", path, v);
 	/* the default is 16384; a queue this long cannot be filled in a second */
 	if (v > 262144)
 		fst_skip(ctx, "%s is %ld, too many events to generate quickly", path, v);
@@ -1701,23 +1691,8 @@ static void ov04_perm_group_close_race(struct fst_ctx *ctx) {
 /* OV06: per-user limits of groups and marks                                */
 /* ------------------------------------------------------------------------ */
 
-/* A limit under /proc/sys, which must exist (Linux 5.13 made them
- * sysctls, together with fanotify for users without CAP_SYS_ADMIN). */
-static long read_limit(struct fst_ctx *ctx, const char *path) {
-	char buf[64] = "";
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	long v;
-
-	if (fd < 0)
-		fst_fail(ctx, "open %s: %s", path, fst_errname(errno));
-	if (read(fd, buf, sizeof(buf) - 1) <= 0)
-		fst_fail(ctx, "read %s: %s", path, fst_errname(errno));
-	close(fd);
-	v = strtol(buf, NULL, 10);
-	if (v <= 0)
-		fst_fail(ctx, "%s: %ld", path, v);
-	return v;
-}
+/* (The limits under /proc/sys must exist: Linux 5.13 made them sysctls,
+ * together with fanotify for users without CAP_SYS_ADMIN.) */
 
 /* What a limit child saw; filled in by the child, checked by the case. */
 struct limits {
@@ -1734,17 +1709,6 @@ static int limits_fail(struct limits *l, const char *what) {
 
 	snprintf(l->msg, sizeof(l->msg), "%s: %s", what, fst_errname(e));
 	return e ? e : EIO;
-}
-
-static int write_str(const char *path, const char *v) {
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, v, strlen(v));
-	close(fd);
-	return n == (ssize_t)strlen(v) ? 0 : -1;
 }
 
 static int fid_group(void) {
@@ -1832,7 +1796,7 @@ static void ov06_max_user_groups(struct fst_ctx *ctx) {
 	fst_require_kernel(ctx, 5, 13, UNPRIV_WHY);
 	fst_require(ctx, FSN_FEAT_REPORT_FID);
 	l = fst_shared(ctx, sizeof(*l));
-	l->max = read_limit(ctx, MAX_USER_GROUPS);
+	l->max = fst_read_sysctl(ctx, MAX_USER_GROUPS);
 	limits_run(ctx, "groups of a fresh uid", child_user_groups, l);
 	expect_groups_limit(ctx, l, "a fresh uid in the init user namespace");
 	munmap(l, sizeof(*l));
@@ -1844,13 +1808,11 @@ static void ov06_max_user_groups(struct fst_ctx *ctx) {
 /* A new user namespace, its own limits set; in it fd mode is EPERM (no
  * CAP_SYS_ADMIN in the init namespace), FID groups are allowed. */
 static int enter_userns(struct limits *l, const char *path, long max) {
-	char v[32];
 	int g;
 
 	if (unshare(CLONE_NEWUSER) < 0)
 		return limits_fail(l, "unshare(CLONE_NEWUSER)");
-	snprintf(v, sizeof(v), "%ld", max);
-	if (write_str(path, v) < 0)
+	if (fst_write_sysctl(path, max) < 0)
 		return limits_fail(l, path);
 	l->max = max;
 	g = fanotify_init(FAN_CLASS_NOTIF | FAN_CLOEXEC, O_RDONLY);
@@ -1908,7 +1870,7 @@ static void ov06_userns_max_groups(struct fst_ctx *ctx) {
 
 	fst_require_kernel(ctx, 5, 13, UNPRIV_WHY);
 	fst_require(ctx, FSN_FEAT_REPORT_FID);
-	init = read_limit(ctx, NS_MAX_GROUPS);
+	init = fst_read_sysctl(ctx, NS_MAX_GROUPS);
 	l = fst_shared(ctx, sizeof(*l));
 	limits_run(ctx, "groups in a user namespace", child_userns_groups, l);
 	if (l->notif != EPERM)
@@ -1917,7 +1879,7 @@ static void ov06_userns_max_groups(struct fst_ctx *ctx) {
 			 fst_errname(l->notif));
 	expect_groups_limit(ctx, l, "a user namespace whose max_fanotify_groups is 4");
 	/* the init namespace's limit is its own */
-	if (read_limit(ctx, NS_MAX_GROUPS) != init)
+	if (fst_read_sysctl(ctx, NS_MAX_GROUPS) != init)
 		fst_fail(ctx, "the init namespace's %s changed", NS_MAX_GROUPS);
 	munmap(l, sizeof(*l));
 }
@@ -1936,7 +1898,7 @@ static void ov06_userns_max_marks(struct fst_ctx *ctx) {
 		fst_write_file(ctx, p, "f");
 	}
 	FST_SYS(ctx, fchmod(ctx->workfd, 0755));
-	init = read_limit(ctx, NS_MAX_MARKS);
+	init = fst_read_sysctl(ctx, NS_MAX_MARKS);
 	l = fst_shared(ctx, sizeof(*l));
 	limits_run(ctx, "marks in a user namespace", child_userns_marks, l);
 	if (l->made != NS_MARKS || l->refused != ENOSPC)
@@ -1945,7 +1907,7 @@ static void ov06_userns_max_marks(struct fst_ctx *ctx) {
 	if (l->again != 0 || l->again_refused != ENOSPC)
 		fst_fail(ctx, "after removing one mark: %s, then %s; expected success, ENOSPC",
 			 fst_errname(l->again), fst_errname(l->again_refused));
-	if (read_limit(ctx, NS_MAX_MARKS) != init)
+	if (fst_read_sysctl(ctx, NS_MAX_MARKS) != init)
 		fst_fail(ctx, "the init namespace's %s changed", NS_MAX_MARKS);
 	munmap(l, sizeof(*l));
 }

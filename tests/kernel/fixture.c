@@ -79,6 +79,34 @@ void fst_checkpoint(const char *file, int line) {
 	_mark_point(file, line);
 }
 
+long fst_read_sysctl(struct fst_ctx *ctx, const char *path) {
+	char buf[64] = "";
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	long v;
+
+	if (fd < 0)
+		fst_fail(ctx, "open %s: %s", path, fst_errname(errno));
+	if (read(fd, buf, sizeof(buf) - 1) <= 0)
+		fst_fail(ctx, "read %s: %s", path, fst_errname(errno));
+	close(fd);
+	v = strtol(buf, NULL, 10);
+	if (v <= 0)
+		fst_fail(ctx, "%s: %ld", path, v);
+	return v;
+}
+
+int fst_write_sysctl(const char *path, long value) {
+	char v[32];
+	int fd = open(path, O_WRONLY | O_CLOEXEC), n = snprintf(v, sizeof(v), "%ld", value);
+	ssize_t w;
+
+	if (fd < 0)
+		return -1;
+	w = write(fd, v, (size_t)n);
+	close(fd);
+	return w == n ? 0 : -1;
+}
+
 void *fst_shared(struct fst_ctx *ctx, size_t size) {
 	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 

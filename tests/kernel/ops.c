@@ -11,7 +11,6 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
@@ -170,53 +169,34 @@ extern const unsigned char fst_true_elf[]; /* true.c, built static (true-bytes.c
 extern const size_t fst_true_elf_len;
 #endif
 
-/* The program's bytes: the embedded true.c, else /bin/true's (read into
- * memory owned by ctx); NULL with errno when there is neither. */
-static const unsigned char *true_bytes(struct fst_ctx *ctx, size_t *len) {
+/* Write the program to out: the embedded true.c, else /bin/true's bytes.
+ * 0, -1 with errno (a failed write), or 1 with errno: no /bin/true. */
+static int write_true(int out) {
+#ifdef FST_TRUE_ELF
+	return write(out, fst_true_elf, fst_true_elf_len) == (ssize_t)fst_true_elf_len ? 0 : -1;
+#else
 	static const char *const srcs[] = { "/bin/true", "/usr/bin/true" };
-	unsigned char *buf = NULL;
-	size_t got = 0, cap = 0;
-	int in = -1;
+	char buf[65536];
+	int in = -1, r = 0;
 	ssize_t n;
 
-#ifdef FST_TRUE_ELF
-	*len = fst_true_elf_len;
-	return fst_true_elf;
-#endif
 	for (size_t i = 0; i < sizeof(srcs) / sizeof(srcs[0]) && in < 0; i++)
 		in = open(srcs[i], O_RDONLY | O_CLOEXEC);
 	if (in < 0)
-		return NULL;
-	do {
-		if (got == cap) {
-			unsigned char *nb = realloc(buf, cap = cap ? 2 * cap : 65536);
-
-			if (!nb) {
-				free(buf);
-				close(in);
-				errno = ENOMEM;
-				return NULL;
-			}
-			buf = nb;
-		}
-		n = read(in, buf + got, cap - got);
-		got += n > 0 ? (size_t)n : 0;
-	} while (n > 0);
+		return 1;
+	while (r == 0 && (n = read(in, buf, sizeof(buf))) > 0)
+		r = write(out, buf, (size_t)n) == n ? 0 : -1;
+	if (r == 0 && n < 0)
+		r = -1;
 	close(in);
-	if (n < 0) {
-		free(buf);
-		return NULL;
-	}
-	*len = got;
-	return fst_track(ctx, buf);
+	return r;
+#endif
 }
 
 void fst_copy_true_(struct fst_ctx *ctx, const char *path, mode_t mode, const char *file,
 		    int line) {
-	const unsigned char *bytes;
 	struct statvfs sv;
-	size_t len = 0;
-	int out;
+	int out, r;
 
 	fst_checkpoint(file, line);
 	if (statvfs(ctx->work, &sv) < 0)
@@ -224,13 +204,13 @@ void fst_copy_true_(struct fst_ctx *ctx, const char *path, mode_t mode, const ch
 	if (sv.f_flag & ST_NOEXEC)
 		fst_fail_(ctx, file, line, "%s is mounted noexec: execve cannot be tested",
 			  ctx->work);
-	bytes = true_bytes(ctx, &len);
-	if (!bytes)
-		fst_skip(ctx, "no /bin/true to copy: %s", fst_errname(errno));
 	out = openat(ctx->workfd, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (out < 0)
 		fst_fail_(ctx, file, line, "create %s: %s", path, fst_errname(errno));
-	if (write(out, bytes, len) != (ssize_t)len)
+	r = write_true(out);
+	if (r > 0)
+		fst_skip(ctx, "no /bin/true to copy: %s", fst_errname(errno));
+	if (r < 0)
 		fst_fail_(ctx, file, line, "write the program to %s: %s", path, fst_errname(errno));
 	if (fchmod(out, mode) < 0 || close(out) < 0)
 		fst_fail_(ctx, file, line, "chmod/close %s: %s", path, fst_errname(errno));

@@ -244,6 +244,13 @@ const char *fst_loop_image_(struct fst_ctx *ctx, unsigned size_mib, const char *
 #define fst_exec_tool(ctx, ...) fst_exec_tool_(ctx, __FILE__, __LINE__, __VA_ARGS__, (char *)NULL)
 void fst_exec_tool_(struct fst_ctx *ctx, const char *file, int line, const char *prog, ...);
 
+/* A limit or setting under /proc/sys: a positive integer, or the case
+ * fails naming the file. */
+long fst_read_sysctl(struct fst_ctx *ctx, const char *path);
+/* Write value to a /proc/sys file: 0, or -1 with errno. Safe in a child
+ * (it touches no ctx). */
+int fst_write_sysctl(const char *path, long value);
+
 /* size zeroed bytes shared with the case's children (fst_spawn()): an
  * anonymous MAP_SHARED mapping, gone when the case's process ends (or
  * munmap() it); fails the case when it cannot be made. */
