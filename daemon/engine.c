@@ -996,7 +996,7 @@ void engine_status(const struct engine *e, char *buf, size_t len) {
 	       " lost by outputs",
 	       e->events, e->overflows, e->dropped, failed);
 	if (e->unresolved > 0)
-		APPEND(", %" PRIu64 " unresolved", e->unresolved);
+		APPEND(", %" PRIu64 " events without a path (directory gone)", e->unresolved);
 	for (size_t i = 0; i < e->st.n_perm; i++) {
 		struct guard_stats gs;
 

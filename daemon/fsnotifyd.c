@@ -29,6 +29,7 @@
 #include "control.h"
 #include "config.h"
 #include "engine.h"
+#include "explain.h"
 #include "fsn-uapi.h"
 #include "fsn.h"
 #include "log.h"
@@ -81,8 +82,12 @@ static void help(void) {
 	       "                            rule: its marks by filesystem, type and mask, with\n"
 	       "                            examples and why) and exit: 0 valid, 1 not, 3\n"
 	       "                            valid but some rules cannot be placed here\n"
-	       "      --explain [FILE]      like --check-config, plus what each mark costs\n"
-	       "  -v, --verbose             with --check-config/--explain: every mark on a line\n"
+	       "      --explain [FILE]      like --check-config, per rule, with what its marks\n"
+	       "                            cost a write, an open and a read (figures of\n"
+	       "                            fsn-bench hooks shipped with fsnotifyd)\n"
+	       "      --measure             with --explain: measure those costs on this\n"
+	       "                            machine now (fsn-bench hooks --quick, ~10 s)\n"
+	       "  -v, --verbose             with --check-config: every mark on a line\n"
 	       "  -f, --foreground          also print events human-readably on stdout\n"
 	       "  -h, --help                show this help\n"
 	       "      --version             show the version\n\n"
@@ -121,63 +126,38 @@ static int load_config(const char *path, struct config **ret, char *why, size_t 
 /* --check-config, --explain                                                */
 /* ------------------------------------------------------------------------ */
 
-static void explain_mark(const struct plan_mark *pm, FILE *f) {
-	const struct fsn_mark_spec *s = &pm->spec;
-	bool busy = s->mask & (FAN_ACCESS | FAN_MODIFY | FAN_OPEN | FAN_CLOSE_NOWRITE);
+/* fsn-bench for --explain --measure: next to this program (the build
+ * tree's bench/, or the same directory), else on PATH. */
+static int find_fsn_bench(char *buf, size_t len) {
+	char self[PATH_MAX], *slash;
+	const char *path = getenv("PATH");
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
-	fprintf(f, "    cost: ");
-	if (pm->rule->perm) {
-		fprintf(f,
-			"%s: every %s waits until the daemon answers (a few microseconds: "
-			"see doc/performance.md); ",
-			s->type == FSN_MARK_INODE ? "a permission mark on this object only"
-			: s->type == FSN_MARK_MOUNT
-			    ? "a permission mark on the whole mount, also outside the path"
-			    : "a permission mark on the whole filesystem, also outside the path",
-			(s->mask & FAN_OPEN_EXEC_PERM) &&
-				!(s->mask & ~(uint64_t)(FAN_OPEN_EXEC_PERM | FAN_ONDIR))
-			    ? "execution of a file it covers"
-			    : "open/read of a file it covers");
-		fprintf(f, "the permission thread answers within deadline_ms (%u ms)\n",
-			pm->rule->deadline_ms);
-		return;
+	if (n > 0) {
+		self[n] = '\0';
+		slash = strrchr(self, '/');
+		if (slash) {
+			*slash = '\0';
+			if ((size_t)snprintf(buf, len, "%s/../bench/fsn-bench", self) < len &&
+			    access(buf, X_OK) == 0)
+				return 0;
+			if ((size_t)snprintf(buf, len, "%s/fsn-bench", self) < len &&
+			    access(buf, X_OK) == 0)
+				return 0;
+		}
 	}
-	switch (s->type) {
-	case FSN_MARK_FILESYSTEM:
-	case FSN_MARK_MOUNT:
-		fprintf(f,
-			"every matching event on the whole %s reaches the daemon and is "
-			"resolved to a path%s; accesses anywhere on it pay the fsnotify check",
-			s->type == FSN_MARK_MOUNT ? "mount" : "filesystem",
-			pm->subtree ? ", then filtered to the subtree in userspace" : "");
-		if (busy)
-			fprintf(f, "; access/modify/open events on a whole filesystem can be "
-				   "a flood: prefer close_write where it will do");
-		break;
-	case FSN_MARK_INODE:
-		if (s->mask & FAN_EVENT_ON_CHILD)
-			fprintf(f, "one inode mark; its directory's children get the "
-				   "parent-watched flag, so every access to a child checks the "
-				   "parent's marks (cheap)");
-		else
-			fprintf(f, "one inode mark: only this object's events (the cheapest)");
-		break;
-	case FSN_MARK_INOTIFY:
-		if (pm->subtree_recursive)
-			fprintf(f, "one inotify watch per directory below the path (counted "
-				   "against max_marks; about 1 KiB of kernel memory each); "
-				   "directories created before their watch is placed can miss "
-				   "events");
-		else
-			fprintf(f, "one inotify watch (no process information: pid, comm, "
-				   "uid are unknown)");
-		break;
-	default: fprintf(f, "unknown mark type"); break;
+	for (const char *d = path ? path : "/usr/bin:/bin"; *d;) {
+		size_t l = strcspn(d, ":");
+
+		if ((size_t)snprintf(buf, len, "%.*s/fsn-bench", (int)l, d) < len && l &&
+		    buf[0] == '/' && access(buf, X_OK) == 0)
+			return 0;
+		d += l + (d[l] == ':');
 	}
-	fputc('\n', f);
+	return -ENOENT;
 }
 
-static int check_config(const char *path, bool explain, bool verbose) {
+static int check_config(const char *path, bool explain, bool measure, bool verbose) {
 	struct config *c = NULL;
 	struct plan *p = NULL;
 	char why[1024];
@@ -196,7 +176,31 @@ static int check_config(const char *path, bool explain, bool verbose) {
 		config_free(c);
 		return r;
 	}
-	if (verbose)
+	if (explain) {
+		struct hook_costs hc;
+		char bench[PATH_MAX], err[PATH_MAX + 128];
+
+		if (!measure)
+			r = hook_costs_builtin(&hc);
+		else if (find_fsn_bench(bench, sizeof(bench)) < 0) {
+			fprintf(stderr,
+				"fsnotifyd: --measure: fsn-bench not found next to fsnotifyd "
+				"or on PATH (Debian package fsn-tools)\n");
+			r = -ENOENT;
+		} else {
+			fprintf(stderr, "fsnotifyd: measuring the hook costs: %s hooks --quick\n",
+				bench);
+			r = hook_costs_measure(bench, &hc, err, sizeof(err));
+			if (r < 0)
+				fprintf(stderr, "fsnotifyd: --measure: %s\n", err);
+		}
+		if (r < 0) {
+			plan_free(p);
+			config_free(c);
+			return r;
+		}
+		explain_plan(p, &hc, 80, stdout);
+	} else if (verbose)
 		plan_print(p, stdout);
 	else
 		plan_print_summary(p, stdout);
@@ -218,13 +222,6 @@ static int check_config(const char *path, bool explain, bool verbose) {
 			if (pm->rule->required)
 				fatal++;
 			unplaced++;
-		}
-	}
-	if (explain) {
-		printf("\ncost:\n");
-		for (size_t i = 0; i < p->n_marks; i++) {
-			printf("  rule '%s', %s:\n", p->marks[i].rule->name, p->marks[i].path);
-			explain_mark(&p->marks[i], stdout);
 		}
 	}
 	printf("%s: %s (%zu rules, %zu marks planned, %zu problems%s)\n", path,
@@ -621,11 +618,12 @@ static int run_daemon(const char *config_path, bool foreground) {
 }
 
 static int run(int argc, char **argv) {
-	enum { OPT_VERSION = 0x100, OPT_CHECK, OPT_EXPLAIN };
+	enum { OPT_VERSION = 0x100, OPT_CHECK, OPT_EXPLAIN, OPT_MEASURE };
 	static const struct option options[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "check-config", optional_argument, NULL, OPT_CHECK },
 		{ "explain", optional_argument, NULL, OPT_EXPLAIN },
+		{ "measure", no_argument, NULL, OPT_MEASURE },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -633,7 +631,8 @@ static int run(int argc, char **argv) {
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *config_path = DEFAULT_CONFIG;
-	bool check = false, explain = false, foreground = false, verbose = false;
+	bool check = false, check_file = false, explain = false, measure = false,
+	     foreground = false, verbose = false;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "c:fhv", options, NULL)) >= 0) {
@@ -648,7 +647,11 @@ static int run(int argc, char **argv) {
 				config_path = optarg;
 			else if (optind < argc && argv[optind][0] != '-')
 				config_path = argv[optind++];
+			else
+				break;
+			check_file = true;
 			break;
+		case OPT_MEASURE: measure = true; break;
 		case 'f': foreground = true; break;
 		case 'v': verbose = true; break;
 		case 'h': help(); return 0;
@@ -658,13 +661,20 @@ static int run(int argc, char **argv) {
 		default: return EXIT_USAGE; /* getopt said why */
 		}
 	}
+	/* "--explain --measure FILE": the file after the other options */
+	if (check && !check_file && optind == argc - 1)
+		config_path = argv[optind++];
 	if (optind < argc) {
 		fprintf(stderr, "fsnotifyd: unexpected argument '%s' (see --help)\n", argv[optind]);
 		return EXIT_USAGE;
 	}
 
+	if (measure && !explain) {
+		fprintf(stderr, "fsnotifyd: --measure goes with --explain (see --help)\n");
+		return EXIT_USAGE;
+	}
 	if (check)
-		return check_config(config_path, explain, verbose);
+		return check_config(config_path, explain, measure, verbose);
 	return run_daemon(config_path, foreground);
 }
 

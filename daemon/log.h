@@ -18,6 +18,16 @@
 #define FSND_MID_RELOAD_FAILED "9a1e3c3f0b2d4b8c8f2e5a6d7c1b0a04"
 #define FSND_MID_OVERFLOW "9a1e3c3f0b2d4b8c8f2e5a6d7c1b0a05"
 #define FSND_MID_RULE_ERROR "9a1e3c3f0b2d4b8c8f2e5a6d7c1b0a06"
+/* One per record kind of a journal output (the overflow record has
+ * FSND_MID_OVERFLOW); each is in systemd/fsnotifyd.catalog. */
+#define FSND_MID_EVENT "466805a6b38f40649f08fd745e1e6b81"
+#define FSND_MID_DROPPED "72ca24d75e0045ac98659d4e820eee83"
+#define FSND_MID_DECISION "c34b9ac4ae91425c9ffbbdd20d9f840a"
+#define FSND_MID_STATS "9d3945bc1c80447a9070a9b63472ccdd"
+#define FSND_MID_RESCAN "60495848454d400ca82e61d1472ddbe5"
+#define FSND_MID_GONE "f09386e6e50d4b47bfca6839caab1d5f"
+#define FSND_MID_UNMOUNTED "d604f5101e1a46a2bf42d9d52ff2a961"
+#define FSND_MID_REARMED "d2ba5bb004f243f893741205ebf762bc"
 
 void log_set_level(int priority);
 int log_get_level(void);

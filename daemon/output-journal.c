@@ -161,6 +161,23 @@ static const char *record_priority(const struct record *r) {
 	}
 }
 
+/* MESSAGE_ID: one per record kind, so a kind can be selected anywhere the
+ * journal goes (journalctl MESSAGE_ID=..., a remote journal). */
+static const char *record_message_id(enum record_kind kind) {
+	switch (kind) {
+	case RECORD_EVENT: return FSND_MID_EVENT;
+	case RECORD_OVERFLOW: return FSND_MID_OVERFLOW;
+	case RECORD_DROPPED: return FSND_MID_DROPPED;
+	case RECORD_DECISION: return FSND_MID_DECISION;
+	case RECORD_STATS: return FSND_MID_STATS;
+	case RECORD_RESCAN: return FSND_MID_RESCAN;
+	case RECORD_GONE: return FSND_MID_GONE;
+	case RECORD_UNMOUNTED: return FSND_MID_UNMOUNTED;
+	case RECORD_REARMED: return FSND_MID_REARMED;
+	}
+	return NULL;
+}
+
 static void journal_emit(struct output *o, const struct record *r) {
 	struct fields f = { .n = 0 };
 	char events[1024] = "", msg[2048], num[32];
@@ -173,8 +190,8 @@ static void journal_emit(struct output *o, const struct record *r) {
 	field_str(&f, "MESSAGE", msg);
 	field_str(&f, "PRIORITY", record_priority(r));
 	field_str(&f, "SYSLOG_IDENTIFIER", "fsnotifyd");
-	if (r->kind == RECORD_OVERFLOW || r->kind == RECORD_DROPPED)
-		field_str(&f, "MESSAGE_ID", FSND_MID_OVERFLOW);
+	if (record_message_id(r->kind))
+		field_str(&f, "MESSAGE_ID", record_message_id(r->kind));
 	field_str(&f, "FSN_KIND", record_kind_name(r->kind));
 	if (r->rule)
 		field_str(&f, "FSN_RULE", r->rule);

@@ -107,8 +107,9 @@ struct output *output_close(struct output *o);
  *            FSN_PID, FSN_COMM, FSN_UID, FSN_COUNT, FSN_CHANGE, FSN_REASON,
  *            FSN_MOUNT, and for decisions FSN_VERDICT, FSN_BY, FSN_EXE,
  *            FSN_LATENCY_US (unknown ones left out;
- *            paths are the raw bytes); overflow and dropped records carry
- *            MESSAGE_ID=FSND_MID_OVERFLOW and PRIORITY=4.
+ *            paths are the raw bytes); MESSAGE_ID says the record kind
+ *            (FSND_MID_EVENT ... in log.h, systemd/fsnotifyd.catalog);
+ *            losses have PRIORITY=4.
  *   exec:    runs the argv template for RECORD_EVENT records (other kinds
  *            are ignored): placeholders substituted (see exec_template_check()),
  *            no shell, stdin /dev/null, stdout+stderr forwarded line by line

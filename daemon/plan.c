@@ -29,6 +29,7 @@
  *  - an ignore mark with FAN_MARK_IGNORE on a non-directory refuses
  *    FAN_ONDIR, FAN_EVENT_ON_CHILD and directory-entry events (ENOTDIR).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -82,6 +83,14 @@ struct planner {
 	struct probe_entry *entries; /* decisions point into them */
 	size_t marks_cap, problems_cap, fs_cap;
 	bool oom;
+	/* the filesystems of the system's busy directories (busy_dirs, else
+	 * BUSY_DIRS), for mark = "auto" on recursive directories; looked up
+	 * once */
+	const char *const *busy_dirs;
+	bool busy_known;
+	dev_t busy_dev[8];
+	const char *busy_dir[8];
+	size_t n_busy;
 };
 
 /* fanotify_init() flags of the daemon's groups: every event resolvable to a
@@ -581,6 +590,125 @@ static bool fanotify_usable(struct planner *pl, const struct rule_conf *rule, st
 	return false;
 }
 
+/* mark = "auto" on a recursive directory weighs a filesystem mark (no
+ * race, process known, but every event of the rule's kinds anywhere on the
+ * filesystem reaches the daemon) against an inotify watch per directory
+ * (the kernel asks only about the tree's directories and their entries).
+ * The watches win on a busy filesystem — the one holding / or one of these
+ * directories — for a tree of at most AUTO_WATCH_MAX_DIRS directories that
+ * is not the whole filesystem, when inotify can report everything the
+ * rule needs. */
+#define AUTO_WATCH_MAX_DIRS 1000
+#define AUTO_WATCH_MAX_DEPTH 64
+static const char *const BUSY_DIRS[] = { "/", "/usr", "/var", "/home", "/tmp", "/srv", NULL };
+
+/* The busy directory whose filesystem dev is, or NULL. */
+static const char *busy_fs(struct planner *pl, dev_t dev) {
+	if (!pl->busy_known) {
+		const char *const *dirs = pl->busy_dirs ? pl->busy_dirs : BUSY_DIRS;
+
+		pl->busy_known = true;
+		for (size_t i = 0; dirs[i] && pl->n_busy < ELEMENTSOF(pl->busy_dev); i++) {
+			struct stat st;
+
+			if (stat(dirs[i], &st) == 0) {
+				pl->busy_dev[pl->n_busy] = st.st_dev;
+				pl->busy_dir[pl->n_busy++] = dirs[i];
+			}
+		}
+	}
+	for (size_t i = 0; i < pl->n_busy; i++)
+		if (pl->busy_dev[i] == dev)
+			return pl->busy_dir[i];
+	return NULL;
+}
+
+/* Count the directories below dfd (closed here), not following symlinks,
+ * up to max+1 (more, or deeper than AUTO_WATCH_MAX_DEPTH: max+1). */
+static void count_dirs(int dfd, unsigned depth, size_t *n, size_t max) {
+	DIR *dir = fdopendir(dfd);
+	struct dirent *de;
+
+	if (!dir) {
+		close(dfd);
+		return;
+	}
+	while (*n <= max && (de = readdir(dir))) {
+		struct stat st;
+		int fd;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (de->d_type != DT_DIR &&
+		    (de->d_type != DT_UNKNOWN ||
+		     fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		     !S_ISDIR(st.st_mode)))
+			continue;
+		if (++*n > max)
+			break;
+		if (depth >= AUTO_WATCH_MAX_DEPTH) {
+			*n = max + 1;
+			break;
+		}
+		fd = openat(dirfd(dir), de->d_name,
+			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+		if (fd >= 0)
+			count_dirs(fd, depth + 1, n, max);
+	}
+	closedir(dir);
+}
+
+/* Whether auto should watch the recursive directory d with inotify (see
+ * above); says why in d->why either way, when it weighed the two. */
+static bool auto_prefers_watches(struct planner *pl, const struct rule_conf *rule,
+				 struct decision *d) {
+	const char *busy = busy_fs(pl, d->st.st_dev);
+	_cleanup_free_ char *root = NULL;
+	size_t n = 1;
+	int fd;
+
+	if (!busy || !sup(d->probe, FSN_FEAT_INOTIFY))
+		return false;
+	root = mount_root(pl, d->path);
+	if (!root || strcmp(root, d->path) == 0)
+		return false; /* the tree is the whole filesystem: a filesystem mark costs no more
+			       */
+	if (rule->n_pids || rule->n_comms || rule->n_uids) {
+		append(pl, &d->why,
+		       "auto: a recursive directory on a busy filesystem (the one holding %s), "
+		       "where a watch per directory would cost less, but the rule filters by "
+		       "process and only fanotify reports it, so ",
+		       busy);
+		return false;
+	}
+	if (rule->events & ~INOTIFY_EVENTS) {
+		append(pl, &d->why,
+		       "auto: a recursive directory on a busy filesystem (the one holding %s), "
+		       "where a watch per directory would cost less, but inotify cannot report "
+		       "all of the rule's events, so ",
+		       busy);
+		return false;
+	}
+	fd = open(d->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
+	if (fd >= 0)
+		count_dirs(fd, 1, &n, AUTO_WATCH_MAX_DIRS);
+	if (fd < 0 || n > AUTO_WATCH_MAX_DIRS) {
+		append(pl, &d->why,
+		       "auto: a recursive directory of more than %d directories, so one mark "
+		       "for them all: ",
+		       AUTO_WATCH_MAX_DIRS);
+		return false;
+	}
+	append(pl, &d->why,
+	       "auto: a recursive directory of %zu director%s (at most %d) on a busy "
+	       "filesystem (the one holding %s): a watch per directory makes the kernel ask "
+	       "the daemon only about the tree, where a filesystem mark would make every such "
+	       "event on the whole filesystem reach it; events of inotify watches carry no "
+	       "process (mark = \"filesystem\" for that), so ",
+	       n, n == 1 ? "y" : "ies", AUTO_WATCH_MAX_DIRS, busy);
+	return true;
+}
+
 static void decide_auto(struct planner *pl, const struct rule_conf *rule, struct decision *d) {
 	const struct fsn_probe *p = d->probe;
 	int missing = fanotify_missing(p);
@@ -616,8 +744,13 @@ static void decide_auto(struct planner *pl, const struct rule_conf *rule, struct
 			d->ok = true;
 			return;
 		}
+	} else if (sup(p, FSN_FEAT_MARK_FILESYSTEM) && auto_prefers_watches(pl, rule, d)) {
+		decide_inotify(pl, rule, d, true);
+		d->ok = true;
+		return;
 	} else if (sup(p, FSN_FEAT_MARK_FILESYSTEM)) {
-		append(pl, &d->why, "auto: a recursive directory, so ");
+		if (!d->why)
+			append(pl, &d->why, "auto: a recursive directory, so ");
 		decide_filesystem(pl, rule, d);
 		d->ok = true;
 		return;
@@ -1106,7 +1239,8 @@ int plan_build_opts(const struct config *c, const struct plan_opts *opts, struct
 	struct planner pl = { .c = c,
 			      .probe = opts && opts->probe ? opts->probe : default_probe,
 			      .userdata = opts ? opts->userdata : NULL,
-			      .cancel = opts ? opts->cancel : NULL };
+			      .cancel = opts ? opts->cancel : NULL,
+			      .busy_dirs = opts ? opts->busy_dirs : NULL };
 	bool cancelled = false;
 
 	if (!c || !ret)
@@ -1541,6 +1675,11 @@ static void put_problem_group(const struct plan *p, const struct summary_group *
 }
 
 void plan_print_summary(const struct plan *p, FILE *f) {
+	plan_print_summary_with(p, f, NULL, NULL);
+}
+
+void plan_print_summary_with(const struct plan *p, FILE *f, plan_rule_fn after_rule,
+			     void *userdata) {
 	_cleanup_free_ struct summary_group *groups = NULL;
 	_cleanup_free_ size_t *slots = NULL;
 	size_t most = p ? p->n_problems : 0;
@@ -1580,6 +1719,8 @@ void plan_print_summary(const struct plan *p, FILE *f) {
 			r->n, r->n == 1 ? "" : "s");
 		for (size_t k = 0; k < n_groups; k++)
 			put_mark_group(p, &groups[k], f);
+		if (after_rule)
+			after_rule(p, i, f, userdata);
 	}
 
 	{

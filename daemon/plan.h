@@ -117,6 +117,10 @@ struct plan_opts {
 	/* when set (e.g. by another thread), planning stops after the rule
 	 * it is at and plan_build_opts() returns -ECANCELED */
 	const volatile bool *cancel;
+	/* directories whose filesystems mark = "auto" counts as busy
+	 * (NULL-terminated); NULL: /, /usr, /var, /home, /tmp, /srv (tests
+	 * name their own) */
+	const char *const *busy_dirs;
 };
 
 int plan_build_opts(const struct config *c, const struct plan_opts *opts, struct plan **ret);
@@ -147,6 +151,11 @@ void plan_print(const struct plan *p, FILE *f);
  * prints.
  */
 void plan_print_summary(const struct plan *p, FILE *f);
+/* The same, calling after_rule(p, i, f, userdata) after the lines of rule
+ * i (fsnotifyd --explain adds its costs there). */
+typedef void (*plan_rule_fn)(const struct plan *p, size_t rule, FILE *f, void *userdata);
+void plan_print_summary_with(const struct plan *p, FILE *f, plan_rule_fn after_rule,
+			     void *userdata);
 
 /* A mark's fanotify group in words, "notif/dfid_name,fid tag 0", into buf;
  * NULL for inotify. */

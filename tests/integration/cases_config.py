@@ -192,13 +192,13 @@ def check_config_unprivileged(t):
 
 @test
 def check_config_shipped(t):
-    confs = [os.path.join(t.srcdir, "conf", "fsnotifyd.conf")]
+    confs = [os.path.join(t.srcdir, "conf", n) for n in ("fsnotifyd.conf", "demo.conf")]
     examples = sorted(glob.glob(os.path.join(t.srcdir, "conf", "examples", "*.conf")))
     check(examples, "no conf/examples/*.conf")
     confs += examples
     problems = []
     for c in confs:
-        # The default config creates its demo directory (create = true):
+        # The demo config creates its demo directory (create = true):
         # run it with a private /tmp so the check leaves nothing behind.
         argv = [t.binary, "--check-config", c]
         if not any(x.startswith("/tmp/") for x in (t.binary, c)):
@@ -206,12 +206,17 @@ def check_config_shipped(t):
                     'mount -t tmpfs tmpfs /tmp && exec "$@"', "sh", *argv]
         rc, so, se = run_cmd(argv)
         # an example's paths need not exist here (3: valid, some rules
-        # cannot be placed here); the default config's do
-        if rc != 0 and not (rc == 3 and c != confs[0]):
+        # cannot be placed here); the default's and the demo's do
+        if rc != 0 and not (rc == 3 and c not in confs[:2]):
             first = next((ln for ln in (so + se).split("\n") if ln.strip()), "")
             problems.append(f"{os.path.relpath(c, t.srcdir)}: exit {rc}: {first}"
                             f"{tail(so + se, 8)}")
             continue
+        # the installed default is cheap: no mark that makes accesses
+        # elsewhere on a filesystem reach the daemon
+        if c == confs[0] and re.search(r"(filesystem|mount) marks?\b", so):
+            problems.append(f"conf/fsnotifyd.conf: the plan has a filesystem or mount mark:"
+                            f"{tail(so, 8)}")
         text = open(c, encoding="utf-8").read()
         for name in re.findall(r'^\s*(?:\{\s*)?name\s*=\s*"([^"]+)"', text, re.M):
             if name not in so:
@@ -219,6 +224,36 @@ def check_config_shipped(t):
                                 f"{name}:{tail(so, 8)}")
     if problems:
         raise Fail(f"{len(problems)} problem(s): " + "\n".join(problems))
+
+
+@test
+def explain_costs(t):
+    # --explain on the installed default: a block per rule with its costs in
+    # numbers, every line within 80 columns; --measure takes the figures
+    # from fsn-bench hooks run now (the build tree's, next to the daemon).
+    conf = os.path.join(t.srcdir, "conf", "fsnotifyd.conf")
+    runs = {"shipped": [t.binary, "--explain", conf],
+            "measured": [t.binary, "--explain", "--measure", conf]}
+    bench = os.path.join(os.path.dirname(os.path.dirname(t.binary)), "bench", "fsn-bench")
+    if not os.access(bench, os.X_OK):
+        del runs["measured"]
+        if os.environ.get("FSN_TESTS_MUST_RUN") == "1":
+            raise Fail(f"no fsn-bench at {bench} for --explain --measure")
+    for what, argv in runs.items():
+        rc, so, se = run_cmd(argv, timeout=120)
+        check(rc == 0, f"--explain ({what}): exit {rc}:{tail(so + se)}")
+        long = [ln for ln in so.split("\n") if len(ln) > 80]
+        check(not long, f"--explain ({what}): {len(long)} lines over 80 columns: {long[:3]}")
+        for rule in ("etc", "binaries"):
+            block = so[so.index(f"rule '{rule}': "):]
+            costs = re.search(r"cost: CPU per write / open / read.*?\n(.*?)(?:\nrule |\n\d+ marks)",
+                              block, re.S)
+            check(costs and re.search(r"elsewhere on the filesystem +~?\d+\.\d\dx +~?\d+\.\d\dx "
+                                      r"+~?\d+\.\d\dx +\[ino-same-fs\]", costs.group(1)),
+                  f"--explain ({what}): rule {rule} has no cost figures:{tail(so, 20)}")
+        src = "on this machine now" if what == "measured" else "the table shipped with"
+        check(src in " ".join(so.split()), f"--explain ({what}): the figures' source "
+              f"({src!r}) is not named:{tail(so, 8)}")
 
 
 # ---------------------------------------------------------------------------
@@ -280,11 +315,45 @@ def unplaceable_rule(t):
 # ---------------------------------------------------------------------------
 
 @test
-def default_config_runs(t):
-    # The README run command: the default config shows live events at
+def installed_default_runs(t):
+    # conf/fsnotifyd.conf as installed, its outputs turned to a JSON file
+    # by a drop-in (top-level settings of a drop-in override): a file made
+    # and removed in /etc, and a program in /usr/sbin whose mode is set
+    # (to what it is: an attrib event, nothing changes), are reported with
+    # their rules; the program's with the process that did it.
+    src = os.path.join(t.srcdir, "conf", "fsnotifyd.conf")
+    conf = t.write_file("fsnotifyd.conf", open(src, encoding="utf-8").read())
+    events = os.path.join(t.dir, "events.json")
+    os.mkdir(os.path.join(t.dir, "conf.d"))
+    t.write_file(os.path.join(t.dir, "conf.d", "json.conf"),
+                 f'outputs = ["test"];\noutput = {{ test = {{ type = "json"; file = "{events}"; }}; }};\n')
+    out = t.output(events)
+    prog = next(os.path.join("/usr/sbin", n) for n in sorted(os.listdir("/usr/sbin"))
+                if os.path.isfile(os.path.join("/usr/sbin", n))
+                and not os.path.islink(os.path.join("/usr/sbin", n)))
+    mode = os.stat(prog).st_mode & 0o7777
+    d = t.daemon(conf)
+    d.wait_ready()
+    c = t.child(comm="fsnd-default")
+    c.do("chmod", path=prog, mode=mode)
+    r = out.wait(ev(prog, "attrib", "binaries"), f"attrib of {prog}", daemon=d)
+    check_process(r, c, "the attrib in /usr/sbin")
+    f = f"/etc/.fsnotifyd-test-{os.getpid()}"
+    t.cleanups.append(lambda: os.path.exists(f) and os.unlink(f))
+    c.create(f)
+    out.wait(ev(f, "create", "etc"), f"the create of {f}", daemon=d)
+    c.do("unlink", path=f)
+    out.wait(ev(f, "delete", "etc"), f"the delete of {f}", daemon=d)
+    d.signal(signal.SIGTERM)
+    check(d.wait_exit() == 0, "exit status after SIGTERM is not 0")
+
+
+@test
+def demo_config_runs(t):
+    # The README run command: the demo config shows live events at
     # once (JSON lines on stdout). Its demo directory gets a tmpfs of its
     # own in this mount namespace, so nothing is left behind.
-    conf = os.path.join(t.srcdir, "conf", "fsnotifyd.conf")
+    conf = os.path.join(t.srcdir, "conf", "demo.conf")
     demo = "/tmp/fsnotifyd-demo"
     if not os.path.isdir(demo):
         os.mkdir(demo)

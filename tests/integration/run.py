@@ -41,12 +41,13 @@ import cases_scale  # noqa: E402
 import cases_control  # noqa: E402
 import cases_ctl  # noqa: E402
 import cases_metrics  # noqa: E402
+import cases_fleet  # noqa: E402
 
 # Each module registers its cases in common.TESTS when imported: the cases
 # run in the order of these imports, and in a module in its order.
 CASE_MODULES = (cases_marks, cases_reload, cases_output, cases_config, cases_overflow,
                 cases_lifecycle, cases_perm, cases_tree, cases_scale, cases_ctl,
-                cases_metrics)
+                cases_metrics, cases_fleet)
 
 INNER_ENV = "FSND_IT_NAMESPACE"
 TEST_TIMEOUT = 40  # seconds, for one test (a hung daemon must not hang the suite);

@@ -1,9 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Every symbol the shared library defines and exports starts with fsn_.
-# Usage: check-exports.sh LIBFSN.so
+# Every symbol the shared library defines and exports starts with fsn_,
+# and (with a man page given) libfsn(3) documents each with its signature.
+# Usage: check-exports.sh LIBFSN.so [libfsn.3]
 set -eu
 lib=$1
+man=${2:-}
 syms=$(nm -D --defined-only "$lib" | awk '$2 ~ /^[TDBRVW]$/ { print $3 }')
 count=$(printf '%s\n' "$syms" | grep -c . || true)
 bad=$(printf '%s\n' "$syms" | grep -v '^fsn_' | grep . || true)
@@ -17,6 +19,22 @@ if [ -n "$bad" ]; then
 	printf '  %s\n' $bad
 	echo "0 passed, 1 failed, 0 skipped"
 	exit 1
+fi
+if [ -n "$man" ]; then
+	undoc=""
+	for s in $(printf "%s\n" $syms | sed "s/@.*//"); do
+		# a bold signature: \fB<type> <name>(
+		grep -q "^\\\\fB.*[ *]$s(" "$man" || undoc="$undoc $s"
+	done
+	if [ -n "$undoc" ]; then
+		echo "exported but without a signature in $man:"
+		printf '  %s\n' $undoc
+		echo "1 passed, 1 failed, 0 skipped"
+		exit 1
+	fi
+	echo "$count exported symbols, all fsn_*, each with its signature in libfsn(3)"
+	echo "2 passed, 0 failed, 0 skipped"
+	exit 0
 fi
 echo "$count exported symbols, all fsn_*"
 echo "1 passed, 0 failed, 0 skipped"

@@ -1005,11 +1005,46 @@ START_TEST(test_default_config) {
 	struct loaded l = { 0 };
 	const struct rule_conf *r;
 
+	/* The installed default: /etc with a watch per directory, /usr/bin and
+	 * /usr/sbin with inode marks, to the journal; no mark that makes
+	 * accesses elsewhere on the filesystem reach the daemon, no
+	 * permission event, nothing created. */
 	snprintf(l.path, sizeof(l.path), "%s", FSN_CONF_SOURCE_DIR "/fsnotifyd.conf");
 	l.r = config_load(l.path, &l.c, &l.e);
 	assert_no_errors(&l);
-	/* What the README promises: a recursive demo directory created if
-	 * missing, /etc, JSON lines on stdout. */
+	ck_assert_uint_eq(l.c->n_rules, 2);
+	r = config_find_rule(l.c, "etc");
+	ck_assert_ptr_nonnull(r);
+	ck_assert_str_eq(r->paths[0], "/etc");
+	ck_assert_int_eq(r->mark, RULE_MARK_INOTIFY);
+	ck_assert(r->recursive);
+	r = config_find_rule(l.c, "binaries");
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(r->n_paths, 2);
+	ck_assert_str_eq(r->paths[0], "/usr/bin");
+	ck_assert_str_eq(r->paths[1], "/usr/sbin");
+	ck_assert_int_eq(r->mark, RULE_MARK_INODE);
+	ck_assert(!r->recursive);
+	for (size_t i = 0; i < l.c->n_rules; i++) {
+		ck_assert(!l.c->rules[i].create);
+		ck_assert(!l.c->rules[i].perm);
+	}
+	ck_assert_uint_eq(l.c->n_default_outputs, 1);
+	ck_assert_int_eq(config_find_output(l.c, l.c->default_outputs[0])->type, OUTPUT_JOURNAL);
+	config_free(l.c);
+	config_errors_clear(&l.e);
+}
+END_TEST
+
+START_TEST(test_demo_config) {
+	struct loaded l = { 0 };
+	const struct rule_conf *r;
+
+	snprintf(l.path, sizeof(l.path), "%s", FSN_CONF_SOURCE_DIR "/demo.conf");
+	l.r = config_load(l.path, &l.c, &l.e);
+	assert_no_errors(&l);
+	/* What the README promises of tools/run-daemon: a recursive demo
+	 * directory created if missing, /etc, JSON lines on stdout. */
 	r = config_find_rule(l.c, "demo");
 	ck_assert_ptr_nonnull(r);
 	ck_assert_str_eq(r->paths[0], "/tmp/fsnotifyd-demo");
@@ -1018,6 +1053,7 @@ START_TEST(test_default_config) {
 	r = config_find_rule(l.c, "etc");
 	ck_assert_ptr_nonnull(r);
 	ck_assert_str_eq(r->paths[0], "/etc");
+	ck_assert_int_eq(r->mark, RULE_MARK_INOTIFY);
 	ck_assert_uint_eq(l.c->n_default_outputs, 1);
 	ck_assert_int_eq(config_find_output(l.c, l.c->default_outputs[0])->type, OUTPUT_JSON);
 	ck_assert_str_eq(config_find_output(l.c, l.c->default_outputs[0])->file, "-");
@@ -1198,6 +1234,7 @@ static void config_suite(Suite *s) {
 
 	tc = tcase_create("shipped");
 	tcase_add_test(tc, test_default_config);
+	tcase_add_test(tc, test_demo_config);
 	tcase_add_test(tc, test_examples_load);
 	tcase_add_test(tc, test_man_page_documents_schema);
 	suite_add_tcase(s, tc);

@@ -1516,7 +1516,7 @@ START_TEST(test_journal_socket) {
 	    "demo: create,ondir /d/old -> /d/new\\nline\\xff (pid 123 to\\x01uch, uid 1000)");
 	assert_field(msg, (size_t)n, "PRIORITY", "6");
 	assert_field(msg, (size_t)n, "SYSLOG_IDENTIFIER", "fsnotifyd");
-	assert_field(msg, (size_t)n, "MESSAGE_ID", NULL);
+	assert_field(msg, (size_t)n, "MESSAGE_ID", FSND_MID_EVENT);
 	assert_field(msg, (size_t)n, "FSN_KIND", "event");
 	assert_field(msg, (size_t)n, "FSN_RULE", "demo");
 	assert_field(msg, (size_t)n, "FSN_EVENTS", "create,ondir");
@@ -1540,7 +1540,7 @@ START_TEST(test_journal_socket) {
 	assert_field(msg, (size_t)n, "FSN_COMM", NULL);
 	assert_field(msg, (size_t)n, "FSN_UID", NULL);
 
-	/* Overflow and dropped: MESSAGE_ID, warning priority. */
+	/* Overflow and dropped: their MESSAGE_IDs, warning priority. */
 	r = (struct record){
 		.kind = RECORD_OVERFLOW, .time_usec = T0, .rule = "demo", .uid = (uid_t)-1
 	};
@@ -1556,15 +1556,42 @@ START_TEST(test_journal_socket) {
 	output_emit(o, &r);
 	n = recv(fd, msg, sizeof(msg), MSG_DONTWAIT);
 	ck_assert_int_gt(n, 0);
-	assert_field(msg, (size_t)n, "MESSAGE_ID", FSND_MID_OVERFLOW);
+	assert_field(msg, (size_t)n, "MESSAGE_ID", FSND_MID_DROPPED);
 	assert_field(msg, (size_t)n, "FSN_KIND", "dropped");
 	assert_field(msg, (size_t)n, "FSN_COUNT", "7");
 	assert_field(msg, (size_t)n, "MESSAGE", "demo: 7 events dropped");
 
+	/* Every other kind: its own MESSAGE_ID (the catalog documents each). */
+	{
+		static const struct {
+			enum record_kind kind;
+			const char *mid;
+		} kinds[] = {
+			{ RECORD_DECISION, FSND_MID_DECISION },
+			{ RECORD_STATS, FSND_MID_STATS },
+			{ RECORD_RESCAN, FSND_MID_RESCAN },
+			{ RECORD_GONE, FSND_MID_GONE },
+			{ RECORD_UNMOUNTED, FSND_MID_UNMOUNTED },
+			{ RECORD_REARMED, FSND_MID_REARMED },
+		};
+
+		for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+			r = (struct record){ .kind = kinds[i].kind,
+					     .time_usec = T0,
+					     .rule = "demo",
+					     .path = "/d/x",
+					     .uid = (uid_t)-1 };
+			output_emit(o, &r);
+			n = recv(fd, msg, sizeof(msg), MSG_DONTWAIT);
+			ck_assert_int_gt(n, 0);
+			assert_field(msg, (size_t)n, "MESSAGE_ID", kinds[i].mid);
+		}
+	}
+
 	ck_assert_int_eq(recv(fd, msg, sizeof(msg), MSG_DONTWAIT), -1);
 	ck_assert_int_eq(errno, EAGAIN);
 	output_counters(o, &emitted, &failed);
-	ck_assert_uint_eq(emitted, 4);
+	ck_assert_uint_eq(emitted, 10);
 	ck_assert_uint_eq(failed, 0);
 	output_close(o);
 	close(fd);

@@ -29,7 +29,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "explain.h"
 #include "fsn-uapi.h"
+#include "fsn-util.h"
 #include "plan.h"
 #include "unit.h"
 
@@ -86,6 +88,10 @@ struct fx {
 	struct config *c;
 	struct plan *p;
 	struct fake fake;
+	/* directories whose filesystems count as busy for mark = "auto"
+	 * (NULL-terminated; none unless a case names one: the result must not
+	 * depend on where the test's directory is) */
+	const char *busy[2];
 };
 
 static void mkpath(const char *dir, const char *name, bool is_dir) {
@@ -119,8 +125,10 @@ static void fx_init(struct fx *fx) {
 
 /* Load and plan with the fake probe. */
 static void fx_plan(struct fx *fx, const char *tmpl) {
+	struct plan_opts o = { .probe = fake_probe, .userdata = &fx->fake, .busy_dirs = fx->busy };
+
 	fx->c = test_config_load(fx->dir, tmpl);
-	ck_assert_int_eq(plan_build_with_probe(fx->c, fake_probe, &fx->fake, &fx->p), 0);
+	ck_assert_int_eq(plan_build_opts(fx->c, &o, &fx->p), 0);
 	ck_assert_ptr_nonnull(fx->p);
 }
 
@@ -251,6 +259,93 @@ START_TEST(test_auto_recursive_filesystem) {
 	assert_contains(m->why, "auto: a recursive directory, so a filesystem mark with DFID_NAME");
 	assert_contains(m->why, "no race with new subdirectories");
 	assert_contains(m->why, "cost: every such event on that filesystem reaches the daemon");
+	fx_done(&fx);
+}
+END_TEST
+
+/* auto on a busy filesystem: a small tree gets a watch per directory; a
+ * rule that needs fanotify (a process filter, an event inotify lacks), or
+ * a tree of more than 1000 directories, keeps the filesystem mark. */
+START_TEST(test_auto_recursive_busy_watches) {
+	struct fx fx;
+	const struct plan_mark *m;
+
+	fx_init(&fx);
+	fx.busy[0] = fx.dir;
+	fx_plan(&fx, "rules = ( { name = \"t\"; paths = [\"@D@/tree\"]; recursive = true; } );");
+	ck_assert_uint_eq(fx.p->n_marks, 1);
+	ck_assert_uint_eq(fx.p->n_problems, 0);
+	m = &fx.p->marks[0];
+	ck_assert_int_eq(m->spec.type, FSN_MARK_INOTIFY);
+	ck_assert_str_eq(m->subtree, DP(&fx, "tree"));
+	ck_assert(m->subtree_recursive);
+	/* tree, tree/sub, tree/sub/deep, tree/cache */
+	assert_contains(m->why, "auto: a recursive directory of 4 directories (at most 1000) on a "
+				"busy filesystem (the one holding ");
+	assert_contains(m->why, fx.dir);
+	assert_contains(m->why, "events of inotify watches carry no process");
+	assert_contains(m->why, "recursive: one inotify watch per directory of the tree");
+	fx_done(&fx);
+}
+END_TEST
+
+START_TEST(test_auto_recursive_busy_needs_fanotify) {
+	static const char *const rules[] = {
+		"rules = ( { name = \"t\"; paths = [\"@D@/tree\"]; recursive = true;\n"
+		"  comms = [\"make\"]; } );",
+		"rules = ( { name = \"t\"; paths = [\"@D@/tree\"]; recursive = true;\n"
+		"  events = [\"open_exec\"]; } );",
+	};
+	static const char *const why[] = {
+		"but the rule filters by process and only fanotify reports it, so a filesystem "
+		"mark",
+		"but inotify cannot report all of the rule's events, so a filesystem mark",
+	};
+
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+		struct fx fx;
+
+		fx_init(&fx);
+		fx.busy[0] = fx.dir;
+		fx_plan(&fx, rules[i]);
+		ck_assert_uint_eq(fx.p->n_marks, 1);
+		ck_assert_int_eq(fx.p->marks[0].spec.type, FSN_MARK_FILESYSTEM);
+		assert_contains(fx.p->marks[0].why, why[i]);
+		fx_done(&fx);
+	}
+}
+END_TEST
+
+/* n more directories in D/tree/cache */
+static void make_cache_dirs(const char *dir, int n) {
+	char name[64];
+
+	for (int i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "tree/cache/d%d", i);
+		mkpath(dir, name, true);
+	}
+}
+
+START_TEST(test_auto_recursive_busy_big_tree) {
+	struct fx fx;
+
+	fx_init(&fx);
+	fx.busy[0] = fx.dir;
+	make_cache_dirs(fx.dir, 997); /* 4 + 997 = 1001 directories */
+	fx_plan(&fx, "rules = ( { name = \"t\"; paths = [\"@D@/tree\"]; recursive = true; } );");
+	ck_assert_uint_eq(fx.p->n_marks, 1);
+	ck_assert_int_eq(fx.p->marks[0].spec.type, FSN_MARK_FILESYSTEM);
+	assert_contains(fx.p->marks[0].why, "auto: a recursive directory of more than 1000 "
+					    "directories, so one mark for them all: a filesystem "
+					    "mark");
+	fx_done(&fx);
+	/* 1000 exactly: watches */
+	fx_init(&fx);
+	fx.busy[0] = fx.dir;
+	make_cache_dirs(fx.dir, 996);
+	fx_plan(&fx, "rules = ( { name = \"t\"; paths = [\"@D@/tree\"]; recursive = true; } );");
+	ck_assert_int_eq(fx.p->marks[0].spec.type, FSN_MARK_INOTIFY);
+	assert_contains(fx.p->marks[0].why, "of 1000 directories (at most 1000)");
 	fx_done(&fx);
 }
 END_TEST
@@ -1599,6 +1694,131 @@ START_TEST(test_real_probe_unprivileged) {
 }
 END_TEST
 
+/* ------------------------------------------------------------------------ */
+/* --explain                                                                */
+/* ------------------------------------------------------------------------ */
+
+/* Every line of text is at most width columns (bytes: the text is ASCII
+ * but for the em dash of a why). */
+static void assert_lines_fit(const char *text, size_t width) {
+	for (const char *l = text; *l;) {
+		const char *e = strchr(l, '\n');
+		size_t n = e ? (size_t)(e - l) : strlen(l), cols = 0;
+
+		for (size_t i = 0; i < n; i++)
+			cols += ((unsigned char)l[i] & 0xc0) != 0x80; /* UTF-8: count lead bytes */
+		ck_assert_msg(cols <= width, "a line of %zu columns: \"%.*s\"", cols, (int)n, l);
+		if (!e)
+			break;
+		l = e + 1;
+	}
+}
+
+static char *wrapped(const char *text, size_t width) {
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	ck_assert_ptr_nonnull(f);
+	text_wrap(f, text, width);
+	fclose(f);
+	return out;
+}
+
+START_TEST(test_text_wrap) {
+	_cleanup_free_ char *a = NULL, *b = NULL, *c = NULL;
+
+	a = wrapped("short line\n  indented and long enough to wrap here\n", 20);
+	ck_assert_str_eq(a, "short line\n  indented and long\n      enough to wrap\n      here\n");
+	/* a word longer than the line stays whole, on a line of its own */
+	b = wrapped("x /a/very/long/path/that/cannot/break y\n", 10);
+	ck_assert_str_eq(b, "x\n    /a/very/long/path/that/cannot/break\n    y\n");
+	/* nothing lost or added but line breaks and indentation */
+	c = wrapped("no newline at the end", 80);
+	ck_assert_str_eq(c, "no newline at the end\n");
+}
+END_TEST
+
+START_TEST(test_hook_costs) {
+	struct hook_costs hc;
+	static const char table[] =
+	    "# machine: a test box\n"
+	    "fsn-bench hooks: 3 rounds x 10 ops; ratio = ops per CPU-second vs ...\n"
+	    "\n"
+	    "scenario            workload        median ops/s   ratio   change            95% CI  "
+	    "verdict\n"
+	    "none                pwrite               1649007   1.000    +0.0% [ 1.000,  1.000]  "
+	    "baseline\n"
+	    "ino-same-fs         pwrite               1584994   0.800   -20.0% [ 0.700,  0.900]  "
+	    "significant (costlier)\n"
+	    "ino-same-fs         pread                2134551   0.961    -3.9% [ 0.901,  1.025]  "
+	    "within noise\n"
+	    "unknown-scenario    pwrite                     1   0.500   -50.0% [ 0.400,  0.600]  "
+	    "x\n";
+
+	ck_assert_int_eq(hook_costs_parse(table, &hc), 0);
+	ck_assert_str_eq(hc.source, "fsn-bench hooks (3 rounds x 10 ops) on a test box");
+	ck_assert(hc.c[HS_INO_SAME_FS][HOOK_WRITE].known);
+	ck_assert(!hc.c[HS_INO_SAME_FS][HOOK_WRITE].noise);
+	ck_assert(hc.c[HS_INO_SAME_FS][HOOK_WRITE].ratio == 0.8);
+	ck_assert(hc.c[HS_INO_SAME_FS][HOOK_READ].noise);
+	ck_assert(!hc.c[HS_INO_SAME_FS][HOOK_OPEN].known);
+	ck_assert(!hc.c[HS_PERM_SAME_FS][HOOK_WRITE].known);
+	ck_assert_int_eq(hook_costs_parse("nothing here\n", &hc), -EINVAL);
+
+	/* the shipped table has every figure the explanation quotes */
+	ck_assert_int_eq(hook_costs_builtin(&hc), 0);
+	for (int sc = 0; sc < _HS_MAX; sc++)
+		for (int op = 0; op < _HOOK_OP_MAX; op++)
+			ck_assert_msg(hc.c[sc][op].known, "shipped table: no figure for %d/%d", sc,
+				      op);
+	assert_contains(hc.source, " on Linux ");
+	assert_contains(hc.source, "the table shipped with fsnotifyd");
+}
+END_TEST
+
+/* One block per rule with its costs, every line within 80 columns. */
+START_TEST(test_explain_plan) {
+	struct fx fx;
+	struct hook_costs hc;
+	_cleanup_free_ char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	fx_init(&fx);
+	fx_plan(&fx, "rules = (\n"
+		     "  { name = \"tree\"; paths = [\"@D@/tree\"]; recursive = true; },\n"
+		     "  { name = \"file\"; paths = [\"@D@/file\"]; },\n"
+		     "  { name = \"guard\"; paths = [\"@D@/tree\"]; events = [\"open_perm\"]; }\n"
+		     ");");
+	ck_assert_int_eq(hook_costs_builtin(&hc), 0);
+	f = open_memstream(&out, &len);
+	ck_assert_ptr_nonnull(f);
+	explain_plan(fx.p, &hc, 80, f);
+	fclose(f);
+	assert_lines_fit(out, 80);
+	/* each rule's block, then its costs, in rule order */
+	{
+		const char *tree = strstr(out, "rule 'tree': "),
+			   *file = strstr(out, "rule 'file': ");
+		const char *guard = strstr(out, "rule 'guard': ");
+
+		ck_assert(tree && file && guard && tree < file && file < guard);
+		ck_assert_ptr_nonnull(strstr(tree, "  cost: CPU per write / open / read"));
+		ck_assert(strstr(tree, "filesystem marks, tmpfs at ") < file ||
+			  strstr(tree, "filesystem marks, ") < file);
+		ck_assert(strstr(tree, "[fan-fs-nomatch]") < file);
+		ck_assert(strstr(file, "inode marks, ") < guard);
+		ck_assert(strstr(file, "[ino-same-fs]") < guard);
+		ck_assert_ptr_nonnull(strstr(guard, "permission inode marks, "));
+		ck_assert_ptr_nonnull(strstr(guard, "[perm-same-fs]"));
+	}
+	assert_contains(out, "They come from fsn-bench hooks (20");
+	assert_contains(out, "--explain --measure");
+	fx_done(&fx);
+}
+END_TEST
+
 static void plan_suite(Suite *s) {
 	TCase *tc;
 
@@ -1606,6 +1826,9 @@ static void plan_suite(Suite *s) {
 	tcase_add_test(tc, test_auto_file_inode);
 	tcase_add_test(tc, test_auto_dir_inode);
 	tcase_add_test(tc, test_auto_recursive_filesystem);
+	tcase_add_test(tc, test_auto_recursive_busy_watches);
+	tcase_add_test(tc, test_auto_recursive_busy_needs_fanotify);
+	tcase_add_test(tc, test_auto_recursive_busy_big_tree);
 	tcase_add_test(tc, test_auto_no_fanotify_inotify);
 	tcase_add_test(tc, test_unlimited_queue);
 	tcase_add_test(tc, test_auto_fid_refused_inotify);
@@ -1648,6 +1871,9 @@ static void plan_suite(Suite *s) {
 	tcase_add_test(tc, test_plan_summary_scale);
 	tcase_add_test(tc, test_plan_print_escapes);
 	tcase_add_test(tc, test_free_and_errors);
+	tcase_add_test(tc, test_text_wrap);
+	tcase_add_test(tc, test_hook_costs);
+	tcase_add_test(tc, test_explain_plan);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("real-probe");
