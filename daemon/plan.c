@@ -87,6 +87,8 @@ struct planner {
 	 * BUSY_DIRS), for mark = "auto" on recursive directories; looked up
 	 * once */
 	const char *const *busy_dirs;
+	size_t auto_walked;  /* directories counted for auto so far (AUTO_WALK_BUDGET) */
+	size_t auto_watched; /* directories auto gave a watch each so far */
 	bool busy_known;
 	dev_t busy_dev[8];
 	const char *busy_dir[8];
@@ -600,6 +602,9 @@ static bool fanotify_usable(struct planner *pl, const struct rule_conf *rule, st
  * rule needs. */
 #define AUTO_WATCH_MAX_DIRS 1000
 #define AUTO_WATCH_MAX_DEPTH 64
+/* The directories a plan counts for auto at most (a plan of 10 000 trees
+ * must not read 10 million directories); beyond it, filesystem marks. */
+#define AUTO_WALK_BUDGET 20000
 static const char *const BUSY_DIRS[] = { "/", "/usr", "/var", "/home", "/tmp", "/srv", NULL };
 
 /* The busy directory whose filesystem dev is, or NULL. */
@@ -664,7 +669,7 @@ static bool auto_prefers_watches(struct planner *pl, const struct rule_conf *rul
 				 struct decision *d) {
 	const char *busy = busy_fs(pl, d->st.st_dev);
 	_cleanup_free_ char *root = NULL;
-	size_t n = 1;
+	size_t n = 1, max;
 	int fd;
 
 	if (!busy || !sup(d->probe, FSN_FEAT_INOTIFY))
@@ -689,16 +694,37 @@ static bool auto_prefers_watches(struct planner *pl, const struct rule_conf *rul
 		       busy);
 		return false;
 	}
-	fd = open(d->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
-	if (fd >= 0)
-		count_dirs(fd, 1, &n, AUTO_WATCH_MAX_DIRS);
-	if (fd < 0 || n > AUTO_WATCH_MAX_DIRS) {
+	/* the watches auto places stay within half of limits.max_marks, and
+	 * the counting within AUTO_WALK_BUDGET */
+	max = AUTO_WATCH_MAX_DIRS;
+	if (pl->c->max_marks / 2 > pl->auto_watched &&
+	    pl->c->max_marks / 2 - pl->auto_watched < max)
+		max = pl->c->max_marks / 2 - pl->auto_watched;
+	else if (pl->c->max_marks / 2 <= pl->auto_watched)
+		max = 0;
+	if (max == 0 || pl->auto_walked >= AUTO_WALK_BUDGET) {
 		append(pl, &d->why,
-		       "auto: a recursive directory of more than %d directories, so one mark "
-		       "for them all: ",
-		       AUTO_WATCH_MAX_DIRS);
+		       "auto: a recursive directory on a busy filesystem (the one holding %s), but "
+		       "the plan's other trees already have %s, so ",
+		       busy,
+		       max == 0 ? "half of limits.max_marks in watches"
+				: "all the directories it counts for auto");
 		return false;
 	}
+	fd = open(d->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
+	if (fd >= 0)
+		count_dirs(fd, 1, &n, max);
+	pl->auto_walked += n;
+	if (fd < 0 || n > max) {
+		append(pl, &d->why,
+		       "auto: a recursive directory of more than %zu directories%s, so one mark "
+		       "for them all: ",
+		       max,
+		       max < AUTO_WATCH_MAX_DIRS ? " (what is left of half of limits.max_marks)"
+						 : "");
+		return false;
+	}
+	pl->auto_watched += n;
 	append(pl, &d->why,
 	       "auto: a recursive directory of %zu director%s (at most %d) on a busy "
 	       "filesystem (the one holding %s): a watch per directory makes the kernel ask "

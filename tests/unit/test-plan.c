@@ -316,6 +316,26 @@ START_TEST(test_auto_recursive_busy_needs_fanotify) {
 }
 END_TEST
 
+/* The watches auto places stay within half of limits.max_marks: a second
+ * tree that would pass it gets a filesystem mark. */
+START_TEST(test_auto_recursive_busy_max_marks) {
+	struct fx fx;
+
+	fx_init(&fx);
+	fx.busy[0] = fx.dir;
+	fx_plan(&fx, "limits = { max_marks = 10; };\n"
+		     "rules = ( { name = \"a\"; paths = [\"@D@/tree\"]; recursive = true; },\n"
+		     "          { name = \"b\"; paths = [\"@D@/tree\"]; recursive = true; } );");
+	ck_assert_uint_eq(fx.p->n_marks, 2);
+	ck_assert_int_eq(fx.p->marks[0].spec.type, FSN_MARK_INOTIFY);
+	assert_contains(fx.p->marks[0].why, "of 4 directories (at most 1000)");
+	ck_assert_int_eq(fx.p->marks[1].spec.type, FSN_MARK_FILESYSTEM);
+	assert_contains(fx.p->marks[1].why, "auto: a recursive directory of more than 1 "
+					    "directories (what is left of half of limits.max_marks)");
+	fx_done(&fx);
+}
+END_TEST
+
 /* n more directories in D/tree/cache */
 static void make_cache_dirs(const char *dir, int n) {
 	char name[64];
@@ -1829,6 +1849,7 @@ static void plan_suite(Suite *s) {
 	tcase_add_test(tc, test_auto_recursive_busy_watches);
 	tcase_add_test(tc, test_auto_recursive_busy_needs_fanotify);
 	tcase_add_test(tc, test_auto_recursive_busy_big_tree);
+	tcase_add_test(tc, test_auto_recursive_busy_max_marks);
 	tcase_add_test(tc, test_auto_no_fanotify_inotify);
 	tcase_add_test(tc, test_unlimited_queue);
 	tcase_add_test(tc, test_auto_fid_refused_inotify);
