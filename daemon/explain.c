@@ -120,12 +120,13 @@ int hook_costs_measure(const char *fsn_bench, struct hook_costs *ret, char *err,
 	_cleanup_free_ char *out = NULL;
 	size_t n = 0, cap = 0;
 	struct utsname u;
-	int fds[2], status, r;
-	pid_t pid;
+	int fds[2], status = 0, r;
+	pid_t pid, w;
 
 	if (pipe2(fds, O_CLOEXEC) < 0) {
-		snprintf(err, len, "pipe: %s", strerror(errno));
-		return -errno;
+		r = -errno;
+		snprintf(err, len, "pipe: %s", strerror(-r));
+		return r;
 	}
 	pid = fork();
 	if (pid < 0) {
@@ -162,8 +163,13 @@ int hook_costs_measure(const char *fsn_bench, struct hook_costs *ret, char *err,
 		n += (size_t)k;
 	}
 	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+	while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
 		;
+	if (w < 0) {
+		r = -errno;
+		snprintf(err, len, "waitpid: %s", strerror(-r));
+		return r;
+	}
 	if (!out || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		snprintf(err, len, "%s hooks --quick failed (%s %d)", fsn_bench,
 			 WIFEXITED(status) ? "exit status" : "signal",
@@ -317,7 +323,16 @@ void explain_plan(const struct plan *p, const struct hook_costs *hc, size_t widt
 	text_wrap(f, text ? text : "", width);
 }
 
+/* Whether a line may break at line[i] (a space): a single space between
+ * two other characters, so that runs of spaces (table columns) stay as
+ * they are. */
+static bool breakable(const char *line, size_t len, size_t i) {
+	return line[i] == ' ' && i > 0 && line[i - 1] != ' ' && i + 1 < len && line[i + 1] != ' ';
+}
+
 void text_wrap(FILE *f, const char *text, size_t width) {
+	if (width < 16)
+		width = 16;
 	for (const char *line = text; *line;) {
 		const char *end = strchr(line, '\n');
 		size_t len = end ? (size_t)(end - line) : strlen(line);
@@ -327,15 +342,15 @@ void text_wrap(FILE *f, const char *text, size_t width) {
 		if (indent > width / 2)
 			indent = width / 2;
 		while (len - pos > width - col) {
-			/* the last space that fits, after the indentation */
-			size_t cut = pos + (width - col);
+			/* the last place to break that fits, after the indentation */
+			size_t cut = pos + (width - col), first = pos + (col ? 0 : indent);
 
-			while (cut > pos && line[cut] != ' ')
+			while (cut > first && !breakable(line, len, cut))
 				cut--;
-			if (cut <= pos + (col ? 0 : indent)) {
-				/* one word longer than the line: cut it at the next space */
+			if (cut <= first) {
+				/* one word longer than the line: break at the next place */
 				cut = pos + (width - col);
-				while (cut < len && line[cut] != ' ')
+				while (cut < len && !breakable(line, len, cut))
 					cut++;
 				if (cut >= len)
 					break;
@@ -343,9 +358,7 @@ void text_wrap(FILE *f, const char *text, size_t width) {
 			fwrite(line + pos, 1, cut - pos, f);
 			fprintf(f, "\n%*s", (int)(indent + 4), "");
 			col = indent + 4;
-			pos = cut;
-			while (pos < len && line[pos] == ' ')
-				pos++;
+			pos = cut + 1;
 		}
 		fwrite(line + pos, 1, len - pos, f);
 		fputc('\n', f);

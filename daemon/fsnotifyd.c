@@ -86,7 +86,8 @@ static void help(void) {
 	       "                            cost a write, an open and a read (figures of\n"
 	       "                            fsn-bench hooks shipped with fsnotifyd)\n"
 	       "      --measure             with --explain: measure those costs on this\n"
-	       "                            machine now (fsn-bench hooks --quick, ~10 s)\n"
+	       "                            machine now (fsn-bench hooks --quick, a few\n"
+	       "                            seconds)\n"
 	       "  -v, --verbose             with --check-config: every mark on a line\n"
 	       "  -f, --foreground          also print events human-readably on stdout\n"
 	       "  -h, --help                show this help\n"
@@ -126,11 +127,30 @@ static int load_config(const char *path, struct config **ret, char *why, size_t 
 /* --check-config, --explain                                                */
 /* ------------------------------------------------------------------------ */
 
+/* A program root may run: owned by root (or this user) and writable by no
+ * one else, nor is its directory. */
+static bool trusted_program(const char *path) {
+	char dir[PATH_MAX], *slash;
+	struct stat st;
+	uid_t me = geteuid();
+
+	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir) ||
+	    !(slash = strrchr(dir, '/')))
+		return false;
+	*slash = '\0';
+	for (int i = 0; i < 2; i++) {
+		if (stat(i == 0 ? path : (dir[0] ? dir : "/"), &st) < 0 ||
+		    (st.st_uid != 0 && st.st_uid != me) || (st.st_mode & (S_IWGRP | S_IWOTH)))
+			return false;
+	}
+	return access(path, X_OK) == 0;
+}
+
 /* fsn-bench for --explain --measure: next to this program (the build
- * tree's bench/, or the same directory), else on PATH. */
+ * tree's bench/, or the same directory), else where it is installed; never
+ * from PATH (root runs it), and only a program no other user can change. */
 static int find_fsn_bench(char *buf, size_t len) {
 	char self[PATH_MAX], *slash;
-	const char *path = getenv("PATH");
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
 	if (n > 0) {
@@ -139,21 +159,15 @@ static int find_fsn_bench(char *buf, size_t len) {
 		if (slash) {
 			*slash = '\0';
 			if ((size_t)snprintf(buf, len, "%s/../bench/fsn-bench", self) < len &&
-			    access(buf, X_OK) == 0)
+			    trusted_program(buf))
 				return 0;
 			if ((size_t)snprintf(buf, len, "%s/fsn-bench", self) < len &&
-			    access(buf, X_OK) == 0)
+			    trusted_program(buf))
 				return 0;
 		}
 	}
-	for (const char *d = path ? path : "/usr/bin:/bin"; *d;) {
-		size_t l = strcspn(d, ":");
-
-		if ((size_t)snprintf(buf, len, "%.*s/fsn-bench", (int)l, d) < len && l &&
-		    buf[0] == '/' && access(buf, X_OK) == 0)
-			return 0;
-		d += l + (d[l] == ':');
-	}
+	if ((size_t)snprintf(buf, len, "%s/fsn-bench", FSN_BINDIR) < len && trusted_program(buf))
+		return 0;
 	return -ENOENT;
 }
 
@@ -180,25 +194,23 @@ static int check_config(const char *path, bool explain, bool measure, bool verbo
 		struct hook_costs hc;
 		char bench[PATH_MAX], err[PATH_MAX + 128];
 
-		if (!measure)
-			r = hook_costs_builtin(&hc);
-		else if (find_fsn_bench(bench, sizeof(bench)) < 0) {
+		r = -ENOENT;
+		if (measure && find_fsn_bench(bench, sizeof(bench)) < 0)
 			fprintf(stderr,
-				"fsnotifyd: --measure: fsn-bench not found next to fsnotifyd "
-				"or on PATH (Debian package fsn-tools)\n");
-			r = -ENOENT;
-		} else {
+				"fsnotifyd: --measure: no fsn-bench next to fsnotifyd or in %s "
+				"(Debian package fsn-tools): the shipped figures instead\n",
+				FSN_BINDIR);
+		else if (measure) {
 			fprintf(stderr, "fsnotifyd: measuring the hook costs: %s hooks --quick\n",
 				bench);
 			r = hook_costs_measure(bench, &hc, err, sizeof(err));
 			if (r < 0)
-				fprintf(stderr, "fsnotifyd: --measure: %s\n", err);
+				fprintf(stderr,
+					"fsnotifyd: --measure: %s: the shipped figures instead\n",
+					err);
 		}
-		if (r < 0) {
-			plan_free(p);
-			config_free(c);
-			return r;
-		}
+		if (r < 0 && hook_costs_builtin(&hc) < 0)
+			hc = (struct hook_costs){ .source = "(no figures)" };
 		explain_plan(p, &hc, 80, stdout);
 	} else if (verbose)
 		plan_print(p, stdout);
@@ -631,13 +643,16 @@ static int run(int argc, char **argv) {
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *config_path = DEFAULT_CONFIG;
-	bool check = false, check_file = false, explain = false, measure = false,
-	     foreground = false, verbose = false;
+	bool check = false, check_file = false, config_given = false, explain = false,
+	     measure = false, foreground = false, verbose = false;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "c:fhv", options, NULL)) >= 0) {
 		switch (c) {
-		case 'c': config_path = optarg; break;
+		case 'c':
+			config_path = optarg;
+			config_given = true;
+			break;
 		case OPT_CHECK:
 		case OPT_EXPLAIN:
 			check = true;
@@ -662,7 +677,7 @@ static int run(int argc, char **argv) {
 		}
 	}
 	/* "--explain --measure FILE": the file after the other options */
-	if (check && !check_file && optind == argc - 1)
+	if (check && !check_file && !config_given && optind == argc - 1)
 		config_path = argv[optind++];
 	if (optind < argc) {
 		fprintf(stderr, "fsnotifyd: unexpected argument '%s' (see --help)\n", argv[optind]);

@@ -88,6 +88,7 @@ struct planner {
 	 * once */
 	const char *const *busy_dirs;
 	size_t auto_walked;  /* directories counted for auto so far (AUTO_WALK_BUDGET) */
+	size_t auto_entries; /* directory entries read for it (AUTO_WALK_ENTRIES) */
 	size_t auto_watched; /* directories auto gave a watch each so far */
 	bool busy_known;
 	dev_t busy_dev[8];
@@ -605,6 +606,7 @@ static bool fanotify_usable(struct planner *pl, const struct rule_conf *rule, st
 /* The directories a plan counts for auto at most (a plan of 10 000 trees
  * must not read 10 million directories); beyond it, filesystem marks. */
 #define AUTO_WALK_BUDGET 20000
+#define AUTO_WALK_ENTRIES 200000
 static const char *const BUSY_DIRS[] = { "/", "/usr", "/var", "/home", "/tmp", "/srv", NULL };
 
 /* The busy directory whose filesystem dev is, or NULL. */
@@ -628,37 +630,91 @@ static const char *busy_fs(struct planner *pl, dev_t dev) {
 	return NULL;
 }
 
-/* Count the directories below dfd (closed here), not following symlinks,
- * up to max+1 (more, or deeper than AUTO_WATCH_MAX_DEPTH: max+1). */
-static void count_dirs(int dfd, unsigned depth, size_t *n, size_t max) {
+/* What counting a tree for auto found. */
+struct tree_count {
+	size_t dirs;    /* directories, the top one included (stops at max + 1) */
+	size_t entries; /* directory entries read */
+	size_t max, max_entries;
+	dev_t dev; /* the tree's filesystem */
+	uid_t owner;
+	/* why the tree cannot get watches (NULL: it can); the first reason */
+	const char *stop;
+};
+
+/* System accounts (Debian's SYS_UID_MAX is 999): the daemon's user trusts
+ * them as it trusts itself. */
+#define SYSTEM_UID_MAX 999
+
+/* Whether st (a directory of the tree) can only be changed by the daemon's
+ * user or, for root, a system account: a directory another user may write
+ * to can grow past the count after it was taken, and the watches would not
+ * cover it. */
+static bool only_ours(const struct stat *st, uid_t owner) {
+	return (st->st_uid == owner || (owner == 0 && st->st_uid <= SYSTEM_UID_MAX)) &&
+	       !(st->st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/* Count the directories below dfd (closed here): not following symlinks,
+ * not entering other filesystems (nor triggering automounts), each one
+ * writable by the daemon's user only; stops at the first reason not to
+ * watch the tree with inotify (t->stop). */
+static void count_dirs(int dfd, unsigned depth, struct tree_count *t) {
 	DIR *dir = fdopendir(dfd);
 	struct dirent *de;
 
 	if (!dir) {
+		t->stop = "a directory of it cannot be read";
 		close(dfd);
 		return;
 	}
-	while (*n <= max && (de = readdir(dir))) {
+	while (!t->stop) {
 		struct stat st;
 		int fd;
 
+		errno = 0;
+		de = readdir(dir);
+		if (!de) {
+			if (errno)
+				t->stop = "a directory of it cannot be read";
+			break;
+		}
+		if (++t->entries > t->max_entries) {
+			t->stop = "it holds too many entries to count";
+			break;
+		}
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		if (de->d_type != DT_DIR &&
-		    (de->d_type != DT_UNKNOWN ||
-		     fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		     !S_ISDIR(st.st_mode)))
+		if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
 			continue;
-		if (++*n > max)
+		if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT) <
+		    0) {
+			if (errno != ENOENT)
+				t->stop = "a directory of it cannot be read";
+			continue;
+		}
+		if (!S_ISDIR(st.st_mode) || st.st_dev != t->dev)
+			continue; /* another filesystem: not counted, not entered */
+		if (++t->dirs > t->max) {
+			t->stop = "too big";
 			break;
+		}
+		if (!only_ours(&st, t->owner)) {
+			t->stop = "other users can write to a directory of it, so it can outgrow "
+				  "the watches";
+			break;
+		}
 		if (depth >= AUTO_WATCH_MAX_DEPTH) {
-			*n = max + 1;
+			t->stop = "it is deeper than 64 levels";
 			break;
 		}
 		fd = openat(dirfd(dir), de->d_name,
 			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-		if (fd >= 0)
-			count_dirs(fd, depth + 1, n, max);
+		if (fd < 0) {
+			if (errno != ENOENT)
+				t->stop = "a directory of it cannot be read";
+			continue;
+		}
+		count_dirs(fd, depth + 1, t);
 	}
 	closedir(dir);
 }
@@ -669,15 +725,16 @@ static bool auto_prefers_watches(struct planner *pl, const struct rule_conf *rul
 				 struct decision *d) {
 	const char *busy = busy_fs(pl, d->st.st_dev);
 	_cleanup_free_ char *root = NULL;
-	size_t n = 1, max;
+	struct tree_count t;
+	size_t n, max;
 	int fd;
 
 	if (!busy || !sup(d->probe, FSN_FEAT_INOTIFY))
 		return false;
+	/* the tree is the whole filesystem: a filesystem mark costs no more */
 	root = mount_root(pl, d->path);
 	if (!root || strcmp(root, d->path) == 0)
-		return false; /* the tree is the whole filesystem: a filesystem mark costs no more
-			       */
+		return false;
 	if (rule->n_pids || rule->n_comms || rule->n_uids) {
 		append(pl, &d->why,
 		       "auto: a recursive directory on a busy filesystem (the one holding %s), "
@@ -711,17 +768,39 @@ static bool auto_prefers_watches(struct planner *pl, const struct rule_conf *rul
 				: "all the directories it counts for auto");
 		return false;
 	}
-	fd = open(d->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
-	if (fd >= 0)
-		count_dirs(fd, 1, &n, max);
-	pl->auto_walked += n;
-	if (fd < 0 || n > max) {
+	t = (struct tree_count){ .dirs = 1, .max = max, .dev = d->st.st_dev, .owner = geteuid() };
+	t.max_entries =
+	    AUTO_WALK_ENTRIES > pl->auto_entries ? AUTO_WALK_ENTRIES - pl->auto_entries : 0;
+	if (!only_ours(&d->st, t.owner))
+		t.stop = "other users can write to it, so it can outgrow the watches";
+	else if ((fd = open(d->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK)) < 0)
+		t.stop = "it cannot be read";
+	else {
+		struct stat st;
+
+		if (fstat(fd, &st) < 0 || st.st_dev != d->st.st_dev || st.st_ino != d->st.st_ino) {
+			t.stop = "it changed while it was counted";
+			close(fd);
+		} else
+			count_dirs(fd, 1, &t);
+	}
+	pl->auto_walked += t.dirs;
+	pl->auto_entries += t.entries;
+	n = t.dirs;
+	if (t.stop && strcmp(t.stop, "too big") == 0) {
 		append(pl, &d->why,
 		       "auto: a recursive directory of more than %zu directories%s, so one mark "
 		       "for them all: ",
 		       max,
 		       max < AUTO_WATCH_MAX_DIRS ? " (what is left of half of limits.max_marks)"
 						 : "");
+		return false;
+	}
+	if (t.stop) {
+		append(pl, &d->why,
+		       "auto: a recursive directory on a busy filesystem (the one holding %s), but "
+		       "%s, so ",
+		       busy, t.stop);
 		return false;
 	}
 	pl->auto_watched += n;

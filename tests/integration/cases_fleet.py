@@ -78,12 +78,21 @@ def journal_to_remote(t):
     if not os.path.exists("/etc/machine-id"):
         raise Skip("no /etc/machine-id: journald cannot name its journal")
 
-    # journald by hand: its sockets and its (volatile and persistent)
-    # journals on tmpfs, so nothing of the machine's journal is touched
+    # journald by hand: its sockets and its journal on tmpfs, so nothing of
+    # the machine's journal is touched; its configuration and upload's and
+    # remote's are the test's own (a tmpfs on /etc/systemd in this mount
+    # namespace: whatever the host's say, Storage=volatile, nothing
+    # forwarded or filtered)
+    tmpfs_on(t, "/etc/systemd")
+    with open("/etc/systemd/journald.conf", "w") as f:
+        f.write("[Journal]\nStorage=volatile\nRateLimitBurst=0\nForwardToSyslog=no\n"
+                "ForwardToKMsg=no\nForwardToConsole=no\nForwardToWall=no\n"
+                "MaxLevelStore=debug\nReadKMsg=no\nAudit=no\n")
+    for name in ("journal-upload.conf", "journal-remote.conf"):
+        with open(os.path.join("/etc/systemd", name), "w") as f:
+            f.write("")
     tmpfs_on(t, "/run/systemd/journal")
     tmpfs_on(t, "/run/log/journal")
-    if os.path.isdir("/var/log/journal"):
-        tmpfs_on(t, "/var/log/journal")
     jd = spawn(t, [journald], "journald")
     wait_until(lambda: os.path.exists("/run/systemd/journal/socket") or jd.poll() is not None,
                "journald's socket")
