@@ -47,6 +47,7 @@ struct vm_opts {
 	char *image_abs[2];   /* the same, absolute (owned) */
 	const char *json[2];  /* --json, --compare-json */
 	const char *runner;
+	bool runner_given; /* --runner */
 	const char *guest_bench;
 	const char *modules;
 	const char *workloads, *scenarios;
@@ -87,7 +88,8 @@ static void usage(FILE *f) {
 	      "  --memory MB         guest memory (default 512)\n"
 	      "  --timeout S         per boot (default 3600)\n"
 	      "  --runner PATH       tests/vm/run-on-kernel (default: $FSN_VM_RUNNER, else\n"
-	      "                      the source tree's)\n"
+	      "                      the installed one, else the source tree's when this\n"
+	      "                      fsn-bench is in a build directory inside it)\n"
 	      "  --guest-bench PATH  the static fsn-bench to run in the guest (default:\n"
 	      "                      this one; build with -Dstatic-selftest=true)\n"
 	      "  --keep DIR          keep the consoles and the guests' output in DIR\n"
@@ -180,7 +182,10 @@ static int parse_opts(int argc, char **argv, struct vm_opts *o) {
 			r = bench_parse_u64("--timeout", optarg, 10, 86400, &v);
 			o->timeout_s = (unsigned)v;
 			break;
-		case OPT_RUNNER: o->runner = optarg; break;
+		case OPT_RUNNER:
+			o->runner = optarg;
+			o->runner_given = true;
+			break;
 		case OPT_GUEST: o->guest_bench = optarg; break;
 		case OPT_KEEP: o->keep = optarg; break;
 		case 'h': usage(stdout); return 1;
@@ -221,6 +226,22 @@ static int parse_opts(int argc, char **argv, struct vm_opts *o) {
 		o->runner = getenv("FSN_VM_RUNNER");
 	if (!o->runner || !*o->runner)
 		o->runner = FSN_VM_RUNNER;
+	if (access(o->runner, X_OK) < 0 && !getenv("FSN_VM_RUNNER") && !o->runner_given) {
+		/* a build directory in the source tree: BUILD/bench/fsn-bench */
+		static char src[PATH_MAX + 32];
+		char self[PATH_MAX];
+		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		char *slash;
+
+		if (n > 0) {
+			self[n] = '\0';
+			for (int up = 0; up < 3 && (slash = strrchr(self, '/')); up++)
+				*slash = '\0';
+			snprintf(src, sizeof(src), "%s/tests/vm/run-on-kernel", self);
+			if (access(src, X_OK) == 0)
+				o->runner = src;
+		}
+	}
 	if (access(o->runner, X_OK) < 0) {
 		fprintf(stderr,
 			"fsn-bench vm: the VM runner %s: %s (it is tests/vm/run-on-kernel of the "

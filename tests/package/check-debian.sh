@@ -125,6 +125,9 @@ done
 check "fsnotifyctl --help" /usr/bin/fsnotifyctl --help
 check "fsn-selftest --list names cases" sh -c '/usr/bin/fsn-selftest --list | grep -q ig09_'
 check "fsn-bench --help" /usr/bin/fsn-bench --help
+runner=$(dpkg -L fsn-tools | grep '/fsnotifyd/vm/run-on-kernel$')
+check "the VM runner is installed ($runner) with its init, and runs" \
+	sh -c "[ -x '$runner' ] && [ -f '${runner%/*}/init' ] && '$runner' --help > /dev/null"
 # a program against libfsn-dev: compiled with pkg-config, linked to the
 # installed shared library, and it runs
 if cc -Wall -Werror -o "$work/fsn-watch" "$src/examples/fsn-watch.c" \
