@@ -215,7 +215,7 @@ struct fsn_ctx {
 	unsigned queue_max; /* fsn_ctx_set_queue_max(); 0: the system's */
 	bool queue_warned;  /* said once that the sysctl cannot be set */
 	bool warned_no_fds; /* said once that an fd-mode group waits for fds */
-	bool fd_starved;    /* the last read of an fd-mode group found no free fd */
+	bool fd_starved;    /* the last dispatch left fd-mode events queued (no free fd) */
 	unsigned ifd_queue; /* the inotify instance's queue length as created */
 	bool ifd_in_reader; /* the reader thread reads ifd */
 

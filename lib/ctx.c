@@ -435,7 +435,7 @@ _public_ bool fsn_ctx_fd_starved(const struct fsn_ctx *ctx) {
 }
 
 _public_ bool fsn_ctx_is_drained(const struct fsn_ctx *ctx) {
-	return ctx && ctx->pend_len == 0 && !ctx->chunk &&
+	return ctx && ctx->pend_len == 0 && !ctx->chunk && !ctx->fd_starved &&
 	       (!ctx->reader || fsn_reader_idle(ctx->reader));
 }
 
@@ -1644,8 +1644,8 @@ static int dispatch_source(struct fsn_ctx *ctx, unsigned src, fsn_event_fn fn, v
 		size_t len = fsn_group_read_len(g);
 		ssize_t n;
 
-		ctx->fd_starved = len == 0;
 		if (len == 0) {
+			ctx->fd_starved = true;
 			/* no fd left for an event's fd: leave the events queued
 			 * until the caller closes some (answers pending ones) */
 			if (!ctx->warned_no_fds) {
@@ -1697,6 +1697,8 @@ _public_ int fsn_ctx_dispatch(struct fsn_ctx *ctx, fsn_event_fn fn, void *userda
 		return -EINVAL;
 	if (ctx->cur)
 		return -EBUSY; /* called from a callback */
+	/* set by any source this dispatch leaves queued for want of fds */
+	ctx->fd_starved = false;
 	r = dispatch(ctx, fn, userdata);
 	/* the mount fds event paths needed: closed until the next batch, so
 	 * no filesystem stays busy for an umount */

@@ -9,12 +9,13 @@
  *
  * The mount fd of a filesystem is the root directory of the first
  * fanotify-marked mount on it, opened O_RDONLY (open_by_handle_at() refuses
- * O_PATH fds) before the first mark of a group reporting file handles is
- * placed there (other groups never need it), so the context's own
- * marks do not report that open. It is not the marked object: an fd on that
- * would pin its dentry and delay its DELETE_SELF. It does keep the mount
- * busy (umount fails with EBUSY; a lazy umount works) until the last
- * fanotify mark on the filesystem is removed.
+ * O_PATH fds) once before the first mark of a group reporting file handles
+ * is placed there (other groups never need it), and then again by that
+ * root's path whenever events need it (fsn_ctx_mount_fd(): it must still
+ * be the same filesystem); fsn_ctx_mounts_release() closes it when
+ * fsn_ctx_dispatch() returns, so the mount is not kept busy. It is not the
+ * marked object: an fd on that would pin its dentry and delay its
+ * DELETE_SELF.
  */
 #include <fcntl.h>
 #include <limits.h>

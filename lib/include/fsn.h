@@ -521,7 +521,9 @@ int fsn_ctx_get_reader_stats(const struct fsn_ctx *ctx, struct fsn_reader_stats 
  * After fsn_ctx_dispatch() returned >= 0: whether everything queued was
  * handed out, in the kernel and (with a reader thread) in the thread's
  * buffer, as far as can be told: the last read of every source came back
- * short. An overflow that comes later lost only events queued after this.
+ * short, and no fd-mode group's events were left queued for want of fds
+ * (fsn_ctx_fd_starved()). An overflow that comes later lost only events
+ * queued after this.
  */
 bool fsn_ctx_is_drained(const struct fsn_ctx *ctx);
 
@@ -649,10 +651,13 @@ int fsn_perm_get_fd(const struct fsn_perm *p);
  * mark is on that filesystem, -ESTALE if the object is gone and was never
  * seen, or another negative errno.
  * The mount fd is the root of the first marked mount of the filesystem,
- * opened O_RDONLY when the first mark of a group reporting file handles
- * (FAN_REPORT_FID, FAN_REPORT_DIR_FID) is placed there (marks of other
- * groups open nothing); it keeps that mount busy (umount: EBUSY) until the
- * last such mark on the filesystem is removed.
+ * known from the first mark of a group reporting file handles
+ * (FAN_REPORT_FID, FAN_REPORT_DIR_FID) placed there; it is opened
+ * O_RDONLY by that root's path only while events are handled (checked to
+ * be the same filesystem, else -ENODEV) and closed when
+ * fsn_ctx_dispatch() returns, so the mount is not kept busy. That open
+ * and close are the caller's own accesses: a mount or filesystem mark
+ * with FAN_OPEN or FAN_CLOSE_NOWRITE and FAN_ONDIR reports them.
  */
 int fsn_ctx_fid_path(struct fsn_ctx *ctx, const struct fsn_fid *fid, const char *name, char *buf,
 		     size_t len, bool *ret_deleted);

@@ -26,6 +26,7 @@
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -891,6 +892,51 @@ START_TEST(test_fan_inode_open_close) {
 
 	fsn_ctx_free(ctx);
 	ck_assert_int_eq(count_fds(), before);
+	tmpfs_teardown(dir);
+}
+END_TEST
+
+/* fsn_ctx_fd_starved() says whether the dispatch left an fd-mode group's
+ * events queued for want of fds, whatever it read from other sources after
+ * that group (here the inotify instance, read in the same dispatch). */
+START_TEST(test_fan_fd_starved) {
+	char dir[PATH_MAX], file[PATH_MAX], made[PATH_MAX];
+	struct rlimit saved, low;
+	struct fsn_ctx *ctx;
+	struct rec rc = { 0 };
+
+	tmpfs_setup(dir, sizeof(dir));
+	test_join(file, sizeof(file), dir, "f");
+	test_join(made, sizeof(made), dir, "made");
+	write_file(file, "hello");
+	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
+	add_fan(ctx, FSN_MARK_INODE, FSN_CLASS_NOTIF, 0, 0, FAN_OPEN, 0, 0, file);
+	add_inotify(ctx, dir, IN_CREATE, NULL);
+	open_close(file, O_RDONLY);
+	touch(made);
+
+	/* no free fd for the OPEN event's fd: it stays queued; the inotify
+	 * event is read */
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &saved), 0);
+	low = saved;
+	low.rlim_cur = (rlim_t)count_fds() + 8;
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
+	ck_assert_int_eq(dispatch(ctx, &rc), 1);
+	ck_assert_int_eq(rc.ev[0].source, FSN_SOURCE_INOTIFY);
+	ck_assert(fsn_ctx_fd_starved(ctx));
+	ck_assert(!fsn_ctx_is_drained(ctx));
+	ck_assert_int_eq(dispatch(ctx, &rc), 0);
+	ck_assert(fsn_ctx_fd_starved(ctx));
+	ck_assert(!fsn_ctx_is_drained(ctx));
+
+	/* fds again: the event comes, and nothing is starved */
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &saved), 0);
+	ck_assert_int_eq(dispatch(ctx, &rc), 1);
+	ck_assert_uint_eq(rc.ev[0].mask, FAN_OPEN);
+	ck_assert(!fsn_ctx_fd_starved(ctx));
+	ck_assert_int_eq(dispatch(ctx, &rc), 0);
+	ck_assert(fsn_ctx_is_drained(ctx));
+	fsn_ctx_free(ctx);
 	tmpfs_teardown(dir);
 }
 END_TEST
@@ -2061,6 +2107,7 @@ static void ctx_fanotify_suite(Suite *s) {
 	TCase *tc = tcase_create("marks");
 
 	tcase_add_test(tc, test_fan_inode_open_close);
+	tcase_add_test(tc, test_fan_fd_starved);
 	tcase_add_test(tc, test_fan_take_fd_and_pidfd);
 	tcase_add_test(tc, test_fan_filesystem_dfid_name);
 	tcase_add_test(tc, test_fan_mark_fid_and_dir_cache);
