@@ -384,20 +384,9 @@ int bench_proc_cpu_ns(pid_t pid, uint64_t *ret) {
 
 const char *bench_default_fsnotifyd(void) {
 	static char buf[PATH_MAX];
-	char exe[PATH_MAX - 64];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	char *slash;
 
-	if (n > 0) {
-		exe[n] = '\0';
-		slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			snprintf(buf, sizeof(buf), "%s/../daemon/fsnotifyd", exe);
-			if (access(buf, X_OK) == 0)
-				return buf;
-		}
-	}
+	if (exe_relative("../daemon/fsnotifyd", buf, sizeof(buf)) == 0 && access(buf, X_OK) == 0)
+		return buf;
 	return "fsnotifyd";
 }
 

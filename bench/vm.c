@@ -228,19 +228,11 @@ static int parse_opts(int argc, char **argv, struct vm_opts *o) {
 		o->runner = FSN_VM_RUNNER;
 	if (access(o->runner, X_OK) < 0 && !getenv("FSN_VM_RUNNER") && !o->runner_given) {
 		/* a build directory in the source tree: BUILD/bench/fsn-bench */
-		static char src[PATH_MAX + 32];
-		char self[PATH_MAX];
-		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-		char *slash;
+		static char src[PATH_MAX];
 
-		if (n > 0) {
-			self[n] = '\0';
-			for (int up = 0; up < 3 && (slash = strrchr(self, '/')); up++)
-				*slash = '\0';
-			snprintf(src, sizeof(src), "%s/tests/vm/run-on-kernel", self);
-			if (access(src, X_OK) == 0)
-				o->runner = src;
-		}
+		if (exe_relative("../../tests/vm/run-on-kernel", src, sizeof(src)) == 0 &&
+		    access(src, X_OK) == 0)
+			o->runner = src;
 	}
 	if (access(o->runner, X_OK) < 0) {
 		fprintf(stderr,

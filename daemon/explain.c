@@ -219,6 +219,55 @@ struct mark_kind {
 	bool is_dir;
 };
 
+/* The rows of one kind of mark: the scenario that measures it and what that
+ * is (dir: only for directories), up to a row without words. */
+struct cost_row {
+	enum hook_scenario s;
+	const char *what;
+	bool dir;
+};
+
+static const struct cost_row watch_rows[] = {
+	{ HS_INO_SAME_FS, "elsewhere on the filesystem", false },
+	{ HS_INO_PARENT_NOMATCH, "in a watched dir, no event", true },
+	{ HS_INO_PARENT_DRAIN, "each access it reports", false },
+	{ 0 },
+};
+static const struct cost_row watch_perm_rows[] = {
+	{ HS_INO_SAME_FS, "elsewhere on the filesystem", false },
+	{ HS_PERM_SAME_FS, "each access it guards", false },
+	{ 0 },
+};
+static const struct cost_row fs_rows[] = {
+	{ HS_FAN_FS_NOMATCH, "anywhere on it, no event", false },
+	{ HS_INO_PARENT_DRAIN, "each access it reports", false },
+	{ 0 },
+};
+static const struct cost_row fs_perm_rows[] = {
+	{ HS_PERM_SAME_FS, "anywhere on the filesystem", false },
+	{ 0 },
+};
+static const struct cost_row mount_rows[] = {
+	{ HS_FAN_MOUNT_OTHER, "through other mounts of it", false },
+	{ HS_INO_PARENT_DRAIN, "each access it reports", false },
+	{ 0 },
+};
+static const struct cost_row mount_perm_rows[] = {
+	{ HS_PERM_SAME_FS, "anywhere on the mount", false },
+	{ 0 },
+};
+
+static const struct {
+	enum fsn_mark_type type;
+	const char *name;
+	const struct cost_row *rows, *perm_rows;
+} kind_rows[] = {
+	{ FSN_MARK_INODE, "inode marks", watch_rows, watch_perm_rows },
+	{ FSN_MARK_INOTIFY, "inotify watches", watch_rows, watch_perm_rows },
+	{ FSN_MARK_FILESYSTEM, "filesystem marks", fs_rows, fs_perm_rows },
+	{ FSN_MARK_MOUNT, "mount marks", mount_rows, mount_perm_rows },
+};
+
 static void put_kind(const struct plan *p, const struct rule_conf *rule, const struct mark_kind *k,
 		     const struct hook_costs *hc, FILE *f) {
 	const struct plan_fs *fs = k->fs < p->n_fs ? &p->fs[k->fs] : NULL;
@@ -229,40 +278,16 @@ static void put_kind(const struct plan *p, const struct rule_conf *rule, const s
 			 text_escaped((char[PATH_MAX]){ 0 }, PATH_MAX, fs->root ? fs->root : "?"));
 	else
 		snprintf(where, sizeof(where), "its filesystem");
-	fprintf(f, "    %s%s, %s:\n", rule->perm ? "permission " : "",
-		k->type == FSN_MARK_INODE        ? "inode marks"
-		: k->type == FSN_MARK_MOUNT      ? "mount marks"
-		: k->type == FSN_MARK_FILESYSTEM ? "filesystem marks"
-						 : "inotify watches",
-		where);
-	switch (k->type) {
-	case FSN_MARK_INODE:
-	case FSN_MARK_INOTIFY:
-		put_row(f, hc, HS_INO_SAME_FS, "elsewhere on the filesystem");
-		if (k->is_dir && !rule->perm)
-			put_row(f, hc, HS_INO_PARENT_NOMATCH, "in a watched dir, no event");
-		if (rule->perm)
-			put_row(f, hc, HS_PERM_SAME_FS, "each access it guards");
-		else
-			put_row(f, hc, HS_INO_PARENT_DRAIN, "each access it reports");
-		break;
-	case FSN_MARK_FILESYSTEM:
-		if (rule->perm) {
-			put_row(f, hc, HS_PERM_SAME_FS, "anywhere on the filesystem");
-			break;
-		}
-		put_row(f, hc, HS_FAN_FS_NOMATCH, "anywhere on it, no event");
-		put_row(f, hc, HS_INO_PARENT_DRAIN, "each access it reports");
-		break;
-	case FSN_MARK_MOUNT:
-		if (rule->perm) {
-			put_row(f, hc, HS_PERM_SAME_FS, "anywhere on the mount");
-			break;
-		}
-		put_row(f, hc, HS_FAN_MOUNT_OTHER, "through other mounts of it");
-		put_row(f, hc, HS_INO_PARENT_DRAIN, "each access it reports");
-		break;
-	default: break;
+	for (size_t i = 0; i < ELEMENTSOF(kind_rows); i++) {
+		if (kind_rows[i].type != k->type)
+			continue;
+		fprintf(f, "    %s%s, %s:\n", rule->perm ? "permission " : "", kind_rows[i].name,
+			where);
+		for (const struct cost_row *row = rule->perm ? kind_rows[i].perm_rows
+							     : kind_rows[i].rows;
+		     row->what; row++)
+			if (!row->dir || k->is_dir)
+				put_row(f, hc, row->s, row->what);
 	}
 }
 

@@ -150,22 +150,10 @@ static bool trusted_program(const char *path) {
  * tree's bench/, or the same directory), else where it is installed; never
  * from PATH (root runs it), and only a program no other user can change. */
 static int find_fsn_bench(char *buf, size_t len) {
-	char self[PATH_MAX], *slash;
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-	if (n > 0) {
-		self[n] = '\0';
-		slash = strrchr(self, '/');
-		if (slash) {
-			*slash = '\0';
-			if ((size_t)snprintf(buf, len, "%s/../bench/fsn-bench", self) < len &&
-			    trusted_program(buf))
-				return 0;
-			if ((size_t)snprintf(buf, len, "%s/fsn-bench", self) < len &&
-			    trusted_program(buf))
-				return 0;
-		}
-	}
+	if (exe_relative("../bench/fsn-bench", buf, len) == 0 && trusted_program(buf))
+		return 0;
+	if (exe_relative("fsn-bench", buf, len) == 0 && trusted_program(buf))
+		return 0;
 	if ((size_t)snprintf(buf, len, "%s/fsn-bench", FSN_BINDIR) < len && trusted_program(buf))
 		return 0;
 	return -ENOENT;

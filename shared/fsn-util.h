@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * fsn-util.h — the small helpers lib/, daemon/, bench/ and tests/ share:
- * attributes, ELEMENTSOF(), _cleanup_ and steal_*(), -errno, the FNV-1a hash
+ * attributes, ELEMENTSOF(), _cleanup_ and steal_*(), -errno, programs beside
+ * the running one (exe_relative()), the FNV-1a hash
  * of every hash table (FID comparison is libfsn's public fsn_fid_equal()).
  * Header only. Internal: shared/ is on
  * the include path of the project's own targets, never installed, and
@@ -92,6 +93,24 @@ static inline int safe_close(int fd) {
  * is reported as -EIO). */
 static inline int negative_errno(void) {
 	return errno > 0 ? -errno : -EIO;
+}
+
+/* rel (e.g. "../bench/fsn-bench") beside the running program: its
+ * directory + "/" + rel into buf. Returns 0, or -1 when /proc/self/exe
+ * cannot be read or buf is too small. (Programs of the build tree find each
+ * other this way.) */
+static inline int exe_relative(const char *rel, char *buf, size_t len) {
+	char exe[4096], *slash;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0)
+		return -1;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return -1;
+	*slash = '\0';
+	return (size_t)snprintf(buf, len, "%s/%s", exe, rel) < len ? 0 : -1;
 }
 
 /* FNV-1a (64 bit) of n bytes, continuing from h: start with HASH_INIT, the

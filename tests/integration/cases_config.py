@@ -15,7 +15,6 @@ import re
 import shutil
 import signal
 
-import harness
 from harness import Fail, Skip, check, config_text, ev, rule, run_cmd, tail
 from common import _GOOD_HEAD, _R, _bad_config, bad_config_problems, check_process, start, test
 
@@ -244,13 +243,13 @@ def explain_costs(t):
         check(rc == 0, f"--explain ({what}): exit {rc}:{tail(so + se)}")
         long = [ln for ln in so.split("\n") if len(ln) > 80]
         check(not long, f"--explain ({what}): {len(long)} lines over 80 columns: {long[:3]}")
-        for rule in ("etc", "binaries"):
-            block = so[so.index(f"rule '{rule}': "):]
+        for name in ("etc", "binaries"):
+            block = so[so.index(f"rule '{name}': "):]
             costs = re.search(r"cost: CPU per write / open / read.*?\n(.*?)(?:\nrule |\n\d+ marks)",
                               block, re.S)
             check(costs and re.search(r"elsewhere on the filesystem +~?\d+\.\d\dx +~?\d+\.\d\dx "
                                       r"+~?\d+\.\d\dx +\[ino-same-fs\]", costs.group(1)),
-                  f"--explain ({what}): rule {rule} has no cost figures:{tail(so, 20)}")
+                  f"--explain ({what}): rule {name} has no cost figures:{tail(so, 20)}")
         src = "on this machine now" if what == "measured" else "the table shipped with"
         check(src in " ".join(so.split()), f"--explain ({what}): the figures' source "
               f"({src!r}) is not named:{tail(so, 8)}")
@@ -365,8 +364,7 @@ def demo_config_runs(t):
     if not os.path.isdir(demo):
         os.mkdir(demo)
         t.cleanups.append(lambda: os.rmdir(demo))
-    harness.mount("tmpfs", demo, "tmpfs", 0, "mode=0755")
-    t.mounts.append(demo)
+    t.mount_at(demo)
     d = t.daemon(conf)
     out = t.output(d.stdout_path)
     d.wait_ready()

@@ -14,8 +14,7 @@ import shutil
 import socket
 import subprocess
 
-import harness
-from harness import Skip, check, rule, tail, wait_until
+from harness import Skip, check, free_port, rule, tail, wait_until
 from common import start, test
 
 # daemon/log.h
@@ -32,34 +31,6 @@ def systemd_program(name):
             return p
     raise Skip(f"{name} not found in {' or '.join(SYSTEMD_DIRS)} (Debian packages systemd, "
                "systemd-journal-remote)")
-
-
-def tmpfs_on(t, path):
-    """A tmpfs on path (made if missing) in this mount namespace, for this
-    test only."""
-    os.makedirs(path, exist_ok=True)
-    harness.mount("tmpfs", path, "tmpfs", 0, "mode=0755")
-    t.mounts.append(path)
-
-
-def spawn(t, argv, name):
-    """A helper program, its output in the test directory, killed at the end."""
-    log = open(os.path.join(t.dir, f"{name}.log"), "wb")
-    p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log, cwd=t.dir,
-                         close_fds=True)
-    log.close()
-
-    def stop():
-        if p.poll() is None:
-            p.kill()
-        p.wait()
-    t.cleanups.append(stop)
-    return p
-
-
-def log_of(t, name):
-    with open(os.path.join(t.dir, f"{name}.log"), "rb") as f:
-        return f.read().decode("utf-8", "replace")
 
 
 def field_bytes(v):
@@ -83,7 +54,7 @@ def journal_to_remote(t):
     # remote's are the test's own (a tmpfs on /etc/systemd in this mount
     # namespace: whatever the host's say, Storage=volatile, nothing
     # forwarded or filtered)
-    tmpfs_on(t, "/etc/systemd")
+    t.mount_at("/etc/systemd")
     with open("/etc/systemd/journald.conf", "w") as f:
         f.write("[Journal]\nStorage=volatile\nRateLimitBurst=0\nForwardToSyslog=no\n"
                 "ForwardToKMsg=no\nForwardToConsole=no\nForwardToWall=no\n"
@@ -91,20 +62,18 @@ def journal_to_remote(t):
     for name in ("journal-upload.conf", "journal-remote.conf"):
         with open(os.path.join("/etc/systemd", name), "w") as f:
             f.write("")
-    tmpfs_on(t, "/run/systemd/journal")
-    tmpfs_on(t, "/run/log/journal")
-    jd = spawn(t, [journald], "journald")
+    t.mount_at("/run/systemd/journal")
+    t.mount_at("/run/log/journal")
+    jd = t.spawn([journald], "journald")
     wait_until(lambda: os.path.exists("/run/systemd/journal/socket") or jd.poll() is not None,
                "journald's socket")
-    check(jd.poll() is None, f"systemd-journald exited:{tail(log_of(t, 'journald'))}")
+    check(jd.poll() is None, f"systemd-journald exited:{tail(t.log_of('journald'))}")
 
     # journal-remote on 127.0.0.1, one output file; journal-upload sends
     # it the local journal (journald's) as it grows
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     rfile = os.path.join(t.dir, "remote.journal")
-    rm = spawn(t, [remote, f"--listen-http=127.0.0.1:{port}", "--split-mode=none",
+    rm = t.spawn([remote, f"--listen-http=127.0.0.1:{port}", "--split-mode=none",
                    f"--output={rfile}"], "remote")
 
     def listening():
@@ -113,8 +82,8 @@ def journal_to_remote(t):
         with socket.socket() as c:
             return c.connect_ex(("127.0.0.1", port)) == 0
     wait_until(listening, f"systemd-journal-remote on 127.0.0.1:{port}")
-    check(rm.poll() is None, f"systemd-journal-remote exited:{tail(log_of(t, 'remote'))}")
-    up = spawn(t, [upload, f"--url=http://127.0.0.1:{port}",
+    check(rm.poll() is None, f"systemd-journal-remote exited:{tail(t.log_of('remote'))}")
+    up = t.spawn([upload, f"--url=http://127.0.0.1:{port}",
                    f"--save-state={os.path.join(t.dir, 'upload.state')}"], "upload")
 
     # the daemon, with a journal output; a hostile name
@@ -141,7 +110,7 @@ def journal_to_remote(t):
                 if field_bytes(e.get("FSN_PATH", "")) == p]
     got = wait_until(arrived, "the event in the remote journal", alive=d)
     for x, n in ((jd, "journald"), (rm, "remote"), (up, "upload")):
-        check(x.poll() is None, f"systemd-journal-{n} exited:{tail(log_of(t, n))}")
+        check(x.poll() is None, f"systemd-journal-{n} exited:{tail(t.log_of(n))}")
     check(len(got) == 1, f"{len(got)} remote entries for one event: {got!r}")
     e = got[0]
     want = {"MESSAGE_ID": MID_EVENT, "FSN_KIND": "event", "FSN_RULE": "r-fleet",

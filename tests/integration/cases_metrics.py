@@ -20,12 +20,11 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import time
 import urllib.request
 
-from harness import Fail, Skip, check, config_text, ev, rule, tail, wait_until
+from harness import Fail, Skip, check, config_text, ev, free_port, rule, tail, wait_until
 from common import bad_config_problems, start, test
 
 # A rule name with each kind of character a rule name may hold.
@@ -76,12 +75,6 @@ def tool(name, package):
     return p
 
 
-def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def scrape(url):
     try:
         with urllib.request.urlopen(url, timeout=2) as r:
@@ -97,18 +90,9 @@ def node_exporter(t, directory):
     exe = tool("prometheus-node-exporter", "prometheus-node-exporter")
     for attempt in range(3):
         port = free_port()
-        log = open(os.path.join(t.dir, f"node-exporter{attempt}.log"), "wb")
-        p = subprocess.Popen([exe, "--collector.disable-defaults", "--collector.textfile",
-                              f"--collector.textfile.directory={directory}",
-                              f"--web.listen-address=127.0.0.1:{port}"],
-                             stdin=subprocess.DEVNULL, stdout=log, stderr=log)
-        log.close()
-
-        def end(p=p):
-            if p.poll() is None:
-                p.kill()
-            p.wait()
-        t.cleanups.append(end)
+        p = t.spawn([exe, "--collector.disable-defaults", "--collector.textfile",
+                     f"--collector.textfile.directory={directory}",
+                     f"--web.listen-address=127.0.0.1:{port}"], f"node-exporter{attempt}")
         url = f"http://127.0.0.1:{port}/metrics"
 
         def up():
@@ -117,7 +101,7 @@ def node_exporter(t, directory):
             return scrape(url) is not None and "up"
         if wait_until(up, "node_exporter to answer", timeout=10) == "up":
             return url
-    raise Fail(f"node_exporter did not start:{tail(open(log.name).read(), 5)}")
+    raise Fail(f"node_exporter did not start:{tail(t.log_of('node-exporter2'), 5)}")
 
 
 @test

@@ -856,6 +856,13 @@ def tail(text, n=15):
     return "\n    " + "\n    ".join(lines[-n:]) if text.strip() else "(empty)"
 
 
+def free_port():
+    """A TCP port of 127.0.0.1 free just now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def run_cmd(argv, timeout=20, **kw):
     """Run a command; returns (returncode, stdout, stderr) as text."""
     p = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout,
@@ -924,9 +931,35 @@ class TestEnv:
         unmounted at the end of the test; its path."""
         target = os.path.join(self.dir, name)
         os.mkdir(target)
+        return self.mount_at(target, source, fstype, flags, data)
+
+    def mount_at(self, target, source="tmpfs", fstype="tmpfs", flags=0, data="mode=0755"):
+        """source (default: a tmpfs) mounted on target, made if missing,
+        anywhere in this test's mount namespace (e.g. over /etc/systemd),
+        unmounted at the end of the test; target."""
+        os.makedirs(target, exist_ok=True)
         mount(source, target, fstype, flags, data)
         self.mounts.append(target)
         return target
+
+    def spawn(self, argv, name):
+        """A helper program (its stdout and stderr in NAME.log in the test
+        directory), killed at the end of the test; its Popen."""
+        with open(os.path.join(self.dir, f"{name}.log"), "wb") as log:
+            p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                                 cwd=self.dir, close_fds=True)
+
+        def end():
+            if p.poll() is None:
+                p.kill()
+            p.wait()
+        self.cleanups.append(end)
+        return p
+
+    def log_of(self, name):
+        """What the helper spawn()ed as name printed."""
+        with open(os.path.join(self.dir, f"{name}.log"), "rb") as f:
+            return f.read().decode("utf-8", "replace")
 
     def daemon(self, config, **kw):
         return Daemon(self, config, **kw)

@@ -990,28 +990,36 @@ END_TEST
 /* shipped configurations                                                   */
 /* ------------------------------------------------------------------------ */
 
-static void load_shipped(const char *path) {
-	struct loaded l = { 0 };
+/* A shipped configuration, loaded without an error; shipped_done() frees it. */
+static void shipped_load(struct loaded *l, const char *path) {
+	*l = (struct loaded){ 0 };
+	snprintf(l->path, sizeof(l->path), "%s", path);
+	l->r = config_load(l->path, &l->c, &l->e);
+	assert_no_errors(l);
+}
 
-	snprintf(l.path, sizeof(l.path), "%s", path);
-	l.r = config_load(l.path, &l.c, &l.e);
-	assert_no_errors(&l);
+static void shipped_done(struct loaded *l) {
+	config_free(l->c);
+	config_errors_clear(&l->e);
+}
+
+static void load_shipped(const char *path) {
+	struct loaded l;
+
+	shipped_load(&l, path);
 	ck_assert_uint_gt(l.c->n_rules, 0);
-	config_free(l.c);
-	config_errors_clear(&l.e);
+	shipped_done(&l);
 }
 
 START_TEST(test_default_config) {
-	struct loaded l = { 0 };
+	struct loaded l;
 	const struct rule_conf *r;
 
 	/* The installed default: /etc with a watch per directory, /usr/bin and
 	 * /usr/sbin with inode marks, to the journal; no mark that makes
 	 * accesses elsewhere on the filesystem reach the daemon, no
 	 * permission event, nothing created. */
-	snprintf(l.path, sizeof(l.path), "%s", FSN_CONF_SOURCE_DIR "/fsnotifyd.conf");
-	l.r = config_load(l.path, &l.c, &l.e);
-	assert_no_errors(&l);
+	shipped_load(&l, FSN_CONF_SOURCE_DIR "/fsnotifyd.conf");
 	ck_assert_uint_eq(l.c->n_rules, 2);
 	r = config_find_rule(l.c, "etc");
 	ck_assert_ptr_nonnull(r);
@@ -1031,18 +1039,15 @@ START_TEST(test_default_config) {
 	}
 	ck_assert_uint_eq(l.c->n_default_outputs, 1);
 	ck_assert_int_eq(config_find_output(l.c, l.c->default_outputs[0])->type, OUTPUT_JOURNAL);
-	config_free(l.c);
-	config_errors_clear(&l.e);
+	shipped_done(&l);
 }
 END_TEST
 
 START_TEST(test_demo_config) {
-	struct loaded l = { 0 };
+	struct loaded l;
 	const struct rule_conf *r;
 
-	snprintf(l.path, sizeof(l.path), "%s", FSN_CONF_SOURCE_DIR "/demo.conf");
-	l.r = config_load(l.path, &l.c, &l.e);
-	assert_no_errors(&l);
+	shipped_load(&l, FSN_CONF_SOURCE_DIR "/demo.conf");
 	/* What the README promises of tools/run-daemon: a recursive demo
 	 * directory created if missing, /etc, JSON lines on stdout. */
 	r = config_find_rule(l.c, "demo");
@@ -1057,8 +1062,7 @@ START_TEST(test_demo_config) {
 	ck_assert_uint_eq(l.c->n_default_outputs, 1);
 	ck_assert_int_eq(config_find_output(l.c, l.c->default_outputs[0])->type, OUTPUT_JSON);
 	ck_assert_str_eq(config_find_output(l.c, l.c->default_outputs[0])->file, "-");
-	config_free(l.c);
-	config_errors_clear(&l.e);
+	shipped_done(&l);
 }
 END_TEST
 
