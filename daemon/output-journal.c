@@ -179,6 +179,7 @@ static const char *record_message_id(enum record_kind kind) {
 }
 
 static void journal_emit(struct output *o, const struct record *r) {
+	const char *mid = record_message_id(r->kind);
 	struct fields f = { .n = 0 };
 	char events[1024] = "", msg[2048], num[32];
 	int ret;
@@ -190,8 +191,8 @@ static void journal_emit(struct output *o, const struct record *r) {
 	field_str(&f, "MESSAGE", msg);
 	field_str(&f, "PRIORITY", record_priority(r));
 	field_str(&f, "SYSLOG_IDENTIFIER", "fsnotifyd");
-	if (record_message_id(r->kind))
-		field_str(&f, "MESSAGE_ID", record_message_id(r->kind));
+	if (mid)
+		field_str(&f, "MESSAGE_ID", mid);
 	field_str(&f, "FSN_KIND", record_kind_name(r->kind));
 	if (r->rule)
 		field_str(&f, "FSN_RULE", r->rule);

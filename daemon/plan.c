@@ -116,6 +116,7 @@ struct decision {
 	char *why;
 	char *target;
 	char *subtree;
+	char *root; /* the root of the path's mount, once asked (decision_root()) */
 	bool subtree_recursive, children_dirent_only, drop_ondir;
 };
 
@@ -416,6 +417,14 @@ static char *mount_root(struct planner *pl, const char *path) {
 	}
 }
 
+/* The root of the mount d's path is on, worked out once per decision (auto
+ * asks before a filesystem or mount mark asks again). */
+static const char *decision_root(struct planner *pl, struct decision *d) {
+	if (!d->root)
+		d->root = mount_root(pl, d->path);
+	return d->root;
+}
+
 /* ------------------------------------------------------------------------ */
 /* deciding one path                                                        */
 /* ------------------------------------------------------------------------ */
@@ -491,7 +500,7 @@ static void decide_inode(struct planner *pl, const struct rule_conf *rule, struc
 
 static void decide_filesystem(struct planner *pl, const struct rule_conf *rule,
 			      struct decision *d) {
-	_cleanup_free_ char *root = mount_root(pl, d->path);
+	const char *root = decision_root(pl, d);
 
 	d->type = FSN_MARK_FILESYSTEM;
 	d->mask = rule->events;
@@ -507,7 +516,7 @@ static void decide_filesystem(struct planner *pl, const struct rule_conf *rule,
 }
 
 static void decide_mount(struct planner *pl, const struct rule_conf *rule, struct decision *d) {
-	_cleanup_free_ char *root = mount_root(pl, d->path);
+	const char *root = decision_root(pl, d);
 
 	d->type = FSN_MARK_MOUNT;
 	d->mask = rule->events;
@@ -724,7 +733,7 @@ static void count_dirs(int dfd, unsigned depth, struct tree_count *t) {
 static bool auto_prefers_watches(struct planner *pl, const struct rule_conf *rule,
 				 struct decision *d) {
 	const char *busy = busy_fs(pl, d->st.st_dev);
-	_cleanup_free_ char *root = NULL;
+	const char *root;
 	struct tree_count t;
 	size_t n, max;
 	int fd;
@@ -732,7 +741,7 @@ static bool auto_prefers_watches(struct planner *pl, const struct rule_conf *rul
 	if (!busy || !sup(d->probe, FSN_FEAT_INOTIFY))
 		return false;
 	/* the tree is the whole filesystem: a filesystem mark costs no more */
-	root = mount_root(pl, d->path);
+	root = decision_root(pl, d);
 	if (!root || strcmp(root, d->path) == 0)
 		return false;
 	if (rule->n_pids || rule->n_comms || rule->n_uids) {
@@ -1335,6 +1344,7 @@ out:
 		free(ds[j].why);
 		free(ds[j].target);
 		free(ds[j].subtree);
+		free(ds[j].root);
 	}
 	free(ds);
 	free(ex);
