@@ -15,6 +15,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,6 +160,21 @@ static int find_fsn_bench(char *buf, size_t len) {
 	return -ENOENT;
 }
 
+/* A line of --check-config's verdict; with --explain wrapped to 80
+ * columns like the plan above it. */
+__attribute__((format(printf, 2, 3))) static void verdict_line(bool explain, const char *fmt, ...) {
+	char line[2 * PATH_MAX + 512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (explain)
+		text_wrap(stdout, line, 80);
+	else
+		printf("%s\n", line);
+}
+
 static int check_config(const char *path, bool explain, bool measure, bool verbose) {
 	struct config *c = NULL;
 	struct plan *p = NULL;
@@ -214,21 +230,21 @@ static int check_config(const char *path, bool explain, bool measure, bool verbo
 		const struct plan_mark *pm = &p->marks[i];
 
 		if (pm->spec.type == FSN_MARK_MOUNT && foreign == 1) {
-			printf("problem: rule '%s': mount mark on %s: fsnotifyd runs in a mount "
-			       "namespace of its own (shared neither with PID 1 nor with its "
-			       "parent): the "
-			       "daemon will refuse it\n",
-			       pm->rule->name, pm->path);
+			verdict_line(explain,
+				     "problem: rule '%s': mount mark on %s: fsnotifyd runs in a "
+				     "mount namespace of its own (shared neither with PID 1 nor "
+				     "with its parent): the daemon will refuse it",
+				     pm->rule->name, pm->path);
 			if (pm->rule->required)
 				fatal++;
 			unplaced++;
 		}
 	}
-	printf("%s: %s (%zu rules, %zu marks planned, %zu problems%s)\n", path,
-	       fatal      ? "NOT valid"
-	       : unplaced ? "valid, but some rules cannot be placed here"
-			  : "valid",
-	       c->n_rules, p->n_marks, p->n_problems, fatal ? ", fatal" : "");
+	verdict_line(explain, "%s: %s (%zu rules, %zu marks planned, %zu problems%s)", path,
+		     fatal      ? "NOT valid"
+		     : unplaced ? "valid, but some rules cannot be placed here"
+				: "valid",
+		     c->n_rules, p->n_marks, p->n_problems, fatal ? ", fatal" : "");
 	plan_free(p);
 	config_free(c);
 	return fatal ? -EINVAL : unplaced ? EXIT_PROBLEMS : 0;

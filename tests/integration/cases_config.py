@@ -230,7 +230,13 @@ def explain_costs(t):
     # --explain on the installed default: a block per rule with its costs in
     # numbers, every line within 80 columns; --measure takes the figures
     # from fsn-bench hooks run now (the build tree's, next to the daemon).
-    conf = os.path.join(t.srcdir, "conf", "fsnotifyd.conf")
+    # The config is read from a path long enough that a line naming it
+    # must be wrapped too (a source tree in a deeper directory did that).
+    # (but a word no longer than a line: about 75 columns).
+    deep = os.path.join(t.dir, "d" * max(1, 58 - len(t.dir)))
+    os.mkdir(deep)
+    conf = os.path.join(deep, "fsnotifyd.conf")
+    shutil.copyfile(os.path.join(t.srcdir, "conf", "fsnotifyd.conf"), conf)
     runs = {"shipped": [t.binary, "--explain", conf],
             "measured": [t.binary, "--explain", "--measure", conf]}
     bench = os.path.join(os.path.dirname(os.path.dirname(t.binary)), "bench", "fsn-bench")
