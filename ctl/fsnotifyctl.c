@@ -98,6 +98,10 @@ static int report_error(const struct ctl *ctl, const char *method, const struct 
 		_cleanup_free_ char *rule = esc(json_get_string(p, "rule"));
 
 		fprintf(stderr, "fsnotifyctl: no such rule: %s\n", rule);
+	} else if (strcmp(r->error, IFACE "InvalidGlob") == 0) {
+		_cleanup_free_ char *why = esc(json_get_string(p, "reason"));
+
+		fprintf(stderr, "fsnotifyctl: --path: the daemon refused the glob: %s\n", why);
 	} else if (strcmp(r->error, IFACE "ConfigInvalid") == 0) {
 		const struct json *errs = json_get(p, "errors");
 		_cleanup_free_ char *file = esc(json_get_string(p, "config_file"));

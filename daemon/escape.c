@@ -130,6 +130,15 @@ static size_t put_utf8(char *buf, size_t len, size_t *pos, const unsigned char *
 	return 1;
 }
 
+/* Characters that can make a line look like something else: line and
+ * paragraph separators (which also end a line for JavaScript), and the
+ * bidirectional controls (reordering what follows them on screen):
+ * U+061C U+200E U+200F U+2028..U+202E U+2066..U+2069. */
+static bool spoofing(uint32_t cp) {
+	return cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x2028 && cp <= 0x202e) ||
+	       (cp >= 0x2066 && cp <= 0x2069);
+}
+
 bool json_escape(char *buf, size_t len, size_t *pos, const char *s) {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t n = strlen(s);
@@ -160,13 +169,21 @@ bool json_escape(char *buf, size_t len, size_t *pos, const char *s) {
 		case '\n': puts_(buf, len, pos, "\\n"); break;
 		case '\r': puts_(buf, len, pos, "\\r"); break;
 		case '\t': puts_(buf, len, pos, "\\t"); break;
-		default:
-			if (c < 0x20 || c == 0x7f) {
-				putf(buf, len, pos, "\\u%04x", c);
-				break;
+		default: {
+			uint32_t cp = c;
+			size_t k = c >= 0x80 ? utf8_valid(p + i, n - i, &cp) : 1;
+
+			/* C0 and C1 controls, DEL and the spoofing characters as
+			 * \uXXXX: lossless, and no terminal or parser is steered
+			 * by a raw one */
+			if (k > 0 && (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || spoofing(cp))) {
+				putf(buf, len, pos, "\\u%04x", (unsigned)cp);
+				i += k;
+				continue;
 			}
 			i += put_utf8(buf, len, pos, p + i, n - i, &valid);
 			continue;
+		}
 		}
 		i++;
 	}
@@ -201,14 +218,6 @@ bool prom_escape(char *buf, size_t len, size_t *pos, const char *s) {
 		i++;
 	}
 	return valid;
-}
-
-/* Characters that can make a log line look like something else: line and
- * paragraph separators, and the bidirectional controls (reordering what
- * follows them on screen). */
-static bool spoofing(uint32_t cp) {
-	return cp == 0x200e || cp == 0x200f || (cp >= 0x2028 && cp <= 0x202e) ||
-	       (cp >= 0x2066 && cp <= 0x2069);
 }
 
 void text_escape(char *buf, size_t len, size_t *pos, const void *s, size_t n) {

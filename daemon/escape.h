@@ -15,9 +15,13 @@
 
 /*
  * Append s as the contents of a JSON string (no quotes) to buf: valid
- * UTF-8 is kept as is (including U+0080..U+009F, U+2028...); '"' '\\' and
- * the control characters U+0000..U+001F and U+007F are escaped (\b \f \n
- * \r \t \" \\, \u00xx for the others, lower-case hex). Each byte that is
+ * UTF-8 is kept as is, except that '"' '\\', the controls U+0000..U+001F,
+ * U+007F..U+009F (C1 too) and the characters that can steer a terminal or
+ * a parser (U+2028 U+2029, which end a line for JavaScript, and the
+ * bidirectional controls U+061C U+200E U+200F U+202A..U+202E
+ * U+2066..U+2069) are escaped (\b \f \n \r \t \" \\, \uxxxx for the
+ * others, lower-case hex): still lossless, and a JSON line shows none of
+ * them raw to whoever reads it on a terminal. Each byte that is
  * not part of a valid UTF-8 sequence becomes U+FFFD (so "\xc0\xaf" gives
  * two, a UTF-8 encoded surrogate "\xed\xa0\x80" three, a truncated
  * sequence one per byte). Overlong forms, surrogates and code points above
@@ -43,8 +47,8 @@ bool prom_escape(char *buf, size_t len, size_t *pos, const char *s);
  * terminals: printable ASCII and valid UTF-8 from U+00A0 up are kept,
  * '\\' becomes "\\\\", \n \r \t are written so, every other byte (control
  * characters, U+0080..U+009F, invalid UTF-8, and the characters that can
- * disguise a line: U+2028 U+2029 and the bidirectional controls U+200E
- * U+200F U+202A..U+202E U+2066..U+2069) as "\xNN". The result has no
+ * disguise a line: U+2028 U+2029 and the bidirectional controls U+061C
+ * U+200E U+200F U+202A..U+202E U+2066..U+2069) as "\xNN". The result has no
  * control characters and is unambiguous. snprintf-like as json_escape().
  */
 void text_escape(char *buf, size_t len, size_t *pos, const void *s, size_t n);

@@ -22,6 +22,7 @@
 #include <ev.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -365,7 +366,10 @@ static void setup_fd(struct json_output *j, int fd, bool own_description) {
  * would make root append to its target), never blocking (O_NONBLOCK: a
  * FIFO without a reader fails with ENXIO), and only a regular file, a FIFO
  * or a character device (/dev/null) of the daemon's own uid: a 0666 file
- * or a FIFO another user planted would receive every record. why says
+ * or a FIFO another user planted would receive every record. A regular
+ * file must have one name only: a hard link planted there (possible to
+ * any file where fs.protected_hardlinks is 0) to a file root owns, such as
+ * /etc/shadow, has the daemon's uid and would be appended to. why says
  * what was refused.
  */
 static int open_file(const char *path, char *why, size_t whylen) {
@@ -398,6 +402,13 @@ static int open_file(const char *path, char *why, size_t whylen) {
 				 "it belongs to uid %u, not to the daemon's (%u): refused (a file "
 				 "another user made would receive every record)",
 				 (unsigned)st.st_uid, (unsigned)geteuid());
+		return -EPERM;
+	}
+	if (S_ISREG(st.st_mode) && st.st_nlink != 1) {
+		snprintf(why, whylen,
+			 "it has %ju hard links, not 1: refused (a link planted to another "
+			 "file would make the daemon append to it)",
+			 (uintmax_t)st.st_nlink);
 		return -EPERM;
 	}
 	return steal_fd(&fd);

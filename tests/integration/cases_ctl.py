@@ -29,7 +29,8 @@ import socket
 import subprocess
 import time
 
-from harness import Fail, Skip, WAIT, check, config_text, ev, rule, run_cmd, tail, wait_until
+from harness import (RAW_STEERING, Fail, Skip, WAIT, check, config_text, ev, rule, run_cmd, tail,
+                     wait_until)
 from common import start, test
 
 _SUPPORTED = {}
@@ -247,7 +248,7 @@ def ctl_watch_text(t):
     p, path = watch(t, sock, "--path", os.path.join(w, "*"))
     wait_subscribed(t, sock, d)
     c = t.child(comm="fsnd-ctl\x1b")
-    names = [b"plain", b"fg\nname\x1b[2J\ttab", b"bad\xff\xfeutf8", b"rtl\xe2\x80\xaeevil"]
+    names = [b"plain", b"fg\nname\x1b[2J\ttab", b"bad\xff\xfeutf8", b"rtl\xe2\x80\xaeevil"] + STEERING
     for nm in names:
         c.create(os.fsencode(w) + b"/" + nm)
     for nm in names:
@@ -263,8 +264,43 @@ def ctl_watch_text(t):
     stop_watch(p, path, "watch")
     check(got == want, f"watch does not print the console's lines:\n  watch:   {got!r}\n"
           f"  console: {want!r}")
-    check(not any(re.search(rb"[\x00-\x1f\x7f]", ln) for ln in got),
+    check(not any(RAW_STEERING.search(ln.decode("utf-8", "replace")) for ln in got),
           f"raw control characters in the watch lines: {got!r}")
+
+
+# File names with what can steer a terminal or a parser (issue 28, finding
+# 9): C1 controls (NEL, CSI), U+2028 and U+2029, bidirectional controls.
+STEERING = [b"c1\xc2\x85nel\xc2\x9b[31mcsi", b"sep\xe2\x80\xa8line\xe2\x80\xa9para",
+            b"evil\xe2\x80\xaetxt.exe", b"iso\xe2\x81\xa6late\xe2\x81\xa9",
+            b"alm\xd8\x9c-lrm\xe2\x80\x8e-rlm\xe2\x80\x8f-lre\xe2\x80\xaa-pdf\xe2\x80\xac"]
+
+
+@test
+def ctl_watch_json_controls(t):
+    # watch --json: the json output's lines, with every such character as
+    # \uXXXX (no raw one reaches the terminal), decoding to the exact name
+    w = t.mkdir("w")
+    d, out, cfg, sock = start_ctl(t, [rule("r-w", [w], events=["create"])])
+    p, path = watch(t, sock, "--json", "--path", os.path.join(w, "*"))
+    wait_subscribed(t, sock, d)
+    c = t.child()
+    want = [os.fsencode(w) + b"/" + nm for nm in STEERING]
+    for nm in want:
+        c.create(nm)
+    for nm in want:
+        out.wait(ev(nm, "create"), "the JSON record", daemon=d)
+    got = wait_until(lambda: (lambda ls: ls if len(ls) >= len(want) else None)(
+        read_lines(path)), "the records from fsnotifyctl watch --json", alive=d)
+    stop_watch(p, path, "watch --json")
+    raw = [ln for ln in got if RAW_STEERING.search(ln.decode("utf-8", "replace"))]
+    check(not raw, f"watch --json printed {len(raw)} lines with a raw C1 control, line "
+          f"separator or bidirectional control: {raw[:1]!r}")
+    recs = [json.loads(ln) for ln in got]
+    check([r["path"].encode("utf-8") for r in recs] == want and
+          not any("path_b64" in r for r in recs),
+          f"watch --json: the paths do not decode to the names: {got!r}")
+    check(rb"\u2028" in got[1] and rb"\u202e" in got[2] and rb"\u0085" in got[0],
+          f"watch --json: not escaped as \\uXXXX: {got[:3]!r}")
 
 
 @test

@@ -19,7 +19,7 @@ import time
 
 import harness
 from harness import Fail, Skip, check, config_text, ev, rule, run_cmd, tail, wait_until
-from common import start, test
+from common import NOBODY, start, test
 
 
 # ---------------------------------------------------------------------------
@@ -134,6 +134,92 @@ def output_file_hostile(t):
     with open(victim) as f:
         if f.read() != "root's\n":
             problems.append("after SIGUSR1, the planted link's target was written to")
+    if problems:
+        raise Fail("\n".join(problems))
+
+
+PROTECTED_HARDLINKS = "/proc/sys/fs/protected_hardlinks"
+
+
+def as_nobody(*cmd):
+    r = run_cmd(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
+                 *cmd])
+    check(r[0] == 0, f"{' '.join(cmd)} as uid {NOBODY}: exit {r[0]}:{tail(r[2], 3)}")
+
+
+@test
+def output_file_hardlink(t):
+    # A hard link another user planted at the json output's path, to a
+    # file root owns (issue 28, F2): where fs.protected_hardlinks is 0
+    # anyone may link to any file, and the link has the daemon's uid. It is
+    # refused at start (exit 1, no READY, the message says why) and on
+    # SIGUSR1 after a rotation (the daemon keeps its file); its target is
+    # never written. The sysctl (global) is 0 only while the links are
+    # made; renaming one into place later needs no privilege.
+    w = t.mkdir("w")
+    shared = t.mkdir("shared", mode=0o1777)
+    attacker = t.mkdir("attacker")
+    os.chown(attacker, NOBODY, NOBODY)
+    victim = t.path("victim")
+    with open(victim, "w") as f:
+        f.write("root's\n")
+    os.chmod(victim, 0o600)
+    out = os.path.join(shared, "events.json")
+    spare = os.path.join(attacker, "spare")
+    try:
+        with open(PROTECTED_HARDLINKS) as f:
+            old = f.read().strip()
+    except OSError as e:
+        raise Skip(f"cannot read {PROTECTED_HARDLINKS}: {e}") from None
+    try:
+        with open(PROTECTED_HARDLINKS, "w") as f:
+            f.write("0\n")
+    except OSError as e:
+        raise Skip(f"cannot set fs.protected_hardlinks to 0 (it is {old}): {e}") from None
+    try:
+        as_nobody("ln", victim, out)
+        as_nobody("ln", victim, spare)
+    finally:
+        with open(PROTECTED_HARDLINKS, "w") as f:
+            f.write(old + "\n")
+    check(os.stat(out).st_nlink == 3 and os.stat(out).st_uid == 0,
+          "the planted links are not links to root's file")
+    problems = []
+    cfg = t.write_file("o.conf", config_text([rule("r", [w], events=["create"])],
+                                             {"j": {"type": "json", "file": out}}, ["j"]))
+    d = t.daemon(cfg, name="hardlink")
+    wait_until(lambda: d.proc.poll() is not None or d.notify.find("READY") is not None,
+               "the daemon to exit (or start)", timeout=10)
+    if d.notify.find("READY") is not None:
+        # (what it then does: a record appended to root's file)
+        p = os.path.join(w, "through-the-link")
+        t.child().create(p)
+        t.output(out).wait(ev(p, "create", "r"), "the create", daemon=d)
+        raise Fail("a hard link to a file of root's at the json output's path: the daemon "
+                   "started and appended records to root's file")
+    rc, err = d.wait_exit(timeout=10), d.stderr()
+    if rc == 0:
+        problems.append(f"a hard link to root's file: exit {rc}")
+    if not ("output 'j'" in err and "hard link" in err):
+        problems.append(f"the error does not say 'hard link':{tail(err, 3)}")
+    # rotation: the daemon's own file, then the spare link renamed to its path
+    os.unlink(out)
+    d = t.daemon(cfg)
+    d.wait_ready()
+    os.rename(out, out + ".1")
+    as_nobody("mv", "-T", spare, out)
+    logged = len(d.stderr())
+    d.signal(signal.SIGUSR1)
+    rd = t.output(out + ".1")
+    wait_until(lambda: "cannot reopen" in d.stderr()[logged:], "the refused reopen", alive=d)
+    if "hard link" not in d.stderr()[logged:]:
+        problems.append(f"reopen onto a hard link: not said why:{tail(d.stderr(), 3)}")
+    p = os.path.join(w, "after-rotation")
+    t.child().create(p)
+    rd.wait(ev(p, "create", "r"), "the create, still in the rotated file", daemon=d)
+    with open(victim) as f:
+        if f.read() != "root's\n":
+            problems.append("the hard link's target was written to")
     if problems:
         raise Fail("\n".join(problems))
 

@@ -225,6 +225,11 @@ class Notify:
 # ---------------------------------------------------------------------------
 
 RFC3339_USEC = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$")
+# What must never be raw in a JSON line or on a terminal (daemon/escape.h):
+# C0 and C1 controls, DEL, U+2028 U+2029 (a line end for JavaScript) and
+# the bidirectional controls.
+RAW_STEERING = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e"
+                          "\u2066-\u2069]")
 
 
 class Record:
@@ -461,10 +466,14 @@ class JsonLines:
         self.partial = lines.pop()
         for line in lines:
             try:
-                obj = json.loads(line.decode("utf-8"), parse_constant=_no_constant)
+                text = line.decode("utf-8")
+                obj = json.loads(text, parse_constant=_no_constant)
             except (UnicodeDecodeError, ValueError) as e:
                 self.errors.append(f"{self.path}: invalid JSON line {line!r}: {e}")
                 continue
+            if RAW_STEERING.search(text):
+                self.errors.append(f"{self.path}: a raw control, line separator or "
+                                   f"bidirectional control in {line!r}")
             bad = validate_record(obj)
             if bad:
                 self.errors.append(f"{self.path}: {'; '.join(bad)}: {line!r}")

@@ -286,10 +286,24 @@ static const struct esc_case json_cases[] = {
 	{ "\x1f", "\\u001f", true },
 	{ "del\x7f", "del\\u007f", true },
 	{ "/", "/", true },
-	{ "\xc3\xa9t\xc3\xa9", "\xc3\xa9t\xc3\xa9", true },               /* été */
-	{ "\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80", true },                 /* U+1F600, 4 bytes */
-	{ "\xc2\x80\xc2\x9f", "\xc2\x80\xc2\x9f", true },                 /* C1 controls: valid */
-	{ "\xe2\x80\xa8", "\xe2\x80\xa8", true },                         /* U+2028 */
+	{ "\xc3\xa9t\xc3\xa9", "\xc3\xa9t\xc3\xa9", true }, /* été */
+	{ "\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80", true },   /* U+1F600, 4 bytes */
+	/* C1 controls, line separators and bidirectional controls: valid
+	 * (the JSON decodes to the very bytes) but never raw */
+	{ "\xc2\x80\xc2\x9f", "\\u0080\\u009f", true },
+	{ "a\xc2\x85-\xc2\x9b[2J", "a\\u0085-\\u009b[2J", true }, /* NEL, CSI */
+	{ "\xe2\x80\xa8\xe2\x80\xa9", "\\u2028\\u2029", true },
+	{ "\xe2\x80\xaa\xe2\x80\xab\xe2\x80\xac\xe2\x80\xad\xe2\x80\xae",
+	  "\\u202a\\u202b\\u202c\\u202d\\u202e", true },
+	{ "\xe2\x81\xa6\xe2\x81\xa7\xe2\x81\xa8\xe2\x81\xa9", "\\u2066\\u2067\\u2068\\u2069",
+	  true },
+	{ "\xd8\x9c\xe2\x80\x8e\xe2\x80\x8f", "\\u061c\\u200e\\u200f", true }, /* ALM LRM RLM */
+	{ "evil\xe2\x80\xaetxt.exe", "evil\\u202etxt.exe", true },
+	/* their neighbours stay: U+00A0, U+200D, U+2027, U+202F, U+2065, U+206A */
+	{ "\xc2\xa0\xe2\x80\x8d\xe2\x80\xa7\xe2\x80\xaf\xe2\x81\xa5\xe2\x81\xaa",
+	  "\xc2\xa0\xe2\x80\x8d\xe2\x80\xa7\xe2\x80\xaf\xe2\x81\xa5\xe2\x81\xaa", true },
+	/* a C1 control next to invalid bytes: each as before */
+	{ "\xc2\x9b\xc2", "\\u009b" FFFD, false },
 	{ "\xed\x9f\xbf\xee\x80\x80", "\xed\x9f\xbf\xee\x80\x80", true }, /* U+D7FF U+E000 */
 	{ "\xef\xbf\xbf", "\xef\xbf\xbf", true },                         /* U+FFFF */
 	{ "\xf4\x8f\xbf\xbf", "\xf4\x8f\xbf\xbf", true },                 /* U+10FFFF */
@@ -398,6 +412,8 @@ START_TEST(test_text_escape) {
 		{ "\xe2\x80\xa8\xe2\x81\xa6", "\\xe2\\x80\\xa8\\xe2\\x81\\xa6", true },
 		/* U+200F right-to-left mark; U+200D zero width joiner is kept */
 		{ "\xe2\x80\x8f\xe2\x80\x8d", "\\xe2\\x80\\x8f\xe2\x80\x8d", true },
+		/* U+061C arabic letter mark; U+2069 pop directional isolate */
+		{ "\xd8\x9c\xe2\x81\xa9", "\\xd8\\x9c\\xe2\\x81\\xa9", true },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -688,6 +704,8 @@ static size_t make_names(void) {
 		  "bom"),
 		S("\xc2\x85nel"),
 		S("\xe2\x80\xa8"),
+		S("\xc2\x9b[2J\xc2\x9f"),
+		S("rtl\xe2\x80\xaetxt.exe\xe2\x81\xa6\xe2\x81\xa9\xd8\x9c\xe2\x80\x8f"),
 		S("-"),
 		S(" "),
 		S(".."),
