@@ -447,10 +447,32 @@ static void scan_dir(struct engine *e, struct state *s, struct emark *root, cons
 	}
 }
 
+/* The loader's walk: a call per step of its batches, which have events in
+ * between, so no fd is kept from one call to the next. A call reads dir and
+ * up to TREE_SCAN_GROUP - 1 of its siblings next in q, opened in their
+ * parent once. */
+#define TREE_SCAN_GROUP 32
+
+static bool is_sibling(const char *path, const char *dir, size_t parent_len) {
+	return strncmp(path, dir, parent_len + 1) == 0 && !strchr(path + parent_len + 1, '/');
+}
+
 void tree_scan(struct engine *e, struct state *s, struct emark *root, const char *dir, bool self,
 	       bool synth, struct dirq *q) {
-	/* (the loader's walk: its batches have events in between) */
-	scan_dir(e, s, root, dir, self, synth, q, NULL);
+	struct walk wk = { .parent.fd = -1, .last.fd = -1 };
+	const char *slash = strrchr(dir, '/');
+	size_t parent_len = slash ? (size_t)(slash - dir) : 0;
+	struct dirq_item it;
+
+	scan_dir(e, s, root, dir, self, synth, q, &wk);
+	for (unsigned n = 1; self && slash && n < TREE_SCAN_GROUP && q->head < q->n; n++) {
+		if (!q->v[q->head].self || !is_sibling(q->v[q->head].path, dir, parent_len))
+			break;
+		(void)dirq_pop(q, &it);
+		scan_dir(e, s, root, it.path, true, synth, q, &wk);
+		free(it.path);
+	}
+	walk_done(&wk);
 }
 
 /* Scan what q holds, and all below; see scan_dir(). */
