@@ -135,6 +135,9 @@ struct emark {
 	bool retired;        /* reload: its state is gone, it leaves the kernel soon */
 	bool gone;           /* its object went (re-arming: see mark_gone()) */
 	bool waiter;         /* a watch for a missing path's next component (waiters_*()) */
+	bool stale;          /* sub-watch: elsewhere than its path said when a directory
+			      * appeared in it; read again when renamed (tree.c) */
+	bool stale_made;     /* ... and one of those directories was made there */
 	size_t idx;          /* planned marks: its index in the state's marks (match_index) */
 	char *next;          /* waiter: the path that, created, re-arms (key of e->waiting) */
 	/* reload: what a kept mark becomes when the new state commits */
@@ -434,7 +437,10 @@ void on_retire(struct ev_loop *loop, ev_timer *w, int revents);
 
 bool excluded_by_path(const struct erule *r, const char *path);
 bool has_sub(const struct emark *root, const char *path);
-bool sub_watch_add(struct engine *e, struct state *s, struct emark *root, const char *dir);
+/* the sub-watch of dir, placed on the directory dfd is open on */
+bool sub_watch_add(struct engine *e, struct state *s, struct emark *root, int dfd, const char *dir);
+/* an fd to read root's directory by, if it is still the one watched */
+int tree_open_top(const struct emark *root);
 void sub_remove(struct emark *parent, struct emark *sub);
 void drop_subs(struct engine *e, struct emark *m, unsigned *count);
 int dirq_push(struct dirq *q, char *path, bool self);

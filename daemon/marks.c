@@ -226,7 +226,7 @@ int emark_place(struct engine *e, struct emark *m, unsigned *count, unsigned max
 			       "system's mount namespace");
 		return -EXDEV;
 	}
-	if (fstatat(AT_FDCWD, m->path, &st, flags) < 0)
+	if (fstatat(spec.dirfd, spec.path, &st, flags) < 0)
 		return -errno; /* libfsn would say the same; this keeps dev/ino in step */
 	m->dev = st.st_dev;
 	m->ino = st.st_ino;

@@ -74,22 +74,26 @@ static void rescan_one(struct engine *e, struct erule *r, int dirfd, const char 
 		rescan_emit(e, r, path, "changed", true);
 }
 
-/* Walk dir (depth 1, or all of it), reporting what changed since since;
- * a recursive inotify tree also gets the watches it lost. */
-static void rescan_dir(struct engine *e, struct erule *r, struct emark *root, const char *dir,
-		       bool recursive, uint64_t since) {
+/* Walk dir, open as fd (taken), (depth 1, or all of it), reporting what
+ * changed since since; a recursive inotify tree also gets the watches it
+ * lost. Each directory is opened in the one above it, never through a
+ * symlink, and a watch placed on what was opened (tree.c). */
+static void rescan_dir(struct engine *e, struct erule *r, struct emark *root, int fd,
+		       const char *dir, bool recursive, uint64_t since) {
+	_cleanup_close_ int dfd = fd;
 	_cleanup_closedir_ DIR *d = NULL;
 	struct dirent *de;
 
-	if (excluded_by_path(r, dir))
+	if (dfd < 0 || excluded_by_path(r, dir))
 		return;
 	/* a directory made in the gap: its watch; its subdirectories get
 	 * theirs as this walk reaches them (recursive whenever root is set) */
 	if (root && !has_sub(root, dir) && strcmp(dir, root->canon) != 0)
-		(void)sub_watch_add(e, &e->st, root, dir);
-	d = opendir_nofollow(dir);
+		(void)sub_watch_add(e, &e->st, root, dfd, dir);
+	d = fdopendir(dfd);
 	if (!d)
 		return;
+	dfd = -1; /* d's now */
 	while ((de = readdir(d))) {
 		_cleanup_free_ char *path = NULL;
 		bool is_dir;
@@ -100,8 +104,20 @@ static void rescan_dir(struct engine *e, struct erule *r, struct emark *root, co
 			break;
 		rescan_one(e, r, dirfd(d), de->d_name, path, since, &is_dir);
 		if (is_dir && recursive)
-			rescan_dir(e, r, root, path, true, since);
+			rescan_dir(
+			    e, r, root,
+			    openat(dirfd(d), de->d_name,
+				   O_RDONLY | O_NONBLOCK | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC),
+			    path, true, since);
 	}
+}
+
+/* An fd to read a planned mark's directory by (an inotify tree's top only
+ * if it is still the directory watched). */
+static int rescan_open(const struct emark *root, const char *path) {
+	if (root)
+		return tree_open_top(root);
+	return open(path, O_RDONLY | O_NONBLOCK | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 }
 
 static void rescan_rule(struct engine *e, struct erule *r) {
@@ -118,17 +134,18 @@ static void rescan_rule(struct engine *e, struct erule *r) {
 		if (m->rule != r || !m->mark || m->spec.mask == 0 || !m->canon)
 			continue;
 		if (m->scope == SCOPE_SUBTREE && m->subtree) {
+			struct emark *root =
+			    m->spec.type == FSN_MARK_INOTIFY && m->subtree_recursive ? m : NULL;
+
 			rescan_one(e, r, AT_FDCWD, m->subtree, m->subtree, since, &dir_self);
 			if (dir_self)
-				rescan_dir(e, r,
-					   m->spec.type == FSN_MARK_INOTIFY && m->subtree_recursive
-					       ? m
-					       : NULL,
-					   m->subtree, m->subtree_recursive, since);
+				rescan_dir(e, r, root, rescan_open(root, m->subtree), m->subtree,
+					   m->subtree_recursive, since);
 		} else if (m->scope == SCOPE_OBJECT) {
 			rescan_one(e, r, AT_FDCWD, m->canon, m->canon, since, &dir_self);
 			if (dir_self)
-				rescan_dir(e, r, NULL, m->canon, false, since);
+				rescan_dir(e, r, NULL, rescan_open(NULL, m->canon), m->canon, false,
+					   since);
 		}
 	}
 }

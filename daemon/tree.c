@@ -10,6 +10,12 @@
  * on its queue, struct dirq); when a watch did not fit, the rule's
  * watch_limit says what stays.
  *
+ * A directory is never reached by its path: each is opened in its parent,
+ * from the tree's top down, without following a symlink, checked against
+ * its parent's watch, and watched and read through that fd (open_watched()).
+ * A directory that appeared in one that is no longer where the tree says
+ * (moved, or swapped for a symlink) is followed when the move is read.
+ *
  * A sub-watch is placed and removed by marks.c like any mark; match.c
  * hands this file the inotify events that change a tree.
  */
@@ -19,7 +25,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "engine-private.h"
 #include "escape.h"
@@ -111,18 +120,189 @@ bool excluded_by_path(const struct erule *r, const char *path) {
 	return false;
 }
 
-bool has_sub(const struct emark *root, const char *path) {
+static const struct emark *find_sub(const struct emark *root, const char *path) {
 	if (!root->sidx)
-		return false;
+		return NULL;
 	for (const struct emark *m = root->sidx[sidx_slot(root, path)]; m; m = m->snext)
 		if (m->canon && strcmp(m->canon, path) == 0)
-			return true;
-	return false;
+			return m;
+	return NULL;
 }
 
-/* Place the sub-watch of dir under root; s is the state root belongs to (its
- * limit and count). false if it is not watched (excluded, gone, limit). */
-bool sub_watch_add(struct engine *e, struct state *s, struct emark *root, const char *dir) {
+bool has_sub(const struct emark *root, const char *path) {
+	return find_sub(root, path) != NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* reaching a directory of a tree                                           */
+/* ------------------------------------------------------------------------ */
+
+/* A tree's directories are reached from its top one name at a time, each
+ * opened in the directory above it without following a symlink, and a
+ * directory is used only while it is the one its watch is on (dev/ino). A
+ * path is never resolved again as a whole: a directory renamed and replaced
+ * by a symlink (or by another directory) between an event and the daemon's
+ * reading of it cannot lead the daemon out of the tree, nor give a
+ * directory a name that is not its own. */
+#define DIR_FLAGS (O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+#define DIR_READ (O_RDONLY | O_NONBLOCK | DIR_FLAGS)
+
+static bool same_inode(int fd, dev_t dev, ino_t ino) {
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino;
+}
+
+/* The directory rel (names separated by '/') below the directory top, with
+ * flags: openat2() that follows no symlink and stays beneath top (one call,
+ * the kernel walks), else (a kernel or filter without it) one openat() per
+ * name, each without following a symlink. */
+static int open_below(int top, const char *rel, int flags) {
+	struct open_how how = {
+		.flags = (uint64_t)(flags | DIR_FLAGS),
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_BENEATH,
+	};
+	_cleanup_close_ int fd = -1;
+	int r = (int)syscall(SYS_openat2, top, rel, &how, sizeof(how));
+
+	if (r >= 0 || (errno != ENOSYS && errno != EPERM && errno != E2BIG))
+		return r >= 0 ? r : negative_errno();
+	while (*rel) {
+		char name[NAME_MAX + 1];
+		size_t n = strcspn(rel, "/");
+		int next;
+
+		if (n == 0 || n > NAME_MAX)
+			return -EINVAL;
+		memcpy(name, rel, n);
+		name[n] = '\0';
+		rel += n;
+		rel += *rel == '/';
+		if (is_dot(name))
+			return -EINVAL;
+		next = openat(fd >= 0 ? fd : top, name, (*rel ? O_PATH : flags) | DIR_FLAGS);
+		if (next < 0)
+			return negative_errno();
+		safe_close(fd);
+		fd = next;
+	}
+	return steal_fd(&fd);
+}
+
+/* An fd (flags: O_PATH, or DIR_READ to read it) of the directory watch w of
+ * root's tree is on, reached from root's directory along w's path in the
+ * tree (open_below()); -ESTALE when root's or w's directory is not the one
+ * its watch is on. */
+static int open_watched(const struct emark *root, const struct emark *w, int flags) {
+	const char *rel = w->canon;
+	_cleanup_close_ int top = -1;
+	int fd;
+
+	if (!path_in(w->canon, root->canon, true, true))
+		return -EXDEV;
+	if (strlen(w->canon) >= PATH_MAX)
+		return -ENAMETOOLONG;
+	if (strcmp(root->canon, "/") != 0)
+		rel += strlen(root->canon);
+	while (*rel == '/')
+		rel++;
+	top = open(root->canon, (*rel ? O_PATH : flags) | DIR_FLAGS);
+	if (top < 0)
+		return negative_errno();
+	if (!same_inode(top, root->dev, root->ino))
+		return -ESTALE;
+	if (!*rel)
+		return steal_fd(&top);
+	fd = open_below(top, rel, flags);
+	if (fd >= 0 && !same_inode(fd, w->dev, w->ino)) {
+		safe_close(fd);
+		return -ESTALE;
+	}
+	return fd;
+}
+
+int tree_open_top(const struct emark *root) {
+	return open_watched(root, root, DIR_READ);
+}
+
+/* Directories a walk keeps open while it runs (never between events, so
+ * no filesystem is kept busy): the parent of the directories it opens now
+ * (siblings are opened in it, not each reached from the top again), and
+ * the last directory it read that had subdirectories (their parent soon:
+ * a deep chain is walked down, not reached from the top at every level). */
+struct walk_dir {
+	char *path;
+	int fd;
+};
+
+struct walk {
+	struct walk_dir parent, last;
+};
+
+static void walk_dir_done(struct walk_dir *w) {
+	free(w->path);
+	w->path = NULL;
+	w->fd = safe_close(w->fd);
+}
+
+/* w becomes path, open as fd (both taken; on failure both dropped). */
+static void walk_dir_set(struct walk_dir *w, char *path, int fd) {
+	walk_dir_done(w);
+	if (path && fd >= 0) {
+		w->path = path;
+		w->fd = fd;
+	} else {
+		free(path);
+		safe_close(fd);
+	}
+}
+
+static void walk_done(struct walk *wk) {
+	walk_dir_done(&wk->parent);
+	walk_dir_done(&wk->last);
+}
+
+/* An fd to read dir (a directory below root's, by its path in the tree)
+ * by, opened in its parent: the walk's (wk, NULL: none), or the directory
+ * of the parent's watch reached from the top. */
+static int open_entry(const struct emark *root, const char *dir, struct walk *wk) {
+	const char *slash = strrchr(dir, '/');
+	const char *name = slash ? slash + 1 : "";
+	_cleanup_free_ char *parent = NULL;
+	_cleanup_close_ int pfd = -1;
+	const struct emark *w;
+	int fd;
+
+	if (!*name || is_dot(name) || strlen(name) > NAME_MAX)
+		return -EINVAL;
+	parent = slash == dir ? strdup("/") : strndup(dir, (size_t)(slash - dir));
+	if (!parent)
+		return -ENOMEM;
+	if (wk && wk->last.path && strcmp(wk->last.path, parent) == 0) {
+		walk_dir_set(&wk->parent, steal_ptr(&wk->last.path), steal_fd(&wk->last.fd));
+	}
+	if (wk && wk->parent.path && strcmp(wk->parent.path, parent) == 0)
+		fd = openat(wk->parent.fd, name, DIR_READ);
+	else {
+		w = strcmp(parent, root->canon) == 0 ? root : find_sub(root, parent);
+		if (!w)
+			return -ENOENT; /* its parent is not watched (any more) */
+		pfd = open_watched(root, w, O_PATH);
+		if (pfd < 0)
+			return pfd;
+		fd = openat(pfd, name, DIR_READ);
+		if (wk)
+			walk_dir_set(&wk->parent, steal_ptr(&parent), steal_fd(&pfd));
+	}
+	return fd < 0 ? negative_errno() : fd;
+}
+
+/* Place the sub-watch of dir under root, on the directory dfd is open on
+ * (found through its parent: never by its path); s is the state root
+ * belongs to (its limit and count). false if it is not watched (gone,
+ * limit). */
+bool sub_watch_add(struct engine *e, struct state *s, struct emark *root, int dfd,
+		   const char *dir) {
 	struct emark *sub = NULL;
 	char why[1024];
 	int r;
@@ -130,14 +310,22 @@ bool sub_watch_add(struct engine *e, struct state *s, struct emark *root, const 
 	if (emark_new(e, root->rule, &root->spec, dir, root, &sub) < 0)
 		return false;
 	sub->spec.flags |= FSN_MARK_F_ONLYDIR | FSN_MARK_F_DONT_FOLLOW;
+	sub->spec.dirfd = dfd;
+	sub->spec.path = ".";
 	r = emark_place(e, sub, &s->n_placed, s->config->max_marks, why, sizeof(why));
+	sub->spec.dirfd = AT_FDCWD;
+	sub->spec.path = sub->path;
 	if (r < 0) {
 		if (r == -ENOSPC)
 			root->rule->limit_hit = true; /* (see place_planned()) */
 		if (r != -ENOENT && r != -ENOTDIR && !root->rule->limit_logged &&
 		    !(r == -ENOSPC && e->placing_tree)) {
-			/* once per rule: the tree is too big or the kernel says no */
+			/* once per rule: the tree is too big or the kernel says no;
+			 * libfsn's words name the directory ".": the daemon's say
+			 * which */
 			root->rule->limit_logged = true;
+			if (strcmp(why, e->captured) == 0)
+				why[0] = e->captured[0] = '\0';
 			mark_failure(e, sub, r, why[0] ? why : NULL);
 		}
 		emark_free(sub);
@@ -189,26 +377,14 @@ void dirq_done(struct dirq *q) {
 	*q = (struct dirq){ 0 };
 }
 
-/* One directory of a walk below root: its sub-watch (self), then its
- * entries: subdirectories go to q; synth: dir was just created, so what is
- * in it was created before its watch could report it: report those as
- * created (else `mkdir -p a/b; touch a/b/f` loses b and f). s is the state
- * root belongs to (its limit and count). Never follows symlinks. */
-void tree_scan(struct engine *e, struct state *s, struct emark *root, const char *dir, bool self,
-	       bool synth, struct dirq *q) {
-	_cleanup_closedir_ DIR *d = NULL;
+/* The entries of d, dir's directory: subdirectories go to q; synth: report
+ * every entry as created (see scan_dir()). Returns whether a subdirectory
+ * went to q. */
+static bool read_entries(struct engine *e, struct emark *root, DIR *d, const char *dir, bool synth,
+			 struct dirq *q) {
 	struct dirent *de;
+	bool pushed = false;
 
-	if (excluded_by_path(root->rule, dir))
-		return;
-	if (self && has_sub(root, dir))
-		return; /* watched and read already (by the scan of its parent) */
-	if (self && !sub_watch_add(e, s, root, dir))
-		return;
-
-	d = opendir_nofollow(dir);
-	if (!d)
-		return;
 	while ((de = readdir(d))) {
 		char *sub;
 		struct stat st;
@@ -230,26 +406,135 @@ void tree_scan(struct engine *e, struct state *s, struct emark *root, const char
 			synth_create(e, root, sub, is_dir);
 		if (!is_dir || dirq_push(q, sub, true) < 0)
 			free(sub);
+		else
+			pushed = true;
+	}
+	return pushed;
+}
+
+/* One directory of a walk below root: its sub-watch (self; else dir is
+ * root's own), then its entries: subdirectories go to q; synth: dir was
+ * just created, so what is in it was created before its watch could report
+ * it: report those as created (else `mkdir -p a/b; touch a/b/f` loses b
+ * and f). s is the state root belongs to (its limit and count); wk: the
+ * walk's open directories (NULL: none kept). dir is opened in its parent,
+ * its watch placed on what was opened, and what is read is that: never a
+ * symlink, never a directory outside the tree. */
+static void scan_dir(struct engine *e, struct state *s, struct emark *root, const char *dir,
+		     bool self, bool synth, struct dirq *q, struct walk *wk) {
+	_cleanup_closedir_ DIR *d = NULL;
+	_cleanup_close_ int fd = -1;
+
+	if (excluded_by_path(root->rule, dir) || strlen(dir) >= PATH_MAX)
+		return;
+	if (self && has_sub(root, dir))
+		return; /* watched and read already (by the scan of its parent) */
+	if (!self && strcmp(dir, root->canon) != 0)
+		return;
+	fd = self ? open_entry(root, dir, wk) : tree_open_top(root);
+	if (fd < 0)
+		return;
+	if (self && !sub_watch_add(e, s, root, fd, dir))
+		return;
+	d = fdopendir(fd);
+	if (!d)
+		return;
+	fd = -1; /* d's now */
+	if (read_entries(e, root, d, dir, synth, q) && wk) {
+		char *path = strdup(dir);
+
+		walk_dir_set(&wk->last, path, fcntl(dirfd(d), F_DUPFD_CLOEXEC, 0));
 	}
 }
 
-/* Add sub-watches for dir (itself unless it is the root) and every
- * directory below it; see tree_scan(). */
-static void tree_add(struct engine *e, struct state *s, struct emark *root, const char *dir,
-		     bool self, bool synth) {
-	struct dirq q = { 0 };
-	struct dirq_item it;
-	char *first = strdup(dir);
+/* The loader's walk: a call per step of its batches, which have events in
+ * between, so no fd is kept from one call to the next. A call reads dir and
+ * up to TREE_SCAN_GROUP - 1 of its siblings next in q, opened in their
+ * parent once. */
+#define TREE_SCAN_GROUP 32
 
-	if (!first || dirq_push(&q, first, self) < 0) {
-		free(first);
-		return;
-	}
-	while (dirq_pop(&q, &it)) {
-		tree_scan(e, s, root, it.path, it.self, synth, &q);
+static bool is_sibling(const char *path, const char *dir, size_t parent_len) {
+	return strncmp(path, dir, parent_len + 1) == 0 && !strchr(path + parent_len + 1, '/');
+}
+
+void tree_scan(struct engine *e, struct state *s, struct emark *root, const char *dir, bool self,
+	       bool synth, struct dirq *q) {
+	struct walk wk = { .parent.fd = -1, .last.fd = -1 };
+	const char *slash = strrchr(dir, '/');
+	size_t parent_len = slash ? (size_t)(slash - dir) : 0;
+	struct dirq_item it;
+
+	scan_dir(e, s, root, dir, self, synth, q, &wk);
+	for (unsigned n = 1; self && slash && n < TREE_SCAN_GROUP && q->head < q->n; n++) {
+		if (!q->v[q->head].self || !is_sibling(q->v[q->head].path, dir, parent_len))
+			break;
+		(void)dirq_pop(q, &it);
+		scan_dir(e, s, root, it.path, true, synth, q, &wk);
 		free(it.path);
 	}
-	dirq_done(&q);
+	walk_done(&wk);
+}
+
+/* Scan what q holds, and all below; see scan_dir(). */
+static void walk_run(struct engine *e, struct state *s, struct emark *root, struct dirq *q,
+		     bool synth, struct walk *wk) {
+	struct dirq_item it;
+
+	while (dirq_pop(q, &it)) {
+		scan_dir(e, s, root, it.path, it.self, synth, q, wk);
+		free(it.path);
+	}
+	dirq_done(q);
+	walk_done(wk);
+}
+
+/* A directory appeared as name in the directory of w, a watch of root's
+ * tree (made, or moved in): its sub-watch and those of every directory
+ * below it; see scan_dir(). If w's directory is not where the tree says
+ * (it, or a directory above it, was moved or replaced before this event
+ * was read), w is marked stale: the move, when it is read, says where w
+ * is, and w is read again there (tree_resync()). */
+static void tree_add(struct engine *e, struct state *s, struct emark *root, struct emark *w,
+		     const char *name, bool synth) {
+	struct walk wk = { .parent.fd = -1, .last.fd = -1 };
+	struct dirq q = { 0 };
+	char *first;
+	int pfd;
+
+	pfd = open_watched(root, w, O_PATH);
+	if (pfd < 0) {
+		if (w != root) {
+			w->stale = true;
+			w->stale_made |= synth;
+		}
+		return;
+	}
+	walk_dir_set(&wk.parent, strdup(w->canon), pfd);
+	first = entry_path(w->canon, name);
+	if (!first || dirq_push(&q, first, true) < 0)
+		free(first);
+	walk_run(e, s, root, &q, synth, &wk);
+}
+
+/* w (stale: see tree_add()) has been renamed: read it where it is now, and
+ * follow the directories in it that are not watched yet as tree_add() would
+ * have (what is in them reported as created if one of them was made). */
+static void tree_resync(struct engine *e, struct state *s, struct emark *root, struct emark *w) {
+	_cleanup_closedir_ DIR *d = NULL;
+	struct walk wk = { .parent.fd = -1, .last.fd = -1 };
+	struct dirq q = { 0 };
+	int fd = open_watched(root, w, DIR_READ);
+	bool synth;
+
+	if (fd < 0 || !(d = fdopendir(fd))) {
+		safe_close(fd);
+		return; /* still not where the tree says: a later move will tell */
+	}
+	synth = w->stale_made;
+	w->stale = w->stale_made = false;
+	(void)read_entries(e, root, d, w->canon, false, &q);
+	walk_dir_set(&wk.parent, strdup(w->canon), fcntl(dirfd(d), F_DUPFD_CLOEXEC, 0));
+	walk_run(e, s, root, &q, synth, &wk);
 }
 
 /* Drop the sub-watches of root (of the running state) at or below path. */
@@ -266,10 +551,11 @@ static void tree_remove(struct engine *e, struct emark *root, const char *path) 
 	}
 }
 
-/* Rename the sub-watches of root at or below from to below to. */
-static void tree_rename(struct emark *root, const char *from, const char *to) {
+/* Rename the sub-watches of root (of the running state) at or below from
+ * to below to; read again those that were stale (see tree_add()). */
+static void tree_rename(struct engine *e, struct emark *root, const char *from, const char *to) {
 	size_t fl = strlen(from);
-	bool renamed = false;
+	bool renamed = false, stale = false;
 
 	for (size_t i = 0; i < root->n_subs; i++) {
 		struct emark *sub = root->subs[i];
@@ -282,9 +568,14 @@ static void tree_rename(struct emark *root, const char *from, const char *to) {
 		free(sub->canon);
 		sub->canon = n;
 		renamed = true;
+		stale |= sub->stale;
 	}
 	if (renamed && root->sidx)
 		(void)sidx_rebuild(root, root->sidx_size);
+	/* (a resync appends sub-watches: they are not stale) */
+	for (size_t i = 0; stale && i < root->n_subs; i++)
+		if (root->subs[i]->stale && path_in(root->subs[i]->canon, to, true, true))
+			tree_resync(e, &e->st, root, root->subs[i]);
 }
 
 /* The sub-watches of m leave the kernel and memory; count: as for
@@ -320,14 +611,14 @@ void tree_follow(struct engine *e, struct emark *m, const struct fsn_event *ev, 
 		if (e->move.path && e->move.cookie == ev->cookie) {
 			for (size_t i = 0; i < e->st.n_marks; i++)
 				if (e->st.marks[i]->n_subs > 0)
-					tree_rename(e->st.marks[i], e->move.path, path);
+					tree_rename(e, e->st.marks[i], e->move.path, path);
 			free(e->move.path);
 			e->move.path = NULL;
 		}
 		if (!has_sub(root, path))
-			tree_add(e, s, root, path, true, false);
+			tree_add(e, s, root, m, ev->name, false);
 	} else if (ev->mask & IN_CREATE)
-		tree_add(e, s, root, path, true, !fresh);
+		tree_add(e, s, root, m, ev->name, !fresh);
 }
 
 /* A directory moved away with no IN_MOVED_TO to follow: out of the tree. */
@@ -342,20 +633,24 @@ void tree_settle_move(struct engine *e, const struct fsn_event *ev) {
 	e->move.path = NULL;
 }
 
-/* Directories at and below dir (not following symlinks, pruning excluded
- * paths), counting stops above cap. */
+/* Directories at and below dir, open as fd (taken; -errno: not readable),
+ * each opened in its parent without following symlinks, pruning excluded
+ * paths; counting stops above cap. */
 #define COUNT_DIRS_MAX 1000000
 
-static size_t count_dirs(const struct erule *r, const char *dir, size_t cap) {
+static size_t count_dirs(const struct erule *r, int fd, const char *dir, size_t cap) {
 	_cleanup_closedir_ DIR *d = NULL;
 	size_t n = 1;
 	struct dirent *de;
 
-	if (excluded_by_path(r, dir))
+	if (excluded_by_path(r, dir)) {
+		safe_close(fd);
 		return 0;
-	d = opendir_nofollow(dir);
-	if (!d)
+	}
+	if (fd < 0 || !(d = fdopendir(fd))) {
+		safe_close(fd);
 		return 1;
+	}
 	while (n <= cap && (de = readdir(d))) {
 		_cleanup_free_ char *sub = NULL;
 		struct stat st;
@@ -370,7 +665,7 @@ static size_t count_dirs(const struct erule *r, const char *dir, size_t cap) {
 			continue;
 		if (!(sub = entry_path(dir, de->d_name)))
 			break;
-		n += count_dirs(r, sub, cap - n);
+		n += count_dirs(r, openat(dirfd(d), de->d_name, DIR_READ), sub, cap - n);
 	}
 	return n;
 }
@@ -392,7 +687,7 @@ int apply_watch_limit(struct engine *e, struct state *s, struct emark *m, char *
 	const struct rule_conf *rc = m->rule->conf;
 	unsigned long sys = read_ulong("/proc/sys/fs/inotify/max_user_watches");
 	bool marks = s->config->max_marks > 0 && s->n_placed >= s->config->max_marks;
-	size_t need = count_dirs(m->rule, m->canon, COUNT_DIRS_MAX);
+	size_t need = count_dirs(m->rule, tree_open_top(m), m->canon, COUNT_DIRS_MAX);
 	char p[PATH_MAX];
 
 	snprintf(

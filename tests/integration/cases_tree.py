@@ -19,7 +19,7 @@ import time
 
 import harness
 from harness import Skip, check, config_text, ev, rule, tail
-from common import TESTS, start, test
+from common import NOBODY, TESTS, start, test
 
 # The two ways to watch a tree: the rule's mark and recursive settings.
 BACKENDS = {
@@ -259,6 +259,120 @@ def tree_delete(t, backend):
 
 
 # ---------------------------------------------------------------------------
+# A directory swapped for a symlink before the daemon follows it (issue 28)
+# ---------------------------------------------------------------------------
+
+def inotify_watches(pid):
+    """The inodes that pid's inotify fds watch, as {(sdev, ino)} from
+    /proc/PID/fdinfo (sdev in the kernel's encoding: see kernel_dev())."""
+    found = set()
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{fd}") != "anon_inode:inotify":
+                continue
+            with open(f"/proc/{pid}/fdinfo/{fd}") as f:
+                for line in f:
+                    m = re.match(r"inotify wd:\S+ ino:([0-9a-f]+) sdev:([0-9a-f]+)", line)
+                    if m:
+                        found.add((int(m.group(2), 16), int(m.group(1), 16)))
+        except OSError:
+            continue
+    return found
+
+
+def kernel_dev(st):
+    """st's device as the kernel's fdinfo prints it (major << 20 | minor)."""
+    return (os.major(st.st_dev) << 20) | os.minor(st.st_dev)
+
+
+def swap_run(t, old, new, target, after):
+    """The user (nobody) of a watched tree makes top/p/d, renames top/OLD
+    (p or p/d) to top/NEW and puts a symlink top/OLD -> secret/TARGET, where
+    secret is a root-only (0700) directory holding a d of its own, with
+    files and a directory named root-only-*. All of it is done while the
+    daemon is stopped (SIGSTOP), so it always reads the create of p/d after
+    the swap. Then root writes in its own d, and the user makes a marker in
+    top. Before the marker: exactly the records of what the user did (the
+    create of p/d, the rename OLD -> NEW as one record, the create of the
+    symlink OLD), none naming a root-only entry, and no inotify watch of
+    the daemon on secret/d or below it. Last, a create in top/AFTER (the
+    user's d where it is now) is reported under that name."""
+    top = t.mkdir("top")
+    p = t.mkdir("top", "p")
+    for x in (top, p):
+        os.chown(x, NOBODY, NOBODY)
+    secret = t.mkdir("secret", mode=0o700)
+    sd = t.mkdir("secret", "d", mode=0o700)
+    t.mkdir("secret", "d", "root-only-dir", mode=0o700)
+    for n in ("root-only-1", "root-only-2"):
+        with open(os.path.join(sd, n), "w") as f:
+            f.write("secret\n")
+    d, out, _ = start(t, [rule("r-swap", [top], mark="inotify", recursive=True,
+                               events=["create", "delete", "moved_from", "moved_to",
+                                       "close_write"])])
+    c = t.child(comm="fsnd-swap", uid=NOBODY)
+    old, new = os.path.join(top, old), os.path.join(top, new)
+    d.signal(signal.SIGSTOP)
+    d.wait_stopped()
+    c.do("mkdir", path=os.path.join(p, "d"))
+    c.do("rename", path=old, to=new)
+    c.do("symlink", path=old, to=os.path.join(secret, target))
+    d.signal(signal.SIGCONT)
+
+    with open(os.path.join(sd, "root-only-3"), "w") as f:
+        f.write("x\n")
+    os.mkdir(os.path.join(sd, "root-only-dir2"))
+    with open(os.path.join(sd, "root-only-dir", "root-only-4"), "w") as f:
+        f.write("x\n")
+    m = t.marker(c, out, top, d)
+    recs = out.records[:m]
+    leaked = [r for r in recs if b"root-only" in (r.path or b"") + (r.old_path or b"")]
+    check(not leaked, f"records naming entries of the root-only directory {sd} (the user "
+          f"swapped a directory of the tree for a symlink into {secret}): {leaked[:6]}")
+    roots = {(kernel_dev(os.stat(x)), os.stat(x).st_ino)
+             for x in (sd, os.path.join(sd, "root-only-dir"),
+                       os.path.join(sd, "root-only-dir2"))}
+    watched = inotify_watches(d.pid) & roots
+    check(not watched, f"the daemon has {len(watched)} inotify watch(es) in the root-only "
+          f"directory {sd} (fdinfo of its inotify fd: (sdev, ino) {sorted(watched)})")
+    want = [(os.path.join(p, "d"), None, {"create", "ondir"}),
+            (new, old, {"moved_from", "moved_to", "ondir"}),
+            (old, None, {"create"})]
+    got = [(r.path, r.old_path, r.events) for r in recs if r.kind == "event"]
+    ok = len(got) == len(want) and all(
+        gp == os.fsencode(wp) and go == (os.fsencode(wo) if wo else None) and we <= ge
+        for (gp, go, ge), (wp, wo, we) in zip(got, want))
+    rel = lambda x: os.path.relpath(os.fsdecode(x), top)  # noqa: E731
+    check(ok, "the records do not say what the user did: expected " + ", ".join(
+        f"{sorted(we)} {rel(wp)}" + (f" (from {rel(wo)})" if wo else "")
+        for wp, wo, we in want) + "; got " + ", ".join(
+        f"{sorted(ge)} {rel(gp)}" + (f" (from {rel(go)})" if go else "")
+        for gp, go, ge in got))
+
+    f = os.path.join(top, after, "after")
+    c.create(f)
+    out.wait(ev(f, "create", "r-swap"), f"the create of {rel(f)} (the user's d, watched "
+             "where it is now)", start=m, daemon=d)
+
+
+@test
+def tree_swap_parent(t):
+    # p, where the user made d, becomes a symlink to secret (which holds
+    # root's d): the daemon must follow p/d through the directory the
+    # watch of p is on, never by the path p/d, and find the user's d at
+    # q/d once it reads the rename (fails on the old code: it watched and
+    # listed root's d as p/d, then called it q/d).
+    swap_run(t, "p", "q", ".", "q/d")
+
+
+@test
+def tree_swap_dir(t):
+    # The new directory itself becomes a symlink to root's d: not followed;
+    # p/e is watched when its move is read.
+    swap_run(t, "p/d", "p/e", "d", "p/e")
+
+
+# ---------------------------------------------------------------------------
 # 100 000 directories
 # ---------------------------------------------------------------------------
 
@@ -311,7 +425,7 @@ def tree_100k(t):
     note(t, f"inotify start {secs:.2f} s, VmRSS {st['VmRSS'] / 1024:.1f} MB, "
          f"VmHWM {st['VmHWM'] / 1024:.1f} MB")
     err = d.stderr()
-    check(not re.search(r"max_marks|max_user_watches|cannot place", err),
+    check(not re.search(r"max_marks|max_user_watches|cannot place|cannot watch", err),
           f"inotify on {NT * ND + NT + 1} directories: the daemon did not place every "
           f"watch:{tail(err)}")
     files = [os.path.join(p, "f-ino") for p in sample]

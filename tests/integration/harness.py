@@ -544,6 +544,8 @@ def _do(op):
         os.rmdir(p())
     elif kind == "rename":
         os.rename(p(), p("to"))
+    elif kind == "symlink":
+        os.symlink(p("to"), p())  # path: the link, to: what it points to
     elif kind == "chmod":
         os.chmod(p(), op["mode"])
     elif kind == "many":
