@@ -390,7 +390,7 @@ bool str_eq(const char *a, const char *b);
 int join_name(const char *dir, const char *name, char *buf, size_t len);
 char *entry_path(const char *dir, const char *name);
 bool is_dot(const char *name);
-DIR *opendir_nofollow(const char *dir);
+int opendir_at(int dirfd, const char *name);
 /* the libfsn log (also the guard rules') */
 void on_fsn_log(void *userdata, int priority, const char *msg);
 struct eoutput *find_eoutput(struct eoutput **v, size_t n, const char *name);

@@ -181,14 +181,12 @@ bool is_dot(const char *name) {
 	return strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
 }
 
-/* A directory to read, never through a symlink; NULL if it cannot be. */
-DIR *opendir_nofollow(const char *dir) {
-	_cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+/* The directory name in dirfd (AT_FDCWD: a path) open to read, never
+ * through a symlink: its fd, or -errno. */
+int opendir_at(int dirfd, const char *name) {
+	int fd = openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
-	if (d)
-		fd = -1; /* d owns it now */
-	return d;
+	return fd < 0 ? negative_errno() : fd;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -170,18 +170,21 @@ bool json_escape(char *buf, size_t len, size_t *pos, const char *s) {
 		case '\r': puts_(buf, len, pos, "\\r"); break;
 		case '\t': puts_(buf, len, pos, "\\t"); break;
 		default: {
-			uint32_t cp = c;
-			size_t k = c >= 0x80 ? utf8_valid(p + i, n - i, &cp) : 1;
+			uint32_t cp;
+			size_t k = utf8_valid(p + i, n - i, &cp);
 
 			/* C0 and C1 controls, DEL and the spoofing characters as
 			 * \uXXXX: lossless, and no terminal or parser is steered
-			 * by a raw one */
-			if (k > 0 && (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || spoofing(cp))) {
+			 * by a raw one; a sequence decoded once */
+			if (k == 0)
+				i += put_utf8(buf, len, pos, p + i, n - i, &valid); /* U+FFFD */
+			else if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || spoofing(cp)) {
 				putf(buf, len, pos, "\\u%04x", (unsigned)cp);
 				i += k;
-				continue;
+			} else {
+				put(buf, len, pos, p + i, k);
+				i += k;
 			}
-			i += put_utf8(buf, len, pos, p + i, n - i, &valid);
 			continue;
 		}
 		}

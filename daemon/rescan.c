@@ -104,11 +104,7 @@ static void rescan_dir(struct engine *e, struct erule *r, struct emark *root, in
 			break;
 		rescan_one(e, r, dirfd(d), de->d_name, path, since, &is_dir);
 		if (is_dir && recursive)
-			rescan_dir(
-			    e, r, root,
-			    openat(dirfd(d), de->d_name,
-				   O_RDONLY | O_NONBLOCK | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC),
-			    path, true, since);
+			rescan_dir(e, r, root, opendir_at(dirfd(d), de->d_name), path, true, since);
 	}
 }
 
@@ -117,7 +113,7 @@ static void rescan_dir(struct engine *e, struct erule *r, struct emark *root, in
 static int rescan_open(const struct emark *root, const char *path) {
 	if (root)
 		return tree_open_top(root);
-	return open(path, O_RDONLY | O_NONBLOCK | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return opendir_at(AT_FDCWD, path);
 }
 
 static void rescan_rule(struct engine *e, struct erule *r) {

@@ -282,7 +282,7 @@ static int open_entry(const struct emark *root, const char *dir, struct walk *wk
 		walk_dir_set(&wk->parent, steal_ptr(&wk->last.path), steal_fd(&wk->last.fd));
 	}
 	if (wk && wk->parent.path && strcmp(wk->parent.path, parent) == 0)
-		fd = openat(wk->parent.fd, name, DIR_READ);
+		fd = opendir_at(wk->parent.fd, name);
 	else {
 		w = strcmp(parent, root->canon) == 0 ? root : find_sub(root, parent);
 		if (!w)
@@ -290,11 +290,11 @@ static int open_entry(const struct emark *root, const char *dir, struct walk *wk
 		pfd = open_watched(root, w, O_PATH);
 		if (pfd < 0)
 			return pfd;
-		fd = openat(pfd, name, DIR_READ);
+		fd = opendir_at(pfd, name);
 		if (wk)
 			walk_dir_set(&wk->parent, steal_ptr(&parent), steal_fd(&pfd));
 	}
-	return fd < 0 ? negative_errno() : fd;
+	return fd;
 }
 
 /* Place the sub-watch of dir under root, on the directory dfd is open on
@@ -665,7 +665,7 @@ static size_t count_dirs(const struct erule *r, int fd, const char *dir, size_t 
 			continue;
 		if (!(sub = entry_path(dir, de->d_name)))
 			break;
-		n += count_dirs(r, openat(dirfd(d), de->d_name, DIR_READ), sub, cap - n);
+		n += count_dirs(r, opendir_at(dirfd(d), de->d_name), sub, cap - n);
 	}
 	return n;
 }
