@@ -325,11 +325,14 @@ def control_subscribers(t):
     wait_until(lambda: params(Client(sock).ask("io.fsnotifyd.GetStatus", {}),
                               "GetStatus")["subscribers"] == n_subs,
                "every subscriber to be registered", alive=d)
-    threads = [threading.Thread(target=reader, args=(i, c), daemon=True)
-               for i, c in enumerate(subs)]
+    # (the writer is forked before the 50 threads start: a fork beside
+    # them could inherit a lock one of them holds and hang, as seen on a
+    # loaded machine)
+    c = t.child()
+    threads = [threading.Thread(target=reader, args=(i, s_), daemon=True)
+               for i, s_ in enumerate(subs)]
     for th in threads:
         th.start()
-    c = t.child()
     for i in range(n_files):
         c.create(os.path.join(wa, f"f{i:04d}"))
         if i % 10 == 0:
