@@ -123,6 +123,12 @@ static int report_error(const struct ctl *ctl, const char *method, const struct 
 			"control group may connect\n",
 			ctl->socket, json_get_number(p, "uid", -1));
 		return EXIT_USAGE;
+	} else if (strcmp(r->error, IFACE "TooManyClients") == 0) {
+		fprintf(stderr,
+			"fsnotifyctl: %s refused this client: %.0f connections are open, as many "
+			"as it takes (control.max_clients, the last one kept for root)\n",
+			ctl->socket, json_get_number(p, "max", -1));
+		return EXIT_USAGE;
 	} else if (strcmp(r->error, IFACE "SubscriberTooSlow") == 0) {
 		fprintf(
 		    stderr,
@@ -173,6 +179,23 @@ static int read_failed(const struct ctl *ctl, const char *method, int r) {
 	return EXIT_ANSWER;
 }
 
+/* Sending method failed with r: the daemon may have refused this client
+ * and said why before it closed (TooManyClients, PermissionDenied), so
+ * that is read and printed; else the error. The exit status. */
+static int send_failed(struct ctl *ctl, const char *method, int r) {
+	struct vl_reply rep;
+	int k;
+
+	if (vl_read_refusal(&ctl->conn, r, &rep) == 0) {
+		k = rep.error ? report_error(ctl, method, &rep) : -1;
+		vl_reply_done(&rep);
+		if (k >= 0)
+			return k;
+	}
+	fprintf(stderr, "fsnotifyctl: %s: writing to %s: %s\n", method, ctl->socket, strerror(-r));
+	return EXIT_ANSWER;
+}
+
 /* Call method (its short name) and read the reply: 0 with *ret, or the
  * exit status, the cause printed. */
 static int call(struct ctl *ctl, const char *method, const char *params, struct vl_reply *ret) {
@@ -184,11 +207,8 @@ static int call(struct ctl *ctl, const char *method, const char *params, struct 
 	if (r > 0)
 		return r;
 	r = vl_call(&ctl->conn, full, params, false);
-	if (r < 0) {
-		fprintf(stderr, "fsnotifyctl: %s: writing to %s: %s\n", method, ctl->socket,
-			strerror(-r));
-		return EXIT_ANSWER;
-	}
+	if (r < 0)
+		return send_failed(ctl, method, r);
 	r = vl_read(&ctl->conn, ret, NULL);
 	if (r < 0)
 		return read_failed(ctl, method, r);
@@ -515,11 +535,8 @@ static int cmd_watch(struct ctl *ctl) {
 	sigdelset(&old, SIGTERM);
 
 	r = vl_call(&ctl->conn, IFACE "Watch", params, true);
-	if (r < 0) {
-		fprintf(stderr, "fsnotifyctl: Watch: writing to %s: %s\n", ctl->socket,
-			strerror(-r));
-		return EXIT_ANSWER;
-	}
+	if (r < 0)
+		return send_failed(ctl, "Watch", r);
 	for (;;) {
 		struct vl_reply rep;
 		bool more;

@@ -220,6 +220,13 @@ int vl_read(struct vl_conn *c, struct vl_reply *ret, const sigset_t *sigmask) {
 	}
 }
 
+int vl_read_refusal(struct vl_conn *c, int r, struct vl_reply *ret) {
+	if (r != -EPIPE && r != -ECONNRESET)
+		return r;
+	/* (what it sent before it closed is still there to read) */
+	return vl_read(c, ret, NULL) == 0 ? 0 : r;
+}
+
 void vl_write_string(FILE *f, const char *s) {
 	_cleanup_free_ char *buf = NULL;
 	size_t need = 0, pos = 0;

@@ -78,6 +78,10 @@ void vl_close(struct vl_conn *c);
 /* Send {"method": method, "parameters": params, "more": true?}; params is
  * a JSON object's text (NULL: {}). 0 or -errno. */
 int vl_call(struct vl_conn *c, const char *method, const char *params, bool more);
+/* vl_call() failed with r: when the server closed the connection first
+ * (-EPIPE, -ECONNRESET), what it said before, e.g. why it refused this
+ * client (TooManyClients, PermissionDenied): 0 with *ret; otherwise r. */
+int vl_read_refusal(struct vl_conn *c, int r, struct vl_reply *ret);
 /* Read the next reply. 0; -ECONNRESET when the peer closed (between
  * messages); -EBADMSG when it closed in a message, or sent one that is not
  * a reply; -EMSGSIZE; -EINTR when a signal not in

@@ -377,6 +377,12 @@ static const struct key control_keys[] = {
 		 "beyond it loses records (counted, then a dropped record)." },
 	{ "slow_timeout", UINT(struct config, control_slow, 1, 3600, "10"),
 	  .doc = "Seconds a client's queue may stay full before it is disconnected." },
+	{ "request_timeout", UINT(struct config, control_request_timeout, 1, 3600, "10"),
+	  .doc = "Seconds a request may take from its first byte to its end; a slower one "
+		 "closes the connection." },
+	{ "idle_timeout", UINT(struct config, control_idle_timeout, 1, 86400, "60"),
+	  .doc = "Seconds a connection with no call in progress may go without a byte read or "
+		 "written before it is closed." },
 };
 
 static const struct table control_table = { TABLE_CONTROL, "control", control_keys,

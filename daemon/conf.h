@@ -178,6 +178,8 @@ struct config {
 	unsigned control_request; /* bytes of one request at most (default 65536) */
 	unsigned control_queue;   /* bytes queued for one client at most (default 1 MiB) */
 	unsigned control_slow;    /* seconds a client's queue may stay full (default 10) */
+	unsigned control_request_timeout; /* seconds a request may take to arrive (10) */
+	unsigned control_idle_timeout;    /* seconds without a call or a byte (60) */
 
 	/* Every output defined, plus the built-in "journal" (type journal) and
 	 * "stdout" (json to "-") when they are used but not defined. */

@@ -509,6 +509,8 @@ static void limits_of(const struct config *c, struct vl_limits *lim) {
 		.max_request = c->control_request,
 		.max_queue = c->control_queue,
 		.slow_sec = c->control_slow,
+		.request_sec = c->control_request_timeout,
+		.idle_sec = c->control_idle_timeout,
 	};
 }
 

@@ -4,20 +4,38 @@
  *
  * Input: bytes are read into a connection's buffer (at most
  * limits.max_request + 1 bytes without a NUL: more closes it with
- * org.varlink.service.InvalidParameter) and cut at NUL bytes; a message is
- * parsed (vl_parse_call()) and handed to ops.call while no other call of
- * that connection waits for its answer; otherwise it stays buffered and
- * reading stops until the answer went out.
+ * org.varlink.service.InvalidParameter, also when the limit was lowered
+ * while a message was coming) and cut at NUL bytes; a message is parsed
+ * (vl_parse_call()) and handed to ops.call while no other call of that
+ * connection waits for its answer and its output queue is below
+ * limits.max_queue; otherwise it stays buffered and reading stops until
+ * the answer went out, or the queue was written below the bound.
+ *
+ * A connection that is not read (a call in progress, its answers not
+ * taken, closing) is in the server's hang-up epoll (no events asked: the
+ * kernel's EPOLLHUP alone, a peer that closed, not one that only shut its
+ * writing down): it is closed as soon as its peer goes, its slot free.
+ * One that is read has a timer: a message begun must end within
+ * limits.request_sec (io.fsnotifyd.RequestTimeout), and nothing read or
+ * written for limits.idle_sec closes it (io.fsnotifyd.IdleTimeout). The
+ * last of limits.max_clients slots is root's.
  *
  * Output: messages are appended to the connection's buffer and written
  * without blocking (send(MSG_NOSIGNAL | MSG_DONTWAIT)); what the socket
  * does not take waits for an ev_io. Answers are never dropped (a status of
- * many marks can be large); streamed messages are bounded by
- * limits.max_queue: beyond it they are dropped and counted, ops.dropped()
- * is told once the queue is below half of it, and a queue that stayed full
- * for limits.slow_sec gets everything after the message being written
- * thrown away, io.fsnotifyd.SubscriberTooSlow appended, and the
- * connection closes once that is written (or CLOSE_GRACE s later).
+ * many marks can be large), but a connection whose queue holds
+ * limits.max_queue bytes is not read, so its queue stays below that plus
+ * one answer; streamed messages are bounded by limits.max_queue: beyond it
+ * they are dropped and counted, ops.dropped() is told once the queue is
+ * below half of it. A subscriber whose queue stayed full, or a client
+ * whose answers stayed over the bound, for limits.slow_sec gets
+ * everything after the message being written thrown away,
+ * io.fsnotifyd.SubscriberTooSlow appended, and the connection closes once
+ * that is written (or CLOSE_GRACE s later).
+ *
+ * A connection is freed by the last of those who hold it (in_use: the
+ * callbacks running on it, and vl_reply() / vl_error() /
+ * vl_stream_message(), whose write may find the peer gone).
  */
 #include <errno.h>
 #include <ev.h>
@@ -26,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/fsuid.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -41,6 +60,7 @@
 #define MAX_LOGGED_UIDS 64
 #define STREAM_BATCH 65536 /* bytes of streamed messages gathered before a send() */
 #define CLOSE_GRACE 30.0   /* s a closing connection gets to take its last words */
+#define TOO_LONG "{\"parameter\":\"message longer than control.max_request\"}"
 
 struct vl_conn {
 	struct vl_server *srv;
@@ -50,31 +70,37 @@ struct vl_conn {
 	pid_t pid;
 	ev_io rio, wio;
 	ev_timer grace;
+	ev_timer timer; /* limits.request_sec and idle_sec, while it is read */
 	char *in;
 	size_t in_len, in_cap;
 	char *out;
 	size_t out_off, out_len, out_cap;
-	bool busy;       /* a call waits for its final answer */
-	bool more;       /* ... and may be streamed to */
-	bool oneway;     /* ... and wants no answer */
-	bool closing;    /* close once the output is written */
-	bool blocked;    /* the socket refused more (EAGAIN) until the ev_io fires */
-	bool dead;       /* closed; freed by the one who holds it (in_use) */
-	unsigned in_use; /* callbacks running on it */
+	bool busy;        /* a call waits for its final answer */
+	bool more;        /* ... and may be streamed to */
+	bool oneway;      /* ... and wants no answer */
+	bool closing;     /* close once the output is written */
+	bool blocked;     /* the socket refused more (EAGAIN) until the ev_io fires */
+	bool dead;        /* closed; freed by the one who holds it (in_use) */
+	bool hup_watched; /* in the server's hang-up epoll */
+	unsigned in_use;  /* callbacks and calls running on it */
 	uint64_t dropped;
-	ev_tstamp full_since; /* first refused stream message, 0: none */
+	ev_tstamp full_since;    /* its queue full (stream: first refused message), 0: not */
+	ev_tstamp last_active;   /* a byte read or written, or a call over */
+	ev_tstamp partial_since; /* the buffered part of a message began, 0: none */
 	void *data;
 };
 
 struct vl_server {
 	struct ev_loop *loop;
-	int fd;
+	int fd; /* the listening socket, -1: none */
 	char *path;
 	gid_t gid;
 	struct vl_limits lim;
 	struct vl_ops ops;
 	void *userdata;
 	ev_io lio;
+	int hup_fd; /* epoll of the connections not read, for their hang-up */
+	ev_io hio;
 	ev_timer slow_timer;
 	struct vl_conn *conns;
 	unsigned n_conns;
@@ -88,18 +114,27 @@ struct vl_server {
 /* connections                                                              */
 /* ------------------------------------------------------------------------ */
 
-static void conn_close(struct vl_conn *c);
-
 static void conn_free(struct vl_conn *c) {
 	free(c->in);
 	free(c->out);
 	free(c);
 }
 
-/* After a callback: free a connection it closed. */
+/* After a callback or call: free a connection it closed. */
 static void conn_put(struct vl_conn *c) {
 	if (--c->in_use == 0 && c->dead)
 		conn_free(c);
+}
+
+/* In the hang-up epoll (on) or not. Without room there (ENOMEM, the
+ * epoll watch limit) the hang-up is seen when the connection is read again. */
+static void hup_watch(struct vl_conn *c, bool on) {
+	struct epoll_event ev = { .events = 0, .data.ptr = c };
+
+	if (on == c->hup_watched)
+		return;
+	if (epoll_ctl(c->srv->hup_fd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, c->fd, &ev) == 0 || !on)
+		c->hup_watched = on;
 }
 
 static void conn_close(struct vl_conn *c) {
@@ -111,6 +146,8 @@ static void conn_close(struct vl_conn *c) {
 	ev_io_stop(s->loop, &c->rio);
 	ev_io_stop(s->loop, &c->wio);
 	ev_timer_stop(s->loop, &c->grace);
+	ev_timer_stop(s->loop, &c->timer);
+	hup_watch(c, false);
 	if (c->prev)
 		c->prev->next = c->next;
 	else
@@ -128,6 +165,80 @@ static void conn_close(struct vl_conn *c) {
 
 static size_t queued(const struct vl_conn *c) {
 	return c->out_len - c->out_off;
+}
+
+/* Its next message may be read and handed out. */
+static bool conn_reads(const struct vl_conn *c) {
+	return !c->dead && !c->closing && !c->busy && queued(c) < c->srv->lim.max_queue;
+}
+
+/* When it is closed for being idle or slow to send a message; 0: never
+ * (not read: a call in progress, or closing, or its answers wait to be
+ * written, which limits.slow_sec bounds). */
+static ev_tstamp conn_deadline(const struct vl_conn *c, bool *request) {
+	const struct vl_limits *l = &c->srv->lim;
+	ev_tstamp due = 0;
+
+	*request = false;
+	if (!ev_is_active(&c->rio))
+		return 0;
+	if (l->idle_sec > 0)
+		due = c->last_active + l->idle_sec;
+	if (l->request_sec > 0 && c->in_len > 0 && c->partial_since > 0 &&
+	    (due == 0 || c->partial_since + l->request_sec < due)) {
+		due = c->partial_since + l->request_sec;
+		*request = true;
+	}
+	return due;
+}
+
+/* The timer at the deadline, when that is earlier than where it is (a
+ * later one is found when it fires: no heap update for every read). */
+static void conn_arm_timer(struct vl_conn *c) {
+	struct ev_loop *loop = c->srv->loop;
+	ev_tstamp now = ev_now(loop), due;
+	bool request;
+
+	due = conn_deadline(c, &request);
+	if (due == 0) {
+		ev_timer_stop(loop, &c->timer);
+		return;
+	}
+	if (ev_is_active(&c->timer) && now + ev_timer_remaining(loop, &c->timer) <= due)
+		return;
+	ev_timer_stop(loop, &c->timer);
+	ev_timer_set(&c->timer, due > now ? due - now : 0., 0.);
+	ev_timer_start(loop, &c->timer);
+}
+
+/* After its state changed: read it or watch for its hang-up, its answers
+ * over the bound timed as a slow subscriber's queue, its timer. */
+static void conn_update(struct vl_conn *c) {
+	struct vl_server *s = c->srv;
+	bool reads = conn_reads(c);
+
+	if (c->dead)
+		return;
+	if (reads && !ev_is_active(&c->rio)) {
+		hup_watch(c, false);
+		ev_io_start(s->loop, &c->rio);
+		/* (what waited buffered gets its time anew, and is handed out) */
+		c->partial_since = c->in_len > 0 ? ev_now(s->loop) : 0;
+		if (c->in_len > 0)
+			ev_feed_event(s->loop, &c->rio, EV_READ);
+	} else if (!reads) {
+		ev_io_stop(s->loop, &c->rio);
+		hup_watch(c, true);
+	}
+	if (!c->busy && !c->closing) {
+		if (reads)
+			c->full_since = 0;
+		else if (c->full_since == 0)
+			c->full_since = ev_now(s->loop);
+		if (!reads && !ev_is_active(&s->slow_timer))
+			ev_timer_again(s->loop, &s->slow_timer);
+	}
+	conn_arm_timer(c);
 }
 
 /* Write what the socket takes. 0, or -errno (closed). */
@@ -150,6 +261,7 @@ static int conn_flush(struct vl_conn *c) {
 			return -EPIPE;
 		}
 		c->out_off += (size_t)n;
+		c->last_active = ev_now(s->loop);
 	}
 	c->out_off = c->out_len = 0;
 	ev_io_stop(s->loop, &c->wio);
@@ -158,7 +270,7 @@ static int conn_flush(struct vl_conn *c) {
 	return 0;
 }
 
-/* Append one message (text and its NUL); force: past the bound. */
+/* Append one message (text and its NUL). */
 static int conn_append(struct vl_conn *c, const char *text, size_t n) {
 	if (c->out_off > 0 && c->out_off == c->out_len)
 		c->out_off = c->out_len = 0;
@@ -221,46 +333,59 @@ static int conn_send(struct vl_conn *c, const char *error, const char *params, b
 	return was_empty ? conn_flush(c) : 0;
 }
 
-static void conn_resume(struct vl_conn *c);
+/* A reply outside a call (protocol errors, timeouts, too slow), then
+ * close. */
+static void conn_fail(struct vl_conn *c, const char *error, const char *params) {
+	c->in_use++;
+	c->closing = true;
+	conn_update(c);
+	if (conn_send(c, error, params, false) == 0 && !c->dead && queued(c) == 0)
+		conn_close(c);
+	if (!c->dead)
+		ev_timer_start(c->srv->loop, &c->grace);
+	conn_put(c);
+}
 
 static void call_over(struct vl_conn *c) {
 	c->busy = c->more = c->oneway = false;
 	c->dropped = 0;
 	c->full_since = 0;
-	conn_resume(c);
+	c->last_active = ev_now(c->srv->loop);
+	conn_update(c);
+}
+
+/* The final answer of the call in progress (error NULL: a reply). */
+static int conn_answer(struct vl_conn *c, const char *error, const char *params, bool continues) {
+	int r = 0;
+
+	if (c->dead || c->closing || !c->busy)
+		return -EPIPE;
+	if (continues && (!c->more || error))
+		return -EINVAL;
+	c->in_use++; /* (the peer may be gone: the write closes c) */
+	if (!c->oneway)
+		r = conn_send(c, error, params, continues);
+	if (!continues && !c->dead)
+		call_over(c);
+	if (c->dead && r == 0)
+		r = -EPIPE;
+	conn_put(c);
+	return r;
 }
 
 int vl_reply(struct vl_conn *c, const char *params, bool continues) {
-	int r = 0;
-
-	if (c->dead || !c->busy)
-		return -EPIPE;
-	if (continues && !c->more)
-		return -EINVAL;
-	if (!c->oneway)
-		r = conn_send(c, NULL, params, continues);
-	if (!continues && !c->dead)
-		call_over(c);
-	return r;
+	return conn_answer(c, NULL, params, continues);
 }
 
 int vl_error(struct vl_conn *c, const char *name, const char *params) {
-	int r = 0;
-
-	if (c->dead || !c->busy)
-		return -EPIPE;
-	if (!c->oneway)
-		r = conn_send(c, name, params, false);
-	if (!c->dead)
-		call_over(c);
-	return r;
+	return conn_answer(c, name, params, false);
 }
 
 int vl_stream_message(struct vl_conn *c, const char *msg, size_t len) {
 	struct vl_server *s = c->srv;
 	int r;
 
-	if (c->dead || !c->busy || !c->more)
+	if (c->dead || c->closing || !c->busy || !c->more)
 		return -EPIPE;
 	/* (once dropping, until the queue is below half and the subscriber
 	 * was told: nothing after a loss may arrive before word of it) */
@@ -275,36 +400,32 @@ int vl_stream_message(struct vl_conn *c, const char *msg, size_t len) {
 	}
 	r = conn_append(c, msg, len);
 	if (r < 0) {
+		c->in_use++;
 		conn_close(c);
+		conn_put(c);
 		return r;
 	}
 	/* written when the loop comes round (the ev_io): a burst of records
 	 * goes out in one send() per subscriber, not one per record; but a
 	 * burst as long as a loop turn (thousands of records) would fill a
 	 * queue a fast reader keeps empty: beyond STREAM_BATCH bytes, now */
-	if (queued(c) >= STREAM_BATCH && !c->blocked)
-		return conn_flush(c);
+	if (queued(c) >= STREAM_BATCH && !c->blocked) {
+		c->in_use++;
+		r = conn_flush(c);
+		conn_put(c);
+		return r;
+	}
 	ev_io_start(s->loop, &c->wio);
 	return 0;
 }
 
-/* A reply outside a call (protocol errors), then close. */
-static void conn_fail(struct vl_conn *c, const char *error, const char *params) {
-	c->closing = true;
-	ev_io_stop(c->srv->loop, &c->rio);
-	if (conn_send(c, error, params, false) == 0 && !c->dead && queued(c) == 0)
-		conn_close(c);
-	if (!c->dead)
-		ev_timer_start(c->srv->loop, &c->grace);
-}
-
-/* Hand out the buffered messages while no call waits. */
+/* Hand out the buffered messages while it takes calls. */
 static void conn_process(struct vl_conn *c) {
 	struct vl_server *s = c->srv;
 	size_t off = 0;
 
 	c->in_use++;
-	while (!c->dead && !c->busy && !c->closing && off < c->in_len) {
+	while (conn_reads(c) && off < c->in_len) {
 		char *nul = memchr(c->in + off, '\0', c->in_len - off);
 		struct vl_call call;
 		const char *why;
@@ -312,6 +433,11 @@ static void conn_process(struct vl_conn *c) {
 
 		if (!nul)
 			break;
+		/* (one buffered before control.max_request was lowered) */
+		if ((size_t)(nul - (c->in + off)) > s->lim.max_request) {
+			conn_fail(c, "org.varlink.service.InvalidParameter", TOO_LONG);
+			break;
+		}
 		r = vl_parse_call(c->in + off, (size_t)(nul - (c->in + off)), &call, &why);
 		off = (size_t)(nul - c->in) + 1;
 		if (r < 0) {
@@ -333,8 +459,25 @@ static void conn_process(struct vl_conn *c) {
 	if (!c->dead && off > 0) {
 		memmove(c->in, c->in + off, c->in_len - off);
 		c->in_len -= off;
+		/* (the rest, if any, is the start of the next message) */
+		c->partial_since = c->in_len > 0 ? ev_now(s->loop) : 0;
 	}
 	conn_put(c);
+}
+
+/* Room for max bytes (a message and its NUL), no more: a lowered
+ * control.max_request gives memory back. 0 or -ENOMEM. */
+static int conn_input_room(struct vl_conn *c, size_t max) {
+	char *p;
+
+	if (c->in_cap == max)
+		return 0;
+	p = realloc(c->in, max);
+	if (!p)
+		return c->in_cap > max ? 0 : -ENOMEM;
+	c->in = p;
+	c->in_cap = max;
+	return 0;
 }
 
 static void on_read(struct ev_loop *loop, ev_io *w, int revents) {
@@ -343,30 +486,18 @@ static void on_read(struct ev_loop *loop, ev_io *w, int revents) {
 	size_t max = s->lim.max_request + 1;
 
 	c->in_use++;
-	conn_process(c); /* (what an answer left waiting) */
-	if (c->dead || c->busy || c->closing) {
-		if (!c->dead)
-			ev_io_stop(loop, &c->rio);
-		conn_put(c);
-		return;
-	}
-	if (c->in_cap < max) {
-		char *p = realloc(c->in, max);
-
-		if (!p) {
-			conn_close(c);
-			conn_put(c);
-			return;
-		}
-		c->in = p;
-		c->in_cap = max;
-	}
-	for (;;) {
+	conn_process(c); /* (what waited for an answer, or for room) */
+	while (conn_reads(c)) {
 		ssize_t n;
 
-		if (c->in_len == max) {
-			conn_fail(c, "org.varlink.service.InvalidParameter",
-				  "{\"parameter\":\"message longer than control.max_request\"}");
+		/* (a message begun before control.max_request was lowered may
+		 * be beyond it already) */
+		if (c->in_len >= max) {
+			conn_fail(c, "org.varlink.service.InvalidParameter", TOO_LONG);
+			break;
+		}
+		if (conn_input_room(c, max) < 0) {
+			conn_close(c);
 			break;
 		}
 		n = recv(c->fd, c->in + c->in_len, max - c->in_len, MSG_DONTWAIT);
@@ -378,24 +509,14 @@ static void on_read(struct ev_loop *loop, ev_io *w, int revents) {
 			conn_close(c);
 			break;
 		}
+		if (c->in_len == 0)
+			c->partial_since = ev_now(loop);
 		c->in_len += (size_t)n;
+		c->last_active = ev_now(loop);
 		conn_process(c);
-		if (c->dead || c->busy || c->closing) {
-			if (!c->dead)
-				ev_io_stop(loop, &c->rio);
-			break;
-		}
 	}
+	conn_update(c);
 	conn_put(c);
-}
-
-/* The call is over: read (and hand out what is buffered) again. */
-static void conn_resume(struct vl_conn *c) {
-	if (c->dead || c->closing)
-		return;
-	ev_io_start(c->srv->loop, &c->rio);
-	if (c->in_len > 0)
-		ev_feed_event(c->srv->loop, &c->rio, EV_READ);
 }
 
 static void on_write(struct ev_loop *loop, ev_io *w, int revents) {
@@ -414,11 +535,86 @@ static void on_write(struct ev_loop *loop, ev_io *w, int revents) {
 		if (s->ops.dropped)
 			s->ops.dropped(c, n, s->userdata);
 	}
+	conn_update(c); /* (answers below the bound: its next calls are read) */
 	conn_put(c);
 }
 
 static void on_grace(struct ev_loop *loop, ev_timer *w, int revents) {
 	conn_close(w->data);
+}
+
+/* A request that took too long to arrive, or a connection idle too long. */
+static void on_timer(struct ev_loop *loop, ev_timer *w, int revents) {
+	struct vl_conn *c = w->data;
+	struct vl_server *s = c->srv;
+	char params[32];
+	bool request;
+	ev_tstamp due = conn_deadline(c, &request);
+
+	if (due == 0)
+		return;
+	if (due > ev_now(loop)) { /* (it was busy meanwhile) */
+		conn_arm_timer(c);
+		return;
+	}
+	s->stats.timed_out++;
+	snprintf(params, sizeof(params), "{\"seconds\":%u}",
+		 request ? s->lim.request_sec : s->lim.idle_sec);
+	log_debug("control: pid %d uid %u %s for %u s: disconnected", (int)c->pid, (unsigned)c->uid,
+		  request ? "sent part of a message" : "was idle",
+		  request ? s->lim.request_sec : s->lim.idle_sec);
+	conn_fail(c, request ? "io.fsnotifyd.RequestTimeout" : "io.fsnotifyd.IdleTimeout", params);
+}
+
+/* Connections whose peer hung up while they were not read. */
+static void on_hup(struct ev_loop *loop, ev_io *w, int revents) {
+	struct vl_server *s = w->data;
+	struct epoll_event evs[16];
+	int n;
+
+	do {
+		n = epoll_wait(s->hup_fd, evs, (int)ELEMENTSOF(evs), 0);
+		/* (its call goes on without it: nothing can reach it) */
+		for (int i = 0; i < n; i++)
+			conn_close(evs[i].data.ptr);
+	} while (n == (int)ELEMENTSOF(evs));
+}
+
+/* Is its queue full: a subscriber's at half (or it lost messages not told
+ * yet), a client's answers at the bound (it is not read)? */
+static bool conn_full(const struct vl_conn *c) {
+	size_t max = c->srv->lim.max_queue;
+
+	if (c->busy)
+		return queued(c) >= max / 2 || c->dropped > 0;
+	return queued(c) >= max;
+}
+
+/* Cut a full connection off: keep the message being written, drop what
+ * waits behind it (counted with the rest it lost), then SubscriberTooSlow. */
+static void conn_too_slow(struct vl_conn *c) {
+	struct vl_server *s = c->srv;
+	char *nul = c->out_off < c->out_len ? memchr(c->out + c->out_off, '\0', queued(c)) : NULL;
+	char params[96];
+
+	if (nul) {
+		for (const char *q = nul + 1; q < c->out + c->out_len; q++)
+			if (*q == '\0') {
+				c->dropped++;
+				s->stats.dropped += c->more;
+			}
+		c->out_len = (size_t)(nul - c->out) + 1;
+	}
+	log_warning("control: %s pid %d uid %u read nothing for %u s; %llu %s dropped: "
+		    "disconnected",
+		    c->more ? "subscriber" : "client", (int)c->pid, (unsigned)c->uid,
+		    s->lim.slow_sec, (unsigned long long)c->dropped,
+		    c->more ? "records" : "answers");
+	snprintf(params, sizeof(params), "{\"dropped\":%llu,\"seconds\":%u}",
+		 (unsigned long long)c->dropped, s->lim.slow_sec);
+	s->stats.disconnected_slow++;
+	c->more = false;
+	conn_fail(c, "io.fsnotifyd.SubscriberTooSlow", params);
 }
 
 /* Every second while some queue is full: disconnect who stayed full. */
@@ -431,7 +627,7 @@ static void on_slow(struct ev_loop *loop, ev_timer *w, int revents) {
 		next = c->next;
 		if (c->full_since == 0 || c->closing)
 			continue;
-		if (queued(c) < s->lim.max_queue / 2 && c->dropped == 0) {
+		if (!conn_full(c)) {
 			c->full_since = 0;
 			continue;
 		}
@@ -439,32 +635,7 @@ static void on_slow(struct ev_loop *loop, ev_timer *w, int revents) {
 			any = true;
 			continue;
 		}
-		{
-			char *nul = c->out_off < c->out_len
-					? memchr(c->out + c->out_off, '\0', queued(c))
-					: NULL;
-			char params[96];
-
-			/* keep the message being written, drop what waits behind it
-			 * (counted with the rest it lost) */
-			if (nul) {
-				for (const char *q = nul + 1; q < c->out + c->out_len; q++)
-					if (*q == '\0') {
-						c->dropped++;
-						s->stats.dropped++;
-					}
-				c->out_len = (size_t)(nul - c->out) + 1;
-			}
-			log_warning("control: subscriber pid %d uid %u read nothing for %u s; %llu "
-				    "records dropped: disconnected",
-				    (int)c->pid, (unsigned)c->uid, s->lim.slow_sec,
-				    (unsigned long long)c->dropped);
-			snprintf(params, sizeof(params), "{\"dropped\":%llu,\"seconds\":%u}",
-				 (unsigned long long)c->dropped, s->lim.slow_sec);
-			s->stats.disconnected_slow++;
-			c->more = false;
-			conn_fail(c, "io.fsnotifyd.SubscriberTooSlow", params);
-		}
+		conn_too_slow(c);
 	}
 	if (!any)
 		ev_timer_stop(loop, w);
@@ -512,14 +683,74 @@ static void refuse(int fd, const char *error, const char *params) {
 	close(fd);
 }
 
+int vl_server_add(struct vl_server *s, int fd) {
+	struct ucred uc = { 0 };
+	socklen_t len = sizeof(uc);
+	struct vl_conn *c;
+	char params[64];
+	unsigned max;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) < 0) {
+		int r = negative_errno();
+
+		close(fd);
+		return r;
+	}
+	if (!peer_allowed(s, fd, &uc)) {
+		s->stats.refused++;
+		if (!uid_logged(s, uc.uid))
+			log_warning("control: refused uid %u (pid %d): only root%s may connect "
+				    "(control.group); further refusals of this uid are not logged",
+				    (unsigned)uc.uid, (int)uc.pid,
+				    s->gid ? " and members of the control group" : "");
+		snprintf(params, sizeof(params), "{\"uid\":%u}", (unsigned)uc.uid);
+		refuse(fd, "io.fsnotifyd.PermissionDenied", params);
+		return -EPERM;
+	}
+	/* the last slot is root's: the connections of a group member (or
+	 * ones it left behind) never lock root out */
+	max = uc.uid == 0 || s->lim.max_clients == 0 ? s->lim.max_clients : s->lim.max_clients - 1;
+	if (s->n_conns >= max) {
+		s->stats.refused++;
+		if (!s->full_logged)
+			log_warning("control: %u connections (control.max_clients, the last one "
+				    "root's): refusing more",
+				    s->n_conns);
+		s->full_logged = true;
+		snprintf(params, sizeof(params), "{\"max\":%u}", max);
+		refuse(fd, "io.fsnotifyd.TooManyClients", params);
+		return -EUSERS;
+	}
+	s->full_logged = false;
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		close(fd);
+		return -ENOMEM;
+	}
+	c->srv = s;
+	c->fd = fd;
+	c->uid = uc.uid;
+	c->pid = uc.pid;
+	c->last_active = ev_now(s->loop);
+	ev_io_init(&c->rio, on_read, fd, EV_READ);
+	ev_io_init(&c->wio, on_write, fd, EV_WRITE);
+	ev_timer_init(&c->grace, on_grace, CLOSE_GRACE, 0);
+	ev_init(&c->timer, on_timer);
+	c->rio.data = c->wio.data = c->grace.data = c->timer.data = c;
+	c->next = s->conns;
+	if (s->conns)
+		s->conns->prev = c;
+	s->conns = c;
+	s->n_conns++;
+	s->stats.accepted++;
+	conn_update(c);
+	return 0;
+}
+
 static void on_accept(struct ev_loop *loop, ev_io *w, int revents) {
 	struct vl_server *s = w->data;
 
 	for (int i = 0; i < 16; i++) {
-		struct ucred uc = { 0 };
-		socklen_t len = sizeof(uc);
-		struct vl_conn *c;
-		char params[64];
 		int fd = accept4(s->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 
 		if (fd < 0) {
@@ -527,56 +758,7 @@ static void on_accept(struct ev_loop *loop, ev_io *w, int revents) {
 				log_warning("control: accept: %s", strerror(errno));
 			return;
 		}
-		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) < 0) {
-			close(fd);
-			continue;
-		}
-		if (!peer_allowed(s, fd, &uc)) {
-			s->stats.refused++;
-			if (!uid_logged(s, uc.uid))
-				log_warning(
-				    "control: refused uid %u (pid %d): only root%s may connect "
-				    "(control.group); further refusals of this uid are not "
-				    "logged",
-				    (unsigned)uc.uid, (int)uc.pid,
-				    s->gid ? " and members of the control group" : "");
-			snprintf(params, sizeof(params), "{\"uid\":%u}", (unsigned)uc.uid);
-			refuse(fd, "io.fsnotifyd.PermissionDenied", params);
-			continue;
-		}
-		if (s->n_conns >= s->lim.max_clients) {
-			s->stats.refused++;
-			if (!s->full_logged)
-				log_warning(
-				    "control: %u connections (control.max_clients): refusing "
-				    "more",
-				    s->n_conns);
-			s->full_logged = true;
-			snprintf(params, sizeof(params), "{\"max\":%u}", s->lim.max_clients);
-			refuse(fd, "io.fsnotifyd.TooManyClients", params);
-			continue;
-		}
-		s->full_logged = false;
-		c = calloc(1, sizeof(*c));
-		if (!c) {
-			close(fd);
-			continue;
-		}
-		c->srv = s;
-		c->fd = fd;
-		c->uid = uc.uid;
-		c->pid = uc.pid;
-		ev_io_init(&c->rio, on_read, fd, EV_READ);
-		ev_io_init(&c->wio, on_write, fd, EV_WRITE);
-		ev_timer_init(&c->grace, on_grace, CLOSE_GRACE, 0);
-		c->rio.data = c->wio.data = c->grace.data = c;
-		c->next = s->conns;
-		if (s->conns)
-			s->conns->prev = c;
-		s->conns = c;
-		s->n_conns++;
-		s->stats.accepted++;
-		ev_io_start(loop, &c->rio);
+		(void)vl_server_add(s, fd); /* (refused: counted, and logged once) */
 	}
 }
 
@@ -595,14 +777,13 @@ static bool socket_alive(const char *path) {
 	return connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
 }
 
-int vl_server_new(struct ev_loop *loop, const char *path, gid_t gid, const struct vl_limits *lim,
-		  const struct vl_ops *ops, void *userdata, struct vl_server **ret, char *err,
-		  size_t errlen) {
+/* The listening socket on path (vl_server_new()): its fd, or -errno with
+ * err saying what failed. */
+static int listen_on(const char *path, gid_t gid, char *err, size_t errlen) {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	_cleanup_free_ char *dir = NULL;
 	const char *name, *slash = strrchr(path, '/');
 	_cleanup_close_ int dfd = -1, fd = -1;
-	struct vl_server *s;
 	struct stat st;
 	char via[64];
 	mode_t old;
@@ -681,25 +862,51 @@ int vl_server_new(struct ev_loop *loop, const char *path, gid_t gid, const struc
 		(void)unlinkat(dfd, name, 0);
 		return r;
 	}
-	s = calloc(1, sizeof(*s));
-	if (!s || !(s->path = strdup(path))) {
-		free(s);
-		(void)unlinkat(dfd, name, 0);
+	return steal_fd(&fd);
+}
+
+int vl_server_new(struct ev_loop *loop, const char *path, gid_t gid, const struct vl_limits *lim,
+		  const struct vl_ops *ops, void *userdata, struct vl_server **ret, char *err,
+		  size_t errlen) {
+	struct vl_server *s = calloc(1, sizeof(*s));
+	int r;
+
+	if (!s)
 		return -ENOMEM;
+	s->fd = -1;
+	s->hup_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (s->hup_fd < 0 || (path && !(s->path = strdup(path)))) {
+		r = s->hup_fd < 0 ? negative_errno() : -ENOMEM;
+		snprintf(err, errlen, "%s", strerror(-r));
+		goto fail;
+	}
+	if (path) {
+		s->fd = listen_on(path, gid, err, errlen);
+		if (s->fd < 0) {
+			r = s->fd;
+			goto fail;
+		}
+		ev_io_init(&s->lio, on_accept, s->fd, EV_READ);
+		s->lio.data = s;
+		ev_io_start(loop, &s->lio);
 	}
 	s->loop = loop;
-	s->fd = steal_fd(&fd);
 	s->gid = gid;
 	s->lim = *lim;
 	s->ops = *ops;
 	s->userdata = userdata;
-	ev_io_init(&s->lio, on_accept, s->fd, EV_READ);
-	s->lio.data = s;
-	ev_io_start(loop, &s->lio);
+	ev_io_init(&s->hio, on_hup, s->hup_fd, EV_READ);
+	s->hio.data = s;
+	ev_io_start(loop, &s->hio);
 	ev_timer_init(&s->slow_timer, on_slow, 0, 1.0);
 	s->slow_timer.data = s;
 	*ret = s;
 	return 0;
+fail:
+	safe_close(s->hup_fd);
+	free(s->path);
+	free(s);
+	return r;
 }
 
 struct vl_server *vl_server_free(struct vl_server *s) {
@@ -707,10 +914,14 @@ struct vl_server *vl_server_free(struct vl_server *s) {
 		return NULL;
 	while (s->conns)
 		conn_close(s->conns);
-	ev_io_stop(s->loop, &s->lio);
+	if (s->fd >= 0) {
+		ev_io_stop(s->loop, &s->lio);
+		safe_close(s->fd);
+		(void)unlink(s->path);
+	}
+	ev_io_stop(s->loop, &s->hio);
+	safe_close(s->hup_fd);
 	ev_timer_stop(s->loop, &s->slow_timer);
-	safe_close(s->fd);
-	(void)unlink(s->path);
 	free(s->path);
 	free(s);
 	return NULL;
@@ -718,6 +929,12 @@ struct vl_server *vl_server_free(struct vl_server *s) {
 
 void vl_server_set_limits(struct vl_server *s, const struct vl_limits *lim) {
 	s->lim = *lim;
+	for (struct vl_conn *c = s->conns; c; c = c->next) {
+		conn_update(c); /* (read or not by the new max_queue; new timeouts) */
+		/* (a message begun beyond a lowered max_request is refused now) */
+		if (ev_is_active(&c->rio) && c->in_len > s->lim.max_request)
+			ev_feed_event(s->loop, &c->rio, EV_READ);
+	}
 }
 
 const char *vl_server_path(const struct vl_server *s) {
@@ -731,6 +948,9 @@ gid_t vl_server_gid(const struct vl_server *s) {
 void vl_server_get_stats(const struct vl_server *s, struct vl_server_stats *ret) {
 	*ret = s->stats;
 	ret->clients = s->n_conns;
+	ret->queued = 0;
+	for (const struct vl_conn *c = s->conns; c; c = c->next)
+		ret->queued += queued(c);
 }
 
 void vl_conn_set_data(struct vl_conn *c, void *data) {

@@ -3,11 +3,15 @@
  * varlink.h — a small varlink server on the daemon's loop (varlink.c): a
  * unix stream socket, messages framed by a NUL byte, one call at a time per
  * connection, answered in order; peers checked at accept (SO_PEERCRED:
- * root, or a member of one group); every connection's output bounded for
- * streamed messages (a subscriber that falls behind loses messages,
- * counted; one whose queue stays full is disconnected with a reason).
- * What the calls mean is the caller's (control.c): it gets each parsed
- * call and answers with vl_reply() / vl_error(), now or later.
+ * root, or a member of one group; the last connection slot is root's);
+ * every connection bounded: its request (max_request bytes, arriving whole
+ * within request_sec), its output (a subscriber that falls behind loses
+ * streamed messages, counted; a client that does not read its answers is
+ * read no more; either, full for slow_sec, is disconnected with a reason),
+ * its idleness (idle_sec without a call) and its life (a peer that hung up
+ * is closed, also while its call is in progress). What the calls mean is
+ * the caller's (control.c): it gets each parsed call and answers with
+ * vl_reply() / vl_error(), now or later.
  */
 #pragma once
 
@@ -37,10 +41,15 @@ int vl_parse_call(const char *msg, size_t len, struct vl_call *ret, const char *
 void vl_call_done(struct vl_call *c);
 
 struct vl_limits {
-	unsigned max_clients; /* connections at once */
+	unsigned max_clients; /* connections at once (the last one root's) */
 	size_t max_request;   /* bytes of one message */
-	size_t max_queue;     /* bytes of streamed messages queued per connection */
+	size_t max_queue;     /* bytes queued per connection: streamed messages
+			       * beyond it are dropped; at or over it the
+			       * connection's next calls are not read */
 	unsigned slow_sec;    /* a full queue for this long: disconnected */
+	unsigned request_sec; /* a message begun must end within this; 0: no bound */
+	unsigned idle_sec;    /* no call in progress, nothing read or written
+			       * for this long: disconnected; 0: never */
 };
 
 struct vl_ops {
@@ -61,7 +70,8 @@ struct vl_ops {
  * (another daemon answers) is an error. The socket is made mode 0660,
  * owner root, group gid (made so through the file system gid: needs
  * CAP_SETGID), or 0600 for gid 0 (only root may connect then). 0, or
- * -errno with err saying what failed.
+ * -errno with err saying what failed. path NULL: no socket (connections
+ * come through vl_server_add(): the unit tests and the fuzz target).
  */
 int vl_server_new(struct ev_loop *loop, const char *path, gid_t gid, const struct vl_limits *lim,
 		  const struct vl_ops *ops, void *userdata, struct vl_server **ret, char *err,
@@ -69,6 +79,13 @@ int vl_server_new(struct ev_loop *loop, const char *path, gid_t gid, const struc
 /* Close every connection (they get nothing more) and the socket, and
  * remove it. */
 struct vl_server *vl_server_free(struct vl_server *s);
+/* A connected unix stream socket (SOCK_NONBLOCK | SOCK_CLOEXEC), taken as
+ * if accepted: its peer checked, counted against max_clients. 0; or the
+ * peer was refused (-EPERM not allowed, -EUSERS too many connections: the
+ * reason sent), -ENOMEM, -errno; fd is the server's in every case. */
+int vl_server_add(struct vl_server *s, int fd);
+/* New limits, for every connection at once (a request already buffered
+ * beyond a lowered max_request is refused as one that arrives so). */
 void vl_server_set_limits(struct vl_server *s, const struct vl_limits *lim);
 const char *vl_server_path(const struct vl_server *s);
 gid_t vl_server_gid(const struct vl_server *s);
@@ -76,12 +93,15 @@ gid_t vl_server_gid(const struct vl_server *s);
 struct vl_server_stats {
 	unsigned clients;
 	uint64_t accepted, refused, disconnected_slow, dropped;
+	uint64_t timed_out; /* closed by request_sec or idle_sec */
+	size_t queued;      /* bytes waiting to be written now, all connections */
 };
 void vl_server_get_stats(const struct vl_server *s, struct vl_server_stats *ret);
 
 /* Answer the call in progress: params is the text of a JSON object (NULL:
  * {}); continues: more replies follow (only for a "more" call). Nothing
- * is sent for a oneway call. 0, or -errno (the connection is closed). */
+ * is sent for a oneway call. 0, or -errno: the connection is closed
+ * (vl_ops.closed() was called; outside a vl_ops callback c is gone). */
 int vl_reply(struct vl_conn *c, const char *params, bool continues);
 /* Answer with an error: name "io.fsnotifyd.X", params as for vl_reply(). */
 int vl_error(struct vl_conn *c, const char *name, const char *params);
@@ -89,8 +109,9 @@ int vl_error(struct vl_conn *c, const char *name, const char *params);
  * made by the caller ({"parameters":...,"continues":true}, len bytes
  * without the NUL: one text for every subscriber of a record), bounded:
  * -ENOBUFS when the queue holds limits.max_queue bytes (the message is
- * dropped and counted; vl_ops.dropped() says how many once there is room). Written when the loop
- * next comes round, so a burst goes out in one send(). */
+ * dropped and counted; vl_ops.dropped() says how many once there is
+ * room). Written when the loop next comes round, so a burst goes out in
+ * one send(). -EPIPE and other -errno as vl_reply(). */
 int vl_stream_message(struct vl_conn *c, const char *msg, size_t len);
 
 void vl_conn_set_data(struct vl_conn *c, void *data);

@@ -8,14 +8,21 @@ through the socket (a good config answers once it runs, a bad one with its
 file:line errors while the old one keeps running), 50 live subscribers
 that each get every event of their filter while a stalled one is
 disconnected with its reason and nobody else (the JSON output included)
-loses anything. Registered in common.TESTS.
+loses anything; every connection bounded (issue 28): a request under way
+when a reload lowers max_request, the request and idle timeouts, a client
+that pipelines calls and reads nothing (the daemon's VmRSS stays flat),
+Reload callers and subscribers that hang up while their call lasts, the
+slot kept for root. Registered in common.TESTS.
 """
 
+import fcntl
 import json
 import os
 import signal
 import socket
+import struct
 import subprocess
+import termios
 import threading
 import time
 
@@ -192,13 +199,18 @@ def as_user(sock, groups, caps=False):
     return json.loads(r.stdout)
 
 
-@test
-def control_access(t):
+def adm_gid():
+    """The gid of the group "adm", the cases' control.group (Skip without it)."""
     import grp
     try:
-        adm = grp.getgrnam("adm").gr_gid
+        return grp.getgrnam("adm").gr_gid
     except KeyError:
-        raise Skip("no group 'adm' to use as control.group")
+        raise Skip("no group 'adm' to use as control.group") from None
+
+
+@test
+def control_access(t):
+    adm = adm_gid()
     w = t.mkdir("w")
     # root only: the socket's mode stops others; with DAC override the
     # daemon's SO_PEERCRED check does, and logs it once for the uid
@@ -318,11 +330,14 @@ def control_subscribers(t):
     wait_until(lambda: params(Client(sock).ask("io.fsnotifyd.GetStatus", {}),
                               "GetStatus")["subscribers"] == n_subs,
                "every subscriber to be registered", alive=d)
-    threads = [threading.Thread(target=reader, args=(i, c), daemon=True)
-               for i, c in enumerate(subs)]
+    # (the writer is forked before the 50 threads start: a fork beside
+    # them could inherit a lock one of them holds and hang, as seen on a
+    # loaded machine)
+    c = t.child()
+    threads = [threading.Thread(target=reader, args=(i, s_), daemon=True)
+               for i, s_ in enumerate(subs)]
     for th in threads:
         th.start()
-    c = t.child()
     for i in range(n_files):
         c.create(os.path.join(wa, f"f{i:04d}"))
         if i % 10 == 0:
@@ -524,3 +539,233 @@ def control_glob_hostile(t):
         if not matches:
             check(answered(c) is None, "a subscriber got a record its glob does not match")
     stop(d)
+
+
+def unread(c):
+    """Bytes c sent that the daemon has not read yet (SIOCOUTQ)."""
+    return struct.unpack("i", fcntl.ioctl(c.s.fileno(), termios.TIOCOUTQ, b"\0" * 4))[0]
+
+
+def vm_rss_kib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise Fail(f"no VmRSS in /proc/{pid}/status")
+
+
+def last_words(c):
+    """Every message c gets until the daemon hangs up: the last one."""
+    last = None
+    while True:
+        m = c.recv()
+        if m is None:
+            return last
+        last = m
+
+
+@test
+def control_request_lowered(t):
+    # A client has sent 60 000 bytes of a request (control.max_request
+    # 65536) when a reload lowers max_request to 1024; it sends more: it is
+    # refused as too long and closed, and the daemon runs on (the old code
+    # read it past its 64 KiB buffer: a heap overflow).
+    w = t.mkdir("w")
+    d, out, cfg, sock = control_start(t, [rule("r", [w], events=["create"])])
+    a = Client(sock)
+    a.send_raw(b'{"method":"io.fsnotifyd.GetStatus","parameters":{"x":"' + b"a" * 60000)
+    wait_until(lambda: unread(a) == 0, "the daemon to read the partial request", alive=d)
+    text = open(cfg).read().replace("control = { ", "control = { max_request = 1024; ", 1)
+    t.write_file(cfg, text)
+    p = params(Client(sock).ask("io.fsnotifyd.Reload", {}), "Reload")
+    check(p["config_file"] == cfg, f"Reload: {p!r}")
+    try:
+        a.send_raw(b"a" * 300000)
+    except OSError:
+        pass  # (closed already: its answer is waiting)
+    e = a.recv()
+    d.check_alive("the answer to the request beyond the lowered max_request")
+    check(e is not None and e.get("error") == "org.varlink.service.InvalidParameter"
+          and "max_request" in e["parameters"].get("parameter", ""),
+          f"the request beyond the lowered max_request: {e!r}")
+    check(a.recv() is None, "the connection stayed open")
+    d.check_alive("the client beyond the lowered max_request")
+    params(Client(sock).ask("io.fsnotifyd.GetStatus", {}), "GetStatus after it")
+    t.child().create(os.path.join(w, "after"))
+    out.wait(ev(os.path.join(w, "after"), "create"), "an event after it", daemon=d)
+
+
+@test
+def control_timeouts(t):
+    # control.request_timeout: a request begun and not ended in time closes
+    # its connection with RequestTimeout; control.idle_timeout: a
+    # connection without a call does with IdleTimeout. They held slots
+    # forever before: with max_clients = 3, two idle connections and a
+    # partial request leave root none until they time out.
+    w = t.mkdir("w")
+    d, out, cfg, sock = control_start(
+        t, [rule("r", [w], events=["create"])],
+        top="max_clients = 3; request_timeout = 3; idle_timeout = 5;")
+    part = Client(sock, timeout=15)
+    part.send_raw(b'{"method":"io.fsnotifyd.GetStatus",')
+    idle = [Client(sock, timeout=15) for _ in range(2)]
+    wait_until(lambda: unread(part) == 0, "the daemon to read the partial request", alive=d)
+    e = Client(sock).recv()
+    check(e is not None and e.get("error") == "io.fsnotifyd.TooManyClients"
+          and e["parameters"]["max"] == 3, f"a fourth connection: {e!r}")
+    e = last_words(part)
+    check(e is not None and e.get("error") == "io.fsnotifyd.RequestTimeout"
+          and e["parameters"]["seconds"] == 3, f"the partial request: {e!r}")
+    for c in idle:
+        e = last_words(c)
+        check(e is not None and e.get("error") == "io.fsnotifyd.IdleTimeout"
+              and e["parameters"]["seconds"] == 5, f"an idle connection: {e!r}")
+    st = params(Client(sock).ask("io.fsnotifyd.GetStatus", {}), "GetStatus after the timeouts")
+    check(st["subscribers"] == 0, f"{st['subscribers']} subscribers")
+
+
+@test
+def control_unread_answers(t):
+    # A client that pipelines calls and never reads its answers: the daemon
+    # stops reading it once control.client_queue bytes of answers wait, its
+    # memory stays bounded, and the client is cut off after
+    # control.slow_timeout with SubscriberTooSlow (the old code answered
+    # every call: ~200 MB/s of growth).
+    w = t.mkdir("w")
+    d, out, cfg, sock = control_start(t, [rule("r", [w], events=["create"])],
+                                      top="client_queue = 65536; slow_timeout = 2;")
+    params(Client(sock).ask("io.fsnotifyd.GetStatus", {}), "GetStatus")
+    base = vm_rss_kib(d.pid)
+    bound = base + 64 * 1024
+    call = json.dumps({"method": "org.varlink.service.GetInterfaceDescription",
+                       "parameters": {"interface": "io.fsnotifyd"}}).encode() + b"\0"
+    blob = call * 1000
+    c = Client(sock, timeout=0.2)
+    stop = threading.Event()
+    sent = [0]
+
+    def writer():
+        off = 0
+        while not stop.is_set():
+            try:
+                n = c.s.send(blob[off:])
+            except socket.timeout:
+                continue
+            except OSError:
+                return  # (cut off)
+            sent[0] += n
+            off = (off + n) % len(blob)
+
+    th = threading.Thread(target=writer, daemon=True)
+    th.start()
+    peak = base
+
+    def cut_off():
+        nonlocal peak
+        peak = max(peak, vm_rss_kib(d.pid))
+        check(peak < bound, f"the daemon's VmRSS grew from {base} to {peak} KiB while a client "
+              f"pipelined {sent[0]} bytes of calls and read nothing (bound {bound} KiB)")
+        return "read nothing for 2 s" in d.stderr()
+
+    wait_until(cut_off, "the client that reads nothing to be cut off", timeout=20, alive=d)
+    stop.set()
+    th.join(5)
+    c.s.settimeout(10)
+    n, last = 0, None
+    while True:
+        m = c.recv()
+        if m is None:
+            break
+        n, last = n + 1, m
+    check(last is not None and last.get("error") == "io.fsnotifyd.SubscriberTooSlow",
+          f"its last message: {last!r}")
+    check(n - 1 < sent[0] // len(call), f"{n - 1} answers for {sent[0] // len(call)} calls")
+    t.note(f"VmRSS {base} -> {peak} KiB; {sent[0] // len(call)} calls sent, {n - 1} answered")
+    params(Client(sock).ask("io.fsnotifyd.GetStatus", {}), "GetStatus after it")
+
+
+@test
+def control_reload_hangup(t):
+    # Reload callers that hang up before their answer: the daemon notices
+    # and forgets them (the old code answered a freed connection: ASan
+    # heap-use-after-free in vl_reply), and answers the next caller.
+    w = t.mkdir("w")
+    d, out, cfg, sock = control_start(t, [rule("r", [w], events=["create"])])
+    for _ in range(20):
+        c = Client(sock)
+        c.call("io.fsnotifyd.Reload", {})
+        c.close()
+    e = Client(sock, timeout=20).ask("io.fsnotifyd.Reload", {})
+    d.check_alive("the Reload callers that hung up")
+    p = params(e, "Reload after them")
+    check(p["rules"] == 1, f"Reload: {p!r}")
+    d.check_alive("the Reload callers that hung up")
+    t.child().create(os.path.join(w, "after"))
+    out.wait(ev(os.path.join(w, "after"), "create"), "an event after them", daemon=d)
+
+
+@test
+def control_dead_slots(t):
+    # Subscribers that hang up while no record comes (their Watch call in
+    # progress) give their slots back at once: control.max_clients = 4, three
+    # subscribers gone, three new connections get in (the old code did not
+    # look at a connection while its call lasted: the slots stayed taken).
+    w = t.mkdir("w")
+    d, out, cfg, sock = control_start(t, [rule("r", [w], events=["create"])],
+                                      top="max_clients = 4;")
+    q = Client(sock)  # (asks GetStatus: the fourth slot)
+    subs = [Client(sock) for _ in range(3)]
+    for s_ in subs:
+        s_.call("io.fsnotifyd.Watch", {}, more=True)
+    wait_until(lambda: params(q.ask("io.fsnotifyd.GetStatus", {}),
+                              "GetStatus")["subscribers"] == 3, "the subscribers", alive=d)
+    for s_ in subs:
+        s_.close()
+    wait_until(lambda: params(q.ask("io.fsnotifyd.GetStatus", {}),
+                              "GetStatus")["subscribers"] == 0,
+               "the subscribers that hung up to be gone", alive=d)
+    held = [Client(sock) for _ in range(3)]
+    for c in held:
+        params(c.ask("org.varlink.service.GetInfo", {}), "GetInfo in a freed slot")
+    e = Client(sock).recv()
+    check(e is not None and e.get("error") == "io.fsnotifyd.TooManyClients",
+          f"a fifth connection: {e!r}")
+
+
+@test
+def control_root_slot(t):
+    # The last of control.max_clients slots is root's: a member of
+    # control.group gets max_clients - 1 connections and then
+    # TooManyClients (max: 2), and root still gets in (the old code gave the
+    # member every slot: root was refused).
+    adm = adm_gid()
+    w = t.mkdir("w")
+    sock = os.path.join(t.mkdir("run"), "control")
+    d, out, cfg = start(t, [rule("r", [w], events=["create"])],
+                        top=f'control = {{ socket = "{sock}"; group = "adm"; max_clients = 3; }};')
+    code = ("import json,socket,sys\n"
+            "held,res=[],[]\n"
+            "for i in range(3):\n"
+            " s=socket.socket(socket.AF_UNIX); s.settimeout(10); s.connect(sys.argv[1])\n"
+            " try:\n  s.sendall(b'{\"method\":\"org.varlink.service.GetInfo\"}\\0')\n"
+            " except OSError:\n  pass\n"
+            " b=b''\n"
+            " while not b.endswith(b'\\0'):\n"
+            "  try:\n   c=s.recv(65536)\n  except ConnectionResetError:\n   c=b''\n"
+            "  if not c: break\n  b+=c\n"
+            " res.append(json.loads(b.rstrip(b'\\0') or b'null')); held.append(s)\n"
+            "print(json.dumps(res), flush=True)\n"
+            "sys.stdin.read()\n")
+    p = subprocess.Popen(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}",
+                          f"--groups={adm}", "python3", "-c", code, sock],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        res = json.loads(p.stdout.readline() or "null")
+        check(res is not None and len(res) == 3, f"the member's client: {res!r}")
+        check(all(r and "parameters" in r for r in res[:2]), f"the member's first two: {res!r}")
+        check(res[2] and res[2].get("error") == "io.fsnotifyd.TooManyClients"
+              and res[2]["parameters"]["max"] == 2, f"the member's third: {res[2]!r}")
+        params(Client(sock).ask("io.fsnotifyd.GetStatus", {}), "root's GetStatus in the last slot")
+    finally:
+        p.stdin.close()
+        p.wait(10)

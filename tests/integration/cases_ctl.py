@@ -8,8 +8,9 @@ json output's very lines), watch prints the console's lines, reload with
 a good and a bad config (exit 1, file:line on stderr, the old config still
 running), explain and metrics (skipped while the daemon answers
 MethodNotFound), an unknown rule (skipped while the daemon does not answer
-NoSuchRule), and no socket (exit 2, the
-path in the message). Registered in common.TESTS.
+NoSuchRule), a refusal (every slot taken: exit 2, the reason, never
+"Broken pipe"), and no socket (exit 2, the path in the message).
+Registered in common.TESTS.
 
 The cases that need the daemon's control socket are skipped ("control
 socket not built") while fsnotifyd does not know the config section
@@ -358,6 +359,35 @@ def ctl_unknown_rule(t):
     rc, so, se = ctl(t, sock, "watch", "--rule", "no-such-rule", timeout=WAIT)
     check(rc == 1, f"watch --rule no-such-rule: exit {rc}, expected 1:{tail(se)}")
     check("no-such-rule" in se, f"watch --rule no-such-rule: the rule is not named:{tail(se)}")
+
+
+@test
+def ctl_refused(t):
+    # Every slot taken (control.max_clients = 2, held by root's idle
+    # connections): fsnotifyctl says the daemon refused it and why, exit 2,
+    # whether the refusal came before its call was written (the old client
+    # printed "Broken pipe" then) or after (a generic failure).
+    need_control(t)
+    w = t.mkdir("w")
+    sock = os.path.join(t.dir, "control.sock")
+    d, out, cfg = start(t, [rule("r-w", [w], events=["create"])],
+                        top=f'control = {{ socket = "{sock}"; max_clients = 2; }};')
+    held = []
+    for _ in range(2):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(WAIT)
+        s.connect(sock)
+        s.sendall(b'{"method":"org.varlink.service.GetInfo"}\0')
+        check(s.recv(65536).endswith(b"\0"), "a held connection got no answer")
+        held.append(s)
+    for args in (["status"], ["watch"]) * 5:
+        rc, so, se = ctl(t, sock, *args, timeout=WAIT)
+        check(rc == 2 and "refused this client" in se and "control.max_clients" in se
+              and "Broken pipe" not in se,
+              f"fsnotifyctl {args[0]} with every slot taken: exit {rc}, expected 2 and the "
+              f"refusal:{tail(se)}")
+    for s in held:
+        s.close()
 
 
 @test

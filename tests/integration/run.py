@@ -87,6 +87,7 @@ def run_one(runner, index, name, fn):
         status, reason = "FAIL", str(e)
     except Timeout:
         status, reason = "FAIL", f"the test took longer than {limit}s"
+        harness.stderr_print(traceback.format_exc())
     except Exception as e:  # noqa: BLE001 — a harness bug is a failure too
         status, reason = "FAIL", f"{type(e).__name__}: {e}"
         harness.stderr_print(traceback.format_exc())

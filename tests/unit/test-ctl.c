@@ -4,9 +4,10 @@
  * the NUL framing (partial messages, several in one read, a message cut
  * by the end of the stream, oversized ones, growth to a large one), the
  * reply parser (errors, "continues", members passed on byte for byte),
- * reading from a socket, the rules table at 80 columns with long and
- * hostile names, and records printed from their JSON exactly as the
- * console prints the record itself.
+ * reading from a socket, a refusal read after the call could not be
+ * sent, the rules table at 80 columns with long and hostile names, and
+ * records printed from their JSON exactly as the console prints the
+ * record itself.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -232,6 +233,32 @@ START_TEST(test_call_text) {
 	ck_assert_str_eq(buf, "{\"method\":\"io.fsnotifyd.Watch\",\"parameters\":{\"path\":\"/a\"},"
 			      "\"more\":true}");
 	close(sv[1]);
+	vl_close(&c);
+}
+END_TEST
+
+/* The server refused this client and closed before its call was written
+ * (vl_call() fails with EPIPE): the refusal is read, not "Broken pipe". */
+START_TEST(test_refusal_before_call) {
+	static const char refusal[] = "{\"error\":\"io.fsnotifyd.TooManyClients\","
+				      "\"parameters\":{\"max\":127}}";
+	struct vl_conn c = { .fd = -1 };
+	struct vl_reply r;
+	int sv[2], k;
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	c.fd = sv[0];
+	ck_assert_int_eq(write(sv[1], refusal, sizeof(refusal)), (ssize_t)sizeof(refusal));
+	close(sv[1]);
+	k = vl_call(&c, "io.fsnotifyd.GetStatus", NULL, false);
+	ck_assert_int_eq(k, -EPIPE);
+	ck_assert_int_eq(vl_read_refusal(&c, k, &r), 0);
+	ck_assert_str_eq(r.error, "io.fsnotifyd.TooManyClients");
+	ck_assert_int_eq((int)json_get_number(r.parameters, "max", 0), 127);
+	vl_reply_done(&r);
+	/* nothing more: the error stands */
+	ck_assert_int_eq(vl_read_refusal(&c, k, &r), -EPIPE);
+	ck_assert_int_eq(vl_read_refusal(&c, -ENOMEM, &r), -ENOMEM);
 	vl_close(&c);
 }
 END_TEST
@@ -478,6 +505,7 @@ static void ctl_suite(Suite *s) {
 	tcase_add_test(tc, test_frame_grows);
 	tcase_add_test(tc, test_reply_parse);
 	tcase_add_test(tc, test_read_socket);
+	tcase_add_test(tc, test_refusal_before_call);
 	tcase_add_test(tc, test_call_text);
 	tcase_add_test(tc, test_table_80);
 	tcase_add_test(tc, test_table_plain);
