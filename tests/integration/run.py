@@ -4,7 +4,7 @@
 run.py — the integration suite of fsnotifyd: the real daemon, temporary
 configs, a NOTIFY_SOCKET the suite owns, a private tmpfs per test.
 
-    run.py FSNOTIFYD SOURCE_ROOT [-k SUBSTRING]... [--list]
+    run.py FSNOTIFYD SOURCE_ROOT [-k SUBSTRING]... [--list] [--soak]
 
 Needs root (fanotify): exits 77 otherwise. Re-executes itself once under
 `unshare --mount --propagation private`, mounts a tmpfs for its work
@@ -12,7 +12,8 @@ directory and one more per test, so marks see only the suite's activity and
 nothing is left behind. Prints one line per test (PASS/FAIL/SKIP name:
 reason), details of failures on stderr, and last `N passed, N failed, N
 skipped`; exits 0 (all passed), 1 (a failure) or 77 (everything skipped).
-FSN_TESTS_MUST_RUN=1 turns a skipped test into a failure (CI).
+FSN_TESTS_MUST_RUN=1 turns a skipped test into a failure (CI). --soak runs
+the soak (cases_soak.py, FSN_SOAK_SECONDS) instead of the cases.
 """
 
 import os
@@ -42,12 +43,14 @@ import cases_control  # noqa: E402
 import cases_ctl  # noqa: E402
 import cases_metrics  # noqa: E402
 import cases_fleet  # noqa: E402
+import cases_memory  # noqa: E402
+import cases_soak  # noqa: E402
 
 # Each module registers its cases in common.TESTS when imported: the cases
 # run in the order of these imports, and in a module in its order.
 CASE_MODULES = (cases_marks, cases_reload, cases_output, cases_config, cases_overflow,
                 cases_lifecycle, cases_perm, cases_tree, cases_scale, cases_ctl,
-                cases_metrics, cases_fleet)
+                cases_metrics, cases_fleet, cases_memory)
 
 INNER_ENV = "FSND_IT_NAMESPACE"
 TEST_TIMEOUT = 40  # seconds, for one test (a hung daemon must not hang the suite);
@@ -129,6 +132,7 @@ def inner(argv):
     common.SRCDIR = srcdir
     filters = []
     listing = False
+    registry = common.TESTS
     rest = argv[2:]
     while rest:
         a = rest.pop(0)
@@ -136,10 +140,12 @@ def inner(argv):
             filters.append(rest.pop(0))
         elif a == "--list":
             listing = True
+        elif a == "--soak":
+            registry = cases_soak.SOAK_TESTS
         else:
             print(f"run.py: unknown argument {a!r}", file=sys.stderr)
             return 2
-    tests = [(n, f) for n, f in common.TESTS if not filters or any(s in n for s in filters)]
+    tests = [(n, f) for n, f in registry if not filters or any(s in n for s in filters)]
     if listing:
         for n, _ in tests:
             print(n)
