@@ -206,6 +206,8 @@ struct engine {
 	struct state st;
 	struct load *load;         /* a config being loaded, NULL if none */
 	ev_timer rearm_timer;      /* a planned mark's object went: plan again */
+	unsigned rearm_quiet;      /* re-arms in a row that changed nothing (load.c) */
+	uint64_t rearm_not_before; /* monotonic us: no re-arm starts before (load.c) */
 	struct mountwatch *mounts; /* the mount table: unmounts and mounts over paths */
 	/* missing paths of the running plan: a watch on the nearest existing
 	 * directory above each, by the path whose creation brings it closer */
@@ -369,7 +371,10 @@ struct load {
 	size_t n_rearmed, rearmed_cap;
 	size_t pj, pend;
 	ev_timer step;
+	uint64_t begun; /* monotonic us */
 	uint64_t prepare_start;
+	bool *say;    /* the plan's problems to log (NULL: all) */
+	bool changed; /* a replan: it placed a mark anew, or its problems differ */
 	char err[2048];
 };
 
@@ -411,6 +416,7 @@ bool was_gone(const struct strmap *by_path, const struct plan_mark *pm);
 void state_rollback(struct engine *e, struct state *s, struct state *old_perm_unkeep);
 void state_commit(struct engine *e, struct state *old, struct state *s);
 void log_plan_problems(const struct plan *p);
+void log_plan_problem(const struct plan_problem *pp);
 
 /* ---- marks.c ---- */
 

@@ -535,6 +535,9 @@ def _do(op):
         os.rmdir(p())
     elif kind == "rename":
         os.rename(p(), p("to"))
+    elif kind == "symlink":
+        # path becomes a symlink whose target is to
+        os.symlink(p("to"), p())
     elif kind == "chmod":
         os.chmod(p(), op["mode"])
     elif kind == "many":
