@@ -21,16 +21,16 @@ struct engine;
 /* Per-rule counters, for STATUS=, the control socket and the metrics
  * (metrics.h); they survive reloads by rule name. */
 struct rule_stats {
-	uint64_t events;           /* reported */
-	uint64_t filtered;         /* dropped by exclude / process filters */
-	uint64_t ratelimited;      /* held back by the rule's rate limit */
-	uint64_t dropped;          /* ... of them, reported in "dropped" records so far */
-	uint64_t overflows;        /* overflows of a kernel queue the rule's marks use */
-	uint64_t rescans;          /* rescans of its paths after an overflow */
-	uint64_t rearms;           /* marks placed again where a watched object went or a
-				    * missing path appeared */
-	uint64_t symlink_refusals; /* a symlink on one of its paths not followed (resolve.h),
-				    * logged */
+	uint64_t events;      /* reported */
+	uint64_t filtered;    /* dropped by exclude / process filters */
+	uint64_t ratelimited; /* held back by the rule's rate limit */
+	uint64_t dropped;     /* ... of them, reported in "dropped" records so far */
+	uint64_t overflows;   /* overflows of a kernel queue the rule's marks use */
+	uint64_t rescans;     /* rescans of its paths after an overflow */
+	uint64_t rearms;      /* marks placed again where a watched object went or a
+			       * missing path appeared */
+	/* times a symlink on one of its paths was not followed (resolve.h) */
+	uint64_t symlink_refusals;
 };
 
 /* Create an engine on loop: a libfsn context whose fd is watched by an

@@ -405,28 +405,19 @@ static void problems_to_log(struct engine *e, struct load *l) {
 	struct strmap seen = { 0 };
 	size_t kept = 0;
 
-	if (l->path || !old) {
-		l->changed = true;
+	l->changed = true;
+	if (l->path || !old)
 		return; /* (l->say NULL: all) */
-	}
 	l->say = calloc(p->n_problems + 1, sizeof(*l->say));
 	h = calloc(old->n_problems + 1, sizeof(*h));
-	if (!l->say || !h) {
-		free(l->say);
-		l->say = NULL;
-		l->changed = true;
-		return;
-	}
-	for (size_t i = 0; i < old->n_problems; i++) {
+	for (size_t i = 0; l->say && h && i < old->n_problems; i++) {
 		h[i] = problem_hash(&old->problems[i]);
-		if (strmap_put(&seen, &h[i], sizeof(h[i]), &h[i]) < 0) {
-			strmap_done(&seen);
-			free(l->say);
-			l->say = NULL;
-			l->changed = true;
-			return;
-		}
+		if (strmap_put(&seen, &h[i], sizeof(h[i]), &h[i]) < 0)
+			goto all;
 	}
+	if (!l->say || !h)
+		goto all;
+	l->changed = false;
 	for (size_t i = 0; i < p->n_problems; i++) {
 		uint64_t k = problem_hash(&p->problems[i]);
 
@@ -438,6 +429,11 @@ static void problems_to_log(struct engine *e, struct load *l) {
 	if (kept != old->n_problems)
 		l->changed = true; /* (some went) */
 	strmap_done(&seen);
+	return;
+all: /* without memory: all of them */
+	strmap_done(&seen);
+	free(l->say);
+	l->say = NULL;
 }
 
 /* The worker is done: log what it found, then apply in batches. */

@@ -119,6 +119,7 @@ static int walk_link(struct walk *w, int lfd, const struct stat *lst, uid_t self
 	if (!symlink_trusted(lst, &dst, self)) {
 		ret->stop = RESOLVE_REFUSED;
 		ret->link_uid = lst->st_uid;
+		ret->self = self;
 		ret->dir_uid = dst.st_uid;
 		ret->dir_mode = dst.st_mode;
 		return -ELOOP;
@@ -302,7 +303,7 @@ const char *resolved_why(const struct resolved *r, char *buf, size_t len) {
 	case RESOLVE_MISSING: snprintf(buf, len, "does not exist"); break;
 	case RESOLVE_REFUSED: {
 		char who[128];
-		uid_t self = geteuid();
+		uid_t self = r->self;
 
 		if (r->link_uid != 0 && r->link_uid != self)
 			snprintf(who, sizeof(who), "uid %u owns it", (unsigned)r->link_uid);

@@ -55,9 +55,9 @@ struct resolved {
 	/* not RESOLVE_OK: the component of path where the walk stopped (the
 	 * missing name, the refused symlink); NULL when it stopped elsewhere */
 	char *name;
-	/* RESOLVE_REFUSED: who owns the symlink and its directory, and the
-	 * directory's mode */
-	uid_t link_uid, dir_uid;
+	/* RESOLVE_REFUSED: who owns the symlink and its directory, the
+	 * directory's mode, and whose symlinks were trusted (self) */
+	uid_t link_uid, dir_uid, self;
 	mode_t dir_mode;
 	/* RESOLVE_LINKS: the symlinks the walk followed, by their paths (their
 	 * directories' paths are free of symlinks), in the order followed */
