@@ -371,7 +371,7 @@ struct load {
 	size_t n_rearmed, rearmed_cap;
 	size_t pj, pend;
 	ev_timer step;
-	uint64_t begun; /* monotonic us */
+	uint64_t begun; /* the process's CPU time when it began (us) */
 	uint64_t prepare_start;
 	bool *say;    /* the plan's problems to log (NULL: all) */
 	bool changed; /* a replan: it placed a mark anew, or its problems differ */

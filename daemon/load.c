@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "engine-private.h"
 #include "escape.h"
@@ -30,9 +31,19 @@
 
 /* Re-arms in a row that changed nothing double the delay of the next one
  * up to 2^REARM_QUIET_MAX times REARM_DELAY (1.6 s); the spacing a re-arm
- * sets after itself (nine times what it took) is at most this long. */
+ * sets after itself (nine times the CPU time it took) is at most this
+ * long. */
 #define REARM_QUIET_MAX 5
-#define REARM_SPACING_MAX_USEC (60 * 1000000ull)
+#define REARM_SPACING_MAX_USEC (30 * 1000000ull)
+
+/* The CPU time the process has used, in us. */
+static uint64_t cpu_usec(void) {
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
 
 static void start_queued(struct engine *e);
 static void waiters_place(struct engine *e);
@@ -92,11 +103,12 @@ static void *load_worker(void *arg) {
 }
 
 /* A re-arm ended (r < 0: failed). The next one waits for at least nine
- * times as long as this one took (re-arming uses at most a tenth of the
- * daemon's time, whatever a user does to the paths), and longer after
- * re-arms that changed nothing (rearm_delay()). */
+ * times the CPU time this one took, all threads' (re-arming takes at most
+ * a tenth of the daemon's time, whatever a user does to the paths, up to
+ * REARM_SPACING_MAX_USEC), and longer after re-arms that changed nothing
+ * (rearm_delay()). */
 static void rearm_done(struct engine *e, const struct load *l, int r) {
-	uint64_t now = now_monotonic_usec(), took = now - l->begun;
+	uint64_t now = now_monotonic_usec(), took = cpu_usec() - l->begun;
 
 	if (r == 0 && l->changed) {
 		log_info("re-armed: the rules are placed again (%u marks)", e->st.n_placed);
@@ -561,7 +573,7 @@ int load_begin(struct engine *e, const char *path, engine_load_fn done, void *us
 	l->userdata = userdata;
 	l->prober = e->prober;
 	l->phase = LOAD_WORKER;
-	l->begun = now_monotonic_usec();
+	l->begun = cpu_usec();
 	pthread_mutex_init(&l->lock, NULL);
 	ev_async_init(&l->async, on_load_planned);
 	l->async.data = e;
@@ -754,18 +766,18 @@ static const char *resolution_stop(const char *path, char *buf, size_t len) {
 	return buf;
 }
 
-/* A waiter on the directory dir (dir_fd, an O_PATH fd of it), for next. */
+/* A waiter on the directory dir (dir_fd, an O_PATH fd of it), for next;
+ * with dir_fd -1 only the key next, no watch (a path there by now: the
+ * re-arm that places it knows it appeared, was_waited()). */
 static int waiter_new(struct engine *e, int dir_fd, const char *dir, const char *next) {
 	_cleanup_(emark_freep) struct emark *w = calloc(1, sizeof(*w));
 	struct emark **v;
-	struct fsn_mark_spec spec;
 	struct stat st;
-	char fd_path[64];
 	int r;
 
 	if (!w)
 		return -ENOMEM;
-	if (fstat(dir_fd, &st) < 0)
+	if (dir_fd >= 0 && fstat(dir_fd, &st) < 0)
 		return -errno;
 	v = realloc(e->waiters, (e->n_waiters + 1) * sizeof(*v));
 	if (!v)
@@ -773,27 +785,31 @@ static int waiter_new(struct engine *e, int dir_fd, const char *dir, const char 
 	e->waiters = v;
 	w->engine = e;
 	w->waiter = true;
-	w->dev = st.st_dev;
-	w->ino = st.st_ino;
 	w->path = strdup(dir);
 	w->canon = strdup(dir);
 	w->next = strdup(next);
 	if (!w->path || !w->canon || !w->next)
 		return -ENOMEM;
-	spec = (struct fsn_mark_spec){
-		.type = FSN_MARK_INOTIFY,
-		.mask = IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF,
-		.flags = FSN_MARK_F_ONLYDIR,
-		.userdata = w,
-	};
-	/* on the directory the walk stopped in, not on what its path names
-	 * by now */
-	snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", dir_fd);
-	spec.dirfd = AT_FDCWD;
-	spec.path = fd_path;
-	r = fsn_ctx_add_mark(e->ctx, &spec, &w->mark);
-	if (r < 0)
-		return r;
+	if (dir_fd >= 0) {
+		char fd_path[64];
+		/* on the directory the walk stopped in, not on what its path
+		 * names by now */
+		struct fsn_mark_spec spec = {
+			.type = FSN_MARK_INOTIFY,
+			.mask = IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF,
+			.flags = FSN_MARK_F_ONLYDIR,
+			.dirfd = AT_FDCWD,
+			.path = fd_path,
+			.userdata = w,
+		};
+
+		snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", dir_fd);
+		w->dev = st.st_dev;
+		w->ino = st.st_ino;
+		r = fsn_ctx_add_mark(e->ctx, &spec, &w->mark);
+		if (r < 0)
+			return r;
+	}
 	r = strmap_put_str(&e->waiting, w->next, w);
 	if (r < 0) {
 		fsn_ctx_remove_mark(e->ctx, w->mark);
@@ -841,7 +857,10 @@ static void waiters_place(struct engine *e) {
 			continue;
 		r = path_resolve(pp->path, geteuid(), RESOLVE_LINKS, &res);
 		if (r == 0) {
-			/* there by now: made between the plan and here */
+			/* there by now: made between the plan and here (the key
+			 * tells the re-arm that it appeared) */
+			if (!strmap_value_str(&e->waiting, res.path))
+				(void)waiter_new(e, -1, res.path, res.path);
 			resolved_done(&res);
 			rearm_soon(e);
 			continue;

@@ -316,7 +316,10 @@ def symlink_swap_refused(t):
     rules = [rule(f"r-{k}", [up], events=["create"], **kw) for k, kw in kinds.items()]
     # markers: the same kind of mark (so the same kernel queue) elsewhere
     rules += [rule(f"m-{k}", [mk], events=["create"], **kw) for k, kw in kinds.items()]
-    d, out, cfg = start(t, rules)
+    outputs, out = t.json_setup()
+    prom = os.path.join(t.dir, "fsnotifyd.prom")
+    outputs["prom"] = {"type": "metrics", "file": prom, "interval": 1}
+    d, _, cfg = start(t, rules, outputs=outputs, reader=out)
     user = t.child(comm="fsnd-user", uid=NOBODY)
 
     def marker():
@@ -370,6 +373,19 @@ def symlink_swap_refused(t):
             for k in kinds:
                 out.wait(ev(os.path.join(up, "b"), "create", f"r-{k}"), f"rule r-{k}: a "
                          "create in the directory made again", start=i, daemon=d)
+
+    # each refusal counted once per rule (fsnotifyd_rule_symlink_refusals_total)
+    def refusals():
+        try:
+            with open(prom) as f:
+                text = f.read()
+        except FileNotFoundError:
+            return None
+        got = {k: re.search(rf'^fsnotifyd_rule_symlink_refusals_total{{rule="r-{k}"}} (\d+)$',
+                            text, re.M) for k in kinds}
+        return {k: int(m[1]) if m else None for k, m in got.items()}
+    wait_until(lambda: refusals() == {k: 3 for k in kinds}, "three symlink refusals counted "
+               "per rule in the metrics file", alive=d)
 
 
 def cpu_seconds(pid):
