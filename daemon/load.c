@@ -36,11 +36,11 @@
 #define REARM_QUIET_MAX 5
 #define REARM_SPACING_MAX_USEC (30 * 1000000ull)
 
-/* The CPU time the process has used, in us. */
+/* The CPU time the calling thread has used, in us. */
 static uint64_t cpu_usec(void) {
 	struct timespec ts;
 
-	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) < 0)
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
 		return 0;
 	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
@@ -75,6 +75,7 @@ static int prober_probe(const char *path, const struct stat *st, struct fsn_prob
 
 static void *load_worker(void *arg) {
 	struct load *l = arg;
+	uint64_t t0 = cpu_usec();
 
 	l->r = l->path ? config_load(l->path, &l->config, &l->errs) : 0;
 	if (l->r >= 0 && !l->cancel) {
@@ -94,6 +95,7 @@ static void *load_worker(void *arg) {
 			l->plan->marks[i].why = l->plan->marks[i].target = NULL;
 		}
 	}
+	l->cpu_usec += cpu_usec() - t0;
 	pthread_mutex_lock(&l->lock);
 	l->finished = true;
 	if (!l->abandoned)
@@ -103,12 +105,12 @@ static void *load_worker(void *arg) {
 }
 
 /* A re-arm ended (r < 0: failed). The next one waits for at least nine
- * times the CPU time this one took, all threads' (re-arming takes at most
- * a tenth of the daemon's time, whatever a user does to the paths, up to
- * REARM_SPACING_MAX_USEC), and longer after re-arms that changed nothing
- * (rearm_delay()). */
+ * times the CPU time this one's work took, its worker's and its batches'
+ * (re-arming takes at most a tenth of the daemon's time, whatever a user
+ * does to the paths, up to REARM_SPACING_MAX_USEC), and longer after
+ * re-arms that changed nothing (rearm_delay()). */
 static void rearm_done(struct engine *e, const struct load *l, int r) {
-	uint64_t now = now_monotonic_usec(), took = cpu_usec() - l->begun;
+	uint64_t now = now_monotonic_usec(), took = l->cpu_usec;
 
 	if (r == 0 && l->changed) {
 		log_info("re-armed: the rules are placed again (%u marks)", e->st.n_placed);
@@ -143,6 +145,8 @@ static void load_end(struct engine *e, int r) {
 		rearm_done(e, l, r);
 	if (r == 0)
 		waiters_place(e);
+	if (r == 0 && l->raced)
+		rearm_soon(e); /* (a path that went gets its waiter from that plan) */
 	if (l->reload && l->path && r != -ECANCELED) {
 		e->reloaded = true;
 		snprintf(e->reload_error, sizeof(e->reload_error), "%.*s",
@@ -177,13 +181,27 @@ static void load_fail(struct engine *e, int r) {
 	load_end(e, r);
 }
 
+/* Whether path resolves to anything now. */
+static bool path_names_something(const char *path) {
+	struct stat st;
+	uint64_t mnt_id;
+
+	return resolve_identity(path, 0, &st, &mnt_id) == 0;
+}
+
 /* Everything placed: the new state takes over. */
 static int load_finish(struct engine *e) {
 	struct load *l = e->load;
 	uint64_t t0 = now_monotonic_usec();
-
+	_cleanup_free_ struct emark **fresh = NULL;
+	size_t n_fresh = 0;
 	int k;
 
+	/* a replan's new marks, checked once it took over (below) */
+	if (!l->path && (fresh = calloc(l->s.n_marks + 1, sizeof(*fresh))))
+		for (size_t i = 0; i < l->s.n_marks; i++)
+			if (l->s.marks[i]->fresh && !l->s.marks[i]->gone)
+				fresh[n_fresh++] = l->s.marks[i];
 	state_commit(e, l->old, &l->s);
 	log_debug("load: commit in %.3f ms", (now_monotonic_usec() - t0) / 1e3);
 	e->st = l->s;
@@ -220,6 +238,13 @@ static int load_finish(struct engine *e) {
 		else if (pm->is_dir && (r->conf->events & DIRENT_BITS))
 			rescan_emit(e, r, canon, "changed", true);
 	}
+	/* what went between its placing and now was heard by no state (the
+	 * running one did not have the mark): gone, and planned again */
+	for (size_t i = 0; i < n_fresh; i++)
+		if (!emark_same_object(fresh[i]))
+			mark_gone(e, fresh[i],
+				  path_names_something(fresh[i]->path) ? GONE_MOVED : GONE_DELETED,
+				  NULL);
 	l->plan = NULL;   /* the state's now */
 	l->config = NULL; /* ditto */
 	own_files_refresh(e);
@@ -275,12 +300,14 @@ static int load_batch(struct engine *e) {
 			if (!r)
 				return -EINVAL;
 			n = s->n_marks;
+			e->place_raced = false;
 			k = place_planned(e, s, pm, r, &l->tree, l->err, sizeof(l->err));
 			if (k < 0)
 				return k;
 			appeared = was_waited(e, plan_mark_canon(pm));
 			if (s->n_marks > n || l->tree)
 				l->changed = true;
+			l->raced = l->raced || e->place_raced;
 			if ((s->n_marks > n || l->tree) &&
 			    (appeared || was_gone(&l->by_path, pm))) {
 				char esc[PATH_MAX * 2];
@@ -385,8 +412,10 @@ static int load_batch(struct engine *e) {
 
 static void on_load_step(struct ev_loop *loop, ev_timer *w, int revents) {
 	struct engine *e = w->data;
+	uint64_t t0 = cpu_usec();
 	int r = load_batch(e);
 
+	e->load->cpu_usec += cpu_usec() - t0;
 	if (r < 0)
 		load_fail(e, r);
 	else if (r == 0)
@@ -573,7 +602,7 @@ int load_begin(struct engine *e, const char *path, engine_load_fn done, void *us
 	l->userdata = userdata;
 	l->prober = e->prober;
 	l->phase = LOAD_WORKER;
-	l->begun = cpu_usec();
+
 	pthread_mutex_init(&l->lock, NULL);
 	ev_async_init(&l->async, on_load_planned);
 	l->async.data = e;
@@ -650,9 +679,22 @@ void rearm_soon(struct engine *e) {
 	}
 }
 
+/* A waiter saw path made: plan again soon. Said once per re-arm, not per
+ * event (a user who makes and removes it in a loop gets a line per
+ * re-arm, and those are spaced: rearm_delay()). */
+void rearm_appeared(struct engine *e, const char *path) {
+	char esc[PATH_MAX * 2];
+
+	if (!ev_is_active(&e->rearm_timer))
+		log_info("\"%s\" appeared: placing the rules again",
+			 text_escaped(esc, sizeof(esc), path));
+	rearm_soon(e);
+}
+
 /* A planned mark's path no longer names its object: say so (a gone or
  * unmounted record, and the log), and plan again soon (the path is watched
- * again where it is now, or waited for). Once per mark. */
+ * again where it is now, or waited for). Once per mark; a mark of a load
+ * that has not taken over yet is planned again without a word. */
 void mark_gone(struct engine *e, struct emark *m, enum gone_why why, const char *mount) {
 	static const char *const reasons[] = {
 		[GONE_DELETED] = "deleted",
@@ -664,6 +706,14 @@ void mark_gone(struct engine *e, struct emark *m, enum gone_why why, const char 
 	char text[PATH_MAX * 4];
 	size_t pos = 0;
 
+	if (emark_fresh(m) && !m->parent && !m->retired && !m->gone) {
+		/* placed by the load that runs, its object went before that
+		 * load took over: it reports nothing yet, but must not stay on
+		 * a dead object; planned again after the load */
+		m->gone = true;
+		rearm_soon(e);
+		return;
+	}
 	if (!e->st.config || emark_fresh(m) || m->retired || !m->rule || m->gone)
 		return;
 	m->gone = true;

@@ -187,6 +187,15 @@ void mark_failure(struct engine *e, struct emark *m, int r, const char *why) {
 					    : " (not required: everything else keeps running)");
 }
 
+/* Whether m's path (resolved again) still names st's object. */
+static bool still_named(const struct emark *m, const struct stat *st) {
+	struct stat now;
+	uint64_t mnt_id;
+
+	return resolve_identity(m->path, resolve_flags(&m->spec), &now, &mnt_id) == 0 &&
+	       now.st_dev == st->st_dev && now.st_ino == st->st_ino;
+}
+
 /* A planned mark's path resolved (resolve.h) into res, and spec turned to
  * the object it opened (fd_path: its name for libfsn). A symlink not
  * followed is counted against the rule and said in why. */
@@ -195,6 +204,9 @@ static int emark_resolve(struct emark *m, struct resolved *res, struct fsn_mark_
 	int r = path_resolve(m->path, geteuid(), resolve_flags(spec), res);
 
 	if (r < 0) {
+		/* (the plan found it: it went since) */
+		m->engine->place_raced = m->engine->place_raced || res->stop == RESOLVE_MISSING ||
+					 res->stop == RESOLVE_REFUSED;
 		if (res->stop == RESOLVE_REFUSED && m->rule)
 			m->rule->stats.symlink_refusals++;
 		resolved_says(res, m->path, why, whylen);
@@ -284,6 +296,18 @@ int emark_place(struct engine *e, struct emark *m, unsigned *count, unsigned max
 		if (e->captured[0])
 			snprintf(why, whylen, "%s", e->captured);
 		return r;
+	}
+	if (!m->parent && !still_named(m, &st)) {
+		char p[PATH_MAX * 2];
+
+		/* deleted or moved away after the walk, before the mark could
+		 * hear it go: placed again by a re-arm */
+		fsn_ctx_remove_mark(e->ctx, m->mark);
+		m->mark = NULL;
+		e->place_raced = true;
+		snprintf(why, whylen, "\"%s\" changed while it was being marked",
+			 text_escaped(p, sizeof(p), m->path));
+		return -ESTALE;
 	}
 	if (spec.type == FSN_MARK_INOTIFY) {
 		r = ihash_add(e, m);

@@ -1009,17 +1009,22 @@ static void decide_perm(struct planner *pl, const struct rule_conf *rule, struct
 							 : FSN_FEAT_MARK_FILESYSTEM));
 }
 
-/* Resolve d's path (resolve.h: symlinks followed only where no other user
- * controls them; missing directories made for create = true); a problem
- * says why it cannot be. */
-static bool decide_resolve(struct planner *pl, const struct rule_conf *rule, struct decision *d) {
+/* Resolve d's path into res (resolve.h: symlinks followed only where no
+ * other user controls them; missing directories made for create = true);
+ * a problem says why it cannot be. */
+static bool decide_resolve(struct planner *pl, const struct rule_conf *rule, struct decision *d,
+			   struct resolved *res_ret) {
 	struct resolved res;
 	char why[PATH_MAX * 4 + 256];
 	int r = path_resolve(d->path, pl->self, rule->create ? RESOLVE_MKDIR : 0, &res);
 
 	if (r == 0) {
 		d->st = res.st;
-		d->canon = steal_ptr(&res.path);
+		d->canon = strdup(res.path);
+		if (!d->canon) {
+			pl->oom = true;
+			r = -ENOMEM;
+		}
 	} else if (res.stop == RESOLVE_MISSING)
 		add_problem_kind(pl, rule, d->path, false, PLAN_PROBLEM_MISSING, "does not exist");
 	else if (res.stop == RESOLVE_REFUSED)
@@ -1030,17 +1035,33 @@ static bool decide_resolve(struct planner *pl, const struct rule_conf *rule, str
 	else
 		add_problem(pl, rule, d->path, false, "cannot %s it: %s",
 			    rule->create ? "create" : "watch", strerror(-r));
-	resolved_done(&res);
+	*res_ret = res;
 	return r == 0;
 }
 
+/* The probe of a resolved object's filesystem (probe()): by its path where
+ * only root can remove or replace it, else through the fd the walk opened
+ * (a user who removes the object while it is probed must not make the
+ * probe fail and its result be remembered for the whole filesystem). */
+static int probe_resolved(struct planner *pl, const struct resolved *res,
+			  const struct fsn_probe **ret, size_t *ret_fs) {
+	char fd_path[64];
+
+	return probe(pl,
+		     resolved_stable(res, pl->self)
+			 ? res->path
+			 : resolved_fd_path(res, fd_path, sizeof(fd_path)),
+		     &res->st, ret, ret_fs);
+}
+
 static void decide(struct planner *pl, const struct rule_conf *rule, struct decision *d) {
+	_cleanup_(resolved_done) struct resolved res = RESOLVED_NULL;
 	int r;
 
-	if (!decide_resolve(pl, rule, d))
+	if (!decide_resolve(pl, rule, d, &res))
 		return;
 	d->is_dir = S_ISDIR(d->st.st_mode);
-	r = probe(pl, d->canon, &d->st, &d->probe, &d->fs);
+	r = probe_resolved(pl, &res, &d->probe, &d->fs);
 	if (r < 0) {
 		if (!pl->oom)
 			add_problem(pl, rule, d->path, false, "cannot probe the kernel here: %s",
@@ -1154,23 +1175,15 @@ static struct decision *exclusion_owner(const struct rule_conf *rule, struct dec
 	return best == SIZE_MAX ? NULL : &ds[best];
 }
 
-/* Resolve an excluded path as a rule path (its ignore mark is placed on
- * what that resolves to): NULL, *st and *canon (its resolved path), or why
- * it cannot be an ignore mark. */
-static const char *resolve_exclusion(struct planner *pl, const char *e, struct stat *st,
-				     char **canon) {
-	struct resolved res;
-	int r = path_resolve(e, pl->self, 0, &res);
-	const char *how = r == 0                        ? NULL
-			  : res.stop == RESOLVE_REFUSED ? "a symlink on its path is not followed"
-							: "it does not exist now";
+/* Resolve an excluded path as a rule path into res (its ignore mark is
+ * placed on what that resolves to): NULL, or why it cannot be an ignore
+ * mark. */
+static const char *resolve_exclusion(struct planner *pl, const char *e, struct resolved *res) {
+	int r = path_resolve(e, pl->self, 0, res);
 
-	if (r == 0) {
-		*st = res.st;
-		*canon = steal_ptr(&res.path);
-	}
-	resolved_done(&res);
-	return how;
+	return r == 0                         ? NULL
+	       : res->stop == RESOLVE_REFUSED ? "a symlink on its path is not followed"
+					      : "it does not exist now";
 }
 
 /* Which exclusions become kernel ignore marks; notes the others in the why
@@ -1189,7 +1202,7 @@ static size_t plan_exclusions(struct planner *pl, const struct rule_conf *rule, 
 		struct decision *d = NULL;
 		const struct fsn_probe *p = NULL;
 		const char *how = NULL;
-		_cleanup_free_ char *ecanon = NULL;
+		_cleanup_(resolved_done) struct resolved res = RESOLVED_NULL;
 		char how_buf[256];
 		struct stat st;
 		uint64_t ignore;
@@ -1214,11 +1227,12 @@ static size_t plan_exclusions(struct planner *pl, const struct rule_conf *rule, 
 		if (d->type == FSN_MARK_INOTIFY)
 			how = "inotify has no ignore marks";
 		else
-			how = resolve_exclusion(pl, e, &st, &ecanon);
+			how = resolve_exclusion(pl, e, &res);
+		st = res.st;
 		if (!how && st.st_dev == d->st.st_dev) {
 			p = d->probe;
 			fs = d->fs;
-		} else if (!how && probe(pl, ecanon, &st, &p, &fs) < 0)
+		} else if (!how && probe_resolved(pl, &res, &p, &fs) < 0)
 			how = "cannot probe it";
 		if (!how && !sup(p, FSN_FEAT_MARK_IGNORE))
 			how = why_not(p, FSN_FEAT_MARK_IGNORE, how_buf, sizeof(how_buf));

@@ -19,9 +19,22 @@
 #include "resolve.h"
 #include "util.h"
 
+/* Only root or self can change the entries of the directory dir. */
+static bool dir_trusted(const struct stat *dir, uid_t self) {
+	return (dir->st_uid == 0 || dir->st_uid == self) && !(dir->st_mode & (S_IWGRP | S_IWOTH));
+}
+
 bool symlink_trusted(const struct stat *link, const struct stat *dir, uid_t self) {
-	return (link->st_uid == 0 || link->st_uid == self) &&
-	       (dir->st_uid == 0 || dir->st_uid == self) && !(dir->st_mode & (S_IWGRP | S_IWOTH));
+	return (link->st_uid == 0 || link->st_uid == self) && dir_trusted(dir, self);
+}
+
+bool resolved_stable(const struct resolved *r, uid_t self) {
+	return r->stop == RESOLVE_OK && dir_trusted(&r->dir_st, self);
+}
+
+const char *resolved_fd_path(const struct resolved *r, char *buf, size_t len) {
+	snprintf(buf, len, "/proc/self/fd/%d", r->fd);
+	return buf;
 }
 
 /* The walk's state: the directory it is in (fd, its path) and what is left
@@ -222,7 +235,12 @@ int path_resolve(const char *path, uid_t self, unsigned flags, struct resolved *
 			break;
 		}
 		if (rest_empty(w)) {
-			/* the object: the walk's path names it, dfd stays its directory */
+			/* the object: the walk's path names it */
+			if (fstat(w->dfd, &ret->dir_st) < 0) {
+				r = -errno;
+				safe_close(fd);
+				break;
+			}
 			r = walk_enter(w, -1, name);
 			if (r < 0) {
 				safe_close(fd);
@@ -242,6 +260,7 @@ int path_resolve(const char *path, uid_t self, unsigned flags, struct resolved *
 		w->dfd = -1;
 		if (fstat(ret->fd, &ret->st) < 0)
 			r = -errno;
+		ret->dir_st = ret->st; /* ("/"; a directory reached by "..": taken as its own) */
 	}
 	ret->path = strdup(w->path);
 	if (r == 0 && !ret->path)
@@ -372,7 +391,7 @@ struct fsn_mark_spec resolved_spec(const struct resolved *r, const struct fsn_ma
 				   char *buf, size_t len) {
 	struct fsn_mark_spec s = *spec;
 
-	snprintf(buf, len, "/proc/self/fd/%d", r->fd);
+	resolved_fd_path(r, buf, len);
 	s.dirfd = AT_FDCWD;
 	s.path = buf;
 	/* (the magic link is followed to the object itself, a symlink too) */

@@ -48,7 +48,8 @@ struct resolved {
 	/* RESOLVE_MISSING, RESOLVE_REFUSED: O_PATH | O_CLOEXEC fd of the
 	 * directory the walk stopped in (path); else -1 */
 	int dir_fd;
-	struct stat st; /* RESOLVE_OK: the object's stat */
+	struct stat st;     /* RESOLVE_OK: the object's stat */
+	struct stat dir_st; /* RESOLVE_OK: the stat of the directory holding it */
 	/* RESOLVE_OK: the object's path, free of symlinks; else the deepest
 	 * directory the walk reached (free of symlinks too) */
 	char *path;
@@ -103,6 +104,16 @@ char *resolve_canonical(const char *path);
 
 /* The ID of the mount r's object is on (0: unknown). */
 uint64_t resolved_mnt_id(const struct resolved *r);
+
+/* Whether only root (or self) can remove or replace r's object (RESOLVE_OK):
+ * its directory is theirs and no one else can write to it. Then its path
+ * names it as long as they leave it; else an fd of it is the only stable
+ * name (resolved_fd_path()). */
+bool resolved_stable(const struct resolved *r, uid_t self);
+
+/* "/proc/self/fd/N" of r->fd into buf: a name of exactly the object the
+ * walk opened, as long as r is not released. */
+const char *resolved_fd_path(const struct resolved *r, char *buf, size_t len);
 
 /* What path names now, resolved as path_resolve() does (flags: its
  * RESOLVE_NOFOLLOW): its stat and, in *mnt_id, the ID of the mount it is

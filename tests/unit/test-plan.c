@@ -775,6 +775,57 @@ START_TEST(test_symlink_paths) {
 }
 END_TEST
 
+/* The feature probe of an object another user can remove (its directory
+ * is theirs) runs on the object the planner opened, through its fd, not
+ * on its path: a user who removes it while it is probed must not make the
+ * probe fail and its result be remembered for the whole filesystem. An
+ * object only root can remove is probed by its path (kept across plans). */
+struct probe_paths {
+	struct fake fake;
+	char path[2][PATH_MAX];
+	int n;
+};
+
+static int recording_probe(const char *path, const struct stat *st, struct fsn_probe *ret,
+			   void *userdata) {
+	struct probe_paths *pp = userdata;
+
+	if (pp->n < 2)
+		snprintf(pp->path[pp->n++], sizeof(pp->path[0]), "%s", path);
+	return fake_probe(path, st, ret, &pp->fake);
+}
+
+START_TEST(test_probe_unstable_by_fd) {
+	struct fx fx;
+	struct probe_paths pp = { 0 };
+	struct plan_opts o = { .probe = recording_probe, .userdata = &pp };
+
+	if (geteuid() != 0)
+		fsn_test_skip("another user's directory needs root (chown)");
+	fx_init(&fx);
+	mkpath(fx.dir, "home", true);
+	mkpath(fx.dir, "home/up", true);
+	ck_assert_int_eq(chown(DP(&fx, "home"), 65534, 65534), 0);
+	fx.c =
+	    test_config_load(fx.dir, "rules = ( { name = \"u\"; paths = [\"@D@/home/up\"]; } );");
+	ck_assert_int_eq(plan_build_opts(fx.c, &o, &fx.p), 0);
+	ck_assert_int_eq(pp.n, 1);
+	ck_assert_msg(strncmp(pp.path[0], "/proc/self/fd/", 14) == 0, "probed at %s", pp.path[0]);
+	ck_assert_uint_eq(fx.p->n_marks, 1);
+	plan_free(fx.p);
+	config_free(fx.c);
+	/* a directory of root's: by its path */
+	ck_assert_int_eq(chown(DP(&fx, "home"), 0, 0), 0);
+	pp.n = 0;
+	fx.c =
+	    test_config_load(fx.dir, "rules = ( { name = \"u\"; paths = [\"@D@/home/up\"]; } );");
+	ck_assert_int_eq(plan_build_opts(fx.c, &o, &fx.p), 0);
+	ck_assert_int_eq(pp.n, 1);
+	ck_assert_str_eq(pp.path[0], DP(&fx, "home/up"));
+	fx_done(&fx);
+}
+END_TEST
+
 START_TEST(test_probe_failure) {
 	struct fx fx;
 
@@ -1962,6 +2013,7 @@ static void plan_suite(Suite *s) {
 	tcase_add_test(tc, test_inotify_explicit);
 	tcase_add_test(tc, test_missing_and_create);
 	tcase_add_test(tc, test_symlink_paths);
+	tcase_add_test(tc, test_probe_unstable_by_fd);
 	tcase_add_test(tc, test_probe_failure);
 	tcase_add_test(tc, test_max_marks);
 	suite_add_tcase(s, tc);
