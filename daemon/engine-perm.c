@@ -28,6 +28,7 @@
 #include "guard.h"
 #include "log.h"
 #include "policy.h"
+#include "resolve.h"
 
 static struct erule *find_erule(struct engine *e, const char *name) {
 	for (size_t i = 0; name && i < e->st.n_rules; i++)
@@ -222,8 +223,9 @@ static struct eperm *find_old_perm(const struct state *old, const struct rule_co
 		for (size_t j = first; same && j < first + n; j++) {
 			const struct plan_mark *m = &old->plan->marks[j];
 			struct stat st;
+			uint64_t mnt_id;
 
-			same = k < p->n_objs && stat(m->path, &st) == 0 &&
+			same = k < p->n_objs && resolve_identity(m->path, 0, &st, &mnt_id) == 0 &&
 			       st.st_dev == p->devs[k] &&
 			       (m->spec.type != FSN_MARK_INODE || st.st_ino == p->inos[k]);
 			k++;
@@ -260,13 +262,16 @@ int perm_place_mark(struct engine *e, struct state *s, struct eperm *ep, const s
 		    char *err, size_t errlen) {
 	const struct rule_conf *rc = ep->conf;
 	struct erule *r = state_rule(s, rc);
-	char why[1536] = "", esc[PATH_MAX * 2];
-	struct stat st;
+	_cleanup_(resolved_done) struct resolved res = RESOLVED_NULL;
+	char why[1536] = "", esc[PATH_MAX * 2], fd_path[64] = "";
 	int k;
 
-	if (stat(pm->path, &st) == 0) {
-		ep->devs[ep->n_objs] = st.st_dev;
-		ep->inos[ep->n_objs] = st.st_ino;
+	/* on what the path resolves to (resolve.h), through the fd the
+	 * resolution opened */
+	k = path_resolve(pm->path, geteuid(), 0, &res);
+	if (k == 0) {
+		ep->devs[ep->n_objs] = res.st.st_dev;
+		ep->inos[ep->n_objs] = res.st.st_ino;
 	}
 	ep->n_objs++;
 	e->captured[0] = '\0';
@@ -280,10 +285,19 @@ int perm_place_mark(struct engine *e, struct state *s, struct eperm *ep, const s
 			 "namespace of its own; use mark = \"filesystem\"",
 			 text_escaped(esc, sizeof(esc), pm->path));
 		k = -EXDEV;
+	} else if (k < 0) {
+		if (res.stop == RESOLVE_REFUSED && r)
+			r->stats.symlink_refusals++;
+		resolved_says(&res, pm->path, why, sizeof(why));
 	} else {
+		struct fsn_mark_spec spec =
+		    resolved_spec(&res, &pm->spec, fd_path, sizeof(fd_path));
+
 		e->capturing = true;
-		k = guard_rule_add_mark(ep->gr, &pm->spec);
+		k = guard_rule_add_mark(ep->gr, &spec);
 		e->capturing = false;
+		if (k < 0)
+			resolved_unname(e->captured, sizeof(e->captured), fd_path, pm->path);
 	}
 	if (k >= 0) {
 		s->n_placed++;
@@ -427,7 +441,6 @@ int perm_policy(const struct state *s, const struct eperm *ep, struct policy **r
 	rule_marks(p, s->config, ep->conf, &first, &count);
 	for (size_t i = first; i < first + count; i++) {
 		const struct plan_mark *pm = &p->marks[i];
-		struct stat st;
 
 		if (pm->spec.mask == 0)
 			continue;
@@ -435,12 +448,11 @@ int perm_policy(const struct state *s, const struct eperm *ep, struct policy **r
 		       (pm->subtree && !(pm->spec.type == FSN_MARK_FILESYSTEM &&
 					 pm->subtree_recursive && whole_filesystem(pm->subtree)));
 		sc[n++] = (struct policy_scope){
-			.path = canonical(pm->subtree ? pm->subtree : pm->path),
+			.path = resolve_canonical(pm->subtree ? pm->subtree : plan_mark_canon(pm)),
 			.recursive = pm->subtree && pm->subtree_recursive,
 			.children = pm->subtree
 					? !pm->subtree_recursive && !pm->children_dirent_only
-					: stat(pm->path, &st) == 0 && S_ISDIR(st.st_mode) &&
-					      ep->conf->children,
+					: pm->is_dir && ep->conf->children,
 		};
 	}
 	k = policy_new(ep->conf, sc, wide ? n : 0, ret);

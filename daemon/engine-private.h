@@ -207,8 +207,11 @@ struct engine {
 	struct retired *retired; /* permission rules replaced by reloads */
 	size_t n_retired;
 	struct state st;
-	struct load *load;         /* a config being loaded, NULL if none */
-	ev_timer rearm_timer;      /* a planned mark's object went: plan again */
+	struct load *load;    /* a config being loaded, NULL if none */
+	ev_timer rearm_timer; /* a planned mark's object went: plan again */
+	unsigned rearm_quiet; /* re-arms in a row that changed nothing (load.c) */
+	bool place_raced; /* a planned path went or changed before its mark was placed (marks.c) */
+	uint64_t rearm_not_before; /* monotonic us: no re-arm starts before (load.c) */
 	struct mountwatch *mounts; /* the mount table: unmounts and mounts over paths */
 	/* missing paths of the running plan: a watch on the nearest existing
 	 * directory above each, by the path whose creation brings it closer */
@@ -372,7 +375,11 @@ struct load {
 	size_t n_rearmed, rearmed_cap;
 	size_t pj, pend;
 	ev_timer step;
+	uint64_t cpu_usec; /* CPU time its work took: the worker's and the batches' */
 	uint64_t prepare_start;
+	bool *say;    /* the plan's problems to log (NULL: all) */
+	bool changed; /* a replan: it placed a mark anew, or its problems differ */
+	bool raced;   /* a planned path went or changed before its mark was placed */
 	char err[2048];
 };
 
@@ -414,6 +421,7 @@ bool was_gone(const struct strmap *by_path, const struct plan_mark *pm);
 void state_rollback(struct engine *e, struct state *s, struct state *old_perm_unkeep);
 void state_commit(struct engine *e, struct state *old, struct state *s);
 void log_plan_problems(const struct plan *p);
+void log_plan_problem(const struct plan_problem *pp);
 
 /* ---- marks.c ---- */
 
@@ -492,6 +500,7 @@ void retired_free(struct retired *t);
 int load_begin(struct engine *e, const char *path, engine_load_fn done, void *userdata);
 void load_abort(struct engine *e);
 void rearm_soon(struct engine *e);
+void rearm_appeared(struct engine *e, const char *path);
 void mark_gone(struct engine *e, struct emark *m, enum gone_why why, const char *mount);
 void on_rearm(struct ev_loop *loop, ev_timer *w, int revents);
 void on_mounts(const struct mount_entry *gone, size_t n_gone, const struct mount_entry *added,

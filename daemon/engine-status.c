@@ -144,9 +144,10 @@ static void put_rule(const struct engine *e, struct jbuf *b, const struct erule 
 	jb_key(b, "counters", false);
 	jb_printf(b,
 		  "{\"events\":%" PRIu64 ",\"filtered\":%" PRIu64 ",\"ratelimited\":%" PRIu64
-		  ",\"overflows\":%" PRIu64 ",\"rescans\":%" PRIu64 ",\"rearms\":%" PRIu64 "}",
+		  ",\"overflows\":%" PRIu64 ",\"rescans\":%" PRIu64 ",\"rearms\":%" PRIu64
+		  ",\"symlink_refusals\":%" PRIu64 "}",
 		  r->stats.events, r->stats.filtered, r->stats.ratelimited, r->stats.overflows,
-		  r->stats.rescans, r->stats.rearms);
+		  r->stats.rescans, r->stats.rearms, r->stats.symlink_refusals);
 	jb_key(b, "perm", false);
 	{
 		struct guard_stats gs;

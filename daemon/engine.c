@@ -50,6 +50,7 @@
 #include "guard.h"
 #include "log.h"
 #include "metrics.h"
+#include "resolve.h"
 
 /* How long a held IN_MOVED_FROM waits for its IN_MOVED_TO when the queue
  * was read empty between them. */
@@ -399,7 +400,7 @@ int state_rules(struct state *s, const struct state *old) {
 		for (size_t j = 0; j < r->conf->n_exclude; j++) {
 			if (is_glob(r->conf->exclude[j]))
 				continue;
-			r->excl_canon[j] = realpath(r->conf->exclude[j], NULL);
+			r->excl_canon[j] = resolve_canonical(r->conf->exclude[j]);
 		}
 		/* counters survive reloads, by rule name (taken again at the
 		 * commit: the running rule counts on until then) */
@@ -543,7 +544,7 @@ static int plan_scope(const struct plan_mark *pm, enum scope *ret_scope, char **
 	char *sub = NULL;
 
 	if (pm->subtree) {
-		sub = canonical(pm->subtree);
+		sub = resolve_canonical(pm->subtree);
 		if (!sub)
 			return -ENOMEM;
 		*ret_scope = SCOPE_SUBTREE;
@@ -750,7 +751,12 @@ void state_commit(struct engine *e, struct state *old, struct state *s) {
 		struct erule *r = &s->rules[i];
 
 		if (old && r->prev) {
+			/* (symlink refusals are counted by the load itself: the
+			 * running rule counts none meanwhile) */
+			uint64_t refusals = r->stats.symlink_refusals;
+
 			r->stats = r->prev->stats;
+			r->stats.symlink_refusals = refusals;
 			r->last_perm = r->prev->last_perm;
 		}
 		r->prev = NULL;
@@ -803,24 +809,25 @@ void state_commit(struct engine *e, struct state *old, struct state *s) {
 	match_index_build(e, s);
 }
 
-void log_plan_problems(const struct plan *p) {
-	for (size_t i = 0; i < p->n_problems; i++) {
-		const struct plan_problem *pp = &p->problems[i];
-		char f_rule[300], f_path[PATH_MAX + 16], esc_path[PATH_MAX * 2];
-		const char *fields[3] = { f_rule, NULL, NULL };
+void log_plan_problem(const struct plan_problem *pp) {
+	char f_rule[300], f_path[PATH_MAX + 16], esc_path[PATH_MAX * 2];
+	const char *fields[3] = { f_rule, NULL, NULL };
 
-		snprintf(f_rule, sizeof(f_rule), "FSN_RULE=%s", pp->rule ? pp->rule->name : "");
-		if (pp->path) {
-			snprintf(f_path, sizeof(f_path), "FSN_PATH=%s", pp->path);
-			fields[1] = f_path;
-		}
-		log_notable(pp->warning ? LOG_WARNING : LOG_ERR, FSND_MID_RULE_ERROR, fields,
-			    "%s '%s'%s%s%s: %s%s", pp->warning ? "warning: rule" : "rule",
-			    pp->rule ? pp->rule->name : "?", pp->path ? ": \"" : "",
-			    pp->path ? text_escaped(esc_path, sizeof(esc_path), pp->path) : "",
-			    pp->path ? "\"" : "", pp->msg,
-			    pp->fatal ? " (the rule is required)" : "");
+	snprintf(f_rule, sizeof(f_rule), "FSN_RULE=%s", pp->rule ? pp->rule->name : "");
+	if (pp->path) {
+		snprintf(f_path, sizeof(f_path), "FSN_PATH=%s", pp->path);
+		fields[1] = f_path;
 	}
+	log_notable(pp->warning ? LOG_WARNING : LOG_ERR, FSND_MID_RULE_ERROR, fields,
+		    "%s '%s'%s%s%s: %s%s", pp->warning ? "warning: rule" : "rule",
+		    pp->rule ? pp->rule->name : "?", pp->path ? ": \"" : "",
+		    pp->path ? text_escaped(esc_path, sizeof(esc_path), pp->path) : "",
+		    pp->path ? "\"" : "", pp->msg, pp->fatal ? " (the rule is required)" : "");
+}
+
+void log_plan_problems(const struct plan *p) {
+	for (size_t i = 0; i < p->n_problems; i++)
+		log_plan_problem(&p->problems[i]);
 }
 
 /* ------------------------------------------------------------------------ */

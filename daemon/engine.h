@@ -29,6 +29,8 @@ struct rule_stats {
 	uint64_t rescans;     /* rescans of its paths after an overflow */
 	uint64_t rearms;      /* marks placed again where a watched object went or a
 			       * missing path appeared */
+	/* times a symlink on one of its paths was not followed (resolve.h) */
+	uint64_t symlink_refusals;
 };
 
 /* Create an engine on loop: a libfsn context whose fd is watched by an

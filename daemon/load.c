@@ -21,11 +21,29 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "engine-private.h"
 #include "escape.h"
 #include "fsn-uapi.h"
 #include "log.h"
+#include "resolve.h"
+
+/* Re-arms in a row that changed nothing double the delay of the next one
+ * up to 2^REARM_QUIET_MAX times REARM_DELAY (1.6 s); the spacing a re-arm
+ * sets after itself (nine times the CPU time it took) is at most this
+ * long. */
+#define REARM_QUIET_MAX 5
+#define REARM_SPACING_MAX_USEC (30 * 1000000ull)
+
+/* The CPU time the calling thread has used, in us. */
+static uint64_t cpu_usec(void) {
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
 
 static void start_queued(struct engine *e);
 static void waiters_place(struct engine *e);
@@ -57,6 +75,7 @@ static int prober_probe(const char *path, const struct stat *st, struct fsn_prob
 
 static void *load_worker(void *arg) {
 	struct load *l = arg;
+	uint64_t t0 = cpu_usec();
 
 	l->r = l->path ? config_load(l->path, &l->config, &l->errs) : 0;
 	if (l->r >= 0 && !l->cancel) {
@@ -76,12 +95,30 @@ static void *load_worker(void *arg) {
 			l->plan->marks[i].why = l->plan->marks[i].target = NULL;
 		}
 	}
+	l->cpu_usec += cpu_usec() - t0;
 	pthread_mutex_lock(&l->lock);
 	l->finished = true;
 	if (!l->abandoned)
 		ev_async_send(l->engine->loop, &l->async);
 	pthread_mutex_unlock(&l->lock);
 	return NULL;
+}
+
+/* A re-arm ended (r < 0: failed). The next one waits for at least nine
+ * times the CPU time this one's work took, its worker's and its batches'
+ * (re-arming takes at most a tenth of the daemon's time, whatever a user
+ * does to the paths, up to REARM_SPACING_MAX_USEC), and longer after
+ * re-arms that changed nothing (rearm_delay()). */
+static void rearm_done(struct engine *e, const struct load *l, int r) {
+	uint64_t now = now_monotonic_usec(), took = l->cpu_usec;
+
+	if (r == 0 && l->changed) {
+		log_info("re-armed: the rules are placed again (%u marks)", e->st.n_placed);
+		e->rearm_quiet = 0;
+	} else if (e->rearm_quiet < REARM_QUIET_MAX)
+		e->rearm_quiet++;
+	e->rearm_not_before =
+	    now + (took < REARM_SPACING_MAX_USEC / 9 ? 9 * took : REARM_SPACING_MAX_USEC);
 }
 
 /* The loader is done (r < 0: failed, l->err says why, the running state
@@ -98,15 +135,18 @@ static void load_end(struct engine *e, int r) {
 	strmap_done(&l->by_path);
 	free(l->claimed);
 	free(l->rearmed);
+	free(l->say);
 	dirq_done(&l->q);
 	config_errors_clear(&l->errs);
 	plan_free(l->plan);
 	if (r < 0 && l->path)
 		config_free(l->config);
-	if (!l->path && r == 0)
-		log_info("re-armed: the rules are placed again (%u marks)", e->st.n_placed);
+	if (!l->path)
+		rearm_done(e, l, r);
 	if (r == 0)
 		waiters_place(e);
+	if (r == 0 && l->raced)
+		rearm_soon(e); /* (a path that went gets its waiter from that plan) */
 	if (l->reload && l->path && r != -ECANCELED) {
 		e->reloaded = true;
 		snprintf(e->reload_error, sizeof(e->reload_error), "%.*s",
@@ -141,13 +181,27 @@ static void load_fail(struct engine *e, int r) {
 	load_end(e, r);
 }
 
+/* Whether path resolves to anything now. */
+static bool path_names_something(const char *path) {
+	struct stat st;
+	uint64_t mnt_id;
+
+	return resolve_identity(path, 0, &st, &mnt_id) == 0;
+}
+
 /* Everything placed: the new state takes over. */
 static int load_finish(struct engine *e) {
 	struct load *l = e->load;
 	uint64_t t0 = now_monotonic_usec();
-
+	_cleanup_free_ struct emark **fresh = NULL;
+	size_t n_fresh = 0;
 	int k;
 
+	/* a replan's new marks, checked once it took over (below) */
+	if (!l->path && (fresh = calloc(l->s.n_marks + 1, sizeof(*fresh))))
+		for (size_t i = 0; i < l->s.n_marks; i++)
+			if (l->s.marks[i]->fresh && !l->s.marks[i]->gone)
+				fresh[n_fresh++] = l->s.marks[i];
 	state_commit(e, l->old, &l->s);
 	log_debug("load: commit in %.3f ms", (now_monotonic_usec() - t0) / 1e3);
 	e->st = l->s;
@@ -163,9 +217,9 @@ static int load_finish(struct engine *e) {
 	for (size_t i = 0; i < l->n_rearmed; i++) {
 		const struct plan_mark *pm = l->rearmed[i].pm;
 		struct erule *r = state_rule(&e->st, pm->rule);
-		_cleanup_free_ char *canon = canonical(pm->path);
+		const char *canon = plan_mark_canon(pm);
 
-		if (!r || !canon)
+		if (!r)
 			continue;
 		r->stats.rearms++;
 		emit(e, r,
@@ -184,6 +238,13 @@ static int load_finish(struct engine *e) {
 		else if (pm->is_dir && (r->conf->events & DIRENT_BITS))
 			rescan_emit(e, r, canon, "changed", true);
 	}
+	/* what went between its placing and now was heard by no state (the
+	 * running one did not have the mark): gone, and planned again */
+	for (size_t i = 0; i < n_fresh; i++)
+		if (!emark_same_object(fresh[i]))
+			mark_gone(e, fresh[i],
+				  path_names_something(fresh[i]->path) ? GONE_MOVED : GONE_DELETED,
+				  NULL);
 	l->plan = NULL;   /* the state's now */
 	l->config = NULL; /* ditto */
 	own_files_refresh(e);
@@ -239,10 +300,14 @@ static int load_batch(struct engine *e) {
 			if (!r)
 				return -EINVAL;
 			n = s->n_marks;
+			e->place_raced = false;
 			k = place_planned(e, s, pm, r, &l->tree, l->err, sizeof(l->err));
 			if (k < 0)
 				return k;
-			appeared = was_waited(e, pm->path);
+			appeared = was_waited(e, plan_mark_canon(pm));
+			if (s->n_marks > n || l->tree)
+				l->changed = true;
+			l->raced = l->raced || e->place_raced;
 			if ((s->n_marks > n || l->tree) &&
 			    (appeared || was_gone(&l->by_path, pm))) {
 				char esc[PATH_MAX * 2];
@@ -321,6 +386,7 @@ static int load_batch(struct engine *e) {
 			if (k < 0)
 				return k;
 			if (l->perm) {
+				l->changed = true;
 				rule_marks(p, s->config, l->perm->conf, &l->pj, &n);
 				l->pend = l->pj + n;
 			}
@@ -346,14 +412,69 @@ static int load_batch(struct engine *e) {
 
 static void on_load_step(struct ev_loop *loop, ev_timer *w, int revents) {
 	struct engine *e = w->data;
+	uint64_t t0 = cpu_usec();
 	int r = load_batch(e);
 
+	e->load->cpu_usec += cpu_usec() - t0;
 	if (r < 0)
 		load_fail(e, r);
 	else if (r == 0)
 		load_end(e, 0);
 	else
 		ev_timer_start(loop, &e->load->step); /* the next batch, after the loop's turn */
+}
+
+/* A problem's identity across plans: its rule, path and words. */
+static uint64_t problem_hash(const struct plan_problem *pp) {
+	const char *parts[3] = { pp->rule ? pp->rule->name : "", pp->path ? pp->path : "",
+				 pp->msg ? pp->msg : "" };
+	uint64_t h = HASH_INIT;
+
+	for (size_t i = 0; i < ELEMENTSOF(parts); i++)
+		h = hash_bytes(h, parts[i], strlen(parts[i]) + 1);
+	return h;
+}
+
+/* Which problems of the new plan are logged (l->say): all of a start or a
+ * reload; of a replan (re-arming), those the running plan did not have: a
+ * path that stays missing, or whose symlink stays refused, is said once,
+ * not at every re-arm. A replan whose problems differ from the running
+ * plan's changed something (l->changed). */
+static void problems_to_log(struct engine *e, struct load *l) {
+	const struct plan *old = e->st.plan, *p = l->plan;
+	_cleanup_free_ uint64_t *h = NULL;
+	struct strmap seen = { 0 };
+	size_t kept = 0;
+
+	l->changed = true;
+	if (l->path || !old)
+		return; /* (l->say NULL: all) */
+	l->say = calloc(p->n_problems + 1, sizeof(*l->say));
+	h = calloc(old->n_problems + 1, sizeof(*h));
+	for (size_t i = 0; l->say && h && i < old->n_problems; i++) {
+		h[i] = problem_hash(&old->problems[i]);
+		if (strmap_put(&seen, &h[i], sizeof(h[i]), &h[i]) < 0)
+			goto all;
+	}
+	if (!l->say || !h)
+		goto all;
+	l->changed = false;
+	for (size_t i = 0; i < p->n_problems; i++) {
+		uint64_t k = problem_hash(&p->problems[i]);
+
+		if (strmap_value(&seen, &k, sizeof(k)))
+			kept++;
+		else
+			l->say[i] = l->changed = true;
+	}
+	if (kept != old->n_problems)
+		l->changed = true; /* (some went) */
+	strmap_done(&seen);
+	return;
+all: /* without memory: all of them */
+	strmap_done(&seen);
+	free(l->say);
+	l->say = NULL;
 }
 
 /* The worker is done: log what it found, then apply in batches. */
@@ -397,7 +518,10 @@ static void on_load_planned(struct ev_loop *loop, ev_async *w, int revents) {
 	}
 	if (!l->reload)
 		log_set_level(l->config->log_level); /* (a reload: once it took over) */
-	log_plan_problems(l->plan);
+	problems_to_log(e, l);
+	for (size_t i = 0; i < l->plan->n_problems; i++)
+		if (!l->say || l->say[i])
+			log_plan_problem(&l->plan->problems[i]);
 	for (size_t i = 0; i < l->plan->n_problems; i++)
 		if (l->plan->problems[i].fatal) {
 			const struct plan_problem *pp = &l->plan->problems[i];
@@ -413,8 +537,17 @@ static void on_load_planned(struct ev_loop *loop, ev_async *w, int revents) {
 	l->old = e->st.config ? &e->st : NULL;
 	*s = (struct state){ .config = l->config, .plan = l->plan };
 	r = state_rules(s, l->old);
-	if (r >= 0)
+	if (r >= 0) {
+		/* the symlinks refused, as often as they were logged */
+		for (size_t i = 0; i < l->plan->n_problems; i++) {
+			const struct plan_problem *pp = &l->plan->problems[i];
+			struct erule *er = pp->rule ? state_rule(s, pp->rule) : NULL;
+
+			if (er && pp->kind == PLAN_PROBLEM_REFUSED && (!l->say || l->say[i]))
+				er->stats.symlink_refusals++;
+		}
 		r = state_outputs(e, s, l->old, l->err, sizeof(l->err));
+	}
 	if (r >= 0) {
 		s->marks = calloc(l->plan->n_marks + 1, sizeof(*s->marks));
 		l->claimed = calloc(l->plan->n_marks + 1, sizeof(*l->claimed));
@@ -469,6 +602,7 @@ int load_begin(struct engine *e, const char *path, engine_load_fn done, void *us
 	l->userdata = userdata;
 	l->prober = e->prober;
 	l->phase = LOAD_WORKER;
+
 	pthread_mutex_init(&l->lock, NULL);
 	ev_async_init(&l->async, on_load_planned);
 	l->async.data = e;
@@ -524,16 +658,43 @@ static void start_queued(struct engine *e) {
  * Debounced (REARM_DELAY), and after a load that is running.
  */
 
-/* Plan and place again, REARM_DELAY from the first ask (asks meanwhile
+/* How long a re-arm asked for now waits: REARM_DELAY, doubled for each
+ * re-arm in a row that changed nothing (up to 2^REARM_QUIET_MAX times),
+ * and not before the spacing the last one set (rearm_done()). */
+static double rearm_delay(const struct engine *e) {
+	uint64_t now = now_monotonic_usec();
+	double d = REARM_DELAY * (double)(1u << e->rearm_quiet);
+
+	if (e->rearm_not_before > now && (double)(e->rearm_not_before - now) / 1e6 > d)
+		d = (double)(e->rearm_not_before - now) / 1e6;
+	return d;
+}
+
+/* Plan and place again, rearm_delay() from the first ask (asks meanwhile
  * are one). */
 void rearm_soon(struct engine *e) {
-	if (!ev_is_active(&e->rearm_timer))
+	if (!ev_is_active(&e->rearm_timer)) {
+		ev_timer_set(&e->rearm_timer, rearm_delay(e), 0.);
 		ev_timer_start(e->loop, &e->rearm_timer);
+	}
+}
+
+/* A waiter saw path made: plan again soon. Said once per re-arm, not per
+ * event (a user who makes and removes it in a loop gets a line per
+ * re-arm, and those are spaced: rearm_delay()). */
+void rearm_appeared(struct engine *e, const char *path) {
+	char esc[PATH_MAX * 2];
+
+	if (!ev_is_active(&e->rearm_timer))
+		log_info("\"%s\" appeared: placing the rules again",
+			 text_escaped(esc, sizeof(esc), path));
+	rearm_soon(e);
 }
 
 /* A planned mark's path no longer names its object: say so (a gone or
  * unmounted record, and the log), and plan again soon (the path is watched
- * again where it is now, or waited for). Once per mark. */
+ * again where it is now, or waited for). Once per mark; a mark of a load
+ * that has not taken over yet is planned again without a word. */
 void mark_gone(struct engine *e, struct emark *m, enum gone_why why, const char *mount) {
 	static const char *const reasons[] = {
 		[GONE_DELETED] = "deleted",
@@ -545,6 +706,14 @@ void mark_gone(struct engine *e, struct emark *m, enum gone_why why, const char 
 	char text[PATH_MAX * 4];
 	size_t pos = 0;
 
+	if (emark_fresh(m) && !m->parent && !m->retired && !m->gone) {
+		/* placed by the load that runs, its object went before that
+		 * load took over: it reports nothing yet, but must not stay on
+		 * a dead object; planned again after the load */
+		m->gone = true;
+		rearm_soon(e);
+		return;
+	}
 	if (!e->st.config || emark_fresh(m) || m->retired || !m->rule || m->gone)
 		return;
 	m->gone = true;
@@ -620,76 +789,148 @@ void waiters_clear(struct engine *e) {
 	strmap_done(&e->waiting);
 }
 
-/* A waiter for each path of the running plan that does not exist: an
- * inotify watch (creates and moves in) on its nearest existing directory,
- * keyed by the path one component further; its creation re-plans. */
+static inline void emark_freep(struct emark **m) {
+	emark_free(*m);
+}
+
+/* Where a resolution stopped: its kind and the path of the component it
+ * stopped at ("" when it resolved), into buf. */
+static const char *stop_key(const struct resolved *res, char *buf, size_t len) {
+	char at[PATH_MAX];
+
+	if (res->stop == RESOLVE_OK)
+		snprintf(buf, len, "%s", "");
+	else
+		snprintf(buf, len, "%d %s", (int)res->stop,
+			 resolved_stop_path(res, at, sizeof(at)) ? at : "?");
+	return buf;
+}
+
+/* Where path's resolution stops now (stop_key()). */
+static const char *resolution_stop(const char *path, char *buf, size_t len) {
+	struct resolved res;
+
+	path_resolve(path, geteuid(), 0, &res);
+	stop_key(&res, buf, len);
+	resolved_done(&res);
+	return buf;
+}
+
+/* A waiter on the directory dir (dir_fd, an O_PATH fd of it), for next;
+ * with dir_fd -1 only the key next, no watch (a path there by now: the
+ * re-arm that places it knows it appeared, was_waited()). */
+static int waiter_new(struct engine *e, int dir_fd, const char *dir, const char *next) {
+	_cleanup_(emark_freep) struct emark *w = calloc(1, sizeof(*w));
+	struct emark **v;
+	struct stat st;
+	int r;
+
+	if (!w)
+		return -ENOMEM;
+	if (dir_fd >= 0 && fstat(dir_fd, &st) < 0)
+		return -errno;
+	v = realloc(e->waiters, (e->n_waiters + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	e->waiters = v;
+	w->engine = e;
+	w->waiter = true;
+	w->path = strdup(dir);
+	w->canon = strdup(dir);
+	w->next = strdup(next);
+	if (!w->path || !w->canon || !w->next)
+		return -ENOMEM;
+	if (dir_fd >= 0) {
+		char fd_path[64];
+		/* on the directory the walk stopped in, not on what its path
+		 * names by now */
+		struct fsn_mark_spec spec = {
+			.type = FSN_MARK_INOTIFY,
+			.mask = IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF,
+			.flags = FSN_MARK_F_ONLYDIR,
+			.dirfd = AT_FDCWD,
+			.path = fd_path,
+			.userdata = w,
+		};
+
+		snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", dir_fd);
+		w->dev = st.st_dev;
+		w->ino = st.st_ino;
+		r = fsn_ctx_add_mark(e->ctx, &spec, &w->mark);
+		if (r < 0)
+			return r;
+	}
+	r = strmap_put_str(&e->waiting, w->next, w);
+	if (r < 0) {
+		fsn_ctx_remove_mark(e->ctx, w->mark);
+		return r;
+	}
+	e->waiters[e->n_waiters++] = steal_ptr(&w);
+	return 0;
+}
+
+/* A waiter for the path next (free of symlinks) in its directory, unless
+ * there is one. */
+static void waiter_for(struct engine *e, const char *next) {
+	_cleanup_free_ char *dir = strdup(next);
+	struct resolved res;
+	char *slash = dir ? strrchr(dir, '/') : NULL;
+
+	if (!slash || strmap_value_str(&e->waiting, next))
+		return;
+	if (slash == dir)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	if (path_resolve(dir, geteuid(), 0, &res) == 0 && S_ISDIR(res.st.st_mode))
+		(void)waiter_new(e, res.fd, res.path, next);
+	resolved_done(&res);
+}
+
+/* A waiter for each path of the running plan that is missing or whose
+ * symlink is not followed: an inotify watch (creates and moves in) on the
+ * directory where the path's resolution stops (resolve.h: the one the
+ * planner uses, so they agree on where that is), keyed by the path of the
+ * component it stops at; its creation or replacement re-plans. */
 static void waiters_place(struct engine *e) {
 	const struct plan *p = e->st.plan;
 
 	waiters_clear(e);
 	for (size_t i = 0; p && i < p->n_problems; i++) {
 		const struct plan_problem *pp = &p->problems[i];
-		char dir[PATH_MAX], next[PATH_MAX];
-		struct fsn_mark_spec spec = { 0 };
-		struct emark *w, **v;
-		struct stat st;
-		char *slash;
+		struct resolved res;
+		char next[PATH_MAX], before[PATH_MAX + 16], after[PATH_MAX + 16];
+		int r;
 
-		if (!pp->path || !pp->rule || strcmp(pp->msg, "does not exist") != 0 ||
-		    strlen(pp->path) >= sizeof(dir))
+		if (!pp->path || !pp->rule ||
+		    (pp->kind != PLAN_PROBLEM_MISSING && pp->kind != PLAN_PROBLEM_REFUSED))
 			continue;
-		snprintf(next, sizeof(next), "%s", pp->path);
-		snprintf(dir, sizeof(dir), "%s", pp->path);
-		for (;;) { /* up to the nearest directory that exists */
-			slash = strrchr(dir, '/');
-			if (!slash)
-				break;
-			if (slash == dir)
-				slash[1] = '\0';
-			else
-				*slash = '\0';
-			if (lstat(dir, &st) == 0 && S_ISDIR(st.st_mode))
-				break;
-			snprintf(next, sizeof(next), "%s", dir);
-		}
-		if (!slash || strmap_value_str(&e->waiting, next))
-			continue;
-		w = calloc(1, sizeof(*w));
-		v = realloc(e->waiters, (e->n_waiters + 1) * sizeof(*v));
-		if (!w || !v) {
-			free(w);
-			if (v)
-				e->waiters = v;
+		r = path_resolve(pp->path, geteuid(), RESOLVE_LINKS, &res);
+		if (r == 0) {
+			/* there by now: made between the plan and here (the key
+			 * tells the re-arm that it appeared) */
+			if (!strmap_value_str(&e->waiting, res.path))
+				(void)waiter_new(e, -1, res.path, res.path);
+			resolved_done(&res);
+			rearm_soon(e);
 			continue;
 		}
-		e->waiters = v;
-		w->engine = e;
-		w->waiter = true;
-		w->dev = st.st_dev;
-		w->ino = st.st_ino;
-		w->path = strdup(dir);
-		w->canon = strdup(dir);
-		w->next = strdup(next);
-		spec = (struct fsn_mark_spec){
-			.type = FSN_MARK_INOTIFY,
-			.mask = IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF,
-			.flags = FSN_MARK_F_ONLYDIR,
-			.dirfd = AT_FDCWD,
-			.path = w->path,
-			.userdata = w,
-		};
-		if (!w->path || !w->canon || !w->next ||
-		    fsn_ctx_add_mark(e->ctx, &spec, &w->mark) < 0 ||
-		    strmap_put_str(&e->waiting, w->next, w) < 0) {
-			if (w->mark)
-				fsn_ctx_remove_mark(e->ctx, w->mark);
-			emark_free(w);
+		/* a symlink followed on the way may be replaced (by root) too */
+		for (size_t j = 0; j < res.n_links; j++)
+			waiter_for(e, res.links[j]);
+		if (res.dir_fd < 0 || !resolved_stop_path(&res, next, sizeof(next)) ||
+		    strmap_value_str(&e->waiting, next) ||
+		    waiter_new(e, res.dir_fd, res.path, next) < 0) {
+			resolved_done(&res);
 			continue;
 		}
-		e->waiters[e->n_waiters++] = w;
-		/* made between the plan and this watch: the watch will not
-		 * tell, so plan again now */
-		if (lstat(w->next, &st) == 0)
+		stop_key(&res, before, sizeof(before));
+		resolved_done(&res);
+		/* changed between that walk and the watch (the watch will not
+		 * tell): plan again now. A path that stays as it is (missing,
+		 * a dangling symlink, a symlink not followed) is not planned
+		 * again. */
+		if (strcmp(resolution_stop(pp->path, after, sizeof(after)), before) != 0)
 			rearm_soon(e);
 	}
 }
@@ -700,6 +941,11 @@ void on_rearm(struct ev_loop *loop, ev_timer *w, int revents) {
 
 	if (e->load) { /* after it */
 		ev_timer_set(w, REARM_DELAY, 0.);
+		ev_timer_start(loop, w);
+		return;
+	}
+	if (e->rearm_not_before > now_monotonic_usec()) { /* (a reload came between) */
+		ev_timer_set(w, rearm_delay(e), 0.);
 		ev_timer_start(loop, w);
 		return;
 	}

@@ -23,6 +23,7 @@
 #include "escape.h"
 #include "fsn-uapi.h"
 #include "log.h"
+#include "resolve.h"
 
 /* ------------------------------------------------------------------------ */
 /* inotify marks by inode                                                   */
@@ -115,30 +116,25 @@ bool spec_equal(const struct fsn_mark_spec *a, const struct fsn_mark_spec *b) {
 	       a->flags == b->flags && str_eq(a->path, b->path);
 }
 
-/* Still the object the mark was placed on (for reload: a path that now
- * names another file gets its mark placed again). */
-/* The mount ID of the mount path is on, or 0 when unknown. */
-static uint64_t path_mnt_id(const char *path, int flags) {
-	struct statx sx;
-
-	if (statx(AT_FDCWD, path, flags | AT_NO_AUTOMOUNT, STATX_MNT_ID, &sx) < 0 ||
-	    !(sx.stx_mask & STATX_MNT_ID))
-		return 0;
-	return sx.stx_mnt_id;
+static unsigned resolve_flags(const struct fsn_mark_spec *spec) {
+	return (spec->flags & FSN_MARK_F_DONT_FOLLOW) ? RESOLVE_NOFOLLOW : 0;
 }
 
-/* Whether m's path still names the object m marks (a mount mark: the same
- * mount, when its ID is known). */
+/* Whether m's path (a planned mark's) still names the object m marks, as
+ * the rule's path resolves (resolve.h: a symlink another user controls is
+ * not followed): the same object, for a mount mark the same mount (when
+ * its ID is known), else the same filesystem. A reload keeps such a mark;
+ * any other is placed again, on what the path resolves to then. */
 bool emark_same_object(const struct emark *m) {
 	struct stat st;
-	int flags = (m->spec.flags & FSN_MARK_F_DONT_FOLLOW) ? AT_SYMLINK_NOFOLLOW : 0;
+	uint64_t mnt_id;
 
-	if (!m->mark || fstatat(AT_FDCWD, m->path, &st, flags) < 0)
+	if (!m->mark || resolve_identity(m->path, resolve_flags(&m->spec), &st, &mnt_id) < 0)
 		return false;
 	if (m->spec.type == FSN_MARK_INODE || m->spec.type == FSN_MARK_INOTIFY)
 		return st.st_dev == m->dev && st.st_ino == m->ino;
 	if (m->spec.type == FSN_MARK_MOUNT && m->mnt_id)
-		return st.st_dev == m->dev && path_mnt_id(m->path, flags) == m->mnt_id;
+		return st.st_dev == m->dev && mnt_id == m->mnt_id;
 	return st.st_dev == m->dev;
 }
 
@@ -191,14 +187,45 @@ void mark_failure(struct engine *e, struct emark *m, int r, const char *why) {
 					    : " (not required: everything else keeps running)");
 }
 
+/* Whether m's path (resolved again) still names st's object. */
+static bool still_named(const struct emark *m, const struct stat *st) {
+	struct stat now;
+	uint64_t mnt_id;
+
+	return resolve_identity(m->path, resolve_flags(&m->spec), &now, &mnt_id) == 0 &&
+	       now.st_dev == st->st_dev && now.st_ino == st->st_ino;
+}
+
+/* A planned mark's path resolved (resolve.h) into res, and spec turned to
+ * the object it opened (fd_path: its name for libfsn). A symlink not
+ * followed is counted against the rule and said in why. */
+static int emark_resolve(struct emark *m, struct resolved *res, struct fsn_mark_spec *spec,
+			 char *fd_path, size_t fd_len, char *why, size_t whylen) {
+	int r = path_resolve(m->path, geteuid(), resolve_flags(spec), res);
+
+	if (r < 0) {
+		/* (the plan found it: it went since) */
+		m->engine->place_raced = m->engine->place_raced || res->stop == RESOLVE_MISSING ||
+					 res->stop == RESOLVE_REFUSED;
+		if (res->stop == RESOLVE_REFUSED && m->rule)
+			m->rule->stats.symlink_refusals++;
+		resolved_says(res, m->path, why, whylen);
+		return r;
+	}
+	*spec = resolved_spec(res, spec, fd_path, fd_len);
+	return 0;
+}
+
 /* Place one mark (planned or sub-watch), counting it in *count (the marks
- * of the state it belongs to, limited to max_marks; 0: no limit). Does not
- * log; the caller does, with why. */
+ * of the state it belongs to, limited to max_marks; 0: no limit). A
+ * planned mark is placed on what its path resolves to (resolve.h), through
+ * the fd the resolution opened. Does not log; the caller does, with why. */
 int emark_place(struct engine *e, struct emark *m, unsigned *count, unsigned max_marks, char *why,
 		size_t whylen) {
+	_cleanup_(resolved_done) struct resolved res = RESOLVED_NULL;
 	struct fsn_mark_spec spec = m->spec;
 	struct stat st;
-	int flags = (spec.flags & FSN_MARK_F_DONT_FOLLOW) ? AT_SYMLINK_NOFOLLOW : 0;
+	char fd_path[64] = "";
 	int r;
 
 	why[0] = '\0';
@@ -226,21 +253,25 @@ int emark_place(struct engine *e, struct emark *m, unsigned *count, unsigned max
 			       "system's mount namespace");
 		return -EXDEV;
 	}
-	if (fstatat(spec.dirfd, spec.path, &st, flags) < 0)
-		return -errno; /* libfsn would say the same; this keeps dev/ino in step */
+	if (m->parent) {
+		/* a sub-watch: opened in its parent directory, never through a
+		 * symlink (tree.c), so its path is canonical already; inotify
+		 * marks have no use for the fsid */
+		if (fstatat(spec.dirfd, spec.path, &st,
+			    (spec.flags & FSN_MARK_F_DONT_FOLLOW) ? AT_SYMLINK_NOFOLLOW : 0) < 0)
+			return -errno; /* libfsn would say the same; this keeps dev/ino in step */
+	} else {
+		r = emark_resolve(m, &res, &spec, fd_path, sizeof(fd_path), why, whylen);
+		if (r < 0)
+			return r;
+		st = res.st;
+		m->mnt_id = resolved_mnt_id(&res);
+	}
 	m->dev = st.st_dev;
 	m->ino = st.st_ino;
 	m->is_dir = S_ISDIR(st.st_mode);
 	free(m->canon);
-	if (m->parent) {
-		/* a sub-watch: found below a canonical directory, never through
-		 * a symlink, so its path is canonical already; inotify marks have
-		 * no use for the fsid */
-		m->canon = strdup(m->path);
-	} else {
-		m->canon = canonical(m->path);
-		m->mnt_id = path_mnt_id(m->path, flags);
-	}
+	m->canon = m->parent ? strdup(m->path) : steal_ptr(&res.path);
 	if (!m->canon)
 		return -ENOMEM;
 
@@ -260,9 +291,23 @@ int emark_place(struct engine *e, struct emark *m, unsigned *count, unsigned max
 	e->capturing = false;
 	if (r < 0) {
 		m->mark = NULL;
+		if (fd_path[0])
+			resolved_unname(e->captured, sizeof(e->captured), fd_path, m->path);
 		if (e->captured[0])
 			snprintf(why, whylen, "%s", e->captured);
 		return r;
+	}
+	if (!m->parent && !still_named(m, &st)) {
+		char p[PATH_MAX * 2];
+
+		/* deleted or moved away after the walk, before the mark could
+		 * hear it go: placed again by a re-arm */
+		fsn_ctx_remove_mark(e->ctx, m->mark);
+		m->mark = NULL;
+		e->place_raced = true;
+		snprintf(why, whylen, "\"%s\" changed while it was being marked",
+			 text_escaped(p, sizeof(p), m->path));
+		return -ESTALE;
 	}
 	if (spec.type == FSN_MARK_INOTIFY) {
 		r = ihash_add(e, m);

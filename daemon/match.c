@@ -675,8 +675,7 @@ void on_inotify(struct engine *e, struct fsn_event *ev) {
 		/* (whichever mark on the directory the event came by) */
 		if (join_name(m->canon, ev->name, made, sizeof(made)) >= 0 &&
 		    strmap_value_str(&e->waiting, made)) {
-			log_info("\"%s\" appeared: placing the rules again", made);
-			rearm_soon(e);
+			rearm_appeared(e, made);
 		}
 	}
 	if (m->waiter) {

@@ -95,6 +95,9 @@ static const struct {
 	  "Rescans of the rule's paths after an overflow." },
 	{ "fsnotifyd_rule_rearms_total", offsetof(struct rule_stats, rearms),
 	  "Marks placed again where a watched object went or a missing path appeared." },
+	{ "fsnotifyd_rule_symlink_refusals_total", offsetof(struct rule_stats, symlink_refusals),
+	  "Times a symlink on one of the rule's paths was not followed (another user controls "
+	  "it)." },
 };
 
 static void write_rules(FILE *f, const struct state *st) {

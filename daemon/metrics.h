@@ -9,7 +9,7 @@
  *
  * The families, with their labels:
  *   per rule {rule}: fsnotifyd_rule_{events,filtered,ratelimited,dropped,
- *     overflows,rescans,rearms}_total (struct rule_stats)
+ *     overflows,rescans,rearms,symlink_refusals}_total (struct rule_stats)
  *   per permission rule {rule}: fsnotifyd_permission_verdicts_total
  *     {verdict="allow|deny|audit|deadline"}, fsnotifyd_permission_pending,
  *     the histogram fsnotifyd_permission_decision_seconds (_bucket{le},

@@ -46,6 +46,7 @@
 #include "escape.h"
 #include "fsn-uapi.h"
 #include "plan.h"
+#include "resolve.h"
 #include "util.h"
 
 #define REPORT_FLAGS (FAN_REPORT_DFID_NAME | FAN_REPORT_FID)
@@ -90,6 +91,7 @@ struct planner {
 	size_t auto_walked;  /* directories counted for auto so far (AUTO_WALK_BUDGET) */
 	size_t auto_entries; /* directory entries read for it (AUTO_WALK_ENTRIES) */
 	size_t auto_watched; /* directories auto gave a watch each so far */
+	uid_t self;          /* the daemon's user: its symlinks are followed, as root's */
 	bool busy_known;
 	dev_t busy_dev[8];
 	const char *busy_dir[8];
@@ -106,6 +108,7 @@ static uint32_t report_flags(const struct planner *pl) {
 /* How one path of a rule is covered. */
 struct decision {
 	const char *path;
+	char *canon; /* path resolved (resolve.h): what is marked and filtered to */
 	bool ok;
 	enum fsn_mark_type type;
 	uint64_t mask;
@@ -331,10 +334,11 @@ static int default_probe(const char *path, const struct stat *st, struct fsn_pro
 	return fsn_probe_path(path, ret);
 }
 
-static void add_problem(struct planner *pl, const struct rule_conf *rule, const char *path,
-			bool warning, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static void add_problem(struct planner *pl, const struct rule_conf *rule, const char *path,
-			bool warning, const char *fmt, ...) {
+static void add_problem_kind(struct planner *pl, const struct rule_conf *rule, const char *path,
+			     bool warning, enum plan_problem_kind kind, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+static void add_problem_kind(struct planner *pl, const struct rule_conf *rule, const char *path,
+			     bool warning, enum plan_problem_kind kind, const char *fmt, ...) {
 	_cleanup_free_ char *msg = NULL;
 	struct plan *p = pl->p;
 	va_list ap;
@@ -354,33 +358,12 @@ static void add_problem(struct planner *pl, const struct rule_conf *rule, const 
 		.msg = steal_ptr(&msg),
 		.warning = warning,
 		.fatal = !warning && rule && rule->required,
+		.kind = kind,
 	};
 }
 
-/* mkdir -p, mode 0755. */
-static int mkdir_p(const char *path) {
-	char buf[PATH_MAX];
-	size_t len = strlen(path);
-
-	if (len >= sizeof(buf))
-		return -ENAMETOOLONG;
-	memcpy(buf, path, len + 1);
-	for (char *s = buf + 1;; s++) {
-		if (*s != '/' && *s != '\0')
-			continue;
-		{
-			char c = *s;
-
-			*s = '\0';
-			if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-				return -errno;
-			*s = c;
-		}
-		if (*s == '\0')
-			break;
-	}
-	return 0;
-}
+#define add_problem(pl, rule, path, warning, ...)                                                  \
+	add_problem_kind((pl), (rule), (path), (warning), PLAN_PROBLEM_OTHER, __VA_ARGS__)
 
 /* The root of the mount path is on (path canonical). */
 static char *mount_root(struct planner *pl, const char *path) {
@@ -421,7 +404,7 @@ static char *mount_root(struct planner *pl, const char *path) {
  * asks before a filesystem or mount mark asks again). */
 static const char *decision_root(struct planner *pl, struct decision *d) {
 	if (!d->root)
-		d->root = mount_root(pl, d->path);
+		d->root = mount_root(pl, d->canon);
 	return d->root;
 }
 
@@ -459,7 +442,7 @@ static void check_fanotify_events(struct planner *pl, const struct rule_conf *ru
 }
 
 static void set_filter(struct decision *d, const struct rule_conf *rule, struct planner *pl) {
-	d->subtree = xstrdup(pl, d->path);
+	d->subtree = xstrdup(pl, d->canon);
 	d->subtree_recursive = rule->recursive && d->is_dir;
 	d->children_dirent_only = !rule->children && !d->subtree_recursive;
 }
@@ -556,7 +539,7 @@ static void decide_inotify(struct planner *pl, const struct rule_conf *rule, str
 	}
 	if (d->is_dir) {
 		/* inotify reports entries' events and directories always. */
-		d->subtree = xstrdup(pl, d->path);
+		d->subtree = xstrdup(pl, d->canon);
 		d->children_dirent_only = !rule->children;
 		d->drop_ondir = !rule->ondir;
 		append(pl, &d->why,
@@ -650,17 +633,14 @@ struct tree_count {
 	const char *stop;
 };
 
-/* System accounts (Debian's SYS_UID_MAX is 999): the daemon's user trusts
- * them as it trusts itself. */
-#define SYSTEM_UID_MAX 999
-
-/* Whether st (a directory of the tree) can only be changed by the daemon's
- * user or, for root, a system account: a directory another user may write
- * to can grow past the count after it was taken, and the watches would not
- * cover it. */
+/* Whether st (a directory of the tree) can only be changed by root or the
+ * daemon's user: a directory another user may write to can grow past the
+ * count after it was taken, and the watches would not cover it. No other
+ * account is trusted so, system accounts (uid < 1000) included: a service
+ * account that was taken over could make directories faster than the
+ * watches follow them, unseen. */
 static bool only_ours(const struct stat *st, uid_t owner) {
-	return (st->st_uid == owner || (owner == 0 && st->st_uid <= SYSTEM_UID_MAX)) &&
-	       !(st->st_mode & (S_IWGRP | S_IWOTH));
+	return (st->st_uid == 0 || st->st_uid == owner) && !(st->st_mode & (S_IWGRP | S_IWOTH));
 }
 
 /* Count the directories below dfd (closed here): not following symlinks,
@@ -742,7 +722,7 @@ static bool auto_prefers_watches(struct planner *pl, const struct rule_conf *rul
 		return false;
 	/* the tree is the whole filesystem: a filesystem mark costs no more */
 	root = decision_root(pl, d);
-	if (!root || strcmp(root, d->path) == 0)
+	if (!root || strcmp(root, d->canon) == 0)
 		return false;
 	if (rule->n_pids || rule->n_comms || rule->n_uids) {
 		append(pl, &d->why,
@@ -782,7 +762,8 @@ static bool auto_prefers_watches(struct planner *pl, const struct rule_conf *rul
 	    AUTO_WALK_ENTRIES > pl->auto_entries ? AUTO_WALK_ENTRIES - pl->auto_entries : 0;
 	if (!only_ours(&d->st, t.owner))
 		t.stop = "other users can write to it, so it can outgrow the watches";
-	else if ((fd = open(d->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK)) < 0)
+	else if ((fd = open(d->canon,
+			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)) < 0)
 		t.stop = "it cannot be read";
 	else {
 		struct stat st;
@@ -952,7 +933,7 @@ static bool perm_usable(struct planner *pl, const struct rule_conf *rule, struct
 	}
 	/* The guard reads /proc to decide: a permission mark there could make
 	 * it wait for itself. */
-	if (statfs(d->path, &sfs) == 0 && (sfs.f_type == PROC_SUPER_MAGIC)) {
+	if (statfs(d->canon, &sfs) == 0 && (sfs.f_type == PROC_SUPER_MAGIC)) {
 		add_problem(pl, rule, d->path, false,
 			    "permission rules cannot guard /proc: the daemon reads it to decide");
 		return false;
@@ -1004,7 +985,7 @@ static void decide_perm(struct planner *pl, const struct rule_conf *rule, struct
 
 		if (!sup(p, fs ? FSN_FEAT_MARK_FILESYSTEM : FSN_FEAT_MARK_MOUNT))
 			break;
-		root = mount_root(pl, d->path);
+		root = mount_root(pl, d->canon);
 		d->type = fs ? FSN_MARK_FILESYSTEM : FSN_MARK_MOUNT;
 		d->mask = rule->events;
 		d->target = xasprintf(pl, "%s (%s of %s)", root ? root : d->path,
@@ -1028,26 +1009,59 @@ static void decide_perm(struct planner *pl, const struct rule_conf *rule, struct
 							 : FSN_FEAT_MARK_FILESYSTEM));
 }
 
+/* Resolve d's path into res (resolve.h: symlinks followed only where no
+ * other user controls them; missing directories made for create = true);
+ * a problem says why it cannot be. */
+static bool decide_resolve(struct planner *pl, const struct rule_conf *rule, struct decision *d,
+			   struct resolved *res_ret) {
+	struct resolved res;
+	char why[PATH_MAX * 4 + 256];
+	int r = path_resolve(d->path, pl->self, rule->create ? RESOLVE_MKDIR : 0, &res);
+
+	if (r == 0) {
+		d->st = res.st;
+		d->canon = strdup(res.path);
+		if (!d->canon) {
+			pl->oom = true;
+			r = -ENOMEM;
+		}
+	} else if (res.stop == RESOLVE_MISSING)
+		add_problem_kind(pl, rule, d->path, false, PLAN_PROBLEM_MISSING, "does not exist");
+	else if (res.stop == RESOLVE_REFUSED)
+		add_problem_kind(pl, rule, d->path, false, PLAN_PROBLEM_REFUSED, "%s",
+				 resolved_why(&res, why, sizeof(why)));
+	else if (r == -ENOMEM)
+		pl->oom = true;
+	else
+		add_problem(pl, rule, d->path, false, "cannot %s it: %s",
+			    rule->create ? "create" : "watch", strerror(-r));
+	*res_ret = res;
+	return r == 0;
+}
+
+/* The probe of a resolved object's filesystem (probe()): by its path where
+ * only root can remove or replace it, else through the fd the walk opened
+ * (a user who removes the object while it is probed must not make the
+ * probe fail and its result be remembered for the whole filesystem). */
+static int probe_resolved(struct planner *pl, const struct resolved *res,
+			  const struct fsn_probe **ret, size_t *ret_fs) {
+	char fd_path[64];
+
+	return probe(pl,
+		     resolved_stable(res, pl->self)
+			 ? res->path
+			 : resolved_fd_path(res, fd_path, sizeof(fd_path)),
+		     &res->st, ret, ret_fs);
+}
+
 static void decide(struct planner *pl, const struct rule_conf *rule, struct decision *d) {
+	_cleanup_(resolved_done) struct resolved res = RESOLVED_NULL;
 	int r;
 
-	if (rule->create && lstat(d->path, &d->st) < 0 && (errno == ENOENT || errno == ENOTDIR)) {
-		r = mkdir_p(d->path);
-		if (r < 0) {
-			add_problem(pl, rule, d->path, false, "cannot create it: %s", strerror(-r));
-			return;
-		}
-	}
-	if (stat(d->path, &d->st) < 0) {
-		if (errno == ENOENT)
-			add_problem(pl, rule, d->path, false, "does not exist");
-		else
-			add_problem(pl, rule, d->path, false, "cannot watch it: %s",
-				    strerror(errno));
+	if (!decide_resolve(pl, rule, d, &res))
 		return;
-	}
 	d->is_dir = S_ISDIR(d->st.st_mode);
-	r = probe(pl, d->path, &d->st, &d->probe, &d->fs);
+	r = probe_resolved(pl, &res, &d->probe, &d->fs);
 	if (r < 0) {
 		if (!pl->oom)
 			add_problem(pl, rule, d->path, false, "cannot probe the kernel here: %s",
@@ -1161,6 +1175,17 @@ static struct decision *exclusion_owner(const struct rule_conf *rule, struct dec
 	return best == SIZE_MAX ? NULL : &ds[best];
 }
 
+/* Resolve an excluded path as a rule path into res (its ignore mark is
+ * placed on what that resolves to): NULL, or why it cannot be an ignore
+ * mark. */
+static const char *resolve_exclusion(struct planner *pl, const char *e, struct resolved *res) {
+	int r = path_resolve(e, pl->self, 0, res);
+
+	return r == 0                         ? NULL
+	       : res->stop == RESOLVE_REFUSED ? "a symlink on its path is not followed"
+					      : "it does not exist now";
+}
+
 /* Which exclusions become kernel ignore marks; notes the others in the why
  * of the marks they belong to. Returns the number of ignore marks in *ex. */
 static size_t plan_exclusions(struct planner *pl, const struct rule_conf *rule, struct decision *ds,
@@ -1177,6 +1202,7 @@ static size_t plan_exclusions(struct planner *pl, const struct rule_conf *rule, 
 		struct decision *d = NULL;
 		const struct fsn_probe *p = NULL;
 		const char *how = NULL;
+		_cleanup_(resolved_done) struct resolved res = RESOLVED_NULL;
 		char how_buf[256];
 		struct stat st;
 		uint64_t ignore;
@@ -1200,12 +1226,13 @@ static size_t plan_exclusions(struct planner *pl, const struct rule_conf *rule, 
 			continue;
 		if (d->type == FSN_MARK_INOTIFY)
 			how = "inotify has no ignore marks";
-		else if (stat(e, &st) < 0)
-			how = "it does not exist now";
-		else if (st.st_dev == d->st.st_dev) {
+		else
+			how = resolve_exclusion(pl, e, &res);
+		st = res.st;
+		if (!how && st.st_dev == d->st.st_dev) {
 			p = d->probe;
 			fs = d->fs;
-		} else if (probe(pl, e, &st, &p, &fs) < 0)
+		} else if (!how && probe_resolved(pl, &res, &p, &fs) < 0)
 			how = "cannot probe it";
 		if (!how && !sup(p, FSN_FEAT_MARK_IGNORE))
 			how = why_not(p, FSN_FEAT_MARK_IGNORE, how_buf, sizeof(how_buf));
@@ -1315,6 +1342,8 @@ static void plan_rule(struct planner *pl, size_t index) {
 			continue;
 		m->rule = rule;
 		m->path = xstrdup(pl, d->path);
+		if (strcmp(d->canon, d->path) != 0)
+			m->canon = xstrdup(pl, d->canon);
 		m->spec = (struct fsn_mark_spec){
 			.type = d->type,
 			.klass = rule->perm ? perm_class(rule) : FSN_CLASS_NOTIF,
@@ -1345,6 +1374,7 @@ out:
 		free(ds[j].target);
 		free(ds[j].subtree);
 		free(ds[j].root);
+		free(ds[j].canon);
 	}
 	free(ds);
 	free(ex);
@@ -1355,7 +1385,8 @@ int plan_build_opts(const struct config *c, const struct plan_opts *opts, struct
 			      .probe = opts && opts->probe ? opts->probe : default_probe,
 			      .userdata = opts ? opts->userdata : NULL,
 			      .cancel = opts ? opts->cancel : NULL,
-			      .busy_dirs = opts ? opts->busy_dirs : NULL };
+			      .busy_dirs = opts ? opts->busy_dirs : NULL,
+			      .self = geteuid() };
 	bool cancelled = false;
 
 	if (!c || !ret)
@@ -1400,6 +1431,7 @@ struct plan *plan_free(struct plan *p) {
 		return NULL;
 	for (size_t i = 0; i < p->n_marks; i++) {
 		free(p->marks[i].path);
+		free(p->marks[i].canon);
 		free(p->marks[i].why);
 		free(p->marks[i].target);
 		free(p->marks[i].subtree);

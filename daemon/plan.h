@@ -26,9 +26,13 @@
 struct plan_mark {
 	const struct rule_conf *rule; /* points into the config the plan was made from */
 	char *path;                   /* the path the rule names (or the excluded path) */
-	struct fsn_mark_spec spec;    /* spec.path == path; spec.userdata unused by the plan */
-	char *why;                    /* why this mechanism, this mask (and the exclusions) */
-	char *target;                 /* the object marked, in words: "/tmp (fs of /tmp/x)" */
+	/* the object's path as resolved (resolve.h: no symlink another user
+	 * controls), where it differs from path; NULL: path itself
+	 * (plan_mark_canon()) */
+	char *canon;
+	struct fsn_mark_spec spec; /* spec.path == path; spec.userdata unused by the plan */
+	char *why;                 /* why this mechanism, this mask (and the exclusions) */
+	char *target;              /* the object marked, in words: "/tmp (fs of /tmp/x)" */
 	/*
 	 * Userspace filtering the daemon must do on this mark's events
 	 * (besides the rule's exclude, pids, comms and uids):
@@ -50,11 +54,24 @@ struct plan_mark {
 	bool is_dir; /* the object is a directory */
 };
 
+/* The resolved path of a planned mark's object. */
+static inline const char *plan_mark_canon(const struct plan_mark *m) {
+	return m->canon ? m->canon : m->path;
+}
+
 /* A filesystem the plan's objects are on (for plan_print_summary()). */
 struct plan_fs {
 	dev_t dev;
 	char *root; /* the root of the mount it was first seen through */
 	char *type; /* "tmpfs", "ext4", ... or the magic number */
+};
+
+/* What kind of problem: a path that is missing or refused is waited for
+ * (a watch on the directory where its resolution stopped, load.c). */
+enum plan_problem_kind {
+	PLAN_PROBLEM_OTHER,
+	PLAN_PROBLEM_MISSING, /* "does not exist" */
+	PLAN_PROBLEM_REFUSED, /* a symlink on the path is not followed (resolve.h) */
 };
 
 /* A rule that cannot be placed, and why (e.g. "mount marks cannot report
@@ -67,6 +84,7 @@ struct plan_problem {
 	bool warning; /* the rule works, less well than asked (e.g. auto fell back to
 		       * non-recursive inotify); never fatal */
 	bool fatal;   /* the rule is `required` and this is not a warning */
+	enum plan_problem_kind kind;
 };
 
 /* The marks of one rule: a contiguous range of plan->marks. */
@@ -99,7 +117,10 @@ struct plan {
  * (exclusions), which get a group_tag of their own (1 + rule index) so
  * their ignore masks cannot hide other rules' events.
  * Each distinct path is probed once per plan; missing paths of rules with
- * create = true are created (mkdir -p, mode 0755) first.
+ * create = true are created (mkdir -p, mode 0755) first. Paths are
+ * resolved with path_resolve() (resolve.h): a symlink another user
+ * controls is not followed (a problem of kind PLAN_PROBLEM_REFUSED), and
+ * the marks' subtrees are the resolved paths.
  */
 int plan_build(const struct config *c, struct plan **ret);
 struct plan *plan_free(struct plan *p);

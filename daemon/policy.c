@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "policy.h"
+#include "resolve.h"
 #include "util.h"
 
 struct pdecision {
@@ -82,8 +83,9 @@ struct policy *policy_free(struct policy *p) {
 	return NULL;
 }
 
-/* The exclusions as configured, plus the canonical form of existing
- * paths where it differs (a symlinked directory is excluded by both). */
+/* The exclusions as configured, plus the resolved form of existing paths
+ * where it differs (resolve.h: a directory reached through a symlink only
+ * root controls is excluded by both). */
 static int copy_exclude(struct policy *p, const struct rule_conf *rc) {
 	p->exclude = calloc(2 * rc->n_exclude + 1, sizeof(char *));
 	if (!p->exclude)
@@ -96,7 +98,7 @@ static int copy_exclude(struct policy *p, const struct rule_conf *rc) {
 			return -ENOMEM;
 		if (is_glob(x))
 			continue;
-		c = realpath(x, NULL);
+		c = resolve_canonical(x);
 		if (c && strcmp(c, x) != 0)
 			p->exclude[p->n_exclude++] = steal_ptr(&c);
 	}

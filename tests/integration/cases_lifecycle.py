@@ -13,10 +13,11 @@ import ctypes
 import os
 import re
 import signal
+import time
 
 import harness
 from harness import Fail, check, ev, rule, tail, wait_until
-from common import start, test
+from common import NOBODY, reload, start, test
 
 
 # ---------------------------------------------------------------------------
@@ -275,3 +276,174 @@ def covered_rearmed(t):
         # read the mount table only after the second mount)
         n = [x.kind for x in out.records if x.rule == r and x.kind in ("gone", "rearmed")]
         check(n == ["gone", "rearmed"], f"rule {r}: {n}, expected one gone, one rearmed")
+
+
+# ---------------------------------------------------------------------------
+# A rule's path in a directory another user owns (issue 28)
+# ---------------------------------------------------------------------------
+
+def user_dir(t, *parts, uid=NOBODY):
+    """A directory of this test's filesystem owned by uid (mode 0755)."""
+    p = t.mkdir(*parts)
+    os.chown(p, uid, uid)
+    return p
+
+
+def refused(d, since, rule, path):
+    """The daemon's log since offset since says rule's path was refused at
+    a symlink (naming the rule, the path and the component)."""
+    return re.search(rf"rule '{re.escape(rule)}': \"{re.escape(path)}\": .*symlink "
+                     rf"\"{re.escape(path)}\" .*not followed", d.stderr()[since:])
+
+
+@test
+def symlink_swap_refused(t):
+    # A rule's path in a directory another user owns: the user replaces the
+    # watched directory with a symlink to a root-only (0700) directory. A
+    # re-arm (the watched object went), a SIGHUP reload and a re-arm after
+    # the user made the directory again and swapped it once more all refuse
+    # the symlink (logged, naming the rule, the path and the component) and
+    # place no mark on what it names: nothing done in the root-only
+    # directory is reported, for an inode mark, an inotify watch and a
+    # recursive filesystem mark (whose filter would follow the symlink). A
+    # real directory made there is watched again.
+    home = user_dir(t, "home")
+    up = user_dir(t, "home", "up")
+    secret = t.mkdir("secret", mode=0o700)
+    mk = t.mkdir("mk")
+    kinds = {"inode": dict(mark="inode"), "ino": dict(mark="inotify"),
+             "fs": dict(mark="filesystem", recursive=True)}
+    rules = [rule(f"r-{k}", [up], events=["create"], **kw) for k, kw in kinds.items()]
+    # markers: the same kind of mark (so the same kernel queue) elsewhere
+    rules += [rule(f"m-{k}", [mk], events=["create"], **kw) for k, kw in kinds.items()]
+    outputs, out = t.json_setup()
+    prom = os.path.join(t.dir, "fsnotifyd.prom")
+    outputs["prom"] = {"type": "metrics", "file": prom, "interval": 1}
+    d, _, cfg = start(t, rules, outputs=outputs, reader=out)
+    user = t.child(comm="fsnd-user", uid=NOBODY)
+
+    def marker():
+        i = len(out.records)
+        p = os.path.join(mk, f"zz-{i}")
+        os.close(os.open(p, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o644))
+        for k in kinds:
+            out.wait(ev(p, "create", f"m-{k}"), f"the marker of m-{k}", start=i, daemon=d)
+
+    def reported_in(path, start):
+        return [r for r in out.records[start:] if r.path and (
+            r.path == os.fsencode(path) or r.path.startswith(os.fsencode(path + "/")))]
+
+    user.create(os.path.join(up, "a"))
+    for k in kinds:
+        out.wait(ev(os.path.join(up, "a"), "create", f"r-{k}"), f"rule r-{k}: a create in "
+                 "the user's directory", daemon=d)
+    n = 0
+    for how in ("re-arm", "SIGHUP", "re-arm after the directory came back"):
+        logged, i0 = len(d.stderr()), len(out.records)
+        if how == "SIGHUP":
+            reload(d, t, cfg, open(cfg).read())
+        else:
+            user.do("rename", path=up, to=os.path.join(home, f"old-{n}"))
+            user.do("symlink", path=up, to=secret)
+            wait_until(lambda: "re-armed" in d.stderr()[logged:], f"{how}: the re-arm",
+                       alive=d)
+        n += 1
+        with open(os.path.join(secret, f"x-{n}"), "w") as f:
+            f.write("root's\n")
+        marker()
+        leaked = reported_in(secret, i0) + [r for r in out.records[i0:]
+                                            if r.kind in ("rearmed", "rescan")]
+        check(not leaked, f"{how}: records from the root-only directory the symlink names: "
+              f"{leaked[:3]!r}")
+        for k in kinds:
+            wait_until(lambda k=k: refused(d, logged, f"r-{k}", up), f"{how}: rule r-{k}: "
+                       "the symlink refused (logged naming the rule, the path, the component)",
+                       alive=d)
+        if how == "SIGHUP":
+            # the user makes the directory again: watched again
+            i = len(out.records)
+            user.do("unlink", path=up)
+            user.do("mkdir", path=up)
+            for k in kinds:
+                if k != "fs":  # (its filesystem mark never went)
+                    out.wait(lambda x, k=k: x.kind == "rearmed" and x.rule == f"r-{k}",
+                             f"rule r-{k}: rearmed on the directory made again", start=i,
+                             daemon=d)
+            user.create(os.path.join(up, "b"))
+            for k in kinds:
+                out.wait(ev(os.path.join(up, "b"), "create", f"r-{k}"), f"rule r-{k}: a "
+                         "create in the directory made again", start=i, daemon=d)
+
+    # each refusal counted once per rule (fsnotifyd_rule_symlink_refusals_total)
+    def refusals():
+        try:
+            with open(prom) as f:
+                text = f.read()
+        except FileNotFoundError:
+            return None
+        got = {k: re.search(rf'^fsnotifyd_rule_symlink_refusals_total{{rule="r-{k}"}} (\d+)$',
+                            text, re.M) for k in kinds}
+        return {k: int(m[1]) if m else None for k, m in got.items()}
+    wait_until(lambda: refusals() == {k: 3 for k in kinds}, "three symlink refusals counted "
+               "per rule in the metrics file", alive=d)
+
+
+def cpu_seconds(pid):
+    """The CPU time (user + system) process pid has used so far."""
+    with open(f"/proc/{pid}/stat", "rb") as f:
+        data = f.read()
+    fields = data[data.rindex(b")") + 2:].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@test
+def dangling_symlink_quiet(t):
+    # A rule's path replaced by a dangling symlink: another user's (not
+    # followed) and root's in root's directory (followed, its target
+    # missing). Each is missing or refused once, logged once, and waited
+    # for: the daemon does not plan again and again (over a window of 3 s
+    # it uses less than 10 % of it in CPU time and logs at most a few
+    # lines). A real directory made there is watched again.
+    user_dir(t, "home")
+    up = user_dir(t, "home", "up")
+    rdir = t.mkdir("rdir")
+    rup = t.mkdir("rdir", "up")
+    d, out, _ = start(t, [rule("r-user", [up], events=["create"]),
+                          rule("r-root", [rup], mark="inotify", events=["create"])])
+    user = t.child(comm="fsnd-user", uid=NOBODY)
+    logged = len(d.stderr())
+    user.do("rmdir", path=up)
+    user.do("symlink", path=up, to=t.path("nowhere", "x"))
+    os.rmdir(rup)
+    os.symlink(t.path("nowhere", "y"), rup)
+    for r in ("r-user", "r-root"):
+        out.wait(lambda x, r=r: x.kind == "gone" and x.rule == r, f"rule {r}: gone", daemon=d)
+    wait_until(lambda: "re-armed" in d.stderr()[logged:], "the re-arm", alive=d)
+    window = 3.0
+    lines0, cpu0, t0 = d.stderr().count("\n"), cpu_seconds(d.pid), time.monotonic()
+    time.sleep(window)  # (a measurement over a window of wall time)
+    cpu, spent = cpu_seconds(d.pid) - cpu0, time.monotonic() - t0
+    lines = d.stderr().count("\n") - lines0
+    d.check_alive("the window")
+    check(cpu < 0.1 * spent, f"the daemon used {cpu:.2f} s of CPU in {spent:.2f} s with a "
+          f"dangling symlink on two rule paths:{tail(d.stderr(), 6)}")
+    check(lines <= 4, f"the daemon logged {lines} lines in {spent:.2f} s with a dangling "
+          f"symlink on two rule paths:{tail(d.stderr(), 6)}")
+    check(refused(d, logged, "r-user", up), f"rule r-user: the user's symlink not refused:"
+          f"{tail(d.stderr()[logged:], 6)}")
+    check(re.search(rf"rule 'r-root': \"{re.escape(rup)}\": does not exist",
+                    d.stderr()[logged:]),
+          f"rule r-root: not said to be missing:{tail(d.stderr()[logged:], 6)}")
+    # made again: watched again
+    i = len(out.records)
+    user.do("unlink", path=up)
+    user.do("mkdir", path=up)
+    os.unlink(rup)
+    os.mkdir(rup)
+    for r, p in (("r-user", up), ("r-root", rup)):
+        out.wait(lambda x, r=r: x.kind == "rearmed" and x.rule == r, f"rule {r}: rearmed",
+                 start=i, daemon=d)
+        user_or_root = user if r == "r-user" else t.child()
+        user_or_root.create(os.path.join(p, "a"))
+        out.wait(ev(os.path.join(p, "a"), "create", r), f"rule {r}: a create in the "
+                 "directory made again", start=i, daemon=d)

@@ -974,3 +974,62 @@ def perm_config_errors(t):
     if problems:
         raise Fail(f"{len(bad)} of {len(PERM_BAD_CONFIGS)} bad configs wrong "
                    f"({', '.join(sorted(bad))}):\n" + "\n".join(problems))
+
+
+# ---------------------------------------------------------------------------
+# A rule's path in a directory another user owns (issue 28)
+# ---------------------------------------------------------------------------
+
+@test
+def perm_symlink_swap(t):
+    # A recursive deny rule on a user's upload directory: the user replaces
+    # the directory with a symlink to a directory of root's programs. The
+    # re-arm that follows (a notification rule's object went) and a SIGHUP
+    # reload refuse the symlink: the rule does not move onto root's
+    # directory, whose program root still runs; the user's own directory,
+    # made again, is guarded again.
+    home = t.mkdir("home")
+    up = t.mkdir("home", "up")
+    for p in (home, up):
+        os.chown(p, NOBODY, NOBODY)
+    bindir = t.mkdir("bin")
+    prog = os.path.join(bindir, "prog")
+    shutil.copy("/bin/true", prog)
+    os.chmod(prog, 0o755)
+    d, out, cfg = pstart(t, [
+        perm_rule("no-exec", [up], ["open_exec_perm"], mark="auto", recursive=True,
+                  default="deny", required=False),
+        rule("n", [up], mark="inode", events=["create"])])
+    user, root = t.child(comm="fsnd-user", uid=NOBODY), t.child(comm="fsnd-root")
+    mine = os.path.join(up, "prog")
+    user.do("create", path=mine, data="")
+    user.do("chmod", path=mine, mode=0o755)
+    check(outcome(try_(user, mine, "exec")) == "exec: EPERM", "the user's program in the "
+          "guarded directory was not denied")
+    check(outcome(try_(root, prog, "exec")) == "ok", "root's program denied before the swap")
+    n = 0
+    for how in ("re-arm", "SIGHUP"):
+        logged = len(d.stderr())
+        if how == "SIGHUP":
+            diagnose(d, reload, d, t, cfg, open(cfg).read())
+        else:
+            user.do("rename", path=up, to=os.path.join(home, f"old-{n}"))
+            user.do("symlink", path=up, to=bindir)
+            harness.wait_until(lambda: "re-armed" in d.stderr()[logged:],
+                               f"{how}: the re-arm", alive=d)
+        n += 1
+        res = try_(root, prog, "exec")
+        check(outcome(res) == "ok", f"{how}: root's program in the directory the user's "
+              f"symlink names: {outcome(res)}, expected ok (the deny rule moved there)")
+        check(re.search(rf"rule 'no-exec': \"{re.escape(up)}\": .*symlink .*not followed",
+                        d.stderr()[logged:]),
+              f"{how}: the symlink's refusal is not logged:{tail(d.stderr()[logged:], 6)}")
+    user.do("unlink", path=up)
+    user.do("mkdir", path=up)
+    harness.wait_until(lambda: out.find(lambda x: x.kind == "rearmed" and x.rule == "n")
+                       is not None, "the user's directory made again: rearmed", alive=d)
+    user.do("create", path=mine, data="")
+    user.do("chmod", path=mine, mode=0o755)
+    check(outcome(try_(user, mine, "exec")) == "exec: EPERM", "the user's directory made "
+          "again is not guarded again")
+    check(outcome(try_(root, prog, "exec")) == "ok", "root's program denied at the end")

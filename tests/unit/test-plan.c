@@ -363,6 +363,24 @@ START_TEST(test_auto_recursive_busy_writable) {
 }
 END_TEST
 
+/* auto trusts root and the daemon's user only: a tree with a directory of
+ * a system account (uid 999) could be grown by that account past the
+ * count, so it keeps the filesystem mark (issue 28). */
+START_TEST(test_auto_recursive_busy_system_account) {
+	struct fx fx;
+
+	if (geteuid() != 0)
+		fsn_test_skip("giving a directory to uid 999 needs root");
+	fx_init(&fx);
+	fx.busy[0] = fx.dir;
+	ck_assert_int_eq(chown(DP(&fx, "tree/sub"), 999, 999), 0);
+	fx_plan(&fx, "rules = ( { name = \"t\"; paths = [\"@D@/tree\"]; recursive = true; } );");
+	ck_assert_int_eq(fx.p->marks[0].spec.type, FSN_MARK_FILESYSTEM);
+	assert_contains(fx.p->marks[0].why, "other users can write to ");
+	fx_done(&fx);
+}
+END_TEST
+
 /* n more directories in D/tree/cache */
 static void make_cache_dirs(const char *dir, int n) {
 	char name[64];
@@ -714,6 +732,96 @@ START_TEST(test_missing_and_create) {
 		umask(mask);
 		ck_assert_uint_eq(st.st_mode & 07777, 0755 & ~mask);
 	}
+	fx_done(&fx);
+}
+END_TEST
+
+/* A rule's path through another user's symlink (issue 28): not followed,
+ * a problem naming the symlink, no mark on what it names, and create =
+ * true makes nothing there; a symlink of root's in a directory only root
+ * can write to (/bin -> usr/bin) is followed, and the mark's subtree is
+ * the resolved path. */
+START_TEST(test_symlink_paths) {
+	struct fx fx;
+	char link[PATH_MAX];
+
+	if (geteuid() != 0)
+		fsn_test_skip("another user's symlink needs root (chown)");
+	fx_init(&fx);
+	mkpath(fx.dir, "home", true);
+	ck_assert_int_eq(chown(DP(&fx, "home"), 65534, 65534), 0);
+	test_join(link, sizeof(link), fx.dir, "home/up");
+	ck_assert_int_eq(symlink(DP(&fx, "tree"), link), 0);
+	ck_assert_int_eq(lchown(link, 65534, 65534), 0);
+	test_join(link, sizeof(link), fx.dir, "bin");
+	ck_assert_int_eq(symlink("tree", link), 0);
+	fx_plan(&fx, "rules = (\n"
+		     "  { name = \"u\"; paths = [\"@D@/home/up\"]; mark = \"filesystem\";\n"
+		     "    recursive = true; },\n"
+		     "  { name = \"c\"; paths = [\"@D@/home/up/new\"]; create = true; },\n"
+		     "  { name = \"b\"; paths = [\"@D@/bin/sub\"]; mark = \"filesystem\";\n"
+		     "    recursive = true; } );");
+	ck_assert_uint_eq(fx.p->n_problems, 2);
+	for (size_t i = 0; i < 2; i++) {
+		assert_contains(fx.p->problems[i].msg, "symlink \"");
+		assert_contains(fx.p->problems[i].msg,
+				"/home/up\" not followed (uid 65534 owns it");
+	}
+	ck_assert_int_eq(access(DP(&fx, "tree/new"), F_OK), -1);
+	ck_assert_uint_eq(fx.p->n_marks, 1);
+	ck_assert_str_eq(fx.p->marks[0].path, DP(&fx, "bin/sub"));
+	ck_assert_str_eq(fx.p->marks[0].subtree, DP(&fx, "tree/sub"));
+	fx_done(&fx);
+}
+END_TEST
+
+/* The feature probe of an object another user can remove (its directory
+ * is theirs) runs on the object the planner opened, through its fd, not
+ * on its path: a user who removes it while it is probed must not make the
+ * probe fail and its result be remembered for the whole filesystem. An
+ * object only root can remove is probed by its path (kept across plans). */
+struct probe_paths {
+	struct fake fake;
+	char path[2][PATH_MAX];
+	int n;
+};
+
+static int recording_probe(const char *path, const struct stat *st, struct fsn_probe *ret,
+			   void *userdata) {
+	struct probe_paths *pp = userdata;
+
+	if (pp->n < 2)
+		snprintf(pp->path[pp->n++], sizeof(pp->path[0]), "%s", path);
+	return fake_probe(path, st, ret, &pp->fake);
+}
+
+START_TEST(test_probe_unstable_by_fd) {
+	struct fx fx;
+	struct probe_paths pp = { 0 };
+	struct plan_opts o = { .probe = recording_probe, .userdata = &pp };
+
+	if (geteuid() != 0)
+		fsn_test_skip("another user's directory needs root (chown)");
+	fx_init(&fx);
+	mkpath(fx.dir, "home", true);
+	mkpath(fx.dir, "home/up", true);
+	ck_assert_int_eq(chown(DP(&fx, "home"), 65534, 65534), 0);
+	fx.c =
+	    test_config_load(fx.dir, "rules = ( { name = \"u\"; paths = [\"@D@/home/up\"]; } );");
+	ck_assert_int_eq(plan_build_opts(fx.c, &o, &fx.p), 0);
+	ck_assert_int_eq(pp.n, 1);
+	ck_assert_msg(strncmp(pp.path[0], "/proc/self/fd/", 14) == 0, "probed at %s", pp.path[0]);
+	ck_assert_uint_eq(fx.p->n_marks, 1);
+	plan_free(fx.p);
+	config_free(fx.c);
+	/* a directory of root's: by its path */
+	ck_assert_int_eq(chown(DP(&fx, "home"), 0, 0), 0);
+	pp.n = 0;
+	fx.c =
+	    test_config_load(fx.dir, "rules = ( { name = \"u\"; paths = [\"@D@/home/up\"]; } );");
+	ck_assert_int_eq(plan_build_opts(fx.c, &o, &fx.p), 0);
+	ck_assert_int_eq(pp.n, 1);
+	ck_assert_str_eq(pp.path[0], DP(&fx, "home/up"));
 	fx_done(&fx);
 }
 END_TEST
@@ -1890,6 +1998,7 @@ static void plan_suite(Suite *s) {
 	tcase_add_test(tc, test_auto_recursive_busy_big_tree);
 	tcase_add_test(tc, test_auto_recursive_busy_max_marks);
 	tcase_add_test(tc, test_auto_recursive_busy_writable);
+	tcase_add_test(tc, test_auto_recursive_busy_system_account);
 	tcase_add_test(tc, test_auto_no_fanotify_inotify);
 	tcase_add_test(tc, test_unlimited_queue);
 	tcase_add_test(tc, test_auto_fid_refused_inotify);
@@ -1903,6 +2012,8 @@ static void plan_suite(Suite *s) {
 	tcase_add_test(tc, test_filesystem_explicit);
 	tcase_add_test(tc, test_inotify_explicit);
 	tcase_add_test(tc, test_missing_and_create);
+	tcase_add_test(tc, test_symlink_paths);
+	tcase_add_test(tc, test_probe_unstable_by_fd);
 	tcase_add_test(tc, test_probe_failure);
 	tcase_add_test(tc, test_max_marks);
 	suite_add_tcase(s, tc);
