@@ -198,8 +198,8 @@ static const struct key limits_keys[] = {
 	  .doc = "Events per second reported per rule (a rule's own rate_limit overrides); "
 		 "0: unlimited." },
 	{ "queue_size", UINT(struct config, queue_size, 16, 16777216, "65536"),
-	  .doc = "Events buffered for the outputs before further ones are dropped and "
-		 "counted." },
+	  .doc = "No effect (accepted so that older configs load): records are written as the "
+		 "loop handles events; the buffers are read_buffer and kernel_queue." },
 	{ "kernel_queue", UINT(struct config, kernel_queue, 0, 16777216, "65536"),
 	  .doc = "Events each kernel queue (fanotify group, inotify instance) holds before "
 		 "it overflows; 0: the system's fs.fanotify/fs.inotify max_queued_events." },
