@@ -135,8 +135,10 @@ struct fsn_mark {
 struct fsn_pending_event {
 	struct fsn_event ev;
 	struct fsn_group *group;
-	int perm_fd;   /* fd number to answer with; -1 if not a permission event */
-	bool answered; /* answered or taken (fsn_event_take_perm) */
+	int perm_fd;     /* fd number to answer with; -1 if not a permission event */
+	bool answered;   /* answered or taken (fsn_event_take_perm) */
+	unsigned n_held; /* its fds counted in ctx->budget (fdbudget.c) */
+	bool fd_to_perm; /* its fd went to a struct fsn_perm, still counted there */
 };
 
 /* ---- path.c ---- */
@@ -156,11 +158,33 @@ struct fsn_mount {
 
 #define FSN_READ_BUF_SIZE (64 * 1024)
 
-/* The length one read() of group g may ask for (ctx.c): FSN_READ_BUF_SIZE,
- * or for an fd-mode group no more events than there are free fds; 0 if
- * none is free. */
-struct fsn_group;
-size_t fsn_group_read_len(const struct fsn_group *g);
+/* ---- fdbudget.c: event fds against free fds (struct fsn_fd_budget) ---- */
+
+struct fsn_fd_budget {
+	_Atomic unsigned max;  /* 0: not known, count the free fds */
+	_Atomic unsigned held; /* event fds held, and room reserved for a read */
+	_Atomic unsigned n_ref;
+};
+
+/* The fds of g's events the budget counts (an fd-mode group's event fds
+ * and pidfds): 0 for a FID group. */
+unsigned fsn_group_fds_per_event(const struct fsn_group *g);
+/* What one event of g holds: its fd and pidfd, when open. */
+unsigned fsn_event_fds(const struct fsn_group *g, const struct fsn_event *ev);
+/* The length one read() of group g may ask for: FSN_READ_BUF_SIZE, or for
+ * an fd-mode group no more events than there are free fds (b's room, or
+ * counted when b is NULL or its max 0), at most cap; 0 if none is free.
+ * Less than cap: bounded by the fds (a read that fills it may leave events
+ * queued). *ret_reserved:
+ * the fds taken from b for the read, for fsn_fd_budget_read_done(). */
+size_t fsn_group_read_len(struct fsn_fd_budget *b, const struct fsn_group *g, size_t cap,
+			  unsigned *ret_reserved);
+/* After that read (n bytes, 0 if it failed): b holds what it got instead
+ * of what was reserved. */
+void fsn_fd_budget_read_done(struct fsn_fd_budget *b, const struct fsn_group *g, const void *buf,
+			     size_t n, unsigned reserved);
+/* n fds closed or given away. Accepts NULL. */
+void fsn_fd_budget_release(struct fsn_fd_budget *b, unsigned n);
 
 /* ---- reader.c: the kernel queues drained on a thread (fsn_ctx_set_reader()) ---- */
 
@@ -228,6 +252,7 @@ struct fsn_ctx {
 	struct fsn_reader *reader; /* fsn_ctx_set_reader(); NULL: dispatch reads the fds */
 	struct fsn_chunk *chunk;   /* reader: a chunk handed out in part (pend_efd set) */
 	struct fsn_pending_event *cur;
+	struct fsn_fd_budget *budget; /* fsn_ctx_set_fd_budget(); NULL: count free fds */
 
 	/* path.c */
 	int proc_fd_dir; /* /proc/self/fd, -1 until fsn_ctx_fd_path() needs it */

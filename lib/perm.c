@@ -17,8 +17,9 @@
 
 struct fsn_perm {
 	struct fsn_group *group;
-	int fd;      /* the event fd number, used in the response */
-	bool own_fd; /* fd is ours to close (the caller did not take it) */
+	int fd;                       /* the event fd number, used in the response */
+	bool own_fd;                  /* fd is ours to close (the caller did not take it) */
+	struct fsn_fd_budget *budget; /* counts fd until it is closed; NULL: none does */
 };
 
 bool fsn_mask_is_perm(uint64_t mask) {
@@ -104,8 +105,14 @@ _public_ int fsn_event_take_perm(struct fsn_ctx *ctx, struct fsn_event *ev, stru
 	p->fd = pe->perm_fd;
 	/* if the callback took the fd first, it stays the caller's */
 	p->own_fd = ev->fd == pe->perm_fd;
-	if (p->own_fd)
+	if (p->own_fd) {
 		ev->fd = -1;
+		/* (still counted: in p's budget now, not the event's) */
+		if (pe->n_held > 0) {
+			p->budget = fsn_fd_budget_ref(ctx->budget);
+			pe->fd_to_perm = true;
+		}
+	}
 	pe->answered = true;
 	*ret = p;
 	return 0;
@@ -114,6 +121,8 @@ _public_ int fsn_event_take_perm(struct fsn_ctx *ctx, struct fsn_event *ev, stru
 static void perm_release(struct fsn_perm *p) {
 	if (p->own_fd)
 		safe_close(p->fd);
+	fsn_fd_budget_release(p->budget, 1);
+	fsn_fd_budget_unref(p->budget);
 	fsn_group_unref(p->group);
 	free(p);
 }
