@@ -11,7 +11,8 @@
  * on held, so contexts of several threads sharing a budget never read more
  * than it has between them), reads no more events than that room, then
  * keeps what the events it got hold (fsn_fd_budget_read_done(): their
- * fds, counted by decoding the buffer) and gives back the rest. Each fd is
+ * fds, counted from the metadata, or by decoding the buffer when events
+ * carry pidfds too) and gives back the rest. Each fd is
  * given back once: when libfsn closes it (after the callback, releasing
  * events nobody will see, a taken permission event answered or freed), or
  * when the caller takes it. A record the decoder rejects ends the read's
@@ -170,6 +171,22 @@ void fsn_fd_budget_read_done(struct fsn_fd_budget *b, const struct fsn_group *g,
 
 	if (!b || per == 0)
 		return;
+	if (per == 1) {
+		/* no pidfd: the fd is in the metadata (what the decoder would
+		 * reject after a valid metadata stays open too: counted) */
+		while (n - off >= FAN_EVENT_METADATA_LEN) {
+			struct fanotify_event_metadata md;
+
+			memcpy(&md, (const char *)buf + off, sizeof(md));
+			if (md.vers != FANOTIFY_METADATA_VERSION || md.event_len < sizeof(md) ||
+			    md.event_len > n - off)
+				break;
+			used += md.fd >= 0;
+			off += md.event_len;
+		}
+		used += (unsigned)((n - off) / FAN_EVENT_METADATA_LEN);
+		goto done;
+	}
 	for (;;) {
 		struct fsn_event ev;
 		int r = fsn_decode_fanotify(buf, n, &off, &ev);
@@ -183,6 +200,7 @@ void fsn_fd_budget_read_done(struct fsn_fd_budget *b, const struct fsn_group *g,
 		}
 		used += fsn_event_fds(g, &ev);
 	}
+done:
 	if (used >= reserved)
 		atomic_fetch_add(&b->held, used - reserved);
 	else
