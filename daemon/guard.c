@@ -499,8 +499,10 @@ static int on_event(struct fsn_ctx *ctx, struct fsn_event *ev, void *userdata) {
 	account(r, late ? policy_deadline_verdict(pol) : &res.verdict, late, lat);
 	if (!late && !res.log)
 		return 0;
-	/* answered: what only the report needs is looked up now (the event
-	 * fd stays ours after the answer) */
+	/* answered (libfsn writes a read's answers together: this one now, so
+	 * that the report's lookups do not delay it); what only the report
+	 * needs is looked up now (the event fd stays ours after the answer) */
+	fsn_ctx_flush(r->ctx);
 	if (!path && ev->fd >= 0 && fsn_ctx_fd_path(r->ctx, ev->fd, buf, sizeof(buf), NULL) >= 0)
 		path = buf;
 	report_decision(r, ev->mask & RULE_PERM_EVENTS, path, ev->pid, &proc,

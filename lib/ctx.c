@@ -496,6 +496,10 @@ static int group_new(struct fsn_ctx *ctx, enum fsn_class klass, uint32_t report,
 	queue_len_end(&q);
 	if (err < 0)
 		return err;
+	/* (a permission group's answers need it; without it they are written
+	 * one by one) */
+	if (klass != FSN_CLASS_NOTIF)
+		(void)fsn_answers_alloc(&ctx->answers);
 
 	g = calloc(1, sizeof(*g));
 	if (!g)
@@ -1404,6 +1408,7 @@ _public_ struct fsn_ctx *fsn_ctx_free(struct fsn_ctx *ctx) {
 		fsn_reader_done(ctx->reader, ctx->chunk);
 	ctx->reader = fsn_reader_free(ctx->reader);
 
+	fsn_answers_free(&ctx->answers);
 	fsn_fd_budget_unref(ctx->budget);
 	safe_close(ctx->pend_efd);
 	safe_close(ctx->ifd);
@@ -1457,7 +1462,9 @@ static bool inotify_route(struct fsn_ctx *ctx, struct fsn_event *ev) {
 
 /* After the callback: allow what it neither answered nor took, close fds. */
 static void event_done(struct fsn_ctx *ctx, struct fsn_pending_event *pe) {
-	if (pe->perm_fd >= 0 && !pe->answered) {
+	bool kept;
+
+	if (pe->perm_fd >= 0 && !pe->answered && !fsn_answer_queue(ctx, pe, FSN_ALLOW)) {
 		int r = fsn_perm_write(pe->group, pe->perm_fd, FSN_ALLOW, 0, false);
 
 		if (r < 0) {
@@ -1469,19 +1476,22 @@ static void event_done(struct fsn_ctx *ctx, struct fsn_pending_event *pe) {
 	}
 	if (pe->ev.source != FSN_SOURCE_FANOTIFY)
 		return;
-	if (pe->ev.fd >= 0)
+	kept = fsn_answer_keeps_fd(ctx, pe);
+
+	if (pe->ev.fd >= 0 && !kept)
 		safe_close(pe->ev.fd);
 	if ((pe->ev.has & FSN_HAS_PIDFD) && pe->ev.pidfd >= 0)
 		safe_close(pe->ev.pidfd);
-	/* closed, taken by the callback, or (a taken permission event's fd)
-	 * counted by its struct fsn_perm from now on */
-	fsn_fd_budget_release(ctx->budget, pe->n_held - pe->fd_to_perm);
+	/* closed, taken by the callback, or counted on: by a taken permission
+	 * event's struct fsn_perm, or by the queued answers (closed with them) */
+	fsn_fd_budget_release(ctx->budget, pe->n_held - pe->fd_to_perm - (kept && pe->n_held > 0));
 }
 
 /* Hand out the events in buf[*off, len) read from source src (group g, or
  * the inotify fd when src == 0); *off: where it stopped (a callback's
- * error: the rest is the caller's to keep). */
-static int dispatch_buffer(struct fsn_ctx *ctx, const void *buf, unsigned src, struct fsn_group *g,
+ * error: the rest is the caller's to keep). The answers of its permission
+ * events are written as one when it ends (dispatch_buffer()). */
+static int dispatch_events(struct fsn_ctx *ctx, const void *buf, unsigned src, struct fsn_group *g,
 			   size_t *offp, size_t len, fsn_event_fn fn, void *userdata, int *count) {
 	size_t off = *offp;
 
@@ -1536,6 +1546,7 @@ static int dispatch_buffer(struct fsn_ctx *ctx, const void *buf, unsigned src, s
 
 		if (g && !g->ctx) {
 			/* the callback removed the group's last mark */
+			fsn_answers_flush(ctx);
 			release_events(ctx->budget, g, buf, off, len);
 			*offp = len;
 			return r < 0 ? r : 0;
@@ -1547,6 +1558,14 @@ static int dispatch_buffer(struct fsn_ctx *ctx, const void *buf, unsigned src, s
 	}
 	*offp = len;
 	return 0;
+}
+
+static int dispatch_buffer(struct fsn_ctx *ctx, const void *buf, unsigned src, struct fsn_group *g,
+			   size_t *offp, size_t len, fsn_event_fn fn, void *userdata, int *count) {
+	int r = dispatch_events(ctx, buf, src, g, offp, len, fn, userdata, count);
+
+	fsn_answers_flush(ctx);
+	return r;
 }
 
 /* The context's buffer: what a callback's error left is kept (pend_set()). */

@@ -674,6 +674,20 @@ struct fsn_perm;
 int fsn_ctx_respond(struct fsn_ctx *ctx, struct fsn_event *ev, enum fsn_verdict v, int err,
 		    bool audit);
 
+/*
+ * Plain answers (FSN_ALLOW, FSN_DENY without an errno or audit) given in
+ * the callbacks of one read, and the FSN_ALLOW of the permission events
+ * they leave unanswered, are written together once that read's events are
+ * handed out: one writev() for all (the kernel takes one response per
+ * iovec), then their events' fds are closed (the kernel finds an event by
+ * its fd number). fsn_ctx_respond() then returns 0; a write the kernel
+ * refuses is logged. An event whose fd the callback took is answered at
+ * once, as are answers with an errno or audit. fsn_ctx_flush() writes
+ * what is queued now: call it from a callback before work that should not
+ * delay the answers (e.g. reporting a decision). 0, -EINVAL.
+ */
+int fsn_ctx_flush(struct fsn_ctx *ctx);
+
 /* Keep a permission event to answer later (e.g. from a deadline timer).
  * Its fd stays in the context's fd budget until it is answered or freed. */
 int fsn_event_take_perm(struct fsn_ctx *ctx, struct fsn_event *ev, struct fsn_perm **ret);

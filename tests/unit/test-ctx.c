@@ -17,9 +17,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/fanotify.h>
@@ -2406,6 +2408,117 @@ START_TEST(test_fd_budget_pidfd) {
 }
 END_TEST
 
+/* ---- answers written together ---- */
+
+struct answer_cb {
+	bool take_fd; /* take the fd after answering (the test's then) */
+	bool flush;   /* fsn_ctx_flush() after answering, then wait for the opener */
+	struct opener *o;
+	int n_o;
+	int fds[4];
+	int n_fds;
+	bool seen_done; /* (flush) the opener got its answer inside the callback */
+	int bad;        /* answers that failed (no ck_assert here: see below) */
+};
+
+static int answer_cb(struct fsn_ctx *ctx, struct fsn_event *ev, void *userdata) {
+	struct answer_cb *ac = userdata;
+
+	ac->bad += fsn_ctx_respond(ctx, ev, FSN_ALLOW, 0, false) != 0;
+	if (ac->take_fd) {
+		ck_assert_int_lt(ac->n_fds, (int)ELEMENTSOF(ac->fds));
+		ac->fds[ac->n_fds++] = fsn_event_take_fd(ev);
+	}
+	if (ac->flush) {
+		ck_assert_int_eq(fsn_ctx_flush(ctx), 0);
+		for (int i = 0; i < ac->n_o; i++)
+			if (ac->o[i].pid == ev->pid)
+				ac->seen_done = readable(ac->o[i].rfd, TIMEOUT_MS);
+		ck_assert(fd_is_open(ev->fd)); /* the callback's until it returns */
+	}
+	return 0;
+}
+
+/* With an fd budget, two events in one read cost one read, one writev()
+ * and two close(): counted by the kernel (a perf counter of this thread's
+ * system calls). One write per answer would be five; counting free fds
+ * without a budget, a dozen more. */
+START_TEST(test_answers_written_together) {
+	struct answer_cb ac = { 0 };
+	struct fsn_fd_budget *b;
+	struct perm_env pe;
+	struct opener o[2];
+	sigset_t chld, saved;
+	uint64_t n, self;
+	int counter, r;
+
+	perm_setup(&pe, FSN_CLASS_CONTENT);
+	ck_assert_int_eq(fsn_fd_budget_new(8, &b), 0);
+	ck_assert_int_eq(fsn_ctx_set_fd_budget(pe.ctx, b), 0);
+	fsn_fd_budget_unref(b); /* (the context holds it) */
+	counter = test_syscall_counter(0);
+	if (counter < 0) {
+		perm_teardown(&pe);
+		fsn_test_skip("no system call counter: %s", strerror(-counter));
+	}
+	openers_queued(&pe, o, 2);
+	/* (no assertion in between: Check writes to its pipe for each; no
+	 * SIGCHLD of an opener: a handler's return is a system call) */
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &saved);
+	/* what reading the counter itself adds */
+	n = test_syscall_count(counter);
+	self = test_syscall_count(counter) - n;
+	n = test_syscall_count(counter);
+	r = fsn_ctx_dispatch(pe.ctx, answer_cb, &ac);
+	n = test_syscall_count(counter) - n - self;
+	sigprocmask(SIG_SETMASK, &saved, NULL);
+	ck_assert_int_eq(r, 2);
+	ck_assert_int_eq(ac.bad, 0);
+	ck_assert_msg(n == 4, "%" PRIu64 " system calls to answer two events", n);
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(opener_result(&o[i]), 0);
+	ck_assert_int_eq(fds_on(pe.file), 0);
+	close(counter);
+	perm_teardown(&pe);
+}
+END_TEST
+
+/* An fd taken after the answer stays the caller's (the queued answer does
+ * not close it); fsn_ctx_flush() answers at once, and the callback's event
+ * fd stays open until it returns, then is closed once. */
+START_TEST(test_answers_taken_and_flushed) {
+	struct answer_cb ac = { .take_fd = true };
+	struct fsn_fd_budget *b;
+	struct perm_env pe;
+	struct opener o[2];
+
+	perm_setup(&pe, FSN_CLASS_CONTENT);
+	ck_assert_int_eq(fsn_fd_budget_new(8, &b), 0);
+	ck_assert_int_eq(fsn_ctx_set_fd_budget(pe.ctx, b), 0);
+	openers_queued(&pe, o, 2);
+	ck_assert_int_eq(fsn_ctx_dispatch(pe.ctx, answer_cb, &ac), 2);
+	ck_assert_int_eq(ac.bad, 0);
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_eq(opener_result(&o[i]), 0);
+		ck_assert(fd_is_open(ac.fds[i]));
+		close(ac.fds[i]);
+	}
+	ck_assert_uint_eq(fsn_fd_budget_get_held(b), 0);
+
+	ac = (struct answer_cb){ .flush = true, .o = o, .n_o = 1 };
+	openers_queued(&pe, o, 1);
+	ck_assert_int_eq(fsn_ctx_dispatch(pe.ctx, answer_cb, &ac), 1);
+	ck_assert(ac.seen_done);
+	ck_assert_int_eq(opener_result(&o[0]), 0);
+	ck_assert_int_eq(fds_on(pe.file), 0);
+	ck_assert_uint_eq(fsn_fd_budget_get_held(b), 0);
+	fsn_fd_budget_unref(b);
+	perm_teardown(&pe);
+}
+END_TEST
+
 static void ctx_fanotify_suite(Suite *s) {
 	TCase *tc = tcase_create("marks");
 
@@ -2444,6 +2557,8 @@ static void ctx_fanotify_suite(Suite *s) {
 	tcase_add_test(tc, test_fd_budget_every_path);
 	tcase_add_test(tc, test_fd_budget_drain_leaving_group);
 	tcase_add_test(tc, test_fd_budget_pidfd);
+	tcase_add_test(tc, test_answers_written_together);
+	tcase_add_test(tc, test_answers_taken_and_flushed);
 	suite_add_tcase(s, tc);
 }
 FSN_UNIT_SUITE_ROOT("ctx-fanotify", ctx_fanotify_suite);

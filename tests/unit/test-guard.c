@@ -19,7 +19,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <linux/perf_event.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -156,42 +155,6 @@ static int count_open_fds(void) {
 /* system calls per decision                                                */
 /* ------------------------------------------------------------------------ */
 
-/* The id of the raw_syscalls:sys_enter tracepoint (tracefs mounted in the
- * test's namespace if it is not), -1 if there is none. */
-static long sys_enter_id(void) {
-	static const char *const files[] = {
-		"/sys/kernel/tracing/events/raw_syscalls/sys_enter/id",
-		"/sys/kernel/debug/tracing/events/raw_syscalls/sys_enter/id",
-	};
-	long id = -1;
-
-	if (access(files[0], R_OK) < 0)
-		(void)mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL);
-	for (size_t i = 0; i < ELEMENTSOF(files) && id < 0; i++) {
-		FILE *f = fopen(files[i], "re");
-
-		if (f) {
-			if (fscanf(f, "%ld", &id) != 1)
-				id = -1;
-			fclose(f);
-		}
-	}
-	return id;
-}
-
-/* A counter of the system calls thread tid makes from now on, -errno. */
-static int count_syscalls_of(pid_t tid, long id) {
-	struct perf_event_attr attr = {
-		.type = PERF_TYPE_TRACEPOINT,
-		.size = sizeof(attr),
-		.config = (uint64_t)id,
-		.sample_period = 1,
-	};
-	int fd = (int)syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-
-	return fd < 0 ? -errno : fd;
-}
-
 /* A child that opens path n times (each one a permission event), then
  * exits 0; its errno if an open fails. */
 static pid_t opener_loop(const char *path, unsigned n) {
@@ -234,15 +197,9 @@ START_TEST(test_guard_syscalls_per_decision) {
 	uint64_t total = 0;
 	struct dirent *de;
 	struct env t = { 0 };
-	long id;
 	DIR *d;
 
 	env_mount(&t);
-	id = sys_enter_id();
-	if (id < 0) {
-		test_rm_tree(t.dir);
-		fsn_test_skip("no raw_syscalls:sys_enter tracepoint (tracefs)");
-	}
 	env_start(&t, conf);
 	/* warm up: the guard's first decision allocates what it keeps */
 	opener = opener_loop(t.file, 20);
@@ -257,11 +214,11 @@ START_TEST(test_guard_syscalls_per_decision) {
 
 		if (tid <= 0 || tid == self)
 			continue;
-		fd = count_syscalls_of(tid, id);
+		fd = test_syscall_counter(tid);
 		if (fd < 0) {
 			closedir(d);
 			env_stop(&t);
-			fsn_test_skip("perf_event_open: %s", strerror(-fd));
+			fsn_test_skip("no system call counter: %s", strerror(-fd));
 		}
 		ck_assert_int_lt(n_counters, (int)ELEMENTSOF(counters));
 		counters[n_counters++] = fd;
@@ -273,11 +230,8 @@ START_TEST(test_guard_syscalls_per_decision) {
 	ck_assert_int_eq(waitpid(opener, &status, 0), opener);
 	ck_assert_int_eq(WEXITSTATUS(status), 0);
 	for (int i = 0; i < n_counters; i++) {
-		uint64_t v = 0;
-
-		ck_assert_int_eq(read(counters[i], &v, sizeof(v)), sizeof(v));
+		total += test_syscall_count(counters[i]);
 		close(counters[i]);
-		total += v;
 	}
 	fprintf(stderr, "guard: %" PRIu64 " system calls for %u decisions (%.2f each)\n", total, n,
 		(double)total / n);
