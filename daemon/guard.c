@@ -653,6 +653,19 @@ static void rule_retire(struct guard_rule *r) {
 	rule_unref(r);
 }
 
+/* What to poll for a rule's events: its context's fd, or, when the
+ * context's one source is its group (the usual case: a rule is a group),
+ * the group's fd itself, which spares the kernel a nested epoll (the
+ * context's) on every event. A rule's marks do not change once committed,
+ * so neither does its group. */
+static int rule_poll_fd(struct guard_rule *r) {
+	struct fsn_group *first = fsn_ctx_next_group(r->ctx, NULL);
+
+	if (first && !fsn_ctx_next_group(r->ctx, first) && !fsn_ctx_has_inotify(r->ctx))
+		return fsn_group_get_fd(first);
+	return fsn_ctx_get_fd(r->ctx);
+}
+
 static void do_commit(struct guard *g, struct cmd *c) {
 	struct guard_rule *retiring = NULL, *next;
 
@@ -669,7 +682,7 @@ static void do_commit(struct guard *g, struct cmd *c) {
 		r->refs = 1;
 		/* (nothing read yet: it cannot fail) */
 		(void)fsn_ctx_set_fd_budget(r->ctx, g->budget);
-		ev_io_init(&r->io, on_io, fsn_ctx_get_fd(r->ctx), EV_READ);
+		ev_io_init(&r->io, on_io, rule_poll_fd(r), EV_READ);
 		r->io.data = r;
 		ev_io_start(g->loop, &r->io);
 	}

@@ -630,6 +630,10 @@ _public_ unsigned fsn_group_get_id(const struct fsn_group *g) {
 	return g ? g->id : 0;
 }
 
+_public_ int fsn_group_get_fd(const struct fsn_group *g) {
+	return g ? g->fd : -EINVAL;
+}
+
 _public_ enum fsn_class fsn_group_get_class(const struct fsn_group *g) {
 	return g ? g->klass : FSN_CLASS_NOTIF;
 }

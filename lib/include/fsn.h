@@ -602,6 +602,13 @@ int fsn_ctx_get_inotify_queued_bytes(const struct fsn_ctx *ctx);
 
 /* The group an event came from; a stable small integer per group. */
 unsigned fsn_group_get_id(const struct fsn_group *g);
+/* The group's fanotify fd, for a caller that polls it itself instead of the
+ * context's fd: a context whose only source is this group (one group, no
+ * inotify watch, no reader thread) is readable exactly when it is, and
+ * fsn_ctx_dispatch() then reads it without asking epoll, so polling it
+ * saves the kernel a nested epoll per event. Only to poll: never read,
+ * write or close it. -EINVAL for NULL. */
+int fsn_group_get_fd(const struct fsn_group *g);
 enum fsn_class fsn_group_get_class(const struct fsn_group *g);
 uint32_t fsn_group_get_report(const struct fsn_group *g);
 uint32_t fsn_group_get_tag(const struct fsn_group *g);

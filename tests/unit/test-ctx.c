@@ -2462,6 +2462,11 @@ START_TEST(test_answers_written_together) {
 		fsn_test_skip("no system call counter: %s", strerror(-counter));
 	}
 	openers_queued(&pe, o, 2);
+	/* the group's own fd, to poll: readable as the context's is */
+	ck_assert_int_eq(fsn_group_get_fd(NULL), -EINVAL);
+	ck_assert_int_eq(fsn_group_get_fd(fsn_mark_get_group(pe.mark)),
+			 fsn_group_fd(fsn_mark_get_group(pe.mark)));
+	ck_assert(readable(fsn_group_get_fd(fsn_mark_get_group(pe.mark)), 0));
 	/* (no assertion in between: Check writes to its pipe for each; no
 	 * SIGCHLD of an opener: a handler's return is a system call) */
 	sigemptyset(&chld);
