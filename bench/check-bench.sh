@@ -5,8 +5,10 @@
 # daemon and writes JSON naming every consumer; inotifywait and fatrace must
 # have run when installed (not installed fails with FSN_TESTS_MUST_RUN=1, as
 # in CI; tools/install-deps --tests installs them); fsn-bench perm --quick
-# measures all three scenarios (none, floor, fsnotifyd: a skipped fsnotifyd
-# fails the check) and compare reads that back too; compare reads two
+# measures all four scenarios (none, floor, floor-old, fsnotifyd: a skipped
+# fsnotifyd fails the check) and compare reads that back too; the other
+# workloads, decisions, the deny verdict, two openers and a storm (with
+# fsnotifyd-calm) run; compare reads two
 # consumers files; fsn-bench config runs every step against the daemon at two
 # small sizes and writes JSON with a figure for each, and against a stand-in
 # daemon that never answers its steps time out (the stand-in is killed, the
@@ -99,11 +101,11 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["version"] == 1 and d["tool"] == "fsn-bench consumers"
 c = {x["consumer"]: x for x in d["consumers"]}
-assert set(c) == {"none", "floor", "fsnotifyd", "inotifywait", "fatrace"}, set(c)
-for name in ("none", "floor", "fsnotifyd"):
+assert set(c) == {"none", "floor", "floor-old", "fsnotifyd", "inotifywait", "fatrace"}, set(c)
+for name in ("none", "floor", "floor-old", "fsnotifyd"):
     assert c[name]["ran"], name
     assert len(c[name]["rounds"]) == d["parameters"]["rounds"], name
-for name in ("floor", "fsnotifyd"):
+for name in ("floor", "floor-old", "fsnotifyd"):
     s = c[name]["summary"]
     assert s["generated"] > 0 and s["delivered"] > 0, name
     assert s["delivered"] + s["lost"] >= s["generated"], name
@@ -152,7 +154,7 @@ d = json.load(open(sys.argv[1]))
 assert d["version"] == 1 and d["tool"] == "fsn-bench perm"
 n = d["parameters"]["rounds"]
 r = {x["scenario"]: x for x in d["results"]}
-assert set(r) == {"none", "floor", "fsnotifyd"}, set(r)
+assert set(r) == {"none", "floor", "floor-old", "fsnotifyd"}, set(r)
 for name, x in r.items():
     assert x["ran"], "%s: %s" % (name, x["note"])
     assert len(x["rounds"]) == n, name
@@ -160,11 +162,29 @@ for name, x in r.items():
     assert s["samples"] == n * d["parameters"]["ops"], name
     assert 0 < s["p50_us"] <= s["p90_us"] <= s["p99_us"], name
 assert {(x["a"], x["b"]) for x in d["ratios"]} == \
-    {("floor", "none"), ("fsnotifyd", "none"), ("fsnotifyd", "floor")}
+    {("floor", "none"), ("floor-old", "none"), ("fsnotifyd", "none"),
+     ("fsnotifyd", "floor"), ("fsnotifyd", "floor-old"), ("floor", "floor-old")}
 assert set(d["targets"]) == {"p50_vs_floor", "p99_vs_floor"}
 ' "$tmp/p.json"
 fi
 check perm-compare "$bench" compare "$tmp/p.json" "$tmp/p.json"
+# the other workloads, decisions, verdicts, two openers and a storm run too
+check perm-variants sh -c "'$bench' perm --rounds 2 --ops 200 --workload exec --decision proc \
+	${fsnotifyd:+--fsnotifyd '$fsnotifyd'} && '$bench' perm --rounds 2 --ops 200 \
+	--workload read --verdict deny --openers 2 ${fsnotifyd:+--fsnotifyd '$fsnotifyd'} &&
+	'$bench' perm --rounds 2 --ops 200 --storm 2 --decision path \
+	${fsnotifyd:+--fsnotifyd '$fsnotifyd'} --json '$tmp/ps.json'"
+if command -v python3 >/dev/null 2>&1; then
+	check perm-storm-json python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = {x["scenario"]: x for x in d["results"]}
+assert set(r) == {"none", "floor", "floor-old", "fsnotifyd", "fsnotifyd-calm"}, set(r)
+assert all(x["ran"] for x in r.values()), [(k, x["note"]) for k, x in r.items()]
+assert set(d["targets"]) == {"p50_vs_floor", "p99_vs_floor", "p99_storm_vs_calm"}
+assert d["parameters"]["storm"] == 2 and d["parameters"]["decision"] == "path"
+' "$tmp/ps.json"
+fi
 if [ -n "$gnuplot" ]; then
 	check plot-perm "$bench" plot "$tmp/p.json" "$tmp/p.png"
 	check plot-perm-png png_ok "$tmp/p.png"

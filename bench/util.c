@@ -483,3 +483,24 @@ int bench_subscribers_start(const char *sock, unsigned n, pid_t *ret_pid) {
 	*ret_pid = pid;
 	return 0;
 }
+
+int bench_churn_once(int dfd, uint64_t k) {
+	char a[32], b[32];
+	int fd;
+
+	snprintf(a, sizeof(a), "f%" PRIu64, k);
+	snprintf(b, sizeof(b), "g%" PRIu64, k);
+	fd = openat(dfd, a, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return negative_errno();
+	if (write(fd, "x", 1) != 1) {
+		int r = errno ? negative_errno() : -EIO;
+
+		close(fd);
+		return r;
+	}
+	close(fd);
+	if (renameat(dfd, a, dfd, b) < 0 || unlinkat(dfd, b, 0) < 0)
+		return negative_errno();
+	return 0;
+}

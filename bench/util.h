@@ -135,3 +135,8 @@ int bench_subscribers_start(const char *sock, unsigned n, pid_t *ret_pid);
 /* Not root: says "fsn-bench SUB: skipped: needs root (private mount namespace,
  * WHAT)" and returns true (the caller exits 77). */
 bool bench_needs_root(const char *sub, const char *what);
+
+/* One turn of a storm in directory dfd: create "fK" (O_EXCL), write a
+ * byte, close, rename to "gK", unlink (every name used once: no event
+ * merges with an earlier one of its type). 0 or -errno. */
+int bench_churn_once(int dfd, uint64_t k);

@@ -12,6 +12,7 @@
  * perm_end() and perm_policy() in its batches; state building (engine.c)
  * commits and frees.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -20,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "engine-private.h"
@@ -462,6 +464,104 @@ int perm_policy(const struct state *s, const struct eperm *ep, struct policy **r
 	return k;
 }
 
+/* ------------------------------------------------------------------------ */
+/* the fds permission events may take (guard.h: struct guard_fd_reserve)    */
+/* ------------------------------------------------------------------------ */
+
+/* fds of a state's objects while it is placed (guard.h says which) */
+#define FDS_PER_OUTPUT 2
+#define FDS_PER_RULE 1
+#define FDS_NOTIF_GROUPS 2
+#define FDS_PER_PERM_RULE 4
+/* an exec output's spawn: /dev/null and two pipes; each command runs
+ * with one pipe (its output) on the daemon's side */
+#define FDS_EXEC_SPAWN 5
+/* the control socket's listening socket and directory, opened anew */
+#define FDS_CONTROL_REOPEN 2
+
+/* The fds this process has open now, -errno. */
+static int count_open_fds(void) {
+	_cleanup_closedir_ DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int n = 0;
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	return n - 1; /* (d's own) */
+}
+
+void perm_fd_reserve(const struct config *c, const struct plan *p, bool placing,
+		     struct guard_fd_reserve *r) {
+	unsigned exec = 0, n_perm = 0;
+
+	for (size_t i = 0; i < c->n_outputs; i++)
+		if (c->outputs[i].type == OUTPUT_EXEC)
+			exec += c->outputs[i].max_running;
+	for (size_t i = 0; i < c->n_rules; i++)
+		n_perm += c->rules[i].perm;
+	r->clients += c->control_clients + FDS_CONTROL_REOPEN;
+	r->exec += exec ? exec + FDS_EXEC_SPAWN : 0;
+	r->mounts += p ? (unsigned)p->n_fs : 0;
+	if (placing)
+		r->state += (unsigned)(FDS_PER_OUTPUT * c->n_outputs + FDS_PER_RULE * c->n_rules) +
+			    FDS_NOTIF_GROUPS + FDS_PER_PERM_RULE * n_perm;
+	r->slack = GUARD_FD_SLACK;
+}
+
+/* Reserve what the daemon's own fd users may hold and give the rest of
+ * RLIMIT_NOFILE to the permission events: at every commit (run: the state
+ * taking over, next NULL), and when a load (next) starts placing, before
+ * it opens anything (run: the running state, if any; its users and the
+ * new one's side by side). One listing of /proc/self/fd and one
+ * getrlimit() per load: never per event. */
+void perm_fd_budget_update(struct engine *e, const struct state *run, const struct state *next) {
+	struct guard_fd_reserve r = { 0 };
+	unsigned old_max, held0, held1, max;
+	struct rlimit rl;
+	int open;
+
+	if (!e->guard)
+		return;
+	guard_get_fd_budget(e->guard, &old_max, &held0);
+	open = count_open_fds();
+	guard_get_fd_budget(e->guard, &old_max, &held1);
+	if (open < 0 || getrlimit(RLIMIT_NOFILE, &rl) < 0) {
+		guard_set_fd_budget(e->guard, 0);
+		return;
+	}
+	/* (event fds held throughout the listing were counted in it) */
+	r.open = (unsigned)open - (held0 < held1 ? held0 : held1);
+	if (run && run->config)
+		perm_fd_reserve(run->config, run->plan, false, &r);
+	if (next) {
+		struct guard_fd_reserve n = { 0 };
+
+		perm_fd_reserve(next->config, next->plan, true, &n);
+		/* clients: one socket's at a time */
+		r.clients = r.clients > n.clients ? r.clients : n.clients;
+		r.exec += n.exec;
+		r.mounts += n.mounts;
+		r.state = n.state;
+		r.slack = n.slack;
+	}
+	max = guard_fd_budget_of(rl.rlim_cur == RLIM_INFINITY ? UINT64_MAX : (uint64_t)rl.rlim_cur,
+				 &r);
+	log_debug("permission events: RLIMIT_NOFILE %llu - %u open - %u control - %u exec - %u "
+		  "loading - %u mount fds - %u slack = fd budget %u%s",
+		  (unsigned long long)rl.rlim_cur, r.open, r.clients, r.exec, r.state, r.mounts,
+		  r.slack, max, max ? "" : " (too few: free fds are counted before each read)");
+	if (max == 0 && (old_max > 0 || !e->fd_budget_warned))
+		log_warning("RLIMIT_NOFILE %llu leaves fewer than %d fds for permission events "
+			    "after the daemon's own users (%u): the free fds are counted before "
+			    "each read of a permission group, a few system calls per event",
+			    (unsigned long long)rl.rlim_cur, GUARD_FD_BUDGET_MIN,
+			    r.open + r.clients + r.exec + r.state + r.mounts + r.slack);
+	e->fd_budget_warned = e->fd_budget_warned || max == 0;
+	guard_set_fd_budget(e->guard, max);
+}
+
 /* Hand the new state's permission rules to the guard (the old state's
  * that were not kept retire there). */
 int perm_commit(struct engine *e, struct state *s) {
@@ -476,6 +576,8 @@ int perm_commit(struct engine *e, struct state *s) {
 	pols = calloc(s->n_perm + 1, sizeof(*pols));
 	if (!rules || !pols)
 		k = -ENOMEM;
+	/* (its budget first: its rules' contexts count in it from the start) */
+	perm_fd_budget_update(e, s, NULL);
 	for (size_t i = 0; k >= 0 && i < s->n_perm; i++) {
 		/* (computed by the loader's batches; else now) */
 		if (s->perm[i].pol) {

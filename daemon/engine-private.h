@@ -204,6 +204,7 @@ struct engine {
 	struct fsn_ctx *ctx;
 	struct guard *guard; /* permission rules' thread, once there were any */
 	bool mlocked;
+	bool fd_budget_warned;   /* said that permission events' fds are counted */
 	struct retired *retired; /* permission rules replaced by reloads */
 	size_t n_retired;
 	struct state st;
@@ -491,6 +492,13 @@ int perm_place_mark(struct engine *e, struct state *s, struct eperm *ep, const s
 int perm_end(struct engine *e, struct state *s, char *err, size_t errlen);
 int perm_policy(const struct state *s, const struct eperm *ep, struct policy **ret);
 int perm_commit(struct engine *e, struct state *s);
+/* What the daemon's own fd users of config c (plan p) may hold, added to
+ * r (placing: also the objects of a state being placed); guard.h. */
+struct guard_fd_reserve;
+void perm_fd_reserve(const struct config *c, const struct plan *p, bool placing,
+		     struct guard_fd_reserve *r);
+/* Give the permission events what is left of RLIMIT_NOFILE (engine-perm.c). */
+void perm_fd_budget_update(struct engine *e, const struct state *run, const struct state *next);
 void perm_free(struct state *s, bool discard_fresh);
 void retire_perm(struct engine *e, const struct state *old);
 void retired_free(struct retired *t);

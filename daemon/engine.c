@@ -486,6 +486,8 @@ int state_outputs(struct engine *e, struct state *s, const struct state *old, ch
 	struct eoutput *o;
 	int k;
 
+	/* (first of what a load opens: room for it, taken from permission events) */
+	perm_fd_budget_update(e, old, s);
 	for (size_t i = 0; i < s->n_rules; i++) {
 		struct erule *r = &s->rules[i];
 		char *const *names;

@@ -717,9 +717,13 @@ static void reserve_std_fds(void) {
 
 /* Every permission event the kernel hands over comes with an fd, opened
  * while read() copies it; when the process is out of fds the kernel denies
- * the opener (EPERM) without asking. libfsn reads no more events than
- * there are free fds, and the daemon takes all the fds it may: the soft
- * RLIMIT_NOFILE up to the hard one (systemd's default is 1024 of 524288). */
+ * the opener (EPERM) without asking. The daemon takes all the fds it may:
+ * the soft RLIMIT_NOFILE up to the hard one (systemd's default is 1024 of
+ * 524288). What its own users may hold at once is reserved out of that at
+ * every commit and load, the rest is the permission events' fd budget
+ * (guard.h, engine-perm.c: perm_fd_budget_update()); the limit is read
+ * again then, so one changed from outside (prlimit) counts from the next
+ * reload. */
 static void raise_nofile(void) {
 	struct rlimit rl;
 

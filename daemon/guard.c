@@ -120,6 +120,10 @@ struct guard {
 	void *userdata;
 
 	struct pending *pending; /* thread */
+
+	/* the fds of permission events the rules' contexts may hold, shared
+	 * by all of them (libfsn's counts are atomic): guard_set_fd_budget() */
+	struct fsn_fd_budget *budget;
 };
 
 /* ------------------------------------------------------------------------ */
@@ -394,10 +398,13 @@ static void pending_finish(struct pending *p, bool deadline) {
 		p->next->prev = p->prev;
 	free(p->path);
 	free(p);
-	if (r->io_starved && r->ctx && !r->retired) {
-		r->io_starved = false;
-		ev_io_start(g->loop, &r->io);
-	}
+	/* its fd is back: rules that waited for one read again (the budget
+	 * is shared, so not only this one's) */
+	for (struct guard_rule *x = g->rules; x; x = x->next)
+		if (x->io_starved && x->ctx && !x->retired) {
+			x->io_starved = false;
+			ev_io_start(g->loop, &x->io);
+		}
 	rule_unref(r);
 }
 
@@ -492,8 +499,10 @@ static int on_event(struct fsn_ctx *ctx, struct fsn_event *ev, void *userdata) {
 	account(r, late ? policy_deadline_verdict(pol) : &res.verdict, late, lat);
 	if (!late && !res.log)
 		return 0;
-	/* answered: what only the report needs is looked up now (the event
-	 * fd stays ours after the answer) */
+	/* answered (libfsn writes a read's answers together: this one now, so
+	 * that the report's lookups do not delay it); what only the report
+	 * needs is looked up now (the event fd stays ours after the answer) */
+	fsn_ctx_flush(r->ctx);
 	if (!path && ev->fd >= 0 && fsn_ctx_fd_path(r->ctx, ev->fd, buf, sizeof(buf), NULL) >= 0)
 		path = buf;
 	report_decision(r, ev->mask & RULE_PERM_EVENTS, path, ev->pid, &proc,
@@ -517,8 +526,8 @@ static void on_io(struct ev_loop *loop, ev_io *w, int revents) {
 
 	atomic_store(&r->g->busy_since, now_monotonic_usec());
 	dispatch(r);
-	/* Out of fds with decisions pending (refs: the rule itself + one per
-	 * decision): the events wait in the kernel queue; watching the group
+	/* Out of fds with decisions pending (of any rule: they share the fd
+	 * budget): the events wait in the kernel queue; watching the group
 	 * would spin. The next answer closes an fd and starts io again. */
 	if (fsn_ctx_fd_starved(r->ctx)) {
 		if (!r->warned_fds) {
@@ -529,7 +538,7 @@ static void on_io(struct ev_loop *loop, ev_io *w, int revents) {
 				   "pending decisions free some",
 				   r->name);
 		}
-		if (r->refs > 1) {
+		if (r->g->pending) {
 			ev_io_stop(loop, w);
 			r->io_starved = true;
 		}
@@ -644,6 +653,19 @@ static void rule_retire(struct guard_rule *r) {
 	rule_unref(r);
 }
 
+/* What to poll for a rule's events: its context's fd, or, when the
+ * context's one source is its group (the usual case: a rule is a group),
+ * the group's fd itself, which spares the kernel a nested epoll (the
+ * context's) on every event. A rule's marks do not change once committed,
+ * so neither does its group. */
+static int rule_poll_fd(struct guard_rule *r) {
+	struct fsn_group *first = fsn_ctx_next_group(r->ctx, NULL);
+
+	if (first && !fsn_ctx_next_group(r->ctx, first) && !fsn_ctx_has_inotify(r->ctx))
+		return fsn_group_get_fd(first);
+	return fsn_ctx_get_fd(r->ctx);
+}
+
 static void do_commit(struct guard *g, struct cmd *c) {
 	struct guard_rule *retiring = NULL, *next;
 
@@ -658,7 +680,9 @@ static void do_commit(struct guard *g, struct cmd *c) {
 		if (r->refs > 0)
 			continue; /* kept */
 		r->refs = 1;
-		ev_io_init(&r->io, on_io, fsn_ctx_get_fd(r->ctx), EV_READ);
+		/* (nothing read yet: it cannot fail) */
+		(void)fsn_ctx_set_fd_budget(r->ctx, g->budget);
+		ev_io_init(&r->io, on_io, rule_poll_fd(r), EV_READ);
 		r->io.data = r;
 		ev_io_start(g->loop, &r->io);
 	}
@@ -761,6 +785,7 @@ static void on_wake(struct ev_loop *loop, ev_async *w, int revents) {
 static void *guard_main(void *arg) {
 	struct guard *g = arg;
 
+	(void)pthread_setname_np(pthread_self(), GUARD_THREAD_NAME);
 	ev_run(g->loop, 0);
 	return NULL;
 }
@@ -786,6 +811,11 @@ int guard_new(struct ev_loop *main_loop, guard_report_fn fn, void *userdata, str
 	if (!g)
 		return -ENOMEM;
 	g->self = getpid();
+	/* 0 until the daemon has done its arithmetic: count free fds */
+	if (fsn_fd_budget_new(0, &g->budget) < 0) {
+		free(g);
+		return -ENOMEM;
+	}
 	g->main_loop = main_loop;
 	g->fn = fn;
 	g->userdata = userdata;
@@ -796,6 +826,7 @@ int guard_new(struct ev_loop *main_loop, guard_report_fn fn, void *userdata, str
 		g->loop = ev_loop_new(EVFLAG_NOSIGMASK);
 	if (!g->loop) {
 		pthread_mutex_destroy(&g->lock);
+		fsn_fd_budget_unref(g->budget);
 		free(g);
 		return -ENOMEM;
 	}
@@ -817,6 +848,7 @@ int guard_new(struct ev_loop *main_loop, guard_report_fn fn, void *userdata, str
 		ev_async_stop(main_loop, &g->reports_async);
 		ev_loop_destroy(g->loop);
 		pthread_mutex_destroy(&g->lock);
+		fsn_fd_budget_unref(g->budget);
 		free(g);
 		return -k;
 	}
@@ -848,8 +880,27 @@ struct guard *guard_free(struct guard *g) {
 		rule_free(r);
 	}
 	pthread_mutex_destroy(&g->lock);
+	fsn_fd_budget_unref(g->budget);
 	free(g);
 	return NULL;
+}
+
+void guard_set_fd_budget(struct guard *g, unsigned max) {
+	if (g)
+		(void)fsn_fd_budget_set_max(g->budget, max);
+}
+
+void guard_get_fd_budget(const struct guard *g, unsigned *ret_max, unsigned *ret_held) {
+	*ret_max = g ? fsn_fd_budget_get_max(g->budget) : 0;
+	*ret_held = g ? fsn_fd_budget_get_held(g->budget) : 0;
+}
+
+unsigned guard_fd_budget_of(uint64_t limit, const struct guard_fd_reserve *r) {
+	uint64_t own = (uint64_t)r->open + r->clients + r->exec + r->state + r->mounts + r->slack;
+
+	if (limit <= own || limit - own < GUARD_FD_BUDGET_MIN)
+		return 0;
+	return limit - own > UINT_MAX ? UINT_MAX : (unsigned)(limit - own);
 }
 
 int guard_commit(struct guard *g, struct guard_rule **rules, struct policy **policies, size_t n) {

@@ -140,6 +140,52 @@ int guard_commit(struct guard *g, struct guard_rule **rules, struct policy **pol
 /* The counters of the active rule named name; false if there is none. */
 bool guard_stats(struct guard *g, const char *name, struct guard_stats *ret);
 
+/*
+ * File descriptors. Every permission event comes with an fd the kernel
+ * opens while the guard reads it; out of fds, the kernel denies the opener
+ * without asking. The daemon's other fd users are bounded, so it reserves
+ * what they may hold at once out of RLIMIT_NOFILE and gives the rest to
+ * the guard's contexts as one libfsn fd budget (struct fsn_fd_budget):
+ * they then read no more events than it has room for, counting at no
+ * system call. What is reserved (struct guard_fd_reserve, filled by
+ * engine-perm.c at every commit and when a load starts placing):
+ *   open     the fds open at that moment, the event fds held excluded;
+ *   clients  control.max_clients, and the control socket's reopen (2);
+ *   exec     one pipe per command an exec output may run at once
+ *            (max_running of each), and one spawn's 5 (/dev/null, two pipes);
+ *   state    a configuration being placed: 2 per output, 1 per rule and 2
+ *            (the notification groups, the inotify instance), 4 per
+ *            permission rule (its context: epoll fd, group fd, and two
+ *            opened on demand), while the running one keeps its own;
+ *   mounts   libfsn's mount fds, opened while events are resolved: one
+ *            per filesystem of the plan (of both plans while loading);
+ *   slack    GUARD_FD_SLACK: the load worker's directory walk (up to 66
+ *            directories open) and feature probe (up to 18 fanotify
+ *            groups), a config parse (5), the journal (2), an output's
+ *            reopen or a metrics write (2), the mount table (2), libfsn's
+ *            O_PATH and mount-root opens (3), a rescan or tree walk (2),
+ *            the reader thread's 3.
+ * The budget is RLIMIT_NOFILE (read each time) minus all of that; below
+ * GUARD_FD_BUDGET_MIN it is 0: libfsn then counts the free fds before
+ * each read, as it does without a budget.
+ */
+#define GUARD_FD_SLACK 128
+#define GUARD_FD_BUDGET_MIN 16
+
+struct guard_fd_reserve {
+	unsigned open, clients, exec, state, mounts, slack;
+};
+
+/* The budget for a limit of limit fds (0: too little left, count). */
+unsigned guard_fd_budget_of(uint64_t limit, const struct guard_fd_reserve *r);
+/* Set the guard's budget (any thread; 0: count free fds before each read). */
+void guard_set_fd_budget(struct guard *g, unsigned max);
+/* Its bound and the event fds its contexts and pending decisions hold now. */
+void guard_get_fd_budget(const struct guard *g, unsigned *ret_max, unsigned *ret_held);
+
+/* The guard thread's name (pthread_setname_np, /proc/PID/task/TID/comm). */
+#define GUARD_THREAD_NAME "fsnd-guard"
+
 /* Whether the guard thread has been inside one callback (one decision or
  * one batch of events) for more than limit_usec: stuck. The watchdog is
  * then no longer fed. */

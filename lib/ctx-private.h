@@ -25,7 +25,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/fanotify.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 #include "fsn-private.h"
 
@@ -135,8 +137,27 @@ struct fsn_mark {
 struct fsn_pending_event {
 	struct fsn_event ev;
 	struct fsn_group *group;
-	int perm_fd;   /* fd number to answer with; -1 if not a permission event */
-	bool answered; /* answered or taken (fsn_event_take_perm) */
+	int perm_fd;     /* fd number to answer with; -1 if not a permission event */
+	bool answered;   /* answered or taken (fsn_event_take_perm) */
+	unsigned n_held; /* its fds counted in ctx->budget (fdbudget.c) */
+	bool fd_to_perm; /* its fd went to a struct fsn_perm, still counted there */
+	bool queued;     /* its answer waits in ctx->answers (entry queue_idx) */
+	bool flushed;    /* ... was written from its callback: its fd is ours again */
+	size_t queue_idx;
+};
+
+/* perm.c: the plain answers given during the dispatch of one read, written
+ * together (one writev(): the kernel takes a response per iovec), then
+ * their events' fds closed. */
+#define FSN_ANSWERS_MAX (FSN_READ_BUF_SIZE / FAN_EVENT_METADATA_LEN)
+
+struct fsn_answers {
+	struct fsn_group *group; /* all of one group; NULL: none queued */
+	size_t n;
+	struct fanotify_response *resp; /* FSN_ANSWERS_MAX each, allocated on first use */
+	struct iovec *iov;
+	bool *counted; /* resp[i].fd counted in the context's budget */
+	bool *owned;   /* resp[i].fd is the library's to close after the write */
 };
 
 /* ---- path.c ---- */
@@ -156,11 +177,33 @@ struct fsn_mount {
 
 #define FSN_READ_BUF_SIZE (64 * 1024)
 
-/* The length one read() of group g may ask for (ctx.c): FSN_READ_BUF_SIZE,
- * or for an fd-mode group no more events than there are free fds; 0 if
- * none is free. */
-struct fsn_group;
-size_t fsn_group_read_len(const struct fsn_group *g);
+/* ---- fdbudget.c: event fds against free fds (struct fsn_fd_budget) ---- */
+
+struct fsn_fd_budget {
+	_Atomic unsigned max;  /* 0: not known, count the free fds */
+	_Atomic unsigned held; /* event fds held, and room reserved for a read */
+	_Atomic unsigned n_ref;
+};
+
+/* The fds of g's events the budget counts (an fd-mode group's event fds
+ * and pidfds): 0 for a FID group. */
+unsigned fsn_group_fds_per_event(const struct fsn_group *g);
+/* What one event of g holds: its fd and pidfd, when open. */
+unsigned fsn_event_fds(const struct fsn_group *g, const struct fsn_event *ev);
+/* The length one read() of group g may ask for: FSN_READ_BUF_SIZE, or for
+ * an fd-mode group no more events than there are free fds (b's room, or
+ * counted when b is NULL or its max 0), at most cap; 0 if none is free.
+ * Less than cap: bounded by the fds (a read that fills it may leave events
+ * queued). *ret_reserved:
+ * the fds taken from b for the read, for fsn_fd_budget_read_done(). */
+size_t fsn_group_read_len(struct fsn_fd_budget *b, const struct fsn_group *g, size_t cap,
+			  unsigned *ret_reserved);
+/* After that read (n bytes, 0 if it failed): b holds what it got instead
+ * of what was reserved. */
+void fsn_fd_budget_read_done(struct fsn_fd_budget *b, const struct fsn_group *g, const void *buf,
+			     size_t n, unsigned reserved);
+/* n fds closed or given away. Accepts NULL. */
+void fsn_fd_budget_release(struct fsn_fd_budget *b, unsigned n);
 
 /* ---- reader.c: the kernel queues drained on a thread (fsn_ctx_set_reader()) ---- */
 
@@ -228,6 +271,8 @@ struct fsn_ctx {
 	struct fsn_reader *reader; /* fsn_ctx_set_reader(); NULL: dispatch reads the fds */
 	struct fsn_chunk *chunk;   /* reader: a chunk handed out in part (pend_efd set) */
 	struct fsn_pending_event *cur;
+	struct fsn_fd_budget *budget; /* fsn_ctx_set_fd_budget(); NULL: count free fds */
+	struct fsn_answers answers;   /* perm.c */
 
 	/* path.c */
 	int proc_fd_dir; /* /proc/self/fd, -1 until fsn_ctx_fd_path() needs it */
@@ -245,6 +290,19 @@ bool fsn_mask_is_perm(uint64_t mask);
  * the plain verdict (and returns -EOPNOTSUPP) when the kernel rejects
  * FAN_DENY_ERRNO or FAN_AUDIT. */
 int fsn_perm_write(struct fsn_group *g, int fd, enum fsn_verdict v, int err, bool audit);
+/* Queue the plain answer v of the callback's event pe (its fd still the
+ * library's): written and its fd closed by fsn_answers_flush(); false when
+ * it cannot be queued (write it now). */
+bool fsn_answer_queue(struct fsn_ctx *ctx, struct fsn_pending_event *pe, enum fsn_verdict v);
+/* After pe's callback: whether the queued answers close its fd (false: the
+ * callback took it after answering); counted in the budget until then. */
+bool fsn_answer_keeps_fd(struct fsn_ctx *ctx, struct fsn_pending_event *pe);
+/* Write what is queued, close those events' fds, give them back to the
+ * budget. Failures are logged. */
+void fsn_answers_flush(struct fsn_ctx *ctx);
+/* Room for a read's answers (once per context: not on the event path). */
+int fsn_answers_alloc(struct fsn_answers *a);
+void fsn_answers_free(struct fsn_answers *a);
 
 /* path.c */
 /* The FID of the object fd refers to (name_to_handle_at() plus fstatfs()'s

@@ -434,6 +434,18 @@ _public_ bool fsn_ctx_fd_starved(const struct fsn_ctx *ctx) {
 	return ctx && ctx->fd_starved;
 }
 
+_public_ int fsn_ctx_set_fd_budget(struct fsn_ctx *ctx, struct fsn_fd_budget *b) {
+	if (!ctx)
+		return -EINVAL;
+	/* (what the context holds was counted in the budget it had) */
+	if (ctx->cur || ctx->pend_len > 0)
+		return -EBUSY;
+	fsn_fd_budget_ref(b);
+	fsn_fd_budget_unref(ctx->budget);
+	ctx->budget = b;
+	return 0;
+}
+
 _public_ bool fsn_ctx_is_drained(const struct fsn_ctx *ctx) {
 	return ctx && ctx->pend_len == 0 && !ctx->chunk && !ctx->fd_starved &&
 	       (!ctx->reader || fsn_reader_idle(ctx->reader));
@@ -484,6 +496,10 @@ static int group_new(struct fsn_ctx *ctx, enum fsn_class klass, uint32_t report,
 	queue_len_end(&q);
 	if (err < 0)
 		return err;
+	/* (a permission group's answers need it; without it they are written
+	 * one by one) */
+	if (klass != FSN_CLASS_NOTIF)
+		(void)fsn_answers_alloc(&ctx->answers);
 
 	g = calloc(1, sizeof(*g));
 	if (!g)
@@ -512,8 +528,10 @@ static int group_new(struct fsn_ctx *ctx, enum fsn_class klass, uint32_t report,
 	return 0;
 }
 
-/* Answer and close the (not handed out) fanotify events in buf[off, len). */
-static void release_events(struct fsn_group *g, const void *buf, size_t off, size_t len) {
+/* Answer and close the (not handed out) fanotify events in buf[off, len),
+ * whose fds budget b counts. */
+static void release_events(struct fsn_fd_budget *b, struct fsn_group *g, const void *buf,
+			   size_t off, size_t len) {
 	struct fsn_event ev;
 
 	while (fsn_decode_fanotify(buf, len, &off, &ev) > 0) {
@@ -523,23 +541,32 @@ static void release_events(struct fsn_group *g, const void *buf, size_t off, siz
 			safe_close(ev.fd);
 		if ((ev.has & FSN_HAS_PIDFD) && ev.pidfd >= 0)
 			safe_close(ev.pidfd);
+		fsn_fd_budget_release(b, fsn_event_fds(g, &ev));
 	}
 }
 
 /* Read what is queued in a group that leaves the context but stays open, and
  * answer it: nobody would read it any more. Uses its own buffer, since the
- * context's may hold events being dispatched. */
-static void drain_group(struct fsn_group *g) {
+ * context's may hold events being dispatched; no more events at once than
+ * there are fds for (what cannot be read now is answered FAN_ALLOW by the
+ * kernel when the group's fd closes). */
+static void drain_group(struct fsn_fd_budget *b, struct fsn_group *g) {
 	_Alignas(struct fanotify_event_metadata) unsigned char buf[8192];
 
 	for (;;) {
-		ssize_t n = read(g->fd, buf, sizeof(buf));
+		unsigned reserved;
+		size_t len = fsn_group_read_len(b, g, sizeof(buf), &reserved);
+		ssize_t n;
 
+		if (len == 0)
+			return;
+		n = read(g->fd, buf, len);
+		fsn_fd_budget_read_done(b, g, buf, n > 0 ? (size_t)n : 0, reserved);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			return;
-		release_events(g, buf, 0, (size_t)n);
+		release_events(b, g, buf, 0, (size_t)n);
 	}
 }
 
@@ -556,13 +583,13 @@ static void group_detach(struct fsn_ctx *ctx, struct fsn_group *g) {
 		}
 	g->next = NULL;
 	if (ctx->pend_len > 0 && ctx->pend_src == g->id) {
-		release_events(g, ctx->buf, ctx->pend_off, ctx->pend_len);
+		release_events(ctx->budget, g, ctx->buf, ctx->pend_off, ctx->pend_len);
 		pend_clear(ctx);
 	}
 	g->ctx = NULL;
 	fsn_fidcache_forget_tag(ctx->fidcache, g->id); /* its directory paths */
 	if (g->n_ref > 1)
-		drain_group(g);
+		drain_group(ctx->budget, g);
 	fsn_group_unref(g);
 }
 
@@ -601,6 +628,10 @@ _public_ int fsn_ctx_get_inotify_queued_bytes(const struct fsn_ctx *ctx) {
 
 _public_ unsigned fsn_group_get_id(const struct fsn_group *g) {
 	return g ? g->id : 0;
+}
+
+_public_ int fsn_group_get_fd(const struct fsn_group *g) {
+	return g ? g->fd : -EINVAL;
 }
 
 _public_ enum fsn_class fsn_group_get_class(const struct fsn_group *g) {
@@ -1381,6 +1412,8 @@ _public_ struct fsn_ctx *fsn_ctx_free(struct fsn_ctx *ctx) {
 		fsn_reader_done(ctx->reader, ctx->chunk);
 	ctx->reader = fsn_reader_free(ctx->reader);
 
+	fsn_answers_free(&ctx->answers);
+	fsn_fd_budget_unref(ctx->budget);
 	safe_close(ctx->pend_efd);
 	safe_close(ctx->ifd);
 	safe_close(ctx->proc_fd_dir);
@@ -1433,7 +1466,9 @@ static bool inotify_route(struct fsn_ctx *ctx, struct fsn_event *ev) {
 
 /* After the callback: allow what it neither answered nor took, close fds. */
 static void event_done(struct fsn_ctx *ctx, struct fsn_pending_event *pe) {
-	if (pe->perm_fd >= 0 && !pe->answered) {
+	bool kept;
+
+	if (pe->perm_fd >= 0 && !pe->answered && !fsn_answer_queue(ctx, pe, FSN_ALLOW)) {
 		int r = fsn_perm_write(pe->group, pe->perm_fd, FSN_ALLOW, 0, false);
 
 		if (r < 0) {
@@ -1445,16 +1480,22 @@ static void event_done(struct fsn_ctx *ctx, struct fsn_pending_event *pe) {
 	}
 	if (pe->ev.source != FSN_SOURCE_FANOTIFY)
 		return;
-	if (pe->ev.fd >= 0)
+	kept = fsn_answer_keeps_fd(ctx, pe);
+
+	if (pe->ev.fd >= 0 && !kept)
 		safe_close(pe->ev.fd);
 	if ((pe->ev.has & FSN_HAS_PIDFD) && pe->ev.pidfd >= 0)
 		safe_close(pe->ev.pidfd);
+	/* closed, taken by the callback, or counted on: by a taken permission
+	 * event's struct fsn_perm, or by the queued answers (closed with them) */
+	fsn_fd_budget_release(ctx->budget, pe->n_held - pe->fd_to_perm - (kept && pe->n_held > 0));
 }
 
 /* Hand out the events in buf[*off, len) read from source src (group g, or
  * the inotify fd when src == 0); *off: where it stopped (a callback's
- * error: the rest is the caller's to keep). */
-static int dispatch_buffer(struct fsn_ctx *ctx, const void *buf, unsigned src, struct fsn_group *g,
+ * error: the rest is the caller's to keep). The answers of its permission
+ * events are written as one when it ends (dispatch_buffer()). */
+static int dispatch_events(struct fsn_ctx *ctx, const void *buf, unsigned src, struct fsn_group *g,
 			   size_t *offp, size_t len, fsn_event_fn fn, void *userdata, int *count) {
 	size_t off = *offp;
 
@@ -1491,6 +1532,8 @@ static int dispatch_buffer(struct fsn_ctx *ctx, const void *buf, unsigned src, s
 			pe.ev.group = g;
 			if (fsn_mask_is_perm(pe.ev.mask) && pe.ev.fd >= 0)
 				pe.perm_fd = pe.ev.fd;
+			if (ctx->budget)
+				pe.n_held = fsn_event_fds(g, &pe.ev);
 		} else if (!inotify_route(ctx, &pe.ev)) {
 			off = next;
 			continue;
@@ -1507,7 +1550,8 @@ static int dispatch_buffer(struct fsn_ctx *ctx, const void *buf, unsigned src, s
 
 		if (g && !g->ctx) {
 			/* the callback removed the group's last mark */
-			release_events(g, buf, off, len);
+			fsn_answers_flush(ctx);
+			release_events(ctx->budget, g, buf, off, len);
 			*offp = len;
 			return r < 0 ? r : 0;
 		}
@@ -1520,6 +1564,14 @@ static int dispatch_buffer(struct fsn_ctx *ctx, const void *buf, unsigned src, s
 	return 0;
 }
 
+static int dispatch_buffer(struct fsn_ctx *ctx, const void *buf, unsigned src, struct fsn_group *g,
+			   size_t *offp, size_t len, fsn_event_fn fn, void *userdata, int *count) {
+	int r = dispatch_events(ctx, buf, src, g, offp, len, fn, userdata, count);
+
+	fsn_answers_flush(ctx);
+	return r;
+}
+
 /* The context's buffer: what a callback's error left is kept (pend_set()). */
 static int dispatch_ctx_buffer(struct fsn_ctx *ctx, unsigned src, struct fsn_group *g, size_t off,
 			       size_t len, fsn_event_fn fn, void *userdata, int *count) {
@@ -1530,40 +1582,6 @@ static int dispatch_ctx_buffer(struct fsn_ctx *ctx, unsigned src, struct fsn_gro
 	return r;
 }
 
-/*
- * How much one read() of a group may ask for. In fd mode (no FID
- * reporting) the kernel opens an fd for every event it copies; when it
- * cannot (EMFILE) it drops a notification event and denies a permission
- * event's opener, without telling anyone. So a read never has room for
- * more events than this process has free fds: RLIMIT_NOFILE minus those
- * open, less a margin, counted before each read of an fd-mode group (an
- * opendir() of /proc/self/fd: microseconds, and only for fd-mode groups).
- * The smallest event is its metadata alone. 0: no fd free, do not read.
- */
-size_t fsn_group_read_len(const struct fsn_group *g) {
-	struct rlimit rl;
-	long open_fds = 0, n;
-	DIR *d;
-
-	if (!g || (g->report & (FAN_REPORT_FID | FAN_REPORT_DIR_FID)) ||
-	    (g->report & FAN_REPORT_FD_ERROR) || getrlimit(RLIMIT_NOFILE, &rl) < 0 ||
-	    rl.rlim_cur == RLIM_INFINITY)
-		return FSN_READ_BUF_SIZE;
-	d = opendir("/proc/self/fd");
-	if (!d)
-		return FAN_EVENT_METADATA_LEN; /* cannot count: one event at a time */
-	while (readdir(d))
-		open_fds++; /* also ".", ".." and d's own fd: part of the margin */
-	closedir(d);
-	n = (long)rl.rlim_cur - open_fds - 16;
-	if (g->report & FAN_REPORT_PIDFD)
-		n /= 2;
-	if (n < 1)
-		return 0; /* not now: the events wait in the kernel queue */
-	if (n > (long)(FSN_READ_BUF_SIZE / FAN_EVENT_METADATA_LEN))
-		return FSN_READ_BUF_SIZE;
-	return (size_t)n * FAN_EVENT_METADATA_LEN;
-}
 /* The chunks the reader thread queued, oldest first; a chunk a callback's
  * error stopped in is kept (ctx->chunk) for the next dispatch. */
 static int dispatch_chunks(struct fsn_ctx *ctx, fsn_event_fn fn, void *userdata, int *count) {
@@ -1641,7 +1659,9 @@ static int dispatch_source(struct fsn_ctx *ctx, unsigned src, fsn_event_fn fn, v
 	}
 
 	while (fd >= 0) {
-		size_t len = fsn_group_read_len(g);
+		unsigned reserved = 0;
+		size_t len = g ? fsn_group_read_len(ctx->budget, g, FSN_READ_BUF_SIZE, &reserved)
+			       : FSN_READ_BUF_SIZE;
 		ssize_t n;
 
 		if (len == 0) {
@@ -1653,13 +1673,17 @@ static int dispatch_source(struct fsn_ctx *ctx, unsigned src, fsn_event_fn fn, v
 				fsn_ctx_log(
 				    ctx, LOG_WARNING,
 				    "fanotify group %u: no free file descriptor for an event's fd "
-				    "(RLIMIT_NOFILE): its events wait in the kernel queue",
+				    "(RLIMIT_NOFILE, or the fd budget spent): its events wait in "
+				    "the "
+				    "kernel queue",
 				    src);
 			}
 			break;
 		}
 		n = read(fd, ctx->buf, len);
-
+		if (g)
+			fsn_fd_budget_read_done(ctx->budget, g, ctx->buf, n > 0 ? (size_t)n : 0,
+						reserved);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -1680,8 +1704,11 @@ static int dispatch_source(struct fsn_ctx *ctx, unsigned src, fsn_event_fn fn, v
 			break;
 		/* A short read emptied the queue (reads return every whole
 		 * event that fits): no read just to hear EAGAIN. What arrived
-		 * since keeps the fd, and so the context's epoll fd, readable. */
-		if ((size_t)n < FSN_READ_BUF_SIZE / 2)
+		 * since keeps the fd, and so the context's epoll fd, readable.
+		 * A read bounded by the free fds that used its room may have
+		 * left events: read again (or learn that none is free). */
+		if ((size_t)n < FSN_READ_BUF_SIZE / 2 &&
+		    !(len < FSN_READ_BUF_SIZE / 2 && len - (size_t)n < 2 * FAN_EVENT_METADATA_LEN))
 			break;
 	}
 	fsn_group_unref(g);

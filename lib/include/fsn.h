@@ -530,13 +530,62 @@ bool fsn_ctx_is_drained(const struct fsn_ctx *ctx);
 /*
  * After fsn_ctx_dispatch(): whether it left events of an fd-mode group
  * (no FID reporting) in the kernel queue because this process has no free
- * file descriptor for their event fds (RLIMIT_NOFILE). The kernel would
- * drop such an event, or deny a permission event's opener, so libfsn
- * reads no more events than there are free fds, and none while none is
- * free. The caller frees some (answers pending permission events) and
- * dispatches again; polling the context meanwhile would spin.
+ * file descriptor for their event fds (RLIMIT_NOFILE), or its fd budget
+ * (below) is spent. The kernel would drop such an event, or deny a
+ * permission event's opener, so libfsn reads no more events than there
+ * are free fds, and none while none is free. The caller frees some
+ * (answers pending permission events) and dispatches again; polling the
+ * context meanwhile would spin.
  */
 bool fsn_ctx_fd_starved(const struct fsn_ctx *ctx);
+
+/*
+ * An fd budget: how many event fds libfsn may hold at once, for the
+ * contexts it is given to. Events of a group that reports no file handles
+ * (no FAN_REPORT_FID / FAN_REPORT_DIR_FID: every permission group) come
+ * with an fd the kernel opens while read() copies them (and a pidfd with
+ * FAN_REPORT_PIDFD); out of fds, the kernel drops a notification event and
+ * denies a permission event's opener without asking. libfsn must not
+ * assume it knows every fd the process opens, so without a budget it
+ * counts the free fds before each read of such a group (RLIMIT_NOFILE
+ * and a listing of /proc/self/fd: a few system calls per read). With
+ * one, the caller has set those fds aside (its own fd users are bounded,
+ * the rest of RLIMIT_NOFILE is the budget) and libfsn counts only what
+ * it holds: a read asks for no more events than the budget has room for,
+ * and none while it has none (fsn_ctx_fd_starved()), at no system call.
+ *
+ * Held are the fds (and pidfds) of events read from those groups and not
+ * yet given back: events being handed out, events a callback's error left
+ * for the next dispatch, and permission events taken with
+ * fsn_event_take_perm() until fsn_perm_respond() or fsn_perm_free(). An fd
+ * is given back when libfsn closes it, or when the caller takes it
+ * (fsn_event_take_fd(), a pidfd kept by setting ev->pidfd to -1): it is
+ * then the caller's, one of its own fd users. Contexts sharing a budget
+ * share its room; they may be used from different threads (the counts are
+ * atomic). A budget of 0 fds means "not known": libfsn counts the free fds
+ * before each read, as without a budget, and still keeps count of what it
+ * holds.
+ */
+struct fsn_fd_budget;
+
+/* A budget of max fds (0: count instead), one reference. 0 or -errno. */
+int fsn_fd_budget_new(unsigned max, struct fsn_fd_budget **ret);
+/* References: a context and a taken permission event hold one each, so a
+ * budget outlives what counted in it. unref returns NULL; both accept NULL. */
+struct fsn_fd_budget *fsn_fd_budget_ref(struct fsn_fd_budget *b);
+struct fsn_fd_budget *fsn_fd_budget_unref(struct fsn_fd_budget *b);
+/* Change the bound (from any thread). Fds held above a lowered bound stay
+ * held; no more are read until they are given back. 0, -EINVAL. */
+int fsn_fd_budget_set_max(struct fsn_fd_budget *b, unsigned max);
+unsigned fsn_fd_budget_get_max(const struct fsn_fd_budget *b);
+/* The event fds held now (0 for NULL). */
+unsigned fsn_fd_budget_get_held(const struct fsn_fd_budget *b);
+
+/* Count the context's event fds in b (a reference is taken; NULL: no
+ * budget, count the free fds before each read). Not from a callback, and
+ * not while events a callback's error left are waiting (-EBUSY). 0,
+ * -EINVAL, -EBUSY. */
+int fsn_ctx_set_fd_budget(struct fsn_ctx *ctx, struct fsn_fd_budget *b);
 
 /* The context's fanotify groups, one after the other: NULL gives the
  * first, a group the one after it, the last NULL. Adding or removing marks
@@ -553,6 +602,13 @@ int fsn_ctx_get_inotify_queued_bytes(const struct fsn_ctx *ctx);
 
 /* The group an event came from; a stable small integer per group. */
 unsigned fsn_group_get_id(const struct fsn_group *g);
+/* The group's fanotify fd, for a caller that polls it itself instead of the
+ * context's fd: a context whose only source is this group (one group, no
+ * inotify watch, no reader thread) is readable exactly when it is, and
+ * fsn_ctx_dispatch() then reads it without asking epoll, so polling it
+ * saves the kernel a nested epoll per event. Only to poll: never read,
+ * write or close it. -EINVAL for NULL. */
+int fsn_group_get_fd(const struct fsn_group *g);
 enum fsn_class fsn_group_get_class(const struct fsn_group *g);
 uint32_t fsn_group_get_report(const struct fsn_group *g);
 uint32_t fsn_group_get_tag(const struct fsn_group *g);
@@ -590,7 +646,8 @@ int fsn_ctx_dispatch(struct fsn_ctx *ctx, fsn_event_fn fn, void *userdata);
 
 /* Take ownership of ev->fd (the caller must close it); returns it, and
  * ev->fd becomes -1. -EBADF if the event has no fd. For a permission event
- * the fd number is still used to answer it: keep it open until then. */
+ * the fd number is still used to answer it: keep it open until then. A
+ * taken fd leaves the context's fd budget: it is the caller's to count. */
 int fsn_event_take_fd(struct fsn_event *ev);
 
 /* ------------------------------------------------------------------------ */
@@ -624,7 +681,22 @@ struct fsn_perm;
 int fsn_ctx_respond(struct fsn_ctx *ctx, struct fsn_event *ev, enum fsn_verdict v, int err,
 		    bool audit);
 
-/* Keep a permission event to answer later (e.g. from a deadline timer). */
+/*
+ * Plain answers (FSN_ALLOW, FSN_DENY without an errno or audit) given in
+ * the callbacks of one read, and the FSN_ALLOW of the permission events
+ * they leave unanswered, are written together once that read's events are
+ * handed out: one writev() for all (the kernel takes one response per
+ * iovec), then their events' fds are closed (the kernel finds an event by
+ * its fd number). fsn_ctx_respond() then returns 0; a write the kernel
+ * refuses is logged. An event whose fd the callback took is answered at
+ * once, as are answers with an errno or audit. fsn_ctx_flush() writes
+ * what is queued now: call it from a callback before work that should not
+ * delay the answers (e.g. reporting a decision). 0, -EINVAL.
+ */
+int fsn_ctx_flush(struct fsn_ctx *ctx);
+
+/* Keep a permission event to answer later (e.g. from a deadline timer).
+ * Its fd stays in the context's fd budget until it is answered or freed. */
 int fsn_event_take_perm(struct fsn_ctx *ctx, struct fsn_event *ev, struct fsn_perm **ret);
 /* Answer and free it; same semantics as fsn_ctx_respond(). p is freed in
  * every case (an invalid v: answered FAN_ALLOW, -EINVAL). */

@@ -17,9 +17,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/fanotify.h>
@@ -1731,6 +1733,9 @@ struct opener {
 	int rfd;
 };
 
+/* The openers' pipes open now (each holds one until its result is read). */
+static int n_opener_pipes;
+
 static void opener_start(struct opener *o, const char *path) {
 	int p[2];
 
@@ -1751,6 +1756,7 @@ static void opener_start(struct opener *o, const char *path) {
 	}
 	close(p[1]);
 	o->rfd = p[0];
+	n_opener_pipes++;
 }
 
 static bool opener_done(const struct opener *o) {
@@ -1764,6 +1770,7 @@ static int opener_result(struct opener *o) {
 	ck_assert_msg(readable(o->rfd, TIMEOUT_MS), "opener %d still blocked", (int)o->pid);
 	ck_assert_int_eq(read(o->rfd, &res, sizeof(res)), sizeof(res));
 	close(o->rfd);
+	n_opener_pipes--;
 	ck_assert_int_eq(waitpid(o->pid, &status, 0), o->pid);
 	/* not the status itself: under valgrind it is valgrind's */
 	ck_assert(WIFEXITED(status));
@@ -2103,6 +2110,420 @@ START_TEST(test_perm_read_not_dispatched) {
 }
 END_TEST
 
+/* ---- the fd budget (fsn_fd_budget) ---- */
+
+/* The fds open now on path (event fds of its permission events). */
+static int fds_on(const char *path) {
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((de = readdir(d))) {
+		char link[300], target[PATH_MAX];
+		ssize_t k;
+
+		snprintf(link, sizeof(link), "/proc/self/fd/%s", de->d_name);
+		k = readlink(link, target, sizeof(target) - 1);
+		if (k <= 0)
+			continue;
+		target[k] = '\0';
+		n += strcmp(target, path) == 0;
+	}
+	closedir(d);
+	return n;
+}
+
+/* What a budget test's callback does with each permission event. */
+struct budget_cb {
+	bool take;    /* fsn_event_take_perm() */
+	bool take_fd; /* fsn_event_take_fd() first (the fd becomes the test's) */
+	int stop_at;  /* > 0: -ECANCELED from that event of the dispatch (1-based) */
+	int n;        /* events this dispatch */
+	int fds[16];  /* taken fds */
+	int n_fds;
+	struct fsn_perm *perm[16];
+	pid_t pid[16]; /* of each taken event */
+	int n_perm;
+	struct fsn_fd_budget *b;
+	int max_held; /* the most the budget held in a callback */
+};
+
+static int budget_cb(struct fsn_ctx *ctx, struct fsn_event *ev, void *userdata) {
+	struct budget_cb *bc = userdata;
+	int held = (int)fsn_fd_budget_get_held(bc->b);
+
+	bc->n++;
+	if (held > bc->max_held)
+		bc->max_held = held;
+	ck_assert_int_ge(ev->fd, 0);
+	if (bc->take_fd) {
+		ck_assert_int_lt(bc->n_fds, (int)ELEMENTSOF(bc->fds));
+		bc->fds[bc->n_fds++] = fsn_event_take_fd(ev);
+	}
+	if (bc->take) {
+		ck_assert_int_lt(bc->n_perm, (int)ELEMENTSOF(bc->perm));
+		bc->pid[bc->n_perm] = ev->pid;
+		ck_assert_int_eq(fsn_event_take_perm(ctx, ev, &bc->perm[bc->n_perm++]), 0);
+	}
+	return bc->stop_at > 0 && bc->n == bc->stop_at ? -ECANCELED : 0;
+}
+
+static int budget_dispatch(struct fsn_ctx *ctx, struct budget_cb *bc) {
+	bc->n = 0;
+	return fsn_ctx_dispatch(ctx, budget_cb, bc);
+}
+
+/* The result of the opener with pid among o[0, n) (the kernel queues
+ * their events in the order they reached open(), not the order they were
+ * started in). */
+static int result_of(struct opener *o, int n, pid_t pid) {
+	for (int i = 0; i < n; i++)
+		if (o[i].pid == pid)
+			return opener_result(&o[i]);
+	ck_abort_msg("no opener %d", (int)pid);
+	return -1;
+}
+
+/* The results of o[0, n) but the one of pid: each must be 0. */
+static void others_allowed(struct opener *o, int n, pid_t pid) {
+	for (int i = 0; i < n; i++)
+		if (o[i].pid != pid)
+			ck_assert_int_eq(opener_result(&o[i]), 0);
+}
+
+/* n openers of pe's file, their events queued in its group. */
+static void openers_queued(struct perm_env *pe, struct opener *o, int n) {
+	int gfd = fsn_group_fd(fsn_mark_get_group(pe->mark));
+
+	for (int i = 0; i < n; i++)
+		opener_start(&o[i], pe->file);
+	wait_queued(gfd, n * (int)FAN_EVENT_METADATA_LEN);
+}
+
+/* A budget of 3 bounds the event fds held, whatever RLIMIT_NOFILE says:
+ * 6 opens at once, each taken to answer later: 3 are read, the rest wait
+ * in the kernel queue (fsn_ctx_fd_starved()) until answers give fds back,
+ * one read at a time; held always equals the event fds really open. */
+START_TEST(test_fd_budget_bounds_reads) {
+	struct budget_cb bc = { .take = true };
+	struct perm_env pe;
+	struct opener o[6];
+	struct rlimit saved, low;
+
+	perm_setup(&pe, FSN_CLASS_CONTENT);
+	ck_assert_int_eq(fsn_fd_budget_new(3, &bc.b), 0);
+	ck_assert_int_eq(fsn_ctx_set_fd_budget(pe.ctx, bc.b), 0);
+	ck_assert_uint_eq(fsn_fd_budget_get_max(bc.b), 3);
+	openers_queued(&pe, o, 6);
+	/* the budget is the caller's word: no limit is looked at (counted
+	 * free fds, this limit would leave none) */
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &saved), 0);
+	low = saved;
+	low.rlim_cur = (rlim_t)count_fds() + 4;
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
+
+	ck_assert_int_eq(budget_dispatch(pe.ctx, &bc), 3);
+	ck_assert_int_eq(bc.n_perm, 3);
+	ck_assert_uint_eq(fsn_fd_budget_get_held(bc.b), 3);
+	ck_assert_int_eq(fds_on(pe.file), 3);
+	ck_assert(fsn_ctx_fd_starved(pe.ctx));
+	ck_assert(!fsn_ctx_is_drained(pe.ctx));
+	ck_assert_int_eq(budget_dispatch(pe.ctx, &bc), 0);
+	ck_assert(fsn_ctx_fd_starved(pe.ctx));
+
+	/* an answer gives one back: one more event is read */
+	ck_assert_int_eq(fsn_perm_respond(bc.perm[0], FSN_ALLOW, 0, false), 0);
+	ck_assert_int_eq(result_of(o, 6, bc.pid[0]), 0);
+	ck_assert_uint_eq(fsn_fd_budget_get_held(bc.b), 2);
+	ck_assert_int_eq(fds_on(pe.file), 2);
+	ck_assert_int_eq(budget_dispatch(pe.ctx, &bc), 1);
+	ck_assert_uint_eq(fsn_fd_budget_get_held(bc.b), 3);
+	ck_assert_int_eq(fds_on(pe.file), 3);
+
+	/* so does a taken event freed unanswered (allowed) */
+	fsn_perm_free(bc.perm[1]);
+	ck_assert_uint_eq(fsn_fd_budget_get_held(bc.b), 2);
+	ck_assert_int_eq(fds_on(pe.file), 2);
+
+	/* a raised bound reads the rest at once */
+	ck_assert_int_eq(fsn_fd_budget_set_max(bc.b, 8), 0);
+	ck_assert_int_eq(budget_dispatch(pe.ctx, &bc), 2);
+	ck_assert(!fsn_ctx_fd_starved(pe.ctx));
+	ck_assert_uint_eq(fsn_fd_budget_get_held(bc.b), 4);
+	ck_assert_int_eq(fds_on(pe.file), 4);
+	for (int i = 2; i < bc.n_perm; i++)
+		ck_assert_int_eq(fsn_perm_respond(bc.perm[i], FSN_ALLOW, 0, false), 0);
+	ck_assert_uint_eq(fsn_fd_budget_get_held(bc.b), 0);
+	ck_assert_int_eq(fds_on(pe.file), 0);
+	ck_assert_int_le(bc.max_held, 8);
+	others_allowed(o, 6, bc.pid[0]); /* none denied */
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &saved), 0);
+	fsn_fd_budget_unref(bc.b);
+	perm_teardown(&pe);
+}
+END_TEST
+
+/* Every way an event fd leaves the library gives it back once: closed
+ * after the callback, taken by the callback (then the caller's), left by
+ * a callback's error (held until dispatched or released), a taken event
+ * outliving its context, events released when the context goes. */
+START_TEST(test_fd_budget_every_path) {
+	struct budget_cb bc = { 0 };
+	struct perm_env pe;
+	struct opener o[4];
+	struct fsn_perm *kept;
+
+	perm_setup(&pe, FSN_CLASS_CONTENT);
+	ck_assert_int_eq(fsn_fd_budget_new(8, &bc.b), 0);
+	ck_assert_int_eq(fsn_ctx_set_fd_budget(pe.ctx, bc.b), 0);
+
+	/* closed by the library after the callback */
+	openers_queued(&pe, o, 2);
+	ck_assert_int_eq(budget_dispatch(pe.ctx, &bc), 2);
+	ck_assert_uint_eq(fsn_fd_budget_get_held(bc.b), 0);
+	ck_assert_int_eq(fds_on(pe.file), 0);
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(opener_result(&o[i]), 0);
+
+	/* taken by the callback: no longer the budget's, still open */
+	bc.take_fd = true;
+	openers_queued(&pe, o, 1);
+	ck_assert_int_eq(budget_dispatch(pe.ctx, &bc), 1);
+	ck_assert_uint_eq(fsn_fd_budget_get_held(bc.b), 0);
+	ck_assert_int_eq(fds_on(pe.file), 1);
+	ck_assert(fd_is_open(bc.fds[0]));
+	ck_assert_int_eq(opener_result(&o[0]), 0);
+	close(bc.fds[0]);
+	bc.take_fd = false;
+
+	/* a callback's error leaves two read events: held until handed out */
+	bc.stop_at = 1;
+	openers_queued(&pe, o, 3);
+	ck_assert_int_eq(budget_dispatch(pe.ctx, &bc), -ECANCELED);
+	ck_assert_uint_eq(fsn_fd_budget_get_held(bc.b), 2);
+	ck_assert_int_eq(fds_on(pe.file), 2);
+	ck_assert_int_eq(fsn_ctx_set_fd_budget(pe.ctx, NULL), -EBUSY);
+	bc.stop_at = 0;
+	ck_assert_int_eq(budget_dispatch(pe.ctx, &bc), 2);
+	ck_assert_uint_eq(fsn_fd_budget_get_held(bc.b), 0);
+	ck_assert_int_eq(fds_on(pe.file), 0);
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(opener_result(&o[i]), 0);
+
+	/* a taken event outlives its context and keeps its fd counted; two
+	 * events read and left by an error are released with the context */
+	bc.take = true;
+	bc.stop_at = 1;
+	openers_queued(&pe, o, 3);
+	ck_assert_int_eq(budget_dispatch(pe.ctx, &bc), -ECANCELED);
+	kept = bc.perm[0];
+	ck_assert_uint_eq(fsn_fd_budget_get_held(bc.b), 3);
+	fsn_ctx_free(pe.ctx);
+	pe.ctx = NULL;
+	ck_assert_uint_eq(fsn_fd_budget_get_held(bc.b), 1);
+	others_allowed(o, 3, bc.pid[0]);
+	ck_assert_int_eq(fsn_perm_respond(kept, FSN_DENY, 0, false), 0);
+	ck_assert_int_eq(result_of(o, 3, bc.pid[0]), EPERM);
+	ck_assert_uint_eq(fsn_fd_budget_get_held(bc.b), 0);
+	ck_assert_int_eq(fds_on(pe.file), 0);
+	fsn_fd_budget_unref(bc.b);
+	tmpfs_teardown(pe.dir);
+}
+END_TEST
+
+/* A group leaving the context while a taken event keeps it open: what is
+ * still queued is read and allowed no more at once than the budget has
+ * room for (here one: the taken event holds the other). */
+START_TEST(test_fd_budget_drain_leaving_group) {
+	struct budget_cb bc = { .take = true, .stop_at = 1 };
+	struct perm_env pe;
+	struct opener o[4];
+
+	perm_setup(&pe, FSN_CLASS_CONTENT);
+	ck_assert_int_eq(fsn_fd_budget_new(2, &bc.b), 0);
+	ck_assert_int_eq(fsn_ctx_set_fd_budget(pe.ctx, bc.b), 0);
+	openers_queued(&pe, o, 1);
+	ck_assert_int_eq(budget_dispatch(pe.ctx, &bc), -ECANCELED);
+	ck_assert_uint_eq(fsn_fd_budget_get_held(bc.b), 1);
+	for (int i = 1; i < 4; i++)
+		opener_start(&o[i], pe.file);
+	wait_queued(fsn_group_fd(fsn_mark_get_group(pe.mark)), 3 * (int)FAN_EVENT_METADATA_LEN);
+	ck_assert_int_eq(fsn_ctx_remove_mark(pe.ctx, pe.mark), 0);
+	for (int i = 1; i < 4; i++)
+		ck_assert_int_eq(opener_result(&o[i]), 0);
+	ck_assert_uint_eq(fsn_fd_budget_get_held(bc.b), 1);
+	ck_assert_int_eq(fsn_perm_respond(bc.perm[0], FSN_ALLOW, 0, false), 0);
+	ck_assert_int_eq(opener_result(&o[0]), 0);
+	ck_assert_uint_eq(fsn_fd_budget_get_held(bc.b), 0);
+	fsn_fd_budget_unref(bc.b);
+	perm_teardown(&pe);
+}
+END_TEST
+
+/* FAN_REPORT_PIDFD: each event holds two fds (its fd and its pidfd), so a
+ * budget of 3 reads one event at a time; a pidfd the callback keeps leaves
+ * the budget. */
+START_TEST(test_fd_budget_pidfd) {
+	struct budget_cb bc = { .take = true };
+	struct perm_env pe;
+	struct opener o[2];
+
+	tmpfs_setup(pe.dir, sizeof(pe.dir));
+	test_join(pe.file, sizeof(pe.file), pe.dir, "f");
+	touch(pe.file);
+	ck_assert_int_eq(fsn_ctx_new(&pe.ctx), 0);
+	{
+		struct fsn_mark_spec spec = { .type = FSN_MARK_INODE,
+					      .klass = FSN_CLASS_CONTENT,
+					      .report = FAN_REPORT_PIDFD,
+					      .mask = FAN_OPEN_PERM,
+					      .dirfd = AT_FDCWD,
+					      .path = pe.file };
+		int r = fsn_ctx_add_mark(pe.ctx, &spec, &pe.mark);
+
+		if (r == -EINVAL) {
+			perm_teardown(&pe);
+			fsn_test_skip("FAN_REPORT_PIDFD not supported by this kernel");
+		}
+		ck_assert_int_eq(r, 0);
+	}
+	ck_assert_int_eq(fsn_fd_budget_new(3, &bc.b), 0);
+	ck_assert_int_eq(fsn_ctx_set_fd_budget(pe.ctx, bc.b), 0);
+	openers_queued(&pe, o, 2);
+	/* one event per read: after the first, its pidfd was closed and its
+	 * fd is the perm's (1 held), so the second read has room for one */
+	ck_assert_int_eq(budget_dispatch(pe.ctx, &bc), 2);
+	ck_assert_int_eq(bc.max_held, 3);
+	ck_assert_uint_eq(fsn_fd_budget_get_held(bc.b), 2);
+	ck_assert_int_eq(fds_on(pe.file), 2);
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(fsn_perm_respond(bc.perm[i], FSN_ALLOW, 0, false), 0);
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(opener_result(&o[i]), 0);
+	ck_assert_uint_eq(fsn_fd_budget_get_held(bc.b), 0);
+	ck_assert_int_eq(fds_on(pe.file), 0);
+	fsn_fd_budget_unref(bc.b);
+	perm_teardown(&pe);
+}
+END_TEST
+
+/* ---- answers written together ---- */
+
+struct answer_cb {
+	bool take_fd; /* take the fd after answering (the test's then) */
+	bool flush;   /* fsn_ctx_flush() after answering, then wait for the opener */
+	struct opener *o;
+	int n_o;
+	int fds[4];
+	int n_fds;
+	bool seen_done; /* (flush) the opener got its answer inside the callback */
+	int bad;        /* answers that failed (no ck_assert here: see below) */
+};
+
+static int answer_cb(struct fsn_ctx *ctx, struct fsn_event *ev, void *userdata) {
+	struct answer_cb *ac = userdata;
+
+	ac->bad += fsn_ctx_respond(ctx, ev, FSN_ALLOW, 0, false) != 0;
+	if (ac->take_fd) {
+		ck_assert_int_lt(ac->n_fds, (int)ELEMENTSOF(ac->fds));
+		ac->fds[ac->n_fds++] = fsn_event_take_fd(ev);
+	}
+	if (ac->flush) {
+		ck_assert_int_eq(fsn_ctx_flush(ctx), 0);
+		for (int i = 0; i < ac->n_o; i++)
+			if (ac->o[i].pid == ev->pid)
+				ac->seen_done = readable(ac->o[i].rfd, TIMEOUT_MS);
+		ck_assert(fd_is_open(ev->fd)); /* the callback's until it returns */
+	}
+	return 0;
+}
+
+/* With an fd budget, two events in one read cost one read, one writev()
+ * and two close(): counted by the kernel (a perf counter of this thread's
+ * system calls). One write per answer would be five; counting free fds
+ * without a budget, a dozen more. */
+START_TEST(test_answers_written_together) {
+	struct answer_cb ac = { 0 };
+	struct fsn_fd_budget *b;
+	struct perm_env pe;
+	struct opener o[2];
+	sigset_t chld, saved;
+	uint64_t n, self;
+	int counter, r;
+
+	perm_setup(&pe, FSN_CLASS_CONTENT);
+	ck_assert_int_eq(fsn_fd_budget_new(8, &b), 0);
+	ck_assert_int_eq(fsn_ctx_set_fd_budget(pe.ctx, b), 0);
+	fsn_fd_budget_unref(b); /* (the context holds it) */
+	counter = test_syscall_counter(0);
+	if (counter < 0) {
+		perm_teardown(&pe);
+		fsn_test_skip("no system call counter: %s", strerror(-counter));
+	}
+	openers_queued(&pe, o, 2);
+	/* the group's own fd, to poll: readable as the context's is */
+	ck_assert_int_eq(fsn_group_get_fd(NULL), -EINVAL);
+	ck_assert_int_eq(fsn_group_get_fd(fsn_mark_get_group(pe.mark)),
+			 fsn_group_fd(fsn_mark_get_group(pe.mark)));
+	ck_assert(readable(fsn_group_get_fd(fsn_mark_get_group(pe.mark)), 0));
+	/* (no assertion in between: Check writes to its pipe for each; no
+	 * SIGCHLD of an opener: a handler's return is a system call) */
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &saved);
+	/* what reading the counter itself adds */
+	n = test_syscall_count(counter);
+	self = test_syscall_count(counter) - n;
+	n = test_syscall_count(counter);
+	r = fsn_ctx_dispatch(pe.ctx, answer_cb, &ac);
+	n = test_syscall_count(counter) - n - self;
+	sigprocmask(SIG_SETMASK, &saved, NULL);
+	ck_assert_int_eq(r, 2);
+	ck_assert_int_eq(ac.bad, 0);
+	ck_assert_msg(n == 4, "%" PRIu64 " system calls to answer two events", n);
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(opener_result(&o[i]), 0);
+	ck_assert_int_eq(fds_on(pe.file), 0);
+	close(counter);
+	perm_teardown(&pe);
+}
+END_TEST
+
+/* An fd taken after the answer stays the caller's (the queued answer does
+ * not close it); fsn_ctx_flush() answers at once, and the callback's event
+ * fd stays open until it returns, then is closed once. */
+START_TEST(test_answers_taken_and_flushed) {
+	struct answer_cb ac = { .take_fd = true };
+	struct fsn_fd_budget *b;
+	struct perm_env pe;
+	struct opener o[2];
+
+	perm_setup(&pe, FSN_CLASS_CONTENT);
+	ck_assert_int_eq(fsn_fd_budget_new(8, &b), 0);
+	ck_assert_int_eq(fsn_ctx_set_fd_budget(pe.ctx, b), 0);
+	openers_queued(&pe, o, 2);
+	ck_assert_int_eq(fsn_ctx_dispatch(pe.ctx, answer_cb, &ac), 2);
+	ck_assert_int_eq(ac.bad, 0);
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_eq(opener_result(&o[i]), 0);
+		ck_assert(fd_is_open(ac.fds[i]));
+		close(ac.fds[i]);
+	}
+	ck_assert_uint_eq(fsn_fd_budget_get_held(b), 0);
+
+	ac = (struct answer_cb){ .flush = true, .o = o, .n_o = 1 };
+	openers_queued(&pe, o, 1);
+	ck_assert_int_eq(fsn_ctx_dispatch(pe.ctx, answer_cb, &ac), 1);
+	ck_assert(ac.seen_done);
+	ck_assert_int_eq(opener_result(&o[0]), 0);
+	ck_assert_int_eq(fds_on(pe.file), 0);
+	ck_assert_uint_eq(fsn_fd_budget_get_held(b), 0);
+	fsn_fd_budget_unref(b);
+	perm_teardown(&pe);
+}
+END_TEST
+
 static void ctx_fanotify_suite(Suite *s) {
 	TCase *tc = tcase_create("marks");
 
@@ -2137,6 +2558,12 @@ static void ctx_fanotify_suite(Suite *s) {
 	tcase_add_test(tc, test_perm_taken_outlives_marks_and_ctx);
 	tcase_add_test(tc, test_perm_ctx_free_releases);
 	tcase_add_test(tc, test_perm_read_not_dispatched);
+	tcase_add_test(tc, test_fd_budget_bounds_reads);
+	tcase_add_test(tc, test_fd_budget_every_path);
+	tcase_add_test(tc, test_fd_budget_drain_leaving_group);
+	tcase_add_test(tc, test_fd_budget_pidfd);
+	tcase_add_test(tc, test_answers_written_together);
+	tcase_add_test(tc, test_answers_taken_and_flushed);
 	suite_add_tcase(s, tc);
 }
 FSN_UNIT_SUITE_ROOT("ctx-fanotify", ctx_fanotify_suite);

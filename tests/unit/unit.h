@@ -7,7 +7,9 @@
 
 #include <check.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <sys/types.h>
 
 /* A suite as the runner finds it: the name "fsn-unit NAME" selects (Check's
  * suite name too), the function that adds its test cases, and whether it
@@ -71,3 +73,12 @@ char *test_subst(const char *tmpl, const char *what, const char *with);
  * loaded; a config that does not load fails the test (its errors on stderr). */
 struct config;
 struct config *test_config_load(const char *dir, const char *tmpl);
+
+/* A counter of the system calls thread tid makes from now on (a perf
+ * event on the raw_syscalls:sys_enter tracepoint; tracefs is mounted if it
+ * is not, so call it in a mount namespace of the test's own): an fd, or
+ * -errno (-ENOENT: no such tracepoint), for the caller to skip on. */
+int test_syscall_counter(pid_t tid);
+/* What the counter counted so far (UINT64_MAX: unreadable). It does not
+ * ck_assert, nor must the code measured: each assertion is a write. */
+uint64_t test_syscall_count(int fd);

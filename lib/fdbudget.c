@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * fdbudget.c — how many events of an fd-mode group one read() may take:
+ * each comes with an fd the kernel opens while it copies the event (and a
+ * pidfd with FAN_REPORT_PIDFD), and out of fds it drops a notification
+ * event or denies a permission event's opener. struct fsn_fd_budget is the
+ * caller's word on how many such fds libfsn may hold; without it (or with
+ * a budget of 0) the free fds are counted before each read.
+ *
+ * The count. A read reserves room in the budget first (a compare-and-swap
+ * on held, so contexts of several threads sharing a budget never read more
+ * than it has between them), reads no more events than that room, then
+ * keeps what the events it got hold (fsn_fd_budget_read_done(): their
+ * fds, counted from the metadata, or by decoding the buffer when events
+ * carry pidfds too) and gives back the rest. Each fd is
+ * given back once: when libfsn closes it (after the callback, releasing
+ * events nobody will see, a taken permission event answered or freed), or
+ * when the caller takes it. A record the decoder rejects ends the read's
+ * dispatch: the fds of what follows it cannot be known and are never
+ * closed, so they stay counted, as many as the bytes could hold.
+ */
+#include <dirent.h>
+#include <limits.h>
+#include <stdatomic.h>
+#include <sys/fanotify.h>
+#include <sys/resource.h>
+
+#include "ctx-private.h"
+
+/* Leave this many fds of RLIMIT_NOFILE alone when counting (the listing's
+ * own fd, "." and "..", and a little for the caller's next opens). */
+#define COUNT_MARGIN 16
+
+_public_ int fsn_fd_budget_new(unsigned max, struct fsn_fd_budget **ret) {
+	struct fsn_fd_budget *b;
+
+	if (!ret)
+		return -EINVAL;
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	atomic_init(&b->max, max);
+	atomic_init(&b->held, 0);
+	atomic_init(&b->n_ref, 1);
+	*ret = b;
+	return 0;
+}
+
+_public_ struct fsn_fd_budget *fsn_fd_budget_ref(struct fsn_fd_budget *b) {
+	if (b)
+		atomic_fetch_add(&b->n_ref, 1);
+	return b;
+}
+
+_public_ struct fsn_fd_budget *fsn_fd_budget_unref(struct fsn_fd_budget *b) {
+	if (b && atomic_fetch_sub(&b->n_ref, 1) == 1)
+		free(b);
+	return NULL;
+}
+
+_public_ int fsn_fd_budget_set_max(struct fsn_fd_budget *b, unsigned max) {
+	if (!b)
+		return -EINVAL;
+	atomic_store(&b->max, max);
+	return 0;
+}
+
+_public_ unsigned fsn_fd_budget_get_max(const struct fsn_fd_budget *b) {
+	return b ? atomic_load(&((struct fsn_fd_budget *)b)->max) : 0;
+}
+
+_public_ unsigned fsn_fd_budget_get_held(const struct fsn_fd_budget *b) {
+	return b ? atomic_load(&((struct fsn_fd_budget *)b)->held) : 0;
+}
+
+void fsn_fd_budget_release(struct fsn_fd_budget *b, unsigned n) {
+	if (b && n > 0)
+		atomic_fetch_sub(&b->held, n);
+}
+
+unsigned fsn_group_fds_per_event(const struct fsn_group *g) {
+	if (!g || (g->report & (FAN_REPORT_FID | FAN_REPORT_DIR_FID)))
+		return 0;
+	return (g->report & FAN_REPORT_PIDFD) ? 2 : 1;
+}
+
+unsigned fsn_event_fds(const struct fsn_group *g, const struct fsn_event *ev) {
+	if (fsn_group_fds_per_event(g) == 0)
+		return 0;
+	return (ev->fd >= 0) + ((ev->has & FSN_HAS_PIDFD) && ev->pidfd >= 0);
+}
+
+/* Free fds now: RLIMIT_NOFILE minus those open (a listing of
+ * /proc/self/fd), less the margin (may be negative); LONG_MAX when there
+ * is no limit, -ENOENT when they cannot be counted. */
+static long count_free_fds(void) {
+	struct rlimit rl;
+	long open_fds = 0;
+	DIR *d;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		return LONG_MAX;
+	d = opendir("/proc/self/fd");
+	if (!d)
+		return -ENOENT;
+	while (readdir(d))
+		open_fds++; /* also ".", ".." and d's own fd: part of the margin */
+	closedir(d);
+	return (long)rl.rlim_cur - open_fds - COUNT_MARGIN;
+}
+
+/* Room for up to want fds, taken from b: how many (a multiple of per), or
+ * -1 when b has no max (count instead). */
+static long reserve(struct fsn_fd_budget *b, unsigned per, unsigned want) {
+	unsigned held = atomic_load(&b->held), take;
+
+	for (;;) {
+		unsigned max = atomic_load(&b->max);
+
+		if (max == 0)
+			return -1;
+		take = held < max ? max - held : 0;
+		if (take > want)
+			take = want;
+		take -= take % per;
+		if (take == 0)
+			return 0;
+		if (atomic_compare_exchange_weak(&b->held, &held, held + take))
+			return take;
+	}
+}
+
+/* The smallest event of an fd-mode group g: its metadata, and with
+ * FAN_REPORT_PIDFD the pidfd record (a read with less room fails). */
+static size_t min_event_len(const struct fsn_group *g) {
+	return FAN_EVENT_METADATA_LEN +
+	       ((g->report & FAN_REPORT_PIDFD) ? sizeof(struct fanotify_event_info_pidfd) : 0);
+}
+
+size_t fsn_group_read_len(struct fsn_fd_budget *b, const struct fsn_group *g, size_t cap,
+			  unsigned *ret_reserved) {
+	unsigned per = fsn_group_fds_per_event(g);
+	size_t ev_len = per ? min_event_len(g) : FAN_EVENT_METADATA_LEN, max_events = cap / ev_len;
+	long n;
+
+	*ret_reserved = 0;
+	/* FAN_REPORT_FD_ERROR: the kernel reports an fd it cannot open as an
+	 * error in the event instead of dropping or denying it */
+	if (per == 0 || (g->report & FAN_REPORT_FD_ERROR))
+		return cap;
+	n = b ? reserve(b, per, (unsigned)(max_events * per)) : -1;
+	if (n >= 0) {
+		*ret_reserved = (unsigned)n;
+		return (size_t)n / per * ev_len;
+	}
+	n = count_free_fds();
+	if (n == -ENOENT)
+		return ev_len; /* cannot count: one event at a time */
+	n /= per;
+	if (n < 1)
+		return 0; /* not now: the events wait in the kernel queue */
+	if ((size_t)n >= max_events)
+		return cap;
+	return (size_t)n * ev_len;
+}
+
+void fsn_fd_budget_read_done(struct fsn_fd_budget *b, const struct fsn_group *g, const void *buf,
+			     size_t n, unsigned reserved) {
+	unsigned per = fsn_group_fds_per_event(g), used = 0;
+	size_t off = 0;
+
+	if (!b || per == 0)
+		return;
+	if (per == 1) {
+		/* no pidfd: the fd is in the metadata (what the decoder would
+		 * reject after a valid metadata stays open too: counted) */
+		while (n - off >= FAN_EVENT_METADATA_LEN) {
+			struct fanotify_event_metadata md;
+
+			memcpy(&md, (const char *)buf + off, sizeof(md));
+			if (md.vers != FANOTIFY_METADATA_VERSION || md.event_len < sizeof(md) ||
+			    md.event_len > n - off)
+				break;
+			used += md.fd >= 0;
+			off += md.event_len;
+		}
+		used += (unsigned)((n - off) / FAN_EVENT_METADATA_LEN);
+		goto done;
+	}
+	for (;;) {
+		struct fsn_event ev;
+		int r = fsn_decode_fanotify(buf, n, &off, &ev);
+
+		if (r == 0)
+			break;
+		if (r < 0) {
+			/* dispatch stops here too: what follows is never closed */
+			used += (unsigned)((n - off) / FAN_EVENT_METADATA_LEN) * per;
+			break;
+		}
+		used += fsn_event_fds(g, &ev);
+	}
+done:
+	if (used >= reserved)
+		atomic_fetch_add(&b->held, used - reserved);
+	else
+		atomic_fetch_sub(&b->held, reserved - used);
+}
