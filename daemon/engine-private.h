@@ -49,6 +49,12 @@ struct proc_info;
 /* Re-arming (load.c) plans again this long after the first ask. */
 #define REARM_DELAY 0.05
 
+/* A load about to take over waits for the word on the running marks whose
+ * objects left their paths (load_heard()): at most this long, looking
+ * again every LOAD_HEAR_POLL seconds. */
+#define LOAD_HEAR_USEC 2000000
+#define LOAD_HEAR_POLL 0.002
+
 /* ------------------------------------------------------------------------ */
 /* state                                                                    */
 /* ------------------------------------------------------------------------ */
@@ -378,9 +384,12 @@ struct load {
 	ev_timer step;
 	uint64_t cpu_usec; /* CPU time its work took: the worker's and the batches' */
 	uint64_t prepare_start;
-	bool *say;    /* the plan's problems to log (NULL: all) */
-	bool changed; /* a replan: it placed a mark anew, or its problems differ */
-	bool raced;   /* a planned path went or changed before its mark was placed */
+	bool *say;              /* the plan's problems to log (NULL: all) */
+	bool changed;           /* a replan: it placed a mark anew, or its problems differ */
+	bool raced;             /* a planned path went or changed before its mark was placed */
+	struct emark **unheard; /* running marks whose objects went unheard (load_heard()) */
+	size_t n_unheard;
+	uint64_t hear_since; /* when load_heard() began to wait (0: not yet) */
 	char err[2048];
 };
 

@@ -135,6 +135,7 @@ static void load_end(struct engine *e, int r) {
 	strmap_done(&l->by_path);
 	free(l->claimed);
 	free(l->rearmed);
+	free(l->unheard);
 	free(l->say);
 	dirq_done(&l->q);
 	config_errors_clear(&l->errs);
@@ -189,6 +190,49 @@ static bool path_names_something(const char *path) {
 	return resolve_identity(path, 0, &st, &mnt_id) == 0;
 }
 
+/* Whether the running state heard of every object its marks lost: a
+ * running planned mark the new state does not keep, whose path no longer
+ * names its object, and of which no event said so (no gone record yet). The
+ * kernel queued that word (a move or a deletion of the object) when it
+ * happened, which may be behind the load's look at the path: the record
+ * ("gone", reason "moved" or "deleted") is the running state's to give, so
+ * the take-over waits for it, looking every LOAD_HEAR_POLL while the loop
+ * reads events. A word that does not come in LOAD_HEAR_USEC (the object's
+ * directory moved, which tells the object nothing, or it was deleted while
+ * held open) is taken as a move: the object is somewhere else. */
+static bool load_heard(struct engine *e, struct load *l) {
+	size_t n = 0;
+
+	if (!l->old)
+		return true;
+	if (!l->hear_since) {
+		l->hear_since = now_monotonic_usec();
+		l->unheard = calloc(l->old->n_marks + 1, sizeof(*l->unheard));
+		for (size_t i = 0; l->unheard && i < l->old->n_marks; i++) {
+			struct emark *m = l->old->marks[i];
+
+			if (m->kept || m->gone || !m->mark || m->parent || !m->rule ||
+			    (m->spec.type != FSN_MARK_INODE && m->spec.type != FSN_MARK_INOTIFY) ||
+			    emark_same_object(m))
+				continue;
+			l->unheard[n++] = m;
+		}
+		l->n_unheard = n;
+	}
+	n = 0;
+	for (size_t i = 0; i < l->n_unheard; i++)
+		if (!l->unheard[i]->gone && l->unheard[i]->mark)
+			l->unheard[n++] = l->unheard[i];
+	l->n_unheard = n;
+	if (n == 0 || now_monotonic_usec() - l->hear_since >= LOAD_HEAR_USEC) {
+		for (size_t i = 0; i < n; i++)
+			mark_gone(e, l->unheard[i], GONE_MOVED, NULL);
+		l->n_unheard = 0;
+		return true;
+	}
+	return false;
+}
+
 /* Everything placed: the new state takes over. */
 static int load_finish(struct engine *e) {
 	struct load *l = e->load;
@@ -197,6 +241,10 @@ static int load_finish(struct engine *e) {
 	size_t n_fresh = 0;
 	int k;
 
+	if (!load_heard(e, l)) {
+		ev_timer_set(&l->step, LOAD_HEAR_POLL, 0.);
+		return 1;
+	}
 	/* a replan's new marks, checked once it took over (below) */
 	if (!l->path && (fresh = calloc(l->s.n_marks + 1, sizeof(*fresh))))
 		for (size_t i = 0; i < l->s.n_marks; i++)

@@ -30,8 +30,8 @@ import socket
 import subprocess
 import time
 
-from harness import (RAW_STEERING, Fail, Skip, WAIT, check, config_text, ev, rule, run_cmd, tail,
-                     wait_until)
+from harness import (RAW_STEERING, Fail, Skip, WAIT, check, config_text, ev, proc_wait, rule,
+                     run_cmd, tail, wait_until)
 from common import start, test
 
 _SUPPORTED = {}
@@ -162,9 +162,8 @@ def ctl_metrics(t):
           f"metrics: exit {rc}, or not the same series:{tail(so)}")
     promtool = shutil.which("promtool")
     if promtool:
-        r = subprocess.run([promtool, "check", "metrics"], input=so, capture_output=True,
-                           text=True, timeout=30)
-        check(r.returncode == 0, f"promtool check metrics:{tail(r.stdout + r.stderr)}")
+        prc, pso, pse = run_cmd([promtool, "check", "metrics"], input=so, timeout=30)
+        check(prc == 0, f"promtool check metrics:{tail(pso + pse)}")
     elif os.environ.get("FSN_TESTS_MUST_RUN") == "1":
         raise Fail("promtool is not installed (tools/install-deps --tests)")
 
@@ -200,7 +199,7 @@ def wait_subscribed(t, sock, d, n=1):
 def stop_watch(p, path, what):
     p.send_signal(signal.SIGINT)
     try:
-        rc = p.wait(WAIT)
+        rc = proc_wait(p, WAIT)
     except subprocess.TimeoutExpired:
         raise Fail(f"{what}: fsnotifyctl watch did not end on SIGINT") from None
     with open(path + ".err", "rb") as f:

@@ -74,10 +74,66 @@ def set_child_subreaper():
     _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 
 
+def cpu_stalled_usec():
+    """Microseconds in which some task waited for a CPU since boot
+    (/proc/pressure/cpu, "some" total), or None without PSI."""
+    try:
+        with open("/proc/pressure/cpu") as f:
+            for line in f:
+                if line.startswith("some "):
+                    return int(line.rsplit("total=", 1)[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+class Budget:
+    """A bound of `seconds` of the machine's attention, for waits that
+    must hold on a busy machine: wall time minus the time in which some
+    task waited for a CPU (pressure stall information), and never more
+    than STRETCH times `seconds` of wall time. On a quiet machine it is
+    the wall clock; with a CPU hog on every core (a task always waiting)
+    a wait of 5 s may last up to 50 s. What a test waits for is progress
+    (an event, a state); the budget only bounds a daemon that is broken."""
+    STRETCH = 10
+
+    def __init__(self, seconds):
+        self.seconds = seconds
+        self.t0 = time.monotonic()
+        self.p0 = cpu_stalled_usec()
+
+    def used(self):
+        """Seconds of attention spent so far."""
+        wall = time.monotonic() - self.t0
+        p = cpu_stalled_usec() if self.p0 is not None else None
+        stalled = (p - self.p0) / 1e6 if p is not None else 0.0
+        return max(wall - stalled, wall / self.STRETCH)
+
+    def left(self):
+        """Seconds of attention left (0 when expired): no wait ends
+        sooner in wall time."""
+        return max(0.0, self.seconds - self.used())
+
+    def expired(self):
+        return self.left() <= 0.0
+
+    def wall(self):
+        return time.monotonic() - self.t0
+
+    def stretch(self):
+        """How much slower than a quiet machine's the wall clock ran since
+        the start (wall time / attention: 1 on a quiet machine, at most
+        STRETCH): a bound on how quickly something happens, measured in
+        wall time over that span, is multiplied by it."""
+        wall = self.wall()
+        return min(self.STRETCH, max(1.0, wall / max(self.used(), 1e-6))) if wall > 0 else 1.0
+
+
 def wait_until(fn, what, timeout=WAIT, alive=None):
     """Poll fn() until it returns a true value (returned), or fail after
-    timeout seconds. alive: a Daemon that must keep running meanwhile."""
-    deadline = time.monotonic() + timeout
+    timeout seconds of the machine's attention (Budget). alive: a Daemon
+    that must keep running meanwhile."""
+    budget = Budget(timeout)
     delay = 0.002
     while True:
         v = fn()
@@ -85,8 +141,9 @@ def wait_until(fn, what, timeout=WAIT, alive=None):
             return v
         if alive is not None:
             alive.check_alive(what)
-        if time.monotonic() >= deadline:
-            raise Fail(f"timed out after {timeout:g}s waiting for {what}")
+        if budget.expired():
+            raise Fail(f"timed out after {timeout:g}s ({budget.wall():.1f}s of wall time) "
+                       f"waiting for {what}")
         time.sleep(delay)
         delay = min(delay * 2, 0.02)
 
@@ -720,9 +777,14 @@ class Child:
         os.write(self.w, (json.dumps(msg) + "\n").encode())
 
     def reply(self, timeout=30.0):
-        rl, _, _ = select.select([self.r], [], [], timeout)
-        if not rl:
-            raise Fail(f"child {self.pid} did not finish its operation in {timeout}s")
+        budget = Budget(timeout)
+        while True:
+            rl, _, _ = select.select([self.r], [], [], max(budget.left(), 0.05))
+            if rl:
+                break
+            if budget.expired():
+                raise Fail(f"child {self.pid} did not finish its operation in {timeout}s "
+                           f"({budget.wall():.1f}s of wall time)")
         line = self.r.readline()
         if not line.startswith(b"ok"):
             raise Fail(f"child {self.pid} ({self.comm}): {line.decode(errors='replace').strip()}")
@@ -842,10 +904,14 @@ class Daemon:
         self.proc.send_signal(sig)
 
     def wait_exit(self, timeout=WAIT):
-        try:
-            return self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            raise Fail(f"the daemon did not exit within {timeout:g}s") from None
+        budget = Budget(timeout)
+        while True:
+            try:
+                return self.proc.wait(max(budget.left(), 0.05))
+            except subprocess.TimeoutExpired:
+                if budget.expired():
+                    raise Fail(f"the daemon did not exit within {timeout:g}s "
+                               f"({budget.wall():.1f}s of wall time)") from None
 
     def wait_stopped(self, timeout=WAIT):
         """After SIGSTOP: wait until the kernel has stopped it."""
@@ -874,12 +940,41 @@ def free_port():
         return s.getsockname()[1]
 
 
-def run_cmd(argv, timeout=20, **kw):
-    """Run a command; returns (returncode, stdout, stderr) as text."""
-    p = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout,
-                       **kw)
-    return (p.returncode, p.stdout.decode("utf-8", "replace"),
-            p.stderr.decode("utf-8", "replace"))
+def run_cmd(argv, timeout=20, input=None, **kw):
+    """Run a command, with input (bytes or str) on its stdin (else
+    /dev/null); returns (returncode, stdout, stderr) as text. It is killed,
+    and subprocess.TimeoutExpired raised, after timeout seconds of the
+    machine's attention (Budget)."""
+    budget = Budget(timeout)
+    if isinstance(input, str):
+        input = input.encode()
+    with subprocess.Popen(argv, stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kw) as p:
+        while True:
+            try:
+                # (the input goes with the first call only; a retry goes on
+                # with what is left of it)
+                so, se = p.communicate(input, timeout=max(budget.left(), 0.05))
+                break
+            except subprocess.TimeoutExpired:
+                input = None
+                if budget.expired():
+                    p.kill()
+                    p.communicate()
+                    raise
+    return (p.returncode, so.decode("utf-8", "replace"), se.decode("utf-8", "replace"))
+
+
+def proc_wait(p, timeout=WAIT):
+    """p.wait() for a subprocess.Popen, bounded by timeout seconds of the
+    machine's attention (Budget); subprocess.TimeoutExpired after it."""
+    budget = Budget(timeout)
+    while True:
+        try:
+            return p.wait(max(budget.left(), 0.05))
+        except subprocess.TimeoutExpired:
+            if budget.expired():
+                raise
 
 
 # ---------------------------------------------------------------------------
