@@ -834,6 +834,11 @@ START_TEST(test_unreadable) {
 	/* errors may be NULL: still -EINVAL */
 	ck_assert_int_eq(config_load("/nonexistent/fsnotifyd.conf", &c, NULL), -EINVAL);
 	ck_assert_int_eq(config_load(NULL, &c, NULL), -EINVAL);
+	/* a flag config_load_flags() does not know: refused before reading */
+	ck_assert_int_eq(config_load_flags("/nonexistent/fsnotifyd.conf", 1u << 30, &c, &e),
+			 -EINVAL);
+	ck_assert_uint_eq(e.n, 0);
+	ck_assert_ptr_null(c);
 }
 END_TEST
 
