@@ -61,9 +61,15 @@ static char *dir_of(const char *path) {
  * recursively, and rewritten to name an in-memory copy (a memfd, as
  * /proc/self/fd/N), so libconfig reads only what was checked, and cannot be
  * raced. Line numbers are kept; errors name the real files.
+ *
+ * Each @include directive gets a copy of its own, so a file that includes
+ * a file twice which includes itself twice, and so on, would make 2^10
+ * copies (3^10 with three, each an open memfd and an error): a file
+ * follows at most INCLUDE_FILES_MAX @include directives, however nested.
  */
 #define CONFIG_FILE_MAX (16u << 20)
 #define INCLUDE_DEPTH_MAX 10 /* libconfig's own limit */
+#define INCLUDE_FILES_MAX 64 /* (l->copies: these and the file itself) */
 
 static const char *file_type_words(mode_t m) {
 	return S_ISDIR(m)    ? "a directory"
@@ -278,6 +284,14 @@ static int prepare_file(struct loader *l, const char *path, const char *dir, int
 			  INCLUDE_DEPTH_MAX);
 		return -1;
 	}
+	if (from && l->n_copies > INCLUDE_FILES_MAX) {
+		if (!l->copies_full) /* (once: every @include left would say it) */
+			add_error(l, from, from_line,
+				  "@include \"%s\": more than %d includes in all (a cycle?)",
+				  P(path), INCLUDE_FILES_MAX);
+		l->copies_full = true;
+		return -1;
+	}
 	r = slurp(path, &text, &len, why, sizeof(why));
 	if (r < 0) {
 		if (r == -ENOMEM)
@@ -323,6 +337,7 @@ static void copies_clear(struct loader *l) {
 	free(l->copies);
 	l->copies = NULL;
 	l->n_copies = 0;
+	l->copies_full = false;
 }
 
 /*

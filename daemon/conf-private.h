@@ -67,6 +67,7 @@ struct loader {
 		char *path;    /* the file it is a copy of */
 	} * copies;
 	size_t n_copies;
+	bool copies_full; /* INCLUDE_FILES_MAX reached (and said) */
 };
 
 struct key;
