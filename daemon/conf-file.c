@@ -6,8 +6,9 @@
  * blocking; its @include directives are found, checked the same way and
  * rewritten to name in-memory copies (memfds), so libconfig reads only
  * what was checked; the copy is parsed by a child process first
- * (libconfig leaks on a file that does not parse), then here, and its
- * settings are read by conf.c's read_group() against the top-level table.
+ * (libconfig leaks on a file that does not parse), then here (only here
+ * with CONFIG_LOAD_IN_PROCESS, the fuzzer's), and its settings are read
+ * by conf.c's read_group() against the top-level table.
  * real_file() names a copy's file for messages; find_dropins() lists
  * conf.d/ *.conf. conf.c's config_load() calls load_file() for the main
  * file and each drop-in in order.
@@ -60,9 +61,15 @@ static char *dir_of(const char *path) {
  * recursively, and rewritten to name an in-memory copy (a memfd, as
  * /proc/self/fd/N), so libconfig reads only what was checked, and cannot be
  * raced. Line numbers are kept; errors name the real files.
+ *
+ * Each @include directive gets a copy of its own, so a file that includes
+ * a file twice which includes itself twice, and so on, would make 2^10
+ * copies (3^10 with three, each an open memfd and an error): a file
+ * follows at most INCLUDE_FILES_MAX @include directives, however nested.
  */
 #define CONFIG_FILE_MAX (16u << 20)
 #define INCLUDE_DEPTH_MAX 10 /* libconfig's own limit */
+#define INCLUDE_FILES_MAX 64 /* (l->copies: these and the file itself) */
 
 static const char *file_type_words(mode_t m) {
 	return S_ISDIR(m)    ? "a directory"
@@ -277,6 +284,14 @@ static int prepare_file(struct loader *l, const char *path, const char *dir, int
 			  INCLUDE_DEPTH_MAX);
 		return -1;
 	}
+	if (from && l->n_copies > INCLUDE_FILES_MAX) {
+		if (!l->copies_full) /* (once: every @include left would say it) */
+			add_error(l, from, from_line,
+				  "@include \"%s\": more than %d includes in all (a cycle?)",
+				  P(path), INCLUDE_FILES_MAX);
+		l->copies_full = true;
+		return -1;
+	}
 	r = slurp(path, &text, &len, why, sizeof(why));
 	if (r < 0) {
 		if (r == -ENOMEM)
@@ -322,6 +337,7 @@ static void copies_clear(struct loader *l) {
 	free(l->copies);
 	l->copies = NULL;
 	l->n_copies = 0;
+	l->copies_full = false;
 }
 
 /*
@@ -332,7 +348,8 @@ static void copies_clear(struct loader *l) {
  * says whether it parses (and if not, where and why); only a file that
  * parses is parsed here. (glibc keeps malloc usable in a child forked from
  * a threaded process; the child uses nothing else but libconfig and
- * write().)
+ * write().) A loader asked for CONFIG_LOAD_IN_PROCESS (conf.h: the fuzz
+ * target) skips the child and accepts the leak.
  */
 struct parse_verdict {
 	int ok;   /* 1 parses, 0 does not, -1 the child failed */
@@ -411,19 +428,23 @@ void load_file(struct loader *l, const char *path) {
 		l->file = NULL;
 		return;
 	}
-	parse_in_child(fd, &verdict);
-	if (verdict.ok == 0) {
-		add_error(l, verdict.file[0] ? real_file(l, verdict.file) : path, verdict.line,
-			  "%s", verdict.text);
-		l->unreadable = true;
-		fclose(f);
-		copies_clear(l);
-		l->file = NULL;
-		return;
+	if (!l->in_process) {
+		parse_in_child(fd, &verdict);
+		if (verdict.ok == 0) {
+			add_error(l, verdict.file[0] ? real_file(l, verdict.file) : path,
+				  verdict.line, "%s", verdict.text);
+			l->unreadable = true;
+			fclose(f);
+			copies_clear(l);
+			l->file = NULL;
+			return;
+		}
+		/* (ok, or the child could not tell: parse here; the child read
+		 * the copy through the same file description) */
+		rewind(f);
 	}
-	/* (ok, or the child could not tell: parse here; the child read the
-	 * copy through the same file description) */
-	rewind(f);
+	/* (CONFIG_LOAD_IN_PROCESS: here only; what a file that does not
+	 * parse leaks is the caller's choice) */
 	config_init(&cfg); /* (no include_dir: the includes name their copies) */
 	if (!config_read(&cfg, f)) {
 		add_error(l, config_error_file(&cfg) ? real_file(l, config_error_file(&cfg)) : path,

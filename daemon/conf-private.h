@@ -44,6 +44,7 @@ struct loader {
 	size_t n_errors_before;
 	bool oom;
 	bool unreadable;  /* a file could not be read or parsed: skip cross checks */
+	bool in_process;  /* CONFIG_LOAD_IN_PROCESS: no child parses a file first */
 	const char *file; /* the file being read */
 	struct ref *refs; /* rules' outputs */
 	size_t n_refs;
@@ -66,6 +67,7 @@ struct loader {
 		char *path;    /* the file it is a copy of */
 	} * copies;
 	size_t n_copies;
+	bool copies_full; /* INCLUDE_FILES_MAX reached (and said) */
 };
 
 struct key;

@@ -27,8 +27,8 @@
  * which drives the others, plus the queries of conf.h; conf-parse.c the
  * parsers of values (one per type) and the validators the schema names;
  * conf-file.c the files (read safely into memory, @include checked and
- * resolved, parsed by a child first, then into libconfig and through
- * read_group()) and the discovery of drop-ins.
+ * resolved, parsed by a child first unless CONFIG_LOAD_IN_PROCESS, then
+ * into libconfig and through read_group()) and the discovery of drop-ins.
  */
 #include <errno.h>
 #include <libconfig.h>
@@ -1012,12 +1012,18 @@ static void sort_errors(struct loader *l) {
 }
 
 int config_load(const char *path, struct config **ret, struct config_errors *errors) {
+	return config_load_flags(path, 0, ret, errors);
+}
+
+int config_load_flags(const char *path, unsigned flags, struct config **ret,
+		      struct config_errors *errors) {
 	struct config_errors scratch = { 0 };
-	struct loader l = { .errors = errors ? errors : &scratch };
+	struct loader l = { .errors = errors ? errors : &scratch,
+			    .in_process = flags & CONFIG_LOAD_IN_PROCESS };
 	struct scope sc = { .l = &l, .out_type = -1 };
 	int r;
 
-	if (!path || !ret)
+	if (!path || !ret || (flags & ~(unsigned)CONFIG_LOAD_IN_PROCESS))
 		return -EINVAL;
 	l.n_errors_before = l.errors->n;
 	l.c = calloc(1, sizeof(*l.c));

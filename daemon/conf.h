@@ -215,6 +215,24 @@ struct config_errors {
  * -ENOMEM. Validation needs no path to exist: that is the plan's business.
  */
 int config_load(const char *path, struct config **ret, struct config_errors *errors);
+
+/* config_load_flags()'s flags. */
+enum {
+	/*
+	 * Parse each file in this process only. Without it (config_load(), the
+	 * daemon) a file is parsed by a child process first, and here only if
+	 * it parses, since libconfig leaks what it had read of a file that does
+	 * not: a process that loads broken files again and again (the daemon,
+	 * reloading) must not grow. With it, such a load leaks that much: for
+	 * the config fuzzer, which must see every file's whole path through the
+	 * loader in one process (libconfig's allocations are its LSan
+	 * suppression), never for the daemon. The result is the same.
+	 */
+	CONFIG_LOAD_IN_PROCESS = 1u << 0,
+};
+/* config_load() with CONFIG_LOAD_* flags (0: config_load()). */
+int config_load_flags(const char *path, unsigned flags, struct config **ret,
+		      struct config_errors *errors);
 struct config *config_free(struct config *c);
 void config_errors_clear(struct config_errors *e);
 /* "file:line: msg" of the first error, and "(and N more)" (no errors:

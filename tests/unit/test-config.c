@@ -834,6 +834,11 @@ START_TEST(test_unreadable) {
 	/* errors may be NULL: still -EINVAL */
 	ck_assert_int_eq(config_load("/nonexistent/fsnotifyd.conf", &c, NULL), -EINVAL);
 	ck_assert_int_eq(config_load(NULL, &c, NULL), -EINVAL);
+	/* a flag config_load_flags() does not know: refused before reading */
+	ck_assert_int_eq(config_load_flags("/nonexistent/fsnotifyd.conf", 1u << 30, &c, &e),
+			 -EINVAL);
+	ck_assert_uint_eq(e.n, 0);
+	ck_assert_ptr_null(c);
 }
 END_TEST
 
@@ -843,10 +848,11 @@ END_TEST
 
 /* main.conf (text) in a directory that also has: sub/ (a directory), fifo,
  * good.inc (a valid rule), bad.inc (an unknown key on line 2), loop.inc
- * (includes itself), big.inc (sparse, over the size limit). Loads it: the
- * errors (never an exit, never a hang). */
+ * (includes itself), fan.inc (includes itself three times), wide.inc
+ * (includes leaf.inc, a comment, 65 times), big.inc (sparse, over the size
+ * limit). Loads it: the errors (never an exit, never a hang). */
 static void load_with_files(struct loaded *l, const char *text) {
-	char p[PATH_MAX];
+	char p[PATH_MAX], wide[65 * 20 + 1] = "";
 	int fd;
 
 	test_tmpdir(l->dir, sizeof(l->dir));
@@ -862,6 +868,12 @@ static void load_with_files(struct loaded *l, const char *text) {
 	write_text(l->dir, "good.inc", "rules = ( { name = \"inc\"; paths = [\"/srv\"]; } );\n");
 	write_text(l->dir, "bad.inc", "# line 1\nbogus = 1;\n");
 	write_text(l->dir, "loop.inc", "@include \"loop.inc\"\n");
+	write_text(l->dir, "fan.inc",
+		   "@include \"fan.inc\"\n@include \"fan.inc\"\n@include \"fan.inc\"\n");
+	write_text(l->dir, "leaf.inc", "# a leaf\n");
+	for (int i = 0; i < 65; i++)
+		strcat(wide, "@include \"leaf.inc\"\n");
+	write_text(l->dir, "wide.inc", wide);
 	write_text(l->dir, "main.conf", text);
 	load_dir(l);
 }
@@ -902,6 +914,9 @@ START_TEST(test_include_hostile) {
 		{ MINIMAL_RULE "@include \"bad.inc\"\n", "bad.inc", 2, "unknown key 'bogus'" },
 		{ MINIMAL_RULE "@include \"loop.inc\"\n", "loop.inc", 1,
 		  "@include \"@DIR@/loop.inc\": nested more than 10 deep (a cycle?)" },
+		/* wide.inc and 63 times leaf.inc: the 64th leaf is one too many */
+		{ MINIMAL_RULE "@include \"wide.inc\"\n", "wide.inc", 64,
+		  "@include \"@DIR@/leaf.inc\": more than 64 includes in all (a cycle?)" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -914,6 +929,28 @@ START_TEST(test_include_hostile) {
 		free(msg);
 		loaded_done(&l);
 	}
+}
+END_TEST
+
+/* A cycle that fans out: fan.inc includes itself three times, 3^10 copies
+ * (each an open memfd, each leaf an error) without a bound on includes;
+ * with it, 64 includes, the "nested" error of each directive 10 deep met
+ * on the way (3 for each of at most 64 copies), and the bound's, once. */
+START_TEST(test_include_fanout) {
+	struct loaded l;
+	size_t bound = 0;
+
+	load_with_files(&l, MINIMAL_RULE "@include \"fan.inc\"\n");
+	ck_assert_int_eq(l.r, -EINVAL);
+	ck_assert_ptr_null(l.c);
+	ck_assert_uint_le(l.e.n, 3 * 64 + 1);
+	for (size_t i = 0; i < l.e.n; i++)
+		if (strstr(l.e.v[i].msg, "more than 64 includes in all"))
+			bound++;
+		else
+			ck_assert_ptr_nonnull(strstr(l.e.v[i].msg, "nested more than 10 deep"));
+	ck_assert_uint_eq(bound, 1);
+	loaded_done(&l);
 }
 END_TEST
 
@@ -1218,6 +1255,7 @@ static void config_suite(Suite *s) {
 
 	tc = tcase_create("includes");
 	tcase_add_test(tc, test_include_hostile);
+	tcase_add_test(tc, test_include_fanout);
 	tcase_add_test(tc, test_include_where);
 	tcase_add_test(tc, test_config_not_regular);
 	suite_add_tcase(s, tc);
