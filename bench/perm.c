@@ -104,9 +104,10 @@ static const char *const scenario_names[_SC_MAX] = {
 
 static const char *const scenario_descriptions[_SC_MAX] = {
 	[SC_NONE] = "no watcher (baseline)",
-	[SC_FLOOR] = "cheapest correct responder: FAN_CLASS_CONTENT group, filesystem mark, "
-		     "blocking 64 KiB reads, the decision's own work, the answers of a read in "
-		     "one writev(), the fds closed",
+	/* (parenthesised: one string, not a missing comma, says clang) */
+	[SC_FLOOR] = ("cheapest correct responder: FAN_CLASS_CONTENT group, filesystem mark, "
+		      "blocking 64 KiB reads, the decision's own work, the answers of a read in "
+		      "one writev(), the fds closed"),
 	[SC_FLOOR_OLD] = "the first floor: 16 KiB reads, one write() per answer, close",
 	[SC_FSNOTIFYD] = "fsnotifyd, one permission rule (filesystem mark), JSON output on "
 			 "another tmpfs",
