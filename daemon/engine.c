@@ -35,6 +35,7 @@
  * each of its steps runs.
  */
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -357,7 +358,10 @@ static int engine_dispatch(struct engine *e, unsigned budget) {
 }
 
 static void on_io(struct ev_loop *loop, ev_io *w, int revents) {
-	engine_dispatch(w->data, DISPATCH_BUDGET);
+	/* a whole budget handled: more is queued (a storm); let a thread the
+	 * CPU is shared with (the permission thread) run before the next */
+	if (engine_dispatch(w->data, DISPATCH_BUDGET) == DISPATCH_BUDGET)
+		sched_yield();
 }
 
 /* ------------------------------------------------------------------------ */

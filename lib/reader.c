@@ -24,6 +24,7 @@
  * consumer resets it when it takes the last chunk (both under rd->lock).
  */
 #include <errno.h>
+#include <sched.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -266,6 +267,8 @@ static void *reader_main(void *arg) {
 		 * events); a long queue is read again at once. */
 		if (n > 0 && !long_queue)
 			nanosleep(&gather, NULL);
+		else if (long_queue)
+			sched_yield(); /* (a storm: the CPU's other threads get a turn) */
 	}
 }
 
