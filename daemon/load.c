@@ -191,31 +191,54 @@ static bool path_names_something(const char *path) {
 }
 
 /* Whether the running state heard of every object its marks lost: a
- * running planned mark the new state does not keep, whose path no longer
- * names its object, and of which no event said so (no gone record yet). The
- * kernel queued that word (a move or a deletion of the object) when it
- * happened, which may be behind the load's look at the path: the record
+ * running planned mark the new state plans again (the same rule and path)
+ * but does not keep, whose path no longer names its object, and of which no event said so (no gone
+ * record yet). The kernel queued that word (a move or a deletion of the object) when it happened,
+ * which may be behind the load's look at the path: the record
  * ("gone", reason "moved" or "deleted") is the running state's to give, so
  * the take-over waits for it, looking every LOAD_HEAR_POLL while the loop
  * reads events. A word that does not come in LOAD_HEAR_USEC (the object's
  * directory moved, which tells the object nothing, or it was deleted while
  * held open) is taken as a move: the object is somewhere else. */
 static bool load_heard(struct engine *e, struct load *l) {
-	size_t n = 0;
+	size_t n = 0, cap = 0;
 
 	if (!l->old)
 		return true;
 	if (!l->hear_since) {
-		l->hear_since = now_monotonic_usec();
-		l->unheard = calloc(l->old->n_marks + 1, sizeof(*l->unheard));
-		for (size_t i = 0; l->unheard && i < l->old->n_marks; i++) {
-			struct emark *m = l->old->marks[i];
+		/* the candidates: running marks of planned marks the new state
+		 * does not keep (same rule and path; a hash look-up per such
+		 * planned mark, and only those are resolved again) */
+		const struct plan *p = l->s.plan;
 
-			if (m->kept || m->gone || !m->mark || m->parent || !m->rule ||
-			    (m->spec.type != FSN_MARK_INODE && m->spec.type != FSN_MARK_INOTIFY) ||
-			    emark_same_object(m))
+		l->hear_since = now_monotonic_usec();
+		for (size_t i = 0; p && l->claimed && i < p->n_marks; i++) {
+			const struct plan_mark *pm = &p->marks[i];
+
+			if (l->claimed[i] || pm->rule->perm)
 				continue;
-			l->unheard[n++] = m;
+			for (struct strmap_entry *x =
+				 strmap_get(&l->by_path, pm->path, strlen(pm->path));
+			     x; x = strmap_next(x)) {
+				struct emark *m = x->value;
+
+				if (m->kept || m->gone || !m->mark || m->parent || !m->rule ||
+				    (m->spec.type != FSN_MARK_INODE &&
+				     m->spec.type != FSN_MARK_INOTIFY) ||
+				    strcmp(m->rule_name, pm->rule->name) != 0 ||
+				    emark_same_object(m))
+					continue;
+				if (n == cap) {
+					struct emark **v;
+
+					cap = cap ? 2 * cap : 8;
+					v = realloc(l->unheard, cap * sizeof(*v));
+					if (!v)
+						break; /* (fewer waited for: said as moved) */
+					l->unheard = v;
+				}
+				l->unheard[n++] = m;
+			}
 		}
 		l->n_unheard = n;
 	}
