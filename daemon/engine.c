@@ -35,11 +35,11 @@
  * each of its steps runs.
  */
 #include <errno.h>
-#include <sched.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <malloc.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

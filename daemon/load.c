@@ -192,14 +192,15 @@ static bool path_names_something(const char *path) {
 
 /* Whether the running state heard of every object its marks lost: a
  * running planned mark the new state plans again (the same rule and path)
- * but does not keep, whose path no longer names its object, and of which no event said so (no gone
- * record yet). The kernel queued that word (a move or a deletion of the object) when it happened,
- * which may be behind the load's look at the path: the record
- * ("gone", reason "moved" or "deleted") is the running state's to give, so
- * the take-over waits for it, looking every LOAD_HEAR_POLL while the loop
- * reads events. A word that does not come in LOAD_HEAR_USEC (the object's
- * directory moved, which tells the object nothing, or it was deleted while
- * held open) is taken as a move: the object is somewhere else. */
+ * but does not keep, whose path no longer names its object, and of which
+ * no event said so (no gone record yet). The kernel queued that word (a
+ * move or a deletion of the object) when it happened, which may be behind
+ * the load's look at the path: the record ("gone", reason "moved" or
+ * "deleted") is the running state's to give, so the take-over waits for
+ * it, looking every LOAD_HEAR_POLL while the loop reads events. A word that
+ * does not come in LOAD_HEAR_USEC (the object's directory moved, which
+ * tells the object nothing, or it was deleted while held open) is taken as
+ * a move: the object is somewhere else. */
 static bool load_heard(struct engine *e, struct load *l) {
 	size_t n = 0, cap = 0;
 

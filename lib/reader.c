@@ -24,8 +24,8 @@
  * consumer resets it when it takes the last chunk (both under rd->lock).
  */
 #include <errno.h>
-#include <sched.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>

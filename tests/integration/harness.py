@@ -904,14 +904,11 @@ class Daemon:
         self.proc.send_signal(sig)
 
     def wait_exit(self, timeout=WAIT):
-        budget = Budget(timeout)
-        while True:
-            try:
-                return self.proc.wait(max(budget.left(), 0.05))
-            except subprocess.TimeoutExpired:
-                if budget.expired():
-                    raise Fail(f"the daemon did not exit within {timeout:g}s "
-                               f"({budget.wall():.1f}s of wall time)") from None
+        try:
+            return proc_wait(self.proc, timeout)
+        except subprocess.TimeoutExpired:
+            raise Fail(f"the daemon did not exit within {timeout:g}s of the machine's "
+                       "attention") from None
 
     def wait_stopped(self, timeout=WAIT):
         """After SIGSTOP: wait until the kernel has stopped it."""
