@@ -62,6 +62,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "floorline.h"
 #include "fsn-bench.h"
 #include "fsn-uapi.h"
 #include "fsn-util.h"
@@ -86,17 +87,30 @@ static const uint64_t type_bits[_T_MAX] = {
 	FAN_CREATE, FAN_MODIFY, FAN_CLOSE_WRITE, FAN_MOVED_FROM, FAN_MOVED_TO, FAN_DELETE,
 };
 
-enum consumer { C_NONE = 0, C_FLOOR, C_FLOOR_OLD, C_FSNOTIFYD, C_INOTIFYWAIT, C_FATRACE, _C_MAX };
+enum consumer {
+	C_NONE = 0,
+	C_FLOOR,
+	C_FLOOR_COUNT,
+	C_FLOOR_OLD,
+	C_FSNOTIFYD,
+	C_INOTIFYWAIT,
+	C_FATRACE,
+	_C_MAX
+};
 
 static const char *const consumer_names[_C_MAX] = {
-	"none", "floor", "floor-old", "fsnotifyd", "inotifywait", "fatrace",
+	"none", "floor", "floor-count", "floor-old", "fsnotifyd", "inotifywait", "fatrace",
 };
 static const char *const consumer_descriptions[_C_MAX] = {
 	"no consumer: the generators' own speed",
+	"the cheapest reader that does fsnotifyd's work per record: floor-count's reads, and for "
+	"each record the path (directory handle through a cache, then the name), comm and uid "
+	"(/proc through a pid cache as fresh as fsnotifyd's) and one JSON line, the lines of a "
+	"read in one write() to a file on another tmpfs",
 	"fanotify reader tuned like a good one: filesystem mark, FAN_REPORT_DFID_NAME, 256 KiB "
-	"reads, after a short read 1 ms for events to gather, counts per type",
-	"the first floor: the same reader reading again as soon as a read returns (a few events "
-	"per read during a storm)",
+	"reads, after a short read 1 ms for events to gather, counts per type and nothing else",
+	"the first floor: the count-only reader reading again as soon as a read returns (a few "
+	"events per read during a storm)",
 	"fsnotifyd, recursive rule on the storm dir, JSON lines to a file on another tmpfs",
 	"inotifywait -m -r -e the storm's types,q_overflow --format '%e %w%f' (Debian "
 	"inotify-tools), stdout through a pipe to a counting reader",
@@ -106,14 +120,18 @@ static const char *const consumer_descriptions[_C_MAX] = {
 
 #define ALL_TYPES ((1u << _T_MAX) - 1)
 
+static bool is_floor(enum consumer c) {
+	return c == C_FLOOR || c == C_FLOOR_COUNT || c == C_FLOOR_OLD;
+}
+
 /* The types a consumer's output can count exactly; the others are "n/a",
  * neither generated nor lost. */
 static const unsigned countable[_C_MAX] = {
-	ALL_TYPES, ALL_TYPES, ALL_TYPES, ALL_TYPES, ALL_TYPES, 1u << T_CLOSE_WRITE,
+	ALL_TYPES, ALL_TYPES, ALL_TYPES, ALL_TYPES, ALL_TYPES, ALL_TYPES, 1u << T_CLOSE_WRITE,
 };
 /* The probe file's event whose receipt gives the latency. */
 static const enum ev_type latency_type[_C_MAX] = {
-	T_CREATE, T_CREATE, T_CREATE, T_CREATE, T_CREATE, T_CLOSE_WRITE,
+	T_CREATE, T_CREATE, T_CREATE, T_CREATE, T_CREATE, T_CREATE, T_CLOSE_WRITE,
 };
 
 /* Shared (MAP_SHARED anonymous) between the bench and its children. */
@@ -360,20 +378,29 @@ static void count_record(struct shared *sh, unsigned types, bool overflow, const
 		sh->lat_ns[sh->nlat++] = now > t ? now - t : 0;
 }
 
-/* After a short read, what the tuned floor waits for events to gather (as
+/* After a short read, what the tuned floors wait for events to gather (as
  * fsnotifyd's reader thread does): a read per few events costs more than
  * the events. */
 #define FLOOR_GATHER_NS 1000000L
 
-static int floor_main(const struct cons_env *env, struct shared *sh, bool tuned) {
+/* C_FLOOR: the lines; C_FLOOR_COUNT: counts only; C_FLOOR_OLD: counts, no
+ * gathering. */
+static int floor_main(const struct cons_env *env, struct shared *sh, enum consumer c) {
 	static char buf[256 * 1024] __attribute__((aligned(8)));
 	const struct timespec gather = { .tv_nsec = FLOOR_GATHER_NS };
+	struct floor_line *lines = NULL;
+	char out[160];
 	int fd;
 
 	fd = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME | FAN_CLOEXEC, O_RDONLY);
 	if (fd < 0 || fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, storm_mask(), AT_FDCWD,
 				    env->watch) < 0) {
 		perror("fsn-bench: floor reader: fanotify");
+		return 1;
+	}
+	snprintf(out, sizeof(out), "%s/floor.jsonl", env->out);
+	if (c == C_FLOOR && !(lines = floor_line_new(env->watch, out))) {
+		perror("fsn-bench: floor reader: its output");
 		return 1;
 	}
 	__atomic_store_n(&sh->reader_ready, 1, __ATOMIC_RELEASE);
@@ -401,10 +428,19 @@ static int floor_main(const struct cons_env *env, struct shared *sh, bool tuned)
 				if (fid->hdr.info_type == FAN_EVENT_INFO_TYPE_DFID_NAME)
 					name = (const char *)fh->f_handle + fh->handle_bytes;
 			}
+			if (lines && floor_line_record(lines, m, now / 1000, type_names, type_bits,
+						       _T_MAX) < 0) {
+				perror("fsn-bench: floor reader: writing its output");
+				return 1;
+			}
 			count_record(sh, types, m->mask & FAN_Q_OVERFLOW, name, now);
 		}
+		if (lines && floor_line_flush(lines) < 0) {
+			perror("fsn-bench: floor reader: writing its output");
+			return 1;
+		}
 		__atomic_store_n(&sh->last_ns, now, __ATOMIC_RELEASE);
-		if (tuned && (size_t)n < sizeof(buf) / 2)
+		if (c != C_FLOOR_OLD && (size_t)n < sizeof(buf) / 2)
 			nanosleep(&gather, NULL);
 	}
 }
@@ -438,7 +474,8 @@ static int wait_ready(struct shared *sh, pid_t pid, const char *sentinel) {
 	return 0;
 }
 
-static int floor_start(const struct cons_env *env, struct shared *sh, bool tuned, pid_t *ret_pid) {
+static int floor_start(const struct cons_env *env, struct shared *sh, enum consumer c,
+		       pid_t *ret_pid) {
 	pid_t pid = fork();
 
 	if (pid < 0)
@@ -447,7 +484,7 @@ static int floor_start(const struct cons_env *env, struct shared *sh, bool tuned
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (bench_spawn_memcg && bench_memcg_join_self(bench_spawn_memcg) < 0)
 			_exit(127);
-		_exit(floor_main(env, sh, tuned));
+		_exit(floor_main(env, sh, c));
 	}
 	if (wait_ready(sh, pid, NULL) < 0) {
 		bench_kill_wait(pid);
@@ -836,8 +873,8 @@ static int run_one(const struct cons_env *env, const struct cons_opts *o, struct
 		bench_spawn_memcg = &memcg;
 	else if (c != C_NONE && !memcg_note)
 		memcg_note = memcg.why;
-	if (c == C_FLOOR || c == C_FLOOR_OLD)
-		r = floor_start(env, sh, c == C_FLOOR, &pid);
+	if (is_floor(c))
+		r = floor_start(env, sh, c, &pid);
 	else if (c == C_FSNOTIFYD)
 		r = fsnotifyd_start(env, o, &pid, &subs);
 	else if (c == C_INOTIFYWAIT || c == C_FATRACE)
@@ -1041,7 +1078,7 @@ static int run_rounds(const struct cons_env *env, const struct cons_opts *o, str
 			if (ret < 0) {
 				fprintf(stderr, "fsn-bench: consumer %s: %s\n", consumer_names[c],
 					strerror(-ret));
-				if (c == C_NONE || c == C_FLOOR || c == C_FLOOR_OLD)
+				if (c == C_NONE || is_floor(c))
 					return ret;
 			}
 			progress(o, r, c, t0);
