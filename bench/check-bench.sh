@@ -101,12 +101,14 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["version"] == 1 and d["tool"] == "fsn-bench consumers"
 c = {x["consumer"]: x for x in d["consumers"]}
-assert set(c) == {"none", "floor", "floor-old", "fsnotifyd", "inotifywait", "fatrace"}, set(c)
-for name in ("none", "floor", "floor-old", "fsnotifyd"):
+assert set(c) == {"none", "floor", "floor-count", "floor-old", "fsnotifyd", "inotifywait",
+                  "fatrace"}, set(c)
+for name in ("none", "floor", "floor-count", "floor-old", "fsnotifyd"):
     assert c[name]["ran"], name
     assert len(c[name]["rounds"]) == d["parameters"]["rounds"], name
-for name in ("floor", "floor-old", "fsnotifyd"):
+for name in ("floor", "floor-count", "floor-old", "fsnotifyd"):
     s = c[name]["summary"]
+    assert s["exited_rounds"] == 0, name
     assert s["generated"] > 0 and s["delivered"] > 0, name
     assert s["delivered"] + s["lost"] >= s["generated"], name
 for name in ("inotifywait", "fatrace"):
@@ -124,6 +126,7 @@ n_a = {t for t, v in c["fatrace"]["rounds"][0]["types"].items() if not v["counta
     if c["fatrace"]["ran"] else set()
 assert n_a in (set(), {"create", "modify", "moved_from", "moved_to", "delete"}), n_a
 assert "targets" in d
+assert set(d["targets"]) >= {"cpu_vs_floor", "cpu_vs_floor_count", "cpu_vs_floor_old"}, d["targets"]
 # the kernel memory of the queues: measured wherever a memory cgroup can be made
 memcg = any(l.split()[0] == "memory" and l.split()[-1] == "1"
             for l in open("/proc/cgroups") if not l.startswith("#"))

@@ -23,12 +23,16 @@
  *   create = G*N + P, modify = G*N, close_write = G*N + P,
  *   moved_from = moved_to = delete = G*N   (P = probe files).
  *
- * Consumers: none (the generators' baseline speed), floor (a fanotify
- * reader tuned like a good one, in its own process: filesystem mark,
- * FAN_REPORT_DFID_NAME, 256 KiB reads, after a short read 1 ms for events
- * to gather, counts per type, nothing else; results in shared memory),
- * floor-old (the first floor, for reference: the same reader reading
- * again as soon as a read returns, so a few events per read in a storm),
+ * Consumers: none (the generators' baseline speed); floor (the cheapest
+ * reader that does fsnotifyd's work per record, in its own process:
+ * filesystem mark, FAN_REPORT_DFID_NAME, 256 KiB reads, after a short read
+ * 1 ms for events to gather; per record the path through a cache of
+ * directory handles, comm and uid through a pid cache, one JSON line, the
+ * lines of a read in one write() to a file on O: floorline.c); floor-count
+ * (the same reader counting per type and nothing else); floor-old (the
+ * first floor, for reference: the count-only reader reading again as soon
+ * as a read returns, so a few events per read in a storm). The floors'
+ * results go to shared memory;
  * fsnotifyd (started with a generated config, ready on READY=1 over
  * NOTIFY_SOCKET, JSON lines to a file on O; parsed after the run), and the
  * Debian tools inotifywait (-m -r) and fatrace (-c, in W), whose stdout goes
@@ -390,7 +394,7 @@ static int floor_main(const struct cons_env *env, struct shared *sh, enum consum
 	const struct timespec gather = { .tv_nsec = FLOOR_GATHER_NS };
 	struct floor_line *lines = NULL;
 	char out[160];
-	int fd;
+	int fd, r;
 
 	fd = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME | FAN_CLOEXEC, O_RDONLY);
 	if (fd < 0 || fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, storm_mask(), AT_FDCWD,
@@ -428,15 +432,24 @@ static int floor_main(const struct cons_env *env, struct shared *sh, enum consum
 				if (fid->hdr.info_type == FAN_EVENT_INFO_TYPE_DFID_NAME)
 					name = (const char *)fh->f_handle + fh->handle_bytes;
 			}
-			if (lines && floor_line_record(lines, m, now / 1000, type_names, type_bits,
-						       _T_MAX) < 0) {
-				perror("fsn-bench: floor reader: writing its output");
+			r = lines ? floor_line_record(lines, m, now / 1000, type_names, type_bits,
+						      _T_MAX)
+				  : 0;
+			if (r < 0) {
+				fprintf(stderr, "fsn-bench: floor reader: writing its output: %s\n",
+					strerror(-r));
+				return 1;
+			}
+			if (r > 0) { /* (the storm's directories live through it) */
+				fprintf(stderr, "fsn-bench: floor reader: a record's directory "
+						"could not be opened by its handle\n");
 				return 1;
 			}
 			count_record(sh, types, m->mask & FAN_Q_OVERFLOW, name, now);
 		}
-		if (lines && floor_line_flush(lines) < 0) {
-			perror("fsn-bench: floor reader: writing its output");
+		if (lines && (r = floor_line_flush(lines)) < 0) {
+			fprintf(stderr, "fsn-bench: floor reader: writing its output: %s\n",
+				strerror(-r));
 			return 1;
 		}
 		__atomic_store_n(&sh->last_ns, now, __ATOMIC_RELEASE);
@@ -1184,11 +1197,12 @@ static void print_table(const struct cons_opts *o, const struct csum *s) {
 	       : fd->overflows ? "overflow reported"
 			       : "loss unreported",
 	       fd->unreported_loss ? "missed" : "met");
-	if (s[C_FLOOR_OLD].ran)
-		printf("  (the first floor, for reference: fsnotifyd's cpu/event %.2fx, p99 %.2fx "
-		       "of it)\n",
-		       fd->cpu_us_per_event / s[C_FLOOR_OLD].cpu_us_per_event,
-		       fd->p99_ms / s[C_FLOOR_OLD].p99_ms);
+	for (unsigned i = C_FLOOR_COUNT; i <= C_FLOOR_OLD; i++)
+		if (s[i].ran)
+			printf("  (for reference, %s: fsnotifyd's cpu/event %.2fx, p99 %.2fx of "
+			       "it)\n",
+			       consumer_names[i], fd->cpu_us_per_event / s[i].cpu_us_per_event,
+			       fd->p99_ms / s[i].p99_ms);
 }
 
 static int write_json(const char *path, const struct cons_opts *o, const struct run *runs,
@@ -1289,7 +1303,11 @@ static int write_json(const char *path, const struct cons_opts *o, const struct 
 		fprintf(f, ", \"limit\": %g, \"met\": %s}, \"loss_reported\": {\"met\": %s}",
 			TARGET_P99, fd->p99_ms <= TARGET_P99 * fl->p99_ms ? "true" : "false",
 			fd->unreported_loss ? "false" : "true");
-		/* (the first floor, for reference: no target) */
+		/* (the other floors, for reference: no target) */
+		fputs(", \"cpu_vs_floor_count\": ", f);
+		json_write_number(f, s[C_FLOOR_COUNT].ran
+					 ? fd->cpu_us_per_event / s[C_FLOOR_COUNT].cpu_us_per_event
+					 : NAN);
 		fputs(", \"cpu_vs_floor_old\": ", f);
 		json_write_number(f, s[C_FLOOR_OLD].ran
 					 ? fd->cpu_us_per_event / s[C_FLOOR_OLD].cpu_us_per_event

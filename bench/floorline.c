@@ -51,7 +51,7 @@ struct floor_line *floor_line_new(const char *watch, const char *out) {
 	if (!f)
 		return NULL;
 	f->stamp_sec = -1;
-	f->mount_fd = open(watch, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	f->mount_fd = open(watch, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	f->out_fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
 	if (f->mount_fd < 0 || f->out_fd < 0) {
 		int e = errno;
@@ -279,5 +279,5 @@ int floor_line_record(struct floor_line *f, const struct fanotify_event_metadata
 	} else
 		PUTS(f, ",\"pid\":null,\"comm\":null,\"uid\":null");
 	PUTS(f, "}\n");
-	return 0;
+	return dir ? 0 : 1;
 }
