@@ -5,29 +5,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pathset.h"
 #include "policy.h"
-#include "resolve.h"
 #include "util.h"
 
 struct pdecision {
 	struct verdict verdict;
 	bool log;
-	char **paths;
-	size_t n_paths;
+	struct pathset paths; /* (empty: any path) */
 	uint64_t events;
 	uid_t *uids;
 	size_t n_uids;
 	gid_t *gids;
 	size_t n_gids;
-	char **exes;
-	size_t n_exes;
+	struct pathset exes; /* (empty: any executable) */
 	char **comms;
 	size_t n_comms;
-};
-
-struct pscope {
-	char *path;
-	bool recursive, children;
 };
 
 struct policy {
@@ -36,10 +29,8 @@ struct policy {
 	size_t n_decisions;
 	struct verdict def, deadline;
 	unsigned deadline_ms, delay_ms;
-	struct pscope *scopes;
-	size_t n_scopes;
-	char **exclude; /* as configured, and canonical where that differs */
-	size_t n_exclude;
+	struct pathset scope;   /* what its marks cover (empty: everything) */
+	struct pathset exclude; /* as configured, and canonical where that differs */
 	pid_t *pids;
 	size_t n_pids;
 	char **comms;
@@ -58,10 +49,10 @@ static void *dup_mem(const void *v, size_t n, size_t size) {
 }
 
 static void pdecision_done(struct pdecision *d) {
-	strv_free(d->paths, d->n_paths);
+	pathset_done(&d->paths);
 	free(d->uids);
 	free(d->gids);
-	strv_free(d->exes, d->n_exes);
+	pathset_done(&d->exes);
 	strv_free(d->comms, d->n_comms);
 }
 
@@ -72,10 +63,8 @@ struct policy *policy_free(struct policy *p) {
 	for (size_t i = 0; i < p->n_decisions; i++)
 		pdecision_done(&p->decisions[i]);
 	free(p->decisions);
-	for (size_t i = 0; i < p->n_scopes; i++)
-		free(p->scopes[i].path);
-	free(p->scopes);
-	strv_free(p->exclude, p->n_exclude);
+	pathset_done(&p->scope);
+	pathset_done(&p->exclude);
 	free(p->pids);
 	strv_free(p->comms, p->n_comms);
 	free(p->uids);
@@ -87,20 +76,11 @@ struct policy *policy_free(struct policy *p) {
  * where it differs (resolve.h: a directory reached through a symlink only
  * root controls is excluded by both). */
 static int copy_exclude(struct policy *p, const struct rule_conf *rc) {
-	p->exclude = calloc(2 * rc->n_exclude + 1, sizeof(char *));
-	if (!p->exclude)
-		return -ENOMEM;
 	for (size_t i = 0; i < rc->n_exclude; i++) {
-		const char *x = rc->exclude[i];
-		_cleanup_free_ char *c = NULL;
+		int r = pathset_add_pattern_resolved(&p->exclude, rc->exclude[i]);
 
-		if (!(p->exclude[p->n_exclude++] = strdup(x)))
-			return -ENOMEM;
-		if (is_glob(x))
-			continue;
-		c = resolve_canonical(x);
-		if (c && strcmp(c, x) != 0)
-			p->exclude[p->n_exclude++] = steal_ptr(&c);
+		if (r < 0)
+			return r;
 	}
 	return 0;
 }
@@ -109,17 +89,19 @@ static int copy_decision(struct pdecision *d, const struct decision_conf *dc) {
 	d->verdict = dc->verdict;
 	d->log = dc->log;
 	d->events = dc->events;
-	d->n_paths = dc->n_paths;
 	d->n_uids = dc->n_uids;
 	d->n_gids = dc->n_gids;
-	d->n_exes = dc->n_exes;
 	d->n_comms = dc->n_comms;
-	d->paths = strv_copy(dc->paths, dc->n_paths);
+	for (size_t i = 0; i < dc->n_paths; i++)
+		if (pathset_add_pattern(&d->paths, dc->paths[i]) < 0)
+			return -ENOMEM;
 	d->uids = dup_mem(dc->uids, dc->n_uids, sizeof(uid_t));
 	d->gids = dup_mem(dc->gids, dc->n_gids, sizeof(gid_t));
-	d->exes = strv_copy(dc->exes, dc->n_exes);
+	for (size_t i = 0; i < dc->n_exes; i++)
+		if (pathset_add_pattern(&d->exes, dc->exes[i]) < 0)
+			return -ENOMEM;
 	d->comms = strv_copy(dc->comms, dc->n_comms);
-	return d->paths && d->uids && d->gids && d->exes && d->comms ? 0 : -ENOMEM;
+	return d->uids && d->gids && d->comms ? 0 : -ENOMEM;
 }
 
 static inline void policy_freep(struct policy **p) {
@@ -138,11 +120,10 @@ int policy_new(const struct rule_conf *rc, const struct policy_scope *scopes, si
 	p->delay_ms = rc->debug_delay_ms;
 	p->name = strdup(rc->name);
 	p->decisions = calloc(rc->n_decisions + 1, sizeof(*p->decisions));
-	p->scopes = calloc(n_scopes + 1, sizeof(*p->scopes));
 	p->pids = dup_mem(rc->pids, rc->n_pids, sizeof(pid_t));
 	p->comms = strv_copy(rc->comms, rc->n_comms);
 	p->uids = dup_mem(rc->uids, rc->n_uids, sizeof(uid_t));
-	if (!p->name || !p->decisions || !p->scopes || !p->pids || !p->comms || !p->uids ||
+	if (!p->name || !p->decisions || !p->pids || !p->comms || !p->uids ||
 	    copy_exclude(p, rc) < 0)
 		return -ENOMEM;
 	p->n_pids = rc->n_pids;
@@ -156,14 +137,15 @@ int policy_new(const struct rule_conf *rc, const struct policy_scope *scopes, si
 			p->needs_path = true;
 	}
 	for (size_t i = 0; i < n_scopes; i++) {
-		p->scopes[i] = (struct pscope){ .path = strdup(scopes[i].path),
-						.recursive = scopes[i].recursive,
-						.children = scopes[i].children };
-		p->n_scopes++;
-		if (!p->scopes[i].path)
-			return -ENOMEM;
+		unsigned cover = PATHSET_SELF | (scopes[i].recursive  ? PATHSET_BELOW
+						 : scopes[i].children ? PATHSET_CHILDREN
+								      : 0);
+		int r = pathset_add(&p->scope, scopes[i].path, cover);
+
+		if (r < 0)
+			return r;
 	}
-	p->needs_path = p->needs_path || n_scopes > 0 || p->n_exclude > 0;
+	p->needs_path = p->needs_path || n_scopes > 0 || !pathset_empty(&p->exclude);
 	*ret = steal_ptr(&p);
 	return 0;
 }
@@ -188,13 +170,6 @@ bool policy_needs_path(const struct policy *p) {
 	return p->needs_path;
 }
 
-static bool any_path(char *const *v, size_t n, const char *path) {
-	for (size_t i = 0; path && i < n; i++)
-		if (path_matches(path, v[i]))
-			return true;
-	return false;
-}
-
 static bool any_str(char *const *v, size_t n, const char *s) {
 	for (size_t i = 0; s && i < n; i++)
 		if (strcmp(v[i], s) == 0)
@@ -209,21 +184,9 @@ static bool any_id(const uint32_t *v, size_t n, uint32_t id) {
 	return false;
 }
 
-static bool in_scope(const struct policy *p, const char *path) {
-	if (p->n_scopes == 0 || !path)
-		return true;
-	for (size_t i = 0; i < p->n_scopes; i++) {
-		const struct pscope *s = &p->scopes[i];
-
-		if (strcmp(path, s->path) == 0 ||
-		    ((s->recursive || s->children) && path_in(path, s->path, s->recursive, false)))
-			return true;
-	}
-	return false;
-}
-
 bool policy_applies(const struct policy *p, const char *path, struct proc_info *proc) {
-	if (!in_scope(p, path) || any_path(p->exclude, p->n_exclude, path))
+	if (path && ((!pathset_empty(&p->scope) && !pathset_has(&p->scope, path)) ||
+		     pathset_has(&p->exclude, path)))
 		return false;
 	return proc_filters_match(proc, p->pids, p->n_pids, p->comms, p->n_comms, p->uids,
 				  p->n_uids);
@@ -233,7 +196,7 @@ static bool decision_matches(const struct pdecision *d, uint64_t mask, const cha
 			     struct proc_info *proc) {
 	if (d->events && !(d->events & mask))
 		return false;
-	if (d->n_paths > 0 && !any_path(d->paths, d->n_paths, path))
+	if (!pathset_empty(&d->paths) && !pathset_has(&d->paths, path))
 		return false;
 	if (d->n_comms > 0 && !any_str(d->comms, d->n_comms, proc_info_comm(proc)))
 		return false;
@@ -243,7 +206,7 @@ static bool decision_matches(const struct pdecision *d, uint64_t mask, const cha
 		return false;
 	if (d->n_gids > 0 && !any_id((const uint32_t *)d->gids, d->n_gids, proc->gid))
 		return false;
-	if (d->n_exes > 0 && !any_path(d->exes, d->n_exes, proc_info_exe(proc)))
+	if (!pathset_empty(&d->exes) && !pathset_has(&d->exes, proc_info_exe(proc)))
 		return false;
 	return true;
 }

@@ -2,7 +2,6 @@
 /* util.c — see util.h. */
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,12 +28,6 @@ bool path_in(const char *path, const char *dir, bool recursive, bool self) {
 
 bool is_glob(const char *s) {
 	return strpbrk(s, "*?[") != NULL;
-}
-
-bool path_matches(const char *path, const char *pattern) {
-	if (is_glob(pattern))
-		return fnmatch(pattern, path, 0) == 0;
-	return path_in(path, pattern, true, true);
 }
 
 char *canonical(const char *path) {

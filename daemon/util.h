@@ -19,10 +19,6 @@
 bool path_in(const char *path, const char *dir, bool recursive, bool self);
 /* A string with * ? or [ is an fnmatch() pattern. */
 bool is_glob(const char *s);
-/* path matches pattern: a glob matched against the whole path ('*' also
- * matches '/'), or an absolute path, which matches itself and everything
- * below it. */
-bool path_matches(const char *path, const char *pattern);
 /* realpath(), or a copy of path where that fails; NULL only without memory. */
 char *canonical(const char *path);
 void strv_free(char **v, size_t n);
