@@ -21,6 +21,7 @@
 #include "engine.h"
 #include "mounts.h"
 #include "output.h"
+#include "pathset.h"
 #include "plan.h"
 #include "util.h"
 
@@ -74,9 +75,9 @@ struct erule {
 				   * counters it continues at the commit */
 	struct eoutput **outputs;
 	size_t n_outputs;
-	char **excl_canon; /* exclude paths, canonical where they exist (NULL for globs) */
-	unsigned limit;    /* events per second, 0 = unlimited */
-	uint64_t window;   /* monotonic second of the current window */
+	struct pathset excl; /* exclude: as configured, and canonical where that differs */
+	unsigned limit;      /* events per second, 0 = unlimited */
+	uint64_t window;     /* monotonic second of the current window */
 	unsigned in_window;
 	uint64_t dropped_pending;     /* rate-limited, not yet reported */
 	uint64_t seen;                /* sequence number of the last event it reported */
@@ -453,7 +454,6 @@ void on_retire(struct ev_loop *loop, ev_timer *w, int revents);
 
 /* ---- tree.c ---- */
 
-bool excluded_by_path(const struct erule *r, const char *path);
 bool has_sub(const struct emark *root, const char *path);
 /* the sub-watch of dir, placed on the directory dfd is open on */
 bool sub_watch_add(struct engine *e, struct state *s, struct emark *root, int dfd, const char *dir);
@@ -486,7 +486,6 @@ void match_index_free(struct match_index *ix);
 void on_inotify(struct engine *e, struct fsn_event *ev);
 void on_move_timer(struct ev_loop *loop, ev_timer *w, int revents);
 void synth_create(struct engine *e, struct emark *root, const char *path, bool is_dir);
-bool excluded(const struct erule *r, const char *path);
 /* the files the daemon writes (after outputs were opened or reopened) */
 void own_files_refresh(struct engine *e);
 void own_files_clear(struct engine *e);

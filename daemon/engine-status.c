@@ -396,7 +396,7 @@ void engine_explain_json(struct engine *e, const char *path, struct jbuf *b) {
 				    concerns(e, pm->spec.type, pm->path, dev, 0, r->conf->recursive,
 					     path, &parent))
 					explain_mark(&x, &pm->spec, pm->path, true, parent,
-						     !excluded(r, path));
+						     !pathset_has(&r->excl, path));
 			}
 		} else {
 			for (size_t k = 0; k < e->st.n_marks; k++) {
@@ -409,7 +409,7 @@ void engine_explain_json(struct engine *e, const char *path, struct jbuf *b) {
 					      m->scope == SCOPE_SUBTREE && m->subtree_recursive,
 					      path, &parent))
 					continue;
-				reports = !excluded(r, path) &&
+				reports = !pathset_has(&r->excl, path) &&
 					  (!m->subtree ||
 					   path_in(path, m->subtree, m->subtree_recursive, true));
 				explain_mark(&x, &m->spec, obj, m->mark && !m->gone, parent,

@@ -370,7 +370,7 @@ static void on_io(struct ev_loop *loop, ev_io *w, int revents) {
 
 static void state_free_rules(struct state *s) {
 	for (size_t i = 0; i < s->n_rules; i++) {
-		strv_free(s->rules[i].excl_canon, s->rules[i].conf->n_exclude);
+		pathset_done(&s->rules[i].excl);
 		free(s->rules[i].outputs);
 	}
 	free(s->rules);
@@ -398,14 +398,9 @@ int state_rules(struct state *s, const struct state *old) {
 
 		r->conf = &c->rules[i];
 		r->limit = r->conf->rate_limit ? r->conf->rate_limit : c->rate_limit;
-		r->excl_canon = calloc(r->conf->n_exclude ? r->conf->n_exclude : 1, sizeof(char *));
-		if (!r->excl_canon)
-			return -ENOMEM;
-		for (size_t j = 0; j < r->conf->n_exclude; j++) {
-			if (is_glob(r->conf->exclude[j]))
-				continue;
-			r->excl_canon[j] = resolve_canonical(r->conf->exclude[j]);
-		}
+		for (size_t j = 0; j < r->conf->n_exclude; j++)
+			if (pathset_add_pattern_resolved(&r->excl, r->conf->exclude[j]) < 0)
+				return -ENOMEM;
 		/* counters survive reloads, by rule name (taken again at the
 		 * commit: the running rule counts on until then) */
 		r->prev = strmap_value_str(&old_rules, r->conf->name);

@@ -176,22 +176,6 @@ static int object_scope(const struct emark *m, const struct fsn_event *ev, bool 
 	return (ev->has & (FSN_HAS_FID | FSN_HAS_DFID | FSN_HAS_OLD | FSN_HAS_NEW)) ? 0 : -1;
 }
 
-bool excluded(const struct erule *r, const char *path) {
-	if (!path)
-		return false;
-	for (size_t i = 0; i < r->conf->n_exclude; i++) {
-		const char *x = r->conf->exclude[i];
-
-		if (is_glob(x)) {
-			if (fnmatch(x, path, 0) == 0)
-				return true;
-		} else if (path_in(path, x, true, true) ||
-			   (r->excl_canon[i] && path_in(path, r->excl_canon[i], true, true)))
-			return true;
-	}
-	return false;
-}
-
 /* Process information (proc.c) of pid, cached per dispatch (engine_dispatch()
  * starts it over). */
 /* What /proc says of pid: from the cache while it is fresh (PCACHE_TTL_USEC),
@@ -297,7 +281,8 @@ static void match_mark(struct engine *e, const struct emark *m, struct evinfo *x
 		return;
 	r->seen = e->seq;
 
-	if (excluded(r, x->path) && (!x->old_path || excluded(r, x->old_path))) {
+	if (pathset_has(&r->excl, x->path) &&
+	    (!x->old_path || pathset_has(&r->excl, x->old_path))) {
 		r->stats.filtered++;
 		return;
 	}

@@ -43,7 +43,7 @@ void rescan_emit(struct engine *e, struct erule *r, const char *path, const char
 		.change = change,
 	};
 
-	if (excluded(r, path) || (dir && !r->conf->ondir) || !rate_ok(e, r))
+	if (pathset_has(&r->excl, path) || (dir && !r->conf->ondir) || !rate_ok(e, r))
 		return;
 	r->stats.events++;
 	e->events++;
@@ -84,7 +84,7 @@ static void rescan_dir(struct engine *e, struct erule *r, struct emark *root, in
 	_cleanup_closedir_ DIR *d = NULL;
 	struct dirent *de;
 
-	if (dfd < 0 || excluded_by_path(r, dir))
+	if (dfd < 0 || pathset_has_path(&r->excl, dir))
 		return;
 	/* a directory made in the gap: its watch; its subdirectories get
 	 * theirs as this walk reaches them (recursive whenever root is set) */

@@ -107,19 +107,6 @@ void sub_remove(struct emark *parent, struct emark *sub) {
 	parent->subs[i]->sub_pos = i;
 }
 
-/* Whether a rule excludes path by an exclude *path* (globs aside): used to
- * prune recursive inotify walks. */
-bool excluded_by_path(const struct erule *r, const char *path) {
-	for (size_t i = 0; i < r->conf->n_exclude; i++) {
-		if (is_glob(r->conf->exclude[i]))
-			continue;
-		if (path_in(path, r->conf->exclude[i], true, true) ||
-		    (r->excl_canon[i] && path_in(path, r->excl_canon[i], true, true)))
-			return true;
-	}
-	return false;
-}
-
 static const struct emark *find_sub(const struct emark *root, const char *path) {
 	if (!root->sidx)
 		return NULL;
@@ -425,7 +412,7 @@ static void scan_dir(struct engine *e, struct state *s, struct emark *root, cons
 	_cleanup_closedir_ DIR *d = NULL;
 	_cleanup_close_ int fd = -1;
 
-	if (excluded_by_path(root->rule, dir) || strlen(dir) >= PATH_MAX)
+	if (pathset_has_path(&root->rule->excl, dir) || strlen(dir) >= PATH_MAX)
 		return;
 	if (self && has_sub(root, dir))
 		return; /* watched and read already (by the scan of its parent) */
@@ -643,7 +630,7 @@ static size_t count_dirs(const struct erule *r, int fd, const char *dir, size_t 
 	size_t n = 1;
 	struct dirent *de;
 
-	if (excluded_by_path(r, dir)) {
+	if (pathset_has_path(&r->excl, dir)) {
 		safe_close(fd);
 		return 0;
 	}

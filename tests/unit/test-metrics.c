@@ -330,10 +330,8 @@ START_TEST(test_render) {
 	e->st.rules = calloc(c->n_rules, sizeof(*e->st.rules));
 	ck_assert_ptr_nonnull(e->st.rules);
 	e->st.n_rules = c->n_rules;
-	for (size_t i = 0; i < c->n_rules; i++) {
+	for (size_t i = 0; i < c->n_rules; i++)
 		e->st.rules[i].conf = &c->rules[i];
-		e->st.rules[i].excl_canon = calloc(1, sizeof(char *));
-	}
 	e->st.rules[0].stats = (struct rule_stats){ .events = 7,
 						    .filtered = 6,
 						    .ratelimited = 5,
