@@ -3,7 +3,7 @@
  * explain.h — `fsnotifyd --explain`: the plan, one block per rule wrapped
  * at 80 columns, with what each rule's marks cost a write, an open and a
  * read, in figures measured by `fsn-bench hooks`: the table shipped with
- * fsnotifyd (bench/hook-costs.txt, built in), or with --measure the same
+ * fsnotifyd (doc/hook-costs.txt, built in), or with --measure the same
  * benchmark run on this machine now.
  */
 #pragma once
