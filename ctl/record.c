@@ -9,6 +9,7 @@
 #include "escape.h"
 #include "fsn-uapi.h"
 #include "fsn-util.h"
+#include "fsn.h"
 #include "policy.h"
 #include "record.h"
 

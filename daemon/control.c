@@ -335,7 +335,7 @@ static void explain(struct control *ctl, struct vl_conn *c, const struct vl_call
 		invalid_parameter(c, "path");
 		return;
 	}
-	engine_explain_json(ctl->engine, norm, &b);
+	engine_path_marks_json(ctl->engine, norm, &b);
 	answer(c, &b);
 }
 

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * engine-status.c — what the control socket's GetStatus and ListRules say
- * of the running state (engine.h, doc/io.fsnotifyd.varlink): the rules
- * with their marks and counters, the kernel queues, the reader thread's
- * buffer, the features of the filesystems the plan uses. JSON text into a
- * jbuf; read-only, on the loop.
+ * engine-status.c — what the control socket's GetStatus, ListRules and
+ * Explain say of the running state (engine.h, doc/io.fsnotifyd.varlink):
+ * the rules with their marks and counters, the kernel queues, the reader
+ * thread's buffer, the features of the filesystems the plan uses; for
+ * Explain, the marks that concern one path (engine_path_marks_json()).
+ * JSON text into a jbuf; read-only, on the loop.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -299,13 +300,13 @@ bool engine_loading(const struct engine *e) {
 }
 
 /* ------------------------------------------------------------------------ */
-/* Explain                                                                  */
+/* Explain: the marks that concern one path                                 */
 /* ------------------------------------------------------------------------ */
 
 /* What the fsnotify hooks do for an access to path because of one mark of
  * kind on object (as_parent: a directory watching its children). */
-static void put_cost(struct jbuf *b, enum fsn_mark_type kind, const char *object, bool as_parent,
-		     const char *mask) {
+static void put_hook_words(struct jbuf *b, enum fsn_mark_type kind, const char *object,
+			   bool as_parent, const char *mask) {
 	switch (kind) {
 	case FSN_MARK_FILESYSTEM:
 		jb_printf(b,
@@ -330,13 +331,13 @@ static void put_cost(struct jbuf *b, enum fsn_mark_type kind, const char *object
 	}
 }
 
-struct explain {
+struct path_marks {
 	struct jbuf marks, cost;
 	bool any, reports;
 };
 
-static void explain_mark(struct explain *x, const struct fsn_mark_spec *spec, const char *object,
-			 bool placed, bool as_parent, bool reports) {
+static void path_marks_add(struct path_marks *x, const struct fsn_mark_spec *spec,
+			   const char *object, bool placed, bool as_parent, bool reports) {
 	char mask[1024], esc[PATH_MAX * 2];
 
 	if (x->any) {
@@ -347,7 +348,8 @@ static void explain_mark(struct explain *x, const struct fsn_mark_spec *spec, co
 	x->reports |= reports;
 	put_mark(&x->marks, spec, object, placed, NULL);
 	plan_mask_words(spec, mask, sizeof(mask));
-	put_cost(&x->cost, spec->type, text_escaped(esc, sizeof(esc), object), as_parent, mask);
+	put_hook_words(&x->cost, spec->type, text_escaped(esc, sizeof(esc), object), as_parent,
+		       mask);
 }
 
 /* Whether a mark of this kind on object concerns path: the same
@@ -375,7 +377,7 @@ static bool concerns(const struct engine *e, enum fsn_mark_type kind, const char
 	return path_in(path, object, recursive, false);
 }
 
-void engine_explain_json(struct engine *e, const char *path, struct jbuf *b) {
+void engine_path_marks_json(struct engine *e, const char *path, struct jbuf *b) {
 	bool first = true;
 
 	jb_puts(b, "{\"path\":");
@@ -383,7 +385,7 @@ void engine_explain_json(struct engine *e, const char *path, struct jbuf *b) {
 	jb_puts(b, ",\"rules\":[");
 	for (size_t i = 0; i < e->st.n_rules; i++) {
 		const struct erule *r = &e->st.rules[i];
-		struct explain x = { 0 };
+		struct path_marks x = { 0 };
 		bool parent;
 
 		if (r->conf->perm) {
@@ -395,8 +397,8 @@ void engine_explain_json(struct engine *e, const char *path, struct jbuf *b) {
 				if (pm->rule == r->conf &&
 				    concerns(e, pm->spec.type, pm->path, dev, 0, r->conf->recursive,
 					     path, &parent))
-					explain_mark(&x, &pm->spec, pm->path, true, parent,
-						     !pathset_has(&r->excl, path));
+					path_marks_add(&x, &pm->spec, pm->path, true, parent,
+						       !pathset_has(&r->excl, path));
 			}
 		} else {
 			for (size_t k = 0; k < e->st.n_marks; k++) {
@@ -412,8 +414,8 @@ void engine_explain_json(struct engine *e, const char *path, struct jbuf *b) {
 				reports = !pathset_has(&r->excl, path) &&
 					  (!m->subtree ||
 					   path_in(path, m->subtree, m->subtree_recursive, true));
-				explain_mark(&x, &m->spec, obj, m->mark && !m->gone, parent,
-					     reports);
+				path_marks_add(&x, &m->spec, obj, m->mark && !m->gone, parent,
+					       reports);
 			}
 		}
 		if (x.any && !x.marks.oom && !x.cost.oom) {

@@ -132,7 +132,7 @@ bool engine_loading(const struct engine *e);
  * concern it, whether each reports its events (scope, exclusions), and
  * what an access there costs the hooks, in words. Decided from the plan and
  * the mount table: path itself is never looked at. */
-void engine_explain_json(struct engine *e, const char *path, struct jbuf *b);
+void engine_path_marks_json(struct engine *e, const char *path, struct jbuf *b);
 
 /* Every record the engine reports also goes to fn (the control socket's
  * subscribers), after the outputs; NULL: none. */

@@ -30,10 +30,10 @@
 #include "control.h"
 #include "config.h"
 #include "engine.h"
-#include "explain.h"
 #include "fsn-uapi.h"
 #include "fsn.h"
 #include "log.h"
+#include "plan-costs.h"
 #include "plan.h"
 #include "util.h"
 
@@ -215,7 +215,7 @@ static int check_config(const char *path, bool explain, bool measure, bool verbo
 		}
 		if (r < 0 && hook_costs_builtin(&hc) < 0)
 			hc = (struct hook_costs){ .source = "(no figures)" };
-		explain_plan(p, &hc, 80, stdout);
+		plan_print_costs(p, &hc, 80, stdout);
 	} else if (verbose)
 		plan_print(p, stdout);
 	else

@@ -20,8 +20,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fsn.h"
-
 #define _printf_(a, b) __attribute__((format(printf, a, b)))
 #define _unused_ __attribute__((unused))
 

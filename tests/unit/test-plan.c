@@ -29,9 +29,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "explain.h"
 #include "fsn-uapi.h"
 #include "fsn-util.h"
+#include "plan-costs.h"
 #include "plan.h"
 #include "unit.h"
 
@@ -1945,7 +1945,7 @@ START_TEST(test_hook_costs) {
 END_TEST
 
 /* One block per rule with its costs, every line within 80 columns. */
-START_TEST(test_explain_plan) {
+START_TEST(test_plan_print_costs) {
 	struct fx fx;
 	struct hook_costs hc;
 	_cleanup_free_ char *out = NULL;
@@ -1961,7 +1961,7 @@ START_TEST(test_explain_plan) {
 	ck_assert_int_eq(hook_costs_builtin(&hc), 0);
 	f = open_memstream(&out, &len);
 	ck_assert_ptr_nonnull(f);
-	explain_plan(fx.p, &hc, 80, f);
+	plan_print_costs(fx.p, &hc, 80, f);
 	fclose(f);
 	assert_lines_fit(out, 80);
 	/* each rule's block, then its costs, in rule order */
@@ -2045,7 +2045,7 @@ static void plan_suite(Suite *s) {
 	tcase_add_test(tc, test_free_and_errors);
 	tcase_add_test(tc, test_text_wrap);
 	tcase_add_test(tc, test_hook_costs);
-	tcase_add_test(tc, test_explain_plan);
+	tcase_add_test(tc, test_plan_print_costs);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("real-probe");

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * explain.c — `fsnotifyd --explain`: the plan per rule, wrapped, with what
+ * plan-costs.c — `fsnotifyd --explain`: the plan per rule, wrapped, with what
  * its marks cost in figures of `fsn-bench hooks`.
  *
  * fsn-bench hooks measures operations per CPU-second of a workload (pwrite,
@@ -26,9 +26,9 @@
 #include <unistd.h>
 
 #include "escape.h"
-#include "explain.h"
 #include "fsn-util.h"
 #include "hook-costs.txt.h"
+#include "plan-costs.h"
 
 static const char *const scenario_names[_HS_MAX] = {
 	[HS_INO_SAME_FS] = "ino-same-fs",           [HS_INO_PARENT_NOMATCH] = "ino-parent-nomatch",
@@ -291,12 +291,12 @@ static void put_kind(const struct plan *p, const struct rule_conf *rule, const s
 	}
 }
 
-struct explain_ctx {
+struct costs_ctx {
 	const struct hook_costs *hc;
 };
 
-static void explain_rule(const struct plan *p, size_t i, FILE *f, void *userdata) {
-	const struct explain_ctx *x = userdata;
+static void put_rule_costs(const struct plan *p, size_t i, FILE *f, void *userdata) {
+	const struct costs_ctx *x = userdata;
 	const struct plan_rule_marks *r = &p->by_rule[i];
 	struct mark_kind kinds[16];
 	size_t n = 0;
@@ -324,8 +324,8 @@ static void explain_rule(const struct plan *p, size_t i, FILE *f, void *userdata
 		put_kind(p, &p->rules[i], &kinds[q], x->hc, f);
 }
 
-void explain_plan(const struct plan *p, const struct hook_costs *hc, size_t width, FILE *f) {
-	struct explain_ctx x = { .hc = hc };
+void plan_print_costs(const struct plan *p, const struct hook_costs *hc, size_t width, FILE *f) {
+	struct costs_ctx x = { .hc = hc };
 	_cleanup_free_ char *text = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&text, &len);
@@ -334,7 +334,7 @@ void explain_plan(const struct plan *p, const struct hook_costs *hc, size_t widt
 		plan_print_summary(p, f);
 		return;
 	}
-	plan_print_summary_with(p, m, explain_rule, &x);
+	plan_print_summary_with(p, m, put_rule_costs, &x);
 	fprintf(m,
 		"\nThe cost figures are CPU time per operation with such a mark in place, "
 		"against none (1.00x: no cost; ~: within the benchmark's noise; each "

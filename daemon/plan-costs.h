@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * explain.h — `fsnotifyd --explain`: the plan, one block per rule wrapped
+ * plan-costs.h — `fsnotifyd --explain`: the plan, one block per rule wrapped
  * at 80 columns, with what each rule's marks cost a write, an open and a
  * read, in figures measured by `fsn-bench hooks`: the table shipped with
- * fsnotifyd (bench/hook-costs.txt, built in), or with --measure the same
+ * fsnotifyd (doc/hook-costs.txt, built in), or with --measure the same
  * benchmark run on this machine now.
  */
 #pragma once
@@ -62,7 +62,7 @@ int hook_costs_measure(const char *fsn_bench, struct hook_costs *ret, char *err,
 
 /* Print the plan per rule (plan_print_summary()'s text) with each rule's
  * costs, every line wrapped to width columns. */
-void explain_plan(const struct plan *p, const struct hook_costs *hc, size_t width, FILE *f);
+void plan_print_costs(const struct plan *p, const struct hook_costs *hc, size_t width, FILE *f);
 
 /* Write text to f with every line longer than width broken at spaces;
  * continuation lines are indented 4 columns more than their line. */
