@@ -9,7 +9,7 @@
 #include "escape.h"
 #include "fsn-uapi.h"
 #include "fsn-util.h"
-#include "policy.h"
+#include "verdict.h"
 #include "record.h"
 
 static int b64_value(char c) {

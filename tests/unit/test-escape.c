@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * test-escape.c — the "escape" suite: the daemon's escaping (json_escape,
- * text_escape, base64_encode), record_to_json() byte for byte (events,
- * overflows, drops, permission decisions and stats), a round trip of
- * hostile filenames through jq, and the outputs themselves:
+ * test-escape.c — the "escape" suite: the record library's escaping
+ * (json_escape, text_escape, base64_encode), record_to_json() byte for
+ * byte (events, overflows, drops, permission decisions and stats), a
+ * round trip of hostile filenames through jq, and the outputs themselves:
  * json (files, rotation, ENOSPC, EPIPE, a slow pipe reader), journal
  * (no journal; and a private journal socket in a mount namespace, as
  * root) and exec (argv substitution, forwarded output, limits, timeouts,
