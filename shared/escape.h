@@ -4,8 +4,9 @@
  * into safe text: JSON string contents, human-readable log text, base64, and
  * the JSON line and console line of one record (escape.c). Pure functions,
  * no state. Part of the record library (shared/meson.build, fsn-record):
- * fsnotifyd's outputs and messages and fsnotifyctl (which prints records
- * as the daemon does) escape with it.
+ * fsnotifyd's outputs and messages, fsnotifyctl (which prints records as
+ * the daemon does) and json_write_string() (json.h) all escape with it, so
+ * there is one JSON escaper, json_escape().
  */
 #pragma once
 
