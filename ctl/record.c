@@ -10,8 +10,8 @@
 #include "fsn-uapi.h"
 #include "fsn-util.h"
 #include "fsn.h"
-#include "policy.h"
 #include "record.h"
+#include "verdict.h"
 
 static int b64_value(char c) {
 	static const char tab[] =

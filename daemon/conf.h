@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "verdict.h" /* struct verdict, deny_errnos[] (shared/: the record library) */
+
 enum rule_mark {
 	RULE_MARK_AUTO = 0,
 	RULE_MARK_INODE,
@@ -67,14 +69,6 @@ struct output_conf {
 	uint32_t user, group;
 	bool has_user_gid;
 	uint32_t user_gid; /* the user's primary group, when it has a passwd entry */
-};
-
-/* A permission verdict: allow, or deny with an errno (0: plain FAN_DENY,
- * EPERM), each optionally audited (FAN_AUDIT). */
-struct verdict {
-	bool deny;
-	int err; /* deny(ERRNO): the positive errno (FAN_DENY_ERRNO); 0: plain deny */
-	bool audit;
 };
 
 /* One entry of a permission rule's decision list: every criterion given
@@ -142,15 +136,6 @@ struct rule_conf {
 
 /* Whether the rule needs FAN_DENY_ERRNO (a pre-content class group). */
 bool rule_conf_uses_deny_errno(const struct rule_conf *r);
-
-/* The errnos a deny(ERRNO) verdict may carry, and their names: the kernel
- * accepts exactly these in FAN_DENY_ERRNO(). n_deny_errnos of them. */
-struct deny_errno {
-	int err;
-	const char *name;
-};
-extern const struct deny_errno deny_errnos[];
-extern const size_t n_deny_errnos;
 
 struct config {
 	char *path;     /* the main file */

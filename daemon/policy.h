@@ -4,8 +4,8 @@
  * concern it (scope, exclusions, process filters) and its decision list.
  * A struct policy owns copies of everything it needs, so the config it was
  * made from may be freed while the guard still uses it; evaluating it is
- * pure apart from the lazy /proc reads of struct proc_info. Also a verdict
- * as text, for the guard's, the engine's and the outputs' records.
+ * pure apart from the lazy /proc reads of struct proc_info. A verdict and
+ * its text are verdict.h's (shared/, the record library).
  */
 #pragma once
 
@@ -15,6 +15,7 @@
 
 #include "conf.h"
 #include "proc.h"
+#include "verdict.h"
 
 struct policy;
 
@@ -46,12 +47,6 @@ bool policy_needs_path(const struct policy *p);
  * path NULL (unknown): in scope, never excluded. Events that are not the
  * rule's are allowed and not counted as decisions. */
 bool policy_applies(const struct policy *p, const char *path, struct proc_info *proc);
-
-/* "allow", "deny", "deny(EIO)", with "+audit" when audited; into buf. */
-const char *verdict_format(const struct verdict *v, char *buf, size_t len);
-/* The name of err if a deny(ERRNO) verdict may carry it (deny_errnos[],
- * conf.h), NULL if err is not one. */
-const char *verdict_errno_name(int err);
 
 struct policy_result {
 	struct verdict verdict;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * json.c — a minimal JSON reader (recursive descent into a small DOM) and a
- * string writer. It reads what fsn-bench writes and any other valid JSON of
+ * string writer (a thin call of escape.c's json_escape(), the one JSON
+ * escaper). It reads what fsn-bench writes and any other valid JSON of
  * moderate size; \u escapes are decoded to UTF-8 (surrogate pairs are kept
  * as two code points, which is enough for names and numbers). Every value
  * keeps where it was in the text (start, end): fsnotifyctl passes a record
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "fsn-util.h"
 #include "json.h"
 
@@ -299,15 +301,25 @@ bool json_get_bool(const struct json *obj, const char *key, bool def) {
 }
 
 void json_write_string(FILE *f, const char *s) {
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20 || *p >= 0x7f)
-			fprintf(f, "\\u%04x", *p); /* bytes, not code points: lossless */
-		else
-			fputc(*p, f);
+	char small[512];
+	_cleanup_free_ char *big = NULL;
+	char *buf = small;
+	size_t need = 0, pos = 0;
+
+	/* json_escape() counts all it would write: one pass for a short
+	 * string, a second into a buffer that fits for a long one */
+	json_escape(small, sizeof(small), &need, s);
+	if (need >= sizeof(small)) {
+		big = malloc(need + 1);
+		if (!big) {
+			fputs("null", f);
+			return;
+		}
+		json_escape(big, need + 1, &pos, s);
+		buf = big;
 	}
+	fputc('"', f);
+	fwrite(buf, 1, need, f);
 	fputc('"', f);
 }
 

@@ -45,8 +45,11 @@ const char *json_get_string(const struct json *obj, const char *key);
 /* Boolean of a member, or def when missing or not a boolean. */
 bool json_get_bool(const struct json *obj, const char *key, bool def);
 
-/* Write s as a JSON string literal (quotes included, control bytes and
- * non-UTF-8-safe bytes escaped). */
+/* Write s as a JSON string literal, quotes included, escaped as the
+ * daemon's JSON lines escape a name (json_escape(), escape.h: controls,
+ * '"', '\\' and the characters that steer a terminal as escapes, each
+ * byte that is not valid UTF-8 as U+FFFD); "null" without memory for a
+ * long one. */
 void json_write_string(FILE *f, const char *s);
 /* A finite number as %.6g, anything else as null. */
 void json_write_number(FILE *f, double v);

@@ -282,7 +282,7 @@ class Notify:
 # ---------------------------------------------------------------------------
 
 RFC3339_USEC = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$")
-# What must never be raw in a JSON line or on a terminal (daemon/escape.h):
+# What must never be raw in a JSON line or on a terminal (shared/escape.h):
 # C0 and C1 controls, DEL, U+2028 U+2029 (a line end for JavaScript) and
 # the bidirectional controls.
 RAW_STEERING = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e"
@@ -348,7 +348,7 @@ KINDS = ("event", "overflow", "dropped", "decision", "stats", "rescan", "gone", 
 
 def validate_record(obj):
     """Problems with one decoded JSON record, as a list of strings (empty:
-    the record follows daemon/escape.h's record_to_json contract)."""
+    the record follows shared/escape.h's record_to_json contract)."""
     bad = []
     if not isinstance(obj, dict):
         return ["not a JSON object"]

@@ -21,7 +21,7 @@
 #include "escape.h"
 #include "fsn-util.h"
 #include "json.h"
-#include "policy.h"
+#include "verdict.h"
 #include "record.h"
 #include "table.h"
 #include "unit.h"

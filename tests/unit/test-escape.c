@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * test-escape.c — the "escape" suite: the daemon's escaping (json_escape,
+ * test-escape.c — the "escape" suite: the record library's escaping
+ * (json_escape, and json_write_string() writing exactly what it does;
  * text_escape, base64_encode), record_to_json() byte for byte (events,
  * overflows, drops, permission decisions and stats), a round trip of
  * hostile filenames through jq, and the outputs themselves:
@@ -34,6 +35,7 @@
 
 #include "escape.h"
 #include "fsn.h"
+#include "json.h"
 #include "log.h"
 #include "output-private.h"
 #include "unit.h"
@@ -392,6 +394,84 @@ START_TEST(test_json_escape_255) {
 	pos = 0;
 	ck_assert(json_escape(buf, sizeof(buf), &pos, name));
 	ck_assert_str_eq(buf, name);
+}
+END_TEST
+
+/* json_write_string() (shared/json.c: fsn-bench's, and anyone's JSON
+ * written to a FILE) as a string; the caller frees it. */
+static char *write_string(const char *s) {
+	char *text = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&text, &n);
+
+	ck_assert_ptr_nonnull(f);
+	json_write_string(f, s);
+	ck_assert_int_eq(fclose(f), 0);
+	return text;
+}
+
+/* The value of ,"key": in a record's JSON line, up to the ',' after it,
+ * must be want exactly. */
+static void assert_member(const char *line, const char *key, const char *want, size_t i) {
+	char k[32];
+	const char *v;
+
+	snprintf(k, sizeof(k), ",\"%s\":", key);
+	v = strstr(line, k);
+	ck_assert_msg(v, "case %zu: no %s in %s", i, key, line);
+	v += strlen(k);
+	ck_assert_msg(strncmp(v, want, strlen(want)) == 0 && v[strlen(want)] == ',',
+		      "case %zu: %s is not %s in %s", i, key, want, line);
+}
+
+/* One JSON escaper: json_write_string() writes a hostile string exactly as
+ * record_to_json() writes it as a path (its readable "path", next to
+ * path_b64 when not UTF-8) and as a comm, and as json_escape() escapes it. */
+START_TEST(test_json_write_string_same) {
+	enum { LONG = 3000 };
+	static const char mix[] = "\x01\"\\\xff\xe2\x80\xae\xc3\xa9\n\xc0\xaf\x7f";
+	char *long_name = malloc(LONG + 1), *line = malloc(1 << 17);
+	size_t n_cases = sizeof(json_cases) / sizeof(json_cases[0]);
+
+	ck_assert_ptr_nonnull(long_name);
+	ck_assert_ptr_nonnull(line);
+	/* longer than json_write_string()'s own buffer */
+	for (size_t i = 0; i < LONG; i++)
+		long_name[i] = mix[i % (sizeof(mix) - 1)];
+	long_name[LONG] = '\0';
+
+	for (size_t i = 0; i <= n_cases; i++) {
+		const char *in = i < n_cases ? json_cases[i].in : long_name;
+		struct record r = event(in);
+		char *ws = write_string(in), *want = malloc(strlen(in) * 6 + 3);
+		size_t pos = 1;
+		int n;
+
+		ck_assert_ptr_nonnull(want);
+		want[0] = '"';
+		json_escape(want, strlen(in) * 6 + 3, &pos, in);
+		memcpy(want + pos, "\"", 2);
+		ck_assert_msg(strcmp(ws, want) == 0,
+			      "case %zu: json_write_string() wrote %s, want %s", i, ws, want);
+		if (i < n_cases) { /* and as the escape cases above say */
+			const char *out = json_cases[i].out;
+
+			ck_assert_msg(strncmp(ws + 1, out, strlen(out)) == 0 &&
+					  strcmp(ws + 1 + strlen(out), "\"") == 0,
+				      "case %zu: json_write_string() wrote %s", i, ws);
+		}
+
+		r.comm = in;
+		n = record_to_json(&r, line, 1 << 17);
+		ck_assert_int_gt(n, 0);
+		ck_assert_int_lt(n, 1 << 17);
+		assert_member(line, "path", ws, i);
+		assert_member(line, "comm", ws, i);
+		free(want);
+		free(ws);
+	}
+	free(line);
+	free(long_name);
 }
 END_TEST
 
@@ -2068,6 +2148,7 @@ static void escape_suite(Suite *s) {
 	tcase_add_test(tc, test_json_escape);
 	tcase_add_test(tc, test_json_escape_append_truncate);
 	tcase_add_test(tc, test_json_escape_255);
+	tcase_add_test(tc, test_json_write_string_same);
 	tcase_add_test(tc, test_text_escape);
 	tcase_add_test(tc, test_base64);
 	suite_add_tcase(s, tc);

@@ -2,8 +2,11 @@
 /*
  * escape.h — turning hostile bytes (filenames, process names, child output)
  * into safe text: JSON string contents, human-readable log text, base64, and
- * the JSON line of one record (escape.c). Pure functions, no state; used by
- * the outputs, the engine's and the plan's messages, and the tests.
+ * the JSON line and console line of one record (escape.c). Pure functions,
+ * no state. Part of the record library (shared/meson.build, fsn-record):
+ * fsnotifyd's outputs and messages, fsnotifyctl (which prints records as
+ * the daemon does) and json_write_string() (json.h) all escape with it, so
+ * there is one JSON escaper, json_escape().
  */
 #pragma once
 
@@ -11,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "output.h"
+#include "fsn-record.h"
 
 /*
  * Append s as the contents of a JSON string (no quotes) to buf: valid

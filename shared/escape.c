@@ -2,7 +2,8 @@
 /*
  * escape.c — turning hostile bytes (filenames, process names, child output)
  * into safe text: JSON string contents, human-readable log text, base64, and
- * the JSON line of one record. Pure functions, no state.
+ * the JSON line and console line of one record (escape.h). Pure functions,
+ * no state; the record library's (shared/meson.build).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,7 +15,7 @@
 #include "escape.h"
 #include "fsn-uapi.h"
 #include "fsn.h"
-#include "policy.h"
+#include "verdict.h"
 
 /* Append n bytes at *pos: what fits in buf[0..len-1), NUL terminated, *pos
  * advanced by n. */

@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * verdict.c — a permission verdict as text (policy.h: verdict_format(),
+ * verdict.c — a permission verdict as text (verdict_format(),
  * verdict_errno_name()) and the errnos a deny(ERRNO) verdict may carry
- * (conf.h: deny_errnos[]). Pure, and apart from the config parser and the
- * policy: the record formatters (escape.c) need it, and fsnotifyctl links
- * them without the rest of the daemon.
+ * (deny_errnos[]): verdict.h. Pure, and apart from the config parser and
+ * the policy: the record formatters (escape.c) need it, and with them it
+ * is the record library fsnotifyd and fsnotifyctl both link.
  */
 #include <errno.h>
 #include <stdio.h>
 
 #include "fsn-util.h"
-#include "policy.h"
+#include "verdict.h"
 
 /* The errnos FAN_DENY_ERRNO() takes (the kernel refuses others). */
 const struct deny_errno deny_errnos[] = {

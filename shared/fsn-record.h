@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * fsn-record.h — the record contract: what fsnotifyd reports (struct
+ * record, its kinds) as its outputs receive it and as fsnotifyctl reads it
+ * back from a JSON line. Its text forms are escape.h's (record_to_json(),
+ * the JSON line consumers parse; record_to_text(), the console line); a
+ * decision's verdict is verdict.h's. Part of the record library
+ * (shared/meson.build, fsn-record), which fsnotifyd and fsnotifyctl both
+ * link; no code of its own.
+ */
+#pragma once
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "verdict.h"
+
+enum record_kind {
+	RECORD_EVENT = 0, /* a filesystem event matched a rule */
+	RECORD_OVERFLOW,  /* the kernel queue overflowed: events were lost (rule names the affected
+			     rule) */
+	RECORD_DROPPED,   /* the daemon dropped events (rate limit / output queue); count says how
+			     many */
+	RECORD_DECISION,  /* a permission rule answered an event (verdict, by, ...) */
+	RECORD_STATS,     /* a permission rule's counters (perm) */
+	RECORD_RESCAN,    /* after an overflow: what a rescan found changed in the gap (change) */
+	RECORD_GONE,      /* a rule's watched path went (reason): it is waited for */
+	RECORD_UNMOUNTED, /* the mount a rule's path was on went (mount): it is waited for */
+	RECORD_REARMED,   /* a rule's path is watched again (or at last, when it did not exist) */
+};
+
+/* A permission rule's counters, for RECORD_STATS. */
+struct perm_counts {
+	uint64_t allowed, denied, audited, deadline;
+	uint64_t latency_p50_us, latency_p99_us;
+};
+
+/* One reported thing. Strings are raw bytes (filenames!): every output
+ * escapes them for its format. Its JSON line, the contract for consumers:
+ * record_to_json() (escape.h); its console line: record_to_text(). */
+struct record {
+	enum record_kind kind;
+	uint64_t time_usec;   /* CLOCK_REALTIME */
+	const char *rule;     /* rule name; NULL for a drop not tied to one rule */
+	uint64_t mask;        /* FAN_* event bits */
+	const char *path;     /* full path, NULL if unknown */
+	const char *old_path; /* for renames with both sides known, else NULL */
+	pid_t pid;            /* 0 if unknown */
+	const char *comm;     /* NULL if unknown (process gone) */
+	uid_t uid;            /* (uid_t)-1 if unknown */
+	uint64_t count;       /* RECORD_DROPPED: events dropped */
+	/* RECORD_DECISION */
+	const char *exe;               /* the process's executable, NULL if unknown */
+	const struct verdict *verdict; /* the answer written */
+	const char *by;                /* "decision", "default" or "deadline" */
+	unsigned decision;             /* by "decision": 1-based index in the rule's list */
+	uint64_t latency_us;           /* reading the event to writing the answer */
+	/* RECORD_STATS */
+	const struct perm_counts *perm;
+	/* RECORD_RESCAN: "created", "modified" or "changed" (a directory whose
+	 * entries changed: something in it was created, deleted or moved) */
+	const char *change;
+	/* RECORD_GONE: "deleted" (or replaced by a rename), "moved" (moved
+	 * away), "covered" (a filesystem was mounted over it) */
+	const char *reason;
+	/* RECORD_UNMOUNTED: the mount point of the mount that went */
+	const char *mount;
+};
