@@ -2,9 +2,9 @@
 /*
  * ctx-private.h — the inside of a struct fsn_ctx, shared by ctx.c (groups,
  * marks, dispatch), perm.c (permission responses), path.c (mount fds and
- * FID -> path resolution), fidcache.c (struct fsn_fidcache, the public FID ->
- * path cache path.c keeps one of) and hashmap.c (the small intrusive hash
- * table they use).
+ * FID -> path resolution), fidcache.c (struct fsn_fidcache, the internal
+ * FID -> path cache path.c keeps one of: fidcache-private.h) and hashmap.c
+ * (the small intrusive hash table they use).
  *
  * Ownership in one picture:
  *
@@ -29,6 +29,7 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 
+#include "fidcache-private.h"
 #include "fsn-private.h"
 
 #define container_of(ptr, type, member) ((type *)(void *)((char *)(ptr)-offsetof(type, member)))

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * fidcache.c — struct fsn_fidcache (see fsn.h): a bounded map (tag, FID) ->
- * path, an intrusive hash table (hashmap.c) for lookups plus a list in
- * order of use for eviction and for the forget_* walks.
+ * fidcache.c — struct fsn_fidcache (see fidcache-private.h; internal, not
+ * exported): a bounded map (tag, FID) -> path, an intrusive hash table
+ * (hashmap.c) for lookups plus a list in order of use for eviction and for
+ * the forget_* walks.
  *
- * Users: the context's FID -> path cache (path.c, tag 0: the path an object
- * had, for when it has gone) and the daemon's directory path cache (one tag
- * per fanotify group).
+ * User: the context's FID -> path cache (path.c): tag 0 the path an object
+ * had, for when it has gone; a fanotify group's id the directory paths
+ * fsn_ctx_event_dir_path() serves for that group.
  */
 #include "ctx-private.h"
 
@@ -99,7 +100,7 @@ static void forget(struct fsn_fidcache *c, unsigned tag, const char *dir, bool s
 	}
 }
 
-_public_ int fsn_fidcache_new(size_t max, struct fsn_fidcache **ret) {
+int fsn_fidcache_new(size_t max, struct fsn_fidcache **ret) {
 	struct fsn_fidcache *c;
 
 	if (max == 0 || !ret)
@@ -113,14 +114,14 @@ _public_ int fsn_fidcache_new(size_t max, struct fsn_fidcache **ret) {
 	return 0;
 }
 
-_public_ void fsn_fidcache_clear(struct fsn_fidcache *c) {
+void fsn_fidcache_clear(struct fsn_fidcache *c) {
 	if (!c)
 		return;
 	while (c->lru.next != &c->lru)
 		drop(c, entry_of(c->lru.next));
 }
 
-_public_ struct fsn_fidcache *fsn_fidcache_free(struct fsn_fidcache *c) {
+struct fsn_fidcache *fsn_fidcache_free(struct fsn_fidcache *c) {
 	if (!c)
 		return NULL;
 	fsn_fidcache_clear(c);
@@ -129,8 +130,7 @@ _public_ struct fsn_fidcache *fsn_fidcache_free(struct fsn_fidcache *c) {
 	return NULL;
 }
 
-_public_ const char *fsn_fidcache_get(struct fsn_fidcache *c, unsigned tag,
-				      const struct fsn_fid *fid) {
+const char *fsn_fidcache_get(struct fsn_fidcache *c, unsigned tag, const struct fsn_fid *fid) {
 	struct fidcache_entry *e;
 
 	if (!c || !fid || fid->handle_bytes > FSN_HANDLE_MAX)
@@ -142,8 +142,8 @@ _public_ const char *fsn_fidcache_get(struct fsn_fidcache *c, unsigned tag,
 	return e->path;
 }
 
-_public_ int fsn_fidcache_put(struct fsn_fidcache *c, unsigned tag, const struct fsn_fid *fid,
-			      const char *path) {
+int fsn_fidcache_put(struct fsn_fidcache *c, unsigned tag, const struct fsn_fid *fid,
+		     const char *path) {
 	struct fidcache_entry *e;
 	uint64_t h;
 	int r;
@@ -193,8 +193,7 @@ _public_ int fsn_fidcache_put(struct fsn_fidcache *c, unsigned tag, const struct
 	return 0;
 }
 
-_public_ void fsn_fidcache_forget_fid(struct fsn_fidcache *c, unsigned tag,
-				      const struct fsn_fid *fid) {
+void fsn_fidcache_forget_fid(struct fsn_fidcache *c, unsigned tag, const struct fsn_fid *fid) {
 	struct fidcache_entry *e;
 	char *dir;
 
@@ -210,16 +209,16 @@ _public_ void fsn_fidcache_forget_fid(struct fsn_fidcache *c, unsigned tag,
 	free(dir);
 }
 
-_public_ void fsn_fidcache_forget_path(struct fsn_fidcache *c, unsigned tag, const char *path) {
+void fsn_fidcache_forget_path(struct fsn_fidcache *c, unsigned tag, const char *path) {
 	if (c && path)
 		forget(c, tag, path, true);
 }
 
-_public_ void fsn_fidcache_forget_tag(struct fsn_fidcache *c, unsigned tag) {
+void fsn_fidcache_forget_tag(struct fsn_fidcache *c, unsigned tag) {
 	if (c)
 		forget(c, tag, NULL, false);
 }
 
-_public_ size_t fsn_fidcache_size(const struct fsn_fidcache *c) {
+size_t fsn_fidcache_size(const struct fsn_fidcache *c) {
 	return c ? c->n : 0;
 }

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test-fidcache.c — the "fidcache" suite: struct fsn_fidcache, the bounded
- * (tag, FID) -> path LRU map behind fsn_ctx_fid_path() and the daemon's
- * directory path cache. Pure memory: no privileges needed.
+ * (tag, FID) -> path LRU map behind fsn_ctx_fid_path() and
+ * fsn_ctx_event_dir_path(); internal to libfsn (fidcache-private.h, the
+ * static library). Pure memory: no privileges needed.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "fidcache-private.h"
 #include "fsn.h"
 #include "unit.h"
 
