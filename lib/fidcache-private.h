@@ -9,8 +9,8 @@
  * tests link the static library): nothing outside the library uses it, and
  * what it promises — paths compared as strings, tags, forgetting by path —
  * is how the context keeps its cache right, not something a caller of
- * libfsn needs. Kept out of the ABI, it can change with the context. See
- * doc/architecture.md, "The split".
+ * libfsn needs. Kept out of the ABI, it can change with the context (as
+ * its path index did). See doc/architecture.md, "The split".
  *
  * It never checks a path against the filesystem; keeping it right is the
  * caller's business. tag keeps independent users apart, e.g. one per
@@ -19,6 +19,13 @@
  * fsid, handle_type, handle_bytes and the handle_bytes bytes of f_handle
  * are; the rest of f_handle is ignored. Not thread-safe (one thread per
  * cache, like fsn_ctx).
+ *
+ * Costs: get is O(1) in the number of entries, put and evicting too
+ * (amortised; O(length of the path) for a put); forgetting a path or a FID
+ * visits only the entries at and below that path (an index of the cached
+ * paths, fidcache.c), forgetting a tag only the entries of that tag. The
+ * index takes at most twice as many nodes as there are entries (plus one
+ * per tag), whatever the paths.
  */
 #pragma once
 
@@ -65,3 +72,13 @@ void fsn_fidcache_forget_tag(struct fsn_fidcache *c, unsigned tag);
 void fsn_fidcache_clear(struct fsn_fidcache *c);
 /* The number of entries (0 for NULL). */
 size_t fsn_fidcache_size(const struct fsn_fidcache *c);
+
+/* What the cache holds and what forgetting cost, for the unit tests. */
+struct fsn_fidcache_stats {
+	size_t entries;  /* as fsn_fidcache_size() */
+	size_t nodes;    /* of the path index: the tags' roots, the entries' paths, branch points */
+	uint64_t visits; /* entries and index nodes the forget functions visited, since new */
+};
+
+/* All zero for NULL c. */
+void fsn_fidcache_get_stats(const struct fsn_fidcache *c, struct fsn_fidcache_stats *ret);
