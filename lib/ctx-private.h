@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * ctx-private.h — the inside of a struct fsn_ctx, shared by ctx.c (groups,
- * marks, dispatch), perm.c (permission responses), path.c (mount fds and
- * FID -> path resolution), fidcache.c (struct fsn_fidcache, the public FID ->
- * path cache path.c keeps one of) and hashmap.c (the small intrusive hash
+ * ctx-private.h — the inside of a struct fsn_ctx, shared by ctx.c (its
+ * life and log), group.c (fanotify groups), mark.c (marks and the kernel
+ * objects they share), dispatch.c (reading and handing out events), perm.c
+ * (permission responses), path.c (mount fds and FID -> path resolution),
+ * fidcache.c (struct fsn_fidcache, the internal FID -> path cache path.c
+ * keeps one of: fidcache-private.h) and hashmap.c (the small intrusive hash
  * table they use).
  *
  * Ownership in one picture:
@@ -29,6 +31,7 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 
+#include "fidcache-private.h"
 #include "fsn-private.h"
 
 #define container_of(ptr, type, member) ((type *)(void *)((char *)(ptr)-offsetof(type, member)))
@@ -281,9 +284,62 @@ struct fsn_ctx {
 	struct fsn_fidcache *fidcache; /* tag 0, and the groups' ids (path.c) */
 };
 
-/* ctx.c */
+/* group.c */
 struct fsn_group *fsn_group_ref(struct fsn_group *g);
 void fsn_group_unref(struct fsn_group *g);
+struct fsn_group *fsn_group_by_id(const struct fsn_ctx *ctx, unsigned id);
+struct fsn_group *fsn_group_find(const struct fsn_ctx *ctx, enum fsn_class klass, uint32_t report,
+				 uint32_t tag);
+/* A new group in the context, its fd watched (fsn_ctx_source_watch()). */
+int fsn_group_new(struct fsn_ctx *ctx, enum fsn_class klass, uint32_t report, uint32_t tag,
+		  struct fsn_group **ret);
+/* Take a group out of the context (its last object went, or the context is
+ * freed) and drop the context's reference. */
+void fsn_group_detach(struct fsn_ctx *ctx, struct fsn_group *g);
+/* Answer and close the (not handed out) fanotify events of g in buf[off,
+ * len), whose fds budget b counts. */
+void fsn_group_release_events(struct fsn_fd_budget *b, struct fsn_group *g, const void *buf,
+			      size_t off, size_t len);
+/* Events of g carry no fd: the reader thread may hold them. */
+bool fsn_group_drainable(const struct fsn_group *g);
+
+/* The kernel queue's length (fsn_ctx_set_queue_max()): the sysctl is set
+ * to the context's length around the creation of a group or of the
+ * inotify instance, under a process-wide lock. */
+#define FANOTIFY_QUEUE_SYSCTL "/proc/sys/fs/fanotify/max_queued_events"
+#define INOTIFY_QUEUE_SYSCTL "/proc/sys/fs/inotify/max_queued_events"
+
+struct fsn_queue_len {
+	const char *file;
+	unsigned old; /* what to write back; 0: nothing */
+	unsigned len; /* what the group will get */
+};
+
+/* Before the creation (file NULL: an unlimited queue, nothing to do);
+ * takes the lock, fsn_queue_len_end() releases it. */
+void fsn_queue_len_begin(struct fsn_ctx *ctx, const char *file, struct fsn_queue_len *q);
+void fsn_queue_len_end(struct fsn_queue_len *q);
+
+/* mark.c */
+/* The live inotify object of watch descriptor wd, or NULL. */
+struct fsn_obj *fsn_obj_by_wd(const struct fsn_ctx *ctx, int wd);
+/* Mark an inotify object dead: its wd is gone in the kernel. */
+void fsn_obj_kill(struct fsn_ctx *ctx, struct fsn_obj *o);
+/* Free every mark and object, telling the kernel nothing (fsn_ctx_free()). */
+void fsn_ctx_marks_free(struct fsn_ctx *ctx);
+
+/* dispatch.c */
+/* Watch source src (a group's id, 0: the inotify fd) fd: in the reader
+ * thread if drainable and it runs (*in_reader), else in the epoll set. */
+int fsn_ctx_source_watch(struct fsn_ctx *ctx, unsigned src, int fd, bool drainable,
+			 bool *in_reader);
+/* Before fd is closed: nobody reads it any more; what the reader thread
+ * queued of it is dropped. */
+void fsn_ctx_source_unwatch(struct fsn_ctx *ctx, unsigned src, int fd);
+/* Nothing read is pending any more (ctx->pend_*). */
+void fsn_ctx_pend_clear(struct fsn_ctx *ctx);
+
+/* perm.c: whether mask holds a permission event */
 bool fsn_mask_is_perm(uint64_t mask);
 
 /* perm.c: write a response for the event fd `fd` of group g. Falls back to

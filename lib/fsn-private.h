@@ -28,7 +28,7 @@ void fsn_append(char *buf, size_t len, size_t *pos, const char *fmt, ...) _print
 /* Errno name ("EOPNOTSUPP"), or NULL for unknown values. */
 const char *fsn_errno_name(int err);
 
-/* ---- internal context API shared by ctx.c, perm.c, path.c ---- */
+/* ---- internal context API shared by the context's files (ctx-private.h) ---- */
 
 /* Log through the context's callback, if any (priority as syslog). */
 void fsn_ctx_log(struct fsn_ctx *ctx, int priority, const char *fmt, ...) _printf_(3, 4);

@@ -715,7 +715,7 @@ int fsn_perm_get_fd(const struct fsn_perm *p);
  * records) to a path: open_by_handle_at() on a mount fd the context keeps
  * for each filesystem it has a fanotify mark on, then the fd's path, then
  * "/" name. Needs CAP_DAC_READ_SEARCH. Paths resolved once are remembered in
- * a bounded cache (a struct fsn_fidcache of 65536 FIDs, below), so an object
+ * the context's bounded FID cache (65536 FIDs), so an object
  * that has since been deleted (ESTALE) keeps the path it had; *ret_deleted
  * is then set (also when the object is still open but unlinked). name "."
  * (the directory's own event) means the directory itself. Returns the path
@@ -735,8 +735,9 @@ int fsn_ctx_fid_path(struct fsn_ctx *ctx, const struct fsn_fid *fid, const char 
 		     size_t len, bool *ret_deleted);
 
 /* Forget cached paths under a directory FID (call on MOVE_SELF / rename of
- * a directory): fsn_fidcache_forget_fid() on the context's cache. Events
- * dispatched by the context need no call: see fsn_ctx_event_dir_path(). */
+ * a directory): the FID's own entry in the context's FID cache and every
+ * entry strictly below the path it had. Events dispatched by the context
+ * need no call: see fsn_ctx_event_dir_path(). */
 void fsn_ctx_fid_forget(struct fsn_ctx *ctx, const struct fsn_fid *fid);
 
 /*
@@ -757,66 +758,23 @@ void fsn_ctx_fid_forget(struct fsn_ctx *ctx, const struct fsn_fid *fid);
  * context-wide entries under its FID: fsn_ctx_fid_forget()); after an
  * overflow of the group's queue, when the group's filesystem marks change,
  * and when the group goes, all of the group's. One cache: the context's
- * struct fsn_fidcache (65536 entries), shared with fsn_ctx_fid_path().
+ * FID cache (65536 entries), shared with fsn_ctx_fid_path().
  * Returns as fsn_ctx_fid_path(); -EINVAL when ev is not a fanotify event.
  */
 int fsn_ctx_event_dir_path(struct fsn_ctx *ctx, const struct fsn_event *ev,
 			   const struct fsn_fid *dfid, const char *name, char *buf, size_t len,
 			   bool *ret_deleted);
 
-/* ------------------------------------------------------------------------ */
-/* FID -> path cache                                                        */
-/* ------------------------------------------------------------------------ */
-
 /*
- * A bounded map (tag, FID) -> path that remembers what a file handle
- * resolved to, least recently used first to go: the cache behind
- * fsn_ctx_fid_path(), usable on its own. It never checks a path against the
- * filesystem; keeping it right is the caller's business. tag keeps
- * independent users apart, e.g. one per fanotify group (fsn_group_get_id()):
- * a cache kept right by a group's rename and delete events is only right in
- * the order of that group's queue. FIDs are equal when fsid, handle_type,
- * handle_bytes and the handle_bytes bytes of f_handle are; the rest of
- * f_handle is ignored. Not thread-safe (one thread per cache, like fsn_ctx).
+ * The context's FID cache is internal: libfsn exports no cache API (the
+ * fsn_fidcache_* functions of earlier snapshots are gone from this header
+ * and from the library's symbols). Nothing but the context used them; the
+ * cache's contract (tags, paths compared as strings, forgetting by path) is
+ * how the context keeps its own cache right, not a service of a fanotify
+ * library; and once in the ABI it could not change with the context. The
+ * calls above are the way in: fsn_ctx_fid_path(), fsn_ctx_event_dir_path(),
+ * fsn_ctx_fid_forget().
  */
-struct fsn_fidcache;
-
-/* A cache of at most max >= 1 entries (-EINVAL for 0). */
-int fsn_fidcache_new(size_t max, struct fsn_fidcache **ret);
-/* Free it and its entries. Accepts NULL; returns NULL. */
-struct fsn_fidcache *fsn_fidcache_free(struct fsn_fidcache *c);
-
-/* The path cached for (tag, fid), or NULL if none (or c or fid is NULL, or
- * fid->handle_bytes > FSN_HANDLE_MAX). Marks the entry most recently used.
- * The string is owned by the cache and valid until the next call on c. */
-const char *fsn_fidcache_get(struct fsn_fidcache *c, unsigned tag, const struct fsn_fid *fid);
-/* Remember path (copied) for (tag, fid), replacing what it had, and mark it
- * most recently used. A new entry in a full cache evicts the least recently
- * used. -EINVAL if c, fid or path is NULL or fid->handle_bytes >
- * FSN_HANDLE_MAX; -ENOMEM (the entry of (tag, fid), if any, is then gone:
- * never its old path). */
-int fsn_fidcache_put(struct fsn_fidcache *c, unsigned tag, const struct fsn_fid *fid,
-		     const char *path);
-
-/*
- * A directory moved or went: forget stale paths. Both walk every entry.
- * fsn_fidcache_forget_path() drops the entries of tag whose path is path or
- * below it: "/a" drops "/a" and "/a/b" but not "/ab"; a trailing slash of
- * path does not count ("/a/" is "/a"), so "/" drops every absolute path of
- * tag. Paths are compared as strings, not resolved.
- * fsn_fidcache_forget_fid() drops the entry of (tag, fid), if any, and
- * those of tag strictly below the path it had; another FID cached with that
- * very path (an object that had it before) keeps it.
- */
-void fsn_fidcache_forget_path(struct fsn_fidcache *c, unsigned tag, const char *path);
-void fsn_fidcache_forget_fid(struct fsn_fidcache *c, unsigned tag, const struct fsn_fid *fid);
-/* Drop every entry of tag (e.g. its group's queue overflowed: what it lost
- * may have moved directories). */
-void fsn_fidcache_forget_tag(struct fsn_fidcache *c, unsigned tag);
-/* Drop every entry. Never fails. */
-void fsn_fidcache_clear(struct fsn_fidcache *c);
-/* The number of entries (0 for NULL). */
-size_t fsn_fidcache_size(const struct fsn_fidcache *c);
 
 #ifdef __cplusplus
 }

@@ -1,13 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test-fidcache.c — the "fidcache" suite: struct fsn_fidcache, the bounded
- * (tag, FID) -> path LRU map behind fsn_ctx_fid_path() and the daemon's
- * directory path cache. Pure memory: no privileges needed.
+ * (tag, FID) -> path LRU map behind fsn_ctx_fid_path() and
+ * fsn_ctx_event_dir_path(); internal to libfsn (fidcache-private.h, the
+ * static library). Pure memory: no privileges needed.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "fidcache-private.h"
 #include "fsn.h"
 #include "unit.h"
 
@@ -321,6 +327,379 @@ START_TEST(test_forget_tag_and_clear) {
 }
 END_TEST
 
+/* The stats of c. */
+static struct fsn_fidcache_stats stats(const struct fsn_fidcache *c) {
+	struct fsn_fidcache_stats st;
+
+	fsn_fidcache_get_stats(c, &st);
+	ck_assert_uint_eq(st.entries, fsn_fidcache_size(c));
+	return st;
+}
+
+START_TEST(test_forget_subtree_exactly) {
+	static const struct entry tree[] = {
+		{ 0, 1, "/a" },      { 0, 2, "/a/b" },    { 0, 3, "/a/b/c" },  { 0, 4, "/a/b/c/d" },
+		{ 0, 5, "/a/bc" },   { 0, 6, "/a/bc/x" }, { 0, 7, "/a/b-" },   { 0, 8, "/a/b/" },
+		{ 0, 9, "/a/b//e" }, { 0, 10, "/a/ab" },  { 1, 11, "/a/b/c" },
+	};
+	/* "/a/b" and below gone; "/a/bc", "/a/b-" (a common name prefix)
+	 * and what is above stay */
+	static const struct entry no_b[] = {
+		{ 0, 1, "/a" },    { 0, 2, NULL },      { 0, 3, NULL },      { 0, 4, NULL },
+		{ 0, 5, "/a/bc" }, { 0, 6, "/a/bc/x" }, { 0, 7, "/a/b-" },   { 0, 8, NULL },
+		{ 0, 9, NULL },    { 0, 10, "/a/ab" },  { 1, 11, "/a/b/c" },
+	};
+	/* forget_fid of "/a/b": what is strictly below, and it */
+	static const struct entry fid_b[] = {
+		{ 0, 1, "/a" },    { 0, 2, NULL },      { 0, 3, NULL },      { 0, 4, NULL },
+		{ 0, 5, "/a/bc" }, { 0, 6, "/a/bc/x" }, { 0, 7, "/a/b-" },   { 0, 8, NULL },
+		{ 0, 9, NULL },    { 0, 10, "/a/ab" },  { 1, 11, "/a/b/c" },
+	};
+	/* "/a/bc" alone: "/a/b" and its subtree stay */
+	static const struct entry no_bc[] = {
+		{ 0, 1, "/a" },      { 0, 2, "/a/b" },   { 0, 3, "/a/b/c" },  { 0, 4, "/a/b/c/d" },
+		{ 0, 5, NULL },      { 0, 6, NULL },     { 0, 7, "/a/b-" },   { 0, 8, "/a/b/" },
+		{ 0, 9, "/a/b//e" }, { 0, 10, "/a/ab" }, { 1, 11, "/a/b/c" },
+	};
+	struct fsn_fidcache *c = cache(64);
+	struct fsn_fid a = fid(1), b = fid(2);
+
+	PUT_ALL(c, tree);
+	fsn_fidcache_forget_path(c, 0, "/a/b");
+	EXPECT_ALL(c, no_b);
+	ck_assert_uint_eq(fsn_fidcache_size(c), 6);
+
+	fsn_fidcache_clear(c);
+	PUT_ALL(c, tree);
+	fsn_fidcache_forget_fid(c, 0, &b);
+	EXPECT_ALL(c, fid_b);
+
+	fsn_fidcache_clear(c);
+	PUT_ALL(c, tree);
+	fsn_fidcache_forget_path(c, 0, "/a/bc");
+	EXPECT_ALL(c, no_bc);
+
+	/* a path that is only a prefix of names, or not there: nothing */
+	fsn_fidcache_forget_path(c, 0, "/a/b/c/");
+	fsn_fidcache_forget_path(c, 0, "/a/b/c/d/e");
+	fsn_fidcache_forget_path(c, 0, "/a/b-/x");
+	fsn_fidcache_forget_path(c, 0, "/a/a");
+	expect(c, 0, 4, NULL);
+	expect(c, 0, 3, NULL);
+	expect(c, 0, 7, "/a/b-");
+	expect(c, 0, 1, "/a");
+
+	/* a FID whose path has a trailing slash: "/a/" is strictly below
+	 * "/a", so another FID with that very path goes too */
+	fsn_fidcache_clear(c);
+	put(c, 0, 1, "/a/");
+	put(c, 0, 2, "/a/");
+	put(c, 0, 3, "/a//x");
+	put(c, 0, 4, "/ab");
+	put(c, 0, 5, "/b");
+	fsn_fidcache_forget_fid(c, 0, &a);
+	expect(c, 0, 2, NULL);
+	expect(c, 0, 3, NULL);
+	expect(c, 0, 4, "/ab");
+	expect(c, 0, 5, "/b");
+	fsn_fidcache_free(c);
+}
+END_TEST
+
+/* The entry of a directory goes (evicted); what was cached below it stays,
+ * and forgetting the directory's path still finds it. */
+START_TEST(test_evict_parent) {
+	struct fsn_fidcache *c = cache(4);
+	struct fsn_fid a = fid(1);
+
+	put(c, 0, 1, "/a");
+	put(c, 0, 2, "/a/b");
+	put(c, 0, 3, "/a/b/c");
+	put(c, 0, 4, "/a/bc");
+	put(c, 0, 5, "/x"); /* evicts "/a" */
+	expect(c, 0, 1, NULL);
+	expect(c, 0, 2, "/a/b");
+	expect(c, 0, 3, "/a/b/c");
+	expect(c, 0, 4, "/a/bc");
+	ck_assert_uint_eq(fsn_fidcache_size(c), 4);
+
+	fsn_fidcache_forget_fid(c, 0, &a); /* gone: nothing */
+	ck_assert_uint_eq(fsn_fidcache_size(c), 4);
+	fsn_fidcache_forget_path(c, 0, "/a/b");
+	expect(c, 0, 2, NULL);
+	expect(c, 0, 3, NULL);
+	expect(c, 0, 4, "/a/bc");
+	expect(c, 0, 5, "/x");
+	fsn_fidcache_forget_path(c, 0, "/a");
+	expect(c, 0, 4, NULL);
+	ck_assert_uint_eq(fsn_fidcache_size(c), 1);
+
+	/* the entries below evicted one by one: the index goes with them */
+	put(c, 0, 1, "/d");
+	put(c, 0, 2, "/d/e");
+	put(c, 0, 3, "/d/e/f");
+	for (unsigned i = 10; i < 14; i++) {
+		char path[16];
+
+		snprintf(path, sizeof(path), "/y/%u", i);
+		put(c, 0, i, path);
+	}
+	expect(c, 0, 2, NULL);
+	expect(c, 0, 3, NULL);
+	ck_assert_uint_eq(stats(c).nodes, 1 + 1 + 4); /* root, "/y", 4 leaves */
+	fsn_fidcache_clear(c);
+	ck_assert_uint_eq(stats(c).nodes, 0);
+	fsn_fidcache_free(c);
+}
+END_TEST
+
+/* A directory moved: its entry gets the new path (a put), its old path
+ * is forgotten (as fsn_ctx_dir_cache_after() does), then the new one. */
+START_TEST(test_move_then_forget) {
+	static const struct entry moved[] = {
+		{ 0, 1, "/a" }, { 0, 2, "/z/b" }, { 0, 3, NULL },
+		{ 0, 4, NULL }, { 0, 5, "/z" },   { 0, 6, "/a/bc" },
+	};
+	struct fsn_fidcache *c = cache(16);
+	struct fsn_fid b = fid(2);
+
+	put(c, 0, 1, "/a");
+	put(c, 0, 2, "/a/b");
+	put(c, 0, 3, "/a/b/c");
+	put(c, 0, 4, "/a/b/c/d");
+	put(c, 0, 5, "/z");
+	put(c, 0, 6, "/a/bc");
+	put(c, 0, 2, "/z/b"); /* the move, as resolved again */
+	fsn_fidcache_forget_path(c, 0, "/a/b");
+	EXPECT_ALL(c, moved);
+	ck_assert_uint_eq(fsn_fidcache_size(c), 4);
+
+	/* below its new path, then it (by FID) */
+	put(c, 0, 3, "/z/b/c");
+	put(c, 0, 7, "/z/bc");
+	fsn_fidcache_forget_fid(c, 0, &b);
+	expect(c, 0, 2, NULL);
+	expect(c, 0, 3, NULL);
+	expect(c, 0, 7, "/z/bc");
+	expect(c, 0, 5, "/z");
+
+	/* moved back and forth: the same entry, one node each time */
+	put(c, 0, 2, "/a/b");
+	put(c, 0, 2, "/z/b");
+	put(c, 0, 2, "/a/b");
+	expect(c, 0, 2, "/a/b");
+	fsn_fidcache_forget_path(c, 0, "/z");
+	expect(c, 0, 2, "/a/b");
+	expect(c, 0, 5, NULL);
+	expect(c, 0, 7, NULL);
+	fsn_fidcache_forget_path(c, 0, "/");
+	ck_assert_uint_eq(fsn_fidcache_size(c), 0);
+	ck_assert_uint_eq(stats(c).nodes, 0);
+	fsn_fidcache_free(c);
+}
+END_TEST
+
+/* Forgetting costs what is forgotten, not what the cache holds: a cache
+ * of 60000 unrelated entries, a subtree of 12 forgotten 200 times (by
+ * path, by FID, by tag), counted in visited entries and index nodes. */
+START_TEST(test_forget_cost) {
+	enum { UNRELATED = 60000, SUB = 12, ROUNDS = 200 };
+	struct fsn_fidcache *c = cache(65536);
+	struct fsn_fidcache_stats before, after;
+	struct fsn_fid top = fid(UNRELATED);
+	char path[64];
+
+	for (unsigned i = 0; i < UNRELATED; i++) {
+		/* the same tag and names that share prefixes with the subtree */
+		snprintf(path, sizeof(path), "/srv/d%u/f%u", i % 300, i);
+		put(c, 0, i, path);
+	}
+	for (unsigned r = 0; r < ROUNDS; r++) {
+		unsigned tag = r % 3 == 2 ? 5 : 0;
+
+		/* (a name that "/srv/d1" and "/srv/d1x" are prefixes of) */
+		put(c, tag, UNRELATED, "/srv/d1b");
+		for (unsigned i = 1; i < SUB; i++) {
+			snprintf(path, sizeof(path), "/srv/d1b/sub/%u", i);
+			put(c, tag, UNRELATED + i, path);
+		}
+		ck_assert_uint_eq(fsn_fidcache_size(c), UNRELATED + SUB);
+		before = stats(c);
+		if (r % 3 == 0)
+			fsn_fidcache_forget_path(c, 0, "/srv/d1b");
+		else if (r % 3 == 1)
+			fsn_fidcache_forget_fid(c, 0, &top);
+		else
+			fsn_fidcache_forget_tag(c, 5);
+		after = stats(c);
+		ck_assert_uint_eq(fsn_fidcache_size(c), UNRELATED);
+		/* each entry and node of the subtree once, and its top */
+		ck_assert_msg(after.visits - before.visits <= 2 * SUB + 2,
+			      "round %u: %" PRIu64 " visits to forget %d entries", r,
+			      after.visits - before.visits, SUB);
+		ck_assert_uint_ge(after.visits - before.visits, SUB);
+	}
+	/* nothing of the unrelated entries went, and a miss visits nothing */
+	before = stats(c);
+	fsn_fidcache_forget_path(c, 0, "/srv/d1b");
+	fsn_fidcache_forget_path(c, 0, "/srv/d");
+	fsn_fidcache_forget_path(c, 0, "/srv/d1/f");
+	fsn_fidcache_forget_path(c, 0, "/srv/d1/f1/x");
+	fsn_fidcache_forget_fid(c, 0, &top);
+	fsn_fidcache_forget_tag(c, 5);
+	after = stats(c);
+	ck_assert_uint_eq(after.visits, before.visits);
+	ck_assert_uint_eq(fsn_fidcache_size(c), UNRELATED);
+	expect(c, 0, 1, "/srv/d1/f1");
+	expect(c, 0, UNRELATED - 1, "/srv/d299/f59999");
+	/* the index: at most two nodes per path, and a root */
+	ck_assert_uint_le(after.nodes, 2 * (size_t)UNRELATED + 1);
+	fsn_fidcache_free(c);
+}
+END_TEST
+
+/*
+ * The cache against a model of its contract, the walk over every entry it
+ * replaced: random puts, gets and forgets on paths made of the components
+ * "", "a", "ab" and "b" (so names that are prefixes of others, empty
+ * components, trailing slashes, relative paths), in a cache small enough to
+ * evict; every key compared after each step, the index's size bounded.
+ */
+enum { M_TAGS = 3, M_FIDS = 24, M_MAX = 40, M_STEPS = 6000 };
+
+struct model {
+	char path[M_TAGS][M_FIDS][16];
+	bool has[M_TAGS][M_FIDS];
+	uint64_t used[M_TAGS][M_FIDS], clock;
+	size_t n;
+};
+
+/* the old walk's test: path is below dir (or dir, if self) */
+static bool model_below(const char *path, const char *dir, bool self) {
+	size_t n = strlen(dir);
+
+	if (n > 0 && dir[n - 1] == '/')
+		n--;
+	return strncmp(path, dir, n) == 0 && (path[n] == '/' || (self && path[n] == '\0'));
+}
+
+static void model_forget(struct model *m, unsigned tag, const char *dir, bool self) {
+	for (unsigned i = 0; i < M_FIDS; i++)
+		if (m->has[tag][i] && model_below(m->path[tag][i], dir, self)) {
+			m->has[tag][i] = false;
+			m->n--;
+		}
+}
+
+static void model_put(struct model *m, unsigned tag, unsigned i, const char *path) {
+	if (!m->has[tag][i] && m->n == M_MAX) {
+		unsigned ot = 0, oi = 0;
+		uint64_t oldest = UINT64_MAX;
+
+		for (unsigned t = 0; t < M_TAGS; t++)
+			for (unsigned j = 0; j < M_FIDS; j++)
+				if (m->has[t][j] && m->used[t][j] < oldest) {
+					oldest = m->used[t][j];
+					ot = t;
+					oi = j;
+				}
+		m->has[ot][oi] = false;
+		m->n--;
+	}
+	if (!m->has[tag][i])
+		m->n++;
+	m->has[tag][i] = true;
+	snprintf(m->path[tag][i], sizeof(m->path[tag][i]), "%s", path);
+	m->used[tag][i] = ++m->clock;
+}
+
+static uint32_t rnd(uint32_t *state) {
+	*state ^= *state << 13;
+	*state ^= *state >> 17;
+	*state ^= *state << 5;
+	return *state;
+}
+
+static void random_path(uint32_t *state, char *buf, size_t len) {
+	static const char *const comp[] = { "", "a", "ab", "b" };
+	unsigned n = 1 + rnd(state) % 4;
+	size_t pos = 0;
+
+	buf[0] = '\0';
+	for (unsigned k = 0; k < n; k++)
+		pos += (size_t)snprintf(buf + pos, len - pos, "%s%s", k ? "/" : "",
+					comp[rnd(state) % 4]);
+}
+
+START_TEST(test_model) {
+	struct fsn_fidcache *c = cache(M_MAX);
+	struct model *m = calloc(1, sizeof(*m));
+	uint32_t state = 0x9e3779b9u;
+	char path[16];
+
+	ck_assert_ptr_nonnull(m);
+	for (unsigned step = 0; step < M_STEPS; step++) {
+		unsigned op = rnd(&state) % 100, tag = rnd(&state) % M_TAGS,
+			 i = rnd(&state) % M_FIDS;
+		struct fsn_fid f = fid(i);
+		struct fsn_fidcache_stats st;
+
+		random_path(&state, path, sizeof(path));
+		if (op < 55) {
+			put(c, tag, i, path);
+			model_put(m, tag, i, path);
+		} else if (op < 75) {
+			const char *got = fsn_fidcache_get(c, tag, &f);
+
+			ck_assert_int_eq(!!got, m->has[tag][i]);
+			if (got) {
+				ck_assert_str_eq(got, m->path[tag][i]);
+				m->used[tag][i] = ++m->clock;
+			}
+		} else if (op < 88) {
+			fsn_fidcache_forget_path(c, tag, path);
+			model_forget(m, tag, path, true);
+		} else if (op < 98) {
+			fsn_fidcache_forget_fid(c, tag, &f);
+			if (m->has[tag][i]) {
+				char dir[16];
+
+				memcpy(dir, m->path[tag][i], sizeof(dir));
+				m->has[tag][i] = false;
+				m->n--;
+				model_forget(m, tag, dir, false);
+			}
+		} else {
+			fsn_fidcache_forget_tag(c, tag);
+			for (unsigned j = 0; j < M_FIDS; j++)
+				if (m->has[tag][j]) {
+					m->has[tag][j] = false;
+					m->n--;
+				}
+		}
+
+		/* compared without a get, which would reorder the cache */
+		st = stats(c);
+		ck_assert_msg(st.entries == m->n, "step %u: %zu entries, model %zu", step,
+			      st.entries, m->n);
+		ck_assert_msg(st.nodes <= 2 * st.entries + M_TAGS,
+			      "step %u: %zu nodes for %zu entries", step, st.nodes, st.entries);
+		if (step % 16 == 0) {
+			for (unsigned t = 0; t < M_TAGS; t++)
+				for (unsigned j = 0; j < M_FIDS; j++) {
+					expect(c, t, j, m->has[t][j] ? m->path[t][j] : NULL);
+					if (m->has[t][j])
+						m->used[t][j] = ++m->clock;
+				}
+		}
+	}
+	fsn_fidcache_clear(c);
+	ck_assert_uint_eq(stats(c).nodes, 0);
+	free(m);
+	fsn_fidcache_free(c);
+}
+END_TEST
+
 START_TEST(test_invalid) {
 	struct fsn_fidcache *c = NULL;
 	struct fsn_fid big = fid(1), ok = fid(1);
@@ -364,6 +743,11 @@ static void fidcache_suite(Suite *s) {
 	tcase_add_test(tc, test_forget_path);
 	tcase_add_test(tc, test_forget_fid);
 	tcase_add_test(tc, test_forget_tag_and_clear);
+	tcase_add_test(tc, test_forget_subtree_exactly);
+	tcase_add_test(tc, test_evict_parent);
+	tcase_add_test(tc, test_move_then_forget);
+	tcase_add_test(tc, test_forget_cost);
+	tcase_add_test(tc, test_model);
 	tcase_add_test(tc, test_invalid);
 	suite_add_tcase(s, tc);
 }
