@@ -5,9 +5,9 @@
  * it: struct erule, struct eoutput, struct emark, struct eperm), a load in
  * progress (struct load), and the functions one piece calls in another,
  * grouped by the file that defines them. engine.h is the engine's public
- * face; nothing outside engine.c, load.c, marks.c, tree.c, match.c,
- * rescan.c, engine-perm.c and metrics.c (which reads the state) includes
- * this.
+ * face; nothing outside engine.c, engine-load.c, engine-marks.c,
+ * engine-tree.c, engine-match.c, engine-rescan.c, engine-perm.c and
+ * metrics.c (which reads the state) includes this.
  */
 #pragma once
 
@@ -46,7 +46,7 @@ struct proc_info;
  * marks holds the loop in one go; events are handled between batches. */
 #define LOAD_BATCH_USEC 10000
 
-/* Re-arming (load.c) plans again this long after the first ask. */
+/* Re-arming (engine-load.c) plans again this long after the first ask. */
 #define REARM_DELAY 0.05
 
 /* A load about to take over waits for the word on the running marks whose
@@ -142,7 +142,7 @@ struct emark {
 	bool gone;           /* its object went (re-arming: see mark_gone()) */
 	bool waiter;         /* a watch for a missing path's next component (waiters_*()) */
 	bool stale;          /* sub-watch: elsewhere than its path said when a directory
-			      * appeared in it; read again when renamed (tree.c) */
+			      * appeared in it; read again when renamed (engine-tree.c) */
 	bool stale_made;     /* ... and one of those directories was made there */
 	size_t idx;          /* planned marks: its index in the state's marks (match_index) */
 	char *next;          /* waiter: the path that, created, re-arms (key of e->waiting) */
@@ -170,7 +170,7 @@ struct pending_from {
 	ino_t ino;
 };
 
-/* The running state's fanotify marks by what an event names (match.c):
+/* The running state's fanotify marks by what an event names (engine-match.c):
  * an event is matched against the marks its FIDs, its paths' directories
  * or its group could concern, not against every mark. Built at each
  * commit; keys borrow the marks' own fid, canon and subtree. */
@@ -214,11 +214,12 @@ struct engine {
 	struct retired *retired; /* permission rules replaced by reloads */
 	size_t n_retired;
 	struct state st;
-	struct load *load;    /* a config being loaded, NULL if none */
-	ev_timer rearm_timer; /* a planned mark's object went: plan again */
-	unsigned rearm_quiet; /* re-arms in a row that changed nothing (load.c) */
-	bool place_raced; /* a planned path went or changed before its mark was placed (marks.c) */
-	uint64_t rearm_not_before; /* monotonic us: no re-arm starts before (load.c) */
+	struct load *load;         /* a config being loaded, NULL if none */
+	ev_timer rearm_timer;      /* a planned mark's object went: plan again */
+	unsigned rearm_quiet;      /* re-arms in a row that changed nothing (engine-load.c) */
+	bool place_raced;          /* a planned path went or changed before its mark was placed
+				    * (engine-marks.c) */
+	uint64_t rearm_not_before; /* monotonic us: no re-arm starts before (engine-load.c) */
 	struct mountwatch *mounts; /* the mount table: unmounts and mounts over paths */
 	/* missing paths of the running plan: a watch on the nearest existing
 	 * directory above each, by the path whose creation brings it closer */
@@ -252,7 +253,7 @@ struct engine {
 	bool has_exec;
 	bool placing_tree; /* place_planned() walks a new tree: limits are its business */
 
-	struct match_index mix; /* the running state's fanotify marks (match.c) */
+	struct match_index mix; /* the running state's fanotify marks (engine-match.c) */
 
 	/* inotify marks by inode */
 	struct emark **ihash;
@@ -334,7 +335,7 @@ struct dirq {
 	size_t head, n, cap;
 };
 
-/* A config being loaded (see load.c). */
+/* A config being loaded (see engine-load.c). */
 enum load_phase {
 	LOAD_WORKER, /* the thread reads and plans */
 	LOAD_CLAIM,  /* kept marks, plan index i */
@@ -433,7 +434,7 @@ void state_commit(struct engine *e, struct state *old, struct state *s);
 void log_plan_problems(const struct plan *p);
 void log_plan_problem(const struct plan_problem *pp);
 
-/* ---- marks.c ---- */
+/* ---- engine-marks.c ---- */
 
 size_t ihash_slot(const struct engine *e, dev_t dev, ino_t ino);
 int emark_new(struct engine *e, struct erule *rule, const struct fsn_mark_spec *spec,
@@ -451,7 +452,7 @@ void mark_drop(struct engine *e, struct emark *m);
 void mark_retire(struct engine *e, struct emark *m);
 void on_retire(struct ev_loop *loop, ev_timer *w, int revents);
 
-/* ---- tree.c ---- */
+/* ---- engine-tree.c ---- */
 
 bool excluded_by_path(const struct erule *r, const char *path);
 bool has_sub(const struct emark *root, const char *path);
@@ -471,13 +472,13 @@ void tree_follow(struct engine *e, struct emark *m, const struct fsn_event *ev, 
 void tree_settle_move(struct engine *e, const struct fsn_event *ev);
 int apply_watch_limit(struct engine *e, struct state *s, struct emark *m, char *why, size_t whylen);
 
-/* ---- rescan.c ---- */
+/* ---- engine-rescan.c ---- */
 
 void report_overflow(struct engine *e, const struct fsn_event *ev);
 void rescan_emit(struct engine *e, struct erule *r, const char *path, const char *change, bool dir);
 void on_rescan_timer(struct ev_loop *loop, ev_timer *w, int revents);
 
-/* ---- match.c ---- */
+/* ---- engine-match.c ---- */
 
 void on_fanotify(struct engine *e, struct fsn_event *ev);
 /* (Re)build e->mix for state s (at commit); free it. */
@@ -512,7 +513,7 @@ void perm_free(struct state *s, bool discard_fresh);
 void retire_perm(struct engine *e, const struct state *old);
 void retired_free(struct retired *t);
 
-/* ---- load.c ---- */
+/* ---- engine-load.c ---- */
 
 int load_begin(struct engine *e, const char *path, engine_load_fn done, void *userdata);
 void load_abort(struct engine *e);

@@ -13,26 +13,26 @@
  * to the running state.
  *
  * The engine's pieces share engine-private.h:
- *   engine.c       the state; reading events (ev_io → fsn_ctx_dispatch() →
- *                  match.c); reporting; state building (rules, outputs,
- *                  kept marks claimed, new ones placed, rollback, commit);
- *                  the public API
- *   load.c         the loader (a worker thread reads and plans, then
- *                  batches on the loop run the state building here) and
- *                  re-arming (paths whose objects went, waiters, mounts)
- *   marks.c        one placed mark (struct emark): placing, dropping,
- *                  retiring; the inode hash of inotify marks
- *   tree.c         recursive inotify trees (sub-watches)
- *   match.c        event → rules
- *   rescan.c       overflow recovery
- *   engine-perm.c  permission rules: the plumbing to the guard thread
+ *   engine.c         the state; reading events (ev_io → fsn_ctx_dispatch()
+ *                    → engine-match.c); reporting; state building (rules,
+ *                    outputs, kept marks claimed, new ones placed,
+ *                    rollback, commit); the public API
+ *   engine-load.c    the loader (a worker thread reads and plans, then
+ *                    batches on the loop run the state building here) and
+ *                    re-arming (paths whose objects went, waiters, mounts)
+ *   engine-marks.c   one placed mark (struct emark): placing, dropping,
+ *                    retiring; the inode hash of inotify marks
+ *   engine-tree.c    recursive inotify trees (sub-watches)
+ *   engine-match.c   event → rules
+ *   engine-rescan.c  overflow recovery
+ *   engine-perm.c    permission rules: the plumbing to the guard thread
  * The --foreground printer is an output (output-console.c) like the
  * config's.
  *
- * State building stays here, not in load.c: it is what a state is made of
- * and how one takes over from another (which marks are kept, which placed,
- * what a commit changes, what a rollback undoes); load.c only decides when
- * each of its steps runs.
+ * State building stays here, not in engine-load.c: it is what a state is
+ * made of and how one takes over from another (which marks are kept, which
+ * placed, what a commit changes, what a rollback undoes); engine-load.c
+ * only decides when each of its steps runs.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * marks.c — one mark of the engine (struct emark, engine-private.h): made
+ * engine-marks.c — one mark of the engine (struct emark, engine-private.h): made
  * from a planned mark or for a sub-watch, placed in the kernel through the
  * libfsn context (the object's identity noted: dev/ino, fsid, mount, FID),
  * removed, dropped with its sub-watches, and retired when its state is
  * replaced (out of the inode hash at once, out of the kernel in batches).
  * inotify marks are also indexed by inode (the inode hash), since inotify
- * events come per watch: match.c finds a watch's marks there.
+ * events come per watch: engine-match.c finds a watch's marks there.
  *
  * Which marks a state has is state building's business (engine.c); the
- * sub-watches of a recursive inotify mark are tree.c's.
+ * sub-watches of a recursive inotify mark are engine-tree.c's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -255,7 +255,7 @@ int emark_place(struct engine *e, struct emark *m, unsigned *count, unsigned max
 	}
 	if (m->parent) {
 		/* a sub-watch: opened in its parent directory, never through a
-		 * symlink (tree.c), so its path is canonical already; inotify
+		 * symlink (engine-tree.c), so its path is canonical already; inotify
 		 * marks have no use for the fsid */
 		if (fstatat(spec.dirfd, spec.path, &st,
 			    (spec.flags & FSN_MARK_F_DONT_FOLLOW) ? AT_SYMLINK_NOFOLLOW : 0) < 0)

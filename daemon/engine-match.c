@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * match.c — event → rules: every event engine.c reads from the libfsn
+ * engine-match.c — event → rules: every event engine.c reads from the libfsn
  * context comes here (on_fanotify(), on_inotify()), gets its paths, and is
  * matched against the marks of the running state (match_mark(): scope,
  * events, ondir/children, exclusions, process filters, the daemon's own
@@ -19,12 +19,12 @@
  * whole-filesystem marks; they are tried in the state's order, as a scan
  * would.
  * inotify events come per watch: they are matched against the marks on the
- * same inode (marks.c's inode hash). An inotify move comes as two events,
+ * same inode (engine-marks.c's inode hash). An inotify move comes as two events,
  * paired here by cookie into one record with both paths.
  *
  * What an event means beyond its rules is handed on: an overflow to
- * rescan.c, a directory made or moved in a recursive inotify tree to
- * tree.c, a planned mark's object gone to load.c's re-arming.
+ * engine-rescan.c, a directory made or moved in a recursive inotify tree to
+ * engine-tree.c, a planned mark's object gone to engine-load.c's re-arming.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -380,7 +380,7 @@ void match_index_build(struct engine *e, const struct state *s) {
 
 		m->idx = i;
 		if (m->spec.type == FSN_MARK_INOTIFY)
-			continue; /* (by inode: marks.c's hash) */
+			continue; /* (by inode: engine-marks.c's hash) */
 		if (m->have_handle && m->fid.handle_bytes <= FSN_HANDLE_MAX)
 			r = strmap_put(&ix->by_fid, &m->fid, FID_KEY_LEN(&m->fid), m);
 		if (r < 0)

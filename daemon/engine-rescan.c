@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * rescan.c — overflow recovery. An overflow is a record for every rule
+ * engine-rescan.c — overflow recovery. An overflow is a record for every rule
  * whose group (or inotify) lost events, never silent, and schedules a
  * rescan (with backoff, so a storm of overflows is not a storm of scans)
  * of those rules' paths: what was created or changed since the queues were
  * last read empty is reported as "rescan" records; a recursive inotify
- * tree also gets back the watches it lost (tree.c's sub_watch_add()).
+ * tree also gets back the watches it lost (engine-tree.c's sub_watch_add()).
  *
- * match.c hands overflows to report_overflow(); the loader reports a path
- * placed again where its object went as rescan_emit() does.
+ * engine-match.c hands overflows to report_overflow(); the loader reports
+ * a path placed again where its object went as rescan_emit() does.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -77,7 +77,7 @@ static void rescan_one(struct engine *e, struct erule *r, int dirfd, const char 
 /* Walk dir, open as fd (taken), (depth 1, or all of it), reporting what
  * changed since since; a recursive inotify tree also gets the watches it
  * lost. Each directory is opened in the one above it, never through a
- * symlink, and a watch placed on what was opened (tree.c). */
+ * symlink, and a watch placed on what was opened (engine-tree.c). */
 static void rescan_dir(struct engine *e, struct erule *r, struct emark *root, int fd,
 		       const char *dir, bool recursive, uint64_t since) {
 	_cleanup_close_ int dfd = fd;
