@@ -328,6 +328,7 @@ int emark_place(struct engine *e, struct emark *m, unsigned *count, unsigned max
 		if (m->have_handle)
 			m->fid = fid;
 	}
+	m->group = fsn_mark_get_group(m->mark);
 	(*count)++;
 	return 0;
 }
@@ -341,6 +342,7 @@ void emark_unplace(struct engine *e, struct emark *m, unsigned *count) {
 		ihash_remove(e, m);
 	fsn_ctx_remove_mark(e->ctx, m->mark);
 	m->mark = NULL;
+	m->group = NULL;
 	if (count && *count > 0)
 		(*count)--;
 }

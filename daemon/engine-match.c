@@ -540,7 +540,6 @@ static void cands_event(struct cands *c, const struct match_index *ix, const str
 void on_fanotify(struct engine *e, struct fsn_event *ev) {
 	char path[PATH_MAX], old[PATH_MAX];
 	struct evinfo x = { .ev = ev };
-	unsigned klass, report, tag;
 	struct cands c = { .n = 0 };
 	size_t n;
 
@@ -592,17 +591,15 @@ void on_fanotify(struct engine *e, struct fsn_event *ev) {
 		return;
 	}
 
-	klass = ev->group ? fsn_group_get_class(ev->group) : 0;
-	report = ev->group ? fsn_group_get_report(ev->group) : 0;
-	tag = ev->group ? fsn_group_get_tag(ev->group) : 0;
 	cands_event(&c, &e->mix, &x);
 	n = c.all ? e->st.n_marks : c.n;
 	for (size_t i = 0; i < n; i++) {
 		const struct emark *m = c.all ? e->st.marks[i] : c.v[i];
 
-		/* (exclusions: ignore marks, mask 0, report nothing) */
+		/* (exclusions: ignore marks, mask 0, report nothing); only
+		 * the marks of the event's group */
 		if (!m->mark || m->spec.mask == 0 || m->spec.type == FSN_MARK_INOTIFY ||
-		    m->spec.klass != klass || m->spec.report != report || m->spec.group_tag != tag)
+		    m->group != ev->group)
 			continue;
 		match_mark(e, m, &x);
 	}

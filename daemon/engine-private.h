@@ -128,8 +128,11 @@ struct emark {
 	ino_t ino;
 	uint64_t mnt_id;       /* planned marks: the mount its path was on (0: unknown) */
 	struct fsn_mark *mark; /* NULL: placing failed, or the object is gone */
-	struct emark *parent;  /* sub-watch: the planned mark it serves */
-	struct emark **subs;   /* planned recursive inotify mark: its sub-watches */
+	/* fanotify: fsn_mark_get_group(mark) while placed, the group its
+	 * events come with (NULL: an inotify watch) */
+	struct fsn_group *group;
+	struct emark *parent; /* sub-watch: the planned mark it serves */
+	struct emark **subs;  /* planned recursive inotify mark: its sub-watches */
 	size_t n_subs, subs_cap;
 	struct emark **sidx; /* ... and their index by canonical path (chained) */
 	size_t sidx_size;

@@ -193,10 +193,7 @@ void report_overflow(struct engine *e, const struct fsn_event *ev) {
 		if (ev->source == FSN_SOURCE_INOTIFY) {
 			if (m->spec.type != FSN_MARK_INOTIFY)
 				continue;
-		} else if (m->spec.type == FSN_MARK_INOTIFY || !ev->group ||
-			   m->spec.klass != fsn_group_get_class(ev->group) ||
-			   m->spec.report != fsn_group_get_report(ev->group) ||
-			   m->spec.group_tag != fsn_group_get_tag(ev->group))
+		} else if (m->spec.type == FSN_MARK_INOTIFY || !ev->group || m->group != ev->group)
 			continue;
 		if (r->seen == seq)
 			continue;
