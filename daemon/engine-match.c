@@ -19,7 +19,7 @@
  * whole-filesystem marks; they are tried in the state's order, as a scan
  * would.
  * inotify events come per watch: they are matched against the marks on the
- * same inode (engine-marks.c's inode hash). An inotify move comes as two events,
+ * same inode (engine-marks.c's inode index). An inotify move comes as two events,
  * paired here by cookie into one record with both paths.
  *
  * What an event means beyond its rules is handed on: an overflow to
@@ -625,9 +625,7 @@ static void inotify_gone(struct engine *e, struct emark *m) {
 
 /* Match x against every mark on the watched inode dev:ino. */
 static void match_watch(struct engine *e, dev_t dev, ino_t ino, struct evinfo *x) {
-	if (!e->ihash)
-		return;
-	for (struct emark *o = e->ihash[ihash_slot(e, dev, ino)]; x->bits && o; o = o->hnext)
+	for (struct emark *o = inode_index_chain(&e->inodes, dev, ino); x->bits && o; o = o->hnext)
 		if (o->dev == dev && o->ino == ino && o->mark && !emark_fresh(o))
 			match_mark(e, o, x);
 }
@@ -685,7 +683,7 @@ void on_inotify(struct engine *e, struct fsn_event *ev) {
 		/* one kernel watch serves every mark on the directory, and the
 		 * event may have come by the waiter's: a rule's watch there
 		 * gets it */
-		for (o = e->ihash ? e->ihash[ihash_slot(e, m->dev, m->ino)] : NULL; o; o = o->hnext)
+		for (o = inode_index_chain(&e->inodes, m->dev, m->ino); o; o = o->hnext)
 			if (o->dev == m->dev && o->ino == m->ino && o->mark && !o->waiter)
 				break;
 		if (!o)
@@ -699,7 +697,7 @@ void on_inotify(struct engine *e, struct fsn_event *ev) {
 		ino_t ino = m->ino;
 		struct emark *n;
 
-		for (struct emark *o = e->ihash[ihash_slot(e, dev, ino)]; o; o = n) {
+		for (struct emark *o = inode_index_chain(&e->inodes, dev, ino); o; o = n) {
 			n = o->hnext;
 			if (o->dev == dev && o->ino == ino)
 				inotify_gone(e, o);
@@ -708,7 +706,8 @@ void on_inotify(struct engine *e, struct fsn_event *ev) {
 	}
 	if (ev->mask & IN_UNMOUNT) {
 		/* its filesystem went: IN_IGNORED follows */
-		for (struct emark *o = e->ihash[ihash_slot(e, m->dev, m->ino)]; o; o = o->hnext)
+		for (struct emark *o = inode_index_chain(&e->inodes, m->dev, m->ino); o;
+		     o = o->hnext)
 			if (o->dev == m->dev && o->ino == m->ino && !o->parent)
 				mark_gone(e, o, GONE_UNMOUNTED,
 					  mountwatch_point(e->mounts, o->mnt_id));
@@ -771,7 +770,8 @@ void on_inotify(struct engine *e, struct fsn_event *ev) {
 		       IN_CLOSE_NOWRITE | IN_CREATE)) &&
 	    own_file(e, path))
 		x.bits = 0;
-	for (struct emark *o = e->ihash[ihash_slot(e, m->dev, m->ino)]; x.bits && o; o = o->hnext)
+	for (struct emark *o = inode_index_chain(&e->inodes, m->dev, m->ino); x.bits && o;
+	     o = o->hnext)
 		if (o->dev == m->dev && o->ino == m->ino && o->mark && !emark_fresh(o))
 			match_mark(e, o, &x);
 	/* after the directory's own event: what it finds inside comes later */

@@ -138,7 +138,7 @@ struct emark {
 	size_t sidx_size;
 	size_t sub_pos;      /* sub-watch: its index in parent->subs */
 	struct emark *snext; /* sub-watch: chain of the parent's path index */
-	struct emark *hnext; /* inotify: chain of the inode hash */
+	struct emark *hnext; /* inotify: chain of the inode index */
 	bool kept;           /* reload: claimed by the new state */
 	bool fresh;          /* reload: placed for the new state */
 	bool retired;        /* reload: its state is gone, it leaves the kernel soon */
@@ -171,6 +171,14 @@ struct pending_from {
 	char *path;
 	dev_t dev; /* the watch it came from */
 	ino_t ino;
+};
+
+/* inotify marks by inode (engine-marks.c): inotify events come per watch,
+ * and every mark on the watch's inode hears them. A chained hash (emark's
+ * hnext), grown to keep about one mark a chain. */
+struct inode_index {
+	struct emark **slots;
+	size_t size, n;
 };
 
 /* The running state's fanotify marks by what an event names (engine-match.c):
@@ -258,9 +266,7 @@ struct engine {
 
 	struct match_index mix; /* the running state's fanotify marks (engine-match.c) */
 
-	/* inotify marks by inode */
-	struct emark **ihash;
-	size_t ihash_size, ihash_n;
+	struct inode_index inodes; /* inotify marks by inode (engine-marks.c) */
 
 	/* counters */
 	uint64_t started_usec; /* realtime: engine_new() */
@@ -439,7 +445,12 @@ void log_plan_problem(const struct plan_problem *pp);
 
 /* ---- engine-marks.c ---- */
 
-size_t ihash_slot(const struct engine *e, dev_t dev, ino_t ino);
+/* the inode index: the chain that holds the marks on dev:ino (and others:
+ * compare each one's dev and ino), NULL when there are none */
+struct emark *inode_index_chain(const struct inode_index *ix, dev_t dev, ino_t ino);
+int inode_index_add(struct inode_index *ix, struct emark *m);
+void inode_index_remove(struct inode_index *ix, struct emark *m);
+void inode_index_done(struct inode_index *ix);
 int emark_new(struct engine *e, struct erule *rule, const struct fsn_mark_spec *spec,
 	      const char *path, struct emark *parent, struct emark **ret);
 struct emark *emark_free(struct emark *m);

@@ -21,7 +21,7 @@
  *                    batches on the loop run the state building here) and
  *                    re-arming (paths whose objects went, waiters, mounts)
  *   engine-marks.c   one placed mark (struct emark): placing, dropping,
- *                    retiring; the inode hash of inotify marks
+ *                    retiring; the inode index of inotify marks
  *   engine-tree.c    recursive inotify trees (sub-watches)
  *   engine-match.c   event → rules
  *   engine-rescan.c  overflow recovery
@@ -929,7 +929,7 @@ struct engine *engine_free(struct engine *e) {
 	fsn_ctx_free(e->ctx);
 	fsn_prober_free(e->prober);
 	e->console = output_close(e->console);
-	free(e->ihash);
+	inode_index_done(&e->inodes);
 	free(e->pcache);
 	free(e->pcache_at);
 	for (size_t i = 0; i < SYNTH_SLOTS; i++)
