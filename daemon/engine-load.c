@@ -319,12 +319,8 @@ static int load_finish(struct engine *e) {
 				  NULL);
 	l->plan = NULL;   /* the state's now */
 	l->config = NULL; /* ditto */
-	own_files_refresh(e);
+	outputs_opened(e);
 	metrics_outputs_write(e); /* the new config's first */
-	e->has_exec = false;
-	for (size_t i = 0; i < e->st.n_outputs; i++)
-		if (e->st.outputs[i]->conf->type == OUTPUT_EXEC)
-			e->has_exec = true;
 	return 0;
 }
 

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * engine-match.c — event → rules: every event engine.c reads from the libfsn
- * context comes here (on_fanotify(), on_inotify()), gets its paths, and is
- * matched against the marks of the running state (match_mark(): scope,
- * events, ondir/children, exclusions, process filters, the daemon's own
- * activity, rate limits); a rule reports an event at most once. Records go
- * out through engine.c's emit().
+ * engine-match.c — the engine's matcher (struct matcher, engine-match.h):
+ * event → rules. engine.c hands it every event it reads from the libfsn
+ * context (matcher_fanotify(); matcher_inotify() for what the other pieces
+ * did not take); it gets the event's paths and matches it against the
+ * marks of the running state (match_mark(): scope, events, ondir/children,
+ * exclusions, process filters, the daemon's own activity, rate limits); a
+ * rule reports an event at most once. Records go out through the engine
+ * (struct matcher_ops).
  *
  * fanotify events carry their group, not their mark (a group merges the
  * marks of all rules that share it), so an event is matched against the
@@ -19,12 +21,13 @@
  * whole-filesystem marks; they are tried in the state's order, as a scan
  * would.
  * inotify events come per watch: they are matched against the marks on the
- * same inode (engine-marks.c's inode index). An inotify move comes as two events,
- * paired here by cookie into one record with both paths.
+ * same inode (engine-marks.c's inode index). An inotify move comes as two
+ * events, paired here by cookie into one record with both paths.
  *
- * What an event means beyond its rules is handed on: an overflow to
- * engine-rescan.c, a directory made or moved in a recursive inotify tree to
- * engine-tree.c, a planned mark's object gone to engine-load.c's re-arming.
+ * What an event means beyond its rules is handed on through the ops: an
+ * overflow's rescan to engine-rescan.c, a planned mark's object gone to
+ * engine-load.c's re-arming. (inotify events that change a watch or a
+ * tree never reach it: engine.c gives them to the other pieces.)
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -37,67 +40,76 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "engine-match.h"
 #include "engine-private.h"
 #include "escape.h"
 #include "fsn-uapi.h"
 #include "log.h"
 #include "proc.h"
 
-static bool synth_seen(struct engine *e, const char *path);
+static bool synth_seen(struct matcher *mt, const char *path);
 
-void own_files_clear(struct engine *e) {
-	for (size_t i = 0; i < e->n_own; i++)
-		free(e->own[i].path);
-	free(e->own);
-	e->own = NULL;
-	e->n_own = 0;
+/* ------------------------------------------------------------------------ */
+/* the daemon's own files                                                   */
+/* ------------------------------------------------------------------------ */
+
+static void own_files_clear(struct matcher *mt) {
+	for (size_t i = 0; i < mt->n_own; i++)
+		free(mt->own[i].path);
+	free(mt->own);
+	mt->own = NULL;
+	mt->n_own = 0;
 }
 
-static void own_file_add(struct engine *e, int fd, const char *path) {
+static void own_file_add(struct matcher *mt, int fd, const char *path) {
 	struct ownfile *v;
 	struct stat st;
 
 	if ((path ? stat(path, &st) : fstat(fd, &st)) < 0 || !S_ISREG(st.st_mode))
 		return;
-	v = realloc(e->own, (e->n_own + 1) * sizeof(*v));
+	v = realloc(mt->own, (mt->n_own + 1) * sizeof(*v));
 	if (!v)
 		return;
-	e->own = v;
-	e->own[e->n_own++] = (struct ownfile){
+	mt->own = v;
+	mt->own[mt->n_own++] = (struct ownfile){
 		.dev = st.st_dev,
 		.ino = st.st_ino,
 		.path = path ? canonical(path) : NULL,
 	};
 }
 
-/* After outputs were opened or reopened. */
-void own_files_refresh(struct engine *e) {
-	own_files_clear(e);
-	own_file_add(e, STDOUT_FILENO, NULL);
-	own_file_add(e, STDERR_FILENO, NULL);
-	for (size_t i = 0; i < e->st.n_outputs; i++) {
-		const struct output_conf *oc = e->st.outputs[i]->conf;
+void matcher_own_files(struct matcher *mt, const int *fds, size_t n_fds, const char *const *paths,
+		       size_t n_paths) {
+	own_files_clear(mt);
+	for (size_t i = 0; i < n_fds; i++)
+		own_file_add(mt, fds[i], NULL);
+	for (size_t i = 0; i < n_paths; i++)
+		own_file_add(mt, -1, paths[i]);
+}
 
-		if (oc->type == OUTPUT_JSON && oc->file && strcmp(oc->file, "-") != 0)
-			own_file_add(e, -1, oc->file);
-	}
+void matcher_own_children(struct matcher *mt, bool on) {
+	mt->own_children = on;
 }
 
 /* Is path (of an inotify event about a file's contents) a file the daemon
  * writes? By name first, then by identity (a renamed log file). */
-static bool own_file(const struct engine *e, const char *path) {
+static bool own_file(const struct matcher *mt, const char *path) {
 	struct stat st;
 
-	for (size_t i = 0; i < e->n_own; i++)
-		if (e->own[i].path && strcmp(e->own[i].path, path) == 0)
+	for (size_t i = 0; i < mt->n_own; i++)
+		if (mt->own[i].path && strcmp(mt->own[i].path, path) == 0)
 			return true;
 	if (lstat(path, &st) < 0)
 		return false;
-	for (size_t i = 0; i < e->n_own; i++)
-		if (e->own[i].dev == st.st_dev && e->own[i].ino == st.st_ino)
+	for (size_t i = 0; i < mt->n_own; i++)
+		if (mt->own[i].dev == st.st_dev && mt->own[i].ino == st.st_ino)
 			return true;
 	return false;
 }
+
+/* ------------------------------------------------------------------------ */
+/* one event against one mark                                               */
+/* ------------------------------------------------------------------------ */
 
 struct evinfo {
 	const struct fsn_event *ev;
@@ -176,84 +188,73 @@ static int object_scope(const struct emark *m, const struct fsn_event *ev, bool 
 	return (ev->has & (FSN_HAS_FID | FSN_HAS_DFID | FSN_HAS_OLD | FSN_HAS_NEW)) ? 0 : -1;
 }
 
-bool excluded(const struct erule *r, const char *path) {
-	if (!path)
-		return false;
-	for (size_t i = 0; i < r->conf->n_exclude; i++) {
-		const char *x = r->conf->exclude[i];
-
-		if (is_glob(x)) {
-			if (fnmatch(x, path, 0) == 0)
-				return true;
-		} else if (path_in(path, x, true, true) ||
-			   (r->excl_canon[i] && path_in(path, r->excl_canon[i], true, true)))
-			return true;
-	}
-	return false;
-}
-
-/* Process information (proc.c) of pid, cached per dispatch (engine_dispatch()
- * starts it over). */
 /* What /proc says of pid: from the cache while it is fresh (PCACHE_TTL_USEC),
  * else read anew (lazily, field by field: proc.c). */
-static struct proc_info *pinfo_get(struct engine *e, pid_t pid) {
+static struct proc_info *pinfo_get(struct matcher *mt, pid_t pid) {
 	struct proc_info *p;
 	size_t i;
 
-	for (i = 0; i < e->pcache_n; i++)
-		if (e->pcache[i].pid == pid)
+	for (i = 0; i < mt->pcache_n; i++)
+		if (mt->pcache[i].pid == pid)
 			break;
-	if (i < e->pcache_n && e->pcache_now - e->pcache_at[i] < PCACHE_TTL_USEC)
-		return &e->pcache[i];
-	if (!e->pcache) {
-		e->pcache = calloc(PCACHE_SIZE, sizeof(*e->pcache));
-		e->pcache_at = calloc(PCACHE_SIZE, sizeof(*e->pcache_at));
-		if (!e->pcache || !e->pcache_at) {
-			free(e->pcache);
-			free(e->pcache_at);
-			e->pcache = NULL;
-			e->pcache_at = NULL;
+	if (i < mt->pcache_n && mt->pcache_now - mt->pcache_at[i] < PCACHE_TTL_USEC)
+		return &mt->pcache[i];
+	if (!mt->pcache) {
+		mt->pcache = calloc(PCACHE_SIZE, sizeof(*mt->pcache));
+		mt->pcache_at = calloc(PCACHE_SIZE, sizeof(*mt->pcache_at));
+		if (!mt->pcache || !mt->pcache_at) {
+			free(mt->pcache);
+			free(mt->pcache_at);
+			mt->pcache = NULL;
+			mt->pcache_at = NULL;
 			return NULL;
 		}
 	}
-	if (i == e->pcache_n) { /* a new pid: the next slot, round robin */
-		i = e->pcache_next;
-		e->pcache_next = (e->pcache_next + 1) % PCACHE_SIZE;
-		if (e->pcache_n < PCACHE_SIZE)
-			e->pcache_n++;
+	if (i == mt->pcache_n) { /* a new pid: the next slot, round robin */
+		i = mt->pcache_next;
+		mt->pcache_next = (mt->pcache_next + 1) % PCACHE_SIZE;
+		if (mt->pcache_n < PCACHE_SIZE)
+			mt->pcache_n++;
 	}
-	p = &e->pcache[i];
-	proc_info_init(p, pid);
-	e->pcache_at[i] = e->pcache_now;
+	p = &mt->pcache[i];
+	if (mt->ops->proc)
+		mt->ops->proc(mt->userdata, p, pid);
+	else
+		proc_info_init(p, pid);
+	mt->pcache_at[i] = mt->pcache_now;
 	return p;
 }
 
-static struct proc_info *evinfo_proc(struct engine *e, struct evinfo *x) {
+void matcher_batch(struct matcher *mt, uint64_t now_usec) {
+	mt->pcache_now = now_usec;
+}
+
+static struct proc_info *evinfo_proc(struct matcher *mt, struct evinfo *x) {
 	if (!x->proc && x->ev->source == FSN_SOURCE_FANOTIFY && x->ev->pid > 0)
-		x->proc = pinfo_get(e, x->ev->pid);
+		x->proc = pinfo_get(mt, x->ev->pid);
 	return x->proc;
 }
 
-static bool proc_filters_ok(struct engine *e, const struct rule_conf *rc, struct evinfo *x) {
+static bool proc_filters_ok(struct matcher *mt, const struct rule_conf *rc, struct evinfo *x) {
 	if (rc->n_pids == 0 && rc->n_comms == 0 && rc->n_uids == 0)
 		return true;
-	return proc_filters_match(evinfo_proc(e, x), rc->pids, rc->n_pids, rc->comms, rc->n_comms,
+	return proc_filters_match(evinfo_proc(mt, x), rc->pids, rc->n_pids, rc->comms, rc->n_comms,
 				  rc->uids, rc->n_uids);
 }
 
 /* The daemon's own exec children (their parent is the daemon). */
-static bool own_child(struct engine *e, struct evinfo *x) {
+static bool own_child(struct matcher *mt, struct evinfo *x) {
 	if (!x->proc_checked) {
-		struct proc_info *p = evinfo_proc(e, x);
+		struct proc_info *p = evinfo_proc(mt, x);
 
 		x->proc_checked = true;
-		x->own = e->has_exec && proc_info_status(p) && p->ppid == e->self;
+		x->own = mt->own_children && proc_info_status(p) && p->ppid == mt->self;
 	}
 	return x->own;
 }
 
 /* Try one mark for the event; report it for the mark's rule. */
-static void match_mark(struct engine *e, const struct emark *m, struct evinfo *x) {
+static void match_mark(struct matcher *mt, const struct emark *m, struct evinfo *x) {
 	struct erule *r = m->rule;
 	const struct rule_conf *rc = r->conf;
 	bool child = false, ochild = false, in, oin;
@@ -261,7 +262,7 @@ static void match_mark(struct engine *e, const struct emark *m, struct evinfo *x
 	struct record rec;
 	struct proc_info *p;
 
-	if (r->seen == e->seq)
+	if (r->seen == mt->seq)
 		return; /* already reported for this rule */
 	bits = x->bits & rc->events;
 	if (!bits)
@@ -295,22 +296,22 @@ static void match_mark(struct engine *e, const struct emark *m, struct evinfo *x
 		bits &= DIRENT_BITS;
 	if (!bits)
 		return;
-	r->seen = e->seq;
+	r->seen = mt->seq;
 
 	if (excluded(r, x->path) && (!x->old_path || excluded(r, x->old_path))) {
 		r->stats.filtered++;
 		return;
 	}
-	if (!proc_filters_ok(e, rc, x)) {
+	if (!proc_filters_ok(mt, rc, x)) {
 		r->stats.filtered++;
 		return;
 	}
-	if (own_child(e, x))
+	if (own_child(mt, x))
 		return;
-	if (!rate_ok(e, r))
+	if (!mt->ops->admit(mt->userdata, r))
 		return;
 
-	p = evinfo_proc(e, x);
+	p = evinfo_proc(mt, x);
 	rec = (struct record){
 		.kind = RECORD_EVENT,
 		.time_usec = now_realtime_usec(),
@@ -323,45 +324,18 @@ static void match_mark(struct engine *e, const struct emark *m, struct evinfo *x
 		.uid = proc_info_status(p) ? p->uid : (uid_t)-1,
 	};
 	r->stats.events++;
-	e->events++;
-	emit(e, r, &rec);
+	mt->ops->report(mt->userdata, r, &rec);
 }
 
-/* Resolve a fanotify event's paths into buffers: directory handles and
- * names through libfsn, whose per-group cache of directory paths serves a
- * storm of events in a few directories (fsn_ctx_event_dir_path(): it also
- * keeps that cache right, in the order of each group's queue). */
-static void resolve_fanotify(struct engine *e, struct fsn_event *ev, char *path, char *old,
-			     size_t len, struct evinfo *x) {
-	if ((ev->has & FSN_HAS_NEW) &&
-	    fsn_ctx_event_dir_path(e->ctx, ev, &ev->new_dfid, ev->new_name, path, len, NULL) >= 0)
-		x->path = path;
-	if ((ev->has & FSN_HAS_OLD) &&
-	    fsn_ctx_event_dir_path(e->ctx, ev, &ev->old_dfid, ev->old_name, old, len, NULL) >= 0) {
-		if (x->path)
-			x->old_path = old;
-		else
-			x->path = old;
-	}
-	if (!x->path && (ev->has & FSN_HAS_DFID) &&
-	    fsn_ctx_event_dir_path(e->ctx, ev, &ev->dfid,
-				   (ev->has & FSN_HAS_NAME) ? ev->name : NULL, path, len,
-				   NULL) >= 0)
-		x->path = path;
-	if (!x->path && (ev->has & FSN_HAS_FID) &&
-	    fsn_ctx_fid_path(e->ctx, &ev->fid, NULL, path, len, NULL) >= 0)
-		x->path = path;
-	if (!x->path && ev->fd >= 0 && fsn_ctx_fd_path(e->ctx, ev->fd, path, len, NULL) >= 0)
-		x->path = path;
-}
-
-/* ---- the marks an event can concern (struct match_index) ---- */
+/* ------------------------------------------------------------------------ */
+/* the marks an event can concern (struct match_index)                      */
+/* ------------------------------------------------------------------------ */
 
 /* A FID as a key: fsid, handle_bytes, handle_type and the handle's bytes
  * (what fsn_fid_equal() compares), contiguous at the start of the struct. */
 #define FID_KEY_LEN(f) (offsetof(struct fsn_fid, f_handle) + (f)->handle_bytes)
 
-void match_index_free(struct match_index *ix) {
+static void match_index_free(struct match_index *ix) {
 	strmap_done(&ix->by_fid);
 	strmap_done(&ix->by_path);
 	strmap_done(&ix->by_subtree);
@@ -369,18 +343,20 @@ void match_index_free(struct match_index *ix) {
 	*ix = (struct match_index){ 0 };
 }
 
-void match_index_build(struct engine *e, const struct state *s) {
-	struct match_index *ix = &e->mix;
+void matcher_index_build(struct matcher *mt, struct emark *const *marks, size_t n) {
+	struct match_index *ix = &mt->ix;
 	int r = 0;
 
 	match_index_free(ix);
-	ix->wide = calloc(s->n_marks + 1, sizeof(*ix->wide));
-	for (size_t i = 0; ix->wide && r >= 0 && i < s->n_marks; i++) {
-		struct emark *m = s->marks[i];
+	ix->marks = marks;
+	ix->n_marks = n;
+	ix->wide = calloc(n + 1, sizeof(*ix->wide));
+	for (size_t i = 0; ix->wide && r >= 0 && i < n; i++) {
+		struct emark *m = marks[i];
 
 		m->idx = i;
 		if (m->spec.type == FSN_MARK_INOTIFY)
-			continue; /* (by inode: engine-marks.c's hash) */
+			continue; /* (by inode: engine-marks.c's inode index) */
 		if (m->have_handle && m->fid.handle_bytes <= FSN_HANDLE_MAX)
 			r = strmap_put(&ix->by_fid, &m->fid, FID_KEY_LEN(&m->fid), m);
 		if (r < 0)
@@ -398,9 +374,11 @@ void match_index_build(struct engine *e, const struct state *s) {
 		log_error("indexing the marks: %s; matching events against all of them",
 			  strerror(ENOMEM));
 		match_index_free(ix);
-		ix->wide = malloc((s->n_marks + 1) * sizeof(*ix->wide));
-		for (size_t i = 0; ix->wide && i < s->n_marks; i++)
-			ix->wide[ix->n_wide++] = s->marks[i];
+		ix->marks = marks;
+		ix->n_marks = n;
+		ix->wide = malloc((n + 1) * sizeof(*ix->wide));
+		for (size_t i = 0; ix->wide && i < n; i++)
+			ix->wide[ix->n_wide++] = marks[i];
 		if (!ix->wide)
 			ix->n_wide = 0;
 	}
@@ -537,7 +515,11 @@ static void cands_event(struct cands *c, const struct match_index *ix, const str
 	cands_sort(c);
 }
 
-void on_fanotify(struct engine *e, struct fsn_event *ev) {
+/* ------------------------------------------------------------------------ */
+/* events                                                                   */
+/* ------------------------------------------------------------------------ */
+
+void matcher_fanotify(struct matcher *mt, struct fsn_event *ev) {
 	char path[PATH_MAX], old[PATH_MAX];
 	struct evinfo x = { .ev = ev };
 	struct cands c = { .n = 0 };
@@ -545,16 +527,17 @@ void on_fanotify(struct engine *e, struct fsn_event *ev) {
 
 	if (ev->mask & FAN_Q_OVERFLOW) {
 		/* (libfsn forgets the group's cached directory paths) */
-		report_overflow(e, ev);
+		matcher_overflow(mt, ev);
 		return;
 	}
-	if (ev->pid == e->self)
+	mt->seq++;
+	if (ev->pid == mt->self)
 		return; /* the daemon's own activity */
 	x.bits = ev->mask & EVENT_BITS;
 	x.ondir = ev->mask & FAN_ONDIR;
 	if (!x.bits)
 		return;
-	resolve_fanotify(e, ev, path, old, sizeof(path), &x);
+	mt->ops->resolve(mt->userdata, ev, path, old, sizeof(path), &x.path, &x.old_path);
 	if (log_get_level() >= LOG_DEBUG) {
 		char ev_names[256], p1[PATH_MAX], p2[PATH_MAX];
 
@@ -567,17 +550,14 @@ void on_fanotify(struct engine *e, struct fsn_event *ev) {
 	if ((ev->mask & (FAN_DELETE_SELF | FAN_MOVE_SELF)) || !x.path) {
 		struct cands own = { .n = 0 };
 
-		cands_own_object(&own, &e->mix, ev);
+		cands_own_object(&own, &mt->ix, ev);
 		/* a planned inode mark's object went: watch the path again */
 		if (ev->mask & (FAN_DELETE_SELF | FAN_MOVE_SELF))
 			for (size_t i = 0; i < own.n; i++) {
 				struct emark *m = own.v[i];
 
 				if (m->mark && m->spec.type == FSN_MARK_INODE && m->spec.mask)
-					mark_gone(e, m,
-						  (ev->mask & FAN_DELETE_SELF) ? GONE_DELETED
-									       : GONE_MOVED,
-						  NULL);
+					mt->ops->gone(mt->userdata, m, ev->mask & FAN_DELETE_SELF);
 			}
 		/* gone, but one of ours: it has the path it was marked with */
 		for (size_t i = 0; !x.path && i < own.n; i++)
@@ -585,55 +565,75 @@ void on_fanotify(struct engine *e, struct fsn_event *ev) {
 				x.path = own.v[i]->canon;
 	}
 	if (!x.path) {
-		e->unresolved++;
+		mt->unresolved++;
 		log_debug("fanotify event %" PRIx64 " of pid %d: cannot resolve its path", ev->mask,
 			  (int)ev->pid);
 		return;
 	}
 
-	cands_event(&c, &e->mix, &x);
-	n = c.all ? e->st.n_marks : c.n;
+	cands_event(&c, &mt->ix, &x);
+	n = c.all ? mt->ix.n_marks : c.n;
 	for (size_t i = 0; i < n; i++) {
-		const struct emark *m = c.all ? e->st.marks[i] : c.v[i];
+		const struct emark *m = c.all ? mt->ix.marks[i] : c.v[i];
 
 		/* (exclusions: ignore marks, mask 0, report nothing); only
 		 * the marks of the event's group */
 		if (!m->mark || m->spec.mask == 0 || m->spec.type == FSN_MARK_INOTIFY ||
 		    m->group != ev->group)
 			continue;
-		match_mark(e, m, &x);
+		match_mark(mt, m, &x);
 	}
 }
 
-/* The watch of m is gone (IN_IGNORED): deleted, unmounted, or moved away. */
-static void inotify_gone(struct engine *e, struct emark *m) {
-	unsigned *count = emark_fresh(m) && e->load ? &e->load->s.n_placed : &e->st.n_placed;
+/* An overflow is a record for every rule whose marks lost events (its
+ * group's, or every inotify mark's), never silent; the rescan that follows
+ * is the engine's (ops->lost(), ops->overflowed()). */
+void matcher_overflow(struct matcher *mt, const struct fsn_event *ev) {
+	char names[1024] = "";
+	size_t pos = 0;
+	uint64_t seq = ++mt->seq;
 
-	if (m->parent) {
-		struct emark *root = m->parent;
+	for (size_t i = 0; i < mt->ix.n_marks; i++) {
+		struct emark *m = mt->ix.marks[i];
+		struct erule *r = m->rule;
+		struct record rec;
 
-		emark_unplace(e, m, count);
-		sub_remove(root, m);
-		emark_free(m);
-		return;
+		if (ev->source == FSN_SOURCE_INOTIFY) {
+			if (m->spec.type != FSN_MARK_INOTIFY)
+				continue;
+		} else if (m->spec.type == FSN_MARK_INOTIFY || !ev->group || m->group != ev->group)
+			continue;
+		if (r->seen == seq)
+			continue;
+		r->seen = seq;
+		r->stats.overflows++;
+		mt->ops->lost(mt->userdata, r);
+		rec = (struct record){
+			.kind = RECORD_OVERFLOW,
+			.time_usec = now_realtime_usec(),
+			.rule = r->conf->name,
+			.mask = FAN_Q_OVERFLOW,
+			.uid = (uid_t)-1,
+		};
+		mt->ops->emit(mt->userdata, r, &rec);
+		if (pos < sizeof(names))
+			pos += (size_t)snprintf(names + pos, sizeof(names) - pos, "%s'%s'",
+						pos ? ", " : "", r->conf->name);
 	}
-	emark_unplace(e, m, count);
-	if (emark_fresh(m))
-		return;                      /* (the loader logs what it could not place) */
-	mark_gone(e, m, GONE_DELETED, NULL); /* (unless an event before said why) */
+	mt->ops->overflowed(mt->userdata, ev, names);
 }
 
 /* Match x against every mark on the watched inode dev:ino. */
-static void match_watch(struct engine *e, dev_t dev, ino_t ino, struct evinfo *x) {
-	for (struct emark *o = inode_index_chain(&e->inodes, dev, ino); x->bits && o; o = o->hnext)
+static void match_watch(struct matcher *mt, dev_t dev, ino_t ino, struct evinfo *x) {
+	for (struct emark *o = inode_index_chain(mt->inodes, dev, ino); x->bits && o; o = o->hnext)
 		if (o->dev == dev && o->ino == ino && o->mark && !emark_fresh(o))
-			match_mark(e, o, x);
+			match_mark(mt, o, x);
 }
 
 /* The held IN_MOVED_FROM, reported alone: no IN_MOVED_TO followed (moved
  * out of every watched directory). Takes a sequence number of its own. */
-static void flush_from(struct engine *e) {
-	struct pending_from *f = &e->from;
+static void flush_from(struct matcher *mt) {
+	struct pending_from *f = &mt->from;
 	struct evinfo x = { .ev = &f->ev };
 
 	if (!f->set)
@@ -642,83 +642,22 @@ static void flush_from(struct engine *e) {
 	x.bits = FAN_MOVED_FROM;
 	x.ondir = f->ev.mask & IN_ISDIR;
 	x.path = f->path;
-	e->seq++;
-	match_watch(e, f->dev, f->ino, &x);
+	mt->seq++;
+	match_watch(mt, f->dev, f->ino, &x);
 	free(f->path);
 	f->path = NULL;
 }
 
-void on_inotify(struct engine *e, struct fsn_event *ev) {
-	char path[PATH_MAX];
+void matcher_inotify_begin(struct matcher *mt, const struct fsn_event *ev) {
+	if (mt->from.set && !((ev->mask & IN_MOVED_TO) && ev->cookie == mt->from.cookie))
+		flush_from(mt);
+}
+
+void matcher_inotify(struct matcher *mt, struct emark *m, const struct fsn_event *ev,
+		     const char *path) {
 	struct evinfo x = { .ev = ev };
-	struct emark *m;
 
-	if (e->from.set && !((ev->mask & IN_MOVED_TO) && ev->cookie == e->from.cookie)) {
-		flush_from(e);
-		e->seq++; /* this event's own */
-	}
-	if (ev->mask & IN_Q_OVERFLOW) {
-		report_overflow(e, ev);
-		return;
-	}
-	m = ev->mark ? fsn_mark_get_userdata(ev->mark) : NULL;
-	if (!m || !m->canon)
-		return;
-	if (e->waiting.n > 0 && (ev->mask & (IN_CREATE | IN_MOVED_TO)) && ev->name) {
-		char made[PATH_MAX];
-
-		/* (whichever mark on the directory the event came by) */
-		if (join_name(m->canon, ev->name, made, sizeof(made)) >= 0 &&
-		    strmap_value_str(&e->waiting, made)) {
-			rearm_appeared(e, made);
-		}
-	}
-	if (m->waiter) {
-		struct emark *o = NULL;
-
-		if (ev->mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF)) {
-			/* the directory waited in went: wait higher up */
-			rearm_soon(e);
-		}
-		/* one kernel watch serves every mark on the directory, and the
-		 * event may have come by the waiter's: a rule's watch there
-		 * gets it */
-		for (o = inode_index_chain(&e->inodes, m->dev, m->ino); o; o = o->hnext)
-			if (o->dev == m->dev && o->ino == m->ino && o->mark && !o->waiter)
-				break;
-		if (!o)
-			return;
-		m = o;
-	}
-	tree_settle_move(e, ev);
-	if (ev->mask & IN_IGNORED) {
-		/* every mark on that watch is dead */
-		dev_t dev = m->dev;
-		ino_t ino = m->ino;
-		struct emark *n;
-
-		for (struct emark *o = inode_index_chain(&e->inodes, dev, ino); o; o = n) {
-			n = o->hnext;
-			if (o->dev == dev && o->ino == ino)
-				inotify_gone(e, o);
-		}
-		return;
-	}
-	if (ev->mask & IN_UNMOUNT) {
-		/* its filesystem went: IN_IGNORED follows */
-		for (struct emark *o = inode_index_chain(&e->inodes, m->dev, m->ino); o;
-		     o = o->hnext)
-			if (o->dev == m->dev && o->ino == m->ino && !o->parent)
-				mark_gone(e, o, GONE_UNMOUNTED,
-					  mountwatch_point(e->mounts, o->mnt_id));
-		return;
-	}
-	/* a planned watch's object went or moved away: watch the path again
-	 * (IN_IGNORED follows a deletion, see inotify_gone()) */
-	if ((ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF)) && !m->parent)
-		mark_gone(e, m, (ev->mask & IN_DELETE_SELF) ? GONE_DELETED : GONE_MOVED, NULL);
-
-	(void)join_name(m->canon, ev->name, path, sizeof(path)); /* (cut at PATH_MAX) */
+	mt->seq++;
 	x.path = path;
 	x.bits = ev->mask & EVENT_BITS & 0xfff;
 	x.ondir = ev->mask & IN_ISDIR;
@@ -730,7 +669,7 @@ void on_inotify(struct engine *e, struct fsn_event *ev) {
 		char *copy = strdup(path);
 
 		if (copy) {
-			e->from = (struct pending_from){
+			mt->from = (struct pending_from){
 				.set = true,
 				.ev = *ev,
 				.cookie = ev->cookie,
@@ -738,44 +677,37 @@ void on_inotify(struct engine *e, struct fsn_event *ev) {
 				.dev = m->dev,
 				.ino = m->ino,
 			};
-			e->from.ev.name = NULL;
-			e->from.ev.mark = NULL;
-			e->from.ev.group = NULL;
-			tree_follow(e, m, ev, path);
+			mt->from.ev.name = NULL;
+			mt->from.ev.mark = NULL;
+			mt->from.ev.group = NULL;
 			return;
 		}
-	} else if ((ev->mask & IN_MOVED_TO) && e->from.set) {
-		struct pending_from f = e->from;
+	} else if ((ev->mask & IN_MOVED_TO) && mt->from.set) {
+		struct pending_from f = mt->from;
 
-		e->from.set = false;
-		e->from.path = NULL;
+		mt->from.set = false;
+		mt->from.path = NULL;
 		x.old_path = f.path;
 		x.paired = true;
 		x.bits |= FAN_MOVED_FROM;
-		match_watch(e, m->dev, m->ino, &x);
-		match_watch(e, f.dev, f.ino, &x);
-		tree_follow(e, m, ev, path);
+		match_watch(mt, m->dev, m->ino, &x);
+		match_watch(mt, f.dev, f.ino, &x);
 		free(f.path);
 		return;
 	}
 
 	/* created, found by the scan of its new directory, reported already */
-	if ((ev->mask & IN_CREATE) && synth_seen(e, path))
+	if ((ev->mask & IN_CREATE) && synth_seen(mt, path))
 		x.bits &= ~(uint64_t)IN_CREATE;
 
 	/* the daemon's own writes, and its (re)creation of an output file on
 	 * SIGUSR1 (fanotify knows them by pid) */
-	if (x.bits && e->n_own > 0 && !x.ondir &&
+	if (x.bits && mt->n_own > 0 && !x.ondir &&
 	    (x.bits & (IN_MODIFY | IN_CLOSE_WRITE | IN_ATTRIB | IN_OPEN | IN_ACCESS |
 		       IN_CLOSE_NOWRITE | IN_CREATE)) &&
-	    own_file(e, path))
+	    own_file(mt, path))
 		x.bits = 0;
-	for (struct emark *o = inode_index_chain(&e->inodes, m->dev, m->ino); x.bits && o;
-	     o = o->hnext)
-		if (o->dev == m->dev && o->ino == m->ino && o->mark && !emark_fresh(o))
-			match_mark(e, o, &x);
-	/* after the directory's own event: what it finds inside comes later */
-	tree_follow(e, m, ev, path);
+	match_watch(mt, m->dev, m->ino, &x);
 }
 
 /* Paths reported as created by a scan of a new directory, remembered so
@@ -787,27 +719,25 @@ static size_t synth_slot(const char *path) {
 	return (size_t)(hash_bytes(HASH_INIT, path, strlen(path)) % SYNTH_SLOTS);
 }
 
-static void synth_remember(struct engine *e, const char *path) {
+static void synth_remember(struct matcher *mt, const char *path) {
 	size_t i = synth_slot(path);
 
-	free(e->synth[i]);
-	e->synth[i] = strdup(path);
+	free(mt->synth[i]);
+	mt->synth[i] = strdup(path);
 }
 
 /* A real IN_CREATE of an entry a scan reported already: forget it, true. */
-static bool synth_seen(struct engine *e, const char *path) {
+static bool synth_seen(struct matcher *mt, const char *path) {
 	size_t i = synth_slot(path);
 
-	if (!e->synth[i] || strcmp(e->synth[i], path) != 0)
+	if (!mt->synth[i] || strcmp(mt->synth[i], path) != 0)
 		return false;
-	free(e->synth[i]);
-	e->synth[i] = NULL;
+	free(mt->synth[i]);
+	mt->synth[i] = NULL;
 	return true;
 }
 
-/* An entry found in a directory of a recursive inotify tree that was
- * created before the directory's watch could report it. */
-void synth_create(struct engine *e, struct emark *root, const char *path, bool is_dir) {
+void matcher_synth_create(struct matcher *mt, struct emark *root, const char *path, bool is_dir) {
 	struct fsn_event fev = {
 		.source = FSN_SOURCE_INOTIFY,
 		.mask = IN_CREATE | (is_dir ? IN_ISDIR : 0),
@@ -822,18 +752,57 @@ void synth_create(struct engine *e, struct emark *root, const char *path, bool i
 	};
 	size_t i = synth_slot(path);
 
-	if (e->synth[i] && strcmp(e->synth[i], path) == 0)
+	if (mt->synth[i] && strcmp(mt->synth[i], path) == 0)
 		return; /* a scan reported it already */
 
-	e->seq++;
-	match_mark(e, root, &x);
-	synth_remember(e, path);
+	mt->seq++;
+	match_mark(mt, root, &x);
+	synth_remember(mt, path);
 }
 
-/* No IN_MOVED_TO followed the held IN_MOVED_FROM: it moved out. */
-void on_move_timer(struct ev_loop *loop, ev_timer *w, int revents) {
-	struct engine *e = w->data;
+/* ------------------------------------------------------------------------ */
+/* the held move's timer; the matcher itself                                */
+/* ------------------------------------------------------------------------ */
 
-	flush_from(e);
-	tree_settle_move(e, NULL);
+void matcher_move_timeout(struct matcher *mt) {
+	flush_from(mt);
+	mt->ops->moved_out(mt->userdata);
+}
+
+static void on_move_timer(struct ev_loop *loop, ev_timer *w, int revents) {
+	matcher_move_timeout(w->data);
+}
+
+void matcher_drained(struct matcher *mt, bool others) {
+	/* An IN_MOVED_FROM read last may have its IN_MOVED_TO a moment
+	 * behind (the kernel queues them one after the other): decide
+	 * "moved out" only if nothing came by then. */
+	if ((mt->from.set || others) && !ev_is_active(&mt->move_timer))
+		ev_timer_start(mt->loop, &mt->move_timer);
+}
+
+void matcher_init(struct matcher *mt, const struct matcher_ops *ops, void *userdata,
+		  struct ev_loop *loop, const struct inode_index *inodes, pid_t self) {
+	*mt = (struct matcher){
+		.ops = ops,
+		.userdata = userdata,
+		.loop = loop,
+		.inodes = inodes,
+		.self = self,
+	};
+	ev_timer_init(&mt->move_timer, on_move_timer, MOVE_WAIT_SEC, 0.);
+	mt->move_timer.data = mt;
+}
+
+void matcher_done(struct matcher *mt) {
+	if (mt->loop)
+		ev_timer_stop(mt->loop, &mt->move_timer);
+	match_index_free(&mt->ix);
+	free(mt->pcache);
+	free(mt->pcache_at);
+	for (size_t i = 0; i < SYNTH_SLOTS; i++)
+		free(mt->synth[i]);
+	free(mt->from.path);
+	own_files_clear(mt);
+	*mt = (struct matcher){ 0 };
 }

@@ -4,10 +4,13 @@
  * them: the running state (struct engine, struct state and what hangs off
  * it: struct erule, struct eoutput, struct emark, struct eperm), a load in
  * progress (struct load), and the functions one piece calls in another,
- * grouped by the file that defines them. engine.h is the engine's public
- * face; nothing outside engine.c, engine-load.c, engine-marks.c,
- * engine-tree.c, engine-match.c, engine-rescan.c, engine-perm.c and
- * metrics.c (which reads the state) includes this.
+ * grouped by the file that defines them. A piece that owns its state
+ * has a header of its own, with its struct and functions that take it
+ * (the matcher: engine-match.h); struct engine holds it. engine.h is the
+ * engine's public face; nothing outside engine.c, engine-load.c,
+ * engine-marks.c, engine-tree.c, engine-match.c, engine-rescan.c,
+ * engine-perm.c, metrics.c (which reads the state) and the unit tests of
+ * the pieces includes this.
  */
 #pragma once
 
@@ -18,6 +21,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "engine-match.h"
 #include "engine.h"
 #include "mounts.h"
 #include "output.h"
@@ -38,9 +42,6 @@ struct proc_info;
 #define DIRENT_BITS (FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM | FAN_MOVED_TO | FAN_RENAME)
 /* inotify: what a recursive watch needs to follow new directories. */
 #define IN_TREE_BITS (IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM)
-
-/* Paths of recent scan-reported creates remembered (see synth_remember()). */
-#define SYNTH_SLOTS 1024
 
 /* The longest a load (start, reload) or the removal of a replaced state's
  * marks holds the loop in one go; events are handled between batches. */
@@ -163,35 +164,12 @@ struct pending_move {
 	char *path;
 };
 
-/* An inotify IN_MOVED_FROM held back for one event. */
-struct pending_from {
-	bool set;
-	struct fsn_event ev; /* name, group, mark cleared */
-	uint32_t cookie;
-	char *path;
-	dev_t dev; /* the watch it came from */
-	ino_t ino;
-};
-
 /* inotify marks by inode (engine-marks.c): inotify events come per watch,
  * and every mark on the watch's inode hears them. A chained hash (emark's
  * hnext), grown to keep about one mark a chain. */
 struct inode_index {
 	struct emark **slots;
 	size_t size, n;
-};
-
-/* The running state's fanotify marks by what an event names (engine-match.c):
- * an event is matched against the marks its FIDs, its paths' directories
- * or its group could concern, not against every mark. Built at each
- * commit; keys borrow the marks' own fid, canon and subtree. */
-struct match_index {
-	struct strmap by_fid;     /* marks that know their object's FID, by it */
-	struct strmap by_path;    /* inode marks (SCOPE_OBJECT), by canonical path */
-	size_t n_path_nofid;      /* ... of them without a FID (found by path even in FID events) */
-	struct strmap by_subtree; /* SCOPE_SUBTREE marks, by their subtree */
-	struct emark **wide;      /* the others: a whole filesystem or mount (SCOPE_FSID) */
-	size_t n_wide;
 };
 
 struct state {
@@ -213,7 +191,6 @@ struct engine {
 	ev_io io;
 	ev_timer drop_timer;
 	ev_timer rescan_timer;  /* overflow recovery, with backoff */
-	ev_timer move_timer;    /* a held IN_MOVED_FROM's wait for its IN_MOVED_TO */
 	double rescan_backoff;  /* seconds */
 	uint64_t last_overflow; /* monotonic s */
 	uint64_t drained_usec;  /* realtime: when the queues were last read empty */
@@ -254,17 +231,15 @@ struct engine {
 	ev_timer tidy_timer;
 	struct fsn_prober *prober; /* feature probes per filesystem, across reloads */
 	uint64_t load_progress;    /* steps the loaders made (for EXTEND_TIMEOUT_USEC) */
-	pid_t self;
 	int foreign_mntns; /* mntns_foreign(): 1 a namespace of its own, 0 shared, <0 unknown */
 	struct output *console;       /* --foreground: events also on stdout (output-console.c) */
 	engine_record_fn record_hook; /* the control socket's subscribers */
 	engine_control_fn control_fn; /* the control socket's counters (metrics) */
 	void *control_data;
 	void *record_hook_data;
-	bool has_exec;
 	bool placing_tree; /* place_planned() walks a new tree: limits are its business */
 
-	struct match_index mix; /* the running state's fanotify marks (engine-match.c) */
+	struct matcher match; /* event → rules (engine-match.c) */
 
 	struct inode_index inodes; /* inotify marks by inode (engine-marks.c) */
 
@@ -272,9 +247,8 @@ struct engine {
 	uint64_t started_usec; /* realtime: engine_new() */
 	uint64_t started_mono; /* monotonic us: the same moment */
 	uint64_t loaded_usec;  /* realtime: the last commit of a config (0: none yet) */
-	uint64_t seq;
 	uint64_t handled;
-	uint64_t events, overflows, dropped, unresolved, decisions;
+	uint64_t events, overflows, dropped, decisions;
 	bool reloaded;
 	char reload_error[512];
 
@@ -282,20 +256,8 @@ struct engine {
 	bool capturing;
 	char captured[1024];
 
+	/* a recursive inotify tree's directory that moved away (engine-tree.c) */
 	struct pending_move move;
-	char *synth[SYNTH_SLOTS]; /* see synth_remember() */
-	/* inotify: an IN_MOVED_FROM waiting for its IN_MOVED_TO (same cookie),
-	 * to be reported as one move with both paths */
-	struct pending_from from;
-	/* files the daemon writes: inotify reports no pid, so their own
-	 * events are recognised by identity (else: a feedback loop) */
-	struct ownfile *own;
-	size_t n_own;
-	/* per-dispatch process info cache */
-	struct proc_info *pcache; /* PCACHE_SIZE entries, filled round robin */
-	uint64_t *pcache_at;      /* when each was started (monotonic µs) */
-	size_t pcache_n, pcache_next;
-	uint64_t pcache_now; /* the dispatch's start */
 	unsigned budget;
 };
 
@@ -309,20 +271,6 @@ struct retired {
 };
 
 #define MAX_RETIRED 64
-
-/* A file the daemon writes (a json output, its stdout, its stderr). */
-struct ownfile {
-	dev_t dev;
-	ino_t ino;
-	char *path; /* canonical, NULL for stdout/stderr */
-};
-
-#define PCACHE_SIZE 64
-/* What /proc said about a pid is used for this long (across dispatches):
- * pids are handed out cyclically, so one comes back only after the whole
- * pid space went round, which takes far longer; a process's own change
- * of name or uid shows in its events at most this late. */
-#define PCACHE_TTL_USEC 100000u
 
 /* Why a planned mark's path no longer names its object. */
 enum gone_why { GONE_DELETED, GONE_MOVED, GONE_COVERED, GONE_UNMOUNTED };
@@ -414,6 +362,8 @@ struct erule *state_rule(struct state *s, const struct rule_conf *rc);
 void rule_marks(const struct plan *p, const struct config *c, const struct rule_conf *rc,
 		size_t *first, size_t *n);
 bool str_eq(const char *a, const char *b);
+/* whether rule r's exclusions (paths and globs) exclude path */
+bool excluded(const struct erule *r, const char *path);
 int join_name(const char *dir, const char *name, char *buf, size_t len);
 char *entry_path(const char *dir, const char *name);
 bool is_dot(const char *name);
@@ -431,6 +381,9 @@ int state_outputs(struct engine *e, struct state *s, const struct state *old, ch
 		  size_t errlen);
 /* Write the running state's metrics outputs now (a config took over, the stop). */
 void metrics_outputs_write(struct engine *e);
+/* The running state's outputs were opened or reopened: what the matcher
+ * knows of them (the files the daemon writes, whether it runs commands). */
+void outputs_opened(struct engine *e);
 int claim_kept(struct state *s, const struct strmap *by_path, size_t i, bool *claimed);
 int place_planned(struct engine *e, struct state *s, const struct plan_mark *pm, struct erule *r,
 		  struct emark **tree, char *err, size_t errlen);
@@ -488,23 +441,12 @@ int apply_watch_limit(struct engine *e, struct state *s, struct emark *m, char *
 
 /* ---- engine-rescan.c ---- */
 
-void report_overflow(struct engine *e, const struct fsn_event *ev);
+/* an overflow (engine-match.c reports it): rule r lost events; then, once
+ * the overflow's records went out, names listing the rules */
+void rescan_lost(struct engine *e, struct erule *r);
+void rescan_overflowed(struct engine *e, const struct fsn_event *ev, const char *names);
 void rescan_emit(struct engine *e, struct erule *r, const char *path, const char *change, bool dir);
 void on_rescan_timer(struct ev_loop *loop, ev_timer *w, int revents);
-
-/* ---- engine-match.c ---- */
-
-void on_fanotify(struct engine *e, struct fsn_event *ev);
-/* (Re)build e->mix for state s (at commit); free it. */
-void match_index_build(struct engine *e, const struct state *s);
-void match_index_free(struct match_index *ix);
-void on_inotify(struct engine *e, struct fsn_event *ev);
-void on_move_timer(struct ev_loop *loop, ev_timer *w, int revents);
-void synth_create(struct engine *e, struct emark *root, const char *path, bool is_dir);
-bool excluded(const struct erule *r, const char *path);
-/* the files the daemon writes (after outputs were opened or reopened) */
-void own_files_refresh(struct engine *e);
-void own_files_clear(struct engine *e);
 
 /* ---- engine-perm.c ---- */
 
