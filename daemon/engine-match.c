@@ -53,6 +53,73 @@ static bool synth_seen(struct matcher *mt, const char *path);
 /* the daemon's own files                                                   */
 /* ------------------------------------------------------------------------ */
 
+/* The entries made in and gone from a directory are heard (so the names
+ * the daemon's files have there are known without asking) when its watch
+ * reports these. */
+#define OWN_NAME_BITS (IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE)
+
+static bool is_own(const struct matcher *mt, dev_t dev, ino_t ino) {
+	for (size_t i = 0; i < mt->n_own; i++)
+		if (mt->own[i].dev == dev && mt->own[i].ino == ino)
+			return true;
+	return false;
+}
+
+static struct ownname *own_name_find(struct matcher *mt, dev_t dir_dev, ino_t dir_ino,
+				     const char *name) {
+	for (size_t i = 0; i < mt->n_own_names; i++) {
+		struct ownname *o = &mt->own_names[i];
+
+		if (o->dir_ino == dir_ino && o->dir_dev == dir_dev && strcmp(o->name, name) == 0)
+			return o;
+	}
+	return NULL;
+}
+
+static void own_name_forget(struct matcher *mt, struct ownname *o) {
+	free(o->name);
+	/* (in the order learned: the oldest first) */
+	memmove(o, o + 1, (size_t)(&mt->own_names[mt->n_own_names] - (o + 1)) * sizeof(*o));
+	mt->n_own_names--;
+}
+
+/* name in the directory dir_dev:dir_ino is the daemon's file dev:ino. */
+static void own_name_learn(struct matcher *mt, dev_t dir_dev, ino_t dir_ino, const char *name,
+			   dev_t dev, ino_t ino) {
+	struct ownname *o = own_name_find(mt, dir_dev, dir_ino, name);
+	char *copy;
+
+	if (!o) {
+		if (!(copy = strdup(name)))
+			return;
+		if (mt->n_own_names == OWN_NAMES_MAX)
+			own_name_forget(mt, &mt->own_names[0]);
+		o = &mt->own_names[mt->n_own_names++];
+		*o = (struct ownname){ .dir_dev = dir_dev, .dir_ino = dir_ino, .name = copy };
+	}
+	o->dev = dev;
+	o->ino = ino;
+}
+
+/* The name the daemon's file dev:ino has at path (canonical: its
+ * directory's identity, and its last component). */
+static void own_name_learn_path(struct matcher *mt, const char *path, dev_t dev, ino_t ino) {
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+	struct stat st;
+	size_t n;
+
+	if (!slash || !slash[1])
+		return;
+	n = slash == path ? 1 : (size_t)(slash - path); /* (the root: "/") */
+	if (n >= sizeof(dir))
+		return;
+	memcpy(dir, path, n);
+	dir[n] = '\0';
+	if (stat(dir, &st) == 0)
+		own_name_learn(mt, st.st_dev, st.st_ino, slash + 1, dev, ino);
+}
+
 static void own_files_clear(struct matcher *mt) {
 	for (size_t i = 0; i < mt->n_own; i++)
 		free(mt->own[i].path);
@@ -74,6 +141,7 @@ static void own_file_add(struct matcher *mt, int fd, const char *path) {
 	mt->own[mt->n_own++] = (struct ownfile){
 		.dev = st.st_dev,
 		.ino = st.st_ino,
+		.fd = path ? -1 : fd,
 		.path = path ? canonical(path) : NULL,
 	};
 }
@@ -85,26 +153,88 @@ void matcher_own_files(struct matcher *mt, const int *fds, size_t n_fds, const c
 		own_file_add(mt, fds[i], NULL);
 	for (size_t i = 0; i < n_paths; i++)
 		own_file_add(mt, -1, paths[i]);
+	mt->own_names_lost = false;
+	/* names learned for files the daemon no longer writes are not its */
+	for (size_t i = mt->n_own_names; i > 0; i--)
+		if (!is_own(mt, mt->own_names[i - 1].dev, mt->own_names[i - 1].ino))
+			own_name_forget(mt, &mt->own_names[i - 1]);
+	/* the names its files have now (the std streams' as /proc says) */
+	for (size_t i = 0; i < mt->n_own; i++) {
+		char buf[PATH_MAX];
+		bool deleted = false;
+
+		if (mt->own[i].path)
+			own_name_learn_path(mt, mt->own[i].path, mt->own[i].dev, mt->own[i].ino);
+		else if (fsn_fd_path(mt->own[i].fd, buf, sizeof(buf), &deleted) >= 0 && !deleted)
+			own_name_learn_path(mt, buf, mt->own[i].dev, mt->own[i].ino);
+	}
 }
 
 void matcher_own_children(struct matcher *mt, bool on) {
 	mt->own_children = on;
 }
 
-/* Is path (of an inotify event about a file's contents) a file the daemon
- * writes? By name first, then by identity (a renamed log file). */
-static bool own_file(const struct matcher *mt, const char *path) {
+/* An entry of watched directory m was made, moved in, moved away or
+ * deleted (not a directory): what it names now, when it may be one of the
+ * daemon's files (on its filesystem). One lstat() per entry made or moved
+ * in, none per event about a file's contents (own_file()). */
+static void own_names_update(struct matcher *mt, const struct emark *m, uint64_t mask,
+			     const char *name, const char *path) {
+	struct ownname *o = own_name_find(mt, m->dev, m->ino, name);
+	struct stat st;
+
+	if ((mask & (IN_CREATE | IN_MOVED_TO)) && lstat(path, &st) == 0 &&
+	    is_own(mt, st.st_dev, st.st_ino))
+		own_name_learn(mt, m->dev, m->ino, name, st.st_dev, st.st_ino);
+	else if (o)
+		own_name_forget(mt, o);
+}
+
+/* Whether one of the daemon's files is on filesystem dev: a file is
+ * neither renamed nor linked across filesystems, so a directory elsewhere
+ * never holds one. */
+static bool own_dev(const struct matcher *mt, dev_t dev) {
+	for (size_t i = 0; i < mt->n_own; i++)
+		if (mt->own[i].dev == dev)
+			return true;
+	return false;
+}
+
+/* Whether every entry made in or gone from m's directory reaches the
+ * matcher: the watch's kernel mask (what the marks on its inode asked
+ * for) has OWN_NAME_BITS, and no inotify overflow lost some since the
+ * names were last learned from scratch. */
+static bool hears_names(const struct matcher *mt, const struct emark *m) {
+	uint64_t mask = 0;
+
+	if (mt->own_names_lost)
+		return false;
+	for (const struct emark *o = inode_index_chain(mt->inodes, m->dev, m->ino); o; o = o->hnext)
+		if (o->dev == m->dev && o->ino == m->ino && o->mark)
+			mask |= o->placed_mask;
+	return (mask & OWN_NAME_BITS) == OWN_NAME_BITS;
+}
+
+/* Is path (name in watched m, of an inotify event about a file's
+ * contents) a file the daemon writes? By the path it was opened by; by the
+ * watch itself (a watch on the file); not when none of its files is on
+ * the watch's filesystem; by a name it is known to have (a renamed log
+ * file) when the watch hears every entry made and gone. None of these
+ * makes a system call; else, by identity (lstat()). */
+static bool own_file(struct matcher *mt, const struct emark *m, const char *name,
+		     const char *path) {
 	struct stat st;
 
 	for (size_t i = 0; i < mt->n_own; i++)
 		if (mt->own[i].path && strcmp(mt->own[i].path, path) == 0)
 			return true;
-	if (lstat(path, &st) < 0)
+	if (!name || !name[0] || strcmp(name, ".") == 0)
+		return is_own(mt, m->dev, m->ino);
+	if (!own_dev(mt, m->dev))
 		return false;
-	for (size_t i = 0; i < mt->n_own; i++)
-		if (mt->own[i].dev == st.st_dev && mt->own[i].ino == st.st_ino)
-			return true;
-	return false;
+	if (hears_names(mt, m))
+		return own_name_find(mt, m->dev, m->ino, name) != NULL;
+	return lstat(path, &st) == 0 && is_own(mt, st.st_dev, st.st_ino);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -620,6 +750,9 @@ void matcher_overflow(struct matcher *mt, const struct fsn_event *ev) {
 			pos += (size_t)snprintf(names + pos, sizeof(names) - pos, "%s'%s'",
 						pos ? ", " : "", r->conf->name);
 	}
+	/* (inotify: entries made or gone may be among the events lost) */
+	if (ev->source == FSN_SOURCE_INOTIFY)
+		mt->own_names_lost = true;
 	mt->ops->overflowed(mt->userdata, ev, names);
 }
 
@@ -661,6 +794,9 @@ void matcher_inotify(struct matcher *mt, struct emark *m, const struct fsn_event
 	x.path = path;
 	x.bits = ev->mask & EVENT_BITS & 0xfff;
 	x.ondir = ev->mask & IN_ISDIR;
+	if (mt->n_own > 0 && ev->name && !x.ondir && (ev->mask & OWN_NAME_BITS) &&
+	    own_dev(mt, m->dev))
+		own_names_update(mt, m, ev->mask, ev->name, path);
 
 	/* A move comes as IN_MOVED_FROM and IN_MOVED_TO with one cookie, next
 	 * to each other when both directories are watched: hold the first,
@@ -705,7 +841,7 @@ void matcher_inotify(struct matcher *mt, struct emark *m, const struct fsn_event
 	if (x.bits && mt->n_own > 0 && !x.ondir &&
 	    (x.bits & (IN_MODIFY | IN_CLOSE_WRITE | IN_ATTRIB | IN_OPEN | IN_ACCESS |
 		       IN_CLOSE_NOWRITE | IN_CREATE)) &&
-	    own_file(mt, path))
+	    own_file(mt, m, ev->name, path))
 		x.bits = 0;
 	match_watch(mt, m->dev, m->ino, &x);
 }
@@ -804,5 +940,7 @@ void matcher_done(struct matcher *mt) {
 		free(mt->synth[i]);
 	free(mt->from.path);
 	own_files_clear(mt);
+	while (mt->n_own_names > 0)
+		own_name_forget(mt, &mt->own_names[0]);
 	*mt = (struct matcher){ 0 };
 }

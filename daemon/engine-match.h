@@ -100,8 +100,25 @@ struct pending_from {
 struct ownfile {
 	dev_t dev;
 	ino_t ino;
+	int fd;     /* stdout/stderr: its fd (to learn its name), else -1 */
 	char *path; /* canonical, NULL for stdout/stderr */
 };
+
+/* A name under which a directory holds one of the daemon's files, as an
+ * inotify event says it: the watched directory's inode and the entry's
+ * name. Learned when the files are opened and when an entry is made in a
+ * watched directory, forgotten when it goes (see own_names_update()); a
+ * directory's are trusted when its watch hears all that (own_file()). */
+struct ownname {
+	dev_t dir_dev;
+	ino_t dir_ino;
+	char *name;
+	dev_t dev; /* the file it names */
+	ino_t ino;
+};
+
+/* Names of the daemon's files remembered (a name beyond: the oldest goes). */
+#define OWN_NAMES_MAX 64
 
 struct matcher {
 	const struct matcher_ops *ops;
@@ -127,9 +144,12 @@ struct matcher {
 	ev_timer move_timer;
 	char *synth[SYNTH_SLOTS]; /* see synth_remember() */
 	/* files the daemon writes: inotify reports no pid, so their own
-	 * events are recognised by identity (else: a feedback loop) */
+	 * events are recognised by name and identity (else: a feedback loop) */
 	struct ownfile *own;
 	size_t n_own;
+	struct ownname own_names[OWN_NAMES_MAX];
+	size_t n_own_names;
+	bool own_names_lost; /* an inotify overflow: names may have changed unheard */
 };
 
 /* Start mt: its collaborators (borrowed, they outlive it), its loop (for

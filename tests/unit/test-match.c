@@ -16,9 +16,13 @@
  * handles is libfsn's, tested in the ctx suite).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -48,6 +52,10 @@ static const struct {
 	{ 200, "backup", 0, 1 },
 	{ 300, "hook", 0, SELF }, /* a command the daemon runs (exec output) */
 };
+
+/* What a watch that hears every entry made in and gone from its directory
+ * asks the kernel for (beyond its rule's events). */
+#define NAME_BITS (IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE)
 
 #define MAX_RULES 4
 #define MAX_MARKS 8
@@ -958,7 +966,9 @@ START_TEST(test_own_activity) {
 END_TEST
 
 /* The files the daemon writes (inotify events have no pid): by name, and
- * by identity once renamed (a rotated log); others' files are reported. */
+ * by identity once renamed (a rotated log); others' files are reported.
+ * _i 0: the watch hears every entry made and gone (the names the files
+ * have are known from its events), 1: it does not (they are looked up). */
 START_TEST(test_own_files) {
 	char out[PATH_MAX], rotated[PATH_MAX], other[PATH_MAX];
 	const char *paths[1] = { out };
@@ -980,6 +990,7 @@ START_TEST(test_own_files) {
 	ck_assert_int_eq(stat(fx.dir, &st), 0);
 	r = fx_rule(&fx, "r", FAN_MODIFY | FAN_CLOSE_WRITE | FAN_CREATE | FAN_MOVED_TO);
 	w = fx_watch_at(&fx, r, fx.dir, st.st_dev, st.st_ino, NULL);
+	w->placed_mask = _i == 0 ? NAME_BITS : 0;
 	fx_commit(&fx);
 	matcher_own_files(&fx.mt, NULL, 0, paths, 1);
 
@@ -1011,8 +1022,223 @@ START_TEST(test_own_files) {
 	expect_one(&fx, "r", FAN_CREATE | FAN_ONDIR, out, NULL);
 	/* deleted while the daemon writes on: its name still says so */
 	ck_assert_int_eq(unlink(out), 0);
+	ino(&fx, w, IN_DELETE, "out.json", 0);
 	ino(&fx, w, IN_MODIFY, "out.json", 0);
 	expect_none(&fx);
+	fx_done(&fx);
+}
+END_TEST
+
+/* The names the daemon's files have are followed as entries are made and
+ * go: a hard link, a stranger's file where one was, a file the daemon
+ * writes by fd (its stdout) under the name /proc gives it. _i as for
+ * test_own_files. */
+START_TEST(test_own_files_names) {
+	char out[PATH_MAX], link_[PATH_MAX], log[PATH_MAX];
+	const char *paths[1] = { out };
+	struct fx fx;
+	struct erule *r;
+	struct emark *w;
+	struct stat st;
+	int fds[1];
+	FILE *f;
+
+	fx_init(&fx);
+	test_tmpdir(fx.dir, sizeof(fx.dir));
+	test_join(out, sizeof(out), fx.dir, "out.json");
+	test_join(link_, sizeof(link_), fx.dir, "link");
+	test_join(log, sizeof(log), fx.dir, "log");
+	ck_assert_ptr_nonnull(f = fopen(out, "we"));
+	fclose(f);
+	fds[0] = open(log, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	ck_assert_int_ge(fds[0], 0);
+	ck_assert_int_eq(stat(fx.dir, &st), 0);
+	r = fx_rule(&fx, "r", FAN_MODIFY | FAN_CREATE | FAN_DELETE);
+	w = fx_watch_at(&fx, r, fx.dir, st.st_dev, st.st_ino, NULL);
+	w->placed_mask = _i == 0 ? NAME_BITS : 0;
+	fx_commit(&fx);
+	matcher_own_files(&fx.mt, fds, 1, paths, 1);
+
+	ino(&fx, w, IN_MODIFY, "log", 0);
+	expect_none(&fx);
+	/* a hard link: writes through it are the daemon's (and so is its
+	 * creation, taken for the daemon's re-creation of its file) */
+	ck_assert_int_eq(link(out, link_), 0);
+	ino(&fx, w, IN_CREATE, "link", 0);
+	expect_none(&fx);
+	ino(&fx, w, IN_MODIFY, "link", 0);
+	expect_none(&fx);
+	/* a watch on the file itself (placed by the link's path) */
+	ck_assert_int_eq(stat(link_, &st), 0);
+	ino(&fx, fx_watch_at(&fx, r, link_, st.st_dev, st.st_ino, NULL), IN_MODIFY, NULL, 0);
+	expect_none(&fx);
+	/* ... and one on another file (at log's path when it was placed) */
+	ck_assert_int_eq(stat(log, &st), 0);
+	ino(&fx, fx_watch_at(&fx, r, log, st.st_dev, st.st_ino + 1, NULL), IN_MODIFY, NULL, 0);
+	expect_one(&fx, "r", FAN_MODIFY, log, NULL);
+	/* gone, and a stranger's file made under that name */
+	ck_assert_int_eq(unlink(link_), 0);
+	ino(&fx, w, IN_DELETE, "link", 0);
+	expect_one(&fx, "r", FAN_DELETE, link_, NULL);
+	ino(&fx, w, IN_MODIFY, "link", 0);
+	expect_one(&fx, "r", FAN_MODIFY, link_, NULL);
+	ck_assert_ptr_nonnull(f = fopen(link_, "we"));
+	fclose(f);
+	ino(&fx, w, IN_CREATE, "link", 0);
+	expect_one(&fx, "r", FAN_CREATE, link_, NULL);
+	ino(&fx, w, IN_MODIFY, "link", 0);
+	expect_one(&fx, "r", FAN_MODIFY, link_, NULL);
+	close(fds[0]);
+	fx_done(&fx);
+}
+END_TEST
+
+/* After an inotify overflow, entries may have come and gone unheard: the
+ * names of the daemon's files are looked up again, until they are learned
+ * anew (its outputs reopened). And a watch that does not hear them all
+ * never trusts them. */
+START_TEST(test_own_files_unheard) {
+	struct fsn_event ov = { .source = FSN_SOURCE_INOTIFY, .mask = IN_Q_OVERFLOW, .fd = -1 };
+	char out[PATH_MAX], moved[PATH_MAX], other[PATH_MAX];
+	const char *paths[1] = { out };
+	struct fx fx;
+	struct erule *r;
+	struct emark *w, *half;
+	struct stat st;
+	FILE *f;
+
+	fx_init(&fx);
+	test_tmpdir(fx.dir, sizeof(fx.dir));
+	test_join(out, sizeof(out), fx.dir, "out.json");
+	test_join(moved, sizeof(moved), fx.dir, "moved");
+	test_join(other, sizeof(other), fx.dir, "other");
+	ck_assert_ptr_nonnull(f = fopen(out, "we"));
+	fclose(f);
+	ck_assert_ptr_nonnull(f = fopen(other, "we"));
+	fclose(f);
+	ck_assert_int_eq(stat(fx.dir, &st), 0);
+	r = fx_rule(&fx, "r", FAN_MODIFY);
+	w = fx_watch_at(&fx, r, fx.dir, st.st_dev, st.st_ino, NULL);
+	w->placed_mask = NAME_BITS;
+	fx_commit(&fx);
+	matcher_own_files(&fx.mt, NULL, 0, paths, 1);
+
+	/* moved while the queue overflowed: its IN_MOVED_TO was lost */
+	matcher_inotify_begin(&fx.mt, &ov);
+	matcher_overflow(&fx.mt, &ov);
+	ck_assert_uint_eq(fx.n_got, 1); /* (the overflow's record) */
+	fx.n_got = 0;
+	ck_assert_int_eq(rename(out, moved), 0);
+	ino(&fx, w, IN_MODIFY, "moved", 0);
+	expect_none(&fx);
+	ino(&fx, w, IN_MODIFY, "other", 0);
+	expect_one(&fx, "r", FAN_MODIFY, other, NULL);
+
+	/* a watch hearing only some of them: the same */
+	ck_assert_int_eq(rename(moved, out), 0);
+	matcher_own_files(&fx.mt, NULL, 0, paths, 1);
+	w->placed_mask = IN_CREATE | IN_MOVED_TO;
+	ck_assert_int_eq(rename(out, moved), 0);
+	ino(&fx, w, IN_MODIFY, "moved", 0);
+	expect_none(&fx);
+	/* ... unless another mark on its inode asks for the rest */
+	half = fx_watch_at(&fx, r, fx.dir, st.st_dev, st.st_ino, NULL);
+	half->placed_mask = IN_MOVED_FROM | IN_DELETE;
+	ino(&fx, w, IN_MODIFY, "moved", 0);
+	/* (trusted: the test withheld the move's events, which such a watch
+	 * would have heard) */
+	expect_one(&fx, "r", FAN_MODIFY, moved, NULL);
+	fx_done(&fx);
+}
+END_TEST
+
+static bool forked(void) {
+	const char *e = getenv("CK_FORK");
+
+	return !e || strcmp(e, "no") != 0;
+}
+
+static bool must_run(void) {
+	const char *e = getenv("FSN_TESTS_MUST_RUN");
+
+	return e && strcmp(e, "1") == 0;
+}
+
+/* Events about a file's contents cost no system call when the watch is on
+ * a filesystem that holds none of the daemon's files (_i 0), or hears
+ * every entry made in and gone from its directory (_i 1; the daemon's
+ * file in it). Counted by the kernel: a perf counter of this thread's
+ * system calls (root, for tracefs in a mount namespace of the test's
+ * own). */
+START_TEST(test_own_files_no_syscall) {
+	char out[PATH_MAX], other[PATH_MAX];
+	const char *paths[1] = { out };
+	static const char *const names[] = { "other", "out.json", "other" };
+	static const uint32_t masks[] = { IN_MODIFY, IN_MODIFY, IN_CLOSE_WRITE };
+	struct fsn_event evs[ELEMENTSOF(names)];
+	char evpaths[ELEMENTSOF(names)][PATH_MAX];
+	uint64_t n, self;
+	struct fx fx;
+	struct erule *r;
+	struct emark *w;
+	struct stat st;
+	int counter;
+	FILE *f;
+
+	if (!forked())
+		return; /* would change the runner's own namespace */
+	if (geteuid() != 0)
+		fsn_test_skip("needs root (tracefs, for a system call counter)");
+	if (unshare(CLONE_NEWNS) < 0) {
+		if (must_run())
+			ck_abort_msg("unshare(CLONE_NEWNS) as root: %s", strerror(errno));
+		fsn_test_skip("cannot unshare the mount namespace: %s", strerror(errno));
+	}
+	ck_assert_int_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+	counter = test_syscall_counter(0);
+	if (counter < 0)
+		fsn_test_skip("no system call counter: %s", strerror(-counter));
+
+	fx_init(&fx);
+	test_tmpdir(fx.dir, sizeof(fx.dir));
+	test_join(out, sizeof(out), fx.dir, "out.json");
+	test_join(other, sizeof(other), fx.dir, "other");
+	ck_assert_ptr_nonnull(f = fopen(out, "we"));
+	fclose(f);
+	ck_assert_ptr_nonnull(f = fopen(other, "we"));
+	fclose(f);
+	ck_assert_int_eq(stat(fx.dir, &st), 0);
+	/* (a rule that reports none of them: no record, no assertion) */
+	r = fx_rule(&fx, "r", FAN_CREATE);
+	if (_i == 0)
+		w = fx_watch_at(&fx, r, fx.dir, st.st_dev + 1, st.st_ino, NULL);
+	else
+		w = fx_watch_at(&fx, r, fx.dir, st.st_dev, st.st_ino, NULL);
+	w->placed_mask = _i == 0 ? 0 : NAME_BITS;
+	fx_commit(&fx);
+	matcher_own_files(&fx.mt, NULL, 0, paths, 1);
+	for (size_t i = 0; i < ELEMENTSOF(names); i++) {
+		evs[i] = (struct fsn_event){ .source = FSN_SOURCE_INOTIFY,
+					     .mask = masks[i],
+					     .fd = -1,
+					     .wd = 1,
+					     .name = names[i] };
+		test_join(evpaths[i], sizeof(evpaths[i]), fx.dir, names[i]);
+	}
+
+	/* (no assertion in between: Check writes to its pipe for each) */
+	n = test_syscall_count(counter);
+	self = test_syscall_count(counter) - n;
+	n = test_syscall_count(counter);
+	for (int k = 0; k < 100; k++)
+		for (size_t i = 0; i < ELEMENTSOF(names); i++) {
+			matcher_inotify_begin(&fx.mt, &evs[i]);
+			matcher_inotify(&fx.mt, w, &evs[i], evpaths[i]);
+		}
+	n = test_syscall_count(counter) - n - self;
+	ck_assert_msg(n == 0, "%" PRIu64 " system calls for 300 events", n);
+	expect_none(&fx);
+	close(counter);
 	fx_done(&fx);
 }
 END_TEST
@@ -1096,7 +1322,10 @@ static void match_suite(Suite *s) {
 	tc = tcase_create("handed-on");
 	tcase_add_test(tc, test_overflow);
 	tcase_add_test(tc, test_own_activity);
-	tcase_add_test(tc, test_own_files);
+	tcase_add_loop_test(tc, test_own_files, 0, 2);
+	tcase_add_loop_test(tc, test_own_files_names, 0, 2);
+	tcase_add_test(tc, test_own_files_unheard);
+	tcase_add_loop_test(tc, test_own_files_no_syscall, 0, 2);
 	tcase_add_test(tc, test_unresolved);
 	tcase_add_test(tc, test_object_gone);
 	suite_add_tcase(s, tc);
