@@ -176,8 +176,9 @@ void matcher_own_children(struct matcher *mt, bool on) {
 
 /* An entry of watched directory m was made, moved in, moved away or
  * deleted (not a directory): what it names now, when it may be one of the
- * daemon's files (on its filesystem). One lstat() per entry made or moved
- * in, none per event about a file's contents (own_file()). */
+ * daemon's files (on its filesystem, a watch that hears all that). One
+ * lstat() per entry made or moved in, none per event about a file's
+ * contents (own_file()). */
 static void own_names_update(struct matcher *mt, const struct emark *m, uint64_t mask,
 			     const char *name, const char *path) {
 	struct ownname *o = own_name_find(mt, m->dev, m->ino, name);
@@ -794,8 +795,9 @@ void matcher_inotify(struct matcher *mt, struct emark *m, const struct fsn_event
 	x.path = path;
 	x.bits = ev->mask & EVENT_BITS & 0xfff;
 	x.ondir = ev->mask & IN_ISDIR;
+	/* (where the names are looked up anyway, they are not followed) */
 	if (mt->n_own > 0 && ev->name && !x.ondir && (ev->mask & OWN_NAME_BITS) &&
-	    own_dev(mt, m->dev))
+	    own_dev(mt, m->dev) && hears_names(mt, m))
 		own_names_update(mt, m, ev->mask, ev->name, path);
 
 	/* A move comes as IN_MOVED_FROM and IN_MOVED_TO with one cookie, next
