@@ -31,7 +31,6 @@
 struct guard;
 struct guard_rule;
 struct policy;
-struct proc_info;
 
 /* Event bits the daemon reports (FAN_* values; the common IN_* are equal). */
 #define EVENT_BITS                                                                                 \
