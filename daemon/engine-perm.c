@@ -8,7 +8,7 @@
  * the guard reports (decisions, overflows, counters) into records on the
  * rules' outputs, also for rules a reload retired.
  *
- * The loader (load.c) runs perm_begin(), perm_rule(), perm_place_mark(),
+ * The loader (engine-load.c) runs perm_begin(), perm_rule(), perm_place_mark(),
  * perm_end() and perm_policy() in its batches; state building (engine.c)
  * commits and frees.
  */

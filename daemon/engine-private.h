@@ -4,10 +4,13 @@
  * them: the running state (struct engine, struct state and what hangs off
  * it: struct erule, struct eoutput, struct emark, struct eperm), a load in
  * progress (struct load), and the functions one piece calls in another,
- * grouped by the file that defines them. engine.h is the engine's public
- * face; nothing outside engine.c, load.c, marks.c, tree.c, match.c,
- * rescan.c, engine-perm.c and metrics.c (which reads the state) includes
- * this.
+ * grouped by the file that defines them. A piece that owns its state
+ * has a header of its own, with its struct and functions that take it
+ * (the matcher: engine-match.h); struct engine holds it. engine.h is the
+ * engine's public face; nothing outside engine.c, engine-load.c,
+ * engine-marks.c, engine-tree.c, engine-match.c, engine-rescan.c,
+ * engine-perm.c, metrics.c (which reads the state) and the unit tests of
+ * the pieces includes this.
  */
 #pragma once
 
@@ -18,6 +21,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "engine-match.h"
 #include "engine.h"
 #include "mounts.h"
 #include "output.h"
@@ -28,7 +32,6 @@
 struct guard;
 struct guard_rule;
 struct policy;
-struct proc_info;
 
 /* Event bits the daemon reports (FAN_* values; the common IN_* are equal). */
 #define EVENT_BITS                                                                                 \
@@ -40,14 +43,11 @@ struct proc_info;
 /* inotify: what a recursive watch needs to follow new directories. */
 #define IN_TREE_BITS (IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM)
 
-/* Paths of recent scan-reported creates remembered (see synth_remember()). */
-#define SYNTH_SLOTS 1024
-
 /* The longest a load (start, reload) or the removal of a replaced state's
  * marks holds the loop in one go; events are handled between batches. */
 #define LOAD_BATCH_USEC 10000
 
-/* Re-arming (load.c) plans again this long after the first ask. */
+/* Re-arming (engine-load.c) plans again this long after the first ask. */
 #define REARM_DELAY 0.05
 
 /* A load about to take over waits for the word on the running marks whose
@@ -129,21 +129,24 @@ struct emark {
 	ino_t ino;
 	uint64_t mnt_id;       /* planned marks: the mount its path was on (0: unknown) */
 	struct fsn_mark *mark; /* NULL: placing failed, or the object is gone */
-	struct emark *parent;  /* sub-watch: the planned mark it serves */
-	struct emark **subs;   /* planned recursive inotify mark: its sub-watches */
+	/* fanotify: fsn_mark_get_group(mark) while placed, the group its
+	 * events come with (NULL: an inotify watch) */
+	struct fsn_group *group;
+	struct emark *parent; /* sub-watch: the planned mark it serves */
+	struct emark **subs;  /* planned recursive inotify mark: its sub-watches */
 	size_t n_subs, subs_cap;
 	struct emark **sidx; /* ... and their index by canonical path (chained) */
 	size_t sidx_size;
 	size_t sub_pos;      /* sub-watch: its index in parent->subs */
 	struct emark *snext; /* sub-watch: chain of the parent's path index */
-	struct emark *hnext; /* inotify: chain of the inode hash */
+	struct emark *hnext; /* inotify: chain of the inode index */
 	bool kept;           /* reload: claimed by the new state */
 	bool fresh;          /* reload: placed for the new state */
 	bool retired;        /* reload: its state is gone, it leaves the kernel soon */
 	bool gone;           /* its object went (re-arming: see mark_gone()) */
 	bool waiter;         /* a watch for a missing path's next component (waiters_*()) */
 	bool stale;          /* sub-watch: elsewhere than its path said when a directory
-			      * appeared in it; read again when renamed (tree.c) */
+			      * appeared in it; read again when renamed (engine-tree.c) */
 	bool stale_made;     /* ... and one of those directories was made there */
 	size_t idx;          /* planned marks: its index in the state's marks (match_index) */
 	char *next;          /* waiter: the path that, created, re-arms (key of e->waiting) */
@@ -161,27 +164,12 @@ struct pending_move {
 	char *path;
 };
 
-/* An inotify IN_MOVED_FROM held back for one event. */
-struct pending_from {
-	bool set;
-	struct fsn_event ev; /* name, group, mark cleared */
-	uint32_t cookie;
-	char *path;
-	dev_t dev; /* the watch it came from */
-	ino_t ino;
-};
-
-/* The running state's fanotify marks by what an event names (match.c):
- * an event is matched against the marks its FIDs, its paths' directories
- * or its group could concern, not against every mark. Built at each
- * commit; keys borrow the marks' own fid, canon and subtree. */
-struct match_index {
-	struct strmap by_fid;     /* marks that know their object's FID, by it */
-	struct strmap by_path;    /* inode marks (SCOPE_OBJECT), by canonical path */
-	size_t n_path_nofid;      /* ... of them without a FID (found by path even in FID events) */
-	struct strmap by_subtree; /* SCOPE_SUBTREE marks, by their subtree */
-	struct emark **wide;      /* the others: a whole filesystem or mount (SCOPE_FSID) */
-	size_t n_wide;
+/* inotify marks by inode (engine-marks.c): inotify events come per watch,
+ * and every mark on the watch's inode hears them. A chained hash (emark's
+ * hnext), grown to keep about one mark a chain. */
+struct inode_index {
+	struct emark **slots;
+	size_t size, n;
 };
 
 struct state {
@@ -203,7 +191,6 @@ struct engine {
 	ev_io io;
 	ev_timer drop_timer;
 	ev_timer rescan_timer;  /* overflow recovery, with backoff */
-	ev_timer move_timer;    /* a held IN_MOVED_FROM's wait for its IN_MOVED_TO */
 	double rescan_backoff;  /* seconds */
 	uint64_t last_overflow; /* monotonic s */
 	uint64_t drained_usec;  /* realtime: when the queues were last read empty */
@@ -215,11 +202,12 @@ struct engine {
 	struct retired *retired; /* permission rules replaced by reloads */
 	size_t n_retired;
 	struct state st;
-	struct load *load;    /* a config being loaded, NULL if none */
-	ev_timer rearm_timer; /* a planned mark's object went: plan again */
-	unsigned rearm_quiet; /* re-arms in a row that changed nothing (load.c) */
-	bool place_raced; /* a planned path went or changed before its mark was placed (marks.c) */
-	uint64_t rearm_not_before; /* monotonic us: no re-arm starts before (load.c) */
+	struct load *load;         /* a config being loaded, NULL if none */
+	ev_timer rearm_timer;      /* a planned mark's object went: plan again */
+	unsigned rearm_quiet;      /* re-arms in a row that changed nothing (engine-load.c) */
+	bool place_raced;          /* a planned path went or changed before its mark was placed
+				    * (engine-marks.c) */
+	uint64_t rearm_not_before; /* monotonic us: no re-arm starts before (engine-load.c) */
 	struct mountwatch *mounts; /* the mount table: unmounts and mounts over paths */
 	/* missing paths of the running plan: a watch on the nearest existing
 	 * directory above each, by the path whose creation brings it closer */
@@ -243,29 +231,24 @@ struct engine {
 	ev_timer tidy_timer;
 	struct fsn_prober *prober; /* feature probes per filesystem, across reloads */
 	uint64_t load_progress;    /* steps the loaders made (for EXTEND_TIMEOUT_USEC) */
-	pid_t self;
 	int foreign_mntns; /* mntns_foreign(): 1 a namespace of its own, 0 shared, <0 unknown */
 	struct output *console;       /* --foreground: events also on stdout (output-console.c) */
 	engine_record_fn record_hook; /* the control socket's subscribers */
 	engine_control_fn control_fn; /* the control socket's counters (metrics) */
 	void *control_data;
 	void *record_hook_data;
-	bool has_exec;
 	bool placing_tree; /* place_planned() walks a new tree: limits are its business */
 
-	struct match_index mix; /* the running state's fanotify marks (match.c) */
+	struct matcher match; /* event → rules (engine-match.c) */
 
-	/* inotify marks by inode */
-	struct emark **ihash;
-	size_t ihash_size, ihash_n;
+	struct inode_index inodes; /* inotify marks by inode (engine-marks.c) */
 
 	/* counters */
 	uint64_t started_usec; /* realtime: engine_new() */
 	uint64_t started_mono; /* monotonic us: the same moment */
 	uint64_t loaded_usec;  /* realtime: the last commit of a config (0: none yet) */
-	uint64_t seq;
 	uint64_t handled;
-	uint64_t events, overflows, dropped, unresolved, decisions;
+	uint64_t events, overflows, dropped, decisions;
 	bool reloaded;
 	char reload_error[512];
 
@@ -273,20 +256,8 @@ struct engine {
 	bool capturing;
 	char captured[1024];
 
+	/* a recursive inotify tree's directory that moved away (engine-tree.c) */
 	struct pending_move move;
-	char *synth[SYNTH_SLOTS]; /* see synth_remember() */
-	/* inotify: an IN_MOVED_FROM waiting for its IN_MOVED_TO (same cookie),
-	 * to be reported as one move with both paths */
-	struct pending_from from;
-	/* files the daemon writes: inotify reports no pid, so their own
-	 * events are recognised by identity (else: a feedback loop) */
-	struct ownfile *own;
-	size_t n_own;
-	/* per-dispatch process info cache */
-	struct proc_info *pcache; /* PCACHE_SIZE entries, filled round robin */
-	uint64_t *pcache_at;      /* when each was started (monotonic µs) */
-	size_t pcache_n, pcache_next;
-	uint64_t pcache_now; /* the dispatch's start */
 	unsigned budget;
 };
 
@@ -300,20 +271,6 @@ struct retired {
 };
 
 #define MAX_RETIRED 64
-
-/* A file the daemon writes (a json output, its stdout, its stderr). */
-struct ownfile {
-	dev_t dev;
-	ino_t ino;
-	char *path; /* canonical, NULL for stdout/stderr */
-};
-
-#define PCACHE_SIZE 64
-/* What /proc said about a pid is used for this long (across dispatches):
- * pids are handed out cyclically, so one comes back only after the whole
- * pid space went round, which takes far longer; a process's own change
- * of name or uid shows in its events at most this late. */
-#define PCACHE_TTL_USEC 100000u
 
 /* Why a planned mark's path no longer names its object. */
 enum gone_why { GONE_DELETED, GONE_MOVED, GONE_COVERED, GONE_UNMOUNTED };
@@ -335,7 +292,7 @@ struct dirq {
 	size_t head, n, cap;
 };
 
-/* A config being loaded (see load.c). */
+/* A config being loaded (see engine-load.c). */
 enum load_phase {
 	LOAD_WORKER, /* the thread reads and plans */
 	LOAD_CLAIM,  /* kept marks, plan index i */
@@ -422,6 +379,9 @@ int state_outputs(struct engine *e, struct state *s, const struct state *old, ch
 		  size_t errlen);
 /* Write the running state's metrics outputs now (a config took over, the stop). */
 void metrics_outputs_write(struct engine *e);
+/* The running state's outputs were opened or reopened: what the matcher
+ * knows of them (the files the daemon writes, whether it runs commands). */
+void outputs_opened(struct engine *e);
 int claim_kept(struct state *s, const struct strmap *by_path, size_t i, bool *claimed);
 int place_planned(struct engine *e, struct state *s, const struct plan_mark *pm, struct erule *r,
 		  struct emark **tree, char *err, size_t errlen);
@@ -434,9 +394,14 @@ void state_commit(struct engine *e, struct state *old, struct state *s);
 void log_plan_problems(const struct plan *p);
 void log_plan_problem(const struct plan_problem *pp);
 
-/* ---- marks.c ---- */
+/* ---- engine-marks.c ---- */
 
-size_t ihash_slot(const struct engine *e, dev_t dev, ino_t ino);
+/* the inode index: the chain that holds the marks on dev:ino (and others:
+ * compare each one's dev and ino), NULL when there are none */
+struct emark *inode_index_chain(const struct inode_index *ix, dev_t dev, ino_t ino);
+int inode_index_add(struct inode_index *ix, struct emark *m);
+void inode_index_remove(struct inode_index *ix, struct emark *m);
+void inode_index_done(struct inode_index *ix);
 int emark_new(struct engine *e, struct erule *rule, const struct fsn_mark_spec *spec,
 	      const char *path, struct emark *parent, struct emark **ret);
 struct emark *emark_free(struct emark *m);
@@ -452,7 +417,7 @@ void mark_drop(struct engine *e, struct emark *m);
 void mark_retire(struct engine *e, struct emark *m);
 void on_retire(struct ev_loop *loop, ev_timer *w, int revents);
 
-/* ---- tree.c ---- */
+/* ---- engine-tree.c ---- */
 
 bool has_sub(const struct emark *root, const char *path);
 /* the sub-watch of dir, placed on the directory dfd is open on */
@@ -471,24 +436,14 @@ void tree_follow(struct engine *e, struct emark *m, const struct fsn_event *ev, 
 void tree_settle_move(struct engine *e, const struct fsn_event *ev);
 int apply_watch_limit(struct engine *e, struct state *s, struct emark *m, char *why, size_t whylen);
 
-/* ---- rescan.c ---- */
+/* ---- engine-rescan.c ---- */
 
-void report_overflow(struct engine *e, const struct fsn_event *ev);
+/* an overflow (engine-match.c reports it): rule r lost events; then, once
+ * the overflow's records went out, names listing the rules */
+void rescan_lost(struct engine *e, struct erule *r);
+void rescan_overflowed(struct engine *e, const struct fsn_event *ev, const char *names);
 void rescan_emit(struct engine *e, struct erule *r, const char *path, const char *change, bool dir);
 void on_rescan_timer(struct ev_loop *loop, ev_timer *w, int revents);
-
-/* ---- match.c ---- */
-
-void on_fanotify(struct engine *e, struct fsn_event *ev);
-/* (Re)build e->mix for state s (at commit); free it. */
-void match_index_build(struct engine *e, const struct state *s);
-void match_index_free(struct match_index *ix);
-void on_inotify(struct engine *e, struct fsn_event *ev);
-void on_move_timer(struct ev_loop *loop, ev_timer *w, int revents);
-void synth_create(struct engine *e, struct emark *root, const char *path, bool is_dir);
-/* the files the daemon writes (after outputs were opened or reopened) */
-void own_files_refresh(struct engine *e);
-void own_files_clear(struct engine *e);
 
 /* ---- engine-perm.c ---- */
 
@@ -511,7 +466,7 @@ void perm_free(struct state *s, bool discard_fresh);
 void retire_perm(struct engine *e, const struct state *old);
 void retired_free(struct retired *t);
 
-/* ---- load.c ---- */
+/* ---- engine-load.c ---- */
 
 int load_begin(struct engine *e, const char *path, engine_load_fn done, void *userdata);
 void load_abort(struct engine *e);

@@ -13,26 +13,26 @@
  * to the running state.
  *
  * The engine's pieces share engine-private.h:
- *   engine.c       the state; reading events (ev_io → fsn_ctx_dispatch() →
- *                  match.c); reporting; state building (rules, outputs,
- *                  kept marks claimed, new ones placed, rollback, commit);
- *                  the public API
- *   load.c         the loader (a worker thread reads and plans, then
- *                  batches on the loop run the state building here) and
- *                  re-arming (paths whose objects went, waiters, mounts)
- *   marks.c        one placed mark (struct emark): placing, dropping,
- *                  retiring; the inode hash of inotify marks
- *   tree.c         recursive inotify trees (sub-watches)
- *   match.c        event → rules
- *   rescan.c       overflow recovery
- *   engine-perm.c  permission rules: the plumbing to the guard thread
+ *   engine.c         the state; reading events (ev_io → fsn_ctx_dispatch()
+ *                    → engine-match.c); reporting; state building (rules,
+ *                    outputs, kept marks claimed, new ones placed,
+ *                    rollback, commit); the public API
+ *   engine-load.c    the loader (a worker thread reads and plans, then
+ *                    batches on the loop run the state building here) and
+ *                    re-arming (paths whose objects went, waiters, mounts)
+ *   engine-marks.c   one placed mark (struct emark): placing, dropping,
+ *                    retiring; the inode index of inotify marks
+ *   engine-tree.c    recursive inotify trees (sub-watches)
+ *   engine-match.c   event → rules
+ *   engine-rescan.c  overflow recovery
+ *   engine-perm.c    permission rules: the plumbing to the guard thread
  * The --foreground printer is an output (output-console.c) like the
  * config's.
  *
- * State building stays here, not in load.c: it is what a state is made of
- * and how one takes over from another (which marks are kept, which placed,
- * what a commit changes, what a rollback undoes); load.c only decides when
- * each of its steps runs.
+ * State building stays here, not in engine-load.c: it is what a state is
+ * made of and how one takes over from another (which marks are kept, which
+ * placed, what a commit changes, what a rollback undoes); engine-load.c
+ * only decides when each of its steps runs.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -48,14 +48,11 @@
 
 #include "engine-private.h"
 #include "escape.h"
+#include "fsn-uapi.h"
 #include "guard.h"
 #include "log.h"
 #include "metrics.h"
 #include "resolve.h"
-
-/* How long a held IN_MOVED_FROM waits for its IN_MOVED_TO when the queue
- * was read empty between them. */
-#define MOVE_WAIT_SEC 0.02
 
 /* Events handled per ev_io callback before the loop gets a turn (signals,
  * timers, the watchdog); the rest stay queued in the context. */
@@ -317,18 +314,205 @@ bool rate_ok(struct engine *e, struct erule *r) {
 }
 
 /* ------------------------------------------------------------------------ */
+/* the matcher's collaborators (struct matcher_ops)                         */
+/* ------------------------------------------------------------------------ */
+
+/* Resolve a fanotify event's paths into buffers: directory handles and
+ * names through libfsn, whose per-group cache of directory paths serves a
+ * storm of events in a few directories (fsn_ctx_event_dir_path(): it also
+ * keeps that cache right, in the order of each group's queue). */
+static void match_resolve(void *userdata, struct fsn_event *ev, char *path, char *old, size_t len,
+			  const char **ret_path, const char **ret_old) {
+	struct engine *e = userdata;
+
+	if ((ev->has & FSN_HAS_NEW) &&
+	    fsn_ctx_event_dir_path(e->ctx, ev, &ev->new_dfid, ev->new_name, path, len, NULL) >= 0)
+		*ret_path = path;
+	if ((ev->has & FSN_HAS_OLD) &&
+	    fsn_ctx_event_dir_path(e->ctx, ev, &ev->old_dfid, ev->old_name, old, len, NULL) >= 0) {
+		if (*ret_path)
+			*ret_old = old;
+		else
+			*ret_path = old;
+	}
+	if (!*ret_path && (ev->has & FSN_HAS_DFID) &&
+	    fsn_ctx_event_dir_path(e->ctx, ev, &ev->dfid,
+				   (ev->has & FSN_HAS_NAME) ? ev->name : NULL, path, len,
+				   NULL) >= 0)
+		*ret_path = path;
+	if (!*ret_path && (ev->has & FSN_HAS_FID) &&
+	    fsn_ctx_fid_path(e->ctx, &ev->fid, NULL, path, len, NULL) >= 0)
+		*ret_path = path;
+	if (!*ret_path && ev->fd >= 0 && fsn_ctx_fd_path(e->ctx, ev->fd, path, len, NULL) >= 0)
+		*ret_path = path;
+}
+
+static bool match_admit(void *userdata, struct erule *r) {
+	return rate_ok(userdata, r);
+}
+
+static void match_report(void *userdata, struct erule *r, const struct record *rec) {
+	struct engine *e = userdata;
+
+	e->events++;
+	emit(e, r, rec);
+}
+
+static void match_emit(void *userdata, struct erule *r, const struct record *rec) {
+	emit(userdata, r, rec);
+}
+
+static void match_lost(void *userdata, struct erule *r) {
+	rescan_lost(userdata, r);
+}
+
+static void match_overflowed(void *userdata, const struct fsn_event *ev, const char *names) {
+	rescan_overflowed(userdata, ev, names);
+}
+
+static void match_gone(void *userdata, struct emark *m, bool deleted) {
+	mark_gone(userdata, m, deleted ? GONE_DELETED : GONE_MOVED, NULL);
+}
+
+static void match_moved_out(void *userdata) {
+	tree_settle_move(userdata, NULL);
+}
+
+static const struct matcher_ops match_ops = {
+	.resolve = match_resolve,
+	.admit = match_admit,
+	.report = match_report,
+	.emit = match_emit,
+	.lost = match_lost,
+	.overflowed = match_overflowed,
+	.gone = match_gone,
+	.moved_out = match_moved_out,
+};
+
+/* The running state's outputs were opened or reopened. */
+void outputs_opened(struct engine *e) {
+	static const int fds[] = { STDOUT_FILENO, STDERR_FILENO };
+	_cleanup_free_ const char **paths = calloc(e->st.n_outputs + 1, sizeof(*paths));
+	size_t n = 0;
+	bool exec = false;
+
+	for (size_t i = 0; i < e->st.n_outputs; i++) {
+		const struct output_conf *oc = e->st.outputs[i]->conf;
+
+		if (paths && oc->type == OUTPUT_JSON && oc->file && strcmp(oc->file, "-") != 0)
+			paths[n++] = oc->file;
+		if (oc->type == OUTPUT_EXEC)
+			exec = true;
+	}
+	matcher_own_files(&e->match, fds, ELEMENTSOF(fds), paths, n);
+	matcher_own_children(&e->match, exec);
+}
+
+/* ------------------------------------------------------------------------ */
 /* reading events                                                           */
 /* ------------------------------------------------------------------------ */
+
+/* The watch of m is gone (IN_IGNORED): deleted, unmounted, or moved away. */
+static void inotify_gone(struct engine *e, struct emark *m) {
+	unsigned *count = emark_fresh(m) && e->load ? &e->load->s.n_placed : &e->st.n_placed;
+
+	if (m->parent) {
+		struct emark *root = m->parent;
+
+		emark_unplace(e, m, count);
+		sub_remove(root, m);
+		emark_free(m);
+		return;
+	}
+	emark_unplace(e, m, count);
+	if (emark_fresh(m))
+		return;                      /* (the loader logs what it could not place) */
+	mark_gone(e, m, GONE_DELETED, NULL); /* (unless an event before said why) */
+}
+
+/* An inotify event: what it means for the watches (gone, unmounted), the
+ * waiters for missing paths and the recursive trees is handled here, the
+ * rest goes to the matcher. */
+static void on_inotify(struct engine *e, struct fsn_event *ev) {
+	char path[PATH_MAX];
+	struct emark *m;
+
+	matcher_inotify_begin(&e->match, ev);
+	if (ev->mask & IN_Q_OVERFLOW) {
+		matcher_overflow(&e->match, ev);
+		return;
+	}
+	m = ev->mark ? fsn_mark_get_userdata(ev->mark) : NULL;
+	if (!m || !m->canon)
+		return;
+	if (e->waiting.n > 0 && (ev->mask & (IN_CREATE | IN_MOVED_TO)) && ev->name) {
+		char made[PATH_MAX];
+
+		/* (whichever mark on the directory the event came by) */
+		if (join_name(m->canon, ev->name, made, sizeof(made)) >= 0 &&
+		    strmap_value_str(&e->waiting, made)) {
+			rearm_appeared(e, made);
+		}
+	}
+	if (m->waiter) {
+		struct emark *o = NULL;
+
+		if (ev->mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF)) {
+			/* the directory waited in went: wait higher up */
+			rearm_soon(e);
+		}
+		/* one kernel watch serves every mark on the directory, and the
+		 * event may have come by the waiter's: a rule's watch there
+		 * gets it */
+		for (o = inode_index_chain(&e->inodes, m->dev, m->ino); o; o = o->hnext)
+			if (o->dev == m->dev && o->ino == m->ino && o->mark && !o->waiter)
+				break;
+		if (!o)
+			return;
+		m = o;
+	}
+	tree_settle_move(e, ev);
+	if (ev->mask & IN_IGNORED) {
+		/* every mark on that watch is dead */
+		dev_t dev = m->dev;
+		ino_t ino = m->ino;
+		struct emark *n;
+
+		for (struct emark *o = inode_index_chain(&e->inodes, dev, ino); o; o = n) {
+			n = o->hnext;
+			if (o->dev == dev && o->ino == ino)
+				inotify_gone(e, o);
+		}
+		return;
+	}
+	if (ev->mask & IN_UNMOUNT) {
+		/* its filesystem went: IN_IGNORED follows */
+		for (struct emark *o = inode_index_chain(&e->inodes, m->dev, m->ino); o;
+		     o = o->hnext)
+			if (o->dev == m->dev && o->ino == m->ino && !o->parent)
+				mark_gone(e, o, GONE_UNMOUNTED,
+					  mountwatch_point(e->mounts, o->mnt_id));
+		return;
+	}
+	/* a planned watch's object went or moved away: watch the path again
+	 * (IN_IGNORED follows a deletion, see inotify_gone()) */
+	if ((ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF)) && !m->parent)
+		mark_gone(e, m, (ev->mask & IN_DELETE_SELF) ? GONE_DELETED : GONE_MOVED, NULL);
+
+	(void)join_name(m->canon, ev->name, path, sizeof(path)); /* (cut at PATH_MAX) */
+	matcher_inotify(&e->match, m, ev, path);
+	/* after the directory's own event: what it finds inside comes later */
+	tree_follow(e, m, ev, path);
+}
 
 static int on_event(struct fsn_ctx *ctx, struct fsn_event *ev, void *userdata) {
 	struct engine *e = userdata;
 
 	e->handled++;
-	e->seq++;
 	if (ev->source == FSN_SOURCE_INOTIFY)
 		on_inotify(e, ev);
-	else
-		on_fanotify(e, ev); /* (a held inotify move waits for inotify's next event) */
+	else /* (a held inotify move waits for inotify's next event) */
+		matcher_fanotify(&e->match, ev);
 	if (e->budget > 0 && --e->budget == 0)
 		return -EAGAIN; /* give the loop a turn; the rest stays queued */
 	return 0;
@@ -340,18 +524,16 @@ static int engine_dispatch(struct engine *e, unsigned budget) {
 	int r;
 
 	e->budget = budget;
-	e->pcache_now = now_monotonic_usec();
+	matcher_batch(&e->match, now_monotonic_usec());
 	r = fsn_ctx_dispatch(e->ctx, on_event, e);
 	e->budget = 0;
 	if (r == -EAGAIN)
 		return (int)budget; /* more may be queued */
-	/* An IN_MOVED_FROM read last may have its IN_MOVED_TO a moment
-	 * behind (the kernel queues them one after the other): decide
-	 * "moved out" only if nothing came by then. */
-	if ((e->from.set || e->move.path) && !ev_is_active(&e->move_timer))
-		ev_timer_start(e->loop, &e->move_timer);
+	/* (a held move, the matcher's or a tree's, waits a moment for its
+	 * IN_MOVED_TO) */
+	matcher_drained(&e->match, e->move.path != NULL);
 	if (r >= 0 && fsn_ctx_is_drained(e->ctx))
-		e->drained_usec = now_realtime_usec(); /* read empty (see report_overflow()) */
+		e->drained_usec = now_realtime_usec(); /* read empty (see rescan_lost()) */
 	if (r < 0)
 		log_error("reading events: %s", strerror(-r));
 	return r;
@@ -807,7 +989,7 @@ void state_commit(struct engine *e, struct state *old, struct state *s) {
 		o->kept = false;
 		o->next_conf = NULL;
 	}
-	match_index_build(e, s);
+	matcher_index_build(&e->match, s->marks, s->n_marks);
 }
 
 void log_plan_problem(const struct plan_problem *pp) {
@@ -845,7 +1027,6 @@ int engine_new(struct ev_loop *loop, struct engine **ret) {
 	if (!e)
 		return -ENOMEM;
 	e->loop = loop;
-	e->self = getpid();
 	e->started_usec = now_realtime_usec();
 	e->started_mono = now_monotonic_usec();
 	e->foreign_mntns = mntns_foreign();
@@ -865,8 +1046,7 @@ int engine_new(struct ev_loop *loop, struct engine **ret) {
 	e->drop_timer.data = e;
 	ev_timer_init(&e->rescan_timer, on_rescan_timer, 0., 0.);
 	e->rescan_timer.data = e;
-	ev_timer_init(&e->move_timer, on_move_timer, MOVE_WAIT_SEC, 0.);
-	e->move_timer.data = e;
+	matcher_init(&e->match, &match_ops, e, loop, &e->inodes, getpid());
 	ev_timer_init(&e->retire_timer, on_retire, 0., 0.);
 	e->retire_timer.data = e;
 	ev_timer_init(&e->tidy_timer, on_tidy, 0., 0.);
@@ -892,11 +1072,10 @@ struct engine *engine_free(struct engine *e) {
 	free(e->queued.path); /* (not started by the abort below) */
 	e->queued.path = NULL;
 	load_abort(e);
-	match_index_free(&e->mix);
+	matcher_done(&e->match);
 	ev_io_stop(e->loop, &e->io);
 	ev_timer_stop(e->loop, &e->drop_timer);
 	ev_timer_stop(e->loop, &e->rescan_timer);
-	ev_timer_stop(e->loop, &e->move_timer);
 	ev_timer_stop(e->loop, &e->retire_timer);
 	ev_timer_stop(e->loop, &e->tidy_timer);
 	ev_timer_stop(e->loop, &e->rearm_timer);
@@ -924,14 +1103,8 @@ struct engine *engine_free(struct engine *e) {
 	fsn_ctx_free(e->ctx);
 	fsn_prober_free(e->prober);
 	e->console = output_close(e->console);
-	free(e->ihash);
-	free(e->pcache);
-	free(e->pcache_at);
-	for (size_t i = 0; i < SYNTH_SLOTS; i++)
-		free(e->synth[i]);
-	free(e->from.path);
+	inode_index_done(&e->inodes);
 	free(e->move.path);
-	own_files_clear(e);
 	free(e);
 	return NULL;
 }
@@ -969,7 +1142,7 @@ void engine_reopen_outputs(struct engine *e) {
 				  strerror(-r));
 	}
 	if (e)
-		own_files_refresh(e);
+		outputs_opened(e);
 }
 
 void engine_status(const struct engine *e, char *buf, size_t len) {
@@ -1001,8 +1174,8 @@ void engine_status(const struct engine *e, char *buf, size_t len) {
 	APPEND("; %" PRIu64 " events, %" PRIu64 " overflows, %" PRIu64 " rate-limited, %" PRIu64
 	       " lost by outputs",
 	       e->events, e->overflows, e->dropped, failed);
-	if (e->unresolved > 0)
-		APPEND(", %" PRIu64 " events without a path (directory gone)", e->unresolved);
+	if (e->match.unresolved > 0)
+		APPEND(", %" PRIu64 " events without a path (directory gone)", e->match.unresolved);
 	for (size_t i = 0; i < e->st.n_perm; i++) {
 		struct guard_stats gs;
 

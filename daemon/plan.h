@@ -67,7 +67,7 @@ struct plan_fs {
 };
 
 /* What kind of problem: a path that is missing or refused is waited for
- * (a watch on the directory where its resolution stopped, load.c). */
+ * (a watch on the directory where its resolution stopped, engine-load.c). */
 enum plan_problem_kind {
 	PLAN_PROBLEM_OTHER,
 	PLAN_PROBLEM_MISSING, /* "does not exist" */

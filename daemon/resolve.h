@@ -9,9 +9,9 @@
  * merged-/usr system and /etc/alternatives/ links are followed; a symlink
  * a user made in a directory of theirs is not.
  *
- * The planner (plan.c), the marks (marks.c: a mark is placed on the object
+ * The planner (plan.c), the marks (engine-marks.c: a mark is placed on the object
  * the walk opened, through its fd), the permission rules (engine-perm.c)
- * and the waiters for missing paths (load.c) all resolve with
+ * and the waiters for missing paths (engine-load.c) all resolve with
  * path_resolve(), so they agree on what a path names and where it stops.
  */
 #pragma once

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * load.c — the loader: a start, a reload, or a replan of the running
+ * engine-load.c — the loader: a start, a reload, or a replan of the running
  * config (re-arming), never holding the loop for long. A worker thread
  * reads and plans; the loop then runs engine.c's state building in
  * batches (struct load keeps where it is) and commits. Re-arming lives
  * here too, since what it does is a load: when a planned mark's object
- * goes (mark_gone(), from match.c), the mount table changes (on_mounts())
+ * goes (mark_gone(), from engine-match.c), the mount table changes (on_mounts())
  * or a missing path appears (its waiter), the running config is planned
  * and placed again.
  *
@@ -319,12 +319,8 @@ static int load_finish(struct engine *e) {
 				  NULL);
 	l->plan = NULL;   /* the state's now */
 	l->config = NULL; /* ditto */
-	own_files_refresh(e);
+	outputs_opened(e);
 	metrics_outputs_write(e); /* the new config's first */
-	e->has_exec = false;
-	for (size_t i = 0; i < e->st.n_outputs; i++)
-		if (e->st.outputs[i]->conf->type == OUTPUT_EXEC)
-			e->has_exec = true;
 	return 0;
 }
 

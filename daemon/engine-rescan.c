@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * rescan.c — overflow recovery. An overflow is a record for every rule
+ * engine-rescan.c — overflow recovery. An overflow is a record for every rule
  * whose group (or inotify) lost events, never silent, and schedules a
  * rescan (with backoff, so a storm of overflows is not a storm of scans)
  * of those rules' paths: what was created or changed since the queues were
  * last read empty is reported as "rescan" records; a recursive inotify
- * tree also gets back the watches it lost (tree.c's sub_watch_add()).
+ * tree also gets back the watches it lost (engine-tree.c's sub_watch_add()).
  *
- * match.c hands overflows to report_overflow(); the loader reports a path
- * placed again where its object went as rescan_emit() does.
+ * The matcher (engine-match.c) tells which rules an overflow hit and gives
+ * their records; here each is marked for a rescan (rescan_lost()), and the
+ * overflow logged and the rescan scheduled (rescan_overflowed()). The
+ * loader reports a path placed again where its object went as
+ * rescan_emit() does.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -77,7 +80,7 @@ static void rescan_one(struct engine *e, struct erule *r, int dirfd, const char 
 /* Walk dir, open as fd (taken), (depth 1, or all of it), reporting what
  * changed since since; a recursive inotify tree also gets the watches it
  * lost. Each directory is opened in the one above it, never through a
- * symlink, and a watch placed on what was opened (tree.c). */
+ * symlink, and a watch placed on what was opened (engine-tree.c). */
 static void rescan_dir(struct engine *e, struct erule *r, struct emark *root, int fd,
 		       const char *dir, bool recursive, uint64_t since) {
 	_cleanup_close_ int dfd = fd;
@@ -177,47 +180,18 @@ static double rescan_schedule(struct engine *e) {
 	return e->rescan_backoff;
 }
 
-void report_overflow(struct engine *e, const struct fsn_event *ev) {
-	char names[1024] = "";
-	size_t pos = 0;
-	uint64_t seq = ++e->seq;
+void rescan_lost(struct engine *e, struct erule *r) {
+	/* what was lost happened after the queues were last read empty */
+	if (!r->rescan_pending || e->drained_usec < r->rescan_since)
+		r->rescan_since = e->drained_usec;
+	r->rescan_pending = true;
+}
+
+void rescan_overflowed(struct engine *e, const struct fsn_event *ev, const char *names) {
 	const char *fields[] = { NULL, NULL };
 	char f_group[64];
 
 	e->overflows++;
-	for (size_t i = 0; i < e->st.n_marks; i++) {
-		struct emark *m = e->st.marks[i];
-		struct erule *r = m->rule;
-		struct record rec;
-
-		if (ev->source == FSN_SOURCE_INOTIFY) {
-			if (m->spec.type != FSN_MARK_INOTIFY)
-				continue;
-		} else if (m->spec.type == FSN_MARK_INOTIFY || !ev->group ||
-			   m->spec.klass != fsn_group_get_class(ev->group) ||
-			   m->spec.report != fsn_group_get_report(ev->group) ||
-			   m->spec.group_tag != fsn_group_get_tag(ev->group))
-			continue;
-		if (r->seen == seq)
-			continue;
-		r->seen = seq;
-		r->stats.overflows++;
-		/* what was lost happened after the queues were last read empty */
-		if (!r->rescan_pending || e->drained_usec < r->rescan_since)
-			r->rescan_since = e->drained_usec;
-		r->rescan_pending = true;
-		rec = (struct record){
-			.kind = RECORD_OVERFLOW,
-			.time_usec = now_realtime_usec(),
-			.rule = r->conf->name,
-			.mask = FAN_Q_OVERFLOW,
-			.uid = (uid_t)-1,
-		};
-		emit(e, r, &rec);
-		if (pos < sizeof(names))
-			pos += (size_t)snprintf(names + pos, sizeof(names) - pos, "%s'%s'",
-						pos ? ", " : "", r->conf->name);
-	}
 	if (ev->source == FSN_SOURCE_INOTIFY)
 		snprintf(f_group, sizeof(f_group), "FSN_GROUP=inotify");
 	else

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * tree.c — recursive inotify trees: a recursive inotify rule gets one
+ * engine-tree.c — recursive inotify trees: a recursive inotify rule gets one
  * watch per directory below its path ("sub-watches", struct emark with a
  * parent), indexed by canonical path, added as directories appear (a scan
  * of each new directory, which reports what was made in it before its
- * watch could: synth_create() in match.c) and renamed or dropped as they
+ * watch could: matcher_synth_create()) and renamed or dropped as they
  * move away or go (an IN_MOVED_FROM paired with its IN_MOVED_TO by
  * cookie). The loader walks a new tree a directory at a time (tree_scan()
  * on its queue, struct dirq); when a watch did not fit, the rule's
@@ -16,8 +16,8 @@
  * A directory that appeared in one that is no longer where the tree says
  * (moved, or swapped for a symlink) is followed when the move is read.
  *
- * A sub-watch is placed and removed by marks.c like any mark; match.c
- * hands this file the inotify events that change a tree.
+ * A sub-watch is placed and removed by engine-marks.c like any mark;
+ * engine-match.c hands this file the inotify events that change a tree.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -390,7 +390,7 @@ static bool read_entries(struct engine *e, struct emark *root, DIR *d, const cha
 		if (!(sub = entry_path(dir, de->d_name)))
 			break;
 		if (synth)
-			synth_create(e, root, sub, is_dir);
+			matcher_synth_create(&e->match, root, sub, is_dir);
 		if (!is_dir || dirq_push(q, sub, true) < 0)
 			free(sub);
 		else

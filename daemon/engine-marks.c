@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * marks.c — one mark of the engine (struct emark, engine-private.h): made
+ * engine-marks.c — one mark of the engine (struct emark, engine-private.h): made
  * from a planned mark or for a sub-watch, placed in the kernel through the
  * libfsn context (the object's identity noted: dev/ino, fsid, mount, FID),
  * removed, dropped with its sub-watches, and retired when its state is
- * replaced (out of the inode hash at once, out of the kernel in batches).
- * inotify marks are also indexed by inode (the inode hash), since inotify
- * events come per watch: match.c finds a watch's marks there.
+ * replaced (out of the inode index at once, out of the kernel in batches).
+ * inotify marks are also indexed by inode (struct inode_index), since inotify
+ * events come per watch: engine-match.c finds a watch's marks there.
  *
  * Which marks a state has is state building's business (engine.c); the
- * sub-watches of a recursive inotify mark are tree.c's.
+ * sub-watches of a recursive inotify mark are engine-tree.c's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,25 +29,29 @@
 /* inotify marks by inode                                                   */
 /* ------------------------------------------------------------------------ */
 
-size_t ihash_slot(const struct engine *e, dev_t dev, ino_t ino) {
+static size_t inode_slot(const struct inode_index *ix, dev_t dev, ino_t ino) {
 	uint64_t h =
 	    ((uint64_t)dev * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)ino * 0xc2b2ae3d27d4eb4full);
 
-	return (size_t)(h >> 17) & (e->ihash_size - 1);
+	return (size_t)(h >> 17) & (ix->size - 1);
 }
 
-/* (Re)size the inode hash to size buckets. */
-static int ihash_resize(struct engine *e, size_t size) {
-	struct emark **old = e->ihash, **v = calloc(size, sizeof(*v));
-	size_t old_size = e->ihash_size;
+struct emark *inode_index_chain(const struct inode_index *ix, dev_t dev, ino_t ino) {
+	return ix->slots ? ix->slots[inode_slot(ix, dev, ino)] : NULL;
+}
+
+/* (Re)size the index to size buckets. */
+static int inode_index_resize(struct inode_index *ix, size_t size) {
+	struct emark **old = ix->slots, **v = calloc(size, sizeof(*v));
+	size_t old_size = ix->size;
 
 	if (!v)
 		return -ENOMEM;
-	e->ihash = v;
-	e->ihash_size = size;
+	ix->slots = v;
+	ix->size = size;
 	for (size_t i = 0; old && i < old_size; i++)
 		for (struct emark *m = old[i], *n; m; m = n) {
-			size_t s = ihash_slot(e, m->dev, m->ino);
+			size_t s = inode_slot(ix, m->dev, m->ino);
 
 			n = m->hnext;
 			m->hnext = v[s];
@@ -57,32 +61,37 @@ static int ihash_resize(struct engine *e, size_t size) {
 	return 0;
 }
 
-static int ihash_add(struct engine *e, struct emark *m) {
+int inode_index_add(struct inode_index *ix, struct emark *m) {
 	size_t s;
 
 	/* a chain of about one mark: big recursive trees stay O(1) */
-	if ((!e->ihash || e->ihash_n >= e->ihash_size) &&
-	    ihash_resize(e, e->ihash ? 2 * e->ihash_size : 1024) < 0 && !e->ihash)
+	if ((!ix->slots || ix->n >= ix->size) &&
+	    inode_index_resize(ix, ix->slots ? 2 * ix->size : 1024) < 0 && !ix->slots)
 		return -ENOMEM;
-	s = ihash_slot(e, m->dev, m->ino);
-	m->hnext = e->ihash[s];
-	e->ihash[s] = m;
-	e->ihash_n++;
+	s = inode_slot(ix, m->dev, m->ino);
+	m->hnext = ix->slots[s];
+	ix->slots[s] = m;
+	ix->n++;
 	return 0;
 }
 
-static void ihash_remove(struct engine *e, struct emark *m) {
+void inode_index_remove(struct inode_index *ix, struct emark *m) {
 	struct emark **p;
 
-	if (!e->ihash)
+	if (!ix->slots)
 		return;
-	for (p = &e->ihash[ihash_slot(e, m->dev, m->ino)]; *p; p = &(*p)->hnext)
+	for (p = &ix->slots[inode_slot(ix, m->dev, m->ino)]; *p; p = &(*p)->hnext)
 		if (*p == m) {
 			*p = m->hnext;
 			m->hnext = NULL;
-			e->ihash_n--;
+			ix->n--;
 			return;
 		}
+}
+
+void inode_index_done(struct inode_index *ix) {
+	free(ix->slots);
+	*ix = (struct inode_index){ 0 };
 }
 
 /* ------------------------------------------------------------------------ */
@@ -255,7 +264,7 @@ int emark_place(struct engine *e, struct emark *m, unsigned *count, unsigned max
 	}
 	if (m->parent) {
 		/* a sub-watch: opened in its parent directory, never through a
-		 * symlink (tree.c), so its path is canonical already; inotify
+		 * symlink (engine-tree.c), so its path is canonical already; inotify
 		 * marks have no use for the fsid */
 		if (fstatat(spec.dirfd, spec.path, &st,
 			    (spec.flags & FSN_MARK_F_DONT_FOLLOW) ? AT_SYMLINK_NOFOLLOW : 0) < 0)
@@ -310,7 +319,7 @@ int emark_place(struct engine *e, struct emark *m, unsigned *count, unsigned max
 		return -ESTALE;
 	}
 	if (spec.type == FSN_MARK_INOTIFY) {
-		r = ihash_add(e, m);
+		r = inode_index_add(&e->inodes, m);
 		if (r < 0) {
 			fsn_ctx_remove_mark(e->ctx, m->mark);
 			m->mark = NULL;
@@ -328,6 +337,7 @@ int emark_place(struct engine *e, struct emark *m, unsigned *count, unsigned max
 		if (m->have_handle)
 			m->fid = fid;
 	}
+	m->group = fsn_mark_get_group(m->mark);
 	(*count)++;
 	return 0;
 }
@@ -338,9 +348,10 @@ void emark_unplace(struct engine *e, struct emark *m, unsigned *count) {
 	if (!m->mark)
 		return;
 	if (m->spec.type == FSN_MARK_INOTIFY)
-		ihash_remove(e, m);
+		inode_index_remove(&e->inodes, m);
 	fsn_ctx_remove_mark(e->ctx, m->mark);
 	m->mark = NULL;
+	m->group = NULL;
 	if (count && *count > 0)
 		(*count)--;
 }
@@ -375,9 +386,9 @@ void mark_retire(struct engine *e, struct emark *m) {
 		e->retiring_cap = cap;
 	}
 	if (m->spec.type == FSN_MARK_INOTIFY) {
-		ihash_remove(e, m);
+		inode_index_remove(&e->inodes, m);
 		for (size_t i = 0; i < m->n_subs; i++)
-			ihash_remove(e, m->subs[i]);
+			inode_index_remove(&e->inodes, m->subs[i]);
 	}
 	m->retired = true;
 	m->rule = NULL;
