@@ -49,18 +49,6 @@
 /* helpers                                                                  */
 /* ------------------------------------------------------------------------ */
 
-static bool forked(void) {
-	const char *e = getenv("CK_FORK");
-
-	return !e || strcmp(e, "no") != 0;
-}
-
-static bool must_run(void) {
-	const char *e = getenv("FSN_TESTS_MUST_RUN");
-
-	return e && strcmp(e, "1") == 0;
-}
-
 /* The daemon's log (stderr) into a memfd while a test runs. */
 struct capture {
 	int fd, saved;
@@ -258,7 +246,7 @@ static const char *need_jq(void) {
 	const char *jq = find_jq();
 
 	if (!jq) {
-		if (must_run())
+		if (test_must_run())
 			ck_abort_msg(
 			    "jq is not installed (tools/install-deps --tests installs it)");
 		fsn_test_skip("jq is not installed (tools/install-deps --tests installs it)");
@@ -1584,12 +1572,12 @@ START_TEST(test_journal_socket) {
 	ssize_t n;
 	int fd;
 
-	if (!forked())
+	if (!test_forked())
 		return; /* would change the runner's own namespace */
 	if (geteuid() != 0)
 		fsn_test_skip("needs root (a mount namespace with a private /run)");
 	if (unshare(CLONE_NEWNS) < 0) {
-		if (must_run())
+		if (test_must_run())
 			ck_abort_msg("unshare(CLONE_NEWNS) as root: %s", strerror(errno));
 		fsn_test_skip("cannot unshare the mount namespace: %s", strerror(errno));
 	}

@@ -965,6 +965,38 @@ START_TEST(test_own_activity) {
 }
 END_TEST
 
+/* An empty file at path. */
+static void touch(const char *path) {
+	FILE *f = fopen(path, "we");
+
+	ck_assert_ptr_nonnull(f);
+	fclose(f);
+}
+
+/* The own-file cases' fixture: a fresh directory holding the daemon's
+ * output out.json (its path in out) and a file `other` (made when other
+ * is set), a rule r asking events, and a watch of r on the directory
+ * (dev + dev_off: another filesystem) hearing placed. Not committed. */
+static struct emark *own_setup(struct fx *fx, struct erule **r, uint64_t events, uint64_t placed,
+			       dev_t dev_off, char *out, char *other) {
+	struct emark *w;
+	struct stat st;
+
+	fx_init(fx);
+	test_tmpdir(fx->dir, sizeof(fx->dir));
+	test_join(out, PATH_MAX, fx->dir, "out.json");
+	touch(out);
+	if (other) {
+		test_join(other, PATH_MAX, fx->dir, "other");
+		touch(other);
+	}
+	ck_assert_int_eq(stat(fx->dir, &st), 0);
+	*r = fx_rule(fx, "r", events);
+	w = fx_watch_at(fx, *r, fx->dir, st.st_dev + dev_off, st.st_ino, NULL);
+	w->placed_mask = placed;
+	return w;
+}
+
 /* The files the daemon writes (inotify events have no pid): by name, and
  * by identity once renamed (a rotated log); others' files are reported.
  * _i 0: the watch hears every entry made and gone (the names the files
@@ -975,22 +1007,10 @@ START_TEST(test_own_files) {
 	struct fx fx;
 	struct erule *r;
 	struct emark *w;
-	struct stat st;
-	FILE *f;
 
-	fx_init(&fx);
-	test_tmpdir(fx.dir, sizeof(fx.dir));
-	test_join(out, sizeof(out), fx.dir, "out.json");
+	w = own_setup(&fx, &r, FAN_MODIFY | FAN_CLOSE_WRITE | FAN_CREATE | FAN_MOVED_TO,
+		      _i == 0 ? NAME_BITS : 0, 0, out, other);
 	test_join(rotated, sizeof(rotated), fx.dir, "out.json.1");
-	test_join(other, sizeof(other), fx.dir, "other");
-	ck_assert_ptr_nonnull(f = fopen(out, "we"));
-	fclose(f);
-	ck_assert_ptr_nonnull(f = fopen(other, "we"));
-	fclose(f);
-	ck_assert_int_eq(stat(fx.dir, &st), 0);
-	r = fx_rule(&fx, "r", FAN_MODIFY | FAN_CLOSE_WRITE | FAN_CREATE | FAN_MOVED_TO);
-	w = fx_watch_at(&fx, r, fx.dir, st.st_dev, st.st_ino, NULL);
-	w->placed_mask = _i == 0 ? NAME_BITS : 0;
 	fx_commit(&fx);
 	matcher_own_files(&fx.mt, NULL, 0, paths, 1);
 
@@ -1008,8 +1028,7 @@ START_TEST(test_own_files) {
 	ino(&fx, w, IN_MODIFY, "out.json.1", 0);
 	expect_none(&fx);
 	/* reopened (SIGUSR1): a new file; the rotated one is someone else's */
-	ck_assert_ptr_nonnull(f = fopen(out, "we"));
-	fclose(f);
+	touch(out);
 	matcher_own_files(&fx.mt, NULL, 0, paths, 1);
 	ino(&fx, w, IN_CREATE, "out.json", 0);
 	expect_none(&fx);
@@ -1041,21 +1060,13 @@ START_TEST(test_own_files_names) {
 	struct emark *w;
 	struct stat st;
 	int fds[1];
-	FILE *f;
 
-	fx_init(&fx);
-	test_tmpdir(fx.dir, sizeof(fx.dir));
-	test_join(out, sizeof(out), fx.dir, "out.json");
+	w = own_setup(&fx, &r, FAN_MODIFY | FAN_CREATE | FAN_DELETE, _i == 0 ? NAME_BITS : 0, 0,
+		      out, NULL);
 	test_join(link_, sizeof(link_), fx.dir, "link");
 	test_join(log, sizeof(log), fx.dir, "log");
-	ck_assert_ptr_nonnull(f = fopen(out, "we"));
-	fclose(f);
 	fds[0] = open(log, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 	ck_assert_int_ge(fds[0], 0);
-	ck_assert_int_eq(stat(fx.dir, &st), 0);
-	r = fx_rule(&fx, "r", FAN_MODIFY | FAN_CREATE | FAN_DELETE);
-	w = fx_watch_at(&fx, r, fx.dir, st.st_dev, st.st_ino, NULL);
-	w->placed_mask = _i == 0 ? NAME_BITS : 0;
 	fx_commit(&fx);
 	matcher_own_files(&fx.mt, fds, 1, paths, 1);
 
@@ -1082,8 +1093,7 @@ START_TEST(test_own_files_names) {
 	expect_one(&fx, "r", FAN_DELETE, link_, NULL);
 	ino(&fx, w, IN_MODIFY, "link", 0);
 	expect_one(&fx, "r", FAN_MODIFY, link_, NULL);
-	ck_assert_ptr_nonnull(f = fopen(link_, "we"));
-	fclose(f);
+	touch(link_);
 	ino(&fx, w, IN_CREATE, "link", 0);
 	expect_one(&fx, "r", FAN_CREATE, link_, NULL);
 	ino(&fx, w, IN_MODIFY, "link", 0);
@@ -1104,22 +1114,9 @@ START_TEST(test_own_files_unheard) {
 	struct fx fx;
 	struct erule *r;
 	struct emark *w, *half;
-	struct stat st;
-	FILE *f;
 
-	fx_init(&fx);
-	test_tmpdir(fx.dir, sizeof(fx.dir));
-	test_join(out, sizeof(out), fx.dir, "out.json");
+	w = own_setup(&fx, &r, FAN_MODIFY, NAME_BITS, 0, out, other);
 	test_join(moved, sizeof(moved), fx.dir, "moved");
-	test_join(other, sizeof(other), fx.dir, "other");
-	ck_assert_ptr_nonnull(f = fopen(out, "we"));
-	fclose(f);
-	ck_assert_ptr_nonnull(f = fopen(other, "we"));
-	fclose(f);
-	ck_assert_int_eq(stat(fx.dir, &st), 0);
-	r = fx_rule(&fx, "r", FAN_MODIFY);
-	w = fx_watch_at(&fx, r, fx.dir, st.st_dev, st.st_ino, NULL);
-	w->placed_mask = NAME_BITS;
 	fx_commit(&fx);
 	matcher_own_files(&fx.mt, NULL, 0, paths, 1);
 
@@ -1142,7 +1139,7 @@ START_TEST(test_own_files_unheard) {
 	ino(&fx, w, IN_MODIFY, "moved", 0);
 	expect_none(&fx);
 	/* ... unless another mark on its inode asks for the rest */
-	half = fx_watch_at(&fx, r, fx.dir, st.st_dev, st.st_ino, NULL);
+	half = fx_watch_at(&fx, r, fx.dir, w->dev, w->ino, NULL);
 	half->placed_mask = IN_MOVED_FROM | IN_DELETE;
 	ino(&fx, w, IN_MODIFY, "moved", 0);
 	/* (trusted: the test withheld the move's events, which such a watch
@@ -1151,18 +1148,6 @@ START_TEST(test_own_files_unheard) {
 	fx_done(&fx);
 }
 END_TEST
-
-static bool forked(void) {
-	const char *e = getenv("CK_FORK");
-
-	return !e || strcmp(e, "no") != 0;
-}
-
-static bool must_run(void) {
-	const char *e = getenv("FSN_TESTS_MUST_RUN");
-
-	return e && strcmp(e, "1") == 0;
-}
 
 /* Events about a file's contents cost no system call when the watch is on
  * a filesystem that holds none of the daemon's files (_i 0), or hears
@@ -1181,16 +1166,14 @@ START_TEST(test_own_files_no_syscall) {
 	struct fx fx;
 	struct erule *r;
 	struct emark *w;
-	struct stat st;
 	int counter;
-	FILE *f;
 
-	if (!forked())
+	if (!test_forked())
 		return; /* would change the runner's own namespace */
 	if (geteuid() != 0)
 		fsn_test_skip("needs root (tracefs, for a system call counter)");
 	if (unshare(CLONE_NEWNS) < 0) {
-		if (must_run())
+		if (test_must_run())
 			ck_abort_msg("unshare(CLONE_NEWNS) as root: %s", strerror(errno));
 		fsn_test_skip("cannot unshare the mount namespace: %s", strerror(errno));
 	}
@@ -1199,22 +1182,8 @@ START_TEST(test_own_files_no_syscall) {
 	if (counter < 0)
 		fsn_test_skip("no system call counter: %s", strerror(-counter));
 
-	fx_init(&fx);
-	test_tmpdir(fx.dir, sizeof(fx.dir));
-	test_join(out, sizeof(out), fx.dir, "out.json");
-	test_join(other, sizeof(other), fx.dir, "other");
-	ck_assert_ptr_nonnull(f = fopen(out, "we"));
-	fclose(f);
-	ck_assert_ptr_nonnull(f = fopen(other, "we"));
-	fclose(f);
-	ck_assert_int_eq(stat(fx.dir, &st), 0);
 	/* (a rule that reports none of them: no record, no assertion) */
-	r = fx_rule(&fx, "r", FAN_CREATE);
-	if (_i == 0)
-		w = fx_watch_at(&fx, r, fx.dir, st.st_dev + 1, st.st_ino, NULL);
-	else
-		w = fx_watch_at(&fx, r, fx.dir, st.st_dev, st.st_ino, NULL);
-	w->placed_mask = _i == 0 ? 0 : NAME_BITS;
+	w = own_setup(&fx, &r, FAN_CREATE, _i == 0 ? 0 : NAME_BITS, _i == 0 ? 1 : 0, out, other);
 	fx_commit(&fx);
 	matcher_own_files(&fx.mt, NULL, 0, paths, 1);
 	for (size_t i = 0; i < ELEMENTSOF(names); i++) {

@@ -121,3 +121,15 @@ uint64_t test_syscall_count(int fd) {
 	/* (no ck_assert: Check writes to its pipe for each, which would count) */
 	return read(fd, &v, sizeof(v)) == sizeof(v) ? v : UINT64_MAX;
 }
+
+bool test_forked(void) {
+	const char *e = getenv("CK_FORK");
+
+	return !e || strcmp(e, "no") != 0;
+}
+
+bool test_must_run(void) {
+	const char *e = getenv("FSN_TESTS_MUST_RUN");
+
+	return e && strcmp(e, "1") == 0;
+}

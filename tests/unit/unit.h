@@ -74,6 +74,11 @@ char *test_subst(const char *tmpl, const char *what, const char *with);
 struct config;
 struct config *test_config_load(const char *dir, const char *tmpl);
 
+/* Whether tests run forked (CK_FORK is not "no": a skip is possible). */
+bool test_forked(void);
+/* Whether a skip is a failure (FSN_TESTS_MUST_RUN=1, as in CI). */
+bool test_must_run(void);
+
 /* A counter of the system calls thread tid makes from now on (a perf
  * event on the raw_syscalls:sys_enter tracepoint; tracefs is mounted if it
  * is not, so call it in a mount namespace of the test's own): an fd, or
