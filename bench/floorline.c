@@ -39,11 +39,55 @@ struct floor_line {
 	int mount_fd, out_fd;
 	time_t stamp_sec;
 	char stamp[32];
+	char origin[512]; /* ,"host":..,"boot_id":..,"stream":"..","seq": */
+	size_t origin_len;
+	uint64_t seq;
 	size_t len;
 	struct dir_slot dirs[DIR_SLOTS];
 	struct pid_slot pids[PID_SLOTS];
 	char buf[OUT_BUF];
 };
+
+/* The hex digits of a file's first line (a machine or boot id), or "". */
+static void id_of(const char *path, char *out, size_t size) {
+	char line[128] = "";
+	FILE *fp = fopen(path, "re");
+	size_t n = 0;
+
+	if (fp && !fgets(line, sizeof(line), fp))
+		line[0] = '\0';
+	if (fp)
+		fclose(fp);
+	for (const char *p = line; *p && n + 1 < size; p++)
+		if ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'))
+			out[n++] = *p;
+	out[n] = '\0';
+}
+
+/* What fsnotifyd's JSON lines carry besides the event (origin.c): the host,
+ * machine and boot ids and the stream id, made once; the seq follows. */
+static void origin_text(struct floor_line *f) {
+	char host[256] = "", machine[33], boot[33], stream[33];
+	unsigned char id[16] = { 0 };
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+
+	(void)gethostname(host, sizeof(host) - 1);
+	id_of("/etc/machine-id", machine, sizeof(machine));
+	id_of("/proc/sys/kernel/random/boot_id", boot, sizeof(boot));
+	if (fd >= 0) {
+		(void)!read(fd, id, sizeof(id));
+		close(fd);
+	}
+	for (size_t i = 0; i < sizeof(id); i++)
+		snprintf(stream + 2 * i, 3, "%02x", id[i]);
+	f->origin_len =
+	    (size_t)snprintf(f->origin, sizeof(f->origin),
+			     ",\"host\":\"%s\",\"machine_id\":\"%s\",\"boot_id\":\"%s\","
+			     "\"stream\":\"%s\",\"seq\":",
+			     host, machine, boot, stream);
+	if (f->origin_len >= sizeof(f->origin))
+		f->origin_len = sizeof(f->origin) - 1;
+}
 
 struct floor_line *floor_line_new(const char *watch, const char *out) {
 	struct floor_line *f = calloc(1, sizeof(*f));
@@ -51,6 +95,7 @@ struct floor_line *floor_line_new(const char *watch, const char *out) {
 	if (!f)
 		return NULL;
 	f->stamp_sec = -1;
+	origin_text(f);
 	f->mount_fd = open(watch, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	f->out_fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
 	if (f->mount_fd < 0 || f->out_fd < 0) {
@@ -278,6 +323,8 @@ int floor_line_record(struct floor_line *f, const struct fanotify_event_metadata
 			PUTS(f, ",\"uid\":null");
 	} else
 		PUTS(f, ",\"pid\":null,\"comm\":null,\"uid\":null");
+	put(f, f->origin, f->origin_len);
+	put_u64(f, ++f->seq);
 	PUTS(f, "}\n");
 	return dir ? 0 : 1;
 }

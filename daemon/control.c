@@ -32,6 +32,7 @@
 #include "jbuf.h"
 #include "json.h"
 #include "log.h"
+#include "origin.h"
 #include "metrics.h"
 #include "output.h"
 #include "util.h"
@@ -430,9 +431,13 @@ static bool sub_wants(const struct sub *s, const struct record *r, size_t path_l
 /* The whole Watch reply of r into ctl->line:
  * {"parameters":{"record":LINE},"continues":true}, LINE its JSON line
  * without the '\n'. */
-static bool format_record(struct control *ctl, const struct record *r) {
+static bool format_record(struct control *ctl, const struct record *orig) {
+	struct record with_origin = *orig, *r = &with_origin;
 	char stack[16384];
-	int n = record_to_json(r, stack, sizeof(stack));
+	int n;
+
+	with_origin.origin = origin_get(); /* (no stream: a subscriber's is filtered) */
+	n = record_to_json(r, stack, sizeof(stack));
 
 	jb_reset(&ctl->line);
 	jb_puts(&ctl->line, "{\"parameters\":{\"record\":");

@@ -33,6 +33,7 @@
 #include "fsn-uapi.h"
 #include "fsn.h"
 #include "log.h"
+#include "origin.h"
 #include "plan-costs.h"
 #include "plan.h"
 #include "util.h"
@@ -384,6 +385,7 @@ static void start_load(struct daemon *d) {
 	d->load_started = now_monotonic_usec();
 	d->extended_at = engine_load_progress(d->engine);
 	d->loading = true;
+	origin_refresh(); /* the host's name, as records will say it */
 	r = engine_load(d->engine, d->config_path, on_loaded, d);
 	if (r < 0) {
 		snprintf(why, sizeof(why), "cannot load %s: %s", d->config_path, strerror(-r));

@@ -17,12 +17,24 @@
 #include "fsn-util.h"
 #include "fsn.h"
 #include "log.h"
+#include "origin.h"
 #include "output-private.h"
 #include "policy.h"
 
 #define JOURNAL_SOCKET "/run/systemd/journal/socket"
 
-enum { MAX_FIELDS = 24 };
+enum { MAX_FIELDS = 26 };
+
+/* The journal gives every entry the host's name and the machine's and
+ * boot's ids (_HOSTNAME, _MACHINE_ID, _BOOT_ID); the output numbers its
+ * entries in a stream of its own (FSN_STREAM, FSN_SEQ), as the json
+ * output does. An entry the journal refused keeps its number: the gap
+ * says that one is missing. */
+struct journal_output {
+	struct output head;
+	char stream[33];
+	uint64_t seq;
+};
 
 struct fields {
 	struct iovec iov[MAX_FIELDS];
@@ -179,6 +191,7 @@ static const char *record_message_id(enum record_kind kind) {
 }
 
 static void journal_emit(struct output *o, const struct record *r) {
+	struct journal_output *jo = (struct journal_output *)o;
 	const char *mid = record_message_id(r->kind);
 	struct fields f = { .n = 0 };
 	char events[1024] = "", msg[2048], num[32];
@@ -233,6 +246,9 @@ static void journal_emit(struct output *o, const struct record *r) {
 		snprintf(num, sizeof(num), "%" PRIu64, r->latency_us);
 		field_str(&f, "FSN_LATENCY_US", num);
 	}
+	field_str(&f, "FSN_STREAM", jo->stream);
+	snprintf(num, sizeof(num), "%" PRIu64, ++jo->seq);
+	field_str(&f, "FSN_SEQ", num);
 
 	/* sd_journal_sendv() reports success when there is no journal at
 	 * all (it drops the entry silently); look for the socket first. */
@@ -261,12 +277,13 @@ static const struct output_ops journal_ops = {
 
 int output_journal_open(const struct output_conf *conf, struct ev_loop *loop, struct output **ret,
 			char *err, size_t errlen) {
-	_cleanup_free_ struct output *o = calloc(1, sizeof(*o));
+	_cleanup_free_ struct journal_output *jo = calloc(1, sizeof(*jo));
 
-	if (!o || output_init(o, &journal_ops, conf, loop) < 0) {
+	if (!jo || output_init(&jo->head, &journal_ops, conf, loop) < 0) {
 		snprintf(err, errlen, "output '%s': out of memory", conf->name);
 		return -ENOMEM;
 	}
-	*ret = steal_ptr(&o);
+	origin_new_stream(jo->stream);
+	*ret = &steal_ptr(&jo)->head;
 	return 0;
 }

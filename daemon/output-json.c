@@ -18,6 +18,12 @@
  * failed write: ENOSPC, EPIPE...) is counted, logged once per burst, and
  * reported in the stream as a {"kind":"dropped","rule":null,"count":N}
  * line as soon as writing works again.
+ *
+ * Every line carries the origin (origin.c: host, machine, boot) and its
+ * place: the output's stream id (new at each open) and seq, one more per
+ * line that entered the stream (written or buffered). A line that never
+ * does takes no number (the "dropped" line counts it); buffered lines
+ * thrown away leave a gap, which the next "dropped" line counts.
  */
 #include <ev.h>
 #include <fcntl.h>
@@ -32,6 +38,7 @@
 
 #include "escape.h"
 #include "log.h"
+#include "origin.h"
 #include "output-private.h"
 #include "util.h"
 
@@ -56,7 +63,21 @@ struct json_output {
 	size_t off, len, cap, max;
 	bool partial;  /* the first line in buf has been written in part */
 	uint64_t lost; /* records lost since the last "dropped" line */
+	/* The stream's id and the seq of the last line that entered it (was
+	 * written or buffered): a line that never does takes no number. */
+	char stream[33];
+	uint64_t seq;
 };
+
+/* r as it goes out on j: with the origin, j's stream and the next seq. */
+static struct record numbered(const struct json_output *j, const struct record *r) {
+	struct record n = *r;
+
+	n.origin = origin_get();
+	n.stream = j->stream;
+	n.seq = j->seq + 1;
+	return n;
+}
 
 static struct json_output *to_json(struct output *o) {
 	return (struct json_output *)o;
@@ -257,6 +278,7 @@ static void report_lost(struct json_output *j) {
 		.uid = (uid_t)-1,
 		.count = j->lost,
 	};
+	r = numbered(j, &r);
 	n = record_to_json(&r, line, sizeof(line));
 	if (n < 0 || (size_t)n >= sizeof(line))
 		return;
@@ -264,13 +286,17 @@ static void report_lost(struct json_output *j) {
 	if (w == 0 && err != EAGAIN)
 		return; /* still failing: report later */
 	j->lost = 0;
-	if (w == (size_t)n)
+	if (w == (size_t)n) {
 		output_succeeded(&j->head, 1); /* a record too; counted like the others */
+		j->seq++;
+	}
 	if (w < (size_t)n && buffer_append(j, line + w, (size_t)n - w) == 0) {
 		j->partial = w > 0;
+		j->seq++;
 		if (err == EAGAIN)
 			arm(j);
-	}
+	} else if (w > 0 && w < (size_t)n)
+		j->seq++; /* (a part is in the file: the number is taken) */
 }
 
 static void json_io_cb(struct ev_loop *loop, ev_io *w, int revents) {
@@ -289,13 +315,21 @@ static void on_prepare(struct ev_loop *loop, ev_prepare *w, int revents) {
 		report_lost(j);
 }
 
-static void json_emit(struct output *o, const struct record *r) {
+static void json_emit(struct output *o, const struct record *orig) {
 	struct json_output *j = to_json(o);
+	struct record rec;
 	_cleanup_free_ char *heap = NULL;
 	char stack[16384], *line = stack;
 	int n, ret;
 
-	n = record_to_json(r, stack, sizeof(stack));
+	/* first what must go before this record: the batch when there is no
+	 * loop, a "dropped" line (which takes a number of the stream) */
+	if (!j->head.loop && j->len > 0)
+		flush(j);
+	report_lost(j);
+
+	rec = numbered(j, orig);
+	n = record_to_json(&rec, stack, sizeof(stack));
 	if (n < 0) {
 		j->lost++;
 		output_failed(o, 1, -n, "cannot format a record");
@@ -308,27 +342,24 @@ static void json_emit(struct output *o, const struct record *r) {
 			output_failed(o, 1, ENOMEM, "cannot format a record");
 			return;
 		}
-		record_to_json(r, heap, (size_t)n + 1);
+		record_to_json(&rec, heap, (size_t)n + 1);
 		line = heap;
 	}
 
 	if (j->head.loop) {
 		/* batched: written before the loop waits (on_prepare), or now
 		 * when the batch is big; behind anything the fd refused */
-		report_lost(j);
 		if (j->len + (size_t)n > j->max)
 			ret = -ENOBUFS;
 		else
 			ret = buffer_append(j, line, (size_t)n);
 		if (ret == 0 && j->len >= JSON_BATCH_FLUSH && !ev_is_active(&j->io))
 			flush(j);
-	} else {
-		if (j->len > 0)
-			flush(j);
-		report_lost(j);
+	} else
 		ret = send_line(j, line, (size_t)n);
-	}
-	if (ret == -ENOBUFS) {
+	if (ret == 0)
+		j->seq++;
+	else if (ret == -ENOBUFS) {
 		j->lost++;
 		output_dropped(o, 1, "the reader is too slow (%zu bytes waiting); dropping records",
 			       j->len);
@@ -521,6 +552,7 @@ int output_json_open(const struct output_conf *conf, struct ev_loop *loop, struc
 		return -ENOMEM;
 	j->fd = -1;
 	j->max = JSON_BUFFER_MAX;
+	origin_new_stream(j->stream);
 	r = output_init(&j->head, &json_ops, conf, loop);
 	if (r < 0)
 		goto fail;

@@ -477,6 +477,13 @@ void format_time_usec(char *buf, size_t len, uint64_t usec) {
 	}
 }
 
+/* ,"host":"...","machine_id":"...","boot_id":"..." (null: unknown) */
+static void put_origin(char *buf, size_t len, size_t *pos, const struct record_origin *o) {
+	put_string(buf, len, pos, "host", o->host[0] ? o->host : NULL);
+	put_string(buf, len, pos, "machine_id", o->machine_id[0] ? o->machine_id : NULL);
+	put_string(buf, len, pos, "boot_id", o->boot_id[0] ? o->boot_id : NULL);
+}
+
 int record_to_json(const struct record *r, char *buf, size_t len) {
 	char stamp[96];
 	size_t pos = 0;
@@ -558,6 +565,13 @@ int record_to_json(const struct record *r, char *buf, size_t len) {
 		putf(buf, len, &pos, ",\"ondir\":%s", (r->mask & FAN_ONDIR) ? "true" : "false");
 	if (r->kind == RECORD_DROPPED)
 		putf(buf, len, &pos, ",\"count\":%" PRIu64, r->count);
+	if (r->origin)
+		put_origin(buf, len, &pos, r->origin);
+	if (r->stream) {
+		put_string(buf, len, &pos, "stream", r->stream);
+		puts_(buf, len, &pos, ",\"seq\":");
+		put_u64(buf, len, &pos, r->seq);
+	}
 	puts_(buf, len, &pos, "}\n");
 
 	return pos > INT32_MAX ? -EOVERFLOW : (int)pos;

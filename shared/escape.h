@@ -109,6 +109,11 @@ void format_time_usec(char *buf, size_t len, uint64_t usec);
  *   reason    (gone) "deleted" | "moved" | "covered"; path: the rule's path
  *   mount     (unmounted) the mount point that went; path: the rule's path
  *   ondir     (gone, unmounted, rearmed) whether the path was (is) a directory
+ *   host, machine_id, boot_id   (when r->origin) the host's name and the
+ *             machine's and boot's ids (32 hex digits), null when unknown
+ *   stream, seq   (when r->stream) the output's stream id (32 hex digits)
+ *             and the record's number in it (1, 2, 3, ... without gaps)
+ * The schema of the lines: doc/record.schema.json.
  *
  * The guarantee for consumers: when "path_b64" is absent, the JSON string
  * "path" decodes to exactly the filename bytes (`jq -j .path` prints them,

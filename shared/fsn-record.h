@@ -29,6 +29,15 @@ enum record_kind {
 	RECORD_REARMED,   /* a rule's path is watched again (or at last, when it did not exist) */
 };
 
+/* Where records come from: the host's name, and the machine's and the
+ * boot's ids as the journal writes them (_MACHINE_ID, _BOOT_ID: 32 lower
+ * case hex digits; "" when unknown). Every JSON line says it. */
+struct record_origin {
+	char host[256];
+	char machine_id[33];
+	char boot_id[33];
+};
+
 /* A permission rule's counters, for RECORD_STATS. */
 struct perm_counts {
 	uint64_t allowed, denied, audited, deadline;
@@ -65,4 +74,11 @@ struct record {
 	const char *reason;
 	/* RECORD_UNMOUNTED: the mount point of the mount that went */
 	const char *mount;
+	/* Where and in which order (set by the output that writes the
+	 * record): origin NULL: not said; stream: the id (32 hex digits) of
+	 * the output's stream of records, NULL: no stream and no seq; seq:
+	 * the record's number in that stream, 1 for its first. */
+	const struct record_origin *origin;
+	const char *stream;
+	uint64_t seq;
 };

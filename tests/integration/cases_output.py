@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import sys
 import time
 
@@ -59,12 +60,70 @@ def usr1_reopen(t):
           and old.count(ev(os.path.join(w, "during"))) == 1,
           "the renamed file lost or duplicated records")
     check(new.find(ev(os.path.join(w, "before"))) is None, "records duplicated into the new file")
+    # one stream across the rotation, numbered on: nothing was lost
+    a, z = old.records[-1].obj, new.records[0].obj
+    check(a["stream"] == z["stream"] and z["seq"] == a["seq"] + 1,
+          f"the rotated file ends with stream {a['stream']} seq {a['seq']}, the new one "
+          f"begins with stream {z['stream']} seq {z['seq']}")
     # SIGINT stops cleanly too.
     i = d.notify.mark()
     d.signal(signal.SIGINT)
     rc = d.wait_exit(timeout=3)
     check(d.notify.find("STOPPING", "1", i) is not None, "no STOPPING=1 after SIGINT")
     check(rc == 0, f"exit status {rc} after SIGINT, expected 0")
+
+
+def machine_ids():
+    """What this machine says its machine id (None when unknown) and boot
+    id are, as records give them (32 hex digits)."""
+    try:
+        with open("/etc/machine-id") as f:
+            m = f.read().strip() or None
+    except OSError:
+        m = None
+    with open("/proc/sys/kernel/random/boot_id") as f:
+        return m, f.read().strip().replace("-", "")
+
+
+@test
+def record_origin_and_order(t):
+    # Every JSON line says where it was made (the host name, machine id and
+    # boot id this machine gives) and its place: 100 000 records are one
+    # stream numbered 1, 2, 3... without a gap; the daemon started again
+    # appends a new stream, from 1, with the same origin.
+    n_files = 100000
+    w = t.mkdir("w")
+    d, out, cfg = start(t, [rule("r", [w], events=["create"])])
+    c = t.child()
+    c.do("many", path=os.path.join(w, "f"), count=n_files, timeout=1200)
+    out.wait(ev(os.path.join(w, f"f{n_files - 1:06d}"), "create"), "the last record",
+             timeout=300, daemon=d)
+    lines = [r.obj for r in out.records]
+    overflowed = any(r["kind"] == "overflow" for r in lines)
+    check(overflowed or sum(r["kind"] == "event" for r in lines) == n_files,
+          f"{sum(r['kind'] == 'event' for r in lines)} event records of {n_files}")
+    stream = lines[0]["stream"]
+    check(all(r["stream"] == stream for r in lines), "more than one stream from one start")
+    bad = next((i for i, r in enumerate(lines) if r["seq"] != i + 1), None)
+    check(bad is None, f"line {bad} of the stream has seq {lines[bad]['seq'] if bad is not None else 0}")
+    machine, boot = machine_ids()
+    origin = {"host": socket.gethostname(), "machine_id": machine, "boot_id": boot}
+    check(all({k: r[k] for k in origin} == origin for r in lines),
+          f"a record's origin differs from {origin!r}")
+    i = d.notify.mark()
+    d.signal(signal.SIGTERM)
+    check(d.wait_exit() == 0 and d.notify.find("STOPPING", "1", i) is not None,
+          "the daemon did not stop cleanly")
+    d = t.daemon(cfg)
+    d.wait_ready()
+    c.create(os.path.join(w, "after"))
+    r = out.wait(ev(os.path.join(w, "after"), "create"), "the record after the restart",
+                 daemon=d).obj
+    later = [x.obj for x in out.records[len(lines):]]
+    check(later[0]["stream"] != stream and later[0]["seq"] == 1
+          and [x["seq"] for x in later] == list(range(1, len(later) + 1))
+          and {k: r[k] for k in origin} == origin,
+          f"after the restart: {later!r}")
 
 
 @test

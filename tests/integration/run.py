@@ -95,6 +95,9 @@ def run_one(runner, index, name, fn):
             r.poll()
             if r.errors:
                 raise Fail(f"{len(r.errors)} bad JSON line(s); first: {r.errors[0]}")
+            gaps = r.gap_problems()
+            if gaps:
+                raise Fail("; ".join(gaps))
     except Skip as e:
         status, reason = "SKIP", str(e)
     except Fail as e:

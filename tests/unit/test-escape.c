@@ -37,6 +37,7 @@
 #include "fsn.h"
 #include "json.h"
 #include "log.h"
+#include "origin.h"
 #include "output-private.h"
 #include "unit.h"
 
@@ -1166,9 +1167,40 @@ static struct output *open_json(const char *file, struct ev_loop *loop) {
 	return o;
 }
 
-/* The file holds exactly the lines of a and b (b may be NULL). */
-static void assert_file_lines(const char *path, const struct record *a, const struct record *b) {
-	char *s = read_file(path, NULL), *la = json_line(a), *lb = b ? json_line(b) : strdup("");
+/* The stream id of the json output's line s ("" when it has none). */
+static void stream_of(const char *s, char id[33]) {
+	const char *p = strstr(s, ",\"stream\":\"");
+
+	id[0] = '\0';
+	if (p && strlen(p + 11) >= 32) {
+		memcpy(id, p + 11, 32);
+		id[32] = '\0';
+	}
+}
+
+/* The file holds exactly the lines of a and b (b may be NULL), as the
+ * json output numbers them: with the origin, one stream, seq from seq. */
+static void assert_file_lines(const char *path, const struct record *a, const struct record *b,
+			      uint64_t seq) {
+	char *s = read_file(path, NULL), stream[33];
+	struct record na, nb;
+	char *la, *lb;
+
+	stream_of(s, stream);
+	ck_assert_uint_eq(strlen(stream), 32);
+	na = *a;
+	na.origin = origin_get();
+	na.stream = stream;
+	na.seq = seq;
+	la = json_line(&na);
+	if (b) {
+		nb = *b;
+		nb.origin = origin_get();
+		nb.stream = stream;
+		nb.seq = seq + 1;
+		lb = json_line(&nb);
+	} else
+		lb = strdup("");
 
 	ck_assert_ptr_nonnull(lb);
 	ck_assert_uint_eq(strlen(s), strlen(la) + strlen(lb));
@@ -1207,8 +1239,8 @@ START_TEST(test_json_file_rotate) {
 	ck_assert_int_eq(output_reopen(o), 0);
 	output_emit(o, &r3);
 
-	assert_file_lines(out1, &r1, &r2);
-	assert_file_lines(out, &r3, NULL);
+	assert_file_lines(out1, &r1, &r2, 1);
+	assert_file_lines(out, &r3, NULL, 3);
 
 	/* Reopen failing (the directory is gone): the old file stays in use. */
 	ck_assert_int_eq(rename(sub, sub2), 0);
@@ -1223,7 +1255,7 @@ START_TEST(test_json_file_rotate) {
 	free(log);
 	output_emit(o, &r4);
 	test_join(moved, sizeof(moved), sub2, "out.json");
-	assert_file_lines(moved, &r3, &r4);
+	assert_file_lines(moved, &r3, &r4, 3);
 
 	output_counters(o, &emitted, &failed);
 	ck_assert_uint_eq(emitted, 4);
@@ -1333,7 +1365,7 @@ START_TEST(test_json_batch) {
 	ck_assert_uint_eq(len, 0);
 	free(s);
 	ev_run(ev_default_loop(0), EVRUN_NOWAIT);
-	assert_file_lines(file, &a, &b);
+	assert_file_lines(file, &a, &b, 1);
 	output_counters(o, &emitted, &failed);
 	ck_assert_uint_eq(emitted, 2);
 	ck_assert_uint_eq(failed, 0);
@@ -1448,9 +1480,16 @@ START_TEST(test_json_slow_pipe) {
 
 	for (char *save = NULL, *t = strtok_r(s.data, "\n", &save); t;
 	     t = strtok_r(NULL, "\n", &save)) {
+		const char *sq;
+
 		line = t;
 		ck_assert_msg(line[0] == '{' && line[strlen(line) - 1] == '}', "torn line: %.80s",
 			      line);
+		/* numbered 1, 2, 3...: the records dropped took no number, the
+		 * "dropped" line takes the next */
+		sq = strstr(line, ",\"seq\":");
+		ck_assert_ptr_nonnull(sq);
+		ck_assert_uint_eq(strtoull(sq + 7, NULL, 10), seen + 1);
 		if (strstr(line, "\"kind\":\"dropped\"")) {
 			char *c = strstr(line, "\"count\":");
 
@@ -1612,6 +1651,16 @@ START_TEST(test_journal_socket) {
 	assert_field(msg, (size_t)n, "FSN_COMM", "to\x01uch");
 	assert_field(msg, (size_t)n, "FSN_UID", "1000");
 	assert_field(msg, (size_t)n, "FSN_COUNT", NULL);
+	/* the output's stream and the entry's number in it */
+	assert_field(msg, (size_t)n, "FSN_SEQ", "1");
+	{
+		size_t vl = 0;
+		const char *st = journal_field(msg, (size_t)n, "FSN_STREAM", &vl);
+
+		ck_assert_ptr_nonnull(st);
+		ck_assert_uint_eq(vl, 32);
+		ck_assert_uint_eq(strspn(st, "0123456789abcdef"), 32);
+	}
 
 	/* Unknown process. */
 	r = event("/d/x");
@@ -1625,6 +1674,7 @@ START_TEST(test_journal_socket) {
 	assert_field(msg, (size_t)n, "FSN_PID", NULL);
 	assert_field(msg, (size_t)n, "FSN_COMM", NULL);
 	assert_field(msg, (size_t)n, "FSN_UID", NULL);
+	assert_field(msg, (size_t)n, "FSN_SEQ", "2");
 
 	/* Overflow and dropped: their MESSAGE_IDs, warning priority. */
 	r = (struct record){
@@ -1646,6 +1696,7 @@ START_TEST(test_journal_socket) {
 	assert_field(msg, (size_t)n, "FSN_KIND", "dropped");
 	assert_field(msg, (size_t)n, "FSN_COUNT", "7");
 	assert_field(msg, (size_t)n, "MESSAGE", "demo: 7 events dropped");
+	assert_field(msg, (size_t)n, "FSN_SEQ", "4");
 
 	/* Every other kind: its own MESSAGE_ID (the catalog documents each). */
 	{
