@@ -6,11 +6,11 @@
  * progress (struct load), and the functions one piece calls in another,
  * grouped by the file that defines them. A piece that owns its state
  * has a header of its own, with its struct and functions that take it
- * (the matcher: engine-match.h); struct engine holds it. engine.h is the
- * engine's public face; nothing outside engine.c, engine-load.c,
- * engine-marks.c, engine-tree.c, engine-match.c, engine-rescan.c,
- * engine-perm.c, metrics.c (which reads the state) and the unit tests of
- * the pieces includes this.
+ * (the matcher: engine-match.h; the rescanner: engine-rescan.h); struct
+ * engine holds it. engine.h is the engine's public face; nothing outside
+ * engine.c, engine-load.c, engine-marks.c, engine-tree.c, engine-match.c,
+ * engine-rescan.c, engine-perm.c, metrics.c (which reads the state) and
+ * the unit tests of the pieces includes this.
  */
 #pragma once
 
@@ -22,6 +22,7 @@
 #include <sys/types.h>
 
 #include "engine-match.h"
+#include "engine-rescan.h"
 #include "engine.h"
 #include "mounts.h"
 #include "output.h"
@@ -190,11 +191,6 @@ struct engine {
 	struct ev_loop *loop;
 	ev_io io;
 	ev_timer drop_timer;
-	ev_timer rescan_timer;  /* overflow recovery, with backoff */
-	double rescan_backoff;  /* seconds */
-	uint64_t last_overflow; /* monotonic s */
-	uint64_t drained_usec;  /* realtime: when the queues were last read empty */
-	uint64_t rescans;
 	struct fsn_ctx *ctx;
 	struct guard *guard; /* permission rules' thread, once there were any */
 	bool mlocked;
@@ -239,7 +235,8 @@ struct engine {
 	void *record_hook_data;
 	bool placing_tree; /* place_planned() walks a new tree: limits are its business */
 
-	struct matcher match; /* event → rules (engine-match.c) */
+	struct matcher match;    /* event → rules (engine-match.c) */
+	struct rescanner rescan; /* overflow recovery (engine-rescan.c) */
 
 	struct inode_index inodes; /* inotify marks by inode (engine-marks.c) */
 
@@ -435,15 +432,6 @@ void tree_scan(struct engine *e, struct state *s, struct emark *root, const char
 void tree_follow(struct engine *e, struct emark *m, const struct fsn_event *ev, const char *path);
 void tree_settle_move(struct engine *e, const struct fsn_event *ev);
 int apply_watch_limit(struct engine *e, struct state *s, struct emark *m, char *why, size_t whylen);
-
-/* ---- engine-rescan.c ---- */
-
-/* an overflow (engine-match.c reports it): rule r lost events; then, once
- * the overflow's records went out, names listing the rules */
-void rescan_lost(struct engine *e, struct erule *r);
-void rescan_overflowed(struct engine *e, const struct fsn_event *ev, const char *names);
-void rescan_emit(struct engine *e, struct erule *r, const char *path, const char *change, bool dir);
-void on_rescan_timer(struct ev_loop *loop, ev_timer *w, int revents);
 
 /* ---- engine-perm.c ---- */
 

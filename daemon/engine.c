@@ -24,7 +24,7 @@
  *                    retiring; the inode index of inotify marks
  *   engine-tree.c    recursive inotify trees (sub-watches)
  *   engine-match.c   event → rules
- *   engine-rescan.c  overflow recovery
+ *   engine-rescan.c  overflow recovery (struct rescanner, engine-rescan.h)
  *   engine-perm.c    permission rules: the plumbing to the guard thread
  * The --foreground printer is an output (output-console.c) like the
  * config's.
@@ -363,11 +363,16 @@ static void match_emit(void *userdata, struct erule *r, const struct record *rec
 }
 
 static void match_lost(void *userdata, struct erule *r) {
-	rescan_lost(userdata, r);
+	struct engine *e = userdata;
+
+	rescanner_lost(&e->rescan, r);
 }
 
 static void match_overflowed(void *userdata, const struct fsn_event *ev, const char *names) {
-	rescan_overflowed(userdata, ev, names);
+	struct engine *e = userdata;
+
+	e->overflows++;
+	rescanner_overflowed(&e->rescan, ev, names);
 }
 
 static void match_gone(void *userdata, struct emark *m, bool deleted) {
@@ -387,6 +392,20 @@ static const struct matcher_ops match_ops = {
 	.overflowed = match_overflowed,
 	.gone = match_gone,
 	.moved_out = match_moved_out,
+};
+
+/* A directory made while events were lost, in a recursive inotify tree. */
+static void rescan_watch(void *userdata, struct emark *root, int dfd, const char *dir) {
+	struct engine *e = userdata;
+
+	(void)sub_watch_add(e, &e->st, root, dfd, dir);
+}
+
+/* The rescanner reports as the matcher does. */
+static const struct rescanner_ops rescan_ops = {
+	.admit = match_admit,
+	.report = match_report,
+	.watch = rescan_watch,
 };
 
 /* The running state's outputs were opened or reopened. */
@@ -533,7 +552,7 @@ static int engine_dispatch(struct engine *e, unsigned budget) {
 	 * IN_MOVED_TO) */
 	matcher_drained(&e->match, e->move.path != NULL);
 	if (r >= 0 && fsn_ctx_is_drained(e->ctx))
-		e->drained_usec = now_realtime_usec(); /* read empty (see rescan_lost()) */
+		rescanner_drained(&e->rescan, now_realtime_usec()); /* (see rescanner_lost()) */
 	if (r < 0)
 		log_error("reading events: %s", strerror(-r));
 	return r;
@@ -1044,9 +1063,8 @@ int engine_new(struct ev_loop *loop, struct engine **ret) {
 	ev_io_start(loop, &e->io);
 	ev_timer_init(&e->drop_timer, on_drop_timer, 0., 1.);
 	e->drop_timer.data = e;
-	ev_timer_init(&e->rescan_timer, on_rescan_timer, 0., 0.);
-	e->rescan_timer.data = e;
 	matcher_init(&e->match, &match_ops, e, loop, &e->inodes, getpid());
+	rescanner_init(&e->rescan, &rescan_ops, e, loop, &e->st);
 	ev_timer_init(&e->retire_timer, on_retire, 0., 0.);
 	e->retire_timer.data = e;
 	ev_timer_init(&e->tidy_timer, on_tidy, 0., 0.);
@@ -1058,7 +1076,6 @@ int engine_new(struct ev_loop *loop, struct engine **ret) {
 		log_warning("cannot watch the mount table (/proc/self/mountinfo): %s; unmounts "
 			    "under fanotify marks are not noticed",
 			    strerror(-r));
-	e->drained_usec = now_realtime_usec();
 	*ret = e;
 	return 0;
 }
@@ -1073,9 +1090,9 @@ struct engine *engine_free(struct engine *e) {
 	e->queued.path = NULL;
 	load_abort(e);
 	matcher_done(&e->match);
+	rescanner_done(&e->rescan);
 	ev_io_stop(e->loop, &e->io);
 	ev_timer_stop(e->loop, &e->drop_timer);
-	ev_timer_stop(e->loop, &e->rescan_timer);
 	ev_timer_stop(e->loop, &e->retire_timer);
 	ev_timer_stop(e->loop, &e->tidy_timer);
 	ev_timer_stop(e->loop, &e->rearm_timer);
