@@ -60,7 +60,7 @@ static void waiters_place(struct engine *e);
  * them: outputs, kept marks claimed, new marks placed (recursive inotify
  * trees a directory at a time), permission rules a mark at a time, their
  * policies, commit; then the replaced state's marks leave the kernel in
- * batches (on_retire()) and its memory is freed (on_tidy()). Until the
+ * batches and its memory is freed (engine-retire.c). Until the
  * commit the running state (e->st) handles every event; the marks being
  * placed are "fresh" and report nothing yet (a new rule reports from the
  * commit on, an unchanged one without a gap). During the first load no
@@ -157,8 +157,7 @@ static void load_end(struct engine *e, int r) {
 	free(l);
 	e->load = NULL;
 	ev_io_start(e->loop, &e->io);
-	if (!ev_is_active(&e->retire_timer))
-		ev_timer_start(e->loop, &e->tidy_timer); /* (else when the marks are gone) */
+	retirer_tidy(&e->retire);
 	if (done)
 		done(e, r, r < 0 ? err : NULL, userdata);
 	if (!e->load)

@@ -3,8 +3,8 @@
  * engine-marks.c — one mark of the engine (struct emark, engine-private.h): made
  * from a planned mark or for a sub-watch, placed in the kernel through the
  * libfsn context (the object's identity noted: dev/ino, fsid, mount, FID),
- * removed, dropped with its sub-watches, and retired when its state is
- * replaced (out of the inode index at once, out of the kernel in batches).
+ * removed, and dropped with its sub-watches (when its state is replaced,
+ * engine-retire.c's retirer drops it in a batch).
  * inotify marks are also indexed by inode (struct inode_index), since inotify
  * events come per watch: engine-match.c finds a watch's marks there.
  *
@@ -368,47 +368,4 @@ void mark_drop_counted(struct engine *e, struct emark *m, unsigned *count) {
  * state is going away). */
 void mark_drop(struct engine *e, struct emark *m) {
 	mark_drop_counted(e, m, NULL);
-}
-
-/* m's state is going away: it reports nothing from now on (out of the
- * inotify index, no rule) and is removed by on_retire(); marks that could
- * not be queued are removed at once. */
-void mark_retire(struct engine *e, struct emark *m) {
-	if (e->n_retiring == e->retiring_cap) {
-		size_t cap = e->retiring_cap ? 2 * e->retiring_cap : 256;
-		struct emark **v = realloc(e->retiring, cap * sizeof(*v));
-
-		if (!v) {
-			mark_drop(e, m);
-			return;
-		}
-		e->retiring = v;
-		e->retiring_cap = cap;
-	}
-	if (m->spec.type == FSN_MARK_INOTIFY) {
-		inode_index_remove(&e->inodes, m);
-		for (size_t i = 0; i < m->n_subs; i++)
-			inode_index_remove(&e->inodes, m->subs[i]);
-	}
-	m->retired = true;
-	m->rule = NULL;
-	for (size_t i = 0; i < m->n_subs; i++)
-		m->subs[i]->rule = NULL;
-	e->retiring[e->n_retiring++] = m;
-	if (!ev_is_active(&e->retire_timer))
-		ev_timer_start(e->loop, &e->retire_timer);
-}
-
-/* Retired marks leave the kernel a batch at a time (removing 10 000 marks
- * takes tens of milliseconds): the new state runs meanwhile. */
-void on_retire(struct ev_loop *loop, ev_timer *w, int revents) {
-	struct engine *e = w->data;
-	uint64_t deadline = now_monotonic_usec() + LOAD_BATCH_USEC;
-
-	while (e->n_retiring > 0 && now_monotonic_usec() < deadline)
-		mark_drop(e, e->retiring[--e->n_retiring]);
-	if (e->n_retiring > 0)
-		ev_timer_start(loop, w);
-	else
-		ev_timer_start(loop, &e->tidy_timer);
 }

@@ -6,10 +6,11 @@
  * progress (struct load), and the functions one piece calls in another,
  * grouped by the file that defines them. A piece that owns its state
  * has a header of its own, with its struct and functions that take it
- * (the matcher: engine-match.h; the rescanner: engine-rescan.h); struct
- * engine holds it. engine.h is the engine's public face; nothing outside
- * engine.c, engine-load.c, engine-marks.c, engine-tree.c, engine-match.c,
- * engine-rescan.c, engine-perm.c, metrics.c (which reads the state) and
+ * (the matcher: engine-match.h; the rescanner: engine-rescan.h; the
+ * retirer: engine-retire.h); struct engine holds it. engine.h is the
+ * engine's public face; nothing outside engine.c, engine-load.c,
+ * engine-marks.c, engine-tree.c, engine-match.c, engine-rescan.c,
+ * engine-retire.c, engine-perm.c, metrics.c (which reads the state) and
  * the unit tests of the pieces includes this.
  */
 #pragma once
@@ -23,6 +24,7 @@
 
 #include "engine-match.h"
 #include "engine-rescan.h"
+#include "engine-retire.h"
 #include "engine.h"
 #include "mounts.h"
 #include "output.h"
@@ -194,9 +196,7 @@ struct engine {
 	struct fsn_ctx *ctx;
 	struct guard *guard; /* permission rules' thread, once there were any */
 	bool mlocked;
-	bool fd_budget_warned;   /* said that permission events' fds are counted */
-	struct retired *retired; /* permission rules replaced by reloads */
-	size_t n_retired;
+	bool fd_budget_warned; /* said that permission events' fds are counted */
 	struct state st;
 	struct load *load;         /* a config being loaded, NULL if none */
 	ev_timer rearm_timer;      /* a planned mark's object went: plan again */
@@ -216,15 +216,6 @@ struct engine {
 		engine_load_fn done;
 		void *userdata;
 	} queued;
-	/* marks of a replaced state, removed from the kernel in batches */
-	struct emark **retiring;
-	size_t n_retiring, retiring_cap;
-	ev_timer retire_timer;
-	/* a replaced state's plan and config, freed a loop turn after the
-	 * commit (100 000 paths: tens of ms), then the heap trimmed */
-	struct plan *stale_plan;
-	struct config *stale_config;
-	ev_timer tidy_timer;
 	struct fsn_prober *prober; /* feature probes per filesystem, across reloads */
 	uint64_t load_progress;    /* steps the loaders made (for EXTEND_TIMEOUT_USEC) */
 	int foreign_mntns; /* mntns_foreign(): 1 a namespace of its own, 0 shared, <0 unknown */
@@ -237,6 +228,7 @@ struct engine {
 
 	struct matcher match;    /* event → rules (engine-match.c) */
 	struct rescanner rescan; /* overflow recovery (engine-rescan.c) */
+	struct retirer retire;   /* what replaced states leave (engine-retire.c) */
 
 	struct inode_index inodes; /* inotify marks by inode (engine-marks.c) */
 
@@ -257,17 +249,6 @@ struct engine {
 	struct pending_move move;
 	unsigned budget;
 };
-
-/* A permission rule a reload replaced (under another name, or with other
- * marks): what its group still answers is reported to the outputs of the
- * same names in the running state. */
-struct retired {
-	char *rule;
-	char **outputs;
-	size_t n_outputs;
-};
-
-#define MAX_RETIRED 64
 
 /* Why a planned mark's path no longer names its object. */
 enum gone_why { GONE_DELETED, GONE_MOVED, GONE_COVERED, GONE_UNMOUNTED };
@@ -411,8 +392,6 @@ int emark_place(struct engine *e, struct emark *m, unsigned *count, unsigned max
 void emark_unplace(struct engine *e, struct emark *m, unsigned *count);
 void mark_drop_counted(struct engine *e, struct emark *m, unsigned *count);
 void mark_drop(struct engine *e, struct emark *m);
-void mark_retire(struct engine *e, struct emark *m);
-void on_retire(struct ev_loop *loop, ev_timer *w, int revents);
 
 /* ---- engine-tree.c ---- */
 
@@ -451,8 +430,6 @@ void perm_fd_reserve(const struct config *c, const struct plan *p, bool placing,
 /* Give the permission events what is left of RLIMIT_NOFILE (engine-perm.c). */
 void perm_fd_budget_update(struct engine *e, const struct state *run, const struct state *next);
 void perm_free(struct state *s, bool discard_fresh);
-void retire_perm(struct engine *e, const struct state *old);
-void retired_free(struct retired *t);
 
 /* ---- engine-load.c ---- */
 

@@ -20,11 +20,15 @@
  *   engine-load.c    the loader (a worker thread reads and plans, then
  *                    batches on the loop run the state building here) and
  *                    re-arming (paths whose objects went, waiters, mounts)
- *   engine-marks.c   one placed mark (struct emark): placing, dropping,
- *                    retiring; the inode index of inotify marks
+ *   engine-marks.c   one placed mark (struct emark): placing, dropping;
+ *                    the inode index of inotify marks
  *   engine-tree.c    recursive inotify trees (sub-watches)
  *   engine-match.c   event → rules
  *   engine-rescan.c  overflow recovery (struct rescanner, engine-rescan.h)
+ *   engine-retire.c  what a replaced state leaves: its marks out of the
+ *                    kernel in batches, its plan and config freed, its
+ *                    permission rules' names (struct retirer,
+ *                    engine-retire.h)
  *   engine-perm.c    permission rules: the plumbing to the guard thread
  * The --foreground printer is an output (output-console.c) like the
  * config's.
@@ -38,7 +42,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <malloc.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -406,6 +409,14 @@ static const struct rescanner_ops rescan_ops = {
 	.admit = match_admit,
 	.report = match_report,
 	.watch = rescan_watch,
+};
+
+static void retire_drop(void *userdata, struct emark *m) {
+	mark_drop(userdata, m);
+}
+
+static const struct retirer_ops retire_ops = {
+	.drop = retire_drop,
 };
 
 /* The running state's outputs were opened or reopened. */
@@ -922,22 +933,6 @@ void state_rollback(struct engine *e, struct state *s, struct state *old_perm_un
 	s->plan = NULL;
 }
 
-/* After a load, a loop turn each: the replaced plan and config freed, then
- * the memory given back to the system, not only to malloc (a reload of
- * 100 000 paths frees some 100 MiB). */
-static void on_tidy(struct ev_loop *loop, ev_timer *w, int revents) {
-	struct engine *e = w->data;
-
-	if (e->stale_plan || e->stale_config) {
-		e->stale_plan = plan_free(e->stale_plan);
-		config_free(e->stale_config);
-		e->stale_config = NULL;
-		ev_timer_start(loop, w);
-		return;
-	}
-	malloc_trim(0);
-}
-
 /* The new state takes over: kept marks and outputs take their new rule,
  * scope and config; then what the old state had and the new one did not
  * keep is removed — after the new marks were placed, so nothing unchanged
@@ -965,22 +960,19 @@ void state_commit(struct engine *e, struct state *old, struct state *s) {
 	}
 	e->loaded_usec = now_realtime_usec();
 	if (old) {
-		retire_perm(e, old);
+		retirer_perm(&e->retire, old);
 		perm_free(old, false); /* the guard retires the ones not kept */
 		for (size_t i = 0; i < old->n_marks; i++)
 			if (!old->marks[i]->kept)
-				mark_retire(e, old->marks[i]);
+				retirer_mark(&e->retire, old->marks[i]);
 		free(old->marks);
 		for (size_t i = 0; i < old->n_outputs; i++)
 			if (!old->outputs[i]->kept)
 				eoutput_free(old->outputs[i]);
 		free(old->outputs);
 		state_free_rules(old);
-		plan_free(e->stale_plan);
-		config_free(e->stale_config);
-		e->stale_plan = old->plan;
 		/* (a replan shares the running config) */
-		e->stale_config = old->config != s->config ? old->config : NULL;
+		retirer_stale(&e->retire, old->plan, old->config != s->config ? old->config : NULL);
 	}
 	for (size_t i = 0; i < s->n_marks; i++) {
 		struct emark *m = s->marks[i];
@@ -1065,10 +1057,7 @@ int engine_new(struct ev_loop *loop, struct engine **ret) {
 	e->drop_timer.data = e;
 	matcher_init(&e->match, &match_ops, e, loop, &e->inodes, getpid());
 	rescanner_init(&e->rescan, &rescan_ops, e, loop, &e->st);
-	ev_timer_init(&e->retire_timer, on_retire, 0., 0.);
-	e->retire_timer.data = e;
-	ev_timer_init(&e->tidy_timer, on_tidy, 0., 0.);
-	e->tidy_timer.data = e;
+	retirer_init(&e->retire, &retire_ops, e, loop, &e->inodes);
 	ev_timer_init(&e->rearm_timer, on_rearm, REARM_DELAY, 0.);
 	e->rearm_timer.data = e;
 	r = mountwatch_new(loop, on_mounts, e, &e->mounts);
@@ -1093,21 +1082,12 @@ struct engine *engine_free(struct engine *e) {
 	rescanner_done(&e->rescan);
 	ev_io_stop(e->loop, &e->io);
 	ev_timer_stop(e->loop, &e->drop_timer);
-	ev_timer_stop(e->loop, &e->retire_timer);
-	ev_timer_stop(e->loop, &e->tidy_timer);
 	ev_timer_stop(e->loop, &e->rearm_timer);
 	e->mounts = mountwatch_free(e->mounts);
-	plan_free(e->stale_plan);
-	config_free(e->stale_config);
-	while (e->n_retiring > 0)
-		mark_drop(e, e->retiring[--e->n_retiring]);
-	free(e->retiring);
 	/* every permission event answered first (reports still reach the outputs) */
 	e->guard = guard_free(e->guard);
 	perm_free(&e->st, false);
-	for (size_t i = 0; i < e->n_retired; i++)
-		retired_free(&e->retired[i]);
-	free(e->retired);
+	retirer_done(&e->retire); /* (after the guard: its last reports name retired rules) */
 	for (size_t i = 0; i < e->st.n_marks; i++)
 		mark_drop(e, e->st.marks[i]);
 	free(e->st.marks);
