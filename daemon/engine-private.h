@@ -7,11 +7,12 @@
  * grouped by the file that defines them. A piece that owns its state
  * has a header of its own, with its struct and functions that take it
  * (the matcher: engine-match.h; the rescanner: engine-rescan.h; the
- * retirer: engine-retire.h); struct engine holds it. engine.h is the
- * engine's public face; nothing outside engine.c, engine-load.c,
- * engine-marks.c, engine-tree.c, engine-match.c, engine-rescan.c,
- * engine-retire.c, engine-perm.c, metrics.c (which reads the state) and
- * the unit tests of the pieces includes this.
+ * retirer: engine-retire.h; the rearmer: engine-rearm.h); struct engine
+ * holds it. engine.h is the engine's public face; nothing outside
+ * engine.c, engine-load.c, engine-rearm.c, engine-marks.c, engine-tree.c,
+ * engine-match.c, engine-rescan.c, engine-retire.c, engine-perm.c,
+ * metrics.c (which reads the state) and the unit tests of the pieces
+ * includes this.
  */
 #pragma once
 
@@ -23,6 +24,7 @@
 #include <sys/types.h>
 
 #include "engine-match.h"
+#include "engine-rearm.h"
 #include "engine-rescan.h"
 #include "engine-retire.h"
 #include "engine.h"
@@ -49,9 +51,6 @@ struct policy;
 /* The longest a load (start, reload) or the removal of a replaced state's
  * marks holds the loop in one go; events are handled between batches. */
 #define LOAD_BATCH_USEC 10000
-
-/* Re-arming (engine-load.c) plans again this long after the first ask. */
-#define REARM_DELAY 0.05
 
 /* A load about to take over waits for the word on the running marks whose
  * objects left their paths (load_heard()): at most this long, looking
@@ -147,12 +146,12 @@ struct emark {
 	bool fresh;          /* reload: placed for the new state */
 	bool retired;        /* reload: its state is gone, it leaves the kernel soon */
 	bool gone;           /* its object went (re-arming: see mark_gone()) */
-	bool waiter;         /* a watch for a missing path's next component (waiters_*()) */
+	bool waiter;         /* a watch for a missing path's next component (engine-rearm.c) */
 	bool stale;          /* sub-watch: elsewhere than its path said when a directory
 			      * appeared in it; read again when renamed (engine-tree.c) */
 	bool stale_made;     /* ... and one of those directories was made there */
 	size_t idx;          /* planned marks: its index in the state's marks (match_index) */
-	char *next;          /* waiter: the path that, created, re-arms (key of e->waiting) */
+	char *next;          /* waiter: the path that, created, re-arms (key of its waiting) */
 	/* reload: what a kept mark becomes when the new state commits */
 	struct erule *next_rule;
 	const struct plan_mark *next_pm;
@@ -199,17 +198,9 @@ struct engine {
 	bool fd_budget_warned; /* said that permission events' fds are counted */
 	struct state st;
 	struct load *load;         /* a config being loaded, NULL if none */
-	ev_timer rearm_timer;      /* a planned mark's object went: plan again */
-	unsigned rearm_quiet;      /* re-arms in a row that changed nothing (engine-load.c) */
 	bool place_raced;          /* a planned path went or changed before its mark was placed
 				    * (engine-marks.c) */
-	uint64_t rearm_not_before; /* monotonic us: no re-arm starts before (engine-load.c) */
 	struct mountwatch *mounts; /* the mount table: unmounts and mounts over paths */
-	/* missing paths of the running plan: a watch on the nearest existing
-	 * directory above each, by the path whose creation brings it closer */
-	struct emark **waiters;
-	size_t n_waiters;
-	struct strmap waiting;
 	/* engine_load() while a replan runs: started when it is over */
 	struct {
 		char *path;
@@ -229,6 +220,7 @@ struct engine {
 	struct matcher match;    /* event → rules (engine-match.c) */
 	struct rescanner rescan; /* overflow recovery (engine-rescan.c) */
 	struct retirer retire;   /* what replaced states leave (engine-retire.c) */
+	struct rearmer rearm;    /* re-arming and its waiters (engine-rearm.c) */
 
 	struct inode_index inodes; /* inotify marks by inode (engine-marks.c) */
 
@@ -365,7 +357,6 @@ int place_planned(struct engine *e, struct state *s, const struct plan_mark *pm,
 		  struct emark **tree, char *err, size_t errlen);
 int place_planned_done(struct engine *e, struct state *s, struct emark *m, char *err,
 		       size_t errlen);
-bool was_waited(const struct engine *e, const char *path);
 bool was_gone(const struct strmap *by_path, const struct plan_mark *pm);
 void state_rollback(struct engine *e, struct state *s, struct state *old_perm_unkeep);
 void state_commit(struct engine *e, struct state *old, struct state *s);
@@ -435,10 +426,6 @@ void perm_free(struct state *s, bool discard_fresh);
 
 int load_begin(struct engine *e, const char *path, engine_load_fn done, void *userdata);
 void load_abort(struct engine *e);
-void rearm_soon(struct engine *e);
-void rearm_appeared(struct engine *e, const char *path);
 void mark_gone(struct engine *e, struct emark *m, enum gone_why why, const char *mount);
-void on_rearm(struct ev_loop *loop, ev_timer *w, int revents);
 void on_mounts(const struct mount_entry *gone, size_t n_gone, const struct mount_entry *added,
 	       size_t n_added, void *userdata);
-void waiters_clear(struct engine *e);

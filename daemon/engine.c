@@ -19,7 +19,9 @@
  *                    rollback, commit); the public API
  *   engine-load.c    the loader (a worker thread reads and plans, then
  *                    batches on the loop run the state building here) and
- *                    re-arming (paths whose objects went, waiters, mounts)
+ *                    what asks for a re-arm (objects gone, mounts)
+ *   engine-rearm.c   re-arming: when to plan again, the waiters of
+ *                    missing paths (struct rearmer, engine-rearm.h)
  *   engine-marks.c   one placed mark (struct emark): placing, dropping;
  *                    the inode index of inotify marks
  *   engine-tree.c    recursive inotify trees (sub-watches)
@@ -419,6 +421,22 @@ static const struct retirer_ops retire_ops = {
 	.drop = retire_drop,
 };
 
+static bool rearm_busy(void *userdata) {
+	struct engine *e = userdata;
+
+	return e->load != NULL;
+}
+
+/* A re-arm: the running config planned and placed again. */
+static int rearm_replan(void *userdata) {
+	return load_begin(userdata, NULL, NULL, NULL);
+}
+
+static const struct rearmer_ops rearm_ops = {
+	.busy = rearm_busy,
+	.replan = rearm_replan,
+};
+
 /* The running state's outputs were opened or reopened. */
 void outputs_opened(struct engine *e) {
 	static const int fds[] = { STDOUT_FILENO, STDERR_FILENO };
@@ -475,21 +493,14 @@ static void on_inotify(struct engine *e, struct fsn_event *ev) {
 	m = ev->mark ? fsn_mark_get_userdata(ev->mark) : NULL;
 	if (!m || !m->canon)
 		return;
-	if (e->waiting.n > 0 && (ev->mask & (IN_CREATE | IN_MOVED_TO)) && ev->name) {
-		char made[PATH_MAX];
-
-		/* (whichever mark on the directory the event came by) */
-		if (join_name(m->canon, ev->name, made, sizeof(made)) >= 0 &&
-		    strmap_value_str(&e->waiting, made)) {
-			rearm_appeared(e, made);
-		}
-	}
+	if ((ev->mask & (IN_CREATE | IN_MOVED_TO)) && ev->name)
+		rearmer_made(&e->rearm, m->canon, ev->name);
 	if (m->waiter) {
 		struct emark *o = NULL;
 
 		if (ev->mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF)) {
 			/* the directory waited in went: wait higher up */
-			rearm_soon(e);
+			rearmer_soon(&e->rearm);
 		}
 		/* one kernel watch serves every mark on the directory, and the
 		 * event may have come by the waiter's: a rule's watch there
@@ -838,25 +849,6 @@ int place_planned_done(struct engine *e, struct state *s, struct emark *m, char 
 	return 0;
 }
 
-/* Whether path was missing in the running plan: it, or a directory above
- * it, is what a waiter waits for. */
-bool was_waited(const struct engine *e, const char *path) {
-	char buf[PATH_MAX];
-	char *slash;
-
-	if (e->waiting.n == 0 || strlen(path) >= sizeof(buf))
-		return false;
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (;;) {
-		if (strmap_value_str(&e->waiting, buf))
-			return true;
-		slash = strrchr(buf, '/');
-		if (!slash || slash == buf)
-			return false;
-		*slash = '\0';
-	}
-}
-
 /* Whether the old state had pm's mark (same rule, path) and its object
  * went: then pm's fresh mark re-arms it. */
 bool was_gone(const struct strmap *by_path, const struct plan_mark *pm) {
@@ -1058,8 +1050,7 @@ int engine_new(struct ev_loop *loop, struct engine **ret) {
 	matcher_init(&e->match, &match_ops, e, loop, &e->inodes, getpid());
 	rescanner_init(&e->rescan, &rescan_ops, e, loop, &e->st);
 	retirer_init(&e->retire, &retire_ops, e, loop, &e->inodes);
-	ev_timer_init(&e->rearm_timer, on_rearm, REARM_DELAY, 0.);
-	e->rearm_timer.data = e;
+	rearmer_init(&e->rearm, &rearm_ops, e, loop, e->ctx);
 	r = mountwatch_new(loop, on_mounts, e, &e->mounts);
 	if (r < 0)
 		log_warning("cannot watch the mount table (/proc/self/mountinfo): %s; unmounts "
@@ -1074,7 +1065,6 @@ struct engine *engine_free(struct engine *e) {
 		return NULL;
 	/* the metrics files show the counters at the stop */
 	metrics_outputs_write(e);
-	waiters_clear(e);
 	free(e->queued.path); /* (not started by the abort below) */
 	e->queued.path = NULL;
 	load_abort(e);
@@ -1082,7 +1072,7 @@ struct engine *engine_free(struct engine *e) {
 	rescanner_done(&e->rescan);
 	ev_io_stop(e->loop, &e->io);
 	ev_timer_stop(e->loop, &e->drop_timer);
-	ev_timer_stop(e->loop, &e->rearm_timer);
+	rearmer_done(&e->rearm); /* (after the load: its rollback may ask for a re-arm) */
 	e->mounts = mountwatch_free(e->mounts);
 	/* every permission event answered first (reports still reach the outputs) */
 	e->guard = guard_free(e->guard);
