@@ -575,7 +575,7 @@ static void cands_subtree(struct cands *c, const struct match_index *ix, const c
 	uint64_t h = HASH_INIT;
 	size_t i;
 
-	if (!path || path[0] != '/' || ix->by_subtree.n == 0)
+	if (!path || path[0] != '/' || strmap_size(&ix->by_subtree) == 0)
 		return;
 	for (i = 0; path[i]; i++) {
 		/* "/" itself, then each "/a", "/a/b" ... before a slash */

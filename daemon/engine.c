@@ -445,7 +445,7 @@ static void on_inotify(struct engine *e, struct fsn_event *ev) {
 	m = ev->mark ? fsn_mark_get_userdata(ev->mark) : NULL;
 	if (!m || !m->canon)
 		return;
-	if (e->waiting.n > 0 && (ev->mask & (IN_CREATE | IN_MOVED_TO)) && ev->name) {
+	if (strmap_size(&e->waiting) > 0 && (ev->mask & (IN_CREATE | IN_MOVED_TO)) && ev->name) {
 		char made[PATH_MAX];
 
 		/* (whichever mark on the directory the event came by) */
@@ -814,7 +814,7 @@ bool was_waited(const struct engine *e, const char *path) {
 	char buf[PATH_MAX];
 	char *slash;
 
-	if (e->waiting.n == 0 || strlen(path) >= sizeof(buf))
+	if (strmap_size(&e->waiting) == 0 || strlen(path) >= sizeof(buf))
 		return false;
 	snprintf(buf, sizeof(buf), "%s", path);
 	for (;;) {
