@@ -210,8 +210,9 @@ static bool hears_names(const struct matcher *mt, const struct emark *m) {
 
 	if (mt->own_names_lost)
 		return false;
-	for (const struct emark *o = inode_index_chain(mt->inodes, m->dev, m->ino); o; o = o->hnext)
-		if (o->dev == m->dev && o->ino == m->ino && o->mark)
+	for (const struct emark *o = inode_index_first(mt->inodes, m->dev, m->ino); o;
+	     o = inode_index_next(o))
+		if (o->mark)
 			mask |= o->placed_mask;
 	return (mask & OWN_NAME_BITS) == OWN_NAME_BITS;
 }
@@ -760,8 +761,9 @@ void matcher_overflow(struct matcher *mt, const struct fsn_event *ev) {
 
 /* Match x against every mark on the watched inode dev:ino. */
 static void match_watch(struct matcher *mt, dev_t dev, ino_t ino, struct evinfo *x) {
-	for (struct emark *o = inode_index_chain(mt->inodes, dev, ino); x->bits && o; o = o->hnext)
-		if (o->dev == dev && o->ino == ino && o->mark && !emark_fresh(o))
+	for (struct emark *o = inode_index_first(mt->inodes, dev, ino); x->bits && o;
+	     o = inode_index_next(o))
+		if (o->mark && !emark_fresh(o))
 			match_mark(mt, o, x);
 }
 
