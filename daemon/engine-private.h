@@ -137,21 +137,21 @@ struct emark {
 	struct emark *parent; /* sub-watch: the planned mark it serves */
 	struct emark **subs;  /* planned recursive inotify mark: its sub-watches */
 	size_t n_subs, subs_cap;
-	struct emark **sidx; /* ... and their index by canonical path (chained) */
-	size_t sidx_size;
-	size_t sub_pos;      /* sub-watch: its index in parent->subs */
-	struct emark *snext; /* sub-watch: chain of the parent's path index */
-	struct emark *hnext; /* inotify: chain of the inode index */
-	bool kept;           /* reload: claimed by the new state */
-	bool fresh;          /* reload: placed for the new state */
-	bool retired;        /* reload: its state is gone, it leaves the kernel soon */
-	bool gone;           /* its object went (re-arming: see mark_gone()) */
-	bool waiter;         /* a watch for a missing path's next component (engine-rearm.c) */
-	bool stale;          /* sub-watch: elsewhere than its path said when a directory
-			      * appeared in it; read again when renamed (engine-tree.c) */
-	bool stale_made;     /* ... and one of those directories was made there */
-	size_t idx;          /* planned marks: its index in the state's marks (match_index) */
-	char *next;          /* waiter: the path that, created, re-arms (key of its waiting) */
+	/* ... and their index by canonical path (the subs' sidx_node) */
+	struct fsn_hmap sidx;
+	size_t sub_pos; /* sub-watch: its index in parent->subs */
+	/* sub-watch: in the parent's sidx; inotify: in the inode index */
+	struct fsn_hnode sidx_node, inode_node;
+	bool kept;       /* reload: claimed by the new state */
+	bool fresh;      /* reload: placed for the new state */
+	bool retired;    /* reload: its state is gone, it leaves the kernel soon */
+	bool gone;       /* its object went (re-arming: see mark_gone()) */
+	bool waiter;     /* a watch for a missing path's next component (engine-rearm.c) */
+	bool stale;      /* sub-watch: elsewhere than its path said when a directory
+			  * appeared in it; read again when renamed (engine-tree.c) */
+	bool stale_made; /* ... and one of those directories was made there */
+	size_t idx;      /* planned marks: its index in the state's marks (match_index) */
+	char *next;      /* waiter: the path that, created, re-arms (key of its waiting) */
 	/* reload: what a kept mark becomes when the new state commits */
 	struct erule *next_rule;
 	const struct plan_mark *next_pm;
@@ -167,11 +167,10 @@ struct pending_move {
 };
 
 /* inotify marks by inode (engine-marks.c): inotify events come per watch,
- * and every mark on the watch's inode hears them. A chained hash (emark's
- * hnext), grown to keep about one mark a chain. */
+ * and every mark on the watch's inode hears them. emark's inode_node in a
+ * shared/hashmap.h table, keyed by dev and ino. */
 struct inode_index {
-	struct emark **slots;
-	size_t size, n;
+	struct fsn_hmap map;
 };
 
 struct state {
@@ -365,9 +364,10 @@ void log_plan_problem(const struct plan_problem *pp);
 
 /* ---- engine-marks.c ---- */
 
-/* the inode index: the chain that holds the marks on dev:ino (and others:
- * compare each one's dev and ino), NULL when there are none */
-struct emark *inode_index_chain(const struct inode_index *ix, dev_t dev, ino_t ino);
+/* the inode index: the marks on dev:ino, inode_index_first() and then
+ * inode_index_next() until NULL (take the next before removing a mark) */
+struct emark *inode_index_first(const struct inode_index *ix, dev_t dev, ino_t ino);
+struct emark *inode_index_next(const struct emark *m);
 int inode_index_add(struct inode_index *ix, struct emark *m);
 void inode_index_remove(struct inode_index *ix, struct emark *m);
 void inode_index_done(struct inode_index *ix);

@@ -94,7 +94,7 @@ bool rearmer_waited(const struct rearmer *rm, const char *path) {
 	char buf[PATH_MAX];
 	char *slash;
 
-	if (rm->waiting.n == 0 || strlen(path) >= sizeof(buf))
+	if (strmap_size(&rm->waiting) == 0 || strlen(path) >= sizeof(buf))
 		return false;
 	snprintf(buf, sizeof(buf), "%s", path);
 	for (;;) {
@@ -286,7 +286,7 @@ void rearmer_made(struct rearmer *rm, const char *dir, const char *name) {
 	char made[PATH_MAX];
 
 	/* (whichever mark on the directory the event came by) */
-	if (rm->waiting.n > 0 && join_name(dir, name, made, sizeof(made)) >= 0 &&
+	if (strmap_size(&rm->waiting) > 0 && join_name(dir, name, made, sizeof(made)) >= 0 &&
 	    strmap_value_str(&rm->waiting, made))
 		rearm_appeared(rm, made);
 }

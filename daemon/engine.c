@@ -505,8 +505,8 @@ static void on_inotify(struct engine *e, struct fsn_event *ev) {
 		/* one kernel watch serves every mark on the directory, and the
 		 * event may have come by the waiter's: a rule's watch there
 		 * gets it */
-		for (o = inode_index_chain(&e->inodes, m->dev, m->ino); o; o = o->hnext)
-			if (o->dev == m->dev && o->ino == m->ino && o->mark && !o->waiter)
+		for (o = inode_index_first(&e->inodes, m->dev, m->ino); o; o = inode_index_next(o))
+			if (o->mark && !o->waiter)
 				break;
 		if (!o)
 			return;
@@ -519,18 +519,17 @@ static void on_inotify(struct engine *e, struct fsn_event *ev) {
 		ino_t ino = m->ino;
 		struct emark *n;
 
-		for (struct emark *o = inode_index_chain(&e->inodes, dev, ino); o; o = n) {
-			n = o->hnext;
-			if (o->dev == dev && o->ino == ino)
-				inotify_gone(e, o);
+		for (struct emark *o = inode_index_first(&e->inodes, dev, ino); o; o = n) {
+			n = inode_index_next(o);
+			inotify_gone(e, o);
 		}
 		return;
 	}
 	if (ev->mask & IN_UNMOUNT) {
 		/* its filesystem went: IN_IGNORED follows */
-		for (struct emark *o = inode_index_chain(&e->inodes, m->dev, m->ino); o;
-		     o = o->hnext)
-			if (o->dev == m->dev && o->ino == m->ino && !o->parent)
+		for (struct emark *o = inode_index_first(&e->inodes, m->dev, m->ino); o;
+		     o = inode_index_next(o))
+			if (!o->parent)
 				mark_gone(e, o, GONE_UNMOUNTED,
 					  mountwatch_point(e->mounts, o->mnt_id));
 		return;
