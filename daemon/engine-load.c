@@ -3,11 +3,12 @@
  * engine-load.c — the loader: a start, a reload, or a replan of the running
  * config (re-arming), never holding the loop for long. A worker thread
  * reads and plans; the loop then runs engine.c's state building in
- * batches (struct load keeps where it is) and commits. Re-arming lives
- * here too, since what it does is a load: when a planned mark's object
- * goes (mark_gone(), from engine-match.c), the mount table changes (on_mounts())
- * or a missing path appears (its waiter), the running config is planned
- * and placed again.
+ * batches (struct load keeps where it is) and commits. What asks for a
+ * re-arm lives here too, since what it does is a load: a planned mark's
+ * object goes (mark_gone(), from engine-match.c) or the mount table
+ * changes (on_mounts()); engine-rearm.c's rearmer decides when the
+ * running config is planned and placed again, and keeps the waiters of
+ * missing paths.
  *
  * engine.c's engine_load() begins a load (load_begin()) and engine_free()
  * stops one (load_abort()).
@@ -29,13 +30,6 @@
 #include "log.h"
 #include "resolve.h"
 
-/* Re-arms in a row that changed nothing double the delay of the next one
- * up to 2^REARM_QUIET_MAX times REARM_DELAY (1.6 s); the spacing a re-arm
- * sets after itself (nine times the CPU time it took) is at most this
- * long. */
-#define REARM_QUIET_MAX 5
-#define REARM_SPACING_MAX_USEC (30 * 1000000ull)
-
 /* The CPU time the calling thread has used, in us. */
 static uint64_t cpu_usec(void) {
 	struct timespec ts;
@@ -46,7 +40,6 @@ static uint64_t cpu_usec(void) {
 }
 
 static void start_queued(struct engine *e);
-static void waiters_place(struct engine *e);
 
 /* ------------------------------------------------------------------------ */
 /* loading a config: a worker thread, then batches on the loop               */
@@ -60,7 +53,7 @@ static void waiters_place(struct engine *e);
  * them: outputs, kept marks claimed, new marks placed (recursive inotify
  * trees a directory at a time), permission rules a mark at a time, their
  * policies, commit; then the replaced state's marks leave the kernel in
- * batches (on_retire()) and its memory is freed (on_tidy()). Until the
+ * batches and its memory is freed (engine-retire.c). Until the
  * commit the running state (e->st) handles every event; the marks being
  * placed are "fresh" and report nothing yet (a new rule reports from the
  * commit on, an unchanged one without a gap). During the first load no
@@ -104,23 +97,6 @@ static void *load_worker(void *arg) {
 	return NULL;
 }
 
-/* A re-arm ended (r < 0: failed). The next one waits for at least nine
- * times the CPU time this one's work took, its worker's and its batches'
- * (re-arming takes at most a tenth of the daemon's time, whatever a user
- * does to the paths, up to REARM_SPACING_MAX_USEC), and longer after
- * re-arms that changed nothing (rearm_delay()). */
-static void rearm_done(struct engine *e, const struct load *l, int r) {
-	uint64_t now = now_monotonic_usec(), took = l->cpu_usec;
-
-	if (r == 0 && l->changed) {
-		log_info("re-armed: the rules are placed again (%u marks)", e->st.n_placed);
-		e->rearm_quiet = 0;
-	} else if (e->rearm_quiet < REARM_QUIET_MAX)
-		e->rearm_quiet++;
-	e->rearm_not_before =
-	    now + (took < REARM_SPACING_MAX_USEC / 9 ? 9 * took : REARM_SPACING_MAX_USEC);
-}
-
 /* The loader is done (r < 0: failed, l->err says why, the running state
  * is untouched): free it and tell the caller. */
 static void load_end(struct engine *e, int r) {
@@ -143,11 +119,11 @@ static void load_end(struct engine *e, int r) {
 	if (r < 0 && l->path)
 		config_free(l->config);
 	if (!l->path)
-		rearm_done(e, l, r);
+		rearmer_ended(&e->rearm, r, l->changed, l->cpu_usec, e->st.n_placed);
 	if (r == 0)
-		waiters_place(e);
+		rearmer_place(&e->rearm, e->st.plan);
 	if (r == 0 && l->raced)
-		rearm_soon(e); /* (a path that went gets its waiter from that plan) */
+		rearmer_soon(&e->rearm); /* (a path that went gets its waiter from that plan) */
 	if (l->reload && l->path && r != -ECANCELED) {
 		e->reloaded = true;
 		snprintf(e->reload_error, sizeof(e->reload_error), "%.*s",
@@ -157,8 +133,7 @@ static void load_end(struct engine *e, int r) {
 	free(l);
 	e->load = NULL;
 	ev_io_start(e->loop, &e->io);
-	if (!ev_is_active(&e->retire_timer))
-		ev_timer_start(e->loop, &e->tidy_timer); /* (else when the marks are gone) */
+	retirer_tidy(&e->retire);
 	if (done)
 		done(e, r, r < 0 ? err : NULL, userdata);
 	if (!e->load)
@@ -304,11 +279,11 @@ static int load_finish(struct engine *e) {
 			 .uid = (uid_t)-1,
 		     });
 		if (l->rearmed[i].appeared)
-			rescan_emit(e, r, canon, "created", pm->is_dir);
+			rescanner_emit(&e->rescan, r, canon, "created", pm->is_dir);
 		else if (!pm->is_dir && (r->conf->events & (FAN_MODIFY | FAN_CLOSE_WRITE)))
-			rescan_emit(e, r, canon, "modified", false);
+			rescanner_emit(&e->rescan, r, canon, "modified", false);
 		else if (pm->is_dir && (r->conf->events & DIRENT_BITS))
-			rescan_emit(e, r, canon, "changed", true);
+			rescanner_emit(&e->rescan, r, canon, "changed", true);
 	}
 	/* what went between its placing and now was heard by no state (the
 	 * running one did not have the mark): gone, and planned again */
@@ -372,7 +347,7 @@ static int load_batch(struct engine *e) {
 			k = place_planned(e, s, pm, r, &l->tree, l->err, sizeof(l->err));
 			if (k < 0)
 				return k;
-			appeared = was_waited(e, plan_mark_canon(pm));
+			appeared = rearmer_waited(&e->rearm, plan_mark_canon(pm));
 			if (s->n_marks > n || l->tree)
 				l->changed = true;
 			l->raced = l->raced || e->place_raced;
@@ -716,49 +691,6 @@ static void start_queued(struct engine *e) {
 	}
 }
 
-/*
- * Re-arming. When the object of a planned mark goes away (deleted,
- * replaced by a rename over it, moved away, its filesystem unmounted:
- * DELETE_SELF, MOVE_SELF or IN_IGNORED), the running config is planned
- * and placed again, as a reload would: the reload's diff keeps every mark
- * whose object is the same and places the others anew, so a file replaced
- * by rename (editors, vipw, package upgrades) is watched again at once.
- * Debounced (REARM_DELAY), and after a load that is running.
- */
-
-/* How long a re-arm asked for now waits: REARM_DELAY, doubled for each
- * re-arm in a row that changed nothing (up to 2^REARM_QUIET_MAX times),
- * and not before the spacing the last one set (rearm_done()). */
-static double rearm_delay(const struct engine *e) {
-	uint64_t now = now_monotonic_usec();
-	double d = REARM_DELAY * (double)(1u << e->rearm_quiet);
-
-	if (e->rearm_not_before > now && (double)(e->rearm_not_before - now) / 1e6 > d)
-		d = (double)(e->rearm_not_before - now) / 1e6;
-	return d;
-}
-
-/* Plan and place again, rearm_delay() from the first ask (asks meanwhile
- * are one). */
-void rearm_soon(struct engine *e) {
-	if (!ev_is_active(&e->rearm_timer)) {
-		ev_timer_set(&e->rearm_timer, rearm_delay(e), 0.);
-		ev_timer_start(e->loop, &e->rearm_timer);
-	}
-}
-
-/* A waiter saw path made: plan again soon. Said once per re-arm, not per
- * event (a user who makes and removes it in a loop gets a line per
- * re-arm, and those are spaced: rearm_delay()). */
-void rearm_appeared(struct engine *e, const char *path) {
-	char esc[PATH_MAX * 2];
-
-	if (!ev_is_active(&e->rearm_timer))
-		log_info("\"%s\" appeared: placing the rules again",
-			 text_escaped(esc, sizeof(esc), path));
-	rearm_soon(e);
-}
-
 /* A planned mark's path no longer names its object: say so (a gone or
  * unmounted record, and the log), and plan again soon (the path is watched
  * again where it is now, or waited for). Once per mark; a mark of a load
@@ -779,7 +711,7 @@ void mark_gone(struct engine *e, struct emark *m, enum gone_why why, const char 
 		 * load took over: it reports nothing yet, but must not stay on
 		 * a dead object; planned again after the load */
 		m->gone = true;
-		rearm_soon(e);
+		rearmer_soon(&e->rearm);
 		return;
 	}
 	if (!e->st.config || emark_fresh(m) || m->retired || !m->rule || m->gone)
@@ -799,7 +731,7 @@ void mark_gone(struct engine *e, struct emark *m, enum gone_why why, const char 
 	log_notable(LOG_NOTICE, FSND_MID_RULE_ERROR, NULL, "rule '%s': %s", m->rule->conf->name,
 		    text);
 	emit(e, m->rule, &rec);
-	rearm_soon(e);
+	rearmer_soon(&e->rearm);
 }
 
 /* The mount table changed. A planned mark whose mount went is unmounted; one
@@ -812,7 +744,7 @@ void on_mounts(const struct mount_entry *gone, size_t n_gone, const struct mount
 	struct engine *e = userdata;
 
 	if (e->load)
-		rearm_soon(e); /* (its fresh marks: planned again after it) */
+		rearmer_soon(&e->rearm); /* (its fresh marks: planned again after it) */
 	for (size_t i = 0; i < e->st.n_marks; i++) {
 		struct emark *m = e->st.marks[i];
 		const struct mount_entry *g =
@@ -832,194 +764,14 @@ void on_mounts(const struct mount_entry *gone, size_t n_gone, const struct mount
 			}
 	}
 	for (size_t j = 0; j < n_added; j++)
-		for (size_t i = 0; i < e->n_waiters; i++)
-			if (path_in(e->waiters[i]->canon, added[j].point, true, true)) {
-				char p[PATH_MAX * 2];
+		if (rearmer_under(&e->rearm, added[j].point)) {
+			char p[PATH_MAX * 2];
 
-				log_info(
-				    "a filesystem was mounted at \"%s\": placing the rules again",
-				    text_escaped(p, sizeof(p), added[j].point));
-				rearm_soon(e);
-				return;
-			}
-}
-
-/* Drop every waiter (the running plan changes). */
-void waiters_clear(struct engine *e) {
-	for (size_t i = 0; i < e->n_waiters; i++) {
-		if (e->waiters[i]->mark)
-			fsn_ctx_remove_mark(e->ctx, e->waiters[i]->mark);
-		emark_free(e->waiters[i]);
-	}
-	free(e->waiters);
-	e->waiters = NULL;
-	e->n_waiters = 0;
-	strmap_done(&e->waiting);
-}
-
-static inline void emark_freep(struct emark **m) {
-	emark_free(*m);
-}
-
-/* Where a resolution stopped: its kind and the path of the component it
- * stopped at ("" when it resolved), into buf. */
-static const char *stop_key(const struct resolved *res, char *buf, size_t len) {
-	char at[PATH_MAX];
-
-	if (res->stop == RESOLVE_OK)
-		snprintf(buf, len, "%s", "");
-	else
-		snprintf(buf, len, "%d %s", (int)res->stop,
-			 resolved_stop_path(res, at, sizeof(at)) ? at : "?");
-	return buf;
-}
-
-/* Where path's resolution stops now (stop_key()). */
-static const char *resolution_stop(const char *path, char *buf, size_t len) {
-	struct resolved res;
-
-	path_resolve(path, geteuid(), 0, &res);
-	stop_key(&res, buf, len);
-	resolved_done(&res);
-	return buf;
-}
-
-/* A waiter on the directory dir (dir_fd, an O_PATH fd of it), for next;
- * with dir_fd -1 only the key next, no watch (a path there by now: the
- * re-arm that places it knows it appeared, was_waited()). */
-static int waiter_new(struct engine *e, int dir_fd, const char *dir, const char *next) {
-	_cleanup_(emark_freep) struct emark *w = calloc(1, sizeof(*w));
-	struct emark **v;
-	struct stat st;
-	int r;
-
-	if (!w)
-		return -ENOMEM;
-	if (dir_fd >= 0 && fstat(dir_fd, &st) < 0)
-		return -errno;
-	v = realloc(e->waiters, (e->n_waiters + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	e->waiters = v;
-	w->engine = e;
-	w->waiter = true;
-	w->path = strdup(dir);
-	w->canon = strdup(dir);
-	w->next = strdup(next);
-	if (!w->path || !w->canon || !w->next)
-		return -ENOMEM;
-	if (dir_fd >= 0) {
-		char fd_path[64];
-		/* on the directory the walk stopped in, not on what its path
-		 * names by now */
-		struct fsn_mark_spec spec = {
-			.type = FSN_MARK_INOTIFY,
-			.mask = IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF,
-			.flags = FSN_MARK_F_ONLYDIR,
-			.dirfd = AT_FDCWD,
-			.path = fd_path,
-			.userdata = w,
-		};
-
-		snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", dir_fd);
-		w->dev = st.st_dev;
-		w->ino = st.st_ino;
-		r = fsn_ctx_add_mark(e->ctx, &spec, &w->mark);
-		if (r < 0)
-			return r;
-	}
-	r = strmap_put_str(&e->waiting, w->next, w);
-	if (r < 0) {
-		fsn_ctx_remove_mark(e->ctx, w->mark);
-		return r;
-	}
-	e->waiters[e->n_waiters++] = steal_ptr(&w);
-	return 0;
-}
-
-/* A waiter for the path next (free of symlinks) in its directory, unless
- * there is one. */
-static void waiter_for(struct engine *e, const char *next) {
-	_cleanup_free_ char *dir = strdup(next);
-	struct resolved res;
-	char *slash = dir ? strrchr(dir, '/') : NULL;
-
-	if (!slash || strmap_value_str(&e->waiting, next))
-		return;
-	if (slash == dir)
-		slash[1] = '\0';
-	else
-		*slash = '\0';
-	if (path_resolve(dir, geteuid(), 0, &res) == 0 && S_ISDIR(res.st.st_mode))
-		(void)waiter_new(e, res.fd, res.path, next);
-	resolved_done(&res);
-}
-
-/* A waiter for each path of the running plan that is missing or whose
- * symlink is not followed: an inotify watch (creates and moves in) on the
- * directory where the path's resolution stops (resolve.h: the one the
- * planner uses, so they agree on where that is), keyed by the path of the
- * component it stops at; its creation or replacement re-plans. */
-static void waiters_place(struct engine *e) {
-	const struct plan *p = e->st.plan;
-
-	waiters_clear(e);
-	for (size_t i = 0; p && i < p->n_problems; i++) {
-		const struct plan_problem *pp = &p->problems[i];
-		struct resolved res;
-		char next[PATH_MAX], before[PATH_MAX + 16], after[PATH_MAX + 16];
-		int r;
-
-		if (!pp->path || !pp->rule ||
-		    (pp->kind != PLAN_PROBLEM_MISSING && pp->kind != PLAN_PROBLEM_REFUSED))
-			continue;
-		r = path_resolve(pp->path, geteuid(), RESOLVE_LINKS, &res);
-		if (r == 0) {
-			/* there by now: made between the plan and here (the key
-			 * tells the re-arm that it appeared) */
-			if (!strmap_value_str(&e->waiting, res.path))
-				(void)waiter_new(e, -1, res.path, res.path);
-			resolved_done(&res);
-			rearm_soon(e);
-			continue;
+			log_info("a filesystem was mounted at \"%s\": placing the rules again",
+				 text_escaped(p, sizeof(p), added[j].point));
+			rearmer_soon(&e->rearm);
+			return;
 		}
-		/* a symlink followed on the way may be replaced (by root) too */
-		for (size_t j = 0; j < res.n_links; j++)
-			waiter_for(e, res.links[j]);
-		if (res.dir_fd < 0 || !resolved_stop_path(&res, next, sizeof(next)) ||
-		    strmap_value_str(&e->waiting, next) ||
-		    waiter_new(e, res.dir_fd, res.path, next) < 0) {
-			resolved_done(&res);
-			continue;
-		}
-		stop_key(&res, before, sizeof(before));
-		resolved_done(&res);
-		/* changed between that walk and the watch (the watch will not
-		 * tell): plan again now. A path that stays as it is (missing,
-		 * a dangling symlink, a symlink not followed) is not planned
-		 * again. */
-		if (strcmp(resolution_stop(pp->path, after, sizeof(after)), before) != 0)
-			rearm_soon(e);
-	}
-}
-
-void on_rearm(struct ev_loop *loop, ev_timer *w, int revents) {
-	struct engine *e = w->data;
-	int r;
-
-	if (e->load) { /* after it */
-		ev_timer_set(w, REARM_DELAY, 0.);
-		ev_timer_start(loop, w);
-		return;
-	}
-	if (e->rearm_not_before > now_monotonic_usec()) { /* (a reload came between) */
-		ev_timer_set(w, rearm_delay(e), 0.);
-		ev_timer_start(loop, w);
-		return;
-	}
-	r = load_begin(e, NULL, NULL, NULL);
-	if (r < 0)
-		log_error("re-arming the rules: %s", strerror(-r));
 }
 
 /* Stop a load (engine_free()): roll back what was placed; a worker still

@@ -3,8 +3,8 @@
  * engine-marks.c — one mark of the engine (struct emark, engine-private.h): made
  * from a planned mark or for a sub-watch, placed in the kernel through the
  * libfsn context (the object's identity noted: dev/ino, fsid, mount, FID),
- * removed, dropped with its sub-watches, and retired when its state is
- * replaced (out of the inode index at once, out of the kernel in batches).
+ * removed, and dropped with its sub-watches (when its state is replaced,
+ * engine-retire.c's retirer drops it in a batch).
  * inotify marks are also indexed by inode (struct inode_index), since inotify
  * events come per watch: engine-match.c finds a watch's marks there.
  *
@@ -29,69 +29,39 @@
 /* inotify marks by inode                                                   */
 /* ------------------------------------------------------------------------ */
 
-static size_t inode_slot(const struct inode_index *ix, dev_t dev, ino_t ino) {
-	uint64_t h =
-	    ((uint64_t)dev * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)ino * 0xc2b2ae3d27d4eb4full);
-
-	return (size_t)(h >> 17) & (ix->size - 1);
+static uint64_t inode_hash(dev_t dev, ino_t ino) {
+	return ((uint64_t)dev * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)ino * 0xc2b2ae3d27d4eb4full);
 }
 
-struct emark *inode_index_chain(const struct inode_index *ix, dev_t dev, ino_t ino) {
-	return ix->slots ? ix->slots[inode_slot(ix, dev, ino)] : NULL;
+/* The first mark on dev:ino from chain node n on. */
+static struct emark *inode_from(const struct fsn_hnode *n, dev_t dev, ino_t ino) {
+	for (; n; n = n->next) {
+		struct emark *m = container_of(n, struct emark, inode_node);
+
+		if (m->dev == dev && m->ino == ino)
+			return m;
+	}
+	return NULL;
 }
 
-/* (Re)size the index to size buckets. */
-static int inode_index_resize(struct inode_index *ix, size_t size) {
-	struct emark **old = ix->slots, **v = calloc(size, sizeof(*v));
-	size_t old_size = ix->size;
+struct emark *inode_index_first(const struct inode_index *ix, dev_t dev, ino_t ino) {
+	return inode_from(fsn_hmap_chain(&ix->map, inode_hash(dev, ino)), dev, ino);
+}
 
-	if (!v)
-		return -ENOMEM;
-	ix->slots = v;
-	ix->size = size;
-	for (size_t i = 0; old && i < old_size; i++)
-		for (struct emark *m = old[i], *n; m; m = n) {
-			size_t s = inode_slot(ix, m->dev, m->ino);
-
-			n = m->hnext;
-			m->hnext = v[s];
-			v[s] = m;
-		}
-	free(old);
-	return 0;
+struct emark *inode_index_next(const struct emark *m) {
+	return inode_from(m->inode_node.next, m->dev, m->ino);
 }
 
 int inode_index_add(struct inode_index *ix, struct emark *m) {
-	size_t s;
-
-	/* a chain of about one mark: big recursive trees stay O(1) */
-	if ((!ix->slots || ix->n >= ix->size) &&
-	    inode_index_resize(ix, ix->slots ? 2 * ix->size : 1024) < 0 && !ix->slots)
-		return -ENOMEM;
-	s = inode_slot(ix, m->dev, m->ino);
-	m->hnext = ix->slots[s];
-	ix->slots[s] = m;
-	ix->n++;
-	return 0;
+	return fsn_hmap_put(&ix->map, &m->inode_node, inode_hash(m->dev, m->ino));
 }
 
 void inode_index_remove(struct inode_index *ix, struct emark *m) {
-	struct emark **p;
-
-	if (!ix->slots)
-		return;
-	for (p = &ix->slots[inode_slot(ix, m->dev, m->ino)]; *p; p = &(*p)->hnext)
-		if (*p == m) {
-			*p = m->hnext;
-			m->hnext = NULL;
-			ix->n--;
-			return;
-		}
+	fsn_hmap_remove(&ix->map, &m->inode_node);
 }
 
 void inode_index_done(struct inode_index *ix) {
-	free(ix->slots);
-	*ix = (struct inode_index){ 0 };
+	fsn_hmap_done(&ix->map);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -107,7 +77,7 @@ struct emark *emark_free(struct emark *m) {
 		free(m->next_subtree);
 		free(m->next);
 		free(m->subs);
-		free(m->sidx);
+		fsn_hmap_done(&m->sidx);
 		free(m);
 	}
 	return NULL;
@@ -368,47 +338,4 @@ void mark_drop_counted(struct engine *e, struct emark *m, unsigned *count) {
  * state is going away). */
 void mark_drop(struct engine *e, struct emark *m) {
 	mark_drop_counted(e, m, NULL);
-}
-
-/* m's state is going away: it reports nothing from now on (out of the
- * inotify index, no rule) and is removed by on_retire(); marks that could
- * not be queued are removed at once. */
-void mark_retire(struct engine *e, struct emark *m) {
-	if (e->n_retiring == e->retiring_cap) {
-		size_t cap = e->retiring_cap ? 2 * e->retiring_cap : 256;
-		struct emark **v = realloc(e->retiring, cap * sizeof(*v));
-
-		if (!v) {
-			mark_drop(e, m);
-			return;
-		}
-		e->retiring = v;
-		e->retiring_cap = cap;
-	}
-	if (m->spec.type == FSN_MARK_INOTIFY) {
-		inode_index_remove(&e->inodes, m);
-		for (size_t i = 0; i < m->n_subs; i++)
-			inode_index_remove(&e->inodes, m->subs[i]);
-	}
-	m->retired = true;
-	m->rule = NULL;
-	for (size_t i = 0; i < m->n_subs; i++)
-		m->subs[i]->rule = NULL;
-	e->retiring[e->n_retiring++] = m;
-	if (!ev_is_active(&e->retire_timer))
-		ev_timer_start(e->loop, &e->retire_timer);
-}
-
-/* Retired marks leave the kernel a batch at a time (removing 10 000 marks
- * takes tens of milliseconds): the new state runs meanwhile. */
-void on_retire(struct ev_loop *loop, ev_timer *w, int revents) {
-	struct engine *e = w->data;
-	uint64_t deadline = now_monotonic_usec() + LOAD_BATCH_USEC;
-
-	while (e->n_retiring > 0 && now_monotonic_usec() < deadline)
-		mark_drop(e, e->retiring[--e->n_retiring]);
-	if (e->n_retiring > 0)
-		ev_timer_start(loop, w);
-	else
-		ev_timer_start(loop, &e->tidy_timer);
 }

@@ -210,8 +210,9 @@ static bool hears_names(const struct matcher *mt, const struct emark *m) {
 
 	if (mt->own_names_lost)
 		return false;
-	for (const struct emark *o = inode_index_chain(mt->inodes, m->dev, m->ino); o; o = o->hnext)
-		if (o->dev == m->dev && o->ino == m->ino && o->mark)
+	for (const struct emark *o = inode_index_first(mt->inodes, m->dev, m->ino); o;
+	     o = inode_index_next(o))
+		if (o->mark)
 			mask |= o->placed_mask;
 	return (mask & OWN_NAME_BITS) == OWN_NAME_BITS;
 }
@@ -575,7 +576,7 @@ static void cands_subtree(struct cands *c, const struct match_index *ix, const c
 	uint64_t h = HASH_INIT;
 	size_t i;
 
-	if (!path || path[0] != '/' || ix->by_subtree.n == 0)
+	if (!path || path[0] != '/' || strmap_size(&ix->by_subtree) == 0)
 		return;
 	for (i = 0; path[i]; i++) {
 		/* "/" itself, then each "/a", "/a/b" ... before a slash */
@@ -760,8 +761,9 @@ void matcher_overflow(struct matcher *mt, const struct fsn_event *ev) {
 
 /* Match x against every mark on the watched inode dev:ino. */
 static void match_watch(struct matcher *mt, dev_t dev, ino_t ino, struct evinfo *x) {
-	for (struct emark *o = inode_index_chain(mt->inodes, dev, ino); x->bits && o; o = o->hnext)
-		if (o->dev == dev && o->ino == ino && o->mark && !emark_fresh(o))
+	for (struct emark *o = inode_index_first(mt->inodes, dev, ino); x->bits && o;
+	     o = inode_index_next(o))
+		if (o->mark && !emark_fresh(o))
 			match_mark(mt, o, x);
 }
 

@@ -39,74 +39,30 @@ static struct erule *find_erule(struct engine *e, const char *name) {
 	return NULL;
 }
 
-void retired_free(struct retired *t) {
-	free(t->rule);
-	strv_free(t->outputs, t->n_outputs);
-}
-
-/* Remember the old state's permission rules the new one does not keep. */
-void retire_perm(struct engine *e, const struct state *old) {
-	for (size_t i = 0; i < old->n_perm; i++) {
-		const struct erule *r = NULL;
-		struct retired t = { 0 };
-
-		if (old->perm[i].kept)
-			continue;
-		for (size_t j = 0; j < old->n_rules && !r; j++)
-			if (old->rules[j].conf == old->perm[i].conf)
-				r = &old->rules[j];
-		if (!r)
-			continue;
-		if (e->n_retired == MAX_RETIRED) {
-			retired_free(&e->retired[0]);
-			memmove(e->retired, e->retired + 1, --e->n_retired * sizeof(*e->retired));
-		} else {
-			struct retired *v = realloc(e->retired, (e->n_retired + 1) * sizeof(*v));
-
-			if (!v)
-				return;
-			e->retired = v;
-		}
-		t.rule = strdup(r->conf->name);
-		t.outputs = calloc(r->n_outputs + 1, sizeof(char *));
-		for (size_t j = 0; t.outputs && j < r->n_outputs; j++)
-			if ((t.outputs[j] = strdup(r->outputs[j]->name)))
-				t.n_outputs++;
-		if (!t.rule || !t.outputs) {
-			retired_free(&t);
-			return;
-		}
-		e->retired[e->n_retired++] = t;
-	}
-}
-
 /* A record of rule name (r: that rule, already looked up, or NULL): to the
  * rule's outputs, or to those of the same names as a retired rule's; false
  * if neither exists. */
 static bool emit_named(struct engine *e, struct erule *r, const char *name,
 		       const struct record *rec) {
+	const struct retired *t;
+	struct eoutput *outs[16];
+	size_t n = 0;
+
 	if (r) {
 		emit(e, r, rec);
 		return true;
 	}
-	for (size_t i = e->n_retired; name && i-- > 0;) {
-		struct retired *t = &e->retired[i];
-		struct eoutput *outs[16];
-		size_t n = 0;
+	t = retirer_rule(&e->retire, name);
+	if (!t)
+		return false;
+	for (size_t j = 0; j < t->n_outputs && n < ELEMENTSOF(outs); j++) {
+		struct eoutput *o = find_eoutput(e->st.outputs, e->st.n_outputs, t->outputs[j]);
 
-		if (strcmp(t->rule, name) != 0)
-			continue;
-		for (size_t j = 0; j < t->n_outputs && n < ELEMENTSOF(outs); j++) {
-			struct eoutput *o =
-			    find_eoutput(e->st.outputs, e->st.n_outputs, t->outputs[j]);
-
-			if (o)
-				outs[n++] = o;
-		}
-		emit_to(e, outs, n, rec);
-		return n > 0;
+		if (o)
+			outs[n++] = o;
 	}
-	return false;
+	emit_to(e, outs, n, rec);
+	return n > 0;
 }
 
 /* What the guard thread hands over, in the main loop. */

@@ -6,11 +6,13 @@
  * progress (struct load), and the functions one piece calls in another,
  * grouped by the file that defines them. A piece that owns its state
  * has a header of its own, with its struct and functions that take it
- * (the matcher: engine-match.h); struct engine holds it. engine.h is the
- * engine's public face; nothing outside engine.c, engine-load.c,
- * engine-marks.c, engine-tree.c, engine-match.c, engine-rescan.c,
- * engine-perm.c, metrics.c (which reads the state) and the unit tests of
- * the pieces includes this.
+ * (the matcher: engine-match.h; the rescanner: engine-rescan.h; the
+ * retirer: engine-retire.h; the rearmer: engine-rearm.h); struct engine
+ * holds it. engine.h is the engine's public face; nothing outside
+ * engine.c, engine-load.c, engine-rearm.c, engine-marks.c, engine-tree.c,
+ * engine-match.c, engine-rescan.c, engine-retire.c, engine-perm.c,
+ * metrics.c (which reads the state) and the unit tests of the pieces
+ * includes this.
  */
 #pragma once
 
@@ -22,6 +24,9 @@
 #include <sys/types.h>
 
 #include "engine-match.h"
+#include "engine-rearm.h"
+#include "engine-rescan.h"
+#include "engine-retire.h"
 #include "engine.h"
 #include "mounts.h"
 #include "output.h"
@@ -46,9 +51,6 @@ struct policy;
 /* The longest a load (start, reload) or the removal of a replaced state's
  * marks holds the loop in one go; events are handled between batches. */
 #define LOAD_BATCH_USEC 10000
-
-/* Re-arming (engine-load.c) plans again this long after the first ask. */
-#define REARM_DELAY 0.05
 
 /* A load about to take over waits for the word on the running marks whose
  * objects left their paths (load_heard()): at most this long, looking
@@ -135,21 +137,21 @@ struct emark {
 	struct emark *parent; /* sub-watch: the planned mark it serves */
 	struct emark **subs;  /* planned recursive inotify mark: its sub-watches */
 	size_t n_subs, subs_cap;
-	struct emark **sidx; /* ... and their index by canonical path (chained) */
-	size_t sidx_size;
-	size_t sub_pos;      /* sub-watch: its index in parent->subs */
-	struct emark *snext; /* sub-watch: chain of the parent's path index */
-	struct emark *hnext; /* inotify: chain of the inode index */
-	bool kept;           /* reload: claimed by the new state */
-	bool fresh;          /* reload: placed for the new state */
-	bool retired;        /* reload: its state is gone, it leaves the kernel soon */
-	bool gone;           /* its object went (re-arming: see mark_gone()) */
-	bool waiter;         /* a watch for a missing path's next component (waiters_*()) */
-	bool stale;          /* sub-watch: elsewhere than its path said when a directory
-			      * appeared in it; read again when renamed (engine-tree.c) */
-	bool stale_made;     /* ... and one of those directories was made there */
-	size_t idx;          /* planned marks: its index in the state's marks (match_index) */
-	char *next;          /* waiter: the path that, created, re-arms (key of e->waiting) */
+	/* ... and their index by canonical path (the subs' sidx_node) */
+	struct fsn_hmap sidx;
+	size_t sub_pos; /* sub-watch: its index in parent->subs */
+	/* sub-watch: in the parent's sidx; inotify: in the inode index */
+	struct fsn_hnode sidx_node, inode_node;
+	bool kept;       /* reload: claimed by the new state */
+	bool fresh;      /* reload: placed for the new state */
+	bool retired;    /* reload: its state is gone, it leaves the kernel soon */
+	bool gone;       /* its object went (re-arming: see mark_gone()) */
+	bool waiter;     /* a watch for a missing path's next component (engine-rearm.c) */
+	bool stale;      /* sub-watch: elsewhere than its path said when a directory
+			  * appeared in it; read again when renamed (engine-tree.c) */
+	bool stale_made; /* ... and one of those directories was made there */
+	size_t idx;      /* planned marks: its index in the state's marks (match_index) */
+	char *next;      /* waiter: the path that, created, re-arms (key of its waiting) */
 	/* reload: what a kept mark becomes when the new state commits */
 	struct erule *next_rule;
 	const struct plan_mark *next_pm;
@@ -165,11 +167,10 @@ struct pending_move {
 };
 
 /* inotify marks by inode (engine-marks.c): inotify events come per watch,
- * and every mark on the watch's inode hears them. A chained hash (emark's
- * hnext), grown to keep about one mark a chain. */
+ * and every mark on the watch's inode hears them. emark's inode_node in a
+ * shared/hashmap.h table, keyed by dev and ino. */
 struct inode_index {
-	struct emark **slots;
-	size_t size, n;
+	struct fsn_hmap map;
 };
 
 struct state {
@@ -190,45 +191,21 @@ struct engine {
 	struct ev_loop *loop;
 	ev_io io;
 	ev_timer drop_timer;
-	ev_timer rescan_timer;  /* overflow recovery, with backoff */
-	double rescan_backoff;  /* seconds */
-	uint64_t last_overflow; /* monotonic s */
-	uint64_t drained_usec;  /* realtime: when the queues were last read empty */
-	uint64_t rescans;
 	struct fsn_ctx *ctx;
 	struct guard *guard; /* permission rules' thread, once there were any */
 	bool mlocked;
-	bool fd_budget_warned;   /* said that permission events' fds are counted */
-	struct retired *retired; /* permission rules replaced by reloads */
-	size_t n_retired;
+	bool fd_budget_warned; /* said that permission events' fds are counted */
 	struct state st;
 	struct load *load;         /* a config being loaded, NULL if none */
-	ev_timer rearm_timer;      /* a planned mark's object went: plan again */
-	unsigned rearm_quiet;      /* re-arms in a row that changed nothing (engine-load.c) */
 	bool place_raced;          /* a planned path went or changed before its mark was placed
 				    * (engine-marks.c) */
-	uint64_t rearm_not_before; /* monotonic us: no re-arm starts before (engine-load.c) */
 	struct mountwatch *mounts; /* the mount table: unmounts and mounts over paths */
-	/* missing paths of the running plan: a watch on the nearest existing
-	 * directory above each, by the path whose creation brings it closer */
-	struct emark **waiters;
-	size_t n_waiters;
-	struct strmap waiting;
 	/* engine_load() while a replan runs: started when it is over */
 	struct {
 		char *path;
 		engine_load_fn done;
 		void *userdata;
 	} queued;
-	/* marks of a replaced state, removed from the kernel in batches */
-	struct emark **retiring;
-	size_t n_retiring, retiring_cap;
-	ev_timer retire_timer;
-	/* a replaced state's plan and config, freed a loop turn after the
-	 * commit (100 000 paths: tens of ms), then the heap trimmed */
-	struct plan *stale_plan;
-	struct config *stale_config;
-	ev_timer tidy_timer;
 	struct fsn_prober *prober; /* feature probes per filesystem, across reloads */
 	uint64_t load_progress;    /* steps the loaders made (for EXTEND_TIMEOUT_USEC) */
 	int foreign_mntns; /* mntns_foreign(): 1 a namespace of its own, 0 shared, <0 unknown */
@@ -239,7 +216,10 @@ struct engine {
 	void *record_hook_data;
 	bool placing_tree; /* place_planned() walks a new tree: limits are its business */
 
-	struct matcher match; /* event → rules (engine-match.c) */
+	struct matcher match;    /* event → rules (engine-match.c) */
+	struct rescanner rescan; /* overflow recovery (engine-rescan.c) */
+	struct retirer retire;   /* what replaced states leave (engine-retire.c) */
+	struct rearmer rearm;    /* re-arming and its waiters (engine-rearm.c) */
 
 	struct inode_index inodes; /* inotify marks by inode (engine-marks.c) */
 
@@ -260,17 +240,6 @@ struct engine {
 	struct pending_move move;
 	unsigned budget;
 };
-
-/* A permission rule a reload replaced (under another name, or with other
- * marks): what its group still answers is reported to the outputs of the
- * same names in the running state. */
-struct retired {
-	char *rule;
-	char **outputs;
-	size_t n_outputs;
-};
-
-#define MAX_RETIRED 64
 
 /* Why a planned mark's path no longer names its object. */
 enum gone_why { GONE_DELETED, GONE_MOVED, GONE_COVERED, GONE_UNMOUNTED };
@@ -387,7 +356,6 @@ int place_planned(struct engine *e, struct state *s, const struct plan_mark *pm,
 		  struct emark **tree, char *err, size_t errlen);
 int place_planned_done(struct engine *e, struct state *s, struct emark *m, char *err,
 		       size_t errlen);
-bool was_waited(const struct engine *e, const char *path);
 bool was_gone(const struct strmap *by_path, const struct plan_mark *pm);
 void state_rollback(struct engine *e, struct state *s, struct state *old_perm_unkeep);
 void state_commit(struct engine *e, struct state *old, struct state *s);
@@ -396,9 +364,10 @@ void log_plan_problem(const struct plan_problem *pp);
 
 /* ---- engine-marks.c ---- */
 
-/* the inode index: the chain that holds the marks on dev:ino (and others:
- * compare each one's dev and ino), NULL when there are none */
-struct emark *inode_index_chain(const struct inode_index *ix, dev_t dev, ino_t ino);
+/* the inode index: the marks on dev:ino, inode_index_first() and then
+ * inode_index_next() until NULL (take the next before removing a mark) */
+struct emark *inode_index_first(const struct inode_index *ix, dev_t dev, ino_t ino);
+struct emark *inode_index_next(const struct emark *m);
 int inode_index_add(struct inode_index *ix, struct emark *m);
 void inode_index_remove(struct inode_index *ix, struct emark *m);
 void inode_index_done(struct inode_index *ix);
@@ -414,8 +383,6 @@ int emark_place(struct engine *e, struct emark *m, unsigned *count, unsigned max
 void emark_unplace(struct engine *e, struct emark *m, unsigned *count);
 void mark_drop_counted(struct engine *e, struct emark *m, unsigned *count);
 void mark_drop(struct engine *e, struct emark *m);
-void mark_retire(struct engine *e, struct emark *m);
-void on_retire(struct ev_loop *loop, ev_timer *w, int revents);
 
 /* ---- engine-tree.c ---- */
 
@@ -436,15 +403,6 @@ void tree_follow(struct engine *e, struct emark *m, const struct fsn_event *ev, 
 void tree_settle_move(struct engine *e, const struct fsn_event *ev);
 int apply_watch_limit(struct engine *e, struct state *s, struct emark *m, char *why, size_t whylen);
 
-/* ---- engine-rescan.c ---- */
-
-/* an overflow (engine-match.c reports it): rule r lost events; then, once
- * the overflow's records went out, names listing the rules */
-void rescan_lost(struct engine *e, struct erule *r);
-void rescan_overflowed(struct engine *e, const struct fsn_event *ev, const char *names);
-void rescan_emit(struct engine *e, struct erule *r, const char *path, const char *change, bool dir);
-void on_rescan_timer(struct ev_loop *loop, ev_timer *w, int revents);
-
 /* ---- engine-perm.c ---- */
 
 int perm_begin(struct engine *e, struct state *s);
@@ -463,17 +421,11 @@ void perm_fd_reserve(const struct config *c, const struct plan *p, bool placing,
 /* Give the permission events what is left of RLIMIT_NOFILE (engine-perm.c). */
 void perm_fd_budget_update(struct engine *e, const struct state *run, const struct state *next);
 void perm_free(struct state *s, bool discard_fresh);
-void retire_perm(struct engine *e, const struct state *old);
-void retired_free(struct retired *t);
 
 /* ---- engine-load.c ---- */
 
 int load_begin(struct engine *e, const char *path, engine_load_fn done, void *userdata);
 void load_abort(struct engine *e);
-void rearm_soon(struct engine *e);
-void rearm_appeared(struct engine *e, const char *path);
 void mark_gone(struct engine *e, struct emark *m, enum gone_why why, const char *mount);
-void on_rearm(struct ev_loop *loop, ev_timer *w, int revents);
 void on_mounts(const struct mount_entry *gone, size_t n_gone, const struct mount_entry *added,
 	       size_t n_added, void *userdata);
-void waiters_clear(struct engine *e);

@@ -8,10 +8,12 @@
  * tree also gets back the watches it lost (engine-tree.c's sub_watch_add()).
  *
  * The matcher (engine-match.c) tells which rules an overflow hit and gives
- * their records; here each is marked for a rescan (rescan_lost()), and the
- * overflow logged and the rescan scheduled (rescan_overflowed()). The
- * loader reports a path placed again where its object went as
- * rescan_emit() does.
+ * their records; here each is marked for a rescan (rescanner_lost()), and
+ * the overflow logged and the rescan scheduled (rescanner_overflowed()).
+ * The loader reports a path placed again where its object went as
+ * rescanner_emit() does. The rescanner's state is its own (struct
+ * rescanner, engine-rescan.h); the running state and the engine's
+ * reporting are its collaborators.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -20,6 +22,7 @@
 #include <sys/stat.h>
 
 #include "engine-private.h"
+#include "engine-rescan.h"
 #include "fsn-uapi.h"
 #include "log.h"
 
@@ -34,8 +37,8 @@ static bool stx_after(const struct statx_timestamp *t, uint64_t usec) {
 	return (uint64_t)t->tv_sec * 1000000u + t->tv_nsec / 1000u >= usec;
 }
 
-void rescan_emit(struct engine *e, struct erule *r, const char *path, const char *change,
-		 bool dir) {
+void rescanner_emit(struct rescanner *rs, struct erule *r, const char *path, const char *change,
+		    bool dir) {
 	struct record rec = {
 		.kind = RECORD_RESCAN,
 		.time_usec = now_realtime_usec(),
@@ -46,16 +49,16 @@ void rescan_emit(struct engine *e, struct erule *r, const char *path, const char
 		.change = change,
 	};
 
-	if (pathset_has(&r->excl, path) || (dir && !r->conf->ondir) || !rate_ok(e, r))
+	if (pathset_has(&r->excl, path) || (dir && !r->conf->ondir) ||
+	    !rs->ops->admit(rs->userdata, r))
 		return;
 	r->stats.events++;
-	e->events++;
-	emit(e, r, &rec);
+	rs->ops->report(rs->userdata, r, &rec);
 }
 
 /* One object: created (born in the gap), modified (changed in the gap), or,
  * for a directory, its entries changed (created, deleted or moved). */
-static void rescan_one(struct engine *e, struct erule *r, int dirfd, const char *name,
+static void rescan_one(struct rescanner *rs, struct erule *r, int dirfd, const char *name,
 		       const char *path, uint64_t since, bool *is_dir) {
 	const uint64_t ev = r->conf->events;
 	struct statx sx;
@@ -67,21 +70,21 @@ static void rescan_one(struct engine *e, struct erule *r, int dirfd, const char 
 	*is_dir = S_ISDIR(sx.stx_mode);
 	if ((sx.stx_mask & STATX_BTIME) && stx_after(&sx.stx_btime, since)) {
 		if (ev & (FAN_CREATE | FAN_MOVED_TO))
-			rescan_emit(e, r, path, "created", *is_dir);
+			rescanner_emit(rs, r, path, "created", *is_dir);
 	} else if (!*is_dir && stx_after(&sx.stx_ctime, since)) {
 		if (ev & (FAN_MODIFY | FAN_CLOSE_WRITE | FAN_ATTRIB | FAN_CREATE | FAN_MOVED_TO))
-			rescan_emit(e, r, path, "modified", false);
+			rescanner_emit(rs, r, path, "modified", false);
 	}
 	if (*is_dir && stx_after(&sx.stx_mtime, since) &&
 	    (ev & (FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM | FAN_MOVED_TO | FAN_RENAME)))
-		rescan_emit(e, r, path, "changed", true);
+		rescanner_emit(rs, r, path, "changed", true);
 }
 
 /* Walk dir, open as fd (taken), (depth 1, or all of it), reporting what
  * changed since since; a recursive inotify tree also gets the watches it
  * lost. Each directory is opened in the one above it, never through a
  * symlink, and a watch placed on what was opened (engine-tree.c). */
-static void rescan_dir(struct engine *e, struct erule *r, struct emark *root, int fd,
+static void rescan_dir(struct rescanner *rs, struct erule *r, struct emark *root, int fd,
 		       const char *dir, bool recursive, uint64_t since) {
 	_cleanup_close_ int dfd = fd;
 	_cleanup_closedir_ DIR *d = NULL;
@@ -92,7 +95,7 @@ static void rescan_dir(struct engine *e, struct erule *r, struct emark *root, in
 	/* a directory made in the gap: its watch; its subdirectories get
 	 * theirs as this walk reaches them (recursive whenever root is set) */
 	if (root && !has_sub(root, dir) && strcmp(dir, root->canon) != 0)
-		(void)sub_watch_add(e, &e->st, root, dfd, dir);
+		rs->ops->watch(rs->userdata, root, dfd, dir);
 	d = fdopendir(dfd);
 	if (!d)
 		return;
@@ -105,9 +108,10 @@ static void rescan_dir(struct engine *e, struct erule *r, struct emark *root, in
 			continue;
 		if (!(path = entry_path(dir, de->d_name)))
 			break;
-		rescan_one(e, r, dirfd(d), de->d_name, path, since, &is_dir);
+		rescan_one(rs, r, dirfd(d), de->d_name, path, since, &is_dir);
 		if (is_dir && recursive)
-			rescan_dir(e, r, root, opendir_at(dirfd(d), de->d_name), path, true, since);
+			rescan_dir(rs, r, root, opendir_at(dirfd(d), de->d_name), path, true,
+				   since);
 	}
 }
 
@@ -119,15 +123,15 @@ static int rescan_open(const struct emark *root, const char *path) {
 	return opendir_at(AT_FDCWD, path);
 }
 
-static void rescan_rule(struct engine *e, struct erule *r) {
+static void rescan_rule(struct rescanner *rs, struct erule *r) {
 	uint64_t since =
 	    r->rescan_since > RESCAN_SLACK_USEC ? r->rescan_since - RESCAN_SLACK_USEC : 0;
 
 	r->rescan_pending = false;
 	r->stats.rescans++;
-	e->rescans++;
-	for (size_t i = 0; i < e->st.n_marks; i++) {
-		struct emark *m = e->st.marks[i];
+	rs->rescans++;
+	for (size_t i = 0; i < rs->run->n_marks; i++) {
+		struct emark *m = rs->run->marks[i];
 		bool dir_self;
 
 		if (m->rule != r || !m->mark || m->spec.mask == 0 || !m->canon)
@@ -136,62 +140,81 @@ static void rescan_rule(struct engine *e, struct erule *r) {
 			struct emark *root =
 			    m->spec.type == FSN_MARK_INOTIFY && m->subtree_recursive ? m : NULL;
 
-			rescan_one(e, r, AT_FDCWD, m->subtree, m->subtree, since, &dir_self);
+			rescan_one(rs, r, AT_FDCWD, m->subtree, m->subtree, since, &dir_self);
 			if (dir_self)
-				rescan_dir(e, r, root, rescan_open(root, m->subtree), m->subtree,
+				rescan_dir(rs, r, root, rescan_open(root, m->subtree), m->subtree,
 					   m->subtree_recursive, since);
 		} else if (m->scope == SCOPE_OBJECT) {
-			rescan_one(e, r, AT_FDCWD, m->canon, m->canon, since, &dir_self);
+			rescan_one(rs, r, AT_FDCWD, m->canon, m->canon, since, &dir_self);
 			if (dir_self)
-				rescan_dir(e, r, NULL, rescan_open(NULL, m->canon), m->canon, false,
-					   since);
+				rescan_dir(rs, r, NULL, rescan_open(NULL, m->canon), m->canon,
+					   false, since);
 		}
 	}
 }
 
-void on_rescan_timer(struct ev_loop *loop, ev_timer *w, int revents) {
-	struct engine *e = w->data;
+static void on_rescan_timer(struct ev_loop *loop, ev_timer *w, int revents) {
+	struct rescanner *rs = w->data;
 
-	for (size_t i = 0; i < e->st.n_rules; i++)
-		if (e->st.rules[i].rescan_pending) {
+	for (size_t i = 0; i < rs->run->n_rules; i++)
+		if (rs->run->rules[i].rescan_pending) {
 			log_info("rule '%s': rescanning its paths after an overflow",
-				 e->st.rules[i].conf->name);
-			rescan_rule(e, &e->st.rules[i]);
+				 rs->run->rules[i].conf->name);
+			rescan_rule(rs, &rs->run->rules[i]);
 		}
 }
 
 /* Rescan soon, but not at every overflow of a storm: the delay doubles
  * while overflows keep coming (up to 10 s) and is back to 0.2 s after 30 s
  * without one. Returns the delay. */
-static double rescan_schedule(struct engine *e) {
+static double rescan_schedule(struct rescanner *rs) {
 	uint64_t now = now_monotonic_sec();
 
-	if (e->last_overflow && now - e->last_overflow < RESCAN_QUIET_SEC)
-		e->rescan_backoff = e->rescan_backoff * 2 > RESCAN_BACKOFF_MAX
-					? RESCAN_BACKOFF_MAX
-					: e->rescan_backoff * 2;
+	if (rs->last_overflow && now - rs->last_overflow < RESCAN_QUIET_SEC)
+		rs->backoff =
+		    rs->backoff * 2 > RESCAN_BACKOFF_MAX ? RESCAN_BACKOFF_MAX : rs->backoff * 2;
 	else
-		e->rescan_backoff = RESCAN_BACKOFF_MIN;
-	e->last_overflow = now;
-	if (!ev_is_active(&e->rescan_timer)) {
-		ev_timer_set(&e->rescan_timer, e->rescan_backoff, 0.);
-		ev_timer_start(e->loop, &e->rescan_timer);
+		rs->backoff = RESCAN_BACKOFF_MIN;
+	rs->last_overflow = now;
+	if (!ev_is_active(&rs->timer)) {
+		ev_timer_set(&rs->timer, rs->backoff, 0.);
+		ev_timer_start(rs->loop, &rs->timer);
 	}
-	return e->rescan_backoff;
+	return rs->backoff;
 }
 
-void rescan_lost(struct engine *e, struct erule *r) {
+void rescanner_init(struct rescanner *rs, const struct rescanner_ops *ops, void *userdata,
+		    struct ev_loop *loop, struct state *run) {
+	*rs = (struct rescanner){
+		.ops = ops,
+		.userdata = userdata,
+		.loop = loop,
+		.run = run,
+		.drained_usec = now_realtime_usec(),
+	};
+	ev_timer_init(&rs->timer, on_rescan_timer, 0., 0.);
+	rs->timer.data = rs;
+}
+
+void rescanner_done(struct rescanner *rs) {
+	ev_timer_stop(rs->loop, &rs->timer);
+}
+
+void rescanner_drained(struct rescanner *rs, uint64_t now_usec) {
+	rs->drained_usec = now_usec;
+}
+
+void rescanner_lost(struct rescanner *rs, struct erule *r) {
 	/* what was lost happened after the queues were last read empty */
-	if (!r->rescan_pending || e->drained_usec < r->rescan_since)
-		r->rescan_since = e->drained_usec;
+	if (!r->rescan_pending || rs->drained_usec < r->rescan_since)
+		r->rescan_since = rs->drained_usec;
 	r->rescan_pending = true;
 }
 
-void rescan_overflowed(struct engine *e, const struct fsn_event *ev, const char *names) {
+void rescanner_overflowed(struct rescanner *rs, const struct fsn_event *ev, const char *names) {
 	const char *fields[] = { NULL, NULL };
 	char f_group[64];
 
-	e->overflows++;
 	if (ev->source == FSN_SOURCE_INOTIFY)
 		snprintf(f_group, sizeof(f_group), "FSN_GROUP=inotify");
 	else
@@ -202,5 +225,5 @@ void rescan_overflowed(struct engine *e, const struct fsn_event *ev, const char 
 		    "%s queue overflowed: events were lost for rule(s) %s; their paths are "
 		    "rescanned in %.1f s",
 		    ev->source == FSN_SOURCE_INOTIFY ? "inotify" : "fanotify",
-		    names[0] ? names : "(none)", rescan_schedule(e));
+		    names[0] ? names : "(none)", rescan_schedule(rs));
 }

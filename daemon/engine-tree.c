@@ -36,43 +36,23 @@
 #include "log.h"
 
 /* The sub-watches of a recursive inotify mark: an array (O(1) removal by
- * position) and a chained hash by canonical path (has_sub() in O(1), so
- * a tree of 100 000 directories is placed in linear time). */
-static size_t sidx_slot(const struct emark *parent, const char *path) {
-	return (size_t)hash_bytes(HASH_INIT, path, strlen(path)) & (parent->sidx_size - 1);
+ * position) and a hash table by canonical path (the subs' sidx_node in
+ * the parent's sidx: has_sub() in O(1), so a tree of 100 000 directories
+ * is placed in linear time). A sub-watch without a canonical path (no
+ * memory for it) is in the array only. */
+static uint64_t path_hash(const char *path) {
+	return hash_bytes(HASH_INIT, path, strlen(path));
 }
 
-static void sidx_insert(struct emark *parent, struct emark *sub) {
-	size_t s = sidx_slot(parent, sub->canon);
-
-	sub->snext = parent->sidx[s];
-	parent->sidx[s] = sub;
+static int sidx_insert(struct emark *parent, struct emark *sub) {
+	if (!sub->canon)
+		return 0;
+	return fsn_hmap_put(&parent->sidx, &sub->sidx_node, path_hash(sub->canon));
 }
 
 static void sidx_remove(struct emark *parent, struct emark *sub) {
-	if (!parent->sidx || !sub->canon)
-		return;
-	for (struct emark **p = &parent->sidx[sidx_slot(parent, sub->canon)]; *p; p = &(*p)->snext)
-		if (*p == sub) {
-			*p = sub->snext;
-			sub->snext = NULL;
-			return;
-		}
-}
-
-/* Rebuild the index with size buckets (after growth or renames). */
-static int sidx_rebuild(struct emark *parent, size_t size) {
-	struct emark **v = calloc(size, sizeof(*v));
-
-	if (!v)
-		return -ENOMEM;
-	free(parent->sidx);
-	parent->sidx = v;
-	parent->sidx_size = size;
-	for (size_t i = 0; i < parent->n_subs; i++)
-		if (parent->subs[i]->canon)
-			sidx_insert(parent, parent->subs[i]);
-	return 0;
+	if (sub->canon)
+		fsn_hmap_remove(&parent->sidx, &sub->sidx_node);
 }
 
 static int sub_append(struct emark *parent, struct emark *sub) {
@@ -85,15 +65,10 @@ static int sub_append(struct emark *parent, struct emark *sub) {
 		parent->subs = v;
 		parent->subs_cap = cap;
 	}
+	if (sidx_insert(parent, sub) < 0)
+		return -ENOMEM;
 	sub->sub_pos = parent->n_subs;
 	parent->subs[parent->n_subs++] = sub;
-	if (!parent->sidx || parent->n_subs > parent->sidx_size) {
-		if (sidx_rebuild(parent, parent->sidx ? 2 * parent->sidx_size : 64) < 0) {
-			parent->n_subs--;
-			return -ENOMEM;
-		}
-	} else if (sub->canon)
-		sidx_insert(parent, sub);
 	return 0;
 }
 
@@ -108,11 +83,17 @@ void sub_remove(struct emark *parent, struct emark *sub) {
 }
 
 static const struct emark *find_sub(const struct emark *root, const char *path) {
-	if (!root->sidx)
+	uint64_t h;
+
+	if (fsn_hmap_size(&root->sidx) == 0)
 		return NULL;
-	for (const struct emark *m = root->sidx[sidx_slot(root, path)]; m; m = m->snext)
-		if (m->canon && strcmp(m->canon, path) == 0)
+	h = path_hash(path);
+	for (const struct fsn_hnode *n = fsn_hmap_chain(&root->sidx, h); n; n = n->next) {
+		const struct emark *m = container_of(n, struct emark, sidx_node);
+
+		if (n->hash == h && strcmp(m->canon, path) == 0)
 			return m;
+	}
 	return NULL;
 }
 
@@ -542,7 +523,7 @@ static void tree_remove(struct engine *e, struct emark *root, const char *path) 
  * to below to; read again those that were stale (see tree_add()). */
 static void tree_rename(struct engine *e, struct emark *root, const char *from, const char *to) {
 	size_t fl = strlen(from);
-	bool renamed = false, stale = false;
+	bool stale = false;
 
 	for (size_t i = 0; i < root->n_subs; i++) {
 		struct emark *sub = root->subs[i];
@@ -552,13 +533,14 @@ static void tree_rename(struct engine *e, struct emark *root, const char *from, 
 			continue;
 		if (asprintf(&n, "%s%s", to, sub->canon + fl) < 0)
 			continue;
+		/* (out and in again under its new path: the table has its
+		 * buckets, so the put cannot fail) */
+		sidx_remove(root, sub);
 		free(sub->canon);
 		sub->canon = n;
-		renamed = true;
+		(void)sidx_insert(root, sub);
 		stale |= sub->stale;
 	}
-	if (renamed && root->sidx)
-		(void)sidx_rebuild(root, root->sidx_size);
 	/* (a resync appends sub-watches: they are not stale) */
 	for (size_t i = 0; stale && i < root->n_subs; i++)
 		if (root->subs[i]->stale && path_in(root->subs[i]->canon, to, true, true))
@@ -573,9 +555,7 @@ void drop_subs(struct engine *e, struct emark *m, unsigned *count) {
 		emark_free(m->subs[i]);
 	}
 	m->n_subs = 0;
-	free(m->sidx);
-	m->sidx = NULL;
-	m->sidx_size = 0;
+	fsn_hmap_done(&m->sidx);
 }
 
 /* Recursive inotify trees follow directory creation and moves. */

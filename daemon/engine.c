@@ -19,12 +19,18 @@
  *                    rollback, commit); the public API
  *   engine-load.c    the loader (a worker thread reads and plans, then
  *                    batches on the loop run the state building here) and
- *                    re-arming (paths whose objects went, waiters, mounts)
- *   engine-marks.c   one placed mark (struct emark): placing, dropping,
- *                    retiring; the inode index of inotify marks
+ *                    what asks for a re-arm (objects gone, mounts)
+ *   engine-rearm.c   re-arming: when to plan again, the waiters of
+ *                    missing paths (struct rearmer, engine-rearm.h)
+ *   engine-marks.c   one placed mark (struct emark): placing, dropping;
+ *                    the inode index of inotify marks
  *   engine-tree.c    recursive inotify trees (sub-watches)
  *   engine-match.c   event → rules
- *   engine-rescan.c  overflow recovery
+ *   engine-rescan.c  overflow recovery (struct rescanner, engine-rescan.h)
+ *   engine-retire.c  what a replaced state leaves: its marks out of the
+ *                    kernel in batches, its plan and config freed, its
+ *                    permission rules' names (struct retirer,
+ *                    engine-retire.h)
  *   engine-perm.c    permission rules: the plumbing to the guard thread
  * The --foreground printer is an output (output-console.c) like the
  * config's.
@@ -38,7 +44,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <malloc.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -363,11 +368,16 @@ static void match_emit(void *userdata, struct erule *r, const struct record *rec
 }
 
 static void match_lost(void *userdata, struct erule *r) {
-	rescan_lost(userdata, r);
+	struct engine *e = userdata;
+
+	rescanner_lost(&e->rescan, r);
 }
 
 static void match_overflowed(void *userdata, const struct fsn_event *ev, const char *names) {
-	rescan_overflowed(userdata, ev, names);
+	struct engine *e = userdata;
+
+	e->overflows++;
+	rescanner_overflowed(&e->rescan, ev, names);
 }
 
 static void match_gone(void *userdata, struct emark *m, bool deleted) {
@@ -387,6 +397,44 @@ static const struct matcher_ops match_ops = {
 	.overflowed = match_overflowed,
 	.gone = match_gone,
 	.moved_out = match_moved_out,
+};
+
+/* A directory made while events were lost, in a recursive inotify tree. */
+static void rescan_watch(void *userdata, struct emark *root, int dfd, const char *dir) {
+	struct engine *e = userdata;
+
+	(void)sub_watch_add(e, &e->st, root, dfd, dir);
+}
+
+/* The rescanner reports as the matcher does. */
+static const struct rescanner_ops rescan_ops = {
+	.admit = match_admit,
+	.report = match_report,
+	.watch = rescan_watch,
+};
+
+static void retire_drop(void *userdata, struct emark *m) {
+	mark_drop(userdata, m);
+}
+
+static const struct retirer_ops retire_ops = {
+	.drop = retire_drop,
+};
+
+static bool rearm_busy(void *userdata) {
+	struct engine *e = userdata;
+
+	return e->load != NULL;
+}
+
+/* A re-arm: the running config planned and placed again. */
+static int rearm_replan(void *userdata) {
+	return load_begin(userdata, NULL, NULL, NULL);
+}
+
+static const struct rearmer_ops rearm_ops = {
+	.busy = rearm_busy,
+	.replan = rearm_replan,
 };
 
 /* The running state's outputs were opened or reopened. */
@@ -445,27 +493,20 @@ static void on_inotify(struct engine *e, struct fsn_event *ev) {
 	m = ev->mark ? fsn_mark_get_userdata(ev->mark) : NULL;
 	if (!m || !m->canon)
 		return;
-	if (e->waiting.n > 0 && (ev->mask & (IN_CREATE | IN_MOVED_TO)) && ev->name) {
-		char made[PATH_MAX];
-
-		/* (whichever mark on the directory the event came by) */
-		if (join_name(m->canon, ev->name, made, sizeof(made)) >= 0 &&
-		    strmap_value_str(&e->waiting, made)) {
-			rearm_appeared(e, made);
-		}
-	}
+	if ((ev->mask & (IN_CREATE | IN_MOVED_TO)) && ev->name)
+		rearmer_made(&e->rearm, m->canon, ev->name);
 	if (m->waiter) {
 		struct emark *o = NULL;
 
 		if (ev->mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF)) {
 			/* the directory waited in went: wait higher up */
-			rearm_soon(e);
+			rearmer_soon(&e->rearm);
 		}
 		/* one kernel watch serves every mark on the directory, and the
 		 * event may have come by the waiter's: a rule's watch there
 		 * gets it */
-		for (o = inode_index_chain(&e->inodes, m->dev, m->ino); o; o = o->hnext)
-			if (o->dev == m->dev && o->ino == m->ino && o->mark && !o->waiter)
+		for (o = inode_index_first(&e->inodes, m->dev, m->ino); o; o = inode_index_next(o))
+			if (o->mark && !o->waiter)
 				break;
 		if (!o)
 			return;
@@ -478,18 +519,17 @@ static void on_inotify(struct engine *e, struct fsn_event *ev) {
 		ino_t ino = m->ino;
 		struct emark *n;
 
-		for (struct emark *o = inode_index_chain(&e->inodes, dev, ino); o; o = n) {
-			n = o->hnext;
-			if (o->dev == dev && o->ino == ino)
-				inotify_gone(e, o);
+		for (struct emark *o = inode_index_first(&e->inodes, dev, ino); o; o = n) {
+			n = inode_index_next(o);
+			inotify_gone(e, o);
 		}
 		return;
 	}
 	if (ev->mask & IN_UNMOUNT) {
 		/* its filesystem went: IN_IGNORED follows */
-		for (struct emark *o = inode_index_chain(&e->inodes, m->dev, m->ino); o;
-		     o = o->hnext)
-			if (o->dev == m->dev && o->ino == m->ino && !o->parent)
+		for (struct emark *o = inode_index_first(&e->inodes, m->dev, m->ino); o;
+		     o = inode_index_next(o))
+			if (!o->parent)
 				mark_gone(e, o, GONE_UNMOUNTED,
 					  mountwatch_point(e->mounts, o->mnt_id));
 		return;
@@ -533,7 +573,7 @@ static int engine_dispatch(struct engine *e, unsigned budget) {
 	 * IN_MOVED_TO) */
 	matcher_drained(&e->match, e->move.path != NULL);
 	if (r >= 0 && fsn_ctx_is_drained(e->ctx))
-		e->drained_usec = now_realtime_usec(); /* read empty (see rescan_lost()) */
+		rescanner_drained(&e->rescan, now_realtime_usec()); /* (see rescanner_lost()) */
 	if (r < 0)
 		log_error("reading events: %s", strerror(-r));
 	return r;
@@ -808,25 +848,6 @@ int place_planned_done(struct engine *e, struct state *s, struct emark *m, char 
 	return 0;
 }
 
-/* Whether path was missing in the running plan: it, or a directory above
- * it, is what a waiter waits for. */
-bool was_waited(const struct engine *e, const char *path) {
-	char buf[PATH_MAX];
-	char *slash;
-
-	if (e->waiting.n == 0 || strlen(path) >= sizeof(buf))
-		return false;
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (;;) {
-		if (strmap_value_str(&e->waiting, buf))
-			return true;
-		slash = strrchr(buf, '/');
-		if (!slash || slash == buf)
-			return false;
-		*slash = '\0';
-	}
-}
-
 /* Whether the old state had pm's mark (same rule, path) and its object
  * went: then pm's fresh mark re-arms it. */
 bool was_gone(const struct strmap *by_path, const struct plan_mark *pm) {
@@ -903,22 +924,6 @@ void state_rollback(struct engine *e, struct state *s, struct state *old_perm_un
 	s->plan = NULL;
 }
 
-/* After a load, a loop turn each: the replaced plan and config freed, then
- * the memory given back to the system, not only to malloc (a reload of
- * 100 000 paths frees some 100 MiB). */
-static void on_tidy(struct ev_loop *loop, ev_timer *w, int revents) {
-	struct engine *e = w->data;
-
-	if (e->stale_plan || e->stale_config) {
-		e->stale_plan = plan_free(e->stale_plan);
-		config_free(e->stale_config);
-		e->stale_config = NULL;
-		ev_timer_start(loop, w);
-		return;
-	}
-	malloc_trim(0);
-}
-
 /* The new state takes over: kept marks and outputs take their new rule,
  * scope and config; then what the old state had and the new one did not
  * keep is removed — after the new marks were placed, so nothing unchanged
@@ -946,22 +951,19 @@ void state_commit(struct engine *e, struct state *old, struct state *s) {
 	}
 	e->loaded_usec = now_realtime_usec();
 	if (old) {
-		retire_perm(e, old);
+		retirer_perm(&e->retire, old);
 		perm_free(old, false); /* the guard retires the ones not kept */
 		for (size_t i = 0; i < old->n_marks; i++)
 			if (!old->marks[i]->kept)
-				mark_retire(e, old->marks[i]);
+				retirer_mark(&e->retire, old->marks[i]);
 		free(old->marks);
 		for (size_t i = 0; i < old->n_outputs; i++)
 			if (!old->outputs[i]->kept)
 				eoutput_free(old->outputs[i]);
 		free(old->outputs);
 		state_free_rules(old);
-		plan_free(e->stale_plan);
-		config_free(e->stale_config);
-		e->stale_plan = old->plan;
 		/* (a replan shares the running config) */
-		e->stale_config = old->config != s->config ? old->config : NULL;
+		retirer_stale(&e->retire, old->plan, old->config != s->config ? old->config : NULL);
 	}
 	for (size_t i = 0; i < s->n_marks; i++) {
 		struct emark *m = s->marks[i];
@@ -1044,21 +1046,15 @@ int engine_new(struct ev_loop *loop, struct engine **ret) {
 	ev_io_start(loop, &e->io);
 	ev_timer_init(&e->drop_timer, on_drop_timer, 0., 1.);
 	e->drop_timer.data = e;
-	ev_timer_init(&e->rescan_timer, on_rescan_timer, 0., 0.);
-	e->rescan_timer.data = e;
 	matcher_init(&e->match, &match_ops, e, loop, &e->inodes, getpid());
-	ev_timer_init(&e->retire_timer, on_retire, 0., 0.);
-	e->retire_timer.data = e;
-	ev_timer_init(&e->tidy_timer, on_tidy, 0., 0.);
-	e->tidy_timer.data = e;
-	ev_timer_init(&e->rearm_timer, on_rearm, REARM_DELAY, 0.);
-	e->rearm_timer.data = e;
+	rescanner_init(&e->rescan, &rescan_ops, e, loop, &e->st);
+	retirer_init(&e->retire, &retire_ops, e, loop, &e->inodes);
+	rearmer_init(&e->rearm, &rearm_ops, e, loop, e->ctx);
 	r = mountwatch_new(loop, on_mounts, e, &e->mounts);
 	if (r < 0)
 		log_warning("cannot watch the mount table (/proc/self/mountinfo): %s; unmounts "
 			    "under fanotify marks are not noticed",
 			    strerror(-r));
-	e->drained_usec = now_realtime_usec();
 	*ret = e;
 	return 0;
 }
@@ -1068,29 +1064,19 @@ struct engine *engine_free(struct engine *e) {
 		return NULL;
 	/* the metrics files show the counters at the stop */
 	metrics_outputs_write(e);
-	waiters_clear(e);
 	free(e->queued.path); /* (not started by the abort below) */
 	e->queued.path = NULL;
 	load_abort(e);
 	matcher_done(&e->match);
+	rescanner_done(&e->rescan);
 	ev_io_stop(e->loop, &e->io);
 	ev_timer_stop(e->loop, &e->drop_timer);
-	ev_timer_stop(e->loop, &e->rescan_timer);
-	ev_timer_stop(e->loop, &e->retire_timer);
-	ev_timer_stop(e->loop, &e->tidy_timer);
-	ev_timer_stop(e->loop, &e->rearm_timer);
+	rearmer_done(&e->rearm); /* (after the load: its rollback may ask for a re-arm) */
 	e->mounts = mountwatch_free(e->mounts);
-	plan_free(e->stale_plan);
-	config_free(e->stale_config);
-	while (e->n_retiring > 0)
-		mark_drop(e, e->retiring[--e->n_retiring]);
-	free(e->retiring);
 	/* every permission event answered first (reports still reach the outputs) */
 	e->guard = guard_free(e->guard);
 	perm_free(&e->st, false);
-	for (size_t i = 0; i < e->n_retired; i++)
-		retired_free(&e->retired[i]);
-	free(e->retired);
+	retirer_done(&e->retire); /* (after the guard: its last reports name retired rules) */
 	for (size_t i = 0; i < e->st.n_marks; i++)
 		mark_drop(e, e->st.marks[i]);
 	free(e->st.marks);

@@ -1639,21 +1639,11 @@ struct group_key {
 /* One line of the summary: marks of one key, or problems of one rule,
  * message and kind. */
 struct summary_group {
-	struct group_key key; /* (marks) */
-	uint64_t hash;
+	struct fsn_hnode node; /* in the summary's table, by its members' hash */
+	struct group_key key;  /* (marks) */
 	size_t n;
 	size_t ex[SUMMARY_EXAMPLES]; /* the first members: index in p->marks or p->problems */
 };
-
-/* Open addressing: slots of a power-of-two table hold 1 + a group index, 0
- * when free. At least twice the entries: a free slot is always found. */
-static size_t table_size(size_t entries) {
-	size_t n = 8;
-
-	while (n < 2 * entries)
-		n *= 2;
-	return n;
-}
 
 static uint64_t hash_mix(uint64_t h, uint64_t v) {
 	h ^= v;
@@ -1704,23 +1694,24 @@ static bool same_problem_group(const struct plan_problem *a, const struct plan_p
 	       !a->path == !b->path && strcmp(a->msg, b->msg) == 0;
 }
 
-/* Count item into its group (found by hash and same(), or the next of
- * groups); returns the number of groups. */
-static size_t group_add(struct summary_group *groups, size_t n_groups, size_t *slots, size_t size,
+/* Count item into its group (found in table by hash and same(), or the
+ * next of groups, put in table); returns the number of groups. Without
+ * memory for the table's first buckets, each item is a group of its own:
+ * more lines, none wrong. */
+static size_t group_add(struct summary_group *groups, size_t n_groups, struct fsn_hmap *table,
 			uint64_t hash, size_t item,
 			bool (*same)(const void *ctx, const struct summary_group *g, size_t item),
 			const void *ctx, struct summary_group **ret) {
-	size_t s = hash & (size - 1);
 	struct summary_group *g;
 
-	for (; slots[s]; s = (s + 1) & (size - 1)) {
-		g = &groups[slots[s] - 1];
-		if (g->hash == hash && same(ctx, g, item))
+	for (struct fsn_hnode *n = fsn_hmap_chain(table, hash); n; n = n->next) {
+		g = container_of(n, struct summary_group, node);
+		if (n->hash == hash && same(ctx, g, item))
 			goto found;
 	}
 	g = &groups[n_groups++];
-	*g = (struct summary_group){ .hash = hash };
-	slots[s] = n_groups;
+	*g = (struct summary_group){ 0 };
+	(void)fsn_hmap_put(table, &g->node, hash);
 found:
 	if (g->n < SUMMARY_EXAMPLES)
 		g->ex[g->n] = item;
@@ -1828,7 +1819,7 @@ void plan_print_summary(const struct plan *p, FILE *f) {
 void plan_print_summary_with(const struct plan *p, FILE *f, plan_rule_fn after_rule,
 			     void *userdata) {
 	_cleanup_free_ struct summary_group *groups = NULL;
-	_cleanup_free_ size_t *slots = NULL;
+	struct fsn_hmap table = { 0 }; /* groups by hash, emptied per rule */
 	size_t most = p ? p->n_problems : 0;
 
 	if (!p)
@@ -1836,12 +1827,12 @@ void plan_print_summary_with(const struct plan *p, FILE *f, plan_rule_fn after_r
 	for (size_t i = 0; i < p->n_rules; i++)
 		if (p->by_rule[i].n > most)
 			most = p->by_rule[i].n;
-	/* One table and one array of groups for everything, sized for the
-	 * biggest rule (or all problems), cleared per rule only as far as that
-	 * rule uses them: O(marks + problems). */
+	/* One array of groups for everything, sized for the biggest rule (or
+	 * all problems); a table emptied per rule (its buckets freed, so a
+	 * small rule after a big one does not clear the big one's): O(marks +
+	 * problems). */
 	groups = calloc(most + 1, sizeof(*groups));
-	slots = calloc(table_size(most), sizeof(*slots));
-	if (!groups || !slots) {
+	if (!groups) {
 		fputs("(not enough memory for the summary: every mark)\n", f);
 		plan_print(p, f);
 		return;
@@ -1850,14 +1841,14 @@ void plan_print_summary_with(const struct plan *p, FILE *f, plan_rule_fn after_r
 	for (size_t i = 0; i < p->n_rules; i++) {
 		const struct rule_conf *rule = &p->rules[i];
 		const struct plan_rule_marks *r = &p->by_rule[i];
-		size_t size = table_size(r->n), n_groups = 0;
+		size_t n_groups = 0;
 
-		memset(slots, 0, size * sizeof(*slots));
+		fsn_hmap_done(&table);
 		for (size_t j = r->first; j < r->first + r->n; j++) {
 			struct group_key k = group_key_of(&p->marks[j]);
 			struct summary_group *g;
 
-			n_groups = group_add(groups, n_groups, slots, size, group_key_hash(&k), j,
+			n_groups = group_add(groups, n_groups, &table, group_key_hash(&k), j,
 					     same_mark_group, &k, &g);
 			g->key = k;
 		}
@@ -1871,14 +1862,15 @@ void plan_print_summary_with(const struct plan *p, FILE *f, plan_rule_fn after_r
 	}
 
 	{
-		size_t size = table_size(p->n_problems), n_groups = 0;
+		size_t n_groups = 0;
 		struct summary_group *g;
 
-		memset(slots, 0, size * sizeof(*slots));
+		fsn_hmap_done(&table);
 		for (size_t i = 0; i < p->n_problems; i++)
 			n_groups =
-			    group_add(groups, n_groups, slots, size, problem_hash(&p->problems[i]),
-				      i, same_problem, p->problems, &g);
+			    group_add(groups, n_groups, &table, problem_hash(&p->problems[i]), i,
+				      same_problem, p->problems, &g);
+		fsn_hmap_done(&table);
 		for (size_t k = 0; k < n_groups; k++)
 			put_problem_group(p, &groups[k], f);
 	}

@@ -66,79 +66,44 @@ char **strv_copy(char *const *v, size_t n) {
 	return c;
 }
 
-static size_t strmap_bucket(const struct strmap *m, uint64_t h) {
-	return (size_t)(h ^ (h >> 29) ^ (h >> 47)) & (m->n_buckets - 1);
-}
-
 int strmap_put(struct strmap *m, const void *key, size_t klen, void *value) {
-	struct strmap_entry *e;
-	size_t b;
+	struct strmap_entry *e = malloc(sizeof(*e));
+	int r;
 
-	if (m->n >= m->n_buckets) {
-		size_t nb = m->n_buckets ? 2 * m->n_buckets : 64;
-		struct strmap_entry **v = calloc(nb, sizeof(*v));
-		struct strmap old = *m;
-
-		if (!v && !m->buckets)
-			return -ENOMEM;
-		if (v) {
-			m->buckets = v;
-			m->n_buckets = nb;
-			/* oldest first, so equal keys keep their order */
-			for (size_t i = 0; i < old.n_buckets; i++) {
-				struct strmap_entry *rev = NULL, *n;
-
-				for (e = old.buckets[i]; e; e = n) {
-					n = e->next;
-					e->next = rev;
-					rev = e;
-				}
-				for (e = rev; e; e = n) {
-					n = e->next;
-					b = strmap_bucket(m, e->hash);
-					e->next = m->buckets[b];
-					m->buckets[b] = e;
-				}
-			}
-			free(old.buckets);
-		}
-	}
-	e = malloc(sizeof(*e));
 	if (!e)
 		return -ENOMEM;
-	*e = (struct strmap_entry){
-		.hash = hash_bytes(HASH_INIT, key, klen), .key = key, .klen = klen, .value = value
-	};
-	b = strmap_bucket(m, e->hash);
-	e->next = m->buckets[b];
-	m->buckets[b] = e;
-	m->n++;
-	return 0;
+	*e = (struct strmap_entry){ .key = key, .klen = klen, .value = value };
+	r = fsn_hmap_put(&m->map, &e->node, hash_bytes(HASH_INIT, key, klen));
+	if (r < 0)
+		free(e);
+	return r;
 }
 
-static struct strmap_entry *strmap_from(struct strmap_entry *e, uint64_t h, const void *key,
+/* The first entry of key from chain node n on. */
+static struct strmap_entry *strmap_from(const struct fsn_hnode *n, uint64_t h, const void *key,
 					size_t klen) {
-	for (; e; e = e->next)
-		if (e->hash == h && e->klen == klen && memcmp(e->key, key, klen) == 0)
+	for (; n; n = n->next) {
+		struct strmap_entry *e = container_of(n, struct strmap_entry, node);
+
+		if (n->hash == h && e->klen == klen && memcmp(e->key, key, klen) == 0)
 			return e;
+	}
 	return NULL;
 }
 
 struct strmap_entry *strmap_get_hashed(const struct strmap *m, const void *key, size_t klen,
 				       uint64_t hash) {
-	if (m->n == 0)
-		return NULL;
-	return strmap_from(m->buckets[strmap_bucket(m, hash)], hash, key, klen);
+	return strmap_from(fsn_hmap_chain(&m->map, hash), hash, key, klen);
 }
 
 struct strmap_entry *strmap_get(const struct strmap *m, const void *key, size_t klen) {
-	if (m->n == 0)
+	if (fsn_hmap_size(&m->map) == 0)
 		return NULL; /* (not even hashed) */
 	return strmap_get_hashed(m, key, klen, hash_bytes(HASH_INIT, key, klen));
 }
 
 struct strmap_entry *strmap_next(const struct strmap_entry *e) {
-	return strmap_from(e->next, e->hash, e->key, e->klen);
+	return strmap_from(e->node.next, e->node.hash, e->key, e->klen);
 }
 
 void *strmap_value(const struct strmap *m, const void *key, size_t klen) {
@@ -147,14 +112,16 @@ void *strmap_value(const struct strmap *m, const void *key, size_t klen) {
 	return e ? e->value : NULL;
 }
 
+size_t strmap_size(const struct strmap *m) {
+	return fsn_hmap_size(&m->map);
+}
+
 void strmap_done(struct strmap *m) {
-	for (size_t i = 0; i < m->n_buckets; i++)
-		for (struct strmap_entry *e = m->buckets[i], *n; e; e = n) {
-			n = e->next;
-			free(e);
-		}
-	free(m->buckets);
-	*m = (struct strmap){ 0 };
+	for (struct fsn_hnode *n = fsn_hmap_first(&m->map), *next; n; n = next) {
+		next = fsn_hmap_next(&m->map, n);
+		free(container_of(n, struct strmap_entry, node));
+	}
+	fsn_hmap_done(&m->map);
 }
 
 static uint64_t now_usec(clockid_t id) {

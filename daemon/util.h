@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "fsn-util.h"
+#include "hashmap.h"
 
 /* path is dir itself (when self) or below it: directly (!recursive) or at
  * any depth. dir "/" is a prefix of everything. */
@@ -30,23 +31,22 @@ ssize_t read_small(const char *path, char *buf, size_t len);
 char **strv_copy(char *const *v, size_t n);
 
 /*
- * A chained hash map from byte-string keys to pointers, for the O(1)
- * lookups of planning and reloading (probes by filesystem, old marks by
- * rule and path, rules by name). Keys are borrowed: they must outlive
- * their entry. A key may be put several times; strmap_get() gives the
- * entry put last, strmap_next() the one put before it under the same key.
+ * A hash map from byte-string keys to pointers, for the O(1) lookups of
+ * planning and reloading (probes by filesystem, old marks by rule and
+ * path, rules by name): an entry a node of shared/hashmap.h's table. Keys
+ * are borrowed: they must outlive their entry. A key may be put several
+ * times; strmap_get() gives the entry put last, strmap_next() the one put
+ * before it under the same key.
  */
 struct strmap_entry {
-	struct strmap_entry *next; /* chain of the bucket */
-	uint64_t hash;
+	struct fsn_hnode node; /* in the map; node.hash: hash_bytes() of the key */
 	const void *key;
 	size_t klen;
 	void *value;
 };
 
 struct strmap {
-	struct strmap_entry **buckets;
-	size_t n_buckets, n;
+	struct fsn_hmap map;
 };
 
 int strmap_put(struct strmap *m, const void *key, size_t klen, void *value);
@@ -59,6 +59,8 @@ struct strmap_entry *strmap_get_hashed(const struct strmap *m, const void *key, 
 struct strmap_entry *strmap_next(const struct strmap_entry *e);
 /* The value of strmap_get(), NULL if there is none. */
 void *strmap_value(const struct strmap *m, const void *key, size_t klen);
+/* How many entries (a key put twice counts twice). */
+size_t strmap_size(const struct strmap *m);
 void strmap_done(struct strmap *m);
 /* NUL-terminated keys */
 #define strmap_put_str(m, s, v) strmap_put((m), (s), strlen(s), (v))

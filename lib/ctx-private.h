@@ -5,8 +5,8 @@
  * objects they share), dispatch.c (reading and handing out events), perm.c
  * (permission responses), path.c (mount fds and FID -> path resolution),
  * fidcache.c (struct fsn_fidcache, the internal FID -> path cache path.c
- * keeps one of: fidcache-private.h) and hashmap.c (the small intrusive hash
- * table they use).
+ * keeps one of: fidcache-private.h). Their lookups go through the intrusive
+ * hash table of shared/hashmap.h, which the daemon uses too.
  *
  * Ownership in one picture:
  *
@@ -33,8 +33,7 @@
 
 #include "fidcache-private.h"
 #include "fsn-private.h"
-
-#define container_of(ptr, type, member) ((type *)(void *)((char *)(ptr)-offsetof(type, member)))
+#include "hashmap.h"
 
 /* steal_fd() without a statement expression (-Wpedantic under -Werror) */
 static inline int take_fd(int *fd) {
@@ -43,29 +42,6 @@ static inline int take_fd(int *fd) {
 	*fd = -1;
 	return r;
 }
-
-/* ---- hashmap.c: intrusive chained hash table ---- */
-
-struct fsn_hnode {
-	struct fsn_hnode *next;
-	uint64_t hash;
-};
-
-struct fsn_hmap {
-	struct fsn_hnode **buckets;
-	size_t n_buckets; /* 0 or a power of two */
-	size_t n_entries;
-};
-
-/* Insert node under hash. Grows the table when it gets full; -ENOMEM only
- * when not even the first bucket array could be allocated. */
-int fsn_hmap_put(struct fsn_hmap *m, struct fsn_hnode *node, uint64_t hash);
-/* Unlink a node that is in the table. */
-void fsn_hmap_remove(struct fsn_hmap *m, struct fsn_hnode *node);
-/* First node of hash's chain (walk ->next and compare ->hash and the key). */
-struct fsn_hnode *fsn_hmap_chain(const struct fsn_hmap *m, uint64_t hash);
-/* Free the bucket array (not the nodes). */
-void fsn_hmap_done(struct fsn_hmap *m);
 
 /* ---- groups, kernel objects, marks ---- */
 

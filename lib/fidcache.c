@@ -2,10 +2,10 @@
 /*
  * fidcache.c — struct fsn_fidcache (see fidcache-private.h; internal, not
  * exported): a bounded map (tag, FID) -> path. An intrusive hash table
- * (hashmap.c) finds an entry by its key, a list in order of use picks the
- * one to evict, and an index of the cached paths by directory (a path
- * trie per tag, below) finds what is at or below a path, so that forgetting
- * a directory visits its own entries and no others.
+ * (shared/hashmap.c) finds an entry by its key, a list in order of use
+ * picks the one to evict, and an index of the cached paths by directory (a
+ * path trie per tag, below) finds what is at or below a path, so that
+ * forgetting a directory visits its own entries and no others.
  *
  * User: the context's FID -> path cache (path.c): tag 0 the path an object
  * had, for when it has gone; a fanotify group's id the directory paths

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * fsn-util.h — the small helpers lib/, daemon/, bench/ and tests/ share:
- * attributes, ELEMENTSOF(), _cleanup_ and steal_*(), -errno, programs beside
- * the running one (exe_relative()), the FNV-1a hash
- * of every hash table (FID comparison is libfsn's public fsn_fid_equal()).
- * Header only. Internal: shared/ is on
- * the include path of the project's own targets, never installed, and
- * nothing here is part of libfsn's API.
+ * attributes, ELEMENTSOF(), container_of(), _cleanup_ and steal_*(),
+ * -errno, programs beside the running one (exe_relative()), the FNV-1a
+ * hash of every hash table (FID comparison is libfsn's public
+ * fsn_fid_equal()). Header only. Internal: shared/ is on the include path
+ * of the project's own targets, never installed, and nothing here is part
+ * of libfsn's API.
  */
 #pragma once
 
@@ -24,6 +24,9 @@
 #define _unused_ __attribute__((unused))
 
 #define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
+
+/* The struct type whose member ptr points to (an intrusive node's owner). */
+#define container_of(ptr, type, member) ((type *)(void *)((char *)(ptr)-offsetof(type, member)))
 
 static inline void freep(void *p) {
 	free(*(void **)p);

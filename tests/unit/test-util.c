@@ -29,9 +29,9 @@ START_TEST(test_strmap_basic) {
 	/* "a" alone is another key than "a\0b" */
 	ck_assert_ptr_null(strmap_value(&m, "a", 1));
 	ck_assert_ptr_null(strmap_value(&m, k1, 2));
-	ck_assert_uint_eq(m.n, 2);
+	ck_assert_uint_eq(strmap_size(&m), 2);
 	strmap_done(&m);
-	ck_assert_uint_eq(m.n, 0);
+	ck_assert_uint_eq(strmap_size(&m), 0);
 	ck_assert_ptr_null(strmap_get(&m, k1, sizeof(k1)));
 }
 END_TEST
@@ -56,8 +56,8 @@ START_TEST(test_strmap_duplicates) {
 	for (size_t i = 0; i < 3000; i++)
 		ck_assert_ptr_eq(strmap_value_str(&m, keys[i]), (void *)(uintptr_t)(i + 100));
 	ck_assert_ptr_null(strmap_value_str(&m, "/k/3000"));
-	ck_assert_uint_eq(m.n, 3005);
-	ck_assert_uint_ge(m.n_buckets, m.n); /* about one entry per bucket */
+	ck_assert_uint_eq(strmap_size(&m), 3005);
+	ck_assert_uint_ge(m.map.n_buckets, strmap_size(&m)); /* about one entry per bucket */
 	strmap_done(&m);
 }
 END_TEST
