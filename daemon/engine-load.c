@@ -100,7 +100,7 @@ static void *load_worker(void *arg) {
 /* The loader is done (r < 0: failed, l->err says why, the running state
  * is untouched): free it and tell the caller. */
 static void load_end(struct engine *e, int r) {
-	struct load *l = e->load;
+	struct load *l = e->loader.cur;
 	engine_load_fn done = l->done;
 	void *userdata = l->userdata;
 	char err[sizeof(l->err)];
@@ -131,18 +131,18 @@ static void load_end(struct engine *e, int r) {
 	}
 	free(l->path);
 	free(l);
-	e->load = NULL;
+	e->loader.cur = NULL;
 	ev_io_start(e->loop, &e->io);
 	retirer_tidy(&e->retire);
 	if (done)
 		done(e, r, r < 0 ? err : NULL, userdata);
-	if (!e->load)
+	if (!e->loader.cur)
 		start_queued(e);
 }
 
 /* Undo what the loader built (fresh marks, outputs) and end with r. */
 static void load_fail(struct engine *e, int r) {
-	struct load *l = e->load;
+	struct load *l = e->loader.cur;
 
 	if (!l->err[0])
 		snprintf(l->err, sizeof(l->err), "%s", strerror(-r));
@@ -234,7 +234,7 @@ static bool load_heard(struct engine *e, struct load *l) {
 
 /* Everything placed: the new state takes over. */
 static int load_finish(struct engine *e) {
-	struct load *l = e->load;
+	struct load *l = e->loader.cur;
 	uint64_t t0 = now_monotonic_usec();
 	_cleanup_free_ struct emark **fresh = NULL;
 	size_t n_fresh = 0;
@@ -302,14 +302,14 @@ static int load_finish(struct engine *e) {
 /* One batch: until the phase's work is done or LOAD_BATCH_USEC passed.
  * Returns 1 when more is to do, 0 when committed, or -errno. */
 static int load_batch(struct engine *e) {
-	struct load *l = e->load;
+	struct load *l = e->loader.cur;
 	struct state *s = &l->s;
 	const struct plan *p = s->plan;
 	uint64_t deadline = now_monotonic_usec() + LOAD_BATCH_USEC;
 	int k;
 
 	while (now_monotonic_usec() < deadline) {
-		e->load_progress++;
+		e->loader.progress++;
 		switch (l->phase) {
 		case LOAD_WORKER: return 1; /* (not scheduled then) */
 		case LOAD_CLAIM:
@@ -343,14 +343,14 @@ static int load_batch(struct engine *e) {
 			if (!r)
 				return -EINVAL;
 			n = s->n_marks;
-			e->place_raced = false;
+			e->loader.raced = false;
 			k = place_planned(e, s, pm, r, &l->tree, l->err, sizeof(l->err));
 			if (k < 0)
 				return k;
 			appeared = rearmer_waited(&e->rearm, plan_mark_canon(pm));
 			if (s->n_marks > n || l->tree)
 				l->changed = true;
-			l->raced = l->raced || e->place_raced;
+			l->raced = l->raced || e->loader.raced;
 			if ((s->n_marks > n || l->tree) &&
 			    (appeared || was_gone(&l->by_path, pm))) {
 				char esc[PATH_MAX * 2];
@@ -458,13 +458,14 @@ static void on_load_step(struct ev_loop *loop, ev_timer *w, int revents) {
 	uint64_t t0 = cpu_usec();
 	int r = load_batch(e);
 
-	e->load->cpu_usec += cpu_usec() - t0;
+	e->loader.cur->cpu_usec += cpu_usec() - t0;
 	if (r < 0)
 		load_fail(e, r);
 	else if (r == 0)
 		load_end(e, 0);
 	else
-		ev_timer_start(loop, &e->load->step); /* the next batch, after the loop's turn */
+		ev_timer_start(loop,
+			       &e->loader.cur->step); /* the next batch, after the loop's turn */
 }
 
 /* A problem's identity across plans: its rule, path and words. */
@@ -523,7 +524,7 @@ all: /* without memory: all of them */
 /* The worker is done: log what it found, then apply in batches. */
 static void on_load_planned(struct ev_loop *loop, ev_async *w, int revents) {
 	struct engine *e = w->data;
-	struct load *l = e->load;
+	struct load *l = e->loader.cur;
 	struct state *s;
 	bool finished;
 	int r;
@@ -629,7 +630,7 @@ int load_begin(struct engine *e, const char *path, engine_load_fn done, void *us
 	sigset_t all, saved;
 	int r;
 
-	if (e->load)
+	if (e->loader.cur)
 		return -EBUSY;
 	unplace_gone(e);
 	l = calloc(1, sizeof(*l));
@@ -652,7 +653,7 @@ int load_begin(struct engine *e, const char *path, engine_load_fn done, void *us
 	ev_async_start(e->loop, &l->async);
 	ev_timer_init(&l->step, on_load_step, 0., 0.);
 	l->step.data = e;
-	e->load = l;
+	e->loader.cur = l;
 	/* the first load: nothing runs yet, so the kernel keeps what happens
 	 * meanwhile queued, reported once every mark is in place (a reload
 	 * reads on: the running state reports) */
@@ -668,7 +669,7 @@ int load_begin(struct engine *e, const char *path, engine_load_fn done, void *us
 		pthread_mutex_destroy(&l->lock);
 		free(l->path);
 		free(l);
-		e->load = NULL;
+		e->loader.cur = NULL;
 		return r;
 	}
 	return 0;
@@ -676,9 +677,9 @@ int load_begin(struct engine *e, const char *path, engine_load_fn done, void *us
 
 /* After a load: the one engine_load() queued behind a replan. */
 static void start_queued(struct engine *e) {
-	_cleanup_free_ char *path = steal_ptr(&e->queued.path);
-	engine_load_fn done = e->queued.done;
-	void *userdata = e->queued.userdata;
+	_cleanup_free_ char *path = steal_ptr(&e->loader.queued.path);
+	engine_load_fn done = e->loader.queued.done;
+	void *userdata = e->loader.queued.userdata;
 	char why[256];
 	int r;
 
@@ -743,7 +744,7 @@ void on_mounts(const struct mount_entry *gone, size_t n_gone, const struct mount
 	       size_t n_added, void *userdata) {
 	struct engine *e = userdata;
 
-	if (e->load)
+	if (e->loader.cur)
 		rearmer_soon(&e->rearm); /* (its fresh marks: planned again after it) */
 	for (size_t i = 0; i < e->st.n_marks; i++) {
 		struct emark *m = e->st.marks[i];
@@ -778,7 +779,7 @@ void on_mounts(const struct mount_entry *gone, size_t n_gone, const struct mount
  * reading or planning is asked to stop, and left to the process's exit if
  * it does not finish at once (it touches nothing the engine frees). */
 void load_abort(struct engine *e) {
-	struct load *l = e->load;
+	struct load *l = e->loader.cur;
 
 	if (!l)
 		return;
@@ -796,7 +797,7 @@ void load_abort(struct engine *e) {
 		if (!finished && l->path) {
 			/* (its memory, and the prober it uses, go with the process) */
 			ev_async_stop(e->loop, &l->async);
-			e->load = NULL;
+			e->loader.cur = NULL;
 			e->prober = NULL;
 			return;
 		}

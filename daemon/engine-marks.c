@@ -184,8 +184,8 @@ static int emark_resolve(struct emark *m, struct resolved *res, struct fsn_mark_
 
 	if (r < 0) {
 		/* (the plan found it: it went since) */
-		m->engine->place_raced = m->engine->place_raced || res->stop == RESOLVE_MISSING ||
-					 res->stop == RESOLVE_REFUSED;
+		m->engine->loader.raced = m->engine->loader.raced || res->stop == RESOLVE_MISSING ||
+					  res->stop == RESOLVE_REFUSED;
 		if (res->stop == RESOLVE_REFUSED && m->rule)
 			m->rule->stats.symlink_refusals++;
 		resolved_says(res, m->path, why, whylen);
@@ -283,7 +283,7 @@ int emark_place(struct engine *e, struct emark *m, unsigned *count, unsigned max
 		 * hear it go: placed again by a re-arm */
 		fsn_ctx_remove_mark(e->ctx, m->mark);
 		m->mark = NULL;
-		e->place_raced = true;
+		e->loader.raced = true;
 		snprintf(why, whylen, "\"%s\" changed while it was being marked",
 			 text_escaped(p, sizeof(p), m->path));
 		return -ESTALE;

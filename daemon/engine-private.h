@@ -2,17 +2,17 @@
 /*
  * engine-private.h — what the pieces of the engine share, internal to
  * them: the running state (struct engine, struct state and what hangs off
- * it: struct erule, struct eoutput, struct emark, struct eperm), a load in
- * progress (struct load), and the functions one piece calls in another,
- * grouped by the file that defines them. A piece that owns its state
- * has a header of its own, with its struct and functions that take it
- * (the matcher: engine-match.h; the rescanner: engine-rescan.h; the
- * retirer: engine-retire.h; the rearmer: engine-rearm.h); struct engine
- * holds it. engine.h is the engine's public face; nothing outside
- * engine.c, engine-load.c, engine-rearm.c, engine-marks.c, engine-tree.c,
- * engine-match.c, engine-rescan.c, engine-retire.c, engine-perm.c,
- * metrics.c (which reads the state) and the unit tests of the pieces
- * includes this.
+ * it: struct erule, struct eoutput, struct emark, struct eperm), the
+ * loader (struct loader) and a load in progress (struct load), and the
+ * functions one piece calls in another, grouped by the file that defines
+ * them. A piece that owns its state has a header of its own, with its
+ * struct and functions that take it (the matcher: engine-match.h; the
+ * rescanner: engine-rescan.h; the retirer: engine-retire.h; the rearmer:
+ * engine-rearm.h); struct engine holds it. engine.h is the engine's public
+ * face; nothing outside engine.c, engine-load.c, engine-rearm.c,
+ * engine-marks.c, engine-tree.c, engine-match.c, engine-rescan.c,
+ * engine-retire.c, engine-perm.c, metrics.c (which reads the state) and
+ * the unit tests of the pieces includes this.
  */
 #pragma once
 
@@ -187,6 +187,24 @@ struct state {
 	size_t n_perm;
 };
 
+/* The loader's own state (engine-load.c): the load in progress, the one
+ * asked for meanwhile, and what the loads did. The loader is the one piece
+ * that works on the whole engine: a load builds a new state beside the
+ * running one (struct load) and commits it; the other pieces have structs
+ * of their own and are handed what they need. */
+struct loader {
+	struct load *cur; /* a config being loaded, NULL if none */
+	/* engine_load() while a replan runs: started when it is over */
+	struct {
+		char *path;
+		engine_load_fn done;
+		void *userdata;
+	} queued;
+	bool raced;        /* a planned path went or changed before its mark was placed
+			    * (engine-marks.c) */
+	uint64_t progress; /* steps the loads made (for EXTEND_TIMEOUT_USEC) */
+};
+
 struct engine {
 	struct ev_loop *loop;
 	ev_io io;
@@ -196,18 +214,9 @@ struct engine {
 	bool mlocked;
 	bool fd_budget_warned; /* said that permission events' fds are counted */
 	struct state st;
-	struct load *load;         /* a config being loaded, NULL if none */
-	bool place_raced;          /* a planned path went or changed before its mark was placed
-				    * (engine-marks.c) */
+	struct loader loader;      /* configs loaded and committed (engine-load.c) */
 	struct mountwatch *mounts; /* the mount table: unmounts and mounts over paths */
-	/* engine_load() while a replan runs: started when it is over */
-	struct {
-		char *path;
-		engine_load_fn done;
-		void *userdata;
-	} queued;
 	struct fsn_prober *prober; /* feature probes per filesystem, across reloads */
-	uint64_t load_progress;    /* steps the loaders made (for EXTEND_TIMEOUT_USEC) */
 	int foreign_mntns; /* mntns_foreign(): 1 a namespace of its own, 0 shared, <0 unknown */
 	struct output *console;       /* --foreground: events also on stdout (output-console.c) */
 	engine_record_fn record_hook; /* the control socket's subscribers */

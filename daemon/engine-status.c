@@ -186,7 +186,7 @@ static void put_filesystems(struct engine *e, struct jbuf *b) {
 	jb_key(b, "filesystems", false);
 	jb_puts(b, "[");
 	/* (the prober is the loader's while a load runs: nothing then) */
-	for (size_t i = 0; !e->load && e->prober && e->st.plan && i < e->st.plan->n_fs; i++) {
+	for (size_t i = 0; !e->loader.cur && e->prober && e->st.plan && i < e->st.plan->n_fs; i++) {
 		const struct plan_fs *fs = &e->st.plan->fs[i];
 		struct fsn_probe probe;
 		bool first = true;
@@ -296,7 +296,7 @@ void engine_status_json(struct engine *e, struct jbuf *b) {
 }
 
 bool engine_loading(const struct engine *e) {
-	return e->load != NULL;
+	return e->loader.cur != NULL;
 }
 
 /* ------------------------------------------------------------------------ */

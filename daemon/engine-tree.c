@@ -563,8 +563,8 @@ void tree_follow(struct engine *e, struct emark *m, const struct fsn_event *ev, 
 	struct emark *root = m->parent ? m->parent : m;
 	/* a tree being loaded follows its directories too, silently; a retired
 	 * one no longer */
-	bool fresh = emark_fresh(root) && e->load;
-	struct state *s = fresh ? &e->load->s : &e->st;
+	bool fresh = emark_fresh(root) && e->loader.cur;
+	struct state *s = fresh ? &e->loader.cur->s : &e->st;
 
 	if (root->retired || !(root->subtree_recursive && root->spec.type == FSN_MARK_INOTIFY) ||
 	    !(ev->mask & IN_ISDIR) || !ev->name)

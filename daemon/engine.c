@@ -424,7 +424,7 @@ static const struct retirer_ops retire_ops = {
 static bool rearm_busy(void *userdata) {
 	struct engine *e = userdata;
 
-	return e->load != NULL;
+	return e->loader.cur != NULL;
 }
 
 /* A re-arm: the running config planned and placed again. */
@@ -462,7 +462,8 @@ void outputs_opened(struct engine *e) {
 
 /* The watch of m is gone (IN_IGNORED): deleted, unmounted, or moved away. */
 static void inotify_gone(struct engine *e, struct emark *m) {
-	unsigned *count = emark_fresh(m) && e->load ? &e->load->s.n_placed : &e->st.n_placed;
+	unsigned *count =
+	    emark_fresh(m) && e->loader.cur ? &e->loader.cur->s.n_placed : &e->st.n_placed;
 
 	if (m->parent) {
 		struct emark *root = m->parent;
@@ -1064,8 +1065,8 @@ struct engine *engine_free(struct engine *e) {
 		return NULL;
 	/* the metrics files show the counters at the stop */
 	metrics_outputs_write(e);
-	free(e->queued.path); /* (not started by the abort below) */
-	e->queued.path = NULL;
+	free(e->loader.queued.path); /* (not started by the abort below) */
+	e->loader.queued.path = NULL;
 	load_abort(e);
 	matcher_done(&e->match);
 	rescanner_done(&e->rescan);
@@ -1100,23 +1101,23 @@ int engine_load(struct engine *e, const char *path, engine_load_fn done, void *u
 
 	if (!e || !path)
 		return -EINVAL;
-	if (!e->load || e->load->path)
+	if (!e->loader.cur || e->loader.cur->path)
 		return load_begin(e, path, done, userdata);
 	/* a replan runs (it cannot be stopped midway: it shares the running
 	 * config): this load follows it */
-	if (e->queued.path)
+	if (e->loader.queued.path)
 		return -EBUSY;
 	copy = strdup(path);
 	if (!copy)
 		return -ENOMEM;
-	e->queued.path = copy;
-	e->queued.done = done;
-	e->queued.userdata = userdata;
+	e->loader.queued.path = copy;
+	e->loader.queued.done = done;
+	e->loader.queued.userdata = userdata;
 	return 0;
 }
 
 uint64_t engine_load_progress(const struct engine *e) {
-	return e ? e->load_progress : 0;
+	return e ? e->loader.progress : 0;
 }
 
 void engine_reopen_outputs(struct engine *e) {

@@ -139,6 +139,10 @@ def run_one(runner, index, name, fn):
     if status == "PASS" and t.notes:
         line += f" (note: {'; '.join(t.notes)})"
     print(line, flush=True)
+    if status != "FAIL":
+        # (the suite's work tmpfs, 64 MiB, is shared by every case: what
+        # a passed case wrote goes; a failed one's stays until the end)
+        shutil.rmtree(t.dir, ignore_errors=True)
     return status
 
 
