@@ -323,6 +323,7 @@ int floor_line_record(struct floor_line *f, const struct fanotify_event_metadata
 			PUTS(f, ",\"uid\":null");
 	} else
 		PUTS(f, ",\"pid\":null,\"comm\":null,\"uid\":null");
+	PUTS(f, ",\"severity\":\"info\"");
 	put(f, f->origin, f->origin_len);
 	put_u64(f, ++f->seq);
 	PUTS(f, "}\n");

@@ -6,9 +6,9 @@
  * path (the directory's handle through a small cache, opened by handle and
  * read back on a miss, then the name), the process (comm and uid from
  * /proc through a pid cache as fresh as fsnotifyd's), and appends one JSON
- * line (time, kind, rule, events, path, pid, comm, uid, origin, stream, seq) to a buffer that
- * goes to a file in one write() per read of the group, or sooner when
- * full. Nothing else: no rules, no exclusions, no subscribers.
+ * line (time, kind, rule, events, path, pid, comm, uid, severity, origin,
+ * stream, seq) to a buffer that goes to a file in one write() per read of
+ * the group, or sooner when full. Nothing else: no rules, no exclusions, no subscribers.
  */
 #pragma once
 

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "conf-private.h"
+#include "exec-placeholders.h"
 #include "conf.h"
 #include "fsn-uapi.h"
 #include "fsn.h"
@@ -716,6 +717,31 @@ bool check_rule_name(struct scope *sc, const struct key *k, const config_setting
 	return true;
 }
 
+/* A rule's tag: 1-64 bytes of [A-Za-z0-9_.:=-] (a word for a SIEM's field,
+ * a journal match, a shell), at most 16 of them. */
+bool check_tag(struct scope *sc, const struct key *k, const config_setting_t *s, const char *v,
+	       char **out) {
+	size_t n = strlen(v);
+
+	(void)out;
+	if (n == 0) {
+		error_at(sc, s, "%s: empty entry", k->name);
+		return false;
+	}
+	if (config_setting_index(s) >= 16) {
+		error_at(sc, s, "%s: more than 16 tags", k->name);
+		return false;
+	}
+	if (n == 0 || n > 64 ||
+	    strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		      "0123456789_.:=-") != n) {
+		error_at(sc, s, "%s: '%s' is not 1-64 bytes of letters, digits and _ . : = -",
+			 k->name, P(v));
+		return false;
+	}
+	return true;
+}
+
 bool check_comm(struct scope *sc, const struct key *k, const config_setting_t *s, const char *v,
 		char **out) {
 	if (!*v) {
@@ -757,9 +783,8 @@ bool check_output_file(struct scope *sc, const struct key *k, const config_setti
 	return check_path(sc, k, s, v, out);
 }
 
-/* The placeholders output-exec.c substitutes (exec_template_check()). */
-static const char *const placeholders[] = { "{path}", "{old_path}", "{rule}", "{events}", "{kind}",
-					    "{pid}",  "{comm}",     "{uid}",  "{time}" };
+/* The placeholders output-exec.c substitutes (exec-placeholders.h). */
+static const char *const placeholders[] = { EXEC_PLACEHOLDERS };
 
 /* argv[0] absolute; only known placeholders ("{name}" with name of
  * lower-case letters and '_'; other braces are literal text). */
@@ -789,12 +814,12 @@ bool check_argv_elem(struct scope *sc, const struct key *k, const config_setting
 		if (n == 0 || p[1 + n] != '}')
 			continue;
 		for (size_t i = 0; i < ELEMENTSOF(placeholders); i++)
-			known = known || (strlen(placeholders[i]) == n + 2 &&
-					  strncmp(placeholders[i], p, n + 2) == 0);
+			known = known || (strlen(placeholders[i]) == n &&
+					  strncmp(placeholders[i], p + 1, n) == 0);
 		if (!known) {
 			error_at(sc, s,
-				 "%s: unknown placeholder '%.*s' (known: {path} {old_path} {rule} "
-				 "{events} {kind} {pid} {comm} {uid} {time})",
+				 "%s: unknown placeholder '%.*s' (known: " EXEC_PLACEHOLDERS_TEXT
+				 ")",
 				 k->name, (int)n + 2, p);
 			return false;
 		}

@@ -164,6 +164,8 @@ bool check_rule_name(struct scope *sc, const struct key *k, const config_setting
 		     const char *v, char **out);
 bool check_comm(struct scope *sc, const struct key *k, const config_setting_t *s, const char *v,
 		char **out);
+bool check_tag(struct scope *sc, const struct key *k, const config_setting_t *s, const char *v,
+	       char **out);
 bool check_output_name(struct scope *sc, const struct key *k, const config_setting_t *s,
 		       const char *v, char **out);
 bool check_output_file(struct scope *sc, const struct key *k, const config_setting_t *s,

@@ -169,6 +169,15 @@ static bool parse_rules(struct scope *sc, const struct key *k, const config_sett
 static const char *const log_level_names[] = { "error", "warning", "notice", "info", "debug" };
 static const int log_level_values[] = { LOG_ERR, LOG_WARNING, LOG_NOTICE, LOG_INFO, LOG_DEBUG };
 
+/* syslog's names (journalctl -p), and "error" as log_level says it */
+static const char *const severity_names[] = { "emerg",   "alert",  "crit", "err",  "error",
+					      "warning", "notice", "info", "debug" };
+#define S RECORD_SEVERITY
+static const int severity_values[] = { S(LOG_EMERG),  S(LOG_ALERT), S(LOG_CRIT),
+				       S(LOG_ERR),    S(LOG_ERR),   S(LOG_WARNING),
+				       S(LOG_NOTICE), S(LOG_INFO),  S(LOG_DEBUG) };
+#undef S
+
 static const char *const mark_names[] = { "auto", "inode", "mount", "filesystem", "inotify" };
 static const int mark_values[] = { RULE_MARK_AUTO, RULE_MARK_INODE, RULE_MARK_MOUNT,
 				   RULE_MARK_FILESYSTEM, RULE_MARK_INOTIFY };
@@ -334,6 +343,19 @@ static const struct key rule_keys[] = {
 		 "outputs." },
 	{ "rate_limit", UINT(struct rule_conf, rate_limit, 0, 10000000, "0"),
 	  .doc = "Events per second reported for this rule; 0: limits.rate_limit." },
+	{ "tags", .parse = parse_strings, .type = "array of strings",
+	  .off = offsetof(struct rule_conf, label.tags),
+	  .n_off = offsetof(struct rule_conf, label.n_tags), .def = "[]", .check = check_tag,
+	  .unique = true,
+	  .doc = "Words every record of the rule carries (JSON \"tags\", journal FSN_TAG): "
+		 "at most 16, each 1-64 bytes of letters, digits and _ . : = -." },
+	{ "severity", .parse = parse_enum, .type = "string",
+	  .off = offsetof(struct rule_conf, label.severity), ENUM(severity_names, severity_values),
+	  .def = "\"info\"",
+	  .doc = "How severe the rule's records are (JSON \"severity\", the journal's PRIORITY): "
+		 "\"emerg\", \"alert\", \"crit\", \"err\", \"warning\", \"notice\", "
+		 "\"info\" or \"debug\"; a loss is a warning at least, a deny and a re-arm a "
+		 "notice." },
 	{ "watch_limit", .parse = parse_enum, .type = "string",
 	  .off = offsetof(struct rule_conf, watch_limit),
 	  ENUM(watch_limit_names, watch_limit_values), .def = "\"warn\"",
@@ -683,6 +705,7 @@ static void rule_conf_done(struct rule_conf *r) {
 	strv_free(r->comms, r->n_comms);
 	free(r->uids);
 	strv_free(r->outputs, r->n_outputs);
+	strv_free(r->label.tags, r->label.n_tags);
 }
 
 /* decisions = ( { verdict = ...; ... }, ... ) */

@@ -13,7 +13,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "verdict.h" /* struct verdict, deny_errnos[] (shared/: the record library) */
+#include "fsn-record.h" /* struct record_label (shared/: the record library) */
+#include "verdict.h"    /* struct verdict, deny_errnos[] (the record library) */
 
 enum rule_mark {
 	RULE_MARK_AUTO = 0,
@@ -120,6 +121,7 @@ struct rule_conf {
 	size_t n_outputs;
 	unsigned rate_limit; /* events per second reported for this rule; 0 = global default */
 	enum watch_limit watch_limit; /* recursive inotify: too many directories */
+	struct record_label label;    /* tags and severity of its records (default: none, info) */
 
 	/* permission rules (events are FAN_*_PERM / FAN_PRE_ACCESS only) */
 	bool perm;

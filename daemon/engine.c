@@ -258,7 +258,16 @@ void engine_set_record_hook(struct engine *e, engine_record_fn fn, void *userdat
 }
 
 void emit(struct engine *e, struct erule *r, const struct record *rec) {
-	emit_to(e, r->outputs, r->n_outputs, rec);
+	const struct record_label *l = &r->conf->label;
+	struct record labelled;
+
+	if (l->n_tags == 0 && (l->severity == 0 || l->severity == RECORD_SEVERITY(LOG_INFO))) {
+		emit_to(e, r->outputs, r->n_outputs, rec); /* (the kind's severity, no tags) */
+		return;
+	}
+	labelled = *rec;
+	labelled.label = l;
+	emit_to(e, r->outputs, r->n_outputs, &labelled);
 }
 
 static void flush_dropped(struct engine *e) {

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "escape.h"
+#include "exec-placeholders.h"
 #include "fsn-util.h"
 #include "fsn.h"
 #include "log.h"
@@ -83,9 +84,7 @@ static struct exec_output *to_exec(struct output *o) {
 
 /* ---- templates ---- */
 
-static const char *const placeholders[] = {
-	"path", "old_path", "rule", "events", "kind", "pid", "comm", "uid", "time",
-};
+static const char *const placeholders[] = { EXEC_PLACEHOLDERS };
 
 /* If s starts a "{name}" placeholder, its index and length; else -1. */
 static int placeholder_at(const char *s, size_t *len) {
@@ -125,8 +124,8 @@ int exec_template_check(char *const *argv, size_t n_argv, char *err, size_t errl
 			if (wl == 0 || p[1 + wl] != '}' || placeholder_at(p, &pl) >= 0)
 				continue;
 			snprintf(err, errlen,
-				 "argument %zu ('%s'): unknown placeholder '{%.*s}'; known: {path} "
-				 "{old_path} {rule} {events} {kind} {pid} {comm} {uid} {time}",
+				 "argument %zu ('%s'): unknown placeholder '{%.*s}'; "
+				 "known: " EXEC_PLACEHOLDERS_TEXT,
 				 i, text_escaped(esc, sizeof(esc), argv[i]), (int)wl, p + 1);
 			return -EINVAL;
 		}
@@ -156,13 +155,19 @@ static const char *placeholder_value(int i, const struct record *r, char *scratc
 			snprintf(scratch, len, "%u", (unsigned)r->uid);
 		return scratch;
 	case 8: format_time_usec(scratch, len, r->time_usec); return scratch;
+	case 9:
+		for (size_t t = 0, pos = 0; r->label && t < r->label->n_tags; t++)
+			pos += (size_t)snprintf(scratch + pos, pos < len ? len - pos : 0, "%s%s",
+						t ? "," : "", r->label->tags[t]);
+		return scratch; /* (16 tags of 64 bytes and their commas fit) */
+	case 10: return severity_name(record_severity(r));
 	}
 	return "";
 }
 
 /* One argument with its placeholders substituted (malloc'd), or NULL. */
 static char *substitute(const char *arg, const struct record *r) {
-	char scratch[1024];
+	char scratch[2048];
 	size_t cap = strlen(arg) + 1, n = 0;
 	_cleanup_free_ char *out = malloc(cap);
 

@@ -23,7 +23,7 @@
 
 #define JOURNAL_SOCKET "/run/systemd/journal/socket"
 
-enum { MAX_FIELDS = 26 };
+enum { MAX_FIELDS = 42 }; /* (16 of them tags) */
 
 /* The journal gives every entry the host's name and the machine's and
  * boot's ids (_HOSTNAME, _MACHINE_ID, _BOOT_ID); the output numbers its
@@ -161,18 +161,6 @@ static void format_message(const struct record *r, const char *events, char *msg
 	}
 }
 
-/* PRIORITY: events and counters are info, a deny a notice, losses warnings. */
-static const char *record_priority(const struct record *r) {
-	switch (r->kind) {
-	case RECORD_EVENT:
-	case RECORD_RESCAN:
-	case RECORD_STATS: return "6";
-	case RECORD_REARMED: return "5";
-	case RECORD_DECISION: return r->verdict && r->verdict->deny ? "5" : "6";
-	default: return "4";
-	}
-}
-
 /* MESSAGE_ID: one per record kind, so a kind can be selected anywhere the
  * journal goes (journalctl MESSAGE_ID=..., a remote journal). */
 static const char *record_message_id(enum record_kind kind) {
@@ -202,7 +190,8 @@ static void journal_emit(struct output *o, const struct record *r) {
 	format_message(r, events, msg, sizeof(msg));
 
 	field_str(&f, "MESSAGE", msg);
-	field_str(&f, "PRIORITY", record_priority(r));
+	snprintf(num, sizeof(num), "%d", record_severity(r)); /* (escape.h: the rule's, a loss's) */
+	field_str(&f, "PRIORITY", num);
 	field_str(&f, "SYSLOG_IDENTIFIER", "fsnotifyd");
 	if (mid)
 		field_str(&f, "MESSAGE_ID", mid);
@@ -246,6 +235,9 @@ static void journal_emit(struct output *o, const struct record *r) {
 		snprintf(num, sizeof(num), "%" PRIu64, r->latency_us);
 		field_str(&f, "FSN_LATENCY_US", num);
 	}
+	for (size_t i = 0; r->label && i < r->label->n_tags; i++)
+		field_str(&f, "FSN_TAG",
+			  r->label->tags[i]); /* (one field each: FSN_TAG=x matches) */
 	field_str(&f, "FSN_STREAM", jo->stream);
 	snprintf(num, sizeof(num), "%" PRIu64, ++jo->seq);
 	field_str(&f, "FSN_SEQ", num);

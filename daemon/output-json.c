@@ -265,7 +265,7 @@ static int send_line(struct json_output *j, const char *line, size_t n) {
  * buffered), say so in the stream. */
 static void report_lost(struct json_output *j) {
 	struct record r;
-	char line[256];
+	char line[2048]; /* (the origin: a host name of up to 255 bytes, escaped) */
 	size_t w;
 	int n, err;
 

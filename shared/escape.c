@@ -10,10 +10,12 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <syslog.h>
 #include <time.h>
 
 #include "escape.h"
 #include "fsn-uapi.h"
+#include "fsn-util.h"
 #include "fsn.h"
 #include "verdict.h"
 
@@ -477,6 +479,46 @@ void format_time_usec(char *buf, size_t len, uint64_t usec) {
 	}
 }
 
+int record_severity(const struct record *r) {
+	int p = r->label && r->label->severity > 0 ? r->label->severity - 1 : LOG_INFO;
+	int least;
+
+	switch (r->kind) {
+	case RECORD_EVENT:
+	case RECORD_RESCAN:
+	case RECORD_STATS: return p;
+	case RECORD_REARMED: least = LOG_NOTICE; break;
+	case RECORD_DECISION:
+		least = r->verdict && r->verdict->deny ? LOG_NOTICE : LOG_DEBUG;
+		break;
+	default: least = LOG_WARNING; break;
+	}
+	return p < least ? p : least;
+}
+
+const char *severity_name(int priority) {
+	static const char *const names[] = { "emerg",   "alert",  "crit", "err",
+					     "warning", "notice", "info", "debug" };
+
+	return priority >= 0 && priority < (int)ELEMENTSOF(names) ? names[priority] : NULL;
+}
+
+/* ,"severity":"...", and ,"tags":[...] when the rule has tags */
+static void put_label(char *buf, size_t len, size_t *pos, const struct record *r) {
+	put_string(buf, len, pos, "severity", severity_name(record_severity(r)));
+	if (!r->label || r->label->n_tags == 0)
+		return;
+	puts_(buf, len, pos, ",\"tags\":[");
+	for (size_t i = 0; i < r->label->n_tags; i++) {
+		if (i > 0)
+			put(buf, len, pos, ",", 1);
+		put(buf, len, pos, "\"", 1);
+		json_escape(buf, len, pos, r->label->tags[i]);
+		put(buf, len, pos, "\"", 1);
+	}
+	put(buf, len, pos, "]", 1);
+}
+
 /* ,"host":"...","machine_id":"...","boot_id":"..." (null: unknown) */
 static void put_origin(char *buf, size_t len, size_t *pos, const struct record_origin *o) {
 	put_string(buf, len, pos, "host", o->host[0] ? o->host : NULL);
@@ -565,6 +607,7 @@ int record_to_json(const struct record *r, char *buf, size_t len) {
 		putf(buf, len, &pos, ",\"ondir\":%s", (r->mask & FAN_ONDIR) ? "true" : "false");
 	if (r->kind == RECORD_DROPPED)
 		putf(buf, len, &pos, ",\"count\":%" PRIu64, r->count);
+	put_label(buf, len, &pos, r);
 	if (r->origin)
 		put_origin(buf, len, &pos, r->origin);
 	if (r->stream) {

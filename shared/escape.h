@@ -76,6 +76,17 @@ size_t base64_encode(char *buf, size_t len, const void *data, size_t n);
  * "unmounted" or "rearmed" (JSON "kind", journal FSN_KIND, exec {kind}). */
 const char *record_kind_name(enum record_kind k);
 
+/* How severe a record is, as a syslog priority (LOG_EMERG 0 .. LOG_DEBUG
+ * 7): its rule's severity (r->label; LOG_INFO when none), but at least
+ * LOG_WARNING for a loss (overflow, dropped, gone, unmounted) and
+ * LOG_NOTICE for a deny and a rearmed record. The journal's PRIORITY, JSON
+ * "severity". */
+int record_severity(const struct record *r);
+
+/* "emerg", "alert", "crit", "err", "warning", "notice", "info" or "debug"
+ * (syslog's names, as journalctl -p takes them); NULL for another number. */
+const char *severity_name(int priority);
+
 /* RFC 3339 UTC with microseconds ("2026-11-30T04:52:09.123456Z") into buf
  * (at least 32 bytes). */
 void format_time_usec(char *buf, size_t len, uint64_t usec);
@@ -109,6 +120,8 @@ void format_time_usec(char *buf, size_t len, uint64_t usec);
  *   reason    (gone) "deleted" | "moved" | "covered"; path: the rule's path
  *   mount     (unmounted) the mount point that went; path: the rule's path
  *   ondir     (gone, unmounted, rearmed) whether the path was (is) a directory
+ *   severity  record_severity()'s name: "warning", "info", ...
+ *   tags      (when the rule has tags) array of its tags
  *   host, machine_id, boot_id   (when r->origin) the host's name and the
  *             machine's and boot's ids (32 hex digits), null when unknown
  *   stream, seq   (when r->stream) the output's stream id (32 hex digits)

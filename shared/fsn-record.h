@@ -38,6 +38,17 @@ struct record_origin {
 	char boot_id[33];
 };
 
+/* What a rule says of its records (fsnotifyd.conf(5) tags, severity):
+ * words for whoever sorts them, and how much they matter. */
+struct record_label {
+	char **tags; /* each 1-64 bytes of [A-Za-z0-9_.:=-] */
+	size_t n_tags;
+	/* RECORD_SEVERITY(LOG_EMERG .. LOG_DEBUG): how severe its records are
+	 * (record_severity()); 0: as their kinds say */
+	int severity;
+};
+#define RECORD_SEVERITY(priority) ((priority) + 1)
+
 /* A permission rule's counters, for RECORD_STATS. */
 struct perm_counts {
 	uint64_t allowed, denied, audited, deadline;
@@ -81,4 +92,7 @@ struct record {
 	const struct record_origin *origin;
 	const char *stream;
 	uint64_t seq;
+	/* The rule's label (set by the engine for a rule's records); NULL:
+	 * no tags, and the severity of the record's kind. */
+	const struct record_label *label;
 };

@@ -127,6 +127,42 @@ def record_origin_and_order(t):
 
 
 @test
+def record_label(t):
+    # A rule's tags and severity reach every record it makes: JSON "tags"
+    # and "severity" (its events at its severity, "debug" too; its losses a
+    # warning at least) and the exec template's {tags} and {severity}; a
+    # rule without them: no tags, "info".
+    w, v = t.mkdir("w"), t.mkdir("v")
+    watched = os.path.join(v, "f")
+    with open(watched, "w") as fh:
+        fh.write("x\n")
+    log = os.path.join(t.dir, "exec.log")
+    outputs, out = t.json_setup()
+    outputs["run"] = {"type": "exec", "argv": ["/bin/sh", "-c", f'echo "$1 $2 $3" >> {log}',
+                                               "sh", "{rule}", "{severity}", "{tags}"]}
+    d, out, _ = start(t, [rule("pci", [w], events=["create"], tags=["pci", "os:shadow"],
+                               severity="err", outputs=["json", "run"]),
+                          rule("quiet", [watched], events=["modify"], severity="debug"),
+                          rule("plain", [w], events=["create"])], outputs=outputs, reader=out)
+    c = t.child()
+    x = os.path.join(w, "x")
+    c.create(x)
+    r = out.wait(ev(x, "create", rule="pci"), "the tagged rule's event", daemon=d)
+    check(r.get("tags") == ["pci", "os:shadow"] and r.get("severity") == "err", f"{r!r}")
+    r = out.wait(ev(x, "create", rule="plain"), "the plain rule's event", daemon=d)
+    check("tags" not in r.obj and r.get("severity") == "info", f"{r!r}")
+    c.do("write", path=watched)
+    r = out.wait(ev(watched, "modify", rule="quiet"), "the quiet rule's event", daemon=d)
+    check("tags" not in r.obj and r.get("severity") == "debug", f"{r!r}")
+    c.do("unlink", path=watched)
+    r = out.wait(lambda r: r.kind == "gone" and r.rule == "quiet", "the quiet rule's gone",
+                 daemon=d)
+    check(r.get("severity") == "warning", f"a loss below warning: {r!r}")
+    wait_until(lambda: os.path.exists(log) and open(log).read() == "pci err pci,os:shadow\n",
+               "the exec output's line", alive=d)
+
+
+@test
 def output_file_hostile(t):
     # The json output file as a hostile local user would prepare it: a
     # symlink to a file root owns, a 0666 file of their own, a FIFO of

@@ -156,6 +156,8 @@ START_TEST(test_defaults) {
 	ck_assert_uint_eq(r->n_uids, 0);
 	ck_assert_uint_eq(r->n_outputs, 0);
 	ck_assert_uint_eq(r->rate_limit, 0);
+	ck_assert_uint_eq(r->label.n_tags, 0);
+	ck_assert_int_eq(r->label.severity, RECORD_SEVERITY(LOG_INFO));
 	loaded_done(&l);
 }
 END_TEST
@@ -215,7 +217,8 @@ START_TEST(test_every_key) {
 	    "    children = false; ondir = false; recursive = true; create = true;\n"
 	    "    required = true; exclude = [\"/srv/a//cache/\", \"*.swp\", \"x?[ab]\"];\n"
 	    "    pids = [1, 4194304]; comms = [\"nginx\", \"123456789012345\"];\n"
-	    "    uids = (0, \"root\", 1000); outputs = [\"run\", \"j\"]; rate_limit = 5; },\n"
+	    "    uids = (0, \"root\", 1000); outputs = [\"run\", \"j\"]; rate_limit = 5;\n"
+	    "    tags = [\"pci\", \"os:shadow\", \"A_b.c=d-1\"]; severity = \"crit\"; },\n"
 	    "  { name = \"m\"; paths = [\"/x\"]; mark = \"mount\"; events = [\"close\", \"move\"]; "
 	    "},\n"
 	    "  { name = \"i\"; paths = [\"/x\"]; mark = \"inode\"; },\n"
@@ -284,6 +287,10 @@ START_TEST(test_every_key) {
 	ck_assert_uint_eq(r->n_outputs, 2);
 	ck_assert_str_eq(r->outputs[0], "run");
 	ck_assert_uint_eq(r->rate_limit, 5);
+	ck_assert_uint_eq(r->label.n_tags, 3);
+	ck_assert_str_eq(r->label.tags[1], "os:shadow");
+	ck_assert_str_eq(r->label.tags[2], "A_b.c=d-1");
+	ck_assert_int_eq(r->label.severity, RECORD_SEVERITY(LOG_CRIT));
 
 	ck_assert_int_eq(l.c->rules[1].mark, RULE_MARK_MOUNT);
 	ck_assert_uint_eq(l.c->rules[1].events,
@@ -421,6 +428,9 @@ START_TEST(test_type_errors) {
 }
 END_TEST
 
+/* 65 bytes: one more than a tag may have */
+#define LONG_TAG "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+
 START_TEST(test_value_errors) {
 	static const struct {
 		const char *text;
@@ -542,6 +552,23 @@ START_TEST(test_value_errors) {
 		  "rule 'r': outputs: 'a' is listed twice" },
 		{ "rules = ( { name = \"r\"; paths = [\"/x\"]; rate_limit = -5; } );",
 		  "rule 'r': rate_limit: -5 is out of range (0 to 10000000)" },
+		{ "rules = ( { name = \"r\"; paths = [\"/x\"]; tags = [\"a b\"]; } );",
+		  "rule 'r': tags: 'a b' is not 1-64 bytes of letters, digits and _ . : = -" },
+		{ "rules = ( { name = \"r\"; paths = [\"/x\"]; tags = [\"\"]; } );",
+		  "rule 'r': tags: empty entry" },
+		{ "rules = ( { name = \"r\"; paths = [\"/x\"]; tags = [\"a\", \"a\"]; } );",
+		  "rule 'r': tags: 'a' is listed twice" },
+		{ "rules = ( { name = \"r\"; paths = [\"/x\"]; tags = [\"" LONG_TAG "\"]; } );",
+		  "rule 'r': tags: '" LONG_TAG
+		  "' is not 1-64 bytes of letters, digits and _ . : = -" },
+		{ "rules = ( { name = \"r\"; paths = [\"/x\"]; tags = [\"1\", \"2\", \"3\", \"4\", "
+		  "\"5\", \"6\", \"7\", \"8\", \"9\", \"10\", \"11\", \"12\", \"13\", \"14\", "
+		  "\"15\", "
+		  "\"16\", \"17\"]; } );",
+		  "rule 'r': tags: more than 16 tags" },
+		{ "rules = ( { name = \"r\"; paths = [\"/x\"]; severity = \"fatal\"; } );",
+		  "rule 'r': severity: unknown value \"fatal\" (one of \"emerg\", \"alert\", "
+		  "\"crit\", \"err\", \"error\", \"warning\", \"notice\", \"info\", \"debug\")" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

@@ -552,9 +552,10 @@ START_TEST(test_record_json_lines) {
 	char *s;
 
 	s = json_line(&r);
-	ck_assert_str_eq(s, "{\"time\":\"2026-11-30T04:52:09.123456Z\",\"kind\":\"event\",\"rule\":"
-			    "\"demo\",\"events\":[\"create\",\"ondir\"],\"path\":\"/srv/demo/new "
-			    "dir\",\"pid\":123,\"comm\":\"touch\",\"uid\":0}\n");
+	ck_assert_str_eq(s,
+			 "{\"time\":\"2026-11-30T04:52:09.123456Z\",\"kind\":\"event\",\"rule\":"
+			 "\"demo\",\"events\":[\"create\",\"ondir\"],\"path\":\"/srv/demo/new "
+			 "dir\",\"pid\":123,\"comm\":\"touch\",\"uid\":0,\"severity\":\"info\"}\n");
 	free(s);
 
 	/* Unknown pid, comm, uid, path; an unnamed bit. */
@@ -566,7 +567,7 @@ START_TEST(test_record_json_lines) {
 	s = json_line(&r);
 	ck_assert_str_eq(s, "{\"time\":\"1970-01-01T00:00:00.000000Z\",\"kind\":\"event\",\"rule\":"
 			    "\"r\",\"events\":[\"modify\",\"0x10000000000\"],\"path\":null,\"pid\":"
-			    "null,\"comm\":null,\"uid\":null}\n");
+			    "null,\"comm\":null,\"uid\":null,\"severity\":\"info\"}\n");
 	free(s);
 
 	/* Leading zeros of the microseconds; the largest pid and uid. */
@@ -575,9 +576,10 @@ START_TEST(test_record_json_lines) {
 	r.pid = INT32_MAX;
 	r.uid = (uid_t)-2;
 	s = json_line(&r);
-	ck_assert_str_eq(s, "{\"time\":\"2025-11-30T04:52:09.000005Z\",\"kind\":\"event\",\"rule\":"
-			    "\"demo\",\"events\":[\"create\",\"ondir\"],\"path\":\"/a\",\"pid\":"
-			    "2147483647,\"comm\":\"touch\",\"uid\":4294967294}\n");
+	ck_assert_str_eq(
+	    s, "{\"time\":\"2025-11-30T04:52:09.000005Z\",\"kind\":\"event\",\"rule\":"
+	       "\"demo\",\"events\":[\"create\",\"ondir\"],\"path\":\"/a\",\"pid\":"
+	       "2147483647,\"comm\":\"touch\",\"uid\":4294967294,\"severity\":\"info\"}\n");
 	free(s);
 
 	/* Invalid UTF-8 in path and comm; a rename with both names. */
@@ -590,7 +592,8 @@ START_TEST(test_record_json_lines) {
 	ck_assert_str_eq(s, "{\"time\":\"2026-11-30T04:52:09.123456Z\",\"kind\":\"event\",\"rule\":"
 			    "\"demo\",\"events\":[\"rename\"],\"path\":\"/d/new" FFFD
 			    "\\n\",\"path_b64\":\"L2QvbmV3/wo=\",\"old_path\":\"/d/\\\"old\\\"\","
-			    "\"pid\":123,\"comm\":\"x" FFFD "y\",\"uid\":1000}\n");
+			    "\"pid\":123,\"comm\":\"x" FFFD
+			    "y\",\"uid\":1000,\"severity\":\"info\"}\n");
 	free(s);
 
 	/* Invalid old path. */
@@ -607,24 +610,25 @@ START_TEST(test_record_json_lines) {
 	};
 	s = json_line(&r);
 	ck_assert_str_eq(s, "{\"time\":\"2026-11-30T04:52:09.123456Z\",\"kind\":\"overflow\","
-			    "\"rule\":\"demo\"}\n");
+			    "\"rule\":\"demo\",\"severity\":\"warning\"}\n");
 	free(s);
 	r.mask = 0x4000;
 	s = json_line(&r);
-	ck_assert_str_eq(s, "{\"time\":\"2026-11-30T04:52:09.123456Z\",\"kind\":\"overflow\","
-			    "\"rule\":\"demo\",\"events\":[\"q_overflow\"]}\n");
+	ck_assert_str_eq(
+	    s, "{\"time\":\"2026-11-30T04:52:09.123456Z\",\"kind\":\"overflow\","
+	       "\"rule\":\"demo\",\"events\":[\"q_overflow\"],\"severity\":\"warning\"}\n");
 	free(s);
 	r = (struct record){
 		.kind = RECORD_DROPPED, .time_usec = T0 + 876544, .rule = "demo", .count = 42
 	};
 	s = json_line(&r);
 	ck_assert_str_eq(s, "{\"time\":\"2026-11-30T04:52:10.000000Z\",\"kind\":\"dropped\","
-			    "\"rule\":\"demo\",\"count\":42}\n");
+			    "\"rule\":\"demo\",\"count\":42,\"severity\":\"warning\"}\n");
 	free(s);
 	r.rule = NULL;
 	s = json_line(&r);
 	ck_assert_str_eq(s, "{\"time\":\"2026-11-30T04:52:10.000000Z\",\"kind\":\"dropped\","
-			    "\"rule\":null,\"count\":42}\n");
+			    "\"rule\":null,\"count\":42,\"severity\":\"warning\"}\n");
 	free(s);
 }
 END_TEST
@@ -644,7 +648,7 @@ START_TEST(test_record_json_lifecycle) {
 
 	ck_assert_str_eq(s, "{\"time\":\"2026-11-30T04:52:09.123456Z\",\"kind\":\"gone\","
 			    "\"rule\":\"demo\",\"path\":\"/etc/passwd\",\"reason\":\"deleted\","
-			    "\"ondir\":false}\n");
+			    "\"ondir\":false,\"severity\":\"warning\"}\n");
 	free(s);
 	r = (struct record){ .kind = RECORD_UNMOUNTED,
 			     .time_usec = T0,
@@ -654,13 +658,14 @@ START_TEST(test_record_json_lifecycle) {
 			     .uid = (uid_t)-1,
 			     .mount = "/srv\xff" };
 	s = json_line(&r);
-	ck_assert_str_eq(s, "{\"time\":\"2026-11-30T04:52:09.123456Z\",\"kind\":\"unmounted\","
-			    "\"rule\":\"demo\",\"path\":\"/srv/d\",\"mount\":\"/srv" FFFD
-			    "\",\"mount_b64\":\"L3Nydv8=\",\"ondir\":true}\n");
+	ck_assert_str_eq(
+	    s, "{\"time\":\"2026-11-30T04:52:09.123456Z\",\"kind\":\"unmounted\","
+	       "\"rule\":\"demo\",\"path\":\"/srv/d\",\"mount\":\"/srv" FFFD
+	       "\",\"mount_b64\":\"L3Nydv8=\",\"ondir\":true,\"severity\":\"warning\"}\n");
 	free(s);
 	r.mount = NULL;
 	s = json_line(&r);
-	ck_assert_ptr_nonnull(strstr(s, ",\"mount\":null,\"ondir\":true}"));
+	ck_assert_ptr_nonnull(strstr(s, ",\"mount\":null,\"ondir\":true,"));
 	free(s);
 	r = (struct record){ .kind = RECORD_REARMED,
 			     .time_usec = T0,
@@ -669,8 +674,9 @@ START_TEST(test_record_json_lifecycle) {
 			     .mask = FAN_ONDIR,
 			     .uid = (uid_t)-1 };
 	s = json_line(&r);
-	ck_assert_str_eq(s, "{\"time\":\"2026-11-30T04:52:09.123456Z\",\"kind\":\"rearmed\","
-			    "\"rule\":\"demo\",\"path\":\"/srv/d\",\"ondir\":true}\n");
+	ck_assert_str_eq(
+	    s, "{\"time\":\"2026-11-30T04:52:09.123456Z\",\"kind\":\"rearmed\","
+	       "\"rule\":\"demo\",\"path\":\"/srv/d\",\"ondir\":true,\"severity\":\"notice\"}\n");
 	free(s);
 }
 END_TEST
@@ -976,39 +982,39 @@ START_TEST(test_record_json_decision) {
 		  3,
 		  DECISION_HEAD
 		  "\"verdict\":\"deny\",\"errno\":\"EIO\",\"audit\":false,\"by\":\"decision\","
-		  "\"decision\":3,\"latency_us\":17}\n" },
+		  "\"decision\":3,\"latency_us\":17,\"severity\":\"notice\"}\n" },
 		{ { .deny = true, .err = ETXTBSY, .audit = true },
 		  "decision",
 		  1,
 		  DECISION_HEAD
 		  "\"verdict\":\"deny\",\"errno\":\"ETXTBSY\",\"audit\":true,\"by\":\"decision\","
-		  "\"decision\":1,\"latency_us\":17}\n" },
+		  "\"decision\":1,\"latency_us\":17,\"severity\":\"notice\"}\n" },
 		/* a plain deny (EPERM) has no errno */
 		{ { .deny = true },
 		  "default",
 		  0,
 		  DECISION_HEAD
 		  "\"verdict\":\"deny\",\"audit\":false,\"by\":\"default\",\"decision\":null,"
-		  "\"latency_us\":17}\n" },
+		  "\"latency_us\":17,\"severity\":\"notice\"}\n" },
 		{ { .audit = true },
 		  "decision",
 		  12,
 		  DECISION_HEAD
 		  "\"verdict\":\"allow\",\"audit\":true,\"by\":\"decision\",\"decision\":12,"
-		  "\"latency_us\":17}\n" },
+		  "\"latency_us\":17,\"severity\":\"info\"}\n" },
 		{ { 0 },
 		  "deadline",
 		  0,
 		  DECISION_HEAD
 		  "\"verdict\":\"allow\",\"audit\":false,\"by\":\"deadline\",\"decision\":null,"
-		  "\"latency_us\":17}\n" },
+		  "\"latency_us\":17,\"severity\":\"info\"}\n" },
 		/* an errno only deny(ERRNO) carries: none for an allow */
 		{ { .err = EIO },
 		  "deadline",
 		  0,
 		  DECISION_HEAD
 		  "\"verdict\":\"allow\",\"audit\":false,\"by\":\"deadline\",\"decision\":null,"
-		  "\"latency_us\":17}\n" },
+		  "\"latency_us\":17,\"severity\":\"info\"}\n" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -1037,7 +1043,7 @@ START_TEST(test_record_json_decision_unknown) {
 			"\"rule\":\"no-exec-from-tmp\",\"events\":[\"open_exec_perm\"],\"path\":"
 			"null,\"pid\":null,\"comm\":null,\"uid\":null,\"exe\":null,\"verdict\":"
 			"\"deny\",\"errno\":\"EIO\",\"audit\":false,\"by\":null,\"decision\":3,"
-			"\"latency_us\":18446744073709551615}\n");
+			"\"latency_us\":18446744073709551615,\"severity\":\"notice\"}\n");
 
 	/* exe like path: escaped, and its bytes in exe_b64 when not UTF-8 */
 	r = decision(&deny_eio);
@@ -1048,14 +1054,15 @@ START_TEST(test_record_json_decision_unknown) {
 			"\"/tmp/\\\"q\\\"\",\"pid\":123,\"comm\":\"bash\",\"uid\":0,\"exe\":"
 			"\"/opt/x" FFFD "\\n (deleted)\",\"exe_b64\":\"L29wdC94/wogKGRlbGV0ZWQp\","
 			"\"verdict\":\"deny\",\"errno\":\"EIO\",\"audit\":false,\"by\":"
-			"\"decision\",\"decision\":3,\"latency_us\":17}\n");
+			"\"decision\",\"decision\":3,\"latency_us\":17,\"severity\":\"notice\"}\n");
 
 	/* no verdict given: reads as allow */
 	r = decision(NULL);
 	r.by = "default";
 	r.decision = 0;
-	assert_json(&r, DECISION_HEAD "\"verdict\":\"allow\",\"audit\":false,\"by\":"
-				      "\"default\",\"decision\":null,\"latency_us\":17}\n");
+	assert_json(&r, DECISION_HEAD
+		    "\"verdict\":\"allow\",\"audit\":false,\"by\":"
+		    "\"default\",\"decision\":null,\"latency_us\":17,\"severity\":\"info\"}\n");
 }
 END_TEST
 
@@ -1070,7 +1077,7 @@ START_TEST(test_record_json_stats) {
 
 	assert_json(&r, "{\"time\":\"2026-11-30T04:52:09.123456Z\",\"kind\":\"stats\",\"rule\":"
 			"\"r\",\"allowed\":10,\"denied\":2,\"audited\":0,\"deadline\":1,"
-			"\"latency_p50_us\":12,\"latency_p99_us\":40}\n");
+			"\"latency_p50_us\":12,\"latency_p99_us\":40,\"severity\":\"info\"}\n");
 	/* the largest counters, whole (no field cut short) */
 	pc = (struct perm_counts){ UINT64_MAX,     UINT64_MAX - 1, UINT64_MAX - 2,
 				   UINT64_MAX - 3, UINT64_MAX - 4, UINT64_MAX - 5 };
@@ -1078,12 +1085,71 @@ START_TEST(test_record_json_stats) {
 			"\"r\",\"allowed\":18446744073709551615,\"denied\":18446744073709551614,"
 			"\"audited\":18446744073709551613,\"deadline\":18446744073709551612,"
 			"\"latency_p50_us\":18446744073709551611,\"latency_p99_us\":"
-			"18446744073709551610}\n");
+			"18446744073709551610,\"severity\":\"info\"}\n");
 	/* no counters: the bare record */
 	r.perm = NULL;
 	assert_json(&r, "{\"time\":\"2026-11-30T04:52:09.123456Z\",\"kind\":\"stats\",\"rule\":"
-			"\"r\"}\n");
+			"\"r\",\"severity\":\"info\"}\n");
 	ck_assert_str_eq(record_kind_name(RECORD_STATS), "stats");
+}
+END_TEST
+
+/* A rule's label: its tags after the kind's fields, its severity for its
+ * activity, a loss and a deny never below warning and notice. */
+START_TEST(test_record_json_label) {
+	char *tags[] = { S("pci"), S("os:shadow"), S("a=b") };
+	struct record_label l = { .tags = tags, .n_tags = 3, .severity = RECORD_SEVERITY(LOG_ERR) };
+	struct record r = event("/etc/shadow");
+	static const struct verdict deny = { .deny = true }, allow = { 0 };
+	static const struct {
+		enum record_kind kind;
+		const struct verdict *v;
+		int none, debug, crit; /* no label; severity debug; severity crit */
+	} table[] = {
+		{ RECORD_EVENT, NULL, LOG_INFO, LOG_DEBUG, LOG_CRIT },
+		{ RECORD_RESCAN, NULL, LOG_INFO, LOG_DEBUG, LOG_CRIT },
+		{ RECORD_STATS, NULL, LOG_INFO, LOG_DEBUG, LOG_CRIT },
+		{ RECORD_DECISION, &allow, LOG_INFO, LOG_DEBUG, LOG_CRIT },
+		{ RECORD_DECISION, &deny, LOG_NOTICE, LOG_NOTICE, LOG_CRIT },
+		{ RECORD_REARMED, NULL, LOG_NOTICE, LOG_NOTICE, LOG_CRIT },
+		{ RECORD_OVERFLOW, NULL, LOG_WARNING, LOG_WARNING, LOG_CRIT },
+		{ RECORD_DROPPED, NULL, LOG_WARNING, LOG_WARNING, LOG_CRIT },
+		{ RECORD_GONE, NULL, LOG_WARNING, LOG_WARNING, LOG_CRIT },
+		{ RECORD_UNMOUNTED, NULL, LOG_WARNING, LOG_WARNING, LOG_CRIT },
+	};
+	char *s;
+
+	r.label = &l;
+	s = json_line(&r);
+	ck_assert_str_eq(s,
+			 "{\"time\":\"2026-11-30T04:52:09.123456Z\",\"kind\":\"event\",\"rule\":"
+			 "\"demo\",\"events\":[\"create\",\"ondir\"],\"path\":\"/etc/shadow\","
+			 "\"pid\":123,\"comm\":\"touch\",\"uid\":0,\"severity\":\"err\",\"tags\":"
+			 "[\"pci\",\"os:shadow\",\"a=b\"]}\n");
+	free(s);
+	l.n_tags = 0; /* no tags: no key */
+	s = json_line(&r);
+	ck_assert_ptr_null(strstr(s, "tags"));
+	ck_assert_ptr_nonnull(strstr(s, ",\"severity\":\"err\"}"));
+	free(s);
+
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+		struct record k = { .kind = table[i].kind, .verdict = table[i].v, .rule = "demo" };
+
+		ck_assert_int_eq(record_severity(&k), table[i].none);
+		l.severity = 0; /* (a label of no severity: the kind's) */
+		k.label = &l;
+		ck_assert_int_eq(record_severity(&k), table[i].none);
+		l.severity = RECORD_SEVERITY(LOG_DEBUG);
+		ck_assert_int_eq(record_severity(&k), table[i].debug);
+		l.severity = RECORD_SEVERITY(LOG_CRIT);
+		ck_assert_int_eq(record_severity(&k), table[i].crit);
+	}
+	ck_assert_str_eq(severity_name(LOG_EMERG), "emerg");
+	ck_assert_str_eq(severity_name(LOG_ERR), "err");
+	ck_assert_str_eq(severity_name(LOG_DEBUG), "debug");
+	ck_assert_ptr_null(severity_name(8));
+	ck_assert_ptr_null(severity_name(-1));
 }
 END_TEST
 
@@ -1725,10 +1791,32 @@ START_TEST(test_journal_socket) {
 		}
 	}
 
+	/* A rule's label: PRIORITY its severity, one FSN_TAG field a tag. */
+	{
+		char *tags[] = { S("pci"), S("os:shadow") };
+		struct record_label l = { .tags = tags,
+					  .n_tags = 2,
+					  .severity = RECORD_SEVERITY(LOG_ERR) };
+		size_t k = 0;
+
+		r = event("/etc/shadow");
+		r.label = &l;
+		output_emit(o, &r);
+		n = recv(fd, msg, sizeof(msg), MSG_DONTWAIT);
+		ck_assert_int_gt(n, 0);
+		assert_field(msg, (size_t)n, "PRIORITY", "3");
+		assert_field(msg, (size_t)n, "FSN_TAG", "pci"); /* (the first) */
+		for (const char *p = msg; (p = memmem(p, (size_t)(msg + n - p), "FSN_TAG=", 8));
+		     p++)
+			k++;
+		ck_assert_uint_eq(k, 2);
+		ck_assert_ptr_nonnull(memmem(msg, (size_t)n, "\nFSN_TAG=os:shadow\n", 19));
+	}
+
 	ck_assert_int_eq(recv(fd, msg, sizeof(msg), MSG_DONTWAIT), -1);
 	ck_assert_int_eq(errno, EAGAIN);
 	output_counters(o, &emitted, &failed);
-	ck_assert_uint_eq(emitted, 10);
+	ck_assert_uint_eq(emitted, 11);
 	ck_assert_uint_eq(failed, 0);
 	output_close(o);
 	close(fd);
@@ -1786,8 +1874,10 @@ START_TEST(test_exec_template_check) {
 	ck_assert_int_eq(exec_template_check(ph0, 1, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "the program '/usr/bin/{rule}' must not contain placeholders");
 	ck_assert_int_eq(exec_template_check(unk, 3, err, sizeof(err)), -EINVAL);
-	ck_assert_str_eq(err, "argument 2 ('--x={paht}'): unknown placeholder '{paht}'; known: "
-			      "{path} {old_path} {rule} {events} {kind} {pid} {comm} {uid} {time}");
+	ck_assert_str_eq(
+	    err,
+	    "argument 2 ('--x={paht}'): unknown placeholder '{paht}'; known: "
+	    "{path} {old_path} {rule} {events} {kind} {pid} {comm} {uid} {time} {tags} {severity}");
 	ck_assert_int_eq(exec_template_check(NULL, 0, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "the command is empty");
 }
@@ -1852,6 +1942,38 @@ START_TEST(test_exec_argv) {
 	ck_assert_uint_eq(entries, 2);
 	ck_assert_uint_eq(found, 2);
 	ck_assert_int_eq(chdir("/"), 0);
+	test_rm_tree(dir);
+	ck_assert_uint_eq(count_children(), 0);
+}
+END_TEST
+
+/* {tags} and {severity}: the rule's, comma separated; a record of no
+ * label: no tags, the kind's severity. */
+START_TEST(test_exec_label) {
+	char *argv[] = { S("/usr/bin/touch"), S("{path}.{severity}.{tags}"), NULL };
+	char *tags[] = { S("pci"), S("os:shadow") };
+	struct record_label l = { .tags = tags, .n_tags = 2, .severity = RECORD_SEVERITY(LOG_ERR) };
+	struct ev_loop *loop = ev_default_loop(0);
+	char dir[256], path[512], want[600];
+	struct record r;
+	struct output *o;
+	struct stat st;
+
+	test_tmpdir(dir, sizeof(dir));
+	o = open_exec(argv, loop);
+	test_join(path, sizeof(path), dir, "f");
+	r = event(path);
+	r.label = &l;
+	output_emit(o, &r);
+	test_join(path, sizeof(path), dir, "g");
+	r = event(path);
+	output_emit(o, &r);
+	ck_assert(run_until(loop, exec_idle, o, 10));
+	output_close(o);
+	snprintf(want, sizeof(want), "%s/f.err.pci,os:shadow", dir);
+	ck_assert_msg(stat(want, &st) == 0, "%s: %s", want, strerror(errno));
+	snprintf(want, sizeof(want), "%s/g.info.", dir);
+	ck_assert_msg(stat(want, &st) == 0, "%s: %s", want, strerror(errno));
 	test_rm_tree(dir);
 	ck_assert_uint_eq(count_children(), 0);
 }
@@ -2201,6 +2323,7 @@ static void escape_suite(Suite *s) {
 	tcase_add_test(tc, test_record_json_decision);
 	tcase_add_test(tc, test_record_json_decision_unknown);
 	tcase_add_test(tc, test_record_json_stats);
+	tcase_add_test(tc, test_record_json_label);
 	tcase_add_test(tc, test_jq_decision_stats);
 	suite_add_tcase(s, tc);
 
@@ -2222,6 +2345,7 @@ static void escape_suite(Suite *s) {
 	tcase_add_test(tc, test_exec_template_check);
 	tcase_add_test(tc, test_exec_open_errors);
 	tcase_add_test(tc, test_exec_argv);
+	tcase_add_test(tc, test_exec_label);
 	tcase_add_test(tc, test_exec_output_forwarded);
 	tcase_add_test(tc, test_exec_signals_reset);
 	tcase_add_test(tc, test_exec_environment);
