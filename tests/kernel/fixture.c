@@ -429,6 +429,49 @@ static void teardown(struct fst_ctx *ctx) {
 	pr->n_allocs = 0;
 }
 
+/* /proc/sys/kernel/tainted, or -1 when it cannot be read. */
+static long kernel_tainted(void) {
+	char buf[32] = "";
+	int fd = open("/proc/sys/kernel/tainted", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	return n > 0 ? strtol(buf, NULL, 10) : -1;
+}
+
+/* Taint bits a case must not add, with their letters (the kernel's
+ * Documentation/admin-guide/tainted-kernels.rst): a WARN() (W), an oops
+ * (D), a bad page (B). As LTP's fanotify25 does, a case during which the
+ * kernel warned fails, whatever it saw. */
+static const struct {
+	long bit;
+	char letter;
+	const char *what;
+} taints[] = {
+	{ 1L << 9, 'W', "a kernel warning (WARN)" },
+	{ 1L << 7, 'D', "a kernel oops or BUG" },
+	{ 1L << 5, 'B', "a bad page" },
+};
+
+static void check_taint(struct fst_ctx *ctx, long before) {
+	long after = kernel_tainted();
+	char what[256] = "";
+	size_t pos = 0;
+
+	if (before < 0 || after < 0)
+		return; /* (no procfs value: nothing to compare) */
+	for (size_t i = 0; i < sizeof(taints) / sizeof(taints[0]); i++)
+		if ((after & taints[i].bit) && !(before & taints[i].bit) && pos < sizeof(what))
+			pos += (size_t)snprintf(what + pos, sizeof(what) - pos, "%s%c: %s",
+						pos ? ", " : "", taints[i].letter, taints[i].what);
+	if (pos)
+		fst_fail(ctx,
+			 "the kernel became tainted during the case (%s; /proc/sys/kernel/tainted "
+			 "%ld -> %ld): see dmesg",
+			 what, before, after);
+}
+
 void fst_run_case(const struct fst_case *tc, const struct fst_fs_env *env,
 		  struct fst_shared *shared) {
 	struct fst_priv *pr = calloc(1, sizeof(*pr));
@@ -443,6 +486,7 @@ void fst_run_case(const struct fst_case *tc, const struct fst_fs_env *env,
 		.soak = env->soak ? env->soak : 1,
 		.priv = pr,
 	};
+	long tainted = kernel_tainted(); /* (before anything the case does) */
 
 	if (!pr)
 		ck_abort_msg("out of memory");
@@ -453,6 +497,17 @@ void fst_run_case(const struct fst_case *tc, const struct fst_fs_env *env,
 	setup(&ctx);
 	tc->fn(&ctx);
 	teardown(&ctx);
+	if (env->taint_after) {
+		/* (the kernel only adds the bits written: W until the next boot) */
+		int fd = open("/proc/sys/kernel/tainted", O_WRONLY | O_CLOEXEC);
+
+		if (fd < 0 || write(fd, "512\n", 4) != 4)
+			fst_fail(&ctx,
+				 "--taint-after-case: cannot write /proc/sys/kernel/tainted: %s",
+				 fst_errname(errno));
+		close(fd);
+	}
+	check_taint(&ctx, tainted);
 	cur_ctx = NULL;
 	free(pr);
 }

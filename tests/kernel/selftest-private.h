@@ -43,7 +43,8 @@ struct fst_fs_env {
 	const struct fsn_probe *probe; /* NULL if the probe failed */
 	char probe_error[128];         /* why, if it failed */
 	bool verbose;
-	unsigned soak; /* --soak factor, >= 1 */
+	bool taint_after; /* --taint-after-case: W added after each case (a test of the check) */
+	unsigned soak;    /* --soak factor, >= 1 */
 };
 
 /* Run one case in the current (forked) process: fixture, case, teardown. */

@@ -83,6 +83,7 @@ struct sel_case {
 
 static struct {
 	bool tap, verbose, list, must_run;
+	bool taint_after; /* --taint-after-case */
 	unsigned timeout; /* 0 = per case / default */
 	unsigned repeat;  /* runs of each case on each filesystem */
 	unsigned soak;    /* race length and timeout factor */
@@ -572,6 +573,7 @@ static void fs_prepare(struct fs_run *f) {
 	f->env.base = base_dir;
 	f->env.verbose = opt.verbose;
 	f->env.soak = opt.soak;
+	f->env.taint_after = opt.taint_after;
 
 	if (f->d->mkfs) {
 		if (!fst_find_tool(f->d->mkfs, tool, sizeof(tool))) {
@@ -888,6 +890,10 @@ static void usage(FILE *out) {
 		"                  filesystem (hunting an intermittent failure)\n"
 		"  --soak N        race cases race N times as long (default 1: 0.5 s);\n"
 		"                  every timeout is multiplied by N\n"
+		"  --taint-after-case  a test of the suite itself, for a throwaway VM:\n"
+		"                  after each case, taint the running kernel with W (as a\n"
+		"                  WARN() would, until the next boot), so that the case\n"
+		"                  must fail: the kernel became tainted during the case\n"
 		"  -v, --verbose   print features, setup and every case's diagnostics\n"
 		"  -h, --help      this text\n"
 		"\n"
@@ -950,6 +956,7 @@ static void parse_args(int argc, char **argv) {
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "repeat", required_argument, NULL, 'R' },
 		{ "soak", required_argument, NULL, 'S' },
+		{ "taint-after-case", no_argument, NULL, 'W' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -975,6 +982,7 @@ static void parse_args(int argc, char **argv) {
 		case 'T': opt.timeout = parse_count("--timeout", optarg, 3600); break;
 		case 'R': opt.repeat = parse_count("--repeat", optarg, 100000); break;
 		case 'S': opt.soak = parse_count("--soak", optarg, 1000); break;
+		case 'W': opt.taint_after = true; break;
 		case 'v': opt.verbose = true; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); exit(2);

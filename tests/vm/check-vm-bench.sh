@@ -11,11 +11,6 @@ here=$(dirname "$0")
 
 # shellcheck source=tests/vm/lib.sh
 . "$here/lib.sh"
-fail() {
-	echo "FAIL: $*"
-	echo "0 passed, 1 failed, 0 skipped"
-	exit 1
-}
 
 vm_require
 

@@ -1,14 +1,22 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck shell=sh
-# Shared by the meson "vm" tests (sourced): the skip rule and what a VM run
-# needs. vm_require: skip (77) unless FSN_VM_KERNELS (IMAGE[:MODULES] ...)
-# or FSN_VM_KERNEL names readable images and qemu and a static busybox are
-# installed; $kernel is then the first image (or FSN_VM_KERNEL).
+# Shared by the meson "vm" tests (sourced): the skip rule, what a VM run
+# needs, and how a test ends (skip, fail). vm_require: skip (77) unless
+# FSN_VM_KERNELS (IMAGE[:MODULES] ...) or FSN_VM_KERNEL names readable
+# images and qemu and a static busybox are installed; $kernel is then the
+# first image (or FSN_VM_KERNEL).
 
 skip() {
 	echo "SKIP: $*"
 	echo "0 passed, 0 failed, 1 skipped"
 	exit 77
+}
+
+# fail WHY: the test failed (one failure for the summary).
+fail() {
+	echo "FAIL: $*"
+	echo "0 passed, 1 failed, 0 skipped"
+	exit 1
 }
 
 vm_require() {
