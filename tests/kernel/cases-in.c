@@ -7,7 +7,8 @@
  * gives its slot back), IN_ONESHOT, IN_EXCL_UNLINK, IN_ONLYDIR,
  * IN_DONT_FOLLOW (inotify_user.c: inotify_add_watch(),
  * inotify_update_existing_watch(), inotify_handle_inode_event()); and the
- * flags of inotify_init1() (IN02): IN_CLOEXEC, IN_NONBLOCK.
+ * flags of inotify_init1() (IN02): IN_CLOEXEC, IN_NONBLOCK; a reader asleep
+ * in read() is woken by the event (IN03).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -241,6 +242,50 @@ static void in02_init1_fd_flags(struct fst_ctx *ctx) {
 	}
 }
 
+/* In a child: one read() of a blocking inotify instance: exactly one
+ * IN_CREATE of "f" on watch wd. 0, the errno of read(), or EPROTO. */
+struct blocked_read {
+	int fd, wd;
+};
+
+static int read_create(void *arg) {
+	const struct blocked_read *b = arg;
+	union {
+		struct inotify_event e;
+		char buf[4096];
+	} u;
+	ssize_t n = read(b->fd, u.buf, sizeof(u.buf));
+
+	if (n < 0)
+		return errno;
+	if ((size_t)n < sizeof(u.e) || sizeof(u.e) + u.e.len != (size_t)n ||
+	    u.e.mask != IN_CREATE || u.e.wd != b->wd || u.e.len == 0 || strcmp(u.e.name, "f") != 0)
+		return EPROTO;
+	return 0;
+}
+
+/*
+ * IN03: a reader asleep in read() of an inotify instance (no IN_NONBLOCK)
+ * is woken by the event and gets exactly it: a lost wake-up in
+ * inotify_read() (the wait_woken() loop, fsnotify_add_event()'s wake_up())
+ * leaves it asleep.
+ */
+static void in03_blocked_read_woken(struct fst_ctx *ctx) {
+	struct blocked_read b;
+	struct fst_child *c;
+
+	FST_SYS(ctx, mkdir("d", 0755));
+	b.fd = fst_inotify(ctx);
+	FST_SYS(ctx, fcntl(b.fd, F_SETFL, 0)); /* (a reader that waits) */
+	b.wd = fst_watch(ctx, b.fd, "d", IN_CREATE);
+	c = fst_spawn(ctx, "read(inotify fd)", read_create, &b, b.fd);
+	fst_child_in_read(ctx, c, b.fd);
+	fst_write_file(ctx, "d/f", "f");
+	fst_child_expect(ctx, c, 0);
+	FST_SYS(ctx, fcntl(b.fd, F_SETFL, O_NONBLOCK));
+	FST_EXPECT_NONE(ctx, b.fd);
+}
+
 const struct fst_case fst_cases_in[] = {
 	FST_CASE(in01_mask_add_replace, "IN01", FST_ALL_FS,
 		 "IN_MASK_ADD adds to a watch's mask, a plain add replaces it"),
@@ -253,5 +298,7 @@ const struct fst_case fst_cases_in[] = {
 		 "IN_ONLYDIR: ENOTDIR on a file; IN_DONT_FOLLOW watches the link itself"),
 	FST_CASE(in02_init1_fd_flags, "IN02", FST_ONCE,
 		 "IN_CLOEXEC -> FD_CLOEXEC, IN_NONBLOCK -> O_NONBLOCK, exactly when asked"),
+	FST_CASE(in03_blocked_read_woken, "IN03", FST_ALL_FS,
+		 "a reader asleep in read() of an inotify instance is woken with the event"),
 	{ 0 },
 };

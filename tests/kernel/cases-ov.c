@@ -2013,6 +2013,54 @@ static void ov08_event_fd_flags(struct fst_ctx *ctx) {
 	}
 }
 
+/* In a child: one read() of a blocking fanotify group: exactly one
+ * CLOSE_WRITE event of pid by (its fd closed). 0, the errno of read(), or
+ * EPROTO for anything else. */
+struct blocked_read {
+	int fd;
+	pid_t by;
+};
+
+static int read_close_write(void *arg) {
+	const struct blocked_read *b = arg;
+	union {
+		struct fanotify_event_metadata m;
+		char buf[4096];
+	} u;
+	ssize_t n = read(b->fd, u.buf, sizeof(u.buf));
+
+	if (n < 0)
+		return errno;
+	if (u.m.fd >= 0 && (size_t)n >= sizeof(u.m))
+		close(u.m.fd);
+	if ((size_t)n < sizeof(u.m) || u.m.event_len != (size_t)n || u.m.mask != FAN_CLOSE_WRITE ||
+	    u.m.pid != b->by)
+		return EPROTO;
+	return 0;
+}
+
+/* A reader asleep in read() of a fanotify group (no FAN_NONBLOCK) is woken
+ * by the event and gets exactly it: a lost wake-up in fanotify_read() (the
+ * wait_woken() loop, the wake_up() of the queue) leaves it asleep. */
+static void ov09_blocked_read_woken(struct fst_ctx *ctx) {
+	struct blocked_read b = { .by = getpid() };
+	struct fst_child *c;
+	int fd;
+
+	fst_write_file(ctx, "f", "f");
+	b.fd = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	FST_SYS(ctx, fcntl(b.fd, F_SETFL, 0)); /* (a reader that waits) */
+	fst_mark(ctx, b.fd, FAN_MARK_ADD, FAN_CLOSE_WRITE, "f");
+	c = fst_spawn(ctx, "read(fanotify fd)", read_close_write, &b, b.fd);
+	fst_child_in_read(ctx, c, b.fd);
+	fd = fst_open(ctx, "f", O_WRONLY);
+	fst_write1(ctx, fd);
+	fst_close(ctx, fd);
+	fst_child_expect(ctx, c, 0);
+	FST_SYS(ctx, fcntl(b.fd, F_SETFL, O_NONBLOCK));
+	FST_EXPECT_NONE(ctx, b.fd);
+}
+
 /* ------------------------------------------------------------------------ */
 
 const struct fst_case fst_cases_ov[] = {
@@ -2096,6 +2144,8 @@ const struct fst_case fst_cases_ov[] = {
 		     "group made at euid 65534, read as root: pid 0, FAN_NOFD for other processes"),
 	FST_CASE(ov08_fanotify_init_fd_flags, "OV08", FST_ONCE,
 		 "FAN_CLOEXEC -> FD_CLOEXEC, FAN_NONBLOCK -> O_NONBLOCK, exactly when asked"),
+	FST_CASE(ov09_blocked_read_woken, "OV09", FST_ALL_FS,
+		 "a reader asleep in read() of a fanotify group is woken with the event"),
 	FST_CASE(ov08_event_fd_flags, "OV08", FST_ONCE,
 		 "event fds: FD_CLOEXEC/O_NONBLOCK exactly from event_f_flags"),
 	{ 0 },

@@ -392,6 +392,43 @@ void fst_child_blocked_queued_(struct fst_ctx *ctx, struct fst_child *c, int n, 
 		  c->what, got, FST_WAIT_MS, n, state);
 }
 
+void fst_child_in_read_(struct fst_ctx *ctx, struct fst_child *c, int fd, const char *file,
+			int line) {
+	char path[64], sc[256] = "", wchan[128] = "", st = 0;
+	struct timespec t0;
+	long nr = -1;
+	unsigned long arg0 = 0;
+
+	fst_checkpoint(file, line);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)c->pid);
+	for (;;) {
+		struct pollfd p = { .fd = c->rfd, .events = POLLIN };
+		bool have_sc;
+
+		if (c->done || poll(&p, 1, 0) != 0)
+			fst_fail_(ctx, file, line,
+				  "child %s finished before the event: its read() did not block",
+				  c->what);
+		st = fst_task_state(c->pid, 0, wchan, sizeof(wchan));
+		sc[0] = '\0';
+		read_small(path, sc, sizeof(sc));
+		have_sc = sc[0] != '\0';
+		/* "0 0x5 ..." : read(2) on fd 5 (x86-64's number; arm64's is 63) */
+		if (!have_sc || sscanf(sc, "%ld 0x%lx", &nr, &arg0) != 2)
+			nr = -1;
+		if (st == 'S' && (!have_sc || (nr == SYS_read && arg0 == (unsigned long)fd)))
+			return;
+		if (elapsed_ms(&t0) >= FST_WAIT_MS)
+			break;
+		poll(&p, 1, 1);
+	}
+	fst_fail_(ctx, file, line,
+		  "child %s is not asleep in read(%d) after %d ms: state %c, wchan '%s', "
+		  "syscall '%.60s'",
+		  c->what, fd, FST_WAIT_MS, st ? st : '?', wchan, sc);
+}
+
 void fst_child_not_blocked_(struct fst_ctx *ctx, struct fst_child *c, int g, const char *file,
 			    int line) {
 	struct pollfd p[2] = { { .fd = g, .events = POLLIN }, { .fd = c->rfd, .events = POLLIN } };

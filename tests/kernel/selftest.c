@@ -50,7 +50,7 @@ static const struct {
 	unsigned count;
 } id_groups[] = {
 	{ "FP", 12 }, { "PC", 9 }, { "IG", 11 }, { "PE", 8 },
-	{ "MK", 12 }, { "ID", 7 }, { "OV", 8 },  { "IN", 2 },
+	{ "MK", 12 }, { "ID", 7 }, { "OV", 9 },  { "IN", 3 },
 };
 
 #define N_ID_GROUPS (sizeof(id_groups) / sizeof(id_groups[0]))

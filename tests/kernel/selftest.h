@@ -744,6 +744,14 @@ char fst_task_state(pid_t pid, pid_t tid, char *wchan, size_t wlen);
  * no KALLSYMS, or hides it; only the state can be trusted then. */
 bool fst_wchan_numeric(const char *wchan);
 
+/* Poll (1 ms steps, bounded by FST_WAIT_MS) until the child sleeps (state
+ * S) in read() of fd, as /proc/<pid>/syscall says (where the kernel has no
+ * such file: state S alone). Fails if the child finishes first or never
+ * sleeps there: its read() did not block. */
+#define fst_child_in_read(ctx, c, fd) fst_child_in_read_(ctx, c, fd, __FILE__, __LINE__)
+void fst_child_in_read_(struct fst_ctx *ctx, struct fst_child *c, int fd, const char *file,
+			int line);
+
 #define fst_child_blocked(ctx, c) fst_child_blocked_(ctx, c, 1, __FILE__, __LINE__)
 #define fst_child_blocked_n(ctx, c, n) fst_child_blocked_(ctx, c, n, __FILE__, __LINE__)
 void fst_child_blocked_(struct fst_ctx *ctx, struct fst_child *c, int n, const char *file,
