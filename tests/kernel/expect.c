@@ -405,6 +405,11 @@ static bool match_one(struct fst_ctx *ctx, bool inotify, unsigned init_flags,
 		snprintf(why, wl, "has an event fd (%s) in a FID-reporting group",
 			 fst_escape(short_path(ctx, e->fdpath), nb, sizeof(nb)));
 		return false;
+	} else if (fidg && ev->fd != FAN_NOFD) {
+		/* (not any negative fd: a FID group reports no fd, FAN_NOFD) */
+		snprintf(why, wl, "fd is %s in a FID-reporting group, expected FAN_NOFD",
+			 fd_str(ctx, ev->fd));
+		return false;
 	} else if (!fidg && !e->had_fd) {
 		snprintf(why, wl, "has no event fd (fd %s)", fd_str(ctx, ev->fd));
 		return false;
