@@ -343,6 +343,10 @@ static const struct key rule_keys[] = {
 		 "outputs." },
 	{ "rate_limit", UINT(struct rule_conf, rate_limit, 0, 10000000, "0"),
 	  .doc = "Events per second reported for this rule; 0: limits.rate_limit." },
+	{ "who", BOOL(struct rule_conf, who, "false"),
+	  .doc = "Events also say who, beyond pid, comm and uid: the audit login uid and "
+		 "session, the executable, the parent's pid and comm (fanotify marks: inotify "
+		 "reports no process)." },
 	{ "tags", .parse = parse_strings, .type = "array of strings",
 	  .off = offsetof(struct rule_conf, label.tags),
 	  .n_off = offsetof(struct rule_conf, label.n_tags), .def = "[]", .check = check_tag,

@@ -122,6 +122,7 @@ struct rule_conf {
 	unsigned rate_limit; /* events per second reported for this rule; 0 = global default */
 	enum watch_limit watch_limit; /* recursive inotify: too many directories */
 	struct record_label label;    /* tags and severity of its records (default: none, info) */
+	bool who; /* events say the login uid, session, exe and parent too (default false) */
 
 	/* permission rules (events are FAN_*_PERM / FAN_PRE_ACCESS only) */
 	bool perm;

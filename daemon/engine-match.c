@@ -367,6 +367,32 @@ static struct proc_info *evinfo_proc(struct matcher *mt, struct evinfo *x) {
 	return x->proc;
 }
 
+/* Who p is beyond pid, comm and uid (a rule's who), in mt->who. */
+static const struct record_who *who_of(struct matcher *mt, struct proc_info *p) {
+	const char *exe = proc_info_exe(p), *pcomm;
+	struct proc_info *parent;
+
+	mt->who = (struct record_who){ .login_uid = (uint32_t)-1, .session = (uint32_t)-1 };
+	if (proc_info_login(p)) {
+		mt->who.login_uid = p->login_uid;
+		mt->who.session = p->session;
+	}
+	if (exe) {
+		snprintf(mt->who_exe, sizeof(mt->who_exe), "%s", exe);
+		mt->who.exe = mt->who_exe;
+	}
+	if (!proc_info_status(p) || p->ppid <= 0)
+		return &mt->who;
+	mt->who.ppid = p->ppid;
+	parent = pinfo_get(mt, p->ppid); /* (p may be gone from the cache now) */
+	pcomm = proc_info_comm(parent);
+	if (pcomm) {
+		snprintf(mt->who_pcomm, sizeof(mt->who_pcomm), "%s", pcomm);
+		mt->who.parent_comm = mt->who_pcomm;
+	}
+	return &mt->who;
+}
+
 static bool proc_filters_ok(struct matcher *mt, const struct rule_conf *rc, struct evinfo *x) {
 	if (rc->n_pids == 0 && rc->n_comms == 0 && rc->n_uids == 0)
 		return true;
@@ -446,6 +472,7 @@ static void match_mark(struct matcher *mt, const struct emark *m, struct evinfo 
 
 	p = evinfo_proc(mt, x);
 	rec = (struct record){
+		.who = rc->who && p ? who_of(mt, p) : NULL,
 		.kind = RECORD_EVENT,
 		.time_usec = now_realtime_usec(),
 		.rule = rc->name,

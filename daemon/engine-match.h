@@ -15,11 +15,13 @@
 #pragma once
 
 #include <ev.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "fsn-record.h"
 #include "fsn.h"
 #include "util.h"
 
@@ -136,6 +138,10 @@ struct matcher {
 	struct proc_info *pcache; /* PCACHE_SIZE entries, filled round robin */
 	uint64_t *pcache_at;      /* when each was started (monotonic µs) */
 	size_t pcache_n, pcache_next;
+	/* the record being reported: who, for a rule that asks (its strings
+	 * are copies: the parent's lookup may reuse a cache slot) */
+	struct record_who who;
+	char who_exe[PATH_MAX], who_pcomm[64];
 	uint64_t pcache_now; /* the dispatch's start (matcher_batch()) */
 
 	/* inotify: an IN_MOVED_FROM waiting for its IN_MOVED_TO (same cookie),

@@ -23,7 +23,7 @@
 
 #define JOURNAL_SOCKET "/run/systemd/journal/socket"
 
-enum { MAX_FIELDS = 42 }; /* (16 of them tags) */
+enum { MAX_FIELDS = 47 }; /* (16 of them tags) */
 
 /* The journal gives every entry the host's name and the machine's and
  * boot's ids (_HOSTNAME, _MACHINE_ID, _BOOT_ID); the output numbers its
@@ -65,6 +65,14 @@ static void field_bytes(struct fields *f, const char *key, const void *value, si
 
 static void field_str(struct fields *f, const char *key, const char *value) {
 	field_bytes(f, key, value, strlen(value));
+}
+
+/* KEY=N, a number in decimal */
+static void field_num(struct fields *f, const char *key, uint64_t v) {
+	char num[24];
+
+	snprintf(num, sizeof(num), "%" PRIu64, v);
+	field_str(f, key, num);
 }
 
 static void fields_free(struct fields *f) {
@@ -182,7 +190,7 @@ static void journal_emit(struct output *o, const struct record *r) {
 	struct journal_output *jo = (struct journal_output *)o;
 	const char *mid = record_message_id(r->kind);
 	struct fields f = { .n = 0 };
-	char events[1024] = "", msg[2048], num[32];
+	char events[1024] = "", msg[2048];
 	int ret;
 
 	if (r->mask)
@@ -190,8 +198,7 @@ static void journal_emit(struct output *o, const struct record *r) {
 	format_message(r, events, msg, sizeof(msg));
 
 	field_str(&f, "MESSAGE", msg);
-	snprintf(num, sizeof(num), "%d", record_severity(r)); /* (escape.h: the rule's, a loss's) */
-	field_str(&f, "PRIORITY", num);
+	field_num(&f, "PRIORITY", (uint64_t)record_severity(r)); /* (escape.h: rule's, loss's) */
 	field_str(&f, "SYSLOG_IDENTIFIER", "fsnotifyd");
 	if (mid)
 		field_str(&f, "MESSAGE_ID", mid);
@@ -204,20 +211,28 @@ static void journal_emit(struct output *o, const struct record *r) {
 		field_str(&f, "FSN_PATH", r->path);
 	if (r->old_path)
 		field_str(&f, "FSN_OLD_PATH", r->old_path);
-	if (r->pid > 0) {
-		snprintf(num, sizeof(num), "%d", (int)r->pid);
-		field_str(&f, "FSN_PID", num);
-	}
+	if (r->pid > 0)
+		field_num(&f, "FSN_PID", (uint64_t)r->pid);
 	if (r->comm)
 		field_str(&f, "FSN_COMM", r->comm);
-	if (r->uid != (uid_t)-1) {
-		snprintf(num, sizeof(num), "%u", (unsigned)r->uid);
-		field_str(&f, "FSN_UID", num);
+	if (r->uid != (uid_t)-1)
+		field_num(&f, "FSN_UID", r->uid);
+	if (r->kind == RECORD_EVENT && r->who) {
+		const struct record_who *w = r->who;
+
+		if (w->login_uid != (uint32_t)-1)
+			field_num(&f, "FSN_LOGIN_UID", w->login_uid);
+		if (w->session != (uint32_t)-1)
+			field_num(&f, "FSN_SESSION", w->session);
+		if (w->exe)
+			field_str(&f, "FSN_EXE", w->exe);
+		if (w->ppid > 0)
+			field_num(&f, "FSN_PPID", (uint64_t)w->ppid);
+		if (w->parent_comm)
+			field_str(&f, "FSN_PARENT_COMM", w->parent_comm);
 	}
-	if (r->kind == RECORD_DROPPED) {
-		snprintf(num, sizeof(num), "%" PRIu64, r->count);
-		field_str(&f, "FSN_COUNT", num);
-	}
+	if (r->kind == RECORD_DROPPED)
+		field_num(&f, "FSN_COUNT", r->count);
 	if (r->kind == RECORD_RESCAN && r->change)
 		field_str(&f, "FSN_CHANGE", r->change);
 	if (r->kind == RECORD_GONE && r->reason)
@@ -232,15 +247,13 @@ static void journal_emit(struct output *o, const struct record *r) {
 			field_str(&f, "FSN_BY", r->by);
 		if (r->exe)
 			field_str(&f, "FSN_EXE", r->exe);
-		snprintf(num, sizeof(num), "%" PRIu64, r->latency_us);
-		field_str(&f, "FSN_LATENCY_US", num);
+		field_num(&f, "FSN_LATENCY_US", r->latency_us);
 	}
 	for (size_t i = 0; r->label && i < r->label->n_tags; i++)
 		field_str(&f, "FSN_TAG",
 			  r->label->tags[i]); /* (one field each: FSN_TAG=x matches) */
 	field_str(&f, "FSN_STREAM", jo->stream);
-	snprintf(num, sizeof(num), "%" PRIu64, ++jo->seq);
-	field_str(&f, "FSN_SEQ", num);
+	field_num(&f, "FSN_SEQ", ++jo->seq);
 
 	/* sd_journal_sendv() reports success when there is no journal at
 	 * all (it drops the entry silently); look for the socket first. */

@@ -2,7 +2,9 @@
 /* proc.c — see proc.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -14,6 +16,8 @@ void proc_info_init(struct proc_info *p, pid_t pid) {
 	p->have_comm = p->comm_ok = false;
 	p->have_status = p->status_ok = false;
 	p->have_exe = p->exe_ok = p->exe_deleted = false;
+	p->have_login = p->login_ok = false;
+	p->login_uid = p->session = (uint32_t)-1;
 	p->uid = (uid_t)-1;
 	p->gid = (gid_t)-1;
 	p->ppid = 0;
@@ -67,6 +71,33 @@ bool proc_info_status(struct proc_info *p) {
 		p->status_ok = true;
 	}
 	return p->status_ok;
+}
+
+/* A /proc/PID file holding one unsigned number: true and *v, or false. */
+static bool read_u32(pid_t pid, const char *name, uint32_t *v) {
+	char path[64], buf[32], *end;
+	unsigned long n;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
+	if (read_small(path, buf, sizeof(buf)) <= 0)
+		return false;
+	errno = 0;
+	n = strtoul(buf, &end, 10);
+	if (errno || end == buf || n > UINT32_MAX)
+		return false;
+	*v = (uint32_t)n;
+	return true;
+}
+
+bool proc_info_login(struct proc_info *p) {
+	if (!p || p->pid <= 0)
+		return false;
+	if (!p->have_login) {
+		p->have_login = true;
+		p->login_ok = read_u32(p->pid, "loginuid", &p->login_uid) &&
+			      read_u32(p->pid, "sessionid", &p->session);
+	}
+	return p->login_ok;
 }
 
 const char *proc_info_exe(struct proc_info *p) {

@@ -9,6 +9,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct proc_info {
@@ -16,11 +17,14 @@ struct proc_info {
 	bool have_comm, comm_ok;
 	bool have_status, status_ok;
 	bool have_exe, exe_ok;
+	bool have_login, login_ok;
 	bool exe_deleted; /* the executable was deleted or replaced since it started */
 	char comm[64];
 	uid_t uid; /* effective */
 	gid_t gid; /* effective */
 	pid_t ppid;
+	uint32_t login_uid; /* the audit login uid (loginuid; -1: none, never logged in) */
+	uint32_t session;   /* the audit session (sessionid; -1: none) */
 	char exe[PATH_MAX];
 };
 
@@ -30,6 +34,9 @@ void proc_info_init(struct proc_info *p, pid_t pid);
 const char *proc_info_comm(struct proc_info *p);
 /* uid, gid and ppid are valid (from /proc/PID/status). */
 bool proc_info_status(struct proc_info *p);
+/* login_uid and session are valid (from /proc/PID/loginuid and
+ * sessionid: the audit values, which setuid(), sudo and su keep). */
+bool proc_info_login(struct proc_info *p);
 /* The executable's path (readlink /proc/PID/exe, without the kernel's
  * " (deleted)" suffix: exe_deleted says so), NULL if unknown (gone, a kernel
  * thread). */

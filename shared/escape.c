@@ -503,6 +503,28 @@ const char *severity_name(int priority) {
 	return priority >= 0 && priority < (int)ELEMENTSOF(names) ? names[priority] : NULL;
 }
 
+/* ,"login_uid":N,"session":N,"exe":"...","ppid":N,"parent_comm":"..."
+ * (null: unknown; the login uid and session also when there is none) */
+static void put_who(char *buf, size_t len, size_t *pos, const struct record_who *w) {
+	if (w->login_uid != (uint32_t)-1)
+		putf(buf, len, pos, ",\"login_uid\":%" PRIu32, w->login_uid);
+	else
+		puts_(buf, len, pos, ",\"login_uid\":null");
+	if (w->session != (uint32_t)-1)
+		putf(buf, len, pos, ",\"session\":%" PRIu32, w->session);
+	else
+		puts_(buf, len, pos, ",\"session\":null");
+	if (w->exe)
+		put_path(buf, len, pos, "exe", w->exe);
+	else
+		puts_(buf, len, pos, ",\"exe\":null");
+	if (w->ppid > 0)
+		putf(buf, len, pos, ",\"ppid\":%d", (int)w->ppid);
+	else
+		puts_(buf, len, pos, ",\"ppid\":null");
+	put_string(buf, len, pos, "parent_comm", w->parent_comm);
+}
+
 /* ,"severity":"...", and ,"tags":[...] when the rule has tags */
 static void put_label(char *buf, size_t len, size_t *pos, const struct record *r) {
 	put_string(buf, len, pos, "severity", severity_name(record_severity(r)));
@@ -563,6 +585,8 @@ int record_to_json(const struct record *r, char *buf, size_t len) {
 		} else
 			puts_(buf, len, &pos, ",\"uid\":null");
 	}
+	if (r->kind == RECORD_EVENT && r->who)
+		put_who(buf, len, &pos, r->who);
 	if (r->kind == RECORD_DECISION) {
 		const struct verdict none = { 0 }, *v = r->verdict ? r->verdict : &none;
 		const char *err = v->deny && v->err ? verdict_errno_name(v->err) : NULL;

@@ -49,6 +49,17 @@ struct record_label {
 };
 #define RECORD_SEVERITY(priority) ((priority) + 1)
 
+/* Who, beyond pid, comm and uid, for a rule that asks (fsnotifyd.conf(5)
+ * who): the audit login uid and session (which setuid(), sudo and su
+ * keep), the executable, the parent. */
+struct record_who {
+	uint32_t login_uid;      /* (uint32_t)-1: none (never logged in) or unknown */
+	uint32_t session;        /* (uint32_t)-1: none or unknown */
+	const char *exe;         /* NULL if unknown */
+	pid_t ppid;              /* 0 if unknown */
+	const char *parent_comm; /* NULL if unknown */
+};
+
 /* A permission rule's counters, for RECORD_STATS. */
 struct perm_counts {
 	uint64_t allowed, denied, audited, deadline;
@@ -95,4 +106,6 @@ struct record {
 	/* The rule's label (set by the engine for a rule's records); NULL:
 	 * no tags, and the severity of the record's kind. */
 	const struct record_label *label;
+	/* RECORD_EVENT of a rule with who: what /proc said; NULL: not asked */
+	const struct record_who *who;
 };

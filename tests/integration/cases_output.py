@@ -163,6 +163,38 @@ def record_label(t):
 
 
 @test
+def record_who(t):
+    # A rule with who: the audit login uid and session (set for the child
+    # as a login would, then kept across its change of uid to nobody), its
+    # executable and its parent, exactly what /proc says of them; a rule
+    # without who says none of it.
+    w = t.mkdir("w")
+    os.chmod(w, 0o777)
+    d, out, _ = start(t, [rule("who", [w], events=["create"], mark="inode", who=True),
+                          rule("plain", [w], events=["create"], mark="inode")])
+    c = t.child(uid=NOBODY, loginuid=4242)
+    x = os.path.join(w, "x")
+    c.create(x)
+    r = out.wait(ev(x, "create", rule="who"), "the who rule's event", daemon=d)
+
+    def proc(name):
+        with open(f"/proc/{c.pid}/{name}") as f:
+            v = int(f.read())
+        return None if v == 4294967295 else v
+    login, session = proc("loginuid"), proc("sessionid")
+    if login != 4242:
+        t.note(f"the kernel kept the login uid ({login}): compared with that")
+    with open("/proc/self/comm") as f:
+        parent_comm = f.read().rstrip("\n")
+    want = {"uid": NOBODY, "login_uid": login, "session": session,
+            "exe": os.readlink("/proc/self/exe"), "ppid": os.getpid(),
+            "parent_comm": parent_comm}
+    check({k: r.get(k) for k in want} == want, f"{r!r}, expected {want!r}")
+    r = out.wait(ev(x, "create", rule="plain"), "the plain rule's event", daemon=d)
+    check(not {"login_uid", "session", "exe", "ppid", "parent_comm"} & set(r.obj), f"{r!r}")
+
+
+@test
 def output_file_hostile(t):
     # The json output file as a hostile local user would prepare it: a
     # symlink to a file root owns, a 0666 file of their own, a FIFO of

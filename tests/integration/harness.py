@@ -698,11 +698,12 @@ def _enc(x):
 
 class Child:
     """A forked process that performs file operations on request. It sets
-    its comm (and optionally uid/gid) first, and stays alive until closed,
+    its comm (and optionally its audit login uid, then uid/gid) first, and
+    stays alive until closed,
     so the daemon can still read its /proc entry when it reports the event
     (the comm of a process that is gone is unknown)."""
 
-    def __init__(self, t, comm="fsnd-it-child", uid=None, gid=None):
+    def __init__(self, t, comm="fsnd-it-child", uid=None, gid=None, loginuid=None):
         self.comm = comm
         self.uid = uid if uid is not None else 0
         r1, w1 = os.pipe2(os.O_CLOEXEC)
@@ -715,6 +716,15 @@ class Child:
                 os.close(r2)
                 with open("/proc/self/comm", "wb") as f:
                     f.write(comm.encode() if isinstance(comm, str) else comm)
+                if loginuid is not None:
+                    # as a login would (pam_loginuid): a new audit session;
+                    # refused where the kernel keeps the login uid
+                    # immutable (the caller reads /proc/PID/loginuid)
+                    try:
+                        with open("/proc/self/loginuid", "w") as f:
+                            f.write(str(loginuid))
+                    except OSError:
+                        pass
                 if uid is not None:
                     os.setgroups([])
                     g = gid if gid is not None else uid

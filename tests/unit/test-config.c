@@ -158,6 +158,7 @@ START_TEST(test_defaults) {
 	ck_assert_uint_eq(r->rate_limit, 0);
 	ck_assert_uint_eq(r->label.n_tags, 0);
 	ck_assert_int_eq(r->label.severity, RECORD_SEVERITY(LOG_INFO));
+	ck_assert(!r->who);
 	loaded_done(&l);
 }
 END_TEST
@@ -218,7 +219,8 @@ START_TEST(test_every_key) {
 	    "    required = true; exclude = [\"/srv/a//cache/\", \"*.swp\", \"x?[ab]\"];\n"
 	    "    pids = [1, 4194304]; comms = [\"nginx\", \"123456789012345\"];\n"
 	    "    uids = (0, \"root\", 1000); outputs = [\"run\", \"j\"]; rate_limit = 5;\n"
-	    "    tags = [\"pci\", \"os:shadow\", \"A_b.c=d-1\"]; severity = \"crit\"; },\n"
+	    "    tags = [\"pci\", \"os:shadow\", \"A_b.c=d-1\"]; severity = \"crit\"; who = true; "
+	    "},\n"
 	    "  { name = \"m\"; paths = [\"/x\"]; mark = \"mount\"; events = [\"close\", \"move\"]; "
 	    "},\n"
 	    "  { name = \"i\"; paths = [\"/x\"]; mark = \"inode\"; },\n"
@@ -291,6 +293,7 @@ START_TEST(test_every_key) {
 	ck_assert_str_eq(r->label.tags[1], "os:shadow");
 	ck_assert_str_eq(r->label.tags[2], "A_b.c=d-1");
 	ck_assert_int_eq(r->label.severity, RECORD_SEVERITY(LOG_CRIT));
+	ck_assert(r->who);
 
 	ck_assert_int_eq(l.c->rules[1].mark, RULE_MARK_MOUNT);
 	ck_assert_uint_eq(l.c->rules[1].events,

@@ -1153,6 +1153,38 @@ START_TEST(test_record_json_label) {
 }
 END_TEST
 
+/* A rule's who: after pid, comm, uid; none and unknown as null; an exe
+ * that is not UTF-8 also as exe_b64. Other kinds never say it. */
+START_TEST(test_record_json_who) {
+	struct record_who w = { .login_uid = 1000,
+				.session = 7,
+				.exe = "/usr/bin/vim",
+				.ppid = 99,
+				.parent_comm = "bash" };
+	struct record r = event("/etc/shadow");
+	char *s;
+
+	r.who = &w;
+	s = json_line(&r);
+	ck_assert_ptr_nonnull(strstr(s, ",\"uid\":0,\"login_uid\":1000,\"session\":7,\"exe\":"
+					"\"/usr/bin/vim\",\"ppid\":99,\"parent_comm\":\"bash\","
+					"\"severity\""));
+	free(s);
+	w = (struct record_who){ .login_uid = (uint32_t)-1,
+				 .session = (uint32_t)-1,
+				 .exe = "/x\xff" };
+	s = json_line(&r);
+	ck_assert_ptr_nonnull(
+	    strstr(s, ",\"login_uid\":null,\"session\":null,\"exe\":\"/x" FFFD
+		      "\",\"exe_b64\":\"L3j/\",\"ppid\":null,\"parent_comm\":null,"));
+	free(s);
+	r.kind = RECORD_RESCAN;
+	s = json_line(&r);
+	ck_assert_ptr_null(strstr(s, "login_uid"));
+	free(s);
+}
+END_TEST
+
 static void put_line(FILE *f, const struct record *r) {
 	char *s = json_line(r);
 
@@ -1791,6 +1823,34 @@ START_TEST(test_journal_socket) {
 		}
 	}
 
+	/* A rule's who: its fields, none of them when unknown. */
+	{
+		struct record_who w = { .login_uid = 1000,
+					.session = 7,
+					.exe = "/usr/bin/vim",
+					.ppid = 99,
+					.parent_comm = "bash" };
+
+		r = event("/etc/hosts");
+		r.who = &w;
+		output_emit(o, &r);
+		n = recv(fd, msg, sizeof(msg), MSG_DONTWAIT);
+		ck_assert_int_gt(n, 0);
+		assert_field(msg, (size_t)n, "FSN_LOGIN_UID", "1000");
+		assert_field(msg, (size_t)n, "FSN_SESSION", "7");
+		assert_field(msg, (size_t)n, "FSN_EXE", "/usr/bin/vim");
+		assert_field(msg, (size_t)n, "FSN_PPID", "99");
+		assert_field(msg, (size_t)n, "FSN_PARENT_COMM", "bash");
+		w = (struct record_who){ .login_uid = (uint32_t)-1, .session = (uint32_t)-1 };
+		output_emit(o, &r);
+		n = recv(fd, msg, sizeof(msg), MSG_DONTWAIT);
+		ck_assert_int_gt(n, 0);
+		assert_field(msg, (size_t)n, "FSN_LOGIN_UID", NULL);
+		assert_field(msg, (size_t)n, "FSN_SESSION", NULL);
+		assert_field(msg, (size_t)n, "FSN_EXE", NULL);
+		assert_field(msg, (size_t)n, "FSN_PPID", NULL);
+	}
+
 	/* A rule's label: PRIORITY its severity, one FSN_TAG field a tag. */
 	{
 		char *tags[] = { S("pci"), S("os:shadow") };
@@ -1816,7 +1876,7 @@ START_TEST(test_journal_socket) {
 	ck_assert_int_eq(recv(fd, msg, sizeof(msg), MSG_DONTWAIT), -1);
 	ck_assert_int_eq(errno, EAGAIN);
 	output_counters(o, &emitted, &failed);
-	ck_assert_uint_eq(emitted, 11);
+	ck_assert_uint_eq(emitted, 13);
 	ck_assert_uint_eq(failed, 0);
 	output_close(o);
 	close(fd);
@@ -2324,6 +2384,7 @@ static void escape_suite(Suite *s) {
 	tcase_add_test(tc, test_record_json_decision_unknown);
 	tcase_add_test(tc, test_record_json_stats);
 	tcase_add_test(tc, test_record_json_label);
+	tcase_add_test(tc, test_record_json_who);
 	tcase_add_test(tc, test_jq_decision_stats);
 	suite_add_tcase(s, tc);
 
