@@ -529,6 +529,11 @@ static void decide_inotify(struct planner *pl, const struct rule_conf *rule, str
 	d->type = FSN_MARK_INOTIFY;
 	d->mask = rule->events;
 	d->target = xstrdup(pl, d->path);
+	if (rule->who)
+		add_problem(pl, rule, d->path, true,
+			    "inotify watches report no process: the rule's records cannot say who "
+			    "(login uid, exe, parent)%s",
+			    fallback ? "" : "; use a fanotify mark");
 	if (unsupported) {
 		d->mask &= INOTIFY_EVENTS;
 		add_problem(pl, rule, d->path, fallback, "inotify watches cannot report %s%s%s",
@@ -724,12 +729,12 @@ static bool auto_prefers_watches(struct planner *pl, const struct rule_conf *rul
 	root = decision_root(pl, d);
 	if (!root || strcmp(root, d->canon) == 0)
 		return false;
-	if (rule->n_pids || rule->n_comms || rule->n_uids) {
+	if (rule->n_pids || rule->n_comms || rule->n_uids || rule->who) {
 		append(pl, &d->why,
 		       "auto: a recursive directory on a busy filesystem (the one holding %s), "
-		       "where a watch per directory would cost less, but the rule filters by "
-		       "process and only fanotify reports it, so ",
-		       busy);
+		       "where a watch per directory would cost less, but the rule %s and only "
+		       "fanotify reports the process, so ",
+		       busy, rule->who ? "asks who" : "filters by process");
 		return false;
 	}
 	if (rule->events & ~INOTIFY_EVENTS) {

@@ -380,6 +380,8 @@ def demo_config_runs(t):
     r = out.wait(ev(p, "create", "demo"), "the create in /tmp/fsnotifyd-demo on stdout",
                  daemon=d)
     check_process(r, c, "the demo event")
+    check(r.get("exe") == os.readlink("/proc/self/exe") and r.get("ppid") == os.getpid(),
+          f"the demo event does not say who: {r!r}")
     out.wait(ev(p, "close_write", "demo"), "close_write of the demo file", daemon=d)
     d.signal(signal.SIGTERM)
     check(d.wait_exit() == 0, "exit status after SIGTERM is not 0")

@@ -296,11 +296,15 @@ START_TEST(test_auto_recursive_busy_needs_fanotify) {
 		"  comms = [\"make\"]; } );",
 		"rules = ( { name = \"t\"; paths = [\"@D@/tree\"]; recursive = true;\n"
 		"  events = [\"open_exec\"]; } );",
+		"rules = ( { name = \"t\"; paths = [\"@D@/tree\"]; recursive = true;\n"
+		"  who = true; } );",
 	};
 	static const char *const why[] = {
-		"but the rule filters by process and only fanotify reports it, so a filesystem "
-		"mark",
+		"but the rule filters by process and only fanotify reports the process, so a "
+		"filesystem mark",
 		"but inotify cannot report all of the rule's events, so a filesystem mark",
+		"but the rule asks who and only fanotify reports the process, so a filesystem "
+		"mark",
 	};
 
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
@@ -314,6 +318,23 @@ START_TEST(test_auto_recursive_busy_needs_fanotify) {
 		assert_contains(fx.p->marks[0].why, why[i]);
 		fx_done(&fx);
 	}
+}
+END_TEST
+
+/* who on an inotify watch: a warning that the records cannot say who. */
+START_TEST(test_who_inotify_warns) {
+	struct fx fx;
+
+	fx_init(&fx);
+	fx_plan(&fx, "rules = ( { name = \"w\"; paths = [\"@D@/tree\"]; mark = \"inotify\";\n"
+		     "  who = true; } );");
+	ck_assert_uint_eq(fx.p->n_marks, 1);
+	ck_assert_uint_eq(fx.p->n_problems, 1);
+	ck_assert(fx.p->problems[0].warning);
+	assert_contains(fx.p->problems[0].msg, "inotify watches report no process: the rule's "
+					       "records cannot say who (login uid, exe, parent); "
+					       "use a fanotify mark");
+	fx_done(&fx);
 }
 END_TEST
 
@@ -1995,6 +2016,7 @@ static void plan_suite(Suite *s) {
 	tcase_add_test(tc, test_auto_recursive_filesystem);
 	tcase_add_test(tc, test_auto_recursive_busy_watches);
 	tcase_add_test(tc, test_auto_recursive_busy_needs_fanotify);
+	tcase_add_test(tc, test_who_inotify_warns);
 	tcase_add_test(tc, test_auto_recursive_busy_big_tree);
 	tcase_add_test(tc, test_auto_recursive_busy_max_marks);
 	tcase_add_test(tc, test_auto_recursive_busy_writable);
