@@ -381,6 +381,16 @@ static const struct record_who *who_of(struct matcher *mt, struct proc_info *p) 
 		snprintf(mt->who_exe, sizeof(mt->who_exe), "%s", exe);
 		mt->who.exe = mt->who_exe;
 	}
+	if (proc_info_mntns(p))
+		mt->who.mntns = p->mntns;
+	if (proc_info_cgroup(p)) {
+		snprintf(mt->who_unit, sizeof(mt->who_unit), "%s", p->unit);
+		snprintf(mt->who_slice, sizeof(mt->who_slice), "%s", p->slice);
+		snprintf(mt->who_container, sizeof(mt->who_container), "%s", p->container);
+		mt->who.unit = p->unit[0] ? mt->who_unit : NULL;
+		mt->who.slice = p->slice[0] ? mt->who_slice : NULL;
+		mt->who.container = p->container[0] ? mt->who_container : NULL;
+	}
 	if (!proc_info_status(p) || p->ppid <= 0)
 		return &mt->who;
 	mt->who.ppid = p->ppid;

@@ -141,7 +141,7 @@ struct matcher {
 	/* the record being reported: who, for a rule that asks (its strings
 	 * are copies: the parent's lookup may reuse a cache slot) */
 	struct record_who who;
-	char who_exe[PATH_MAX], who_pcomm[64];
+	char who_exe[PATH_MAX], who_pcomm[64], who_unit[256], who_slice[256], who_container[160];
 	uint64_t pcache_now; /* the dispatch's start (matcher_batch()) */
 
 	/* inotify: an IN_MOVED_FROM waiting for its IN_MOVED_TO (same cookie),

@@ -23,7 +23,7 @@
 
 #define JOURNAL_SOCKET "/run/systemd/journal/socket"
 
-enum { MAX_FIELDS = 47 }; /* (16 of them tags) */
+enum { MAX_FIELDS = 51 }; /* (16 of them tags) */
 
 /* The journal gives every entry the host's name and the machine's and
  * boot's ids (_HOSTNAME, _MACHINE_ID, _BOOT_ID); the output numbers its
@@ -230,6 +230,14 @@ static void journal_emit(struct output *o, const struct record *r) {
 			field_num(&f, "FSN_PPID", (uint64_t)w->ppid);
 		if (w->parent_comm)
 			field_str(&f, "FSN_PARENT_COMM", w->parent_comm);
+		if (w->unit)
+			field_str(&f, "FSN_UNIT", w->unit);
+		if (w->slice)
+			field_str(&f, "FSN_SLICE", w->slice);
+		if (w->container)
+			field_str(&f, "FSN_CONTAINER", w->container);
+		if (w->mntns)
+			field_num(&f, "FSN_MNTNS", w->mntns);
 	}
 	if (r->kind == RECORD_DROPPED)
 		field_num(&f, "FSN_COUNT", r->count);

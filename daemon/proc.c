@@ -17,6 +17,9 @@ void proc_info_init(struct proc_info *p, pid_t pid) {
 	p->have_status = p->status_ok = false;
 	p->have_exe = p->exe_ok = p->exe_deleted = false;
 	p->have_login = p->login_ok = false;
+	p->have_cgroup = p->cgroup_ok = p->have_mntns = p->mntns_ok = false;
+	p->unit[0] = p->slice[0] = p->container[0] = '\0';
+	p->mntns = 0;
 	p->login_uid = p->session = (uint32_t)-1;
 	p->uid = (uid_t)-1;
 	p->gid = (gid_t)-1;
@@ -98,6 +101,130 @@ bool proc_info_login(struct proc_info *p) {
 			      read_u32(p->pid, "sessionid", &p->session);
 	}
 	return p->login_ok;
+}
+
+/* Whether the n bytes at s end in suffix. */
+static bool has_suffix(const char *s, size_t n, const char *suffix) {
+	size_t k = strlen(suffix);
+
+	return n > k && memcmp(s + n - k, suffix, k) == 0;
+}
+
+/* The container a cgroup component names, into p->container; or false. */
+static bool container_named(const char *c, size_t n, struct proc_info *p) {
+	static const struct {
+		const char *prefix, *runtime;
+	} scopes[] = {
+		{ "docker-", "docker" }, { "cri-containerd-", "containerd" }, { "crio-", "cri-o" },
+		{ "libpod-", "podman" }, { "machine-", "machine" },
+	};
+
+	if (!has_suffix(c, n, ".scope"))
+		return false;
+	for (size_t i = 0; i < sizeof(scopes) / sizeof(scopes[0]); i++) {
+		size_t k = strlen(scopes[i].prefix);
+		size_t pos, idl = n - strlen(".scope") - k;
+		const char *id = c + k;
+
+		if (n <= k + strlen(".scope") || memcmp(c, scopes[i].prefix, k) != 0)
+			continue;
+		pos = (size_t)snprintf(p->container, sizeof(p->container), "%s://",
+				       scopes[i].runtime);
+		/* systemd escapes '-' in a machine name as \x2d */
+		for (size_t j = 0; j < idl && pos + 1 < sizeof(p->container); j++) {
+			if (idl - j >= 4 && memcmp(id + j, "\\x2d", 4) == 0) {
+				p->container[pos++] = '-';
+				j += 3;
+			} else
+				p->container[pos++] = id[j];
+		}
+		p->container[pos] = '\0';
+		return true;
+	}
+	return false;
+}
+
+void proc_cgroup_parse(const char *path, struct proc_info *p) {
+	const char *c = path;
+	bool in_unit = false, docker_dir = false;
+
+	p->unit[0] = p->slice[0] = p->container[0] = '\0';
+	while (*c) {
+		size_t n;
+
+		c += strspn(c, "/");
+		n = strcspn(c, "/");
+		if (n == 0)
+			break;
+		if (docker_dir && !p->container[0] && n < sizeof(p->container) - 9)
+			snprintf(p->container, sizeof(p->container), "docker://%.*s", (int)n, c);
+		docker_dir = n == 6 && memcmp(c, "docker", 6) == 0;
+		if (!p->container[0])
+			container_named(c, n, p);
+		if (!in_unit && has_suffix(c, n, ".slice")) {
+			if (n < sizeof(p->slice))
+				snprintf(p->slice, sizeof(p->slice), "%.*s", (int)n, c);
+		} else if (!in_unit) {
+			in_unit = true; /* (the first component after the slices) */
+			if (c[0] != '.' && memchr(c, '.', n) && n < sizeof(p->unit))
+				snprintf(p->unit, sizeof(p->unit), "%.*s", (int)n, c);
+		}
+		c += n;
+	}
+}
+
+bool proc_info_cgroup(struct proc_info *p) {
+	char path[64], buf[4096];
+	const char *v2 = NULL, *v1 = NULL;
+
+	if (!p || p->pid <= 0)
+		return false;
+	if (!p->have_cgroup) {
+		p->have_cgroup = true;
+		snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)p->pid);
+		if (read_small(path, buf, sizeof(buf)) <= 0)
+			return false;
+		/* "0::/a/b" (cgroup v2), else "N:name=systemd:/a/b" */
+		for (char *l = buf, *nl; l && *l; l = nl ? nl + 1 : NULL) {
+			const char *q;
+
+			nl = strchr(l, '\n');
+			if (nl)
+				*nl = '\0';
+			if (strncmp(l, "0::", 3) == 0)
+				v2 = l + 3;
+			else if (!v1 && (q = strstr(l, ":name=systemd:")))
+				v1 = q + strlen(":name=systemd:");
+		}
+		if (!v2 && !v1)
+			return false;
+		proc_cgroup_parse(v2 ? v2 : v1, p);
+		p->cgroup_ok = true;
+	}
+	return p->cgroup_ok;
+}
+
+bool proc_info_mntns(struct proc_info *p) {
+	char path[64], link[64];
+	ssize_t n;
+
+	if (!p || p->pid <= 0)
+		return false;
+	if (!p->have_mntns) {
+		unsigned long long ino;
+
+		p->have_mntns = true;
+		snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)p->pid);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n > 0) {
+			link[n] = '\0';
+			if (sscanf(link, "mnt:[%llu]", &ino) == 1) {
+				p->mntns = ino;
+				p->mntns_ok = true;
+			}
+		}
+	}
+	return p->mntns_ok;
 }
 
 const char *proc_info_exe(struct proc_info *p) {

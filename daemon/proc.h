@@ -18,13 +18,20 @@ struct proc_info {
 	bool have_status, status_ok;
 	bool have_exe, exe_ok;
 	bool have_login, login_ok;
+	bool have_cgroup, cgroup_ok;
+	bool have_mntns, mntns_ok;
 	bool exe_deleted; /* the executable was deleted or replaced since it started */
 	char comm[64];
 	uid_t uid; /* effective */
 	gid_t gid; /* effective */
 	pid_t ppid;
-	uint32_t login_uid; /* the audit login uid (loginuid; -1: none, never logged in) */
-	uint32_t session;   /* the audit session (sessionid; -1: none) */
+	uint32_t login_uid;  /* the audit login uid (loginuid; -1: none, never logged in) */
+	uint32_t session;    /* the audit session (sessionid; -1: none) */
+	uint64_t mntns;      /* its mount namespace (the inode of /proc/PID/ns/mnt) */
+	char unit[256];      /* the systemd unit its cgroup names ("" if none) */
+	char slice[256];     /* the slice above that unit ("" if none) */
+	char container[160]; /* "docker://ID", "containerd://ID", "cri-o://ID",
+			      * "podman://ID", "machine://NAME" ("" if none) */
 	char exe[PATH_MAX];
 };
 
@@ -37,6 +44,18 @@ bool proc_info_status(struct proc_info *p);
 /* login_uid and session are valid (from /proc/PID/loginuid and
  * sessionid: the audit values, which setuid(), sudo and su keep). */
 bool proc_info_login(struct proc_info *p);
+/* unit, slice and container are valid (from /proc/PID/cgroup: the
+ * cgroup v2 line, else the name=systemd one; see proc_cgroup_parse()). */
+bool proc_info_cgroup(struct proc_info *p);
+/* mntns is valid (/proc/PID/ns/mnt). */
+bool proc_info_mntns(struct proc_info *p);
+/* What a cgroup path says, as systemd names it: the unit is the first
+ * component after the slices (a *.service, *.scope...), the slice the last
+ * *.slice above it; a container is a scope its runtime names (docker-ID,
+ * cri-containerd-ID, crio-ID, libpod-ID, machine-NAME for
+ * systemd-nspawn, with systemd's \x2d unescaped) or a /docker/ID
+ * directory. Pure; the unit tests' entry. */
+void proc_cgroup_parse(const char *path, struct proc_info *p);
 /* The executable's path (readlink /proc/PID/exe, without the kernel's
  * " (deleted)" suffix: exe_deleted says so), NULL if unknown (gone, a kernel
  * thread). */

@@ -503,8 +503,9 @@ const char *severity_name(int priority) {
 	return priority >= 0 && priority < (int)ELEMENTSOF(names) ? names[priority] : NULL;
 }
 
-/* ,"login_uid":N,"session":N,"exe":"...","ppid":N,"parent_comm":"..."
- * (null: unknown; the login uid and session also when there is none) */
+/* ,"login_uid":N,"session":N,"exe":"...","ppid":N,"parent_comm":"...",
+ * "unit":"...","slice":"...","container":"...","mntns":N (null: unknown;
+ * the login uid, session, unit, slice, container also when there is none) */
 static void put_who(char *buf, size_t len, size_t *pos, const struct record_who *w) {
 	if (w->login_uid != (uint32_t)-1)
 		putf(buf, len, pos, ",\"login_uid\":%" PRIu32, w->login_uid);
@@ -523,6 +524,13 @@ static void put_who(char *buf, size_t len, size_t *pos, const struct record_who 
 	else
 		puts_(buf, len, pos, ",\"ppid\":null");
 	put_string(buf, len, pos, "parent_comm", w->parent_comm);
+	put_string(buf, len, pos, "unit", w->unit);
+	put_string(buf, len, pos, "slice", w->slice);
+	put_string(buf, len, pos, "container", w->container);
+	if (w->mntns)
+		putf(buf, len, pos, ",\"mntns\":%" PRIu64, w->mntns);
+	else
+		puts_(buf, len, pos, ",\"mntns\":null");
 }
 
 /* ,"severity":"...", and ,"tags":[...] when the rule has tags */

@@ -106,9 +106,10 @@ void format_time_usec(char *buf, size_t len, uint64_t usec);
  *   path_b64  only when path is not valid UTF-8: its exact bytes, base64
  *   old_path, old_path_b64   the same for the old name of a rename
  *   pid, comm, uid           (event, decision) null when unknown
- *   login_uid, session, exe, exe_b64, ppid, parent_comm   (event, when
- *             r->who: the rule asked who) null when unknown (login_uid,
- *             session: also when there is none)
+ *   login_uid, session, exe, exe_b64, ppid, parent_comm, unit, slice,
+ *             container, mntns   (event, when r->who: the rule asked who)
+ *             null when unknown (login_uid, session, unit, slice,
+ *             container: also when there is none)
  *   count     (dropped) how many records were dropped
  *   exe, exe_b64             (decision) the process's executable, like path
  *   verdict   (decision) "allow" | "deny"

@@ -58,6 +58,10 @@ struct record_who {
 	const char *exe;         /* NULL if unknown */
 	pid_t ppid;              /* 0 if unknown */
 	const char *parent_comm; /* NULL if unknown */
+	/* its cgroup's systemd unit and slice, its container ("docker://ID",
+	 * "machine://NAME"...): NULL if none or unknown */
+	const char *unit, *slice, *container;
+	uint64_t mntns; /* its mount namespace's inode; 0 if unknown */
 };
 
 /* A permission rule's counters, for RECORD_STATS. */

@@ -162,12 +162,25 @@ def record_label(t):
                "the exec output's line", alive=d)
 
 
+def cgroup2_top():
+    """The top of the cgroup2 hierarchy (where a cgroup made has no
+    processes above it but the root's); Skip without one."""
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            pre, post = line.split(" - ", 1)
+            if post.split()[0] == "cgroup2":
+                return pre.split()[4]
+    raise Skip("no cgroup2 hierarchy mounted")
+
+
 @test
 def record_who(t):
     # A rule with who: the audit login uid and session (set for the child
     # as a login would, then kept across its change of uid to nobody), its
     # executable and its parent, exactly what /proc says of them; a rule
-    # without who says none of it.
+    # without who says none of it. Then children in a *.service and a
+    # docker-ID.scope cgroup: their unit, slice and container, and their
+    # mount namespace.
     w = t.mkdir("w")
     os.chmod(w, 0o777)
     d, out, _ = start(t, [rule("who", [w], events=["create"], mark="inode", who=True),
@@ -191,7 +204,34 @@ def record_who(t):
             "parent_comm": parent_comm}
     check({k: r.get(k) for k in want} == want, f"{r!r}, expected {want!r}")
     r = out.wait(ev(x, "create", rule="plain"), "the plain rule's event", daemon=d)
-    check(not {"login_uid", "session", "exe", "ppid", "parent_comm"} & set(r.obj), f"{r!r}")
+    check(not {"login_uid", "session", "exe", "ppid", "parent_comm", "unit", "mntns"}
+          & set(r.obj), f"{r!r}")
+    # the unit, slice and container its cgroup names (cgroups made at the
+    # top of the cgroup2 hierarchy, as systemd and docker name theirs), and
+    # a mount namespace of its own
+    top = cgroup2_top()
+    sl = os.path.join(top, f"fsnd-it-{os.getpid()}.slice")
+    cid = "%064x" % os.getpid()
+    made = [sl, os.path.join(sl, "fsnd-who.service"), os.path.join(sl, f"docker-{cid}.scope")]
+    for m in made:
+        os.mkdir(m)
+    t.cleanups.append(lambda: [os.rmdir(m) for m in reversed(made)])
+    for i, (cg, unit, container) in enumerate([(made[1], "fsnd-who.service", None),
+                                               (made[2], f"docker-{cid}.scope",
+                                                f"docker://{cid}")]):
+        c = t.child(own_mntns=i == 1)
+        with open(os.path.join(cg, "cgroup.procs"), "w") as f:
+            f.write(str(c.pid))
+        y = os.path.join(w, f"y{i}")
+        c.create(y)
+        r = out.wait(ev(y, "create", rule="who"), f"the event of the child in {cg}", daemon=d)
+        mntns = os.stat(f"/proc/{c.pid}/ns/mnt").st_ino
+        want = {"unit": unit, "slice": os.path.basename(sl), "container": container,
+                "mntns": mntns}
+        check({k: r.get(k) for k in want} == want, f"{r!r}, expected {want!r}")
+        check((mntns != os.stat("/proc/self/ns/mnt").st_ino) == (i == 1),
+              "the child's mount namespace is not what the case made")
+        c.close()
 
 
 @test

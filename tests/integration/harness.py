@@ -698,12 +698,13 @@ def _enc(x):
 
 class Child:
     """A forked process that performs file operations on request. It sets
-    its comm (and optionally its audit login uid, then uid/gid) first, and
-    stays alive until closed,
+    its comm (and optionally a mount namespace of its own, its audit login
+    uid, then uid/gid) first, and stays alive until closed,
     so the daemon can still read its /proc entry when it reports the event
     (the comm of a process that is gone is unknown)."""
 
-    def __init__(self, t, comm="fsnd-it-child", uid=None, gid=None, loginuid=None):
+    def __init__(self, t, comm="fsnd-it-child", uid=None, gid=None, loginuid=None,
+                 own_mntns=False):
         self.comm = comm
         self.uid = uid if uid is not None else 0
         r1, w1 = os.pipe2(os.O_CLOEXEC)
@@ -716,6 +717,8 @@ class Child:
                 os.close(r2)
                 with open("/proc/self/comm", "wb") as f:
                     f.write(comm.encode() if isinstance(comm, str) else comm)
+                if own_mntns and _libc.unshare(0x00020000) != 0:  # CLONE_NEWNS
+                    raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNS)")
                 if loginuid is not None:
                     # as a login would (pam_loginuid): a new audit session;
                     # refused where the kernel keeps the login uid

@@ -1160,7 +1160,11 @@ START_TEST(test_record_json_who) {
 				.session = 7,
 				.exe = "/usr/bin/vim",
 				.ppid = 99,
-				.parent_comm = "bash" };
+				.parent_comm = "bash",
+				.unit = "ssh.service",
+				.slice = "system.slice",
+				.container = "docker://ab",
+				.mntns = 4026531841 };
 	struct record r = event("/etc/shadow");
 	char *s;
 
@@ -1168,6 +1172,8 @@ START_TEST(test_record_json_who) {
 	s = json_line(&r);
 	ck_assert_ptr_nonnull(strstr(s, ",\"uid\":0,\"login_uid\":1000,\"session\":7,\"exe\":"
 					"\"/usr/bin/vim\",\"ppid\":99,\"parent_comm\":\"bash\","
+					"\"unit\":\"ssh.service\",\"slice\":\"system.slice\","
+					"\"container\":\"docker://ab\",\"mntns\":4026531841,"
 					"\"severity\""));
 	free(s);
 	w = (struct record_who){ .login_uid = (uint32_t)-1,
@@ -1176,7 +1182,8 @@ START_TEST(test_record_json_who) {
 	s = json_line(&r);
 	ck_assert_ptr_nonnull(
 	    strstr(s, ",\"login_uid\":null,\"session\":null,\"exe\":\"/x" FFFD
-		      "\",\"exe_b64\":\"L3j/\",\"ppid\":null,\"parent_comm\":null,"));
+		      "\",\"exe_b64\":\"L3j/\",\"ppid\":null,\"parent_comm\":null,"
+		      "\"unit\":null,\"slice\":null,\"container\":null,\"mntns\":null,"));
 	free(s);
 	r.kind = RECORD_RESCAN;
 	s = json_line(&r);
@@ -1829,7 +1836,11 @@ START_TEST(test_journal_socket) {
 					.session = 7,
 					.exe = "/usr/bin/vim",
 					.ppid = 99,
-					.parent_comm = "bash" };
+					.parent_comm = "bash",
+					.unit = "ssh.service",
+					.slice = "system.slice",
+					.container = "docker://ab",
+					.mntns = 4026531841 };
 
 		r = event("/etc/hosts");
 		r.who = &w;
@@ -1841,6 +1852,10 @@ START_TEST(test_journal_socket) {
 		assert_field(msg, (size_t)n, "FSN_EXE", "/usr/bin/vim");
 		assert_field(msg, (size_t)n, "FSN_PPID", "99");
 		assert_field(msg, (size_t)n, "FSN_PARENT_COMM", "bash");
+		assert_field(msg, (size_t)n, "FSN_UNIT", "ssh.service");
+		assert_field(msg, (size_t)n, "FSN_SLICE", "system.slice");
+		assert_field(msg, (size_t)n, "FSN_CONTAINER", "docker://ab");
+		assert_field(msg, (size_t)n, "FSN_MNTNS", "4026531841");
 		w = (struct record_who){ .login_uid = (uint32_t)-1, .session = (uint32_t)-1 };
 		output_emit(o, &r);
 		n = recv(fd, msg, sizeof(msg), MSG_DONTWAIT);
@@ -1849,6 +1864,8 @@ START_TEST(test_journal_socket) {
 		assert_field(msg, (size_t)n, "FSN_SESSION", NULL);
 		assert_field(msg, (size_t)n, "FSN_EXE", NULL);
 		assert_field(msg, (size_t)n, "FSN_PPID", NULL);
+		assert_field(msg, (size_t)n, "FSN_UNIT", NULL);
+		assert_field(msg, (size_t)n, "FSN_MNTNS", NULL);
 	}
 
 	/* A rule's label: PRIORITY its severity, one FSN_TAG field a tag. */

@@ -13,6 +13,7 @@
 #include <sys/sysmacros.h>
 
 #include "mounts.h"
+#include "proc.h"
 #include "unit.h"
 #include "util.h"
 
@@ -104,6 +105,49 @@ START_TEST(test_mountinfo_parse) {
 }
 END_TEST
 
+/* A cgroup path as systemd and the container runtimes name it: the unit
+ * after the slices, the last slice, a container of a runtime's scope. */
+START_TEST(test_cgroup_parse) {
+	static const struct {
+		const char *path, *unit, *slice, *container;
+	} cases[] = {
+		{ "/", "", "", "" },
+		{ "/system.slice/ssh.service", "ssh.service", "system.slice", "" },
+		{ "/user.slice/user-1000.slice/session-3.scope", "session-3.scope",
+		  "user-1000.slice", "" },
+		{ "/user.slice/user-1000.slice/user@1000.service/app.slice/vim.scope",
+		  "user@1000.service", "user-1000.slice", "" },
+		{ "/system.slice/docker-0123abcd.scope", "docker-0123abcd.scope", "system.slice",
+		  "docker://0123abcd" },
+		{ "/system.slice/containerd.service/kubepods-x.slice:cri-containerd:ff00",
+		  "containerd.service", "system.slice", "" },
+		{ "/kubepods.slice/kubepods-pod1.slice/cri-containerd-ab12.scope",
+		  "cri-containerd-ab12.scope", "kubepods-pod1.slice", "containerd://ab12" },
+		{ "/machine.slice/libpod-99ee.scope/container", "libpod-99ee.scope",
+		  "machine.slice", "podman://99ee" },
+		{ "/machine.slice/machine-web\\x2d1.scope", "machine-web\\x2d1.scope",
+		  "machine.slice", "machine://web-1" },
+		{ "/machine.slice/crio-77.scope", "crio-77.scope", "machine.slice", "cri-o://77" },
+		{ "/docker/4242beef", "", "", "docker://4242beef" },
+		{ "/init.scope", "init.scope", "", "" },
+		{ "/system.slice/docker-.scope", "docker-.scope", "system.slice", "" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct proc_info p;
+
+		proc_info_init(&p, 1);
+		proc_cgroup_parse(cases[i].path, &p);
+		ck_assert_msg(strcmp(p.unit, cases[i].unit) == 0, "%s: unit '%s'", cases[i].path,
+			      p.unit);
+		ck_assert_msg(strcmp(p.slice, cases[i].slice) == 0, "%s: slice '%s'", cases[i].path,
+			      p.slice);
+		ck_assert_msg(strcmp(p.container, cases[i].container) == 0, "%s: container '%s'",
+			      cases[i].path, p.container);
+	}
+}
+END_TEST
+
 static void util_suite(Suite *s) {
 	TCase *tc = tcase_create("strmap");
 
@@ -112,6 +156,9 @@ static void util_suite(Suite *s) {
 	suite_add_tcase(s, tc);
 	tc = tcase_create("mountinfo");
 	tcase_add_test(tc, test_mountinfo_parse);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("cgroup");
+	tcase_add_test(tc, test_cgroup_parse);
 	suite_add_tcase(s, tc);
 }
 FSN_UNIT_SUITE("util", util_suite);
