@@ -367,38 +367,27 @@ static struct proc_info *evinfo_proc(struct matcher *mt, struct evinfo *x) {
 	return x->proc;
 }
 
-/* Who p is beyond pid, comm and uid (a rule's who), in mt->who. */
+/* Who p is beyond pid, comm and uid (a rule's who), in mt->who; its
+ * strings are p's (read once per process while it is cached). */
 static const struct record_who *who_of(struct matcher *mt, struct proc_info *p) {
-	const char *exe = proc_info_exe(p), *pcomm;
-	struct proc_info *parent;
-
-	mt->who = (struct record_who){ .login_uid = (uint32_t)-1, .session = (uint32_t)-1 };
+	mt->who = (struct record_who){
+		.login_uid = (uint32_t)-1,
+		.session = (uint32_t)-1,
+		.exe = proc_info_exe(p),
+		.parent_comm = proc_info_parent_comm(p),
+	};
 	if (proc_info_login(p)) {
 		mt->who.login_uid = p->login_uid;
 		mt->who.session = p->session;
 	}
-	if (exe) {
-		snprintf(mt->who_exe, sizeof(mt->who_exe), "%s", exe);
-		mt->who.exe = mt->who_exe;
-	}
+	if (proc_info_status(p) && p->ppid > 0)
+		mt->who.ppid = p->ppid;
 	if (proc_info_mntns(p))
 		mt->who.mntns = p->mntns;
 	if (proc_info_cgroup(p)) {
-		snprintf(mt->who_unit, sizeof(mt->who_unit), "%s", p->unit);
-		snprintf(mt->who_slice, sizeof(mt->who_slice), "%s", p->slice);
-		snprintf(mt->who_container, sizeof(mt->who_container), "%s", p->container);
-		mt->who.unit = p->unit[0] ? mt->who_unit : NULL;
-		mt->who.slice = p->slice[0] ? mt->who_slice : NULL;
-		mt->who.container = p->container[0] ? mt->who_container : NULL;
-	}
-	if (!proc_info_status(p) || p->ppid <= 0)
-		return &mt->who;
-	mt->who.ppid = p->ppid;
-	parent = pinfo_get(mt, p->ppid); /* (p may be gone from the cache now) */
-	pcomm = proc_info_comm(parent);
-	if (pcomm) {
-		snprintf(mt->who_pcomm, sizeof(mt->who_pcomm), "%s", pcomm);
-		mt->who.parent_comm = mt->who_pcomm;
+		mt->who.unit = p->unit[0] ? p->unit : NULL;
+		mt->who.slice = p->slice[0] ? p->slice : NULL;
+		mt->who.container = p->container[0] ? p->container : NULL;
 	}
 	return &mt->who;
 }

@@ -15,7 +15,6 @@
 #pragma once
 
 #include <ev.h>
-#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -138,11 +137,8 @@ struct matcher {
 	struct proc_info *pcache; /* PCACHE_SIZE entries, filled round robin */
 	uint64_t *pcache_at;      /* when each was started (monotonic µs) */
 	size_t pcache_n, pcache_next;
-	/* the record being reported: who, for a rule that asks (its strings
-	 * are copies: the parent's lookup may reuse a cache slot) */
-	struct record_who who;
-	char who_exe[PATH_MAX], who_pcomm[64], who_unit[256], who_slice[256], who_container[160];
-	uint64_t pcache_now; /* the dispatch's start (matcher_batch()) */
+	struct record_who who; /* the record being reported: who (a rule that asks) */
+	uint64_t pcache_now;   /* the dispatch's start (matcher_batch()) */
 
 	/* inotify: an IN_MOVED_FROM waiting for its IN_MOVED_TO (same cookie),
 	 * to be reported as one move with both paths */

@@ -18,6 +18,7 @@ void proc_info_init(struct proc_info *p, pid_t pid) {
 	p->have_exe = p->exe_ok = p->exe_deleted = false;
 	p->have_login = p->login_ok = false;
 	p->have_cgroup = p->cgroup_ok = p->have_mntns = p->mntns_ok = false;
+	p->have_pcomm = p->pcomm_ok = false;
 	p->unit[0] = p->slice[0] = p->container[0] = '\0';
 	p->mntns = 0;
 	p->login_uid = p->session = (uint32_t)-1;
@@ -26,24 +27,39 @@ void proc_info_init(struct proc_info *p, pid_t pid) {
 	p->ppid = 0;
 }
 
-const char *proc_info_comm(struct proc_info *p) {
+/* /proc/PID/comm into out (64 bytes), without its newline; or false. */
+static bool read_comm(pid_t pid, char *out, size_t len) {
 	char path[64], buf[64];
 	ssize_t n;
 
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	n = read_small(path, buf, sizeof(buf));
+	if (n <= 0)
+		return false;
+	if (buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+	snprintf(out, len, "%s", buf);
+	return true;
+}
+
+const char *proc_info_comm(struct proc_info *p) {
 	if (!p || p->pid <= 0)
 		return NULL;
 	if (!p->have_comm) {
 		p->have_comm = true;
-		snprintf(path, sizeof(path), "/proc/%d/comm", (int)p->pid);
-		n = read_small(path, buf, sizeof(buf));
-		if (n > 0) {
-			if (buf[n - 1] == '\n')
-				buf[n - 1] = '\0';
-			snprintf(p->comm, sizeof(p->comm), "%s", buf);
-			p->comm_ok = true;
-		}
+		p->comm_ok = read_comm(p->pid, p->comm, sizeof(p->comm));
 	}
 	return p->comm_ok ? p->comm : NULL;
+}
+
+const char *proc_info_parent_comm(struct proc_info *p) {
+	if (!proc_info_status(p) || p->ppid <= 0)
+		return NULL;
+	if (!p->have_pcomm) {
+		p->have_pcomm = true;
+		p->pcomm_ok = read_comm(p->ppid, p->pcomm, sizeof(p->pcomm));
+	}
+	return p->pcomm_ok ? p->pcomm : NULL;
 }
 
 bool proc_info_status(struct proc_info *p) {

@@ -20,10 +20,12 @@ struct proc_info {
 	bool have_login, login_ok;
 	bool have_cgroup, cgroup_ok;
 	bool have_mntns, mntns_ok;
+	bool have_pcomm, pcomm_ok;
 	bool exe_deleted; /* the executable was deleted or replaced since it started */
 	char comm[64];
-	uid_t uid; /* effective */
-	gid_t gid; /* effective */
+	char pcomm[64]; /* the parent's comm */
+	uid_t uid;      /* effective */
+	gid_t gid;      /* effective */
 	pid_t ppid;
 	uint32_t login_uid;  /* the audit login uid (loginuid; -1: none, never logged in) */
 	uint32_t session;    /* the audit session (sessionid; -1: none) */
@@ -41,6 +43,8 @@ void proc_info_init(struct proc_info *p, pid_t pid);
 const char *proc_info_comm(struct proc_info *p);
 /* uid, gid and ppid are valid (from /proc/PID/status). */
 bool proc_info_status(struct proc_info *p);
+/* The parent's process name (/proc/PPID/comm), NULL if unknown. */
+const char *proc_info_parent_comm(struct proc_info *p);
 /* login_uid and session are valid (from /proc/PID/loginuid and
  * sessionid: the audit values, which setuid(), sudo and su keep). */
 bool proc_info_login(struct proc_info *p);
