@@ -140,6 +140,19 @@ static struct record event(const char *path) {
 	};
 }
 
+/* Who, as a rule with who sees a process: every field known. */
+static const struct record_who some_who = {
+	.login_uid = 1000,
+	.session = 7,
+	.exe = "/usr/bin/vim",
+	.ppid = 99,
+	.parent_comm = "bash",
+	.unit = "ssh.service",
+	.slice = "system.slice",
+	.container = "docker://ab",
+	.mntns = 4026531841,
+};
+
 /* Run the loop until cond(data) or timeout seconds; returns cond(data). */
 struct deadline {
 	bool expired;
@@ -1156,15 +1169,7 @@ END_TEST
 /* A rule's who: after pid, comm, uid; none and unknown as null; an exe
  * that is not UTF-8 also as exe_b64. Other kinds never say it. */
 START_TEST(test_record_json_who) {
-	struct record_who w = { .login_uid = 1000,
-				.session = 7,
-				.exe = "/usr/bin/vim",
-				.ppid = 99,
-				.parent_comm = "bash",
-				.unit = "ssh.service",
-				.slice = "system.slice",
-				.container = "docker://ab",
-				.mntns = 4026531841 };
+	struct record_who w = some_who;
 	struct record r = event("/etc/shadow");
 	char *s;
 
@@ -1832,15 +1837,7 @@ START_TEST(test_journal_socket) {
 
 	/* A rule's who: its fields, none of them when unknown. */
 	{
-		struct record_who w = { .login_uid = 1000,
-					.session = 7,
-					.exe = "/usr/bin/vim",
-					.ppid = 99,
-					.parent_comm = "bash",
-					.unit = "ssh.service",
-					.slice = "system.slice",
-					.container = "docker://ab",
-					.mntns = 4026531841 };
+		struct record_who w = some_who;
 
 		r = event("/etc/hosts");
 		r.who = &w;
