@@ -359,6 +359,27 @@ static struct proc_info *pinfo_get(struct matcher *mt, pid_t pid) {
 
 void matcher_batch(struct matcher *mt, uint64_t now_usec) {
 	mt->pcache_now = now_usec;
+	mt->stamp = now_realtime_usec();
+	mt->stamped = 0;
+}
+
+void matcher_batch_end(struct matcher *mt) {
+	mt->stamp = 0;
+}
+
+/* A record's time: when its event was taken from the queue. In a storm's
+ * dispatch (thousands of events, a few ms) the clock is read once per
+ * STAMP_EVERY records, not for each. */
+#define STAMP_EVERY 64
+
+static uint64_t record_time(struct matcher *mt) {
+	if (mt->stamp == 0)
+		return now_realtime_usec();
+	if (++mt->stamped == STAMP_EVERY) {
+		mt->stamped = 0;
+		mt->stamp = now_realtime_usec();
+	}
+	return mt->stamp;
 }
 
 static struct proc_info *evinfo_proc(struct matcher *mt, struct evinfo *x) {
@@ -473,7 +494,7 @@ static void match_mark(struct matcher *mt, const struct emark *m, struct evinfo 
 	rec = (struct record){
 		.who = rc->who && p ? who_of(mt, p) : NULL,
 		.kind = RECORD_EVENT,
-		.time_usec = now_realtime_usec(),
+		.time_usec = record_time(mt),
 		.rule = rc->name,
 		.mask = bits | (x->ondir ? FAN_ONDIR : 0),
 		.path = x->path,
@@ -769,7 +790,7 @@ void matcher_overflow(struct matcher *mt, const struct fsn_event *ev) {
 		mt->ops->lost(mt->userdata, r);
 		rec = (struct record){
 			.kind = RECORD_OVERFLOW,
-			.time_usec = now_realtime_usec(),
+			.time_usec = record_time(mt),
 			.rule = r->conf->name,
 			.mask = FAN_Q_OVERFLOW,
 			.uid = (uid_t)-1,

@@ -139,6 +139,10 @@ struct matcher {
 	size_t pcache_n, pcache_next;
 	struct record_who who; /* the record being reported: who (a rule that asks) */
 	uint64_t pcache_now;   /* the dispatch's start (matcher_batch()) */
+	/* records' time during a dispatch (realtime µs, 0: none running), read
+	 * again every STAMP_EVERY records (record_time()) */
+	uint64_t stamp;
+	unsigned stamped;
 
 	/* inotify: an IN_MOVED_FROM waiting for its IN_MOVED_TO (same cookie),
 	 * to be reported as one move with both paths */
@@ -165,8 +169,9 @@ void matcher_done(struct matcher *mt);
  * fanotify events are matched against them. At each commit. */
 void matcher_index_build(struct matcher *mt, struct emark *const *marks, size_t n);
 
-/* A dispatch begins (the process cache's clock: monotonic µs). */
+/* A dispatch begins (the process cache's clock: monotonic µs), and ends. */
 void matcher_batch(struct matcher *mt, uint64_t now_usec);
+void matcher_batch_end(struct matcher *mt);
 /* A dispatch read the queues empty: a held IN_MOVED_FROM (or, others, a
  * move the caller holds) waits MOVE_WAIT_SEC for its IN_MOVED_TO, then
  * matcher_move_timeout() gives up on it. */

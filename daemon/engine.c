@@ -576,6 +576,7 @@ static int engine_dispatch(struct engine *e, unsigned budget) {
 	e->budget = budget;
 	matcher_batch(&e->match, now_monotonic_usec());
 	r = fsn_ctx_dispatch(e->ctx, on_event, e);
+	matcher_batch_end(&e->match);
 	e->budget = 0;
 	if (r == -EAGAIN)
 		return (int)budget; /* more may be queued */

@@ -13,6 +13,7 @@
 
 #include <systemd/sd-id128.h>
 
+#include "escape.h"
 #include "log.h"
 #include "origin.h"
 
@@ -43,6 +44,7 @@ void origin_refresh(void) {
 		host[0] = '\0';
 	host[sizeof(host) - 1] = '\0';
 	memcpy(origin.host, host, sizeof(host));
+	record_origin_seal(&origin);
 }
 
 const struct record_origin *origin_get(void) {

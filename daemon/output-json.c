@@ -45,6 +45,10 @@
 #define JSON_BUFFER_MAX (1024 * 1024)
 /* A batch is written when it reaches this size (else before the loop waits). */
 #define JSON_BATCH_FLUSH (64 * 1024)
+/* A line is formatted straight into the batch when this much room is left
+ * (a storm's lines are a few hundred bytes; a longer one goes the long
+ * way, through a buffer of its own). */
+#define JSON_LINE_ROOM 4096
 
 enum json_mode {
 	JSON_WRITE, /* write(): regular files, pipes, terminals */
@@ -125,7 +129,9 @@ static size_t count_lines(const char *p, size_t n) {
 	return c;
 }
 
-static int buffer_append(struct json_output *j, const char *data, size_t n) {
+/* Room for n more bytes behind what waits (moved to the front, or the
+ * buffer grown). Returns 0 or -ENOMEM. */
+static int buffer_reserve(struct json_output *j, size_t n) {
 	if (j->off > 0 && j->off + j->len + n > j->cap) {
 		memmove(j->buf, j->buf + j->off, j->len);
 		j->off = 0;
@@ -142,6 +148,14 @@ static int buffer_append(struct json_output *j, const char *data, size_t n) {
 		j->buf = b;
 		j->cap = cap;
 	}
+	return 0;
+}
+
+static int buffer_append(struct json_output *j, const char *data, size_t n) {
+	int r = buffer_reserve(j, n);
+
+	if (r < 0)
+		return r;
 	memcpy(j->buf + j->off + j->len, data, n);
 	j->len += n;
 	return 0;
@@ -329,6 +343,19 @@ static void json_emit(struct output *o, const struct record *orig) {
 	report_lost(j);
 
 	rec = numbered(j, orig);
+	/* batched: formatted where it waits, when it fits a line's usual
+	 * room (else below, and copied there) */
+	if (j->head.loop && j->len + JSON_LINE_ROOM <= j->max &&
+	    buffer_reserve(j, JSON_LINE_ROOM) == 0) {
+		n = record_to_json(&rec, j->buf + j->off + j->len, JSON_LINE_ROOM);
+		if (n >= 0 && n < JSON_LINE_ROOM) {
+			j->len += (size_t)n;
+			j->seq++;
+			if (j->len >= JSON_BATCH_FLUSH && !ev_is_active(&j->io))
+				flush(j);
+			return;
+		}
+	}
 	n = record_to_json(&rec, stack, sizeof(stack));
 	if (n < 0) {
 		j->lost++;

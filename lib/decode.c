@@ -29,8 +29,8 @@
  * carry a NUL-terminated name after the handle. Nothing is written unless the
  * whole record is valid.
  */
-static int decode_fid_record(const uint8_t *rec, size_t rec_len, struct fsn_fid *ret_fid,
-			     const char **ret_name) {
+static int decode_fid_record(const uint8_t *rec, size_t rec_len, bool with_name,
+			     struct fsn_fid *ret_fid, const char **ret_name) {
 	struct fsn_uapi_info_fid info;
 	uint32_t handle_bytes;
 	int32_t handle_type;
@@ -50,7 +50,7 @@ static int decode_fid_record(const uint8_t *rec, size_t rec_len, struct fsn_fid 
 	if (handle_bytes > FSN_HANDLE_MAX || handle_bytes > rec_len - pos)
 		return -EBADMSG;
 
-	if (ret_name) {
+	if (with_name) {
 		size_t name_pos = pos + handle_bytes;
 
 		/* No name bytes at all (name_pos == rec_len) finds no NUL either. */
@@ -58,8 +58,10 @@ static int decode_fid_record(const uint8_t *rec, size_t rec_len, struct fsn_fid 
 			return -EBADMSG;
 		name = (const char *)rec + name_pos;
 	}
+	if (!ret_fid)
+		return 0;
 
-	memset(ret_fid, 0, sizeof(*ret_fid));
+	/* (f_handle beyond handle_bytes is left as it was: nobody reads it) */
 	memcpy(ret_fid->fsid, info.fsid, sizeof(ret_fid->fsid));
 	ret_fid->handle_bytes = handle_bytes;
 	ret_fid->handle_type = handle_type;
@@ -69,15 +71,20 @@ static int decode_fid_record(const uint8_t *rec, size_t rec_len, struct fsn_fid 
 	return 0;
 }
 
-/* Decode one info record of a known or unknown type into ev. rec_len is the
- * record's own len, already checked to be >= its header and to lie inside
- * the event. */
-static int decode_info_record(const uint8_t *rec, size_t rec_len, uint8_t type,
+/* Check one info record of a known or unknown type, and decode it into ev
+ * (NULL: only check it). *has collects the FSN_HAS_* bits of the records
+ * seen, to refuse duplicates. rec_len is the record's own len, already
+ * checked to be >= its header and to lie inside the event. */
+static int decode_info_record(const uint8_t *rec, size_t rec_len, uint8_t type, uint32_t *has,
 			      struct fsn_event *ev) {
+	struct fsn_event none; /* a scratch for a check: what goes there is dropped */
 	struct fsn_fid *fid = NULL;
 	const char **name = NULL;
 	uint32_t bit = 0;
 	int r;
+
+	if (!ev)
+		ev = &none;
 
 	/* The four file-identifier record types differ only in where they go.
 	 * DFID and DFID_NAME both fill ev->dfid: one of each in an event is a
@@ -109,14 +116,14 @@ static int decode_info_record(const uint8_t *rec, size_t rec_len, uint8_t type,
 	default: break;
 	}
 	if (fid) {
-		if (ev->has & bit)
+		if (*has & bit)
 			return -EBADMSG;
-		r = decode_fid_record(rec, rec_len, fid, name);
+		r = decode_fid_record(rec, rec_len, name != NULL, ev == &none ? NULL : fid, name);
 		if (r < 0)
 			return r;
-		ev->has |= bit;
+		*has |= bit;
 		if (type == FAN_EVENT_INFO_TYPE_DFID_NAME)
-			ev->has |= FSN_HAS_NAME;
+			*has |= FSN_HAS_NAME;
 		return 0;
 	}
 
@@ -124,62 +131,102 @@ static int decode_info_record(const uint8_t *rec, size_t rec_len, uint8_t type,
 	case FAN_EVENT_INFO_TYPE_PIDFD: {
 		struct fsn_uapi_info_pidfd info;
 
-		if ((ev->has & FSN_HAS_PIDFD) || rec_len < sizeof(info))
+		if ((*has & FSN_HAS_PIDFD) || rec_len < sizeof(info))
 			return -EBADMSG;
 		memcpy(&info, rec, sizeof(info));
 		ev->pidfd = info.pidfd;
-		ev->has |= FSN_HAS_PIDFD;
+		*has |= FSN_HAS_PIDFD;
 		return 0;
 	}
 
 	case FAN_EVENT_INFO_TYPE_ERROR: {
 		struct fsn_uapi_info_error info;
 
-		if ((ev->has & FSN_HAS_ERROR) || rec_len < sizeof(info))
+		if ((*has & FSN_HAS_ERROR) || rec_len < sizeof(info))
 			return -EBADMSG;
 		memcpy(&info, rec, sizeof(info));
 		ev->error = info.error;
 		ev->error_count = info.error_count;
-		ev->has |= FSN_HAS_ERROR;
+		*has |= FSN_HAS_ERROR;
 		return 0;
 	}
 
 	case FAN_EVENT_INFO_TYPE_RANGE: {
 		struct fsn_uapi_info_range info;
 
-		if ((ev->has & FSN_HAS_RANGE) || rec_len < sizeof(info))
+		if ((*has & FSN_HAS_RANGE) || rec_len < sizeof(info))
 			return -EBADMSG;
 		memcpy(&info, rec, sizeof(info));
 		ev->range_offset = info.offset;
 		ev->range_count = info.count;
-		ev->has |= FSN_HAS_RANGE;
+		*has |= FSN_HAS_RANGE;
 		return 0;
 	}
 
 	case FAN_EVENT_INFO_TYPE_MNT: {
 		struct fsn_uapi_info_mnt info;
 
-		if ((ev->has & FSN_HAS_MNT) || rec_len < sizeof(info))
+		if ((*has & FSN_HAS_MNT) || rec_len < sizeof(info))
 			return -EBADMSG;
 		memcpy(&info, rec, sizeof(info));
 		ev->mnt_id = info.mnt_id;
-		ev->has |= FSN_HAS_MNT;
+		*has |= FSN_HAS_MNT;
 		return 0;
 	}
 
 	default:
 		/* A newer kernel's record: its len says how far to skip. */
-		ev->has |= FSN_HAS_UNKNOWN_INFO;
+		*has |= FSN_HAS_UNKNOWN_INFO;
 		return 0;
 	}
+}
+
+/* Every field of struct fsn_event is set by name in fsn_decode_fanotify():
+ * one added to it must be set there too. */
+_Static_assert(sizeof(struct fsn_event) == 4 * sizeof(struct fsn_fid) + 120 || sizeof(void *) != 8,
+	       "struct fsn_event changed: set the new field in fsn_decode_fanotify()");
+
+/* An empty handle (its bytes beyond handle_bytes are never read). */
+static void fid_clear(struct fsn_fid *fid) {
+	fid->fsid[0] = fid->fsid[1] = 0;
+	fid->handle_bytes = 0;
+	fid->handle_type = 0;
+}
+
+/* The event's info records checked, and decoded into ev (NULL: checked
+ * only; ev->has collects their bits). */
+static int decode_info_records(const uint8_t *event, const struct fanotify_event_metadata *md,
+			       struct fsn_event *ev) {
+	uint32_t has = 0;
+
+	for (size_t pos = md->metadata_len; pos < md->event_len;) {
+		struct fsn_uapi_info_header hdr;
+		size_t rec_left = md->event_len - pos;
+		int r;
+
+		if (rec_left < sizeof(hdr))
+			return -EBADMSG;
+		memcpy(&hdr, event + pos, sizeof(hdr));
+		/* hdr.len >= sizeof(hdr) also rules out 0, which would never advance. */
+		if (hdr.len < sizeof(hdr) || hdr.len > rec_left)
+			return -EBADMSG;
+
+		r = decode_info_record(event + pos, hdr.len, hdr.info_type, &has, ev);
+		if (r < 0)
+			return r;
+		pos += hdr.len;
+	}
+	if (ev)
+		ev->has = has;
+	return 0;
 }
 
 _public_ int fsn_decode_fanotify(const void *buf, size_t len, size_t *offset,
 				 struct fsn_event *ev) {
 	struct fanotify_event_metadata md;
-	struct fsn_event e;
 	const uint8_t *event;
-	size_t remaining, pos;
+	size_t remaining;
+	int r;
 
 	if (!offset || !ev || (!buf && len > 0) || *offset > len)
 		return -EINVAL;
@@ -199,35 +246,36 @@ _public_ int fsn_decode_fanotify(const void *buf, size_t len, size_t *offset,
 	    md.event_len > remaining)
 		return -EBADMSG;
 
-	e = (struct fsn_event){
-		.source = FSN_SOURCE_FANOTIFY,
-		.mask = md.mask,
-		.fd = md.fd,
-		.pid = md.pid,
-		.pidfd = FAN_NOPIDFD,
-		.wd = -1,
-	};
-
-	/* Info records follow the metadata, up to event_len. */
-	for (pos = md.metadata_len; pos < md.event_len;) {
-		struct fsn_uapi_info_header hdr;
-		size_t rec_left = md.event_len - pos;
-		int r;
-
-		if (rec_left < sizeof(hdr))
-			return -EBADMSG;
-		memcpy(&hdr, event + pos, sizeof(hdr));
-		/* hdr.len >= sizeof(hdr) also rules out 0, which would never advance. */
-		if (hdr.len < sizeof(hdr) || hdr.len > rec_left)
-			return -EBADMSG;
-
-		r = decode_info_record(event + pos, hdr.len, hdr.info_type, &e);
-		if (r < 0)
-			return r;
-		pos += hdr.len;
-	}
-
-	*ev = e;
+	/* The info records follow the metadata, up to event_len: all checked
+	 * first (*ev stays untouched on failure), then decoded straight into
+	 * *ev (not through a copy: the event is 700 bytes, most of them room
+	 * for handles, and a storm decodes millions). */
+	r = decode_info_records(event, &md, NULL);
+	if (r < 0)
+		return r;
+	ev->source = FSN_SOURCE_FANOTIFY;
+	ev->mask = md.mask;
+	ev->fd = md.fd;
+	ev->pid = md.pid;
+	ev->has = 0;
+	fid_clear(&ev->fid);
+	fid_clear(&ev->dfid);
+	ev->name = NULL;
+	fid_clear(&ev->old_dfid);
+	ev->old_name = NULL;
+	fid_clear(&ev->new_dfid);
+	ev->new_name = NULL;
+	ev->pidfd = FAN_NOPIDFD;
+	ev->error = 0;
+	ev->error_count = 0;
+	ev->range_offset = 0;
+	ev->range_count = 0;
+	ev->mnt_id = 0;
+	ev->wd = -1;
+	ev->cookie = 0;
+	ev->group = NULL;
+	ev->mark = NULL;
+	(void)decode_info_records(event, &md, ev);
 	*offset += md.event_len;
 	return 1;
 }

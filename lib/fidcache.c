@@ -65,13 +65,15 @@ struct fsn_fidcache {
 	uint64_t visits; /* entries and nodes the forget walks visited */
 };
 
-static uint64_t key_hash(unsigned tag, const struct fsn_fid *fid) {
-	uint64_t h = hash_bytes(HASH_INIT, &tag, sizeof(tag));
+/* fsid, handle_bytes, handle_type and the handle's bytes: contiguous at the
+ * start of struct fsn_fid, what fsn_fid_equal() compares. */
+_Static_assert(offsetof(struct fsn_fid, f_handle) ==
+		   sizeof(int32_t[2]) + sizeof(uint32_t) + sizeof(int32_t),
+	       "struct fsn_fid's key has no padding");
 
-	h = hash_bytes(h, fid->fsid, sizeof(fid->fsid));
-	h = hash_bytes(h, &fid->handle_type, sizeof(fid->handle_type));
-	h = hash_bytes(h, &fid->handle_bytes, sizeof(fid->handle_bytes));
-	return hash_bytes(h, fid->f_handle, fid->handle_bytes);
+static uint64_t key_hash(unsigned tag, const struct fsn_fid *fid) {
+	return hash_block(HASH_INIT + tag, fid,
+			  offsetof(struct fsn_fid, f_handle) + fid->handle_bytes);
 }
 
 /* fid must have handle_bytes <= FSN_HANDLE_MAX (checked by the callers). */

@@ -31,16 +31,15 @@ static void put(char *buf, size_t len, size_t *pos, const void *data, size_t n) 
 	*pos += n;
 }
 
-static void puts_(char *buf, size_t len, size_t *pos, const char *s) {
+/* (inlined: most s are literals, whose strlen() the compiler knows) */
+static inline __attribute__((always_inline)) void puts_(char *buf, size_t len, size_t *pos,
+							const char *s) {
 	put(buf, len, pos, s, strlen(s));
 }
 
-/* ,"key": (keys are literals: nothing to escape) */
-static void put_key(char *buf, size_t len, size_t *pos, const char *key) {
-	put(buf, len, pos, ",\"", 2);
-	puts_(buf, len, pos, key);
-	put(buf, len, pos, "\":", 2);
-}
+/* A member's ,"key": for put_string() and put_path(): the text and its
+ * length, made at compile time (keys are literals: nothing to escape). */
+#define KEY(k) ",\"" k "\":", sizeof(",\"" k "\":") - 1
 
 /* v in decimal, without printf: a record has a few numbers and comes
  * hundreds of thousands of times a second in a storm. */
@@ -142,6 +141,30 @@ static bool spoofing(uint32_t cp) {
 	       (cp >= 0x2066 && cp <= 0x2069);
 }
 
+/* The bytes a JSON string holds as they are: printable ASCII but the quote
+ * and the backslash. (A table: the scan runs over every byte of every
+ * path, comm and rule name of a storm's records.) */
+/* clang-format off */
+static const unsigned char json_plain[256] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+/* clang-format on */
+
 bool json_escape(char *buf, size_t len, size_t *pos, const char *s) {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t n = strlen(s);
@@ -154,9 +177,7 @@ bool json_escape(char *buf, size_t len, size_t *pos, const char *s) {
 		size_t run;
 
 		/* Copy a run of plain bytes at once. */
-		for (run = i;
-		     run < n && p[run] >= 0x20 && p[run] < 0x7f && p[run] != '"' && p[run] != '\\';
-		     run++)
+		for (run = i; json_plain[p[run]]; run++) /* (stops at the NUL) */
 			;
 		if (run > i) {
 			put(buf, len, pos, p + i, run - i);
@@ -330,17 +351,18 @@ size_t base64_encode(char *buf, size_t len, const void *data, size_t n) {
 }
 
 /* "key":"escaped" plus "key_b64":"..." when not valid UTF-8. */
-static void put_path(char *buf, size_t len, size_t *pos, const char *key, const char *s) {
+static void put_path(char *buf, size_t len, size_t *pos, const char *key, size_t klen,
+		     const char *s) {
 	size_t need;
 
-	put_key(buf, len, pos, key);
+	put(buf, len, pos, key, klen);
 	put(buf, len, pos, "\"", 1);
 	if (json_escape(buf, len, pos, s)) {
-		puts_(buf, len, pos, "\"");
+		put(buf, len, pos, "\"", 1);
 		return;
 	}
-	put(buf, len, pos, "\",\"", 3);
-	puts_(buf, len, pos, key);
+	put(buf, len, pos, "\"", 1);
+	put(buf, len, pos, key, klen - 2); /* ,"key */
 	puts_(buf, len, pos, "_b64\":\"");
 	need = base64_encode(NULL, 0, s, strlen(s));
 	if (len > 0 && *pos < len - 1)
@@ -350,15 +372,16 @@ static void put_path(char *buf, size_t len, size_t *pos, const char *key, const 
 }
 
 /* ,"key":"escaped" or ,"key":null */
-static void put_string(char *buf, size_t len, size_t *pos, const char *key, const char *s) {
-	put_key(buf, len, pos, key);
+static void put_string(char *buf, size_t len, size_t *pos, const char *key, size_t klen,
+		       const char *s) {
+	put(buf, len, pos, key, klen);
 	if (!s) {
-		puts_(buf, len, pos, "null");
+		put(buf, len, pos, "null", 4);
 		return;
 	}
-	puts_(buf, len, pos, "\"");
+	put(buf, len, pos, "\"", 1);
 	json_escape(buf, len, pos, s);
-	puts_(buf, len, pos, "\"");
+	put(buf, len, pos, "\"", 1);
 }
 
 /* ,"events":["a","b"] — the arrays of the last few masks formatted are
@@ -516,17 +539,17 @@ static void put_who(char *buf, size_t len, size_t *pos, const struct record_who 
 	else
 		puts_(buf, len, pos, ",\"session\":null");
 	if (w->exe)
-		put_path(buf, len, pos, "exe", w->exe);
+		put_path(buf, len, pos, KEY("exe"), w->exe);
 	else
 		puts_(buf, len, pos, ",\"exe\":null");
 	if (w->ppid > 0)
 		putf(buf, len, pos, ",\"ppid\":%d", (int)w->ppid);
 	else
 		puts_(buf, len, pos, ",\"ppid\":null");
-	put_string(buf, len, pos, "parent_comm", w->parent_comm);
-	put_string(buf, len, pos, "unit", w->unit);
-	put_string(buf, len, pos, "slice", w->slice);
-	put_string(buf, len, pos, "container", w->container);
+	put_string(buf, len, pos, KEY("parent_comm"), w->parent_comm);
+	put_string(buf, len, pos, KEY("unit"), w->unit);
+	put_string(buf, len, pos, KEY("slice"), w->slice);
+	put_string(buf, len, pos, KEY("container"), w->container);
 	if (w->mntns)
 		putf(buf, len, pos, ",\"mntns\":%" PRIu64, w->mntns);
 	else
@@ -535,7 +558,7 @@ static void put_who(char *buf, size_t len, size_t *pos, const struct record_who 
 
 /* ,"severity":"...", and ,"tags":[...] when the rule has tags */
 static void put_label(char *buf, size_t len, size_t *pos, const struct record *r) {
-	put_string(buf, len, pos, "severity", severity_name(record_severity(r)));
+	put_string(buf, len, pos, KEY("severity"), severity_name(record_severity(r)));
 	if (!r->label || r->label->n_tags == 0)
 		return;
 	puts_(buf, len, pos, ",\"tags\":[");
@@ -551,9 +574,21 @@ static void put_label(char *buf, size_t len, size_t *pos, const struct record *r
 
 /* ,"host":"...","machine_id":"...","boot_id":"..." (null: unknown) */
 static void put_origin(char *buf, size_t len, size_t *pos, const struct record_origin *o) {
-	put_string(buf, len, pos, "host", o->host[0] ? o->host : NULL);
-	put_string(buf, len, pos, "machine_id", o->machine_id[0] ? o->machine_id : NULL);
-	put_string(buf, len, pos, "boot_id", o->boot_id[0] ? o->boot_id : NULL);
+	if (o->json_len > 0) {
+		put(buf, len, pos, o->json, o->json_len);
+		return;
+	}
+	put_string(buf, len, pos, KEY("host"), o->host[0] ? o->host : NULL);
+	put_string(buf, len, pos, KEY("machine_id"), o->machine_id[0] ? o->machine_id : NULL);
+	put_string(buf, len, pos, KEY("boot_id"), o->boot_id[0] ? o->boot_id : NULL);
+}
+
+void record_origin_seal(struct record_origin *o) {
+	size_t n = 0;
+
+	o->json_len = 0;
+	put_origin(o->json, sizeof(o->json), &n, o);
+	o->json_len = n < sizeof(o->json) ? n : 0;
 }
 
 int record_to_json(const struct record *r, char *buf, size_t len) {
@@ -568,17 +603,17 @@ int record_to_json(const struct record *r, char *buf, size_t len) {
 	puts_(buf, len, &pos, "\",\"kind\":\"");
 	puts_(buf, len, &pos, record_kind_name(r->kind));
 	put(buf, len, &pos, "\"", 1);
-	put_string(buf, len, &pos, "rule", r->rule);
+	put_string(buf, len, &pos, KEY("rule"), r->rule);
 
 	if (r->kind == RECORD_EVENT || r->kind == RECORD_DECISION ||
 	    (r->kind == RECORD_OVERFLOW && r->mask != 0))
 		put_events(buf, len, &pos, r->mask);
 	if (r->path)
-		put_path(buf, len, &pos, "path", r->path);
+		put_path(buf, len, &pos, KEY("path"), r->path);
 	else if (r->kind == RECORD_EVENT || r->kind == RECORD_DECISION)
 		puts_(buf, len, &pos, ",\"path\":null");
 	if (r->old_path)
-		put_path(buf, len, &pos, "old_path", r->old_path);
+		put_path(buf, len, &pos, KEY("old_path"), r->old_path);
 
 	if (r->kind == RECORD_EVENT || r->kind == RECORD_DECISION) {
 		if (r->pid > 0) {
@@ -586,7 +621,7 @@ int record_to_json(const struct record *r, char *buf, size_t len) {
 			put_u64(buf, len, &pos, (uint64_t)r->pid);
 		} else
 			puts_(buf, len, &pos, ",\"pid\":null");
-		put_string(buf, len, &pos, "comm", r->comm);
+		put_string(buf, len, &pos, KEY("comm"), r->comm);
 		if (r->uid != (uid_t)-1) {
 			puts_(buf, len, &pos, ",\"uid\":");
 			put_u64(buf, len, &pos, (uint64_t)r->uid);
@@ -600,14 +635,14 @@ int record_to_json(const struct record *r, char *buf, size_t len) {
 		const char *err = v->deny && v->err ? verdict_errno_name(v->err) : NULL;
 
 		if (r->exe)
-			put_path(buf, len, &pos, "exe", r->exe);
+			put_path(buf, len, &pos, KEY("exe"), r->exe);
 		else
 			puts_(buf, len, &pos, ",\"exe\":null");
 		putf(buf, len, &pos, ",\"verdict\":\"%s\"", v->deny ? "deny" : "allow");
 		if (err)
 			putf(buf, len, &pos, ",\"errno\":\"%s\"", err);
 		putf(buf, len, &pos, ",\"audit\":%s", v->audit ? "true" : "false");
-		put_string(buf, len, &pos, "by", r->by);
+		put_string(buf, len, &pos, KEY("by"), r->by);
 		if (r->decision > 0)
 			putf(buf, len, &pos, ",\"decision\":%u", r->decision);
 		else
@@ -624,14 +659,14 @@ int record_to_json(const struct record *r, char *buf, size_t len) {
 		     r->perm->latency_p50_us, r->perm->latency_p99_us);
 	}
 	if (r->kind == RECORD_RESCAN) {
-		put_string(buf, len, &pos, "change", r->change);
+		put_string(buf, len, &pos, KEY("change"), r->change);
 		putf(buf, len, &pos, ",\"ondir\":%s", (r->mask & FAN_ONDIR) ? "true" : "false");
 	}
 	if (r->kind == RECORD_GONE)
-		put_string(buf, len, &pos, "reason", r->reason);
+		put_string(buf, len, &pos, KEY("reason"), r->reason);
 	if (r->kind == RECORD_UNMOUNTED) {
 		if (r->mount)
-			put_path(buf, len, &pos, "mount", r->mount);
+			put_path(buf, len, &pos, KEY("mount"), r->mount);
 		else
 			puts_(buf, len, &pos, ",\"mount\":null");
 	}
@@ -643,7 +678,7 @@ int record_to_json(const struct record *r, char *buf, size_t len) {
 	if (r->origin)
 		put_origin(buf, len, &pos, r->origin);
 	if (r->stream) {
-		put_string(buf, len, &pos, "stream", r->stream);
+		put_string(buf, len, &pos, KEY("stream"), r->stream);
 		puts_(buf, len, &pos, ",\"seq\":");
 		put_u64(buf, len, &pos, r->seq);
 	}

@@ -141,6 +141,9 @@ void format_time_usec(char *buf, size_t len, uint64_t usec);
  */
 int record_to_json(const struct record *r, char *buf, size_t len);
 
+/* Make o's JSON members (json, json_len) from its host and ids. */
+void record_origin_seal(struct record_origin *o);
+
 /*
  * Format one record as the console prints it (--foreground; fsnotifyctl
  * watch): one line, ending in '\n', "2026-11-30T05:52:09.123 RULE ..." in

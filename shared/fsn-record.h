@@ -36,6 +36,12 @@ struct record_origin {
 	char host[256];
 	char machine_id[33];
 	char boot_id[33];
+	/* The three as a line's members (,"host":...,"machine_id":...,
+	 * "boot_id":...), made by record_origin_seal() after they change, so
+	 * that a storm's lines copy them rather than escape them again; 0:
+	 * not made (then each line escapes them). */
+	size_t json_len;
+	char json[2048];
 };
 
 /* What a rule says of its records (fsnotifyd.conf(5) tags, severity):

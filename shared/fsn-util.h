@@ -128,3 +128,28 @@ static inline uint64_t hash_bytes(uint64_t h, const void *data, size_t n) {
 	}
 	return h;
 }
+
+/* A key of n bytes hashed in one piece, eight bytes a step, seeded with
+ * seed: for keys that are never hashed in parts (hash_block() of a part
+ * and then the rest is not the hash of the whole, as hash_bytes()'s is).
+ * About eight times fewer multiplications than hash_bytes(), and all the
+ * bits mixed (a table may mask the low ones). */
+static inline uint64_t hash_block(uint64_t seed, const void *data, size_t n) {
+	const unsigned char *p = data;
+	uint64_t h = seed ^ (n * UINT64_C(0x9e3779b97f4a7c15)), w;
+
+	for (; n >= 8; p += 8, n -= 8) {
+		memcpy(&w, p, 8);
+		h = (h ^ w) * UINT64_C(0xff51afd7ed558ccd);
+		h ^= h >> 32;
+	}
+	if (n > 0) {
+		w = 0;
+		memcpy(&w, p, n);
+		h = (h ^ w) * UINT64_C(0xff51afd7ed558ccd);
+	}
+	h ^= h >> 33; /* murmur3's fmix64 */
+	h *= UINT64_C(0xc4ceb9fe1a85ec53);
+	h ^= h >> 33;
+	return h;
+}

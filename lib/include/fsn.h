@@ -225,7 +225,8 @@ int fsn_probe_describe(const struct fsn_probe *p, char *buf, size_t len);
 /* A file identifier: fsid plus an opaque file handle, copied out of the
  * kernel record into aligned storage. The layout after `fsid` matches
  * struct file_handle, so &fid->handle_bytes can be passed to
- * open_by_handle_at(). */
+ * open_by_handle_at(). The bytes of f_handle beyond handle_bytes are
+ * unspecified (the decoders do not clear them). */
 struct fsn_fid {
 	int32_t fsid[2];
 	uint32_t handle_bytes;
