@@ -49,8 +49,6 @@
 #include "resolve.h"
 #include "util.h"
 
-#define REPORT_FLAGS (FAN_REPORT_DFID_NAME | FAN_REPORT_FID)
-
 /* Events of a directory about its entries. */
 #define DIRENT_EVENTS (FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM | FAN_MOVED_TO | FAN_RENAME)
 /* What a mount mark can report (events with a path). */
@@ -98,11 +96,28 @@ struct planner {
 	size_t n_busy;
 };
 
-/* fanotify_init() flags of the daemon's groups: every event resolvable to a
- * full path; FAN_UNLIMITED_QUEUE when the config asks for it (libfsn passes
- * spec.report to fanotify_init(), and keys its groups by it). */
-static uint32_t report_flags(const struct planner *pl) {
-	return REPORT_FLAGS | (pl->c->unlimited_queue ? FAN_UNLIMITED_QUEUE : 0);
+/* Events whose record has no directory entry to tell (the object's own
+ * fate, an error of the filesystem): only the object's own file handle
+ * (FAN_REPORT_FID) says what they are about. */
+#define SELF_EVENTS (FAN_DELETE_SELF | FAN_MOVE_SELF | FAN_FS_ERROR)
+
+/*
+ * fanotify_init() flags of a notification mark's group: every event
+ * resolvable to a full path; FAN_UNLIMITED_QUEUE when the config asks for
+ * it (libfsn passes spec.report to fanotify_init(), and keys its groups by
+ * it). The object's own handle (FAN_REPORT_FID) only where it is needed:
+ * an inode mark is matched by it, and a self event has nothing else. A
+ * filesystem or mount mark's other events all come with their directory
+ * and name (semantics PC07), and a handle the kernel encodes and copies
+ * for each of them would cost a storm's reader a fifth of its time
+ * (doc/performance.md).
+ */
+static uint32_t report_flags(const struct planner *pl, enum fsn_mark_type type, uint64_t mask) {
+	uint32_t r = FAN_REPORT_DFID_NAME;
+
+	if (type == FSN_MARK_INODE || (mask & SELF_EVENTS))
+		r |= FAN_REPORT_FID;
+	return r | (pl->c->unlimited_queue ? FAN_UNLIMITED_QUEUE : 0);
 }
 
 /* How one path of a rule is covered. */
@@ -1265,7 +1280,8 @@ static size_t plan_exclusions(struct planner *pl, const struct rule_conf *rule, 
 			.spec = {
 				.type = FSN_MARK_INODE,
 				.klass = rule->perm ? perm_class(rule) : FSN_CLASS_NOTIF,
-				.report = rule->perm ? perm_report(d->probe) : report_flags(pl),
+				.report = rule->perm ? perm_report(d->probe)
+						     : report_flags(pl, d->type, d->mask),
 				.ignore = ignore,
 				.dirfd = AT_FDCWD,
 			},
@@ -1354,7 +1370,7 @@ static void plan_rule(struct planner *pl, size_t index) {
 			.klass = rule->perm ? perm_class(rule) : FSN_CLASS_NOTIF,
 			.report = d->type == FSN_MARK_INOTIFY ? 0
 				  : rule->perm                ? perm_report(d->probe)
-							      : report_flags(pl),
+							      : report_flags(pl, d->type, d->mask),
 			.group_tag = d->type == FSN_MARK_INOTIFY ? 0 : tag,
 			.mask = d->mask,
 			.dirfd = AT_FDCWD,

@@ -158,8 +158,10 @@ def check_touch(t, sc, d, c, i, name):
         check_process(r, c, f"{e} {f}")
     t.marker(c, sc.out, sc.dir(i, 1), d, rule=f"r{i}")
     recs = [r for r in sc.out.records if r.path == os.fsencode(f)]
-    got = sorted((r.rule, r.kind, tuple(sorted(r.events))) for r in recs)
-    want = [(f"r{i}", "event", ("close_write",)), (f"r{i}", "event", ("create",))]
+    # (one record each, or one with both: fanotify merges a queued event
+    # of the same file and process)
+    got = sorted((r.rule, r.kind, e) for r in recs for e in r.events)
+    want = [(f"r{i}", "event", "close_write"), (f"r{i}", "event", "create")]
     check(got == want, f"the records of {f}: {recs}; expected one create and one close_write "
           f"of rule r{i}, nothing else")
 

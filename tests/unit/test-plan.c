@@ -36,6 +36,10 @@
 #include "unit.h"
 
 #define REPORT (FAN_REPORT_DFID_NAME | FAN_REPORT_FID)
+/* A filesystem or mount mark without self events: no object handles
+ * (plan.c report_flags()). */
+#define REPORT_NAMES FAN_REPORT_DFID_NAME
+#define SELF_EVENTS (FAN_DELETE_SELF | FAN_MOVE_SELF | FAN_FS_ERROR)
 #define DEFAULT_EVENTS (FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM | FAN_MOVED_TO | FAN_CLOSE_WRITE)
 #define DIRENT (FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM | FAN_MOVED_TO)
 
@@ -184,7 +188,8 @@ static void assert_mark(const struct plan_mark *m, enum fsn_mark_type type, cons
 /* A fanotify notification mark in the shared or the rule's group. */
 static void assert_fan(const struct plan_mark *m, enum fsn_mark_type type, const char *path,
 		       uint64_t mask, uint32_t tag) {
-	assert_mark(m, type, path, mask, FSN_CLASS_NOTIF, REPORT, tag);
+	assert_mark(m, type, path, mask, FSN_CLASS_NOTIF,
+		    type == FSN_MARK_INODE || (mask & SELF_EVENTS) ? REPORT : REPORT_NAMES, tag);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -447,14 +452,13 @@ START_TEST(test_unlimited_queue) {
 		     "  exclude = [\"@D@/tree/cache\"]; } );");
 	ck_assert_uint_eq(fx.p->n_marks, 2);
 	for (size_t i = 0; i < fx.p->n_marks; i++)
-		ck_assert_uint_eq(fx.p->marks[i].spec.report,
-				  FAN_REPORT_DFID_NAME | FAN_REPORT_FID | FAN_UNLIMITED_QUEUE);
+		ck_assert_uint_eq(fx.p->marks[i].spec.report, REPORT_NAMES | FAN_UNLIMITED_QUEUE);
 	fx_done(&fx);
 
 	fx_init(&fx);
 	fx_plan(&fx, "rules = ( { name = \"t\"; paths = [\"@D@/tree\"]; recursive = true; } );");
 	ck_assert_uint_eq(fx.p->n_marks, 1);
-	ck_assert_uint_eq(fx.p->marks[0].spec.report, FAN_REPORT_DFID_NAME | FAN_REPORT_FID);
+	ck_assert_uint_eq(fx.p->marks[0].spec.report, REPORT_NAMES);
 	fx_done(&fx);
 }
 END_TEST
@@ -1473,7 +1477,7 @@ START_TEST(test_plan_summary) {
 	    "the kernel checks it only for this directory and its entries\n"
 	    "rule 'rec': 2 paths, 2 marks\n"
 	    "  2 filesystem marks for directories, @FS@, mask modify,moved_from,ondir, group "
-	    "notif/dfid_name,fid tag 0, filter each path and below: @D@/tree, @D@/d1\n"
+	    "notif/dfid_name tag 0, filter each path and below: @D@/tree, @D@/d1\n"
 	    "    why (first of 2): auto: a recursive directory, so a filesystem mark with "
 	    "DFID_NAME reports these events for every file of the filesystem mounted at @ROOT@, "
 	    "each with its full path: no per-directory marks, no race with new subdirectories, "
@@ -1513,15 +1517,15 @@ START_TEST(test_plan_summary_exclusions) {
 	    &fx,
 	    "rule 'ex': 1 path, 4 marks\n"
 	    "  2 ignore marks on directories, @FS@, ignore close_write,create,event_on_child,"
-	    "ondir, group notif/dfid_name,fid tag 1: @D@/tree/cache, @D@/tree/sub\n"
+	    "ondir, group notif/dfid_name tag 1: @D@/tree/cache, @D@/tree/sub\n"
 	    "    why (first of 2): exclusion: an ignore mark in the rule's own group (tag 1) so "
 	    "it hides nothing from other rules\n"
-	    "  1 ignore mark on a file, @FS@, ignore close_write, group notif/dfid_name,fid tag "
+	    "  1 ignore mark on a file, @FS@, ignore close_write, group notif/dfid_name tag "
 	    "1: @D@/tree/f.txt\n"
 	    "    why: exclusion: an ignore mark in the rule's own group (tag 1) so it hides "
 	    "nothing from other rules\n"
 	    "  1 filesystem mark for a directory, @FS@, mask close_write,moved_from,create,ondir, "
-	    "group notif/dfid_name,fid tag 1, filter the path and below: @D@/tree\n"
+	    "group notif/dfid_name tag 1, filter the path and below: @D@/tree\n"
 	    "    why: auto: a recursive directory, so a filesystem mark with DFID_NAME reports "
 	    "these events for every file of the filesystem mounted at @ROOT@, each with its full "
 	    "path: no per-directory marks, no race with new subdirectories, no watch limit; "
