@@ -63,6 +63,9 @@ struct fsn_fidcache {
 	size_t n, max;
 	size_t n_nodes;
 	uint64_t visits; /* entries and nodes the forget walks visited */
+	/* the entry the last fsn_fidcache_get() found (NULL: none, or gone):
+	 * a storm's events come in runs of one directory */
+	struct fidcache_entry *last;
 };
 
 /* fsid, handle_bytes, handle_type and the handle's bytes: contiguous at the
@@ -342,6 +345,8 @@ static void entry_detach(struct fidcache_entry *e) {
 
 /* Free e, leaving its node as it is (the caller settles it). */
 static void drop_entry(struct fsn_fidcache *c, struct fidcache_entry *e) {
+	if (c->last == e)
+		c->last = NULL;
 	fsn_hmap_remove(&c->map, &e->node);
 	e->lru.prev->next = e->lru.next;
 	e->lru.next->prev = e->lru.prev;
@@ -437,10 +442,15 @@ const char *fsn_fidcache_get(struct fsn_fidcache *c, unsigned tag, const struct 
 
 	if (!c || !fid || fid->handle_bytes > FSN_HANDLE_MAX)
 		return NULL;
+	e = c->last;
+	if (e && e->tag == tag && fsn_fid_equal(&e->fid, fid))
+		return e->at->path; /* (the most recently used already, unless
+				     * puts came between: then nearly) */
 	e = find(c, tag, fid, key_hash(tag, fid));
 	if (!e)
 		return NULL;
 	touch(c, e);
+	c->last = e;
 	return e->at->path;
 }
 

@@ -167,25 +167,25 @@ static const unsigned char json_plain[256] = {
 
 bool json_escape(char *buf, size_t len, size_t *pos, const char *s) {
 	const unsigned char *p = (const unsigned char *)s;
-	size_t n = strlen(s);
 	bool valid = true;
 
 	if (len > 0 && *pos < len)
 		buf[*pos] = '\0';
-	for (size_t i = 0; i < n;) {
-		unsigned char c = p[i];
-		size_t run;
+	for (;;) {
+		const unsigned char *run = p;
+		unsigned char c;
 
-		/* Copy a run of plain bytes at once. */
-		for (run = i; json_plain[p[run]]; run++) /* (stops at the NUL) */
-			;
-		if (run > i) {
-			put(buf, len, pos, p + i, run - i);
-			i = run;
-			continue;
+		/* Copy a run of plain bytes at once (the scan stops at the NUL:
+		 * no strlen() first). */
+		while (json_plain[*run])
+			run++;
+		if (run > p) {
+			put(buf, len, pos, p, (size_t)(run - p));
+			p = run;
 		}
-
+		c = *p;
 		switch (c) {
+		case '\0': return valid;
 		case '"': puts_(buf, len, pos, "\\\""); break;
 		case '\\': puts_(buf, len, pos, "\\\\"); break;
 		case '\b': puts_(buf, len, pos, "\\b"); break;
@@ -194,27 +194,28 @@ bool json_escape(char *buf, size_t len, size_t *pos, const char *s) {
 		case '\r': puts_(buf, len, pos, "\\r"); break;
 		case '\t': puts_(buf, len, pos, "\\t"); break;
 		default: {
+			/* (a sequence is at most 4 bytes: no need to know more) */
+			size_t n = strnlen((const char *)p, 4), k;
 			uint32_t cp;
-			size_t k = utf8_valid(p + i, n - i, &cp);
 
+			k = utf8_valid(p, n, &cp);
 			/* C0 and C1 controls, DEL and the spoofing characters as
 			 * \uXXXX: lossless, and no terminal or parser is steered
 			 * by a raw one; a sequence decoded once */
 			if (k == 0)
-				i += put_utf8(buf, len, pos, p + i, n - i, &valid); /* U+FFFD */
+				p += put_utf8(buf, len, pos, p, n, &valid); /* U+FFFD */
 			else if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || spoofing(cp)) {
 				putf(buf, len, pos, "\\u%04x", (unsigned)cp);
-				i += k;
+				p += k;
 			} else {
-				put(buf, len, pos, p + i, k);
-				i += k;
+				put(buf, len, pos, p, k);
+				p += k;
 			}
 			continue;
 		}
 		}
-		i++;
+		p++;
 	}
-	return valid;
 }
 
 bool prom_escape(char *buf, size_t len, size_t *pos, const char *s) {
