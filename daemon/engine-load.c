@@ -2,8 +2,9 @@
 /*
  * engine-load.c — the loader: a start, a reload, or a replan of the running
  * config (re-arming), never holding the loop for long. A worker thread
- * reads and plans; the loop then runs engine.c's state building in
- * batches (struct load keeps where it is) and commits. What asks for a
+ * reads and plans; the loop then builds the new state (its rules and
+ * outputs, the running marks it keeps, its fresh ones) in batches (struct
+ * load keeps where it is) and commits it, or rolls it back. What asks for a
  * re-arm lives here too, since what it does is a load: a planned mark's
  * object goes (mark_gone(), from engine-match.c) or the mount table
  * changes (on_mounts()); engine-rearm.c's rearmer decides when the
@@ -28,6 +29,7 @@
 #include "escape.h"
 #include "fsn-uapi.h"
 #include "log.h"
+#include "metrics.h"
 #include "resolve.h"
 
 /* The CPU time the calling thread has used, in us. */
@@ -40,6 +42,429 @@ static uint64_t cpu_usec(void) {
 }
 
 static void start_queued(struct engine *e);
+
+/* ------------------------------------------------------------------------ */
+/* the new state's rules and outputs; its rollback and commit               */
+/* ------------------------------------------------------------------------ */
+
+static void rule_output_names(const struct config *c, const struct rule_conf *rc,
+			      char *const **names, size_t *n) {
+	if (rc->n_outputs > 0) {
+		*names = rc->outputs;
+		*n = rc->n_outputs;
+	} else {
+		*names = c->default_outputs;
+		*n = c->n_default_outputs;
+	}
+}
+
+void state_free_rules(struct state *s) {
+	for (size_t i = 0; i < s->n_rules; i++) {
+		pathset_done(&s->rules[i].excl);
+		free(s->rules[i].outputs);
+	}
+	free(s->rules);
+	s->rules = NULL;
+	s->n_rules = 0;
+}
+
+static int state_rules(struct state *s, const struct state *old) {
+	const struct config *c = s->config;
+	struct strmap old_rules = { 0 };
+	int k = 0;
+
+	s->rules = calloc(c->n_rules ? c->n_rules : 1, sizeof(*s->rules));
+	if (!s->rules)
+		return -ENOMEM;
+	s->n_rules = c->n_rules;
+	for (size_t j = 0; old && j < old->n_rules && k >= 0; j++)
+		k = strmap_put_str(&old_rules, old->rules[j].conf->name, &old->rules[j]);
+	if (k < 0) {
+		strmap_done(&old_rules);
+		return k;
+	}
+	for (size_t i = 0; i < c->n_rules; i++) {
+		struct erule *r = &s->rules[i];
+
+		r->conf = &c->rules[i];
+		r->limit = r->conf->rate_limit ? r->conf->rate_limit : c->rate_limit;
+		for (size_t j = 0; j < r->conf->n_exclude; j++)
+			if (pathset_add_pattern_resolved(&r->excl, r->conf->exclude[j]) < 0)
+				return -ENOMEM;
+		/* counters survive reloads, by rule name (taken again at the
+		 * commit: the running rule counts on until then) */
+		r->prev = strmap_value_str(&old_rules, r->conf->name);
+		if (r->prev) {
+			r->stats = r->prev->stats;
+			r->last_perm = r->prev->last_perm;
+		}
+	}
+	strmap_done(&old_rules);
+	/* a plan problem (not a warning) means a path is not watched */
+	for (size_t j = 0; j < s->plan->n_problems; j++) {
+		struct erule *r =
+		    s->plan->problems[j].rule ? state_rule(s, s->plan->problems[j].rule) : NULL;
+
+		if (r && !s->plan->problems[j].warning)
+			r->n_failed++;
+	}
+	return 0;
+}
+
+static int render_metrics(void *userdata, char **ret_text, size_t *ret_len) {
+	return metrics_render(userdata, ret_text, ret_len);
+}
+
+/* The output oc of the new state: the old state's when configured alike,
+ * else opened. *ret: in s->outputs (once). */
+static int state_output(struct engine *e, struct state *s, const struct state *old,
+			const struct output_conf *oc, struct eoutput **ret, char *err,
+			size_t errlen) {
+	struct eoutput *o = find_eoutput(s->outputs, s->n_outputs, oc->name);
+	struct eoutput *prev, **v;
+	char oerr[512] = "";
+	int k;
+
+	if (o) {
+		*ret = o;
+		return 0;
+	}
+	prev = old ? find_eoutput(old->outputs, old->n_outputs, oc->name) : NULL;
+	v = realloc(s->outputs, (s->n_outputs + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	s->outputs = v;
+	if (prev && !prev->kept && output_conf_same(prev->conf, oc)) {
+		prev->kept = true;
+		prev->next_conf = oc;
+		o = prev;
+	} else {
+		o = calloc(1, sizeof(*o));
+		if (!o)
+			return -ENOMEM;
+		o->name = strdup(oc->name);
+		if (!o->name) {
+			free(o);
+			return -ENOMEM;
+		}
+		if (oc->type == OUTPUT_METRICS)
+			k = output_metrics_open(oc, e->loop, render_metrics, e, &o->out, oerr,
+						sizeof(oerr));
+		else
+			k = output_open(oc, e->loop, &o->out, oerr, sizeof(oerr));
+		if (k < 0) {
+			if (oerr[0])
+				snprintf(err, errlen, "%s", oerr);
+			else
+				snprintf(err, errlen, "output '%s': %s", oc->name, strerror(-k));
+			eoutput_free(o);
+			return k;
+		}
+		o->conf = oc;
+	}
+	s->outputs[s->n_outputs++] = o;
+	*ret = o;
+	return 0;
+}
+
+/* Open (or keep) the outputs the rules use, and every metrics output
+ * (which no rule names: they take no records). */
+static int state_outputs(struct engine *e, struct state *s, const struct state *old, char *err,
+			 size_t errlen) {
+	const struct config *c = s->config;
+	struct eoutput *o;
+	int k;
+
+	/* (first of what a load opens: room for it, taken from permission events) */
+	perm_fd_budget_update(e, old, s);
+	for (size_t i = 0; i < s->n_rules; i++) {
+		struct erule *r = &s->rules[i];
+		char *const *names;
+		size_t n;
+
+		rule_output_names(c, r->conf, &names, &n);
+		r->outputs = calloc(n ? n : 1, sizeof(*r->outputs));
+		if (!r->outputs)
+			return -ENOMEM;
+		for (size_t j = 0; j < n; j++) {
+			const struct output_conf *oc = config_find_output(c, names[j]);
+
+			if (!oc) {
+				snprintf(err, errlen, "rule '%s': no output named '%s'",
+					 r->conf->name, names[j]);
+				return -EINVAL;
+			}
+			k = state_output(e, s, old, oc, &o, err, errlen);
+			if (k < 0)
+				return k;
+			r->outputs[r->n_outputs++] = o;
+		}
+	}
+	for (size_t i = 0; i < c->n_outputs; i++)
+		if (c->outputs[i].type == OUTPUT_METRICS) {
+			k = state_output(e, s, old, &c->outputs[i], &o, err, errlen);
+			if (k < 0)
+				return k;
+		}
+	return 0;
+}
+
+void metrics_outputs_write(struct engine *e) {
+	for (size_t i = 0; i < e->st.n_outputs; i++)
+		if (e->st.outputs[i]->conf->type == OUTPUT_METRICS)
+			output_metrics_write(e->st.outputs[i]->out);
+}
+
+/* Undo a new state that will not be used: fresh marks and outputs go,
+ * kept ones go back to the old state unchanged. The config stays the
+ * caller's. */
+static void state_rollback(struct engine *e, struct state *s, struct state *old_perm_unkeep) {
+	for (size_t i = 0; i < s->n_marks; i++) {
+		struct emark *m = s->marks[i];
+
+		if (m->fresh) {
+			mark_drop(e, m);
+			continue;
+		}
+		m->kept = false;
+		m->next_rule = NULL;
+		m->next_pm = NULL;
+		free(m->next_subtree);
+		m->next_subtree = NULL;
+	}
+	free(s->marks);
+	s->marks = NULL;
+	s->n_marks = 0;
+	perm_free(s, true);
+	if (old_perm_unkeep)
+		for (size_t i = 0; i < old_perm_unkeep->n_perm; i++)
+			old_perm_unkeep->perm[i].kept = false;
+	for (size_t i = 0; i < s->n_outputs; i++) {
+		if (s->outputs[i]->kept) {
+			s->outputs[i]->kept = false;
+			s->outputs[i]->next_conf = NULL;
+		} else
+			eoutput_free(s->outputs[i]);
+	}
+	free(s->outputs);
+	s->outputs = NULL;
+	s->n_outputs = 0;
+	state_free_rules(s);
+	plan_free(s->plan);
+	s->plan = NULL;
+}
+
+/* The new state takes over: kept marks and outputs take their new rule,
+ * scope and config; then what the old state had and the new one did not
+ * keep is removed — after the new marks were placed, so nothing unchanged
+ * has a gap. */
+static void state_commit(struct engine *e, struct state *old, struct state *s) {
+	int k = perm_commit(e, s);
+
+	if (k < 0)
+		log_error("permission rules: handing them to the permission thread: %s",
+			  strerror(-k));
+	/* the counters as the running rules have them now */
+	for (size_t i = 0; i < s->n_rules; i++) {
+		struct erule *r = &s->rules[i];
+
+		if (old && r->prev) {
+			/* (symlink refusals are counted by the load itself: the
+			 * running rule counts none meanwhile) */
+			uint64_t refusals = r->stats.symlink_refusals;
+
+			r->stats = r->prev->stats;
+			r->stats.symlink_refusals = refusals;
+			r->last_perm = r->prev->last_perm;
+		}
+		r->prev = NULL;
+	}
+	e->loaded_usec = now_realtime_usec();
+	if (old) {
+		retirer_perm(&e->retire, old);
+		perm_free(old, false); /* the guard retires the ones not kept */
+		for (size_t i = 0; i < old->n_marks; i++)
+			if (!old->marks[i]->kept)
+				retirer_mark(&e->retire, old->marks[i]);
+		free(old->marks);
+		for (size_t i = 0; i < old->n_outputs; i++)
+			if (!old->outputs[i]->kept)
+				eoutput_free(old->outputs[i]);
+		free(old->outputs);
+		state_free_rules(old);
+		/* (a replan shares the running config) */
+		retirer_stale(&e->retire, old->plan, old->config != s->config ? old->config : NULL);
+	}
+	for (size_t i = 0; i < s->n_marks; i++) {
+		struct emark *m = s->marks[i];
+
+		if (!m->fresh) {
+			m->rule = m->next_rule;
+			free(m->subtree);
+			m->subtree = m->next_subtree;
+			m->scope = m->next_scope;
+			m->subtree_recursive = m->next_pm->subtree_recursive;
+			m->next_subtree = NULL;
+			m->next_rule = NULL;
+			m->next_pm = NULL;
+		}
+		for (size_t j = 0; j < m->n_subs; j++)
+			m->subs[j]->rule = m->rule;
+		m->kept = false;
+		m->fresh = false;
+	}
+	for (size_t i = 0; i < s->n_outputs; i++) {
+		struct eoutput *o = s->outputs[i];
+
+		if (o->kept)
+			o->conf = o->next_conf;
+		o->kept = false;
+		o->next_conf = NULL;
+	}
+	matcher_index_build(&e->match, s->marks, s->n_marks);
+}
+
+/* ------------------------------------------------------------------------ */
+/* the new state's marks: the old state's kept, fresh ones placed           */
+/* ------------------------------------------------------------------------ */
+
+/* The old state's mark a planned one keeps: same rule name, path and spec,
+ * still on the same object. by_path: the old marks by path. */
+static struct emark *find_old_mark(const struct strmap *by_path, const struct plan_mark *pm) {
+	for (struct strmap_entry *x = strmap_get(by_path, pm->path, strlen(pm->path)); x;
+	     x = strmap_next(x)) {
+		struct emark *m = x->value;
+
+		if (!m->kept && m->mark && !m->gone && strcmp(m->rule_name, pm->rule->name) == 0 &&
+		    spec_equal(&m->spec, &pm->spec) && emark_same_object(m))
+			return m;
+	}
+	return NULL;
+}
+
+/* The scope a planned mark gets: the plan's subtree (canonical), else the
+ * marked object. */
+static int plan_scope(const struct plan_mark *pm, enum scope *ret_scope, char **ret_subtree) {
+	char *sub = NULL;
+
+	if (pm->subtree) {
+		sub = resolve_canonical(pm->subtree);
+		if (!sub)
+			return -ENOMEM;
+		*ret_scope = SCOPE_SUBTREE;
+	} else if (pm->spec.type == FSN_MARK_INODE || pm->spec.type == FSN_MARK_INOTIFY)
+		*ret_scope = SCOPE_OBJECT;
+	else
+		*ret_scope = SCOPE_FSID;
+	*ret_subtree = sub;
+	return 0;
+}
+
+/* A fresh mark for the new state; a failure is logged, and fatal (-EINVAL,
+ * err) for a required rule. A recursive inotify mark comes back in *tree
+ * with its tree still to walk (the loader walks it in batches, then
+ * place_planned_done()); any other mark is in s->marks already. */
+static int place_planned(struct engine *e, struct state *s, const struct plan_mark *pm,
+			 struct erule *r, struct emark **tree, char *err, size_t errlen) {
+	struct emark *m = NULL;
+	char why[1536];
+	int k;
+
+	*tree = NULL;
+	k = emark_new(e, r, &pm->spec, pm->path, NULL, &m);
+	if (k < 0)
+		return k;
+	m->fresh = true;
+	m->subtree_recursive = pm->subtree_recursive;
+	k = plan_scope(pm, &m->scope, &m->subtree);
+	if (k < 0) {
+		emark_free(m);
+		return k;
+	}
+	k = emark_place(e, m, &s->n_placed, s->config->max_marks, why, sizeof(why));
+	if (k < 0) {
+		r->n_failed++;
+		mark_failure(e, m, k, why[0] ? why : NULL);
+		emark_free(m);
+		if (!r->conf->required)
+			return 0;
+		snprintf(err, errlen, "required rule '%s' cannot be placed: %s", r->conf->name,
+			 why[0] ? why : (e->captured[0] ? e->captured : strerror(-k)));
+		return -EINVAL;
+	}
+	if (m->spec.type == FSN_MARK_INOTIFY && m->subtree_recursive && m->is_dir) {
+		r->limit_hit = false;
+		*tree = m;
+		return 0;
+	}
+	r->n_marks++;
+	s->marks[s->n_marks++] = m;
+	return 0;
+}
+
+/* A recursive inotify mark whose tree was walked: the watch limit, then it
+ * joins s->marks. */
+static int place_planned_done(struct engine *e, struct state *s, struct emark *m, char *err,
+			      size_t errlen) {
+	struct erule *r = m->rule;
+	char why[1536];
+
+	if (r->limit_hit && apply_watch_limit(e, s, m, why, sizeof(why)) < 0) {
+		r->n_failed++;
+		mark_drop_counted(e, m, &s->n_placed);
+		log_error("%s", why);
+		if (!r->conf->required)
+			return 0;
+		snprintf(err, errlen, "required rule '%s' cannot be placed: %s", r->conf->name,
+			 why);
+		return -EINVAL;
+	}
+	if (r->limit_hit && r->conf->watch_limit == WATCH_LIMIT_DEGRADE) {
+		m->subtree_recursive = false; /* degraded: one level */
+		free(m->subtree);
+		m->subtree = strdup(m->canon);
+	}
+	r->n_marks++;
+	s->marks[s->n_marks++] = m;
+	return 0;
+}
+
+/* Whether the old state had pm's mark (same rule, path) and its object
+ * went: then pm's fresh mark re-arms it. */
+static bool was_gone(const struct strmap *by_path, const struct plan_mark *pm) {
+	for (struct strmap_entry *x = strmap_get(by_path, pm->path, strlen(pm->path)); x;
+	     x = strmap_next(x)) {
+		const struct emark *m = x->value;
+
+		if (m->gone && strcmp(m->rule_name, pm->rule->name) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Claim the old state's mark that planned mark i keeps (same rule name,
+ * path, spec, object): it counts against max_marks before new ones. */
+static int claim_kept(struct state *s, const struct strmap *by_path, size_t i, bool *claimed) {
+	const struct plan_mark *pm = &s->plan->marks[i];
+	struct emark *m = pm->rule->perm ? NULL : find_old_mark(by_path, pm);
+	struct erule *r = state_rule(s, pm->rule);
+	int k;
+
+	if (!m || !r)
+		return 0;
+	/* the new scope takes effect at commit; the old one till then */
+	k = plan_scope(pm, &m->next_scope, &m->next_subtree);
+	if (k < 0)
+		return k;
+	m->kept = true;
+	m->next_rule = r;
+	m->next_pm = pm;
+	r->n_marks++;
+	claimed[i] = true;
+	s->marks[s->n_marks++] = m;
+	s->n_placed += 1 + (unsigned)m->n_subs;
+	return 0;
+}
 
 /* ------------------------------------------------------------------------ */
 /* loading a config: a worker thread, then batches on the loop               */
@@ -298,6 +723,10 @@ static int load_finish(struct engine *e) {
 	metrics_outputs_write(e); /* the new config's first */
 	return 0;
 }
+
+/* ------------------------------------------------------------------------ */
+/* batches                                                                  */
+/* ------------------------------------------------------------------------ */
 
 /* One batch: until the phase's work is done or LOAD_BATCH_USEC passed.
  * Returns 1 when more is to do, 0 when committed, or -errno. */

@@ -347,27 +347,17 @@ int opendir_at(int dirfd, const char *name);
 /* the libfsn log (also the guard rules') */
 void on_fsn_log(void *userdata, int priority, const char *msg);
 struct eoutput *find_eoutput(struct eoutput **v, size_t n, const char *name);
+/* o closed and freed; NULL */
+struct eoutput *eoutput_free(struct eoutput *o);
 /* reporting */
 void emit_to(struct engine *e, struct eoutput *const *outs, size_t n, const struct record *rec);
 void emit(struct engine *e, struct erule *r, const struct record *rec);
 bool rate_ok(struct engine *e, struct erule *r);
-/* state building: the loader's steps */
-int state_rules(struct state *s, const struct state *old);
-int state_outputs(struct engine *e, struct state *s, const struct state *old, char *err,
-		  size_t errlen);
 /* Write the running state's metrics outputs now (a config took over, the stop). */
 void metrics_outputs_write(struct engine *e);
 /* The running state's outputs were opened or reopened: what the matcher
  * knows of them (the files the daemon writes, whether it runs commands). */
 void outputs_opened(struct engine *e);
-int claim_kept(struct state *s, const struct strmap *by_path, size_t i, bool *claimed);
-int place_planned(struct engine *e, struct state *s, const struct plan_mark *pm, struct erule *r,
-		  struct emark **tree, char *err, size_t errlen);
-int place_planned_done(struct engine *e, struct state *s, struct emark *m, char *err,
-		       size_t errlen);
-bool was_gone(const struct strmap *by_path, const struct plan_mark *pm);
-void state_rollback(struct engine *e, struct state *s, struct state *old_perm_unkeep);
-void state_commit(struct engine *e, struct state *old, struct state *s);
 void log_plan_problems(const struct plan *p);
 void log_plan_problem(const struct plan_problem *pp);
 
@@ -438,3 +428,5 @@ void load_abort(struct engine *e);
 void mark_gone(struct engine *e, struct emark *m, enum gone_why why, const char *mount);
 void on_mounts(const struct mount_entry *gone, size_t n_gone, const struct mount_entry *added,
 	       size_t n_added, void *userdata);
+/* A state's rules freed (the engine's at its end). */
+void state_free_rules(struct state *s);

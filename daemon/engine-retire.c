@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * engine-retire.c — the retirer: what a replaced state leaves behind when
- * a new one commits (state_commit(), engine.c). Its marks that the new
+ * a new one commits (state_commit(), engine-load.c). Its marks that the new
  * state did not keep report nothing from the commit on and leave the
  * kernel a batch at a time (removing 10 000 marks takes tens of
  * milliseconds: the new state runs meanwhile); its plan and config are
