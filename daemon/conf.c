@@ -218,6 +218,10 @@ static const struct key limits_keys[] = {
 		 "kernel queues fill. 0: no such thread, the loop reads the queues." },
 	{ "unlimited_queue", BOOL(struct config, unlimited_queue, "false"),
 	  .doc = "Create fanotify groups with FAN_UNLIMITED_QUEUE (no kernel queue limit)." },
+	{ "attribute_cache", UINT(struct config, attribute_cache, 0, 16777216, "65536"),
+	  .doc = "Files whose attributes the daemon keeps to say what they were (rules with "
+		 "attributes); when full, the one seen least recently is forgotten and its next "
+		 "record says attrs_before null. About 150 bytes each." },
 	{ "status_interval", UINT(struct config, status_interval, 1, 86400, "10"),
 	  .doc = "Seconds between STATUS= updates sent to systemd." },
 };
@@ -347,6 +351,11 @@ static const struct key rule_keys[] = {
 	  .doc = "Events also say who, beyond pid, comm and uid: the audit login uid and "
 		 "session, the executable, the parent's pid and comm (fanotify marks: inotify "
 		 "reports no process)." },
+	{ "attributes", BOOL(struct rule_conf, attributes, "false"),
+	  .doc = "Records of attrib, close_write, modify, create and moved_to also say "
+		 "what the file is now (type, mode, owner, size, times, inode, links) and, "
+		 "when the daemon saw it before, what it was and what changed (fanotify "
+		 "marks: one statx() by directory handle per record)." },
 	{ "tags", .parse = parse_strings, .type = "array of strings",
 	  .off = offsetof(struct rule_conf, label.tags),
 	  .n_off = offsetof(struct rule_conf, label.n_tags), .def = "[]", .check = check_tag,

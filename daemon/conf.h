@@ -122,7 +122,8 @@ struct rule_conf {
 	unsigned rate_limit; /* events per second reported for this rule; 0 = global default */
 	enum watch_limit watch_limit; /* recursive inotify: too many directories */
 	struct record_label label;    /* tags and severity of its records (default: none, info) */
-	bool who; /* events say the login uid, session, exe and parent too (default false) */
+	bool who;        /* events say the login uid, session, exe and parent too (default false) */
+	bool attributes; /* records say what the file is now and was (default false) */
 
 	/* permission rules (events are FAN_*_PERM / FAN_PRE_ACCESS only) */
 	bool perm;
@@ -158,6 +159,7 @@ struct config {
 	unsigned read_buffer;     /* bytes the reader thread holds (0: none; default 16 MiB) */
 	bool unlimited_queue;     /* FAN_UNLIMITED_QUEUE for fanotify groups (default false) */
 	unsigned status_interval; /* seconds between STATUS= updates (default 10) */
+	unsigned attribute_cache; /* files whose attributes are kept (default 65536) */
 
 	/* control: the control socket (control.c) */
 	char *control_socket;     /* absolute path; "" = none (default /run/fsnotifyd/control) */

@@ -322,6 +322,7 @@ static void state_commit(struct engine *e, struct state *old, struct state *s) {
 		o->next_conf = NULL;
 	}
 	matcher_index_build(&e->match, s->marks, s->n_marks);
+	matcher_set_attribute_cache(&e->match, s->config->attribute_cache);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -253,6 +253,11 @@ struct evinfo {
 	struct proc_info *proc; /* lazily */
 	bool proc_checked;      /* own children checked */
 	bool own;               /* the daemon's own activity */
+	/* the object's attributes (a rule's attributes): 0 not read yet, 1
+	 * read (and what it was, when known), -1 could not be */
+	int attrs_state;
+	bool has_before;
+	struct record_attrs attrs, before;
 };
 
 static bool fsid_equal(const int32_t a[2], const int32_t b[2]) {
@@ -382,6 +387,29 @@ static uint64_t record_time(struct matcher *mt) {
 	return mt->stamp;
 }
 
+/* The events after which a file's attributes are worth saying (a rule's
+ * attributes): those that make or change it, or bring it in. */
+#define ATTR_EVENTS                                                                                \
+	(FAN_ATTRIB | FAN_CLOSE_WRITE | FAN_MODIFY | FAN_CREATE | FAN_MOVED_TO | FAN_RENAME)
+
+/* The event's object's attributes, read once per event (whatever rules
+ * ask), and what it was: the cache gives the last seen and keeps these. */
+static void evinfo_attrs(struct matcher *mt, struct evinfo *x) {
+	if (x->attrs_state != 0)
+		return;
+	x->attrs_state = -1;
+	if (x->ev->source != FSN_SOURCE_FANOTIFY || !mt->ops->stat ||
+	    mt->ops->stat(mt->userdata, x->ev, &x->attrs) < 0)
+		return;
+	x->attrs_state = 1;
+	x->has_before =
+	    attrcache_swap(&mt->attrs, &x->attrs, (x->bits & FAN_CREATE) != 0, &x->before);
+}
+
+void matcher_set_attribute_cache(struct matcher *mt, size_t max) {
+	attrcache_set_max(&mt->attrs, max);
+}
+
 static struct proc_info *evinfo_proc(struct matcher *mt, struct evinfo *x) {
 	if (!x->proc && x->ev->source == FSN_SOURCE_FANOTIFY && x->ev->pid > 0)
 		x->proc = pinfo_get(mt, x->ev->pid);
@@ -435,7 +463,7 @@ static bool own_child(struct matcher *mt, struct evinfo *x) {
 static void match_mark(struct matcher *mt, const struct emark *m, struct evinfo *x) {
 	struct erule *r = m->rule;
 	const struct rule_conf *rc = r->conf;
-	bool child = false, ochild = false, in, oin;
+	bool child = false, ochild = false, in, oin, attrs;
 	uint64_t bits;
 	struct record rec;
 	struct proc_info *p;
@@ -491,6 +519,9 @@ static void match_mark(struct matcher *mt, const struct emark *m, struct evinfo 
 		return;
 
 	p = evinfo_proc(mt, x);
+	attrs = rc->attributes && (bits & ATTR_EVENTS);
+	if (attrs)
+		evinfo_attrs(mt, x);
 	rec = (struct record){
 		.who = rc->who && p ? who_of(mt, p) : NULL,
 		.kind = RECORD_EVENT,
@@ -502,6 +533,9 @@ static void match_mark(struct matcher *mt, const struct emark *m, struct evinfo 
 		.pid = x->ev->source == FSN_SOURCE_FANOTIFY ? x->ev->pid : 0,
 		.comm = proc_info_comm(p),
 		.uid = proc_info_status(p) ? p->uid : (uid_t)-1,
+		.attrs_asked = attrs,
+		.attrs = attrs && x->attrs_state > 0 ? &x->attrs : NULL,
+		.attrs_before = attrs && x->attrs_state > 0 && x->has_before ? &x->before : NULL,
 	};
 	r->stats.events++;
 	mt->ops->report(mt->userdata, r, &rec);
@@ -978,6 +1012,7 @@ void matcher_init(struct matcher *mt, const struct matcher_ops *ops, void *userd
 		.inodes = inodes,
 		.self = self,
 	};
+	attrcache_init(&mt->attrs, 0);
 	ev_timer_init(&mt->move_timer, on_move_timer, MOVE_WAIT_SEC, 0.);
 	mt->move_timer.data = mt;
 }
@@ -988,6 +1023,7 @@ void matcher_done(struct matcher *mt) {
 	match_index_free(&mt->ix);
 	free(mt->pcache);
 	free(mt->pcache_at);
+	attrcache_done(&mt->attrs);
 	for (size_t i = 0; i < SYNTH_SLOTS; i++)
 		free(mt->synth[i]);
 	free(mt->from.path);

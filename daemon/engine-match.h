@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "attrcache.h"
 #include "fsn-record.h"
 #include "fsn.h"
 #include "util.h"
@@ -70,6 +71,9 @@ struct matcher_ops {
 	/* What /proc says of pid, into p; NULL: proc_info_init(), which reads
 	 * /proc lazily (a test fills p itself). */
 	void (*proc)(void *userdata, struct proc_info *p, pid_t pid);
+	/* The attributes of fanotify event ev's object (a rule's attributes),
+	 * into ret: 0 or -errno (gone). NULL: never known. */
+	int (*stat)(void *userdata, const struct fsn_event *ev, struct record_attrs *ret);
 };
 
 /* The running state's fanotify marks by what an event names: an event is
@@ -137,8 +141,9 @@ struct matcher {
 	struct proc_info *pcache; /* PCACHE_SIZE entries, filled round robin */
 	uint64_t *pcache_at;      /* when each was started (monotonic µs) */
 	size_t pcache_n, pcache_next;
-	struct record_who who; /* the record being reported: who (a rule that asks) */
-	uint64_t pcache_now;   /* the dispatch's start (matcher_batch()) */
+	struct record_who who;  /* the record being reported: who (a rule that asks) */
+	uint64_t pcache_now;    /* the dispatch's start (matcher_batch()) */
+	struct attrcache attrs; /* what files were (a rule's attributes) */
 	/* records' time during a dispatch (realtime µs, 0: none running), read
 	 * again every STAMP_EVERY records (record_time()) */
 	uint64_t stamp;
@@ -168,6 +173,10 @@ void matcher_done(struct matcher *mt);
 /* The running state's planned marks (borrowed until the next call):
  * fanotify events are matched against them. At each commit. */
 void matcher_index_build(struct matcher *mt, struct emark *const *marks, size_t n);
+
+/* How many files' attributes are kept (limits.attribute_cache: at each
+ * commit). */
+void matcher_set_attribute_cache(struct matcher *mt, size_t max);
 
 /* A dispatch begins (the process cache's clock: monotonic µs), and ends. */
 void matcher_batch(struct matcher *mt, uint64_t now_usec);

@@ -348,6 +348,33 @@ static void match_resolve(void *userdata, struct fsn_event *ev, char *path, char
 		*ret_path = path;
 }
 
+/* The object of a fanotify event, looked at by its directory's handle and
+ * its name (the new one of a rename), or by its own handle: no path is
+ * walked, no symbolic link followed. */
+static int match_stat(void *userdata, const struct fsn_event *ev, struct record_attrs *ret) {
+	struct engine *e = userdata;
+	const struct fsn_fid *fid = NULL;
+	const char *name = NULL;
+	_cleanup_close_ int fd = -1;
+
+	if (ev->has & FSN_HAS_NEW) {
+		fid = &ev->new_dfid;
+		name = ev->new_name;
+	} else if (ev->has & FSN_HAS_DFID) {
+		fid = &ev->dfid;
+		name = (ev->has & FSN_HAS_NAME) ? ev->name : NULL;
+	} else if (ev->has & FSN_HAS_FID)
+		fid = &ev->fid;
+	if (!fid)
+		return -ENOENT;
+	if (name && strcmp(name, ".") == 0)
+		name = NULL; /* the directory's own event */
+	fd = fsn_ctx_fid_open(e->ctx, fid, O_PATH | (name ? O_DIRECTORY : 0));
+	if (fd < 0)
+		return fd;
+	return attrs_read(fd, name, ret);
+}
+
 static bool match_admit(void *userdata, struct erule *r) {
 	return rate_ok(userdata, r);
 }
@@ -393,6 +420,7 @@ static const struct matcher_ops match_ops = {
 	.overflowed = match_overflowed,
 	.gone = match_gone,
 	.moved_out = match_moved_out,
+	.stat = match_stat,
 };
 
 /* A directory made while events were lost, in a recursive inotify tree. */

@@ -6,6 +6,7 @@
  * so a newline in a filename stays inside its field). Without a journal
  * (no socket) a record fails: counted, logged once per burst, never fatal.
  */
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,7 +24,7 @@
 
 #define JOURNAL_SOCKET "/run/systemd/journal/socket"
 
-enum { MAX_FIELDS = 51 }; /* (16 of them tags) */
+enum { MAX_FIELDS = 72 }; /* (16 of them tags, 19 a file's attributes) */
 
 /* The journal gives every entry the host's name and the machine's and
  * boot's ids (_HOSTNAME, _MACHINE_ID, _BOOT_ID); the output numbers its
@@ -73,6 +74,64 @@ static void field_num(struct fields *f, const char *key, uint64_t v) {
 
 	snprintf(num, sizeof(num), "%" PRIu64, v);
 	field_str(f, key, num);
+}
+
+static void upper(char *s) {
+	for (; *s; s++)
+		*s = (char)toupper((unsigned char)*s);
+}
+
+/* One attribute of a, by its JSON name, as text. */
+static const char *attr_text(const struct record_attrs *a, const char *name, char *buf,
+			     size_t len) {
+	if (strcmp(name, "type") == 0)
+		return record_attrs_type_name(a->type);
+	if (strcmp(name, "mode") == 0)
+		snprintf(buf, len, "%04" PRIo32, a->mode & 07777);
+	else if (strcmp(name, "uid") == 0)
+		snprintf(buf, len, "%" PRIu32, a->uid);
+	else if (strcmp(name, "gid") == 0)
+		snprintf(buf, len, "%" PRIu32, a->gid);
+	else if (strcmp(name, "size") == 0)
+		snprintf(buf, len, "%" PRIu64, a->size);
+	else if (strcmp(name, "mtime") == 0)
+		snprintf(buf, len, "%" PRId64 ".%09" PRIu32, a->mtime_sec, a->mtime_nsec);
+	else if (strcmp(name, "ctime") == 0)
+		snprintf(buf, len, "%" PRId64 ".%09" PRIu32, a->ctime_sec, a->ctime_nsec);
+	else if (strcmp(name, "ino") == 0)
+		snprintf(buf, len, "%" PRIu64, a->ino);
+	else
+		snprintf(buf, len, "%" PRIu32, a->nlink);
+	return buf;
+}
+
+/* FSN_FILE_TYPE ... FSN_FILE_NLINK: what the file is; FSN_CHANGED and
+ * FSN_BEFORE_<NAME> of each that changed: what it was. */
+static void fields_attrs(struct fields *f, const struct record_attrs *now,
+			 const struct record_attrs *before) {
+	static const char *const all[RECORD_ATTRS_N] = { "type",  "mode",  "uid", "gid",  "size",
+							 "mtime", "ctime", "ino", "nlink" };
+	const char *changed[RECORD_ATTRS_N];
+	char key[32], text[64], list[128];
+	size_t n, pos = 0;
+
+	for (size_t i = 0; i < RECORD_ATTRS_N; i++) {
+		snprintf(key, sizeof(key), "FSN_FILE_%s", all[i]);
+		upper(key);
+		field_str(f, key, attr_text(now, all[i], text, sizeof(text)));
+	}
+	if (!before)
+		return;
+	n = record_attrs_changed(before, now, changed);
+	list[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		snprintf(key, sizeof(key), "FSN_BEFORE_%s", changed[i]);
+		upper(key);
+		field_str(f, key, attr_text(before, changed[i], text, sizeof(text)));
+		pos += (size_t)snprintf(list + pos, sizeof(list) - pos, "%s%s", i ? "," : "",
+					changed[i]);
+	}
+	field_str(f, "FSN_CHANGED", list);
 }
 
 static void fields_free(struct fields *f) {
@@ -239,6 +298,8 @@ static void journal_emit(struct output *o, const struct record *r) {
 		if (w->mntns)
 			field_num(&f, "FSN_MNTNS", w->mntns);
 	}
+	if (r->kind == RECORD_EVENT && r->attrs)
+		fields_attrs(&f, r->attrs, r->attrs_before);
 	if (r->kind == RECORD_DROPPED)
 		field_num(&f, "FSN_COUNT", r->count);
 	if (r->kind == RECORD_RESCAN && r->change)

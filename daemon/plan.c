@@ -549,6 +549,11 @@ static void decide_inotify(struct planner *pl, const struct rule_conf *rule, str
 			    "inotify watches report no process: the rule's records cannot say who "
 			    "(login uid, exe, parent)%s",
 			    fallback ? "" : "; use a fanotify mark");
+	if (rule->attributes)
+		add_problem(pl, rule, d->path, true,
+			    "inotify watches report no file handle: the rule's records cannot say "
+			    "what the file is and was (attributes)%s",
+			    fallback ? "" : "; use a fanotify mark");
 	if (unsupported) {
 		d->mask &= INOTIFY_EVENTS;
 		add_problem(pl, rule, d->path, fallback, "inotify watches cannot report %s%s%s",
@@ -750,6 +755,14 @@ static bool auto_prefers_watches(struct planner *pl, const struct rule_conf *rul
 		       "where a watch per directory would cost less, but the rule %s and only "
 		       "fanotify reports the process, so ",
 		       busy, rule->who ? "asks who" : "filters by process");
+		return false;
+	}
+	if (rule->attributes) {
+		append(pl, &d->why,
+		       "auto: a recursive directory on a busy filesystem (the one holding %s), "
+		       "where a watch per directory would cost less, but the rule asks for "
+		       "attributes and only fanotify reports the file's handle, so ",
+		       busy);
 		return false;
 	}
 	if (rule->events & ~INOTIFY_EVENTS) {

@@ -30,10 +30,6 @@
 
 /* A link of the circular list in order of use; the cache's own link is the
  * list head, so no link is ever NULL. */
-struct lru_link {
-	struct lru_link *prev, *next;
-};
-
 struct fidcache_entry {
 	struct fsn_hnode node; /* c->map, by (tag, fid) */
 	struct lru_link lru;
@@ -98,14 +94,7 @@ static struct fidcache_entry *entry_of(struct lru_link *l) {
 
 /* Make e the most recently used (e may be linked or not yet). */
 static void touch(struct fsn_fidcache *c, struct fidcache_entry *e) {
-	if (e->lru.next) {
-		e->lru.prev->next = e->lru.next;
-		e->lru.next->prev = e->lru.prev;
-	}
-	e->lru.prev = &c->lru;
-	e->lru.next = c->lru.next;
-	c->lru.next->prev = &e->lru;
-	c->lru.next = &e->lru;
+	lru_touch(&c->lru, &e->lru);
 }
 
 /* ---- the path index ---- */
@@ -348,8 +337,7 @@ static void drop_entry(struct fsn_fidcache *c, struct fidcache_entry *e) {
 	if (c->last == e)
 		c->last = NULL;
 	fsn_hmap_remove(&c->map, &e->node);
-	e->lru.prev->next = e->lru.next;
-	e->lru.next->prev = e->lru.prev;
+	lru_unlink(&e->lru);
 	entry_detach(e);
 	c->n--;
 	free(e);
@@ -415,7 +403,7 @@ int fsn_fidcache_new(size_t max, struct fsn_fidcache **ret) {
 	if (!c)
 		return -ENOMEM;
 	c->max = max;
-	c->lru.prev = c->lru.next = &c->lru;
+	lru_init(&c->lru);
 	*ret = c;
 	return 0;
 }

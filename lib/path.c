@@ -362,6 +362,17 @@ static int compose(const char *dir, const char *name, char *buf, size_t len) {
 static int fid_path(struct fsn_ctx *ctx, const struct fsn_fid *fid, const char *name, char *buf,
 		    size_t len, bool *ret_deleted);
 
+_public_ int fsn_ctx_fid_open(struct fsn_ctx *ctx, const struct fsn_fid *fid, int flags) {
+	int mfd;
+
+	if (!ctx || !fid || fid->handle_bytes > FSN_HANDLE_MAX)
+		return -EINVAL;
+	mfd = fsn_ctx_mount_fd(ctx, fid->fsid);
+	if (mfd < 0)
+		return mfd;
+	return fsn_fid_open(mfd, fid, flags | O_CLOEXEC);
+}
+
 _public_ int fsn_ctx_fid_path(struct fsn_ctx *ctx, const struct fsn_fid *fid, const char *name,
 			      char *buf, size_t len, bool *ret_deleted) {
 	int r = fid_path(ctx, fid, name, buf, len, ret_deleted);

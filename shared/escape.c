@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <syslog.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "escape.h"
@@ -557,6 +558,95 @@ static void put_who(char *buf, size_t len, size_t *pos, const struct record_who 
 		puts_(buf, len, pos, ",\"mntns\":null");
 }
 
+const char *record_attrs_type_name(uint32_t type) {
+	switch (type & S_IFMT) {
+	case S_IFREG: return "file";
+	case S_IFDIR: return "directory";
+	case S_IFLNK: return "symlink";
+	case S_IFIFO: return "fifo";
+	case S_IFSOCK: return "socket";
+	case S_IFCHR: return "char";
+	case S_IFBLK: return "block";
+	}
+	return "unknown";
+}
+
+/* ,"key":"2026-12-06T22:00:00.123456789Z" */
+static void put_nsec_time(char *buf, size_t len, size_t *pos, const char *key, size_t klen,
+			  int64_t sec, uint32_t nsec) {
+	char stamp[64] = "1970-01-01T00:00:00";
+	time_t t = (time_t)sec;
+	struct tm tm;
+
+	if (gmtime_r(&t, &tm))
+		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+	put(buf, len, pos, key, klen);
+	putf(buf, len, pos, "\"%s.%09" PRIu32 "Z\"", stamp, nsec % 1000000000u);
+}
+
+/* {"type":...,"nlink":N} or null */
+static void put_attrs(char *buf, size_t len, size_t *pos, const struct record_attrs *a) {
+	if (!a) {
+		put(buf, len, pos, "null", 4);
+		return;
+	}
+	putf(buf, len, pos, "{\"type\":\"%s\",\"mode\":\"%04" PRIo32 "\"",
+	     record_attrs_type_name(a->type), a->mode & 07777);
+	putf(buf, len, pos, ",\"uid\":%" PRIu32 ",\"gid\":%" PRIu32 ",\"size\":%" PRIu64, a->uid,
+	     a->gid, a->size);
+	put_nsec_time(buf, len, pos, KEY("mtime"), a->mtime_sec, a->mtime_nsec);
+	put_nsec_time(buf, len, pos, KEY("ctime"), a->ctime_sec, a->ctime_nsec);
+	putf(buf, len, pos, ",\"ino\":%" PRIu64 ",\"nlink\":%" PRIu32 "}", a->ino, a->nlink);
+}
+
+size_t record_attrs_changed(const struct record_attrs *a, const struct record_attrs *b,
+			    const char *names[RECORD_ATTRS_N]) {
+	size_t n = 0;
+
+	if ((a->type & S_IFMT) != (b->type & S_IFMT))
+		names[n++] = "type";
+	if ((a->mode & 07777) != (b->mode & 07777))
+		names[n++] = "mode";
+	if (a->uid != b->uid)
+		names[n++] = "uid";
+	if (a->gid != b->gid)
+		names[n++] = "gid";
+	if (a->size != b->size)
+		names[n++] = "size";
+	if (a->mtime_sec != b->mtime_sec || a->mtime_nsec != b->mtime_nsec)
+		names[n++] = "mtime";
+	if (a->ctime_sec != b->ctime_sec || a->ctime_nsec != b->ctime_nsec)
+		names[n++] = "ctime";
+	if (a->ino != b->ino)
+		names[n++] = "ino";
+	if (a->nlink != b->nlink)
+		names[n++] = "nlink";
+	return n;
+}
+
+/* ,"attrs":{...},"attrs_before":{...}|null[,"changed":[...]] */
+static void put_attrs_record(char *buf, size_t len, size_t *pos, const struct record *r) {
+	put(buf, len, pos, KEY("attrs"));
+	put_attrs(buf, len, pos, r->attrs);
+	put(buf, len, pos, KEY("attrs_before"));
+	put_attrs(buf, len, pos, r->attrs_before);
+	if (r->attrs && r->attrs_before) {
+		const char *names[RECORD_ATTRS_N];
+		size_t n = record_attrs_changed(r->attrs_before, r->attrs, names);
+
+		put(buf, len, pos, KEY("changed"));
+		put(buf, len, pos, "[", 1);
+		for (size_t i = 0; i < n; i++) {
+			if (i > 0)
+				put(buf, len, pos, ",", 1);
+			put(buf, len, pos, "\"", 1);
+			puts_(buf, len, pos, names[i]);
+			put(buf, len, pos, "\"", 1);
+		}
+		put(buf, len, pos, "]", 1);
+	}
+}
+
 /* ,"severity":"...", and ,"tags":[...] when the rule has tags */
 static void put_label(char *buf, size_t len, size_t *pos, const struct record *r) {
 	put_string(buf, len, pos, KEY("severity"), severity_name(record_severity(r)));
@@ -631,6 +721,8 @@ int record_to_json(const struct record *r, char *buf, size_t len) {
 	}
 	if (r->kind == RECORD_EVENT && r->who)
 		put_who(buf, len, &pos, r->who);
+	if (r->kind == RECORD_EVENT && r->attrs_asked)
+		put_attrs_record(buf, len, &pos, r);
 	if (r->kind == RECORD_DECISION) {
 		const struct verdict none = { 0 }, *v = r->verdict ? r->verdict : &none;
 		const char *err = v->deny && v->err ? verdict_errno_name(v->err) : NULL;

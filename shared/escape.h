@@ -110,6 +110,11 @@ void format_time_usec(char *buf, size_t len, uint64_t usec);
  *             container, mntns   (event, when r->who: the rule asked who)
  *             null when unknown (login_uid, session, unit, slice,
  *             container: also when there is none)
+ *   attrs, attrs_before, changed   (event, when r->attrs_asked) the file's
+ *             attributes now and when last seen (objects: type, mode as
+ *             four octal digits, uid, gid, size, mtime, ctime as RFC 3339
+ *             with nanoseconds, ino, nlink; null: not known), and the
+ *             names of those that differ (only with both)
  *   count     (dropped) how many records were dropped
  *   exe, exe_b64             (decision) the process's executable, like path
  *   verdict   (decision) "allow" | "deny"
@@ -140,6 +145,15 @@ void format_time_usec(char *buf, size_t len, uint64_t usec);
  * old_path. Tested by tests/unit/test-escape.c with jq.
  */
 int record_to_json(const struct record *r, char *buf, size_t len);
+
+/* A file type (S_IFMT bits) as the records name it: "file", "directory",
+ * "symlink", "fifo", "socket", "char", "block" or "unknown". */
+const char *record_attrs_type_name(uint32_t type);
+/* The attributes that differ from a to b, by their JSON names, into names
+ * (RECORD_ATTRS_N at most, in the order of the JSON object); how many. */
+#define RECORD_ATTRS_N 9
+size_t record_attrs_changed(const struct record_attrs *a, const struct record_attrs *b,
+			    const char *names[RECORD_ATTRS_N]);
 
 /* Make o's JSON members (json, json_len) from its host and ids. */
 void record_origin_seal(struct record_origin *o);

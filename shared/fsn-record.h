@@ -70,6 +70,25 @@ struct record_who {
 	uint64_t mntns; /* its mount namespace's inode; 0 if unknown */
 };
 
+/* What a file is (fsnotifyd.conf(5) attributes): its inode's attributes
+ * as statx(2) gives them, when the daemon handles the record. */
+struct record_attrs {
+	uint32_t type; /* S_IFMT bits: S_IFREG, S_IFDIR, ... */
+	uint32_t mode; /* permission bits with setuid, setgid, sticky (07777) */
+	uint32_t uid, gid;
+	uint64_t size;
+	int64_t mtime_sec, ctime_sec;
+	uint32_t mtime_nsec, ctime_nsec;
+	uint64_t ino;
+	uint32_t nlink;
+	/* which object (not reported): its device and birth time, so that a
+	 * number reused by another file is not taken for the same one */
+	uint64_t dev;
+	int64_t btime_sec;
+	uint32_t btime_nsec;
+	bool has_btime;
+};
+
 /* A permission rule's counters, for RECORD_STATS. */
 struct perm_counts {
 	uint64_t allowed, denied, audited, deadline;
@@ -118,4 +137,10 @@ struct record {
 	const struct record_label *label;
 	/* RECORD_EVENT of a rule with who: what /proc said; NULL: not asked */
 	const struct record_who *who;
+	/* RECORD_EVENT of a rule with attributes (and an event that changes
+	 * them): asked; attrs: what the file is now, NULL if it could not be
+	 * looked at (gone); attrs_before: what it was when last seen, NULL if
+	 * not known */
+	bool attrs_asked;
+	const struct record_attrs *attrs, *attrs_before;
 };

@@ -114,6 +114,33 @@ static inline int exe_relative(const char *rel, char *buf, size_t len) {
 	return (size_t)snprintf(buf, len, "%s/%s", exe, rel) < len ? 0 : -1;
 }
 
+/* A recency order (the caches' LRU lists): an intrusive circular list
+ * whose head is a link of its own, next the most recently used, prev the
+ * least; an entry not in it has NULL links. */
+struct lru_link {
+	struct lru_link *prev, *next;
+};
+
+static inline void lru_init(struct lru_link *head) {
+	head->prev = head->next = head;
+}
+
+static inline void lru_unlink(struct lru_link *l) {
+	l->prev->next = l->next;
+	l->next->prev = l->prev;
+	l->prev = l->next = NULL;
+}
+
+/* l made the most recently used (linked already, or not yet). */
+static inline void lru_touch(struct lru_link *head, struct lru_link *l) {
+	if (l->next)
+		lru_unlink(l);
+	l->prev = head;
+	l->next = head->next;
+	head->next->prev = l;
+	head->next = l;
+}
+
 /* FNV-1a (64 bit) of n bytes, continuing from h: start with HASH_INIT, the
  * offset basis. Its low bits are weak for short keys: a table that masks
  * them folds the high bits in first. */

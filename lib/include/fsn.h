@@ -735,6 +735,18 @@ int fsn_perm_get_fd(const struct fsn_perm *p);
 int fsn_ctx_fid_path(struct fsn_ctx *ctx, const struct fsn_fid *fid, const char *name, char *buf,
 		     size_t len, bool *ret_deleted);
 
+/*
+ * Open the object a FID names (open_by_handle_at() on the context's mount
+ * fd for its filesystem, as fsn_ctx_fid_path() does), with flags |
+ * O_CLOEXEC: e.g. O_PATH | O_DIRECTORY for an event's directory, so that
+ * one of its entries can be looked at with fstatat(fd, name,
+ * AT_SYMLINK_NOFOLLOW) and no path is walked. Needs CAP_DAC_READ_SEARCH.
+ * Returns the fd (the caller's to close), -ESTALE if the object is gone,
+ * -ENODEV if no fanotify mark is on that filesystem, or another negative
+ * errno. The mount fd's open and close are as fsn_ctx_fid_path() says.
+ */
+int fsn_ctx_fid_open(struct fsn_ctx *ctx, const struct fsn_fid *fid, int flags);
+
 /* Forget cached paths under a directory FID (call on MOVE_SELF / rename of
  * a directory): the FID's own entry in the context's FID cache and every
  * entry strictly below the path it had. Events dispatched by the context

@@ -9,6 +9,7 @@ max_running and timeout). Registered in common.TESTS.
 """
 
 import base64
+import calendar
 import json
 import os
 import re
@@ -232,6 +233,98 @@ def record_who(t):
         check((mntns != os.stat("/proc/self/ns/mnt").st_ino) == (i == 1),
               "the child's mount namespace is not what the case made")
         c.close()
+
+
+def stat_attrs(path):
+    """What stat(1) says of path, as a record's attrs would (the times as
+    nanoseconds since the epoch)."""
+    rc, so, se = run_cmd(["stat", "-c", "%F|%a|%u|%g|%s|%.9Y|%.9Z|%i|%h", path])
+    check(rc == 0, f"stat {path}: {se}")
+    f = so.strip().split("|")
+    types = {"regular file": "file", "regular empty file": "file", "directory": "directory",
+             "symbolic link": "symlink"}
+    ns = lambda x: int(x.replace(".", ""))  # noqa: E731
+    return {"type": types.get(f[0], f[0]), "mode": "%04o" % int(f[1], 8), "uid": int(f[2]),
+            "gid": int(f[3]), "size": int(f[4]), "mtime": ns(f[5]), "ctime": ns(f[6]),
+            "ino": int(f[7]), "nlink": int(f[8])}
+
+
+def record_attrs(a):
+    """A record's attrs object with its times as nanoseconds since the
+    epoch (None stays None)."""
+    if a is None:
+        return None
+
+    def ns(s):
+        sec, frac = s.rstrip("Z").split(".")
+        t = time.strptime(sec, "%Y-%m-%dT%H:%M:%S")
+        return int(calendar.timegm(t)) * 10**9 + int(frac)
+    return {**a, "mtime": ns(a["mtime"]), "ctime": ns(a["ctime"])}
+
+
+@test
+def record_attributes(t):
+    # A rule with attributes: what the file is now and what it was, for
+    # changes made by the real tools (chmod, chown, truncate, touch -d, ln,
+    # rm), each equal to what stat(1) says before and after; "changed"
+    # names what differs. A file the daemon has not seen yet, and one just
+    # created, have no before; a rule without attributes says none of it.
+    # (A link count's attrib reaches the file's own mark only: the kernel
+    # does not tell its directory.)
+    w = t.mkdir("w")
+    f = os.path.join(w, "f")
+    with open(f, "w") as fh:
+        fh.write("hello\n")
+    os.chmod(f, 0o644)
+    events = ["create", "close_write", "attrib", "modify", "moved_to", "delete"]
+    d, out, _ = start(t, [rule("attrs", [w], events=events, attributes=True),
+                          rule("self", [f], events=["attrib"], attributes=True),
+                          rule("plain", [w], events=["attrib"])])
+    rc, _, se = run_cmd(["sh", "-c", f"printf 'more\\n' >> '{f}'"])
+    check(rc == 0, se)
+    r = out.wait(ev(f, "modify", rule="attrs"), "the first write's modify", daemon=d)
+    check(r.get("attrs_before", "absent") is None and "changed" not in r.obj,
+          f"a file not seen before with a before: {r!r}")
+    # (its close_write: the same record, or one after it)
+    r = out.wait(ev(f, "close_write", rule="attrs"), "the first write's close_write", daemon=d)
+    now = stat_attrs(f)
+    check(record_attrs(r.get("attrs")) == now, f"attrs {r.get('attrs')!r}, stat says {now!r}")
+    g = os.path.join(w, "g")
+    rc, _, se = run_cmd(["sh", "-c", f"umask 022; printf 'new\\n' > '{g}'"])
+    check(rc == 0, se)
+    r = out.wait(ev(g, "create", rule="attrs"), "the new file's create", daemon=d)
+    check(r.get("attrs_before", "absent") is None and "changed" not in r.obj,
+          f"a new file with a before: {r!r}")
+    n = 0
+    for argv, event, rl, key in (
+            (["chmod", "4755", f], "attrib", "attrs", "mode"),
+            (["chown", "4242:4343", f], "attrib", "attrs", "uid"),
+            (["truncate", "-s", "100", f], "modify", "attrs", "size"),
+            (["touch", "-d", "2020-01-02 03:04:05.123456789", f], "attrib", "attrs", "mtime"),
+            (["ln", f, f + ".link"], "attrib", "self", "nlink"),
+            (["rm", f + ".link"], "attrib", "self", "nlink")):
+        before = stat_attrs(f)
+        mark = len(out.records)
+        rc, _, se = run_cmd(argv)
+        check(rc == 0, f"{argv}: {se}")
+        what = " ".join(argv[:-1])
+        # (the file's own mark: its path is one of its names, told by its
+        # handle, when it has two)
+        r = out.wait(ev(f, event, rule=rl) if rl == "attrs" else
+                     lambda r: r.kind == "event" and r.rule == rl and event in r.events,
+                     f"the record of {what}", start=mark, daemon=d)
+        now = stat_attrs(f)
+        check(record_attrs(r.get("attrs")) == now,
+              f"{what}: attrs {r.get('attrs')!r}, stat says {now!r}")
+        check(record_attrs(r.get("attrs_before")) == before,
+              f"{what}: attrs_before {r.get('attrs_before')!r}, stat said {before!r}")
+        differ = [k for k in before if before[k] != now[k]]
+        check(r.get("changed") == differ and key in differ,
+              f"{what}: changed {r.get('changed')!r}, stat says {differ!r}")
+        n += 1
+    r = out.wait(ev(f, "attrib", rule="plain"), "the plain rule's attrib", daemon=d)
+    check(not {"attrs", "attrs_before", "changed"} & set(r.obj), f"{r!r}")
+    t.note(f"{n} changes, each equal to stat(1) before and after")
 
 
 @test

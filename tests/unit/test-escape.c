@@ -3,7 +3,8 @@
  * test-escape.c — the "escape" suite: the record library's escaping
  * (json_escape, and json_write_string() writing exactly what it does;
  * text_escape, base64_encode), record_to_json() byte for byte (events,
- * overflows, drops, permission decisions and stats), a round trip of
+ * overflows, drops, permission decisions and stats, who, a file's
+ * attributes before and after), a round trip of
  * hostile filenames through jq, and the outputs themselves:
  * json (files, rotation, ENOSPC, EPIPE, a slow pipe reader), journal
  * (no journal; and a private journal socket in a mount namespace, as
@@ -151,6 +152,34 @@ static const struct record_who some_who = {
 	.slice = "system.slice",
 	.container = "docker://ab",
 	.mntns = 4026531841,
+};
+
+/* A file's attributes, before and after a chmod 4755 (and its ctime). */
+static const struct record_attrs some_before = {
+	.type = S_IFREG,
+	.mode = 0755,
+	.uid = 0,
+	.gid = 0,
+	.size = 42,
+	.mtime_sec = 1577934245,
+	.mtime_nsec = 123456789,
+	.ctime_sec = 1577934245,
+	.ctime_nsec = 5,
+	.ino = 12,
+	.nlink = 1,
+};
+static const struct record_attrs some_after = {
+	.type = S_IFREG,
+	.mode = 04755,
+	.uid = 0,
+	.gid = 0,
+	.size = 42,
+	.mtime_sec = 1577934245,
+	.mtime_nsec = 123456789,
+	.ctime_sec = 1577934300,
+	.ctime_nsec = 0,
+	.ino = 12,
+	.nlink = 1,
 };
 
 /* Run the loop until cond(data) or timeout seconds; returns cond(data). */
@@ -1197,6 +1226,39 @@ START_TEST(test_record_json_who) {
 }
 END_TEST
 
+/* A rule's attributes: now, before, what changed; null when unknown; no
+ * changed without both. Other kinds and rules without never say them. */
+START_TEST(test_record_json_attrs) {
+	struct record r = event("/usr/bin/tool");
+	char *s;
+
+	r.attrs_asked = true;
+	r.attrs = &some_after;
+	r.attrs_before = &some_before;
+	s = json_line(&r);
+	ck_assert_ptr_nonnull(
+	    strstr(s, ",\"attrs\":{\"type\":\"file\",\"mode\":\"4755\",\"uid\":0,\"gid\":0,"
+		      "\"size\":42,\"mtime\":\"2020-01-02T03:04:05.123456789Z\","
+		      "\"ctime\":\"2020-01-02T03:05:00.000000000Z\",\"ino\":12,\"nlink\":1},"
+		      "\"attrs_before\":{\"type\":\"file\",\"mode\":\"0755\","));
+	ck_assert_ptr_nonnull(strstr(s, "\"nlink\":1},\"changed\":[\"mode\",\"ctime\"],"));
+	free(s);
+	r.attrs_before = NULL;
+	s = json_line(&r);
+	ck_assert_ptr_nonnull(strstr(s, "\"nlink\":1},\"attrs_before\":null,\"severity\""));
+	free(s);
+	r.attrs = NULL;
+	s = json_line(&r);
+	ck_assert_ptr_nonnull(strstr(s, ",\"attrs\":null,\"attrs_before\":null,\"severity\""));
+	free(s);
+	r.attrs_asked = false;
+	r.attrs = &some_after;
+	s = json_line(&r);
+	ck_assert_ptr_null(strstr(s, "attrs"));
+	free(s);
+}
+END_TEST
+
 static void put_line(FILE *f, const struct record *r) {
 	char *s = json_line(r);
 
@@ -1865,6 +1927,24 @@ START_TEST(test_journal_socket) {
 		assert_field(msg, (size_t)n, "FSN_MNTNS", NULL);
 	}
 
+	/* A rule's attributes: what the file is, what changed and what it was. */
+	r = event("/usr/bin/tool");
+	r.attrs_asked = true;
+	r.attrs = &some_after;
+	r.attrs_before = &some_before;
+	output_emit(o, &r);
+	n = recv(fd, msg, sizeof(msg), MSG_DONTWAIT);
+	ck_assert_int_gt(n, 0);
+	assert_field(msg, (size_t)n, "FSN_FILE_TYPE", "file");
+	assert_field(msg, (size_t)n, "FSN_FILE_MODE", "4755");
+	assert_field(msg, (size_t)n, "FSN_FILE_SIZE", "42");
+	assert_field(msg, (size_t)n, "FSN_FILE_MTIME", "1577934245.123456789");
+	assert_field(msg, (size_t)n, "FSN_FILE_NLINK", "1");
+	assert_field(msg, (size_t)n, "FSN_CHANGED", "mode,ctime");
+	assert_field(msg, (size_t)n, "FSN_BEFORE_MODE", "0755");
+	assert_field(msg, (size_t)n, "FSN_BEFORE_CTIME", "1577934245.000000005");
+	assert_field(msg, (size_t)n, "FSN_BEFORE_UID", NULL);
+
 	/* A rule's label: PRIORITY its severity, one FSN_TAG field a tag. */
 	{
 		char *tags[] = { S("pci"), S("os:shadow") };
@@ -1890,7 +1970,7 @@ START_TEST(test_journal_socket) {
 	ck_assert_int_eq(recv(fd, msg, sizeof(msg), MSG_DONTWAIT), -1);
 	ck_assert_int_eq(errno, EAGAIN);
 	output_counters(o, &emitted, &failed);
-	ck_assert_uint_eq(emitted, 13);
+	ck_assert_uint_eq(emitted, 14);
 	ck_assert_uint_eq(failed, 0);
 	output_close(o);
 	close(fd);
@@ -2399,6 +2479,7 @@ static void escape_suite(Suite *s) {
 	tcase_add_test(tc, test_record_json_stats);
 	tcase_add_test(tc, test_record_json_label);
 	tcase_add_test(tc, test_record_json_who);
+	tcase_add_test(tc, test_record_json_attrs);
 	tcase_add_test(tc, test_jq_decision_stats);
 	suite_add_tcase(s, tc);
 
