@@ -410,6 +410,12 @@ void matcher_set_attribute_cache(struct matcher *mt, size_t max) {
 	attrcache_set_max(&mt->attrs, max);
 }
 
+void matcher_remember_attrs(struct matcher *mt, const struct record_attrs *a) {
+	struct record_attrs before;
+
+	(void)attrcache_swap(&mt->attrs, a, false, &before);
+}
+
 static struct proc_info *evinfo_proc(struct matcher *mt, struct evinfo *x) {
 	if (!x->proc && x->ev->source == FSN_SOURCE_FANOTIFY && x->ev->pid > 0)
 		x->proc = pinfo_get(mt, x->ev->pid);

@@ -177,6 +177,9 @@ void matcher_index_build(struct matcher *mt, struct emark *const *marks, size_t 
 /* How many files' attributes are kept (limits.attribute_cache: at each
  * commit). */
 void matcher_set_attribute_cache(struct matcher *mt, size_t max);
+/* What a file is now, kept as what it was for its next record (a fresh
+ * mark's object and entries, for a rule with attributes). */
+void matcher_remember_attrs(struct matcher *mt, const struct record_attrs *a);
 
 /* A dispatch begins (the process cache's clock: monotonic µs), and ends. */
 void matcher_batch(struct matcher *mt, uint64_t now_usec);

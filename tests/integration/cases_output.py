@@ -267,8 +267,9 @@ def record_attributes(t):
     # A rule with attributes: what the file is now and what it was, for
     # changes made by the real tools (chmod, chown, truncate, touch -d, ln,
     # rm), each equal to what stat(1) says before and after; "changed"
-    # names what differs. A file the daemon has not seen yet, and one just
-    # created, have no before; a rule without attributes says none of it.
+    # names what differs. A file there before the start is known from the
+    # start (the mark's directory read when it is placed); one just created
+    # has no before; a rule without attributes says none of it.
     # (A link count's attrib reaches the file's own mark only: the kernel
     # does not tell its directory.)
     w = t.mkdir("w")
@@ -280,11 +281,13 @@ def record_attributes(t):
     d, out, _ = start(t, [rule("attrs", [w], events=events, attributes=True),
                           rule("self", [f], events=["attrib"], attributes=True),
                           rule("plain", [w], events=["attrib"])])
+    # (a file there before the start: known from the mark's placing)
+    before = stat_attrs(f)
     rc, _, se = run_cmd(["sh", "-c", f"printf 'more\\n' >> '{f}'"])
     check(rc == 0, se)
     r = out.wait(ev(f, "modify", rule="attrs"), "the first write's modify", daemon=d)
-    check(r.get("attrs_before", "absent") is None and "changed" not in r.obj,
-          f"a file not seen before with a before: {r!r}")
+    check(record_attrs(r.get("attrs_before")) == before,
+          f"the first change of a file there before the start: {r!r}, stat said {before!r}")
     # (its close_write: the same record, or one after it)
     r = out.wait(ev(f, "close_write", rule="attrs"), "the first write's close_write", daemon=d)
     now = stat_attrs(f)
