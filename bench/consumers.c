@@ -183,6 +183,7 @@ struct cons_opts {
 	const char *json_path;
 	const char *fsnotifyd;
 	unsigned subscribers; /* live Watch clients on fsnotifyd's control socket */
+	bool evidence;        /* fsnotifyd's rule asks who and attributes too */
 };
 
 struct cons_env {
@@ -512,7 +513,7 @@ static int floor_start(const struct cons_env *env, struct shared *sh, enum consu
 /* ------------------------------------------------------------------------ */
 
 static int write_config(const struct cons_env *env, const char *cfg, const char *events,
-			const char *sock) {
+			const char *sock, bool evidence) {
 	FILE *f = fopen(cfg, "we");
 
 	if (!f)
@@ -529,8 +530,9 @@ static int write_config(const struct cons_env *env, const char *cfg, const char 
 		"  recursive = true;\n"
 		"  events = [\"create\", \"modify\", \"close_write\", \"moved_from\", "
 		"\"moved_to\", \"delete\"];\n"
+		"%s"
 		"});\n",
-		events, sock, env->watch);
+		events, sock, env->watch, evidence ? "  who = true;\n  attributes = true;\n" : "");
 	return fclose(f) == 0 ? 0 : negative_errno();
 }
 
@@ -544,7 +546,7 @@ static int fsnotifyd_start(const struct cons_env *env, const struct cons_opts *o
 	snprintf(events, sizeof(events), "%s/events.jsonl", env->out);
 	snprintf(sock, sizeof(sock), "%s/control", env->out);
 	unlink(events);
-	r = write_config(env, cfg, events, sock);
+	r = write_config(env, cfg, events, sock, o->evidence);
 	if (r == 0)
 		r = bench_fsnotifyd_start(o->fsnotifyd, cfg, env->out, ret_pid);
 	if (r == 0 && o->subscribers) {
@@ -1130,6 +1132,9 @@ static void print_table(const struct cons_opts *o, const struct csum *s) {
 		    "fsnotifyd with %u subscribers (io.fsnotifyd.Watch, no filter: every record) "
 		    "on its control socket, read as records come\n",
 		    o->subscribers);
+	if (o->evidence)
+		printf("fsnotifyd's rule asks who and attributes (a statx per record of create, "
+		       "modify, close_write, moved_to)\n");
 	printf("%-12s %11s %11s %9s %9s %8s %9s %9s %9s %9s %8s %8s%s\n", "consumer", "generated",
 	       "delivered", "lost", "overflows", "cpu_us/ev", "gen_slow", "drain_ms", "p50_ms",
 	       "p99_ms", "peak_MB", "kmem_MB", o->duration ? "  rss_end/mid" : "");
@@ -1216,9 +1221,9 @@ static int write_json(const char *path, const struct cons_opts *o, const struct 
 	fprintf(f,
 		"},\n  \"parameters\": {\"rounds\": %u, \"ops\": %" PRIu64
 		", \"duration_s\": %u, \"generators\": %u, \"probe_interval_ms\": %d, "
-		"\"quick\": %s, \"subscribers\": %u, \"fsnotifyd\": ",
+		"\"quick\": %s, \"subscribers\": %u, \"evidence\": %s, \"fsnotifyd\": ",
 		o->rounds, o->duration ? 0 : o->ops, o->duration, o->generators, PROBE_INTERVAL_MS,
-		o->quick ? "true" : "false", o->subscribers);
+		o->quick ? "true" : "false", o->subscribers, o->evidence ? "true" : "false");
 	json_write_string(f, o->fsnotifyd);
 	fputs("},\n  \"consumers\": [", f);
 	for (unsigned c = 0; c < _C_MAX; c++) {
@@ -1323,13 +1328,14 @@ static int write_json(const char *path, const struct cons_opts *o, const struct 
 /* ------------------------------------------------------------------------ */
 
 static int parse_opts(int argc, char **argv, struct cons_opts *o) {
-	enum { OPT_GEN = BENCH_OPT_OWN, OPT_CONS, OPT_DURATION, OPT_SUBS };
+	enum { OPT_GEN = BENCH_OPT_OWN, OPT_CONS, OPT_DURATION, OPT_SUBS, OPT_EVIDENCE };
 	static const struct option longopts[] = {
 		BENCH_COMMON_LONGOPTS,
 		{ "generators", required_argument, NULL, OPT_GEN },
 		{ "consumers", required_argument, NULL, OPT_CONS },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "subscribers", required_argument, NULL, OPT_SUBS },
+		{ "evidence", no_argument, NULL, OPT_EVIDENCE },
 		{ 0 },
 	};
 	struct bench_common com = { .min_rounds = 1, .max_rounds = 64, .max_ops = UINT32_MAX };
@@ -1358,6 +1364,10 @@ static int parse_opts(int argc, char **argv, struct cons_opts *o) {
 			subs = (unsigned)v;
 			break;
 		}
+		case OPT_EVIDENCE:
+			o->evidence = true;
+			r = 0;
+			break;
 		default: r = bench_common_opt(c, optarg, &com); break;
 		}
 		if (r != 0)

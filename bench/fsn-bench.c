@@ -57,6 +57,7 @@ static void usage(FILE *f) {
 	      "                      fatrace (default: all)\n"
 	      "  --fsnotifyd PATH    the daemon (default: ../daemon/fsnotifyd next to\n"
 	      "                      fsn-bench, else fsnotifyd from PATH)\n"
+	      "  --evidence          fsnotifyd's rule asks who and attributes too\n"
 	      "  --quick, --json FILE  as for hooks\n"
 	      "\n"
 	      "perm: latency of an access to a guarded tmpfs: none, the cheapest correct\n"

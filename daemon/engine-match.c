@@ -254,8 +254,10 @@ struct evinfo {
 	bool proc_checked;      /* own children checked */
 	bool own;               /* the daemon's own activity */
 	/* the object's attributes (a rule's attributes): 0 not read yet, 1
-	 * read (and what it was, when known), -1 could not be */
+	 * read (and what it was, when known), -1 could not be (attrs_skipped:
+	 * why) */
 	int attrs_state;
+	const char *attrs_skipped;
 	bool has_before;
 	struct record_attrs attrs, before;
 };
@@ -395,12 +397,25 @@ static uint64_t record_time(struct matcher *mt) {
 /* The event's object's attributes, read once per event (whatever rules
  * ask), and what it was: the cache gives the last seen and keeps these. */
 static void evinfo_attrs(struct matcher *mt, struct evinfo *x) {
+	int r;
+
 	if (x->attrs_state != 0)
 		return;
 	x->attrs_state = -1;
-	if (x->ev->source != FSN_SOURCE_FANOTIFY || !mt->ops->stat ||
-	    mt->ops->stat(mt->userdata, x->ev, &x->attrs) < 0)
+	x->attrs_skipped = "error";
+	if (mt->attrs_shed) {
+		x->attrs_skipped = "backlog";
+		mt->attrs_shed_n++;
 		return;
+	}
+	if (x->ev->source != FSN_SOURCE_FANOTIFY || !mt->ops->stat)
+		return;
+	r = mt->ops->stat(mt->userdata, x->ev, &x->attrs);
+	if (r < 0) {
+		if (r == -ENOENT || r == -ESTALE)
+			x->attrs_skipped = "gone";
+		return;
+	}
 	x->attrs_state = 1;
 	x->has_before =
 	    attrcache_swap(&mt->attrs, &x->attrs, (x->bits & FAN_CREATE) != 0, &x->before);
@@ -542,6 +557,7 @@ static void match_mark(struct matcher *mt, const struct emark *m, struct evinfo 
 		.attrs_asked = attrs,
 		.attrs = attrs && x->attrs_state > 0 ? &x->attrs : NULL,
 		.attrs_before = attrs && x->attrs_state > 0 && x->has_before ? &x->before : NULL,
+		.attrs_skipped = attrs && x->attrs_state < 0 ? x->attrs_skipped : NULL,
 	};
 	r->stats.events++;
 	mt->ops->report(mt->userdata, r, &rec);

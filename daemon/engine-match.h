@@ -144,6 +144,8 @@ struct matcher {
 	struct record_who who;  /* the record being reported: who (a rule that asks) */
 	uint64_t pcache_now;    /* the dispatch's start (matcher_batch()) */
 	struct attrcache attrs; /* what files were (a rule's attributes) */
+	bool attrs_shed;        /* the daemon is behind: attributes not looked at */
+	uint64_t attrs_shed_n;  /* records that said so */
 	/* records' time during a dispatch (realtime µs, 0: none running), read
 	 * again every STAMP_EVERY records (record_time()) */
 	uint64_t stamp;
@@ -180,6 +182,12 @@ void matcher_set_attribute_cache(struct matcher *mt, size_t max);
 /* What a file is now, kept as what it was for its next record (a fresh
  * mark's object and entries, for a rule with attributes). */
 void matcher_remember_attrs(struct matcher *mt, const struct record_attrs *a);
+
+/* Whether records of this dispatch look at files' attributes (shed: not,
+ * while the daemon is behind the kernel's queues). */
+static inline void matcher_shed_attrs(struct matcher *mt, bool shed) {
+	mt->attrs_shed = shed;
+}
 
 /* A dispatch begins (the process cache's clock: monotonic µs), and ends. */
 void matcher_batch(struct matcher *mt, uint64_t now_usec);

@@ -348,6 +348,64 @@ static void match_resolve(void *userdata, struct fsn_event *ev, char *path, char
 		*ret_path = path;
 }
 
+static void attr_names_forget(struct attr_dirs *c, int dir) {
+	for (unsigned k = 0; k < ATTR_NAMES; k++)
+		if (dir < 0 || c->names[k].dir == dir)
+			c->names[k].dir = -1;
+}
+
+/* Directory fid opened (O_PATH), or the one this dispatch opened already:
+ * its index in e->attr_dirs.v, or -errno. */
+static int attr_dir(struct engine *e, const struct fsn_fid *fid) {
+	struct attr_dirs *c = &e->attr_dirs;
+	unsigned i;
+	int fd;
+
+	for (i = 0; i < ATTR_DIRS; i++)
+		if (c->v[i].fd >= 0 && fsn_fid_equal(&c->v[i].fid, fid))
+			return (int)i;
+	fd = fsn_ctx_fid_open(e->ctx, fid, O_PATH | O_DIRECTORY);
+	if (fd < 0)
+		return fd;
+	i = c->next;
+	c->next = (c->next + 1) % ATTR_DIRS;
+	safe_close(c->v[i].fd);
+	attr_names_forget(c, (int)i);
+	c->v[i].fid = *fid;
+	c->v[i].fd = fd;
+	return (int)i;
+}
+
+/* Entry name of directory fid as attrs_read() says, looked at once per
+ * dispatch: its records of one dispatch (read together) say the same. */
+static int attr_entry(struct engine *e, const struct fsn_fid *fid, const char *name,
+		      struct record_attrs *ret) {
+	struct attr_dirs *c = &e->attr_dirs;
+	int dir = attr_dir(e, fid);
+	unsigned k;
+
+	if (dir < 0)
+		return dir;
+	for (k = 0; k < ATTR_NAMES; k++)
+		if (c->names[k].dir == dir && strcmp(c->names[k].name, name) == 0) {
+			*ret = c->names[k].a;
+			return c->names[k].r;
+		}
+	k = c->next_name;
+	c->next_name = (c->next_name + 1) % ATTR_NAMES;
+	c->names[k].r = attrs_read(c->v[dir].fd, name, &c->names[k].a);
+	c->names[k].dir = strlen(name) < sizeof(c->names[k].name) ? dir : -1;
+	strncpy(c->names[k].name, name, sizeof(c->names[k].name) - 1);
+	*ret = c->names[k].a;
+	return c->names[k].r;
+}
+
+static void attr_dirs_close(struct engine *e) {
+	for (unsigned i = 0; i < ATTR_DIRS; i++)
+		e->attr_dirs.v[i].fd = safe_close(e->attr_dirs.v[i].fd);
+	attr_names_forget(&e->attr_dirs, -1);
+}
+
 /* The object of a fanotify event, looked at by its directory's handle and
  * its name (the new one of a rename), or by its own handle: no path is
  * walked, no symbolic link followed. */
@@ -369,10 +427,12 @@ static int match_stat(void *userdata, const struct fsn_event *ev, struct record_
 		return -ENOENT;
 	if (name && strcmp(name, ".") == 0)
 		name = NULL; /* the directory's own event */
-	fd = fsn_ctx_fid_open(e->ctx, fid, O_PATH | (name ? O_DIRECTORY : 0));
+	if (name)
+		return attr_entry(e, fid, name, ret);
+	fd = fsn_ctx_fid_open(e->ctx, fid, O_PATH);
 	if (fd < 0)
 		return fd;
-	return attrs_read(fd, name, ret);
+	return attrs_read(fd, NULL, ret);
 }
 
 static bool match_admit(void *userdata, struct erule *r) {
@@ -583,6 +643,17 @@ static int on_event(struct fsn_ctx *ctx, struct fsn_event *ev, void *userdata) {
 	return 0;
 }
 
+/* The daemon is behind the kernel's queues: its reader thread holds more
+ * than a 32nd of what it may (512 KiB of the default 16 MiB: some thousands
+ * of events). Then what costs a system call per record
+ * and can be left out (a rule's attributes) is, so that no event is lost
+ * for it. */
+static bool behind(const struct engine *e) {
+	struct fsn_reader_stats rs;
+
+	return fsn_ctx_get_reader_stats(e->ctx, &rs) == 0 && rs.max > 0 && rs.bytes > rs.max / 32;
+}
+
 /* Handle what is queued, at most budget events (0: no limit). Returns the
  * number handled, or -errno. */
 static int engine_dispatch(struct engine *e, unsigned budget) {
@@ -590,8 +661,10 @@ static int engine_dispatch(struct engine *e, unsigned budget) {
 
 	e->budget = budget;
 	matcher_batch(&e->match, now_monotonic_usec());
+	matcher_shed_attrs(&e->match, behind(e));
 	r = fsn_ctx_dispatch(e->ctx, on_event, e);
 	matcher_batch_end(&e->match);
+	attr_dirs_close(e);
 	e->budget = 0;
 	if (r == -EAGAIN)
 		return (int)budget; /* more may be queued */
@@ -669,6 +742,9 @@ int engine_new(struct ev_loop *loop, struct engine **ret) {
 	ev_timer_init(&e->drop_timer, on_drop_timer, 0., 1.);
 	e->drop_timer.data = e;
 	matcher_init(&e->match, &match_ops, e, loop, &e->inodes, getpid());
+	for (unsigned i = 0; i < ATTR_DIRS; i++)
+		e->attr_dirs.v[i].fd = -1;
+	attr_names_forget(&e->attr_dirs, -1);
 	rescanner_init(&e->rescan, &rescan_ops, e, loop, &e->st);
 	retirer_init(&e->retire, &retire_ops, e, loop, &e->inodes);
 	rearmer_init(&e->rearm, &rearm_ops, e, loop, e->ctx);

@@ -630,6 +630,8 @@ static void put_attrs_record(char *buf, size_t len, size_t *pos, const struct re
 	put_attrs(buf, len, pos, r->attrs);
 	put(buf, len, pos, KEY("attrs_before"));
 	put_attrs(buf, len, pos, r->attrs_before);
+	if (!r->attrs && r->attrs_skipped)
+		put_string(buf, len, pos, KEY("attrs_skipped"), r->attrs_skipped);
 	if (r->attrs && r->attrs_before) {
 		const char *names[RECORD_ATTRS_N];
 		size_t n = record_attrs_changed(r->attrs_before, r->attrs, names);

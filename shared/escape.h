@@ -114,7 +114,8 @@ void format_time_usec(char *buf, size_t len, uint64_t usec);
  *             attributes now and when last seen (objects: type, mode as
  *             four octal digits, uid, gid, size, mtime, ctime as RFC 3339
  *             with nanoseconds, ino, nlink; null: not known), and the
- *             names of those that differ (only with both)
+ *             names of those that differ (only with both); attrs_skipped:
+ *             why attrs is null ("gone", "backlog", "error")
  *   count     (dropped) how many records were dropped
  *   exe, exe_b64             (decision) the process's executable, like path
  *   verdict   (decision) "allow" | "deny"

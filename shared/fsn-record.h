@@ -143,4 +143,8 @@ struct record {
 	 * not known */
 	bool attrs_asked;
 	const struct record_attrs *attrs, *attrs_before;
+	/* why attrs is NULL: "gone" (the file could not be found), "backlog"
+	 * (the daemon was behind: not looked at, so that no event is lost) or
+	 * "error" */
+	const char *attrs_skipped;
 };

@@ -1251,6 +1251,12 @@ START_TEST(test_record_json_attrs) {
 	s = json_line(&r);
 	ck_assert_ptr_nonnull(strstr(s, ",\"attrs\":null,\"attrs_before\":null,\"severity\""));
 	free(s);
+	r.attrs_skipped = "backlog";
+	s = json_line(&r);
+	ck_assert_ptr_nonnull(strstr(
+	    s, ",\"attrs\":null,\"attrs_before\":null,\"attrs_skipped\":\"backlog\",\"severity\""));
+	free(s);
+	r.attrs_skipped = NULL;
 	r.attrs_asked = false;
 	r.attrs = &some_after;
 	s = json_line(&r);
