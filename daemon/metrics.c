@@ -288,6 +288,15 @@ static void write_process(FILE *f, const struct engine *e) {
 	one_u64(f, "fsnotifyd_overflows_total", "counter",
 		"Overflows of the kernel queues (fanotify groups, inotify, permission groups).",
 		e->overflows);
+	one_u64(f, "fsnotifyd_attributes_skipped_total", "counter",
+		"Events of rules with attributes whose file was not looked at because the "
+		"daemon was behind (attrs_skipped \"backlog\").",
+		e->match.attrs_shed_n);
+	one_u64(f, "fsnotifyd_attribute_cache_entries", "gauge",
+		"Files whose attributes the daemon keeps (limits.attribute_cache).",
+		e->match.attrs.n);
+	one_u64(f, "fsnotifyd_attribute_cache_forgotten_total", "counter",
+		"Files forgotten for room in the attribute cache.", e->match.attrs.forgotten);
 	(void)fsn_ctx_get_reader_stats(e->ctx, &rs);
 	one_u64(f, "fsnotifyd_reader_buffer_bytes", "gauge",
 		"Bytes of events the reader thread holds now (limits.read_buffer).", rs.bytes);

@@ -298,6 +298,7 @@ def record_attributes(t):
     r = out.wait(ev(g, "create", rule="attrs"), "the new file's create", daemon=d)
     check(r.get("attrs_before", "absent") is None and "changed" not in r.obj,
           f"a new file with a before: {r!r}")
+    c = t.child()
     n = 0
     for argv, event, rl, key in (
             (["chmod", "4755", f], "attrib", "attrs", "mode"),
@@ -311,11 +312,16 @@ def record_attributes(t):
         rc, _, se = run_cmd(argv)
         check(rc == 0, f"{argv}: {se}")
         what = " ".join(argv[:-1])
+        # every record of the command handled (a truncate's close_write
+        # too) before the next command changes the file again
+        end = t.marker(c, out, w, d, rule="attrs")
         # (the file's own mark: its path is one of its names, told by its
         # handle, when it has two)
-        r = out.wait(ev(f, event, rule=rl) if rl == "attrs" else
-                     lambda r: r.kind == "event" and r.rule == rl and event in r.events,
-                     f"the record of {what}", start=mark, daemon=d)
+        pred = ev(f, event, rule=rl) if rl == "attrs" else \
+            lambda r: r.kind == "event" and r.rule == rl and event in r.events
+        recs = [r for r in out.records[mark:end] if pred(r)]
+        check(recs, f"no {event} record of rule {rl} for {what}")
+        r = recs[0]
         now = stat_attrs(f)
         check(record_attrs(r.get("attrs")) == now,
               f"{what}: attrs {r.get('attrs')!r}, stat says {now!r}")
