@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * attrcache.c — the last seen attributes of files, by object, bounded
- * (attrcache.h), and reading them with statx(2).
+ * (attrcache.h), reading them with statx(2), and looking at the objects
+ * of events by their handles.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -128,4 +130,94 @@ int attrs_read(int dirfd, const char *name, struct record_attrs *ret) {
 		.btime_nsec = stx.stx_btime.tv_nsec,
 	};
 	return 0;
+}
+
+/* ---- looking at events' objects ---- */
+
+static void names_forget(struct attr_lookup *l, int dir) {
+	for (unsigned k = 0; k < ATTR_NAMES; k++)
+		if (dir < 0 || l->names[k].dir == dir)
+			l->names[k].dir = -1;
+}
+
+void attr_lookup_init(struct attr_lookup *l) {
+	*l = (struct attr_lookup){ 0 };
+	for (unsigned i = 0; i < ATTR_DIRS; i++)
+		l->dirs[i].fd = -1;
+	names_forget(l, -1);
+}
+
+void attr_lookup_end(struct attr_lookup *l) {
+	for (unsigned i = 0; i < ATTR_DIRS; i++)
+		l->dirs[i].fd = safe_close(l->dirs[i].fd);
+	names_forget(l, -1);
+}
+
+/* Directory fid opened (O_PATH), or the one this dispatch opened already:
+ * its index in l->dirs, or -errno. */
+static int lookup_dir(struct attr_lookup *l, struct fsn_ctx *ctx, const struct fsn_fid *fid) {
+	unsigned i;
+	int fd;
+
+	for (i = 0; i < ATTR_DIRS; i++)
+		if (l->dirs[i].fd >= 0 && fsn_fid_equal(&l->dirs[i].fid, fid))
+			return (int)i;
+	fd = fsn_ctx_fid_open(ctx, fid, O_PATH | O_DIRECTORY);
+	if (fd < 0)
+		return fd;
+	i = l->next_dir;
+	l->next_dir = (l->next_dir + 1) % ATTR_DIRS;
+	safe_close(l->dirs[i].fd);
+	names_forget(l, (int)i);
+	l->dirs[i].fid = *fid;
+	l->dirs[i].fd = fd;
+	return (int)i;
+}
+
+/* Entry name of directory fid, looked at once per dispatch. */
+static int lookup_entry(struct attr_lookup *l, struct fsn_ctx *ctx, const struct fsn_fid *fid,
+			const char *name, struct record_attrs *ret) {
+	int dir = lookup_dir(l, ctx, fid);
+	unsigned k;
+
+	if (dir < 0)
+		return dir;
+	for (k = 0; k < ATTR_NAMES; k++)
+		if (l->names[k].dir == dir && strcmp(l->names[k].name, name) == 0) {
+			*ret = l->names[k].a;
+			return l->names[k].r;
+		}
+	k = l->next_name;
+	l->next_name = (l->next_name + 1) % ATTR_NAMES;
+	l->names[k].r = attrs_read(l->dirs[dir].fd, name, &l->names[k].a);
+	l->names[k].dir = strlen(name) < sizeof(l->names[k].name) ? dir : -1;
+	snprintf(l->names[k].name, sizeof(l->names[k].name), "%s", name);
+	*ret = l->names[k].a;
+	return l->names[k].r;
+}
+
+int attr_lookup_event(struct attr_lookup *l, struct fsn_ctx *ctx, const struct fsn_event *ev,
+		      struct record_attrs *ret) {
+	const struct fsn_fid *fid = NULL;
+	const char *name = NULL;
+	_cleanup_close_ int fd = -1;
+
+	if (ev->has & FSN_HAS_NEW) {
+		fid = &ev->new_dfid;
+		name = ev->new_name;
+	} else if (ev->has & FSN_HAS_DFID) {
+		fid = &ev->dfid;
+		name = (ev->has & FSN_HAS_NAME) ? ev->name : NULL;
+	} else if (ev->has & FSN_HAS_FID)
+		fid = &ev->fid;
+	if (!fid)
+		return -ENOENT;
+	if (name && strcmp(name, ".") == 0)
+		name = NULL; /* the directory's own event */
+	if (name)
+		return lookup_entry(l, ctx, fid, name, ret);
+	fd = fsn_ctx_fid_open(ctx, fid, O_PATH);
+	if (fd < 0)
+		return fd;
+	return attrs_read(fd, NULL, ret);
 }

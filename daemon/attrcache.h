@@ -12,10 +12,12 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <limits.h>
 #include <stdint.h>
 
 #include "fsn-record.h"
 #include "fsn-util.h"
+#include "fsn.h"
 #include "hashmap.h"
 
 struct attrcache {
@@ -36,6 +38,38 @@ void attrcache_set_max(struct attrcache *c, size_t max);
  * was kept under its number); now is kept as the latest either way. */
 bool attrcache_swap(struct attrcache *c, const struct record_attrs *now, bool fresh,
 		    struct record_attrs *before);
+
+/*
+ * Looking at the objects of events (struct attr_lookup): an event's entry
+ * by its directory's handle and its name (the new one of a rename), or
+ * the object by its own handle; no path is walked, no symbolic link
+ * followed. A directory is opened once per dispatch and a name looked at
+ * once (a storm's file has several records in one dispatch: create,
+ * modify, close_write, all read together); attr_lookup_end() when the
+ * dispatch ends closes them (no mount kept busy).
+ */
+#define ATTR_DIRS 4
+#define ATTR_NAMES 8
+struct attr_lookup {
+	struct {
+		struct fsn_fid fid;
+		int fd; /* -1: none */
+	} dirs[ATTR_DIRS];
+	unsigned next_dir;
+	struct {
+		int dir; /* index in dirs; -1: none */
+		int r;   /* attrs_read()'s */
+		struct record_attrs a;
+		char name[NAME_MAX + 1];
+	} names[ATTR_NAMES];
+	unsigned next_name;
+};
+
+void attr_lookup_init(struct attr_lookup *l);
+void attr_lookup_end(struct attr_lookup *l);
+/* Fanotify event ev's object, with ctx's mount fds: 0 or -errno. */
+int attr_lookup_event(struct attr_lookup *l, struct fsn_ctx *ctx, const struct fsn_event *ev,
+		      struct record_attrs *ret);
 
 /* The attributes of dirfd's entry name (NULL or "": dirfd's object
  * itself), never through a symbolic link (statx(2), AT_SYMLINK_NOFOLLOW):

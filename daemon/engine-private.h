@@ -205,28 +205,6 @@ struct loader {
 	uint64_t progress; /* steps the loads made (for EXTEND_TIMEOUT_USEC) */
 };
 
-/* Directories opened by handle during one dispatch, to look at their
- * entries (a rule's attributes): a storm's records come from a few
- * directories. Closed when the dispatch ends (no mount kept busy). */
-#define ATTR_DIRS 4
-#define ATTR_NAMES 8
-struct attr_dirs {
-	struct {
-		struct fsn_fid fid;
-		int fd; /* -1: none */
-	} v[ATTR_DIRS];
-	unsigned next;
-	/* and what the last few entries looked at said (a storm's file has
-	 * several records in one dispatch: create, modify, close_write) */
-	struct {
-		int dir; /* index in v; -1: none */
-		int r;   /* attrs_read()'s */
-		struct record_attrs a;
-		char name[NAME_MAX + 1];
-	} names[ATTR_NAMES];
-	unsigned next_name;
-};
-
 struct engine {
 	struct ev_loop *loop;
 	ev_io io;
@@ -247,11 +225,11 @@ struct engine {
 	void *record_hook_data;
 	bool placing_tree; /* place_planned() walks a new tree: limits are its business */
 
-	struct matcher match; /* event → rules (engine-match.c) */
-	struct attr_dirs attr_dirs;
-	struct rescanner rescan; /* overflow recovery (engine-rescan.c) */
-	struct retirer retire;   /* what replaced states leave (engine-retire.c) */
-	struct rearmer rearm;    /* re-arming and its waiters (engine-rearm.c) */
+	struct matcher match;           /* event → rules (engine-match.c) */
+	struct attr_lookup attr_lookup; /* files looked at (a rule's attributes) */
+	struct rescanner rescan;        /* overflow recovery (engine-rescan.c) */
+	struct retirer retire;          /* what replaced states leave (engine-retire.c) */
+	struct rearmer rearm;           /* re-arming and its waiters (engine-rearm.c) */
 
 	struct inode_index inodes; /* inotify marks by inode (engine-marks.c) */
 

@@ -348,91 +348,10 @@ static void match_resolve(void *userdata, struct fsn_event *ev, char *path, char
 		*ret_path = path;
 }
 
-static void attr_names_forget(struct attr_dirs *c, int dir) {
-	for (unsigned k = 0; k < ATTR_NAMES; k++)
-		if (dir < 0 || c->names[k].dir == dir)
-			c->names[k].dir = -1;
-}
-
-/* Directory fid opened (O_PATH), or the one this dispatch opened already:
- * its index in e->attr_dirs.v, or -errno. */
-static int attr_dir(struct engine *e, const struct fsn_fid *fid) {
-	struct attr_dirs *c = &e->attr_dirs;
-	unsigned i;
-	int fd;
-
-	for (i = 0; i < ATTR_DIRS; i++)
-		if (c->v[i].fd >= 0 && fsn_fid_equal(&c->v[i].fid, fid))
-			return (int)i;
-	fd = fsn_ctx_fid_open(e->ctx, fid, O_PATH | O_DIRECTORY);
-	if (fd < 0)
-		return fd;
-	i = c->next;
-	c->next = (c->next + 1) % ATTR_DIRS;
-	safe_close(c->v[i].fd);
-	attr_names_forget(c, (int)i);
-	c->v[i].fid = *fid;
-	c->v[i].fd = fd;
-	return (int)i;
-}
-
-/* Entry name of directory fid as attrs_read() says, looked at once per
- * dispatch: its records of one dispatch (read together) say the same. */
-static int attr_entry(struct engine *e, const struct fsn_fid *fid, const char *name,
-		      struct record_attrs *ret) {
-	struct attr_dirs *c = &e->attr_dirs;
-	int dir = attr_dir(e, fid);
-	unsigned k;
-
-	if (dir < 0)
-		return dir;
-	for (k = 0; k < ATTR_NAMES; k++)
-		if (c->names[k].dir == dir && strcmp(c->names[k].name, name) == 0) {
-			*ret = c->names[k].a;
-			return c->names[k].r;
-		}
-	k = c->next_name;
-	c->next_name = (c->next_name + 1) % ATTR_NAMES;
-	c->names[k].r = attrs_read(c->v[dir].fd, name, &c->names[k].a);
-	c->names[k].dir = strlen(name) < sizeof(c->names[k].name) ? dir : -1;
-	strncpy(c->names[k].name, name, sizeof(c->names[k].name) - 1);
-	*ret = c->names[k].a;
-	return c->names[k].r;
-}
-
-static void attr_dirs_close(struct engine *e) {
-	for (unsigned i = 0; i < ATTR_DIRS; i++)
-		e->attr_dirs.v[i].fd = safe_close(e->attr_dirs.v[i].fd);
-	attr_names_forget(&e->attr_dirs, -1);
-}
-
-/* The object of a fanotify event, looked at by its directory's handle and
- * its name (the new one of a rename), or by its own handle: no path is
- * walked, no symbolic link followed. */
 static int match_stat(void *userdata, const struct fsn_event *ev, struct record_attrs *ret) {
 	struct engine *e = userdata;
-	const struct fsn_fid *fid = NULL;
-	const char *name = NULL;
-	_cleanup_close_ int fd = -1;
 
-	if (ev->has & FSN_HAS_NEW) {
-		fid = &ev->new_dfid;
-		name = ev->new_name;
-	} else if (ev->has & FSN_HAS_DFID) {
-		fid = &ev->dfid;
-		name = (ev->has & FSN_HAS_NAME) ? ev->name : NULL;
-	} else if (ev->has & FSN_HAS_FID)
-		fid = &ev->fid;
-	if (!fid)
-		return -ENOENT;
-	if (name && strcmp(name, ".") == 0)
-		name = NULL; /* the directory's own event */
-	if (name)
-		return attr_entry(e, fid, name, ret);
-	fd = fsn_ctx_fid_open(e->ctx, fid, O_PATH);
-	if (fd < 0)
-		return fd;
-	return attrs_read(fd, NULL, ret);
+	return attr_lookup_event(&e->attr_lookup, e->ctx, ev, ret);
 }
 
 static bool match_admit(void *userdata, struct erule *r) {
@@ -664,7 +583,7 @@ static int engine_dispatch(struct engine *e, unsigned budget) {
 	matcher_shed_attrs(&e->match, behind(e));
 	r = fsn_ctx_dispatch(e->ctx, on_event, e);
 	matcher_batch_end(&e->match);
-	attr_dirs_close(e);
+	attr_lookup_end(&e->attr_lookup);
 	e->budget = 0;
 	if (r == -EAGAIN)
 		return (int)budget; /* more may be queued */
@@ -742,9 +661,7 @@ int engine_new(struct ev_loop *loop, struct engine **ret) {
 	ev_timer_init(&e->drop_timer, on_drop_timer, 0., 1.);
 	e->drop_timer.data = e;
 	matcher_init(&e->match, &match_ops, e, loop, &e->inodes, getpid());
-	for (unsigned i = 0; i < ATTR_DIRS; i++)
-		e->attr_dirs.v[i].fd = -1;
-	attr_names_forget(&e->attr_dirs, -1);
+	attr_lookup_init(&e->attr_lookup);
 	rescanner_init(&e->rescan, &rescan_ops, e, loop, &e->st);
 	retirer_init(&e->retire, &retire_ops, e, loop, &e->inodes);
 	rearmer_init(&e->rearm, &rearm_ops, e, loop, e->ctx);
