@@ -112,24 +112,28 @@ int attrs_read(int dirfd, const char *name, struct record_attrs *ret) {
 		  AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | (self ? AT_EMPTY_PATH : 0),
 		  STATX_BASIC_STATS | STATX_BTIME, &stx) < 0)
 		return -errno;
-	*ret = (struct record_attrs){
-		.type = stx.stx_mode & S_IFMT,
-		.mode = stx.stx_mode & 07777,
-		.uid = stx.stx_uid,
-		.gid = stx.stx_gid,
-		.size = stx.stx_size,
-		.mtime_sec = stx.stx_mtime.tv_sec,
-		.mtime_nsec = stx.stx_mtime.tv_nsec,
-		.ctime_sec = stx.stx_ctime.tv_sec,
-		.ctime_nsec = stx.stx_ctime.tv_nsec,
-		.ino = stx.stx_ino,
-		.nlink = stx.stx_nlink,
-		.dev = makedev(stx.stx_dev_major, stx.stx_dev_minor),
-		.has_btime = (stx.stx_mask & STATX_BTIME) != 0,
-		.btime_sec = stx.stx_btime.tv_sec,
-		.btime_nsec = stx.stx_btime.tv_nsec,
-	};
+	attrs_from_statx(&stx, ret);
 	return 0;
+}
+
+void attrs_from_statx(const struct statx *sx, struct record_attrs *ret) {
+	*ret = (struct record_attrs){
+		.type = sx->stx_mode & S_IFMT,
+		.mode = sx->stx_mode & 07777,
+		.uid = sx->stx_uid,
+		.gid = sx->stx_gid,
+		.size = sx->stx_size,
+		.mtime_sec = sx->stx_mtime.tv_sec,
+		.mtime_nsec = sx->stx_mtime.tv_nsec,
+		.ctime_sec = sx->stx_ctime.tv_sec,
+		.ctime_nsec = sx->stx_ctime.tv_nsec,
+		.ino = sx->stx_ino,
+		.nlink = sx->stx_nlink,
+		.dev = makedev(sx->stx_dev_major, sx->stx_dev_minor),
+		.has_btime = (sx->stx_mask & STATX_BTIME) != 0,
+		.btime_sec = sx->stx_btime.tv_sec,
+		.btime_nsec = sx->stx_btime.tv_nsec,
+	};
 }
 
 /* ---- looking at events' objects ---- */

@@ -71,6 +71,10 @@ void attr_lookup_end(struct attr_lookup *l);
 int attr_lookup_event(struct attr_lookup *l, struct fsn_ctx *ctx, const struct fsn_event *ev,
 		      struct record_attrs *ret);
 
+/* A statx(2) result (STATX_BASIC_STATS | STATX_BTIME) as attributes. */
+struct statx;
+void attrs_from_statx(const struct statx *stx, struct record_attrs *ret);
+
 /* The attributes of dirfd's entry name (NULL or "": dirfd's object
  * itself), never through a symbolic link (statx(2), AT_SYMLINK_NOFOLLOW):
  * 0 or -errno. */

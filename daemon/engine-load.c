@@ -743,11 +743,11 @@ static int load_finish(struct engine *e) {
 			 .uid = (uid_t)-1,
 		     });
 		if (l->rearmed[i].appeared)
-			rescanner_emit(&e->rescan, r, canon, "created", pm->is_dir);
+			rescanner_emit(&e->rescan, r, canon, "created", pm->is_dir, NULL);
 		else if (!pm->is_dir && (r->conf->events & (FAN_MODIFY | FAN_CLOSE_WRITE)))
-			rescanner_emit(&e->rescan, r, canon, "modified", false);
+			rescanner_emit(&e->rescan, r, canon, "modified", false, NULL);
 		else if (pm->is_dir && (r->conf->events & DIRENT_BITS))
-			rescanner_emit(&e->rescan, r, canon, "changed", true);
+			rescanner_emit(&e->rescan, r, canon, "changed", true, NULL);
 	}
 	/* what went between its placing and now was heard by no state (the
 	 * running one did not have the mark): gone, and planned again */

@@ -428,7 +428,12 @@ void matcher_set_attribute_cache(struct matcher *mt, size_t max) {
 void matcher_remember_attrs(struct matcher *mt, const struct record_attrs *a) {
 	struct record_attrs before;
 
-	(void)attrcache_swap(&mt->attrs, a, false, &before);
+	(void)matcher_swap_attrs(mt, a, &before);
+}
+
+bool matcher_swap_attrs(struct matcher *mt, const struct record_attrs *now,
+			struct record_attrs *before) {
+	return attrcache_swap(&mt->attrs, now, false, before);
 }
 
 static struct proc_info *evinfo_proc(struct matcher *mt, struct evinfo *x) {

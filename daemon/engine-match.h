@@ -182,6 +182,10 @@ void matcher_set_attribute_cache(struct matcher *mt, size_t max);
 /* What a file is now, kept as what it was for its next record (a fresh
  * mark's object and entries, for a rule with attributes). */
 void matcher_remember_attrs(struct matcher *mt, const struct record_attrs *a);
+/* What a file now was when last seen (false: not known); now kept (a
+ * rescan record's attributes). */
+bool matcher_swap_attrs(struct matcher *mt, const struct record_attrs *now,
+			struct record_attrs *before);
 
 /* Whether records of this dispatch look at files' attributes (shed: not,
  * while the daemon is behind the kernel's queues). */

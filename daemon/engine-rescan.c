@@ -38,7 +38,8 @@ static bool stx_after(const struct statx_timestamp *t, uint64_t usec) {
 }
 
 void rescanner_emit(struct rescanner *rs, struct erule *r, const char *path, const char *change,
-		    bool dir) {
+		    bool dir, const struct record_attrs *now) {
+	struct record_attrs before;
 	struct record rec = {
 		.kind = RECORD_RESCAN,
 		.time_usec = now_realtime_usec(),
@@ -52,6 +53,12 @@ void rescanner_emit(struct rescanner *rs, struct erule *r, const char *path, con
 	if (pathset_has(&r->excl, path) || (dir && !r->conf->ondir) ||
 	    !rs->ops->admit(rs->userdata, r))
 		return;
+	if (now && r->conf->attributes) {
+		rec.attrs_asked = true;
+		rec.attrs = now;
+		if (rs->ops->attrs && rs->ops->attrs(rs->userdata, now, &before))
+			rec.attrs_before = &before;
+	}
 	r->stats.events++;
 	rs->ops->report(rs->userdata, r, &rec);
 }
@@ -61,23 +68,25 @@ void rescanner_emit(struct rescanner *rs, struct erule *r, const char *path, con
 static void rescan_one(struct rescanner *rs, struct erule *r, int dirfd, const char *name,
 		       const char *path, uint64_t since, bool *is_dir) {
 	const uint64_t ev = r->conf->events;
+	struct record_attrs a;
 	struct statx sx;
 
 	*is_dir = false;
 	if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
-		  STATX_TYPE | STATX_MTIME | STATX_CTIME | STATX_BTIME, &sx) < 0)
+		  STATX_BASIC_STATS | STATX_BTIME, &sx) < 0)
 		return;
+	attrs_from_statx(&sx, &a);
 	*is_dir = S_ISDIR(sx.stx_mode);
 	if ((sx.stx_mask & STATX_BTIME) && stx_after(&sx.stx_btime, since)) {
 		if (ev & (FAN_CREATE | FAN_MOVED_TO))
-			rescanner_emit(rs, r, path, "created", *is_dir);
+			rescanner_emit(rs, r, path, "created", *is_dir, &a);
 	} else if (!*is_dir && stx_after(&sx.stx_ctime, since)) {
 		if (ev & (FAN_MODIFY | FAN_CLOSE_WRITE | FAN_ATTRIB | FAN_CREATE | FAN_MOVED_TO))
-			rescanner_emit(rs, r, path, "modified", false);
+			rescanner_emit(rs, r, path, "modified", false, &a);
 	}
 	if (*is_dir && stx_after(&sx.stx_mtime, since) &&
 	    (ev & (FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM | FAN_MOVED_TO | FAN_RENAME)))
-		rescanner_emit(rs, r, path, "changed", true);
+		rescanner_emit(rs, r, path, "changed", true, &a);
 }
 
 /* Walk dir, open as fd (taken), (depth 1, or all of it), reporting what

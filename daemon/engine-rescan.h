@@ -31,6 +31,9 @@ struct rescanner_ops {
 	/* Directory dir of recursive inotify tree root, open as dfd (borrowed),
 	 * has no watch (it was made while events were lost): its sub-watch. */
 	void (*watch)(void *userdata, struct emark *root, int dfd, const char *dir);
+	/* What a file with attributes now was when last seen, into *before
+	 * (false: not known); now kept as the latest. */
+	bool (*attrs)(void *userdata, const struct record_attrs *now, struct record_attrs *before);
 };
 
 struct rescanner {
@@ -60,6 +63,7 @@ void rescanner_drained(struct rescanner *rs, uint64_t now_usec);
 void rescanner_lost(struct rescanner *rs, struct erule *r);
 void rescanner_overflowed(struct rescanner *rs, const struct fsn_event *ev, const char *names);
 /* A rescan record of rule r: path was created, modified or (a directory)
- * its entries changed while its events could not be heard. */
+ * its entries changed while its events could not be heard; now: what it
+ * is, for a rule with attributes (NULL: not looked at). */
 void rescanner_emit(struct rescanner *rs, struct erule *r, const char *path, const char *change,
-		    bool dir);
+		    bool dir, const struct record_attrs *now);

@@ -410,10 +410,18 @@ static void rescan_watch(void *userdata, struct emark *root, int dfd, const char
 }
 
 /* The rescanner reports as the matcher does. */
+static bool rescan_attrs(void *userdata, const struct record_attrs *now,
+			 struct record_attrs *before) {
+	struct engine *e = userdata;
+
+	return matcher_swap_attrs(&e->match, now, before);
+}
+
 static const struct rescanner_ops rescan_ops = {
 	.admit = match_admit,
 	.report = match_report,
 	.watch = rescan_watch,
+	.attrs = rescan_attrs,
 };
 
 static void retire_drop(void *userdata, struct emark *m) {

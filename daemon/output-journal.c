@@ -298,7 +298,7 @@ static void journal_emit(struct output *o, const struct record *r) {
 		if (w->mntns)
 			field_num(&f, "FSN_MNTNS", w->mntns);
 	}
-	if (r->kind == RECORD_EVENT && r->attrs)
+	if ((r->kind == RECORD_EVENT || r->kind == RECORD_RESCAN) && r->attrs)
 		fields_attrs(&f, r->attrs, r->attrs_before);
 	else if (r->kind == RECORD_EVENT && r->attrs_skipped)
 		field_str(&f, "FSN_ATTRS_SKIPPED", r->attrs_skipped);

@@ -723,7 +723,7 @@ int record_to_json(const struct record *r, char *buf, size_t len) {
 	}
 	if (r->kind == RECORD_EVENT && r->who)
 		put_who(buf, len, &pos, r->who);
-	if (r->kind == RECORD_EVENT && r->attrs_asked)
+	if ((r->kind == RECORD_EVENT || r->kind == RECORD_RESCAN) && r->attrs_asked)
 		put_attrs_record(buf, len, &pos, r);
 	if (r->kind == RECORD_DECISION) {
 		const struct verdict none = { 0 }, *v = r->verdict ? r->verdict : &none;

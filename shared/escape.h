@@ -110,7 +110,7 @@ void format_time_usec(char *buf, size_t len, uint64_t usec);
  *             container, mntns   (event, when r->who: the rule asked who)
  *             null when unknown (login_uid, session, unit, slice,
  *             container: also when there is none)
- *   attrs, attrs_before, changed   (event, when r->attrs_asked) the file's
+ *   attrs, attrs_before, changed   (event, rescan: when r->attrs_asked) the file's
  *             attributes now and when last seen (objects: type, mode as
  *             four octal digits, uid, gid, size, mtime, ctime as RFC 3339
  *             with nanoseconds, ino, nlink; null: not known), and the

@@ -9,7 +9,6 @@ max_running and timeout). Registered in common.TESTS.
 """
 
 import base64
-import calendar
 import json
 import os
 import re
@@ -20,7 +19,8 @@ import sys
 import time
 
 import harness
-from harness import Fail, Skip, check, config_text, ev, rule, run_cmd, tail, wait_until
+from harness import (Fail, Skip, check, config_text, ev, record_attrs, rule, run_cmd, stat_attrs,
+                     tail, wait_until)
 from common import NOBODY, start, test
 
 
@@ -233,33 +233,6 @@ def record_who(t):
         check((mntns != os.stat("/proc/self/ns/mnt").st_ino) == (i == 1),
               "the child's mount namespace is not what the case made")
         c.close()
-
-
-def stat_attrs(path):
-    """What stat(1) says of path, as a record's attrs would (the times as
-    nanoseconds since the epoch)."""
-    rc, so, se = run_cmd(["stat", "-c", "%F|%a|%u|%g|%s|%.9Y|%.9Z|%i|%h", path])
-    check(rc == 0, f"stat {path}: {se}")
-    f = so.strip().split("|")
-    types = {"regular file": "file", "regular empty file": "file", "directory": "directory",
-             "symbolic link": "symlink"}
-    ns = lambda x: int(x.replace(".", ""))  # noqa: E731
-    return {"type": types.get(f[0], f[0]), "mode": "%04o" % int(f[1], 8), "uid": int(f[2]),
-            "gid": int(f[3]), "size": int(f[4]), "mtime": ns(f[5]), "ctime": ns(f[6]),
-            "ino": int(f[7]), "nlink": int(f[8])}
-
-
-def record_attrs(a):
-    """A record's attrs object with its times as nanoseconds since the
-    epoch (None stays None)."""
-    if a is None:
-        return None
-
-    def ns(s):
-        sec, frac = s.rstrip("Z").split(".")
-        t = time.strptime(sec, "%Y-%m-%dT%H:%M:%S")
-        return int(calendar.timegm(t)) * 10**9 + int(frac)
-    return {**a, "mtime": ns(a["mtime"]), "ctime": ns(a["ctime"])}
 
 
 @test

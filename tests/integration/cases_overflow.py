@@ -12,7 +12,7 @@ import re
 import signal
 import time
 
-from harness import Fail, Skip, check, ev, rule, tail, wait_until
+from harness import Fail, Skip, check, ev, record_attrs, rule, stat_attrs, tail, wait_until
 from common import start, test
 
 
@@ -68,6 +68,40 @@ def overflow(t):
           f"SIGTERM with a full queue: exit {rc}, STOPPING=1 "
           f"{'seen' if d.notify.find('STOPPING', '1', i) is not None else 'not seen'}")
     check(el < 2, f"SIGTERM with a full queue took {el:.2f}s to stop the daemon")
+
+
+@test
+def overflow_rescan_attributes(t):
+    # A rule with attributes: the rescan after an overflow says what each
+    # file it reports is, as stat(1) says (the records validate against the
+    # schema as every record does).
+    ov = t.mkdir("ov")
+    qmax = 100
+    d, out, _ = start(t, [rule("r-ov", [ov], mark="filesystem", recursive=True,
+                               events=["create", "close_write"], attributes=True)],
+                      top=f"limits = {{ kernel_queue = {qmax}; }};")
+    c = t.child(comm="fsnd-ov")
+    d.signal(signal.SIGSTOP)
+    d.wait_stopped()
+    c.do("many", path=os.path.join(ov, "f"), count=qmax + 200, timeout=60)
+    d.signal(signal.SIGCONT)
+    out.wait(lambda r: r.kind == "overflow", "an overflow record", timeout=20, daemon=d)
+    r = out.wait(lambda r: r.kind == "rescan" and r.rule == "r-ov", "a rescan record", daemon=d)
+    t.marker(c, out, ov, d)
+    recs = [r for r in out.records if r.kind == "rescan" and r.rule == "r-ov"]
+    files = 0
+    for r in recs:
+        p = os.fsdecode(r.path)
+        got, now = record_attrs(r.get("attrs")), stat_attrs(p)
+        if now["type"] == "directory":
+            # (the marker has changed it since: the same directory)
+            check(got and got["ino"] == now["ino"] and got["type"] == "directory",
+                  f"rescan record {r!r}: stat says {now!r}")
+            continue
+        check(got == now, f"rescan record {r!r}: stat says {now!r}")
+        files += 1
+    check(files > 0, f"no rescan record of a file: {recs!r}")
+    t.note(f"{len(recs)} rescan records, those of the {files} files with what stat(1) says")
 
 
 # ---------------------------------------------------------------------------

@@ -9,6 +9,7 @@ only. Every wait has a deadline; nothing sleeps to synchronise.
 """
 
 import base64
+import calendar
 import ctypes
 import datetime
 import errno
@@ -536,6 +537,33 @@ class JsonLines:
     def wait_index(self, pred, what, timeout=WAIT, start=0, daemon=None):
         return wait_until(lambda: (lambda j: j + 1 if j is not None else None)(
             self.find(pred, start)), what, timeout, daemon) - 1
+
+
+def stat_attrs(path):
+    """What stat(1) says of path, as a record's attrs would (the times as
+    nanoseconds since the epoch)."""
+    rc, so, se = run_cmd(["stat", "-c", "%F|%a|%u|%g|%s|%.9Y|%.9Z|%i|%h", path])
+    check(rc == 0, f"stat {path}: {se}")
+    f = so.strip().split("|")
+    types = {"regular file": "file", "regular empty file": "file", "directory": "directory",
+             "symbolic link": "symlink"}
+    ns = lambda x: int(x.replace(".", ""))  # noqa: E731
+    return {"type": types.get(f[0], f[0]), "mode": "%04o" % int(f[1], 8), "uid": int(f[2]),
+            "gid": int(f[3]), "size": int(f[4]), "mtime": ns(f[5]), "ctime": ns(f[6]),
+            "ino": int(f[7]), "nlink": int(f[8])}
+
+
+def record_attrs(a):
+    """A record's attrs object with its times as nanoseconds since the
+    epoch (None stays None)."""
+    if a is None:
+        return None
+
+    def ns(s):
+        sec, frac = s.rstrip("Z").split(".")
+        t = time.strptime(sec, "%Y-%m-%dT%H:%M:%S")
+        return int(calendar.timegm(t)) * 10**9 + int(frac)
+    return {**a, "mtime": ns(a["mtime"]), "ctime": ns(a["ctime"])}
 
 
 def ev(path, event=None, rule=None):

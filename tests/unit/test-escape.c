@@ -1257,8 +1257,18 @@ START_TEST(test_record_json_attrs) {
 	    s, ",\"attrs\":null,\"attrs_before\":null,\"attrs_skipped\":\"backlog\",\"severity\""));
 	free(s);
 	r.attrs_skipped = NULL;
-	r.attrs_asked = false;
 	r.attrs = &some_after;
+	r.kind = RECORD_RESCAN; /* (after an overflow: what the rescan found) */
+	r.change = "modified";
+	s = json_line(&r);
+	ck_assert_ptr_nonnull(strstr(s, ",\"attrs\":{\"type\":\"file\",\"mode\":\"4755\","));
+	free(s);
+	r.kind = RECORD_GONE;
+	s = json_line(&r);
+	ck_assert_ptr_null(strstr(s, "attrs"));
+	free(s);
+	r.kind = RECORD_EVENT;
+	r.attrs_asked = false;
 	s = json_line(&r);
 	ck_assert_ptr_null(strstr(s, "attrs"));
 	free(s);
