@@ -605,9 +605,13 @@ void matcher_index_build(struct matcher *mt, struct emark *const *marks, size_t 
 		if (m->scope == SCOPE_OBJECT && m->canon) {
 			r = strmap_put_str(&ix->by_path, m->canon, m);
 			ix->n_path_nofid += !m->have_handle;
-		} else if (m->scope == SCOPE_SUBTREE && m->subtree)
+		} else if (m->scope == SCOPE_SUBTREE && m->subtree) {
+			size_t len = strlen(m->subtree);
+
 			r = strmap_put_str(&ix->by_subtree, m->subtree, m);
-		else
+			if (len > ix->subtree_max)
+				ix->subtree_max = len;
+		} else
 			ix->wide[ix->n_wide++] = m;
 	}
 	if (!ix->wide || r < 0) {
@@ -679,7 +683,8 @@ static void cands_path(struct cands *c, const struct match_index *ix, const char
 
 /* Subtree marks a path concerns: those of it and of every directory above
  * it (the scope tells how deep each reaches). One pass over the path: the
- * hash of each prefix is carried to the next. */
+ * hash of each prefix is carried to the next, and the pass ends where the
+ * longest subtree does (a storm's paths go deeper than the rule's path). */
 static void cands_subtree(struct cands *c, const struct match_index *ix, const char *path) {
 	uint64_t h = HASH_INIT;
 	size_t i;
@@ -687,6 +692,8 @@ static void cands_subtree(struct cands *c, const struct match_index *ix, const c
 	if (!path || path[0] != '/' || strmap_size(&ix->by_subtree) == 0)
 		return;
 	for (i = 0; path[i]; i++) {
+		if (i > ix->subtree_max)
+			return; /* (no prefix this long or longer is a subtree) */
 		/* "/" itself, then each "/a", "/a/b" ... before a slash */
 		if (i > 1 && path[i] == '/')
 			cands_entries(c, strmap_get_hashed(&ix->by_subtree, path, i, h), -1);

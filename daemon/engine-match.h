@@ -85,6 +85,7 @@ struct match_index {
 	struct strmap by_path;    /* inode marks (SCOPE_OBJECT), by canonical path */
 	size_t n_path_nofid;      /* ... of them without a FID (found by path even in FID events) */
 	struct strmap by_subtree; /* SCOPE_SUBTREE marks, by their subtree */
+	size_t subtree_max;       /* the longest of those subtrees (bytes) */
 	struct emark **wide;      /* the others: a whole filesystem or mount (SCOPE_FSID) */
 	size_t n_wide;
 	struct emark *const *marks; /* all of them (the state's, borrowed): the fallback */
