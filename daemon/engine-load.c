@@ -378,22 +378,19 @@ static void prime_attrs(struct engine *e, const struct state *s, const struct em
 	if (!m->rule->conf->attributes || m->spec.type != FSN_MARK_INODE || !m->have_handle)
 		return;
 	/* (the cache holds what the new config says before it commits) */
-	if (e->match.attrs.max < s->config->attribute_cache)
-		matcher_set_attribute_cache(&e->match, s->config->attribute_cache);
+	matcher_reserve_attribute_cache(&e->match, s->config->attribute_cache);
 	fd = fsn_ctx_fid_open(e->ctx, &m->fid, m->is_dir ? O_RDONLY | O_DIRECTORY : O_PATH);
-	if (fd < 0 || attrs_read(fd, NULL, &a) < 0)
+	if (fd < 0 || attrs_read(fd, NULL, &a) < 0 || !matcher_remember_attrs(&e->match, &a))
 		return;
-	matcher_remember_attrs(&e->match, &a);
 	if (!m->is_dir || !(d = fdopendir(fd)))
 		return;
 	fd = -1; /* (the DIR's now) */
 	for (struct dirent *de; (de = readdir(d));) {
 		if (is_dot(de->d_name))
 			continue;
-		if (e->match.attrs.n >= e->match.attrs.max)
+		if (attrs_read(dirfd(d), de->d_name, &a) == 0 &&
+		    !matcher_remember_attrs(&e->match, &a))
 			break;
-		if (attrs_read(dirfd(d), de->d_name, &a) == 0)
-			matcher_remember_attrs(&e->match, &a);
 	}
 	closedir(d);
 }

@@ -425,10 +425,18 @@ void matcher_set_attribute_cache(struct matcher *mt, size_t max) {
 	attrcache_set_max(&mt->attrs, max);
 }
 
-void matcher_remember_attrs(struct matcher *mt, const struct record_attrs *a) {
+void matcher_reserve_attribute_cache(struct matcher *mt, size_t max) {
+	if (mt->attrs.max < max)
+		attrcache_set_max(&mt->attrs, max);
+}
+
+bool matcher_remember_attrs(struct matcher *mt, const struct record_attrs *a) {
 	struct record_attrs before;
 
+	if (mt->attrs.n >= mt->attrs.max)
+		return false;
 	(void)matcher_swap_attrs(mt, a, &before);
+	return true;
 }
 
 bool matcher_swap_attrs(struct matcher *mt, const struct record_attrs *now,

@@ -180,9 +180,13 @@ void matcher_index_build(struct matcher *mt, struct emark *const *marks, size_t 
 /* How many files' attributes are kept (limits.attribute_cache: at each
  * commit). */
 void matcher_set_attribute_cache(struct matcher *mt, size_t max);
+/* At least max files' attributes kept from now (a load's: the commit then
+ * sets its bound exactly). */
+void matcher_reserve_attribute_cache(struct matcher *mt, size_t max);
 /* What a file is now, kept as what it was for its next record (a fresh
- * mark's object and entries, for a rule with attributes). */
-void matcher_remember_attrs(struct matcher *mt, const struct record_attrs *a);
+ * mark's object and entries, for a rule with attributes); false when the
+ * cache is full (nothing kept, nothing forgotten for it). */
+bool matcher_remember_attrs(struct matcher *mt, const struct record_attrs *a);
 /* What a file now was when last seen (false: not known); now kept (a
  * rescan record's attributes). */
 bool matcher_swap_attrs(struct matcher *mt, const struct record_attrs *now,
