@@ -107,27 +107,30 @@ static const char *attr_text(const struct record_attrs *a, const char *name, cha
 
 /* FSN_FILE_TYPE ... FSN_FILE_NLINK: what the file is; FSN_CHANGED and
  * FSN_BEFORE_<NAME> of each that changed: what it was. */
+/* PREFIX<NAME>=the attribute name of a */
+static void field_attr(struct fields *f, const char *prefix, const struct record_attrs *a,
+		       const char *name) {
+	char key[32], text[64];
+
+	snprintf(key, sizeof(key), "%s%s", prefix, name);
+	upper(key);
+	field_str(f, key, attr_text(a, name, text, sizeof(text)));
+}
+
 static void fields_attrs(struct fields *f, const struct record_attrs *now,
 			 const struct record_attrs *before) {
-	static const char *const all[RECORD_ATTRS_N] = { "type",  "mode",  "uid", "gid",  "size",
-							 "mtime", "ctime", "ino", "nlink" };
 	const char *changed[RECORD_ATTRS_N];
-	char key[32], text[64], list[128];
+	char list[128];
 	size_t n, pos = 0;
 
-	for (size_t i = 0; i < RECORD_ATTRS_N; i++) {
-		snprintf(key, sizeof(key), "FSN_FILE_%s", all[i]);
-		upper(key);
-		field_str(f, key, attr_text(now, all[i], text, sizeof(text)));
-	}
+	for (size_t i = 0; i < RECORD_ATTRS_N; i++)
+		field_attr(f, "FSN_FILE_", now, record_attrs_names[i]);
 	if (!before)
 		return;
 	n = record_attrs_changed(before, now, changed);
 	list[0] = '\0';
 	for (size_t i = 0; i < n; i++) {
-		snprintf(key, sizeof(key), "FSN_BEFORE_%s", changed[i]);
-		upper(key);
-		field_str(f, key, attr_text(before, changed[i], text, sizeof(text)));
+		field_attr(f, "FSN_BEFORE_", before, changed[i]);
 		pos += (size_t)snprintf(list + pos, sizeof(list) - pos, "%s%s", i ? "," : "",
 					changed[i]);
 	}

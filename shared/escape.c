@@ -599,6 +599,9 @@ static void put_attrs(char *buf, size_t len, size_t *pos, const struct record_at
 	putf(buf, len, pos, ",\"ino\":%" PRIu64 ",\"nlink\":%" PRIu32 "}", a->ino, a->nlink);
 }
 
+const char *const record_attrs_names[RECORD_ATTRS_N] = { "type",  "mode",  "uid", "gid",  "size",
+							 "mtime", "ctime", "ino", "nlink" };
+
 size_t record_attrs_changed(const struct record_attrs *a, const struct record_attrs *b,
 			    const char *names[RECORD_ATTRS_N]) {
 	size_t n = 0;

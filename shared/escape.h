@@ -153,6 +153,8 @@ const char *record_attrs_type_name(uint32_t type);
 /* The attributes that differ from a to b, by their JSON names, into names
  * (RECORD_ATTRS_N at most, in the order of the JSON object); how many. */
 #define RECORD_ATTRS_N 9
+/* Their names, in that order. */
+extern const char *const record_attrs_names[RECORD_ATTRS_N];
 size_t record_attrs_changed(const struct record_attrs *a, const struct record_attrs *b,
 			    const char *names[RECORD_ATTRS_N]);
 
