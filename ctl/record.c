@@ -122,6 +122,7 @@ int ctl_record_text(const struct json *rec, char **ret) {
 	const char *kind = json_get_string(rec, "kind"), *err;
 	struct verdict verdict = { 0 };
 	struct perm_counts perm = { 0 };
+	struct record_content content;
 	struct record r = { .uid = (uid_t)-1 };
 	const struct json *uid;
 	bool known = false;
@@ -129,7 +130,7 @@ int ctl_record_text(const struct json *rec, char **ret) {
 
 	if (!rec || rec->type != JSON_OBJECT || !kind)
 		return -EINVAL;
-	for (int k = RECORD_EVENT; k <= RECORD_REARMED && !known; k++)
+	for (int k = RECORD_EVENT; k <= RECORD_KIND_LAST && !known; k++)
 		if (strcmp(kind, record_kind_name((enum record_kind)k)) == 0) {
 			r.kind = (enum record_kind)k;
 			known = true;
@@ -174,6 +175,20 @@ int ctl_record_text(const struct json *rec, char **ret) {
 			.latency_p99_us = u64_member(rec, "latency_p99_us"),
 		};
 		r.perm = &perm;
+	}
+	if (r.kind == RECORD_CONTENT) {
+		const char *sha = json_get_string(rec, "sha256");
+		const struct json *size = json_get(rec, "size");
+
+		content = (struct record_content){
+			.event_usec = parse_time(json_get_string(rec, "event_time")),
+			.skipped = json_get_string(rec, "hash_skipped"),
+			.has_size = size && size->type == JSON_NUMBER,
+			.size = u64_member(rec, "size"),
+		};
+		if (sha && strlen(sha) == 64 && strspn(sha, "0123456789abcdef") == 64)
+			memcpy(content.sha256, sha, 65);
+		r.content = &content;
 	}
 	r.change = json_get_string(rec, "change");
 	r.reason = json_get_string(rec, "reason");

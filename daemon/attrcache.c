@@ -200,28 +200,53 @@ static int lookup_entry(struct attr_lookup *l, struct fsn_ctx *ctx, const struct
 	return l->names[k].r;
 }
 
+/* Fanotify event ev's object: a directory's entry (*name non-NULL: the
+ * new one of a rename) or fid's object itself; false: no handle. */
+static bool event_object(const struct fsn_event *ev, const struct fsn_fid **fid,
+			 const char **name) {
+	*fid = NULL;
+	*name = NULL;
+	if (ev->has & FSN_HAS_NEW) {
+		*fid = &ev->new_dfid;
+		*name = ev->new_name;
+	} else if (ev->has & FSN_HAS_DFID) {
+		*fid = &ev->dfid;
+		*name = (ev->has & FSN_HAS_NAME) ? ev->name : NULL;
+	} else if (ev->has & FSN_HAS_FID)
+		*fid = &ev->fid;
+	if (*name && strcmp(*name, ".") == 0)
+		*name = NULL; /* the directory's own event */
+	return *fid != NULL;
+}
+
 int attr_lookup_event(struct attr_lookup *l, struct fsn_ctx *ctx, const struct fsn_event *ev,
 		      struct record_attrs *ret) {
-	const struct fsn_fid *fid = NULL;
-	const char *name = NULL;
+	const struct fsn_fid *fid;
+	const char *name;
 	_cleanup_close_ int fd = -1;
 
-	if (ev->has & FSN_HAS_NEW) {
-		fid = &ev->new_dfid;
-		name = ev->new_name;
-	} else if (ev->has & FSN_HAS_DFID) {
-		fid = &ev->dfid;
-		name = (ev->has & FSN_HAS_NAME) ? ev->name : NULL;
-	} else if (ev->has & FSN_HAS_FID)
-		fid = &ev->fid;
-	if (!fid)
+	if (!event_object(ev, &fid, &name))
 		return -ENOENT;
-	if (name && strcmp(name, ".") == 0)
-		name = NULL; /* the directory's own event */
 	if (name)
 		return lookup_entry(l, ctx, fid, name, ret);
 	fd = fsn_ctx_fid_open(ctx, fid, O_PATH);
 	if (fd < 0)
 		return fd;
 	return attrs_read(fd, NULL, ret);
+}
+
+int attr_lookup_open(struct attr_lookup *l, struct fsn_ctx *ctx, const struct fsn_event *ev) {
+	const struct fsn_fid *fid;
+	const char *name;
+	int dir, fd;
+
+	if (!event_object(ev, &fid, &name))
+		return -ENOENT;
+	if (!name)
+		return fsn_ctx_fid_open(ctx, fid, O_PATH);
+	dir = lookup_dir(l, ctx, fid);
+	if (dir < 0)
+		return dir;
+	fd = openat(l->dirs[dir].fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
 }

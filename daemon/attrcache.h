@@ -70,6 +70,9 @@ void attr_lookup_end(struct attr_lookup *l);
 /* Fanotify event ev's object, with ctx's mount fds: 0 or -errno. */
 int attr_lookup_event(struct attr_lookup *l, struct fsn_ctx *ctx, const struct fsn_event *ev,
 		      struct record_attrs *ret);
+/* Fanotify event ev's object opened O_PATH (close-on-exec; a symbolic link
+ * itself, never what it points to), found the same way: the fd or -errno. */
+int attr_lookup_open(struct attr_lookup *l, struct fsn_ctx *ctx, const struct fsn_event *ev);
 
 /* A statx(2) result (STATX_BASIC_STATS | STATX_BTIME) as attributes. */
 struct statx;

@@ -222,6 +222,14 @@ static const struct key limits_keys[] = {
 	  .doc = "Files whose attributes the daemon keeps to say what they were (rules with "
 		 "attributes); when full, the one seen least recently is forgotten and its next "
 		 "record says attrs_before null. About 150 bytes each." },
+	{ "hash_queue", UINT(struct config, hash_queue, 1, 65536, "256"),
+	  .doc = "Files waiting to be hashed (rules with hash), each holding an fd; when "
+		 "full, a file's content record says hash_skipped \"backlog\"." },
+	{ "hash_max_size", UINT(struct config, hash_max_size, 0, 16777216, "64"),
+	  .doc = "MiB: a larger file is not hashed (hash_skipped \"too_big\"); 0: any "
+		 "size." },
+	{ "hash_rate", UINT(struct config, hash_rate, 0, 1048576, "0"),
+	  .doc = "MiB the daemon reads per second to hash files; 0: as fast as it can." },
 	{ "status_interval", UINT(struct config, status_interval, 1, 86400, "10"),
 	  .doc = "Seconds between STATUS= updates sent to systemd." },
 };
@@ -356,6 +364,11 @@ static const struct key rule_keys[] = {
 		 "what the file is now (type, mode, owner, size, times, inode, links) and, "
 		 "when the daemon saw it before, what it was and what changed (fanotify "
 		 "marks: one statx() by directory handle per record)." },
+	{ "hash", BOOL(struct rule_conf, hash, "false"),
+	  .doc = "Records of close_write, create and moved_to of a regular file (and rescan "
+		 "records of one) are followed by a content record with its SHA-256 and "
+		 "size, read by a thread of the daemon through the file's handle (fanotify "
+		 "marks; limits.hash_queue, hash_max_size, hash_rate)." },
 	{ "tags", .parse = parse_strings, .type = "array of strings",
 	  .off = offsetof(struct rule_conf, label.tags),
 	  .n_off = offsetof(struct rule_conf, label.n_tags), .def = "[]", .check = check_tag,

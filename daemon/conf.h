@@ -124,6 +124,7 @@ struct rule_conf {
 	struct record_label label;    /* tags and severity of its records (default: none, info) */
 	bool who;        /* events say the login uid, session, exe and parent too (default false) */
 	bool attributes; /* records say what the file is now and was (default false) */
+	bool hash;       /* a content record follows with the file's sha256 (default false) */
 
 	/* permission rules (events are FAN_*_PERM / FAN_PRE_ACCESS only) */
 	bool perm;
@@ -160,6 +161,9 @@ struct config {
 	bool unlimited_queue;     /* FAN_UNLIMITED_QUEUE for fanotify groups (default false) */
 	unsigned status_interval; /* seconds between STATUS= updates (default 10) */
 	unsigned attribute_cache; /* files whose attributes are kept (default 65536) */
+	unsigned hash_queue;      /* files waiting to be hashed (default 256) */
+	unsigned hash_max_size;   /* MiB: larger files are not hashed; 0: any (default 64) */
+	unsigned hash_rate;       /* MiB read per second to hash; 0: unlimited (default 0) */
 
 	/* control: the control socket (control.c) */
 	char *control_socket;     /* absolute path; "" = none (default /run/fsnotifyd/control) */

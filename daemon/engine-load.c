@@ -324,6 +324,7 @@ static void state_commit(struct engine *e, struct state *old, struct state *s) {
 	}
 	matcher_index_build(&e->match, s->marks, s->n_marks);
 	matcher_set_attribute_cache(&e->match, s->config->attribute_cache);
+	engine_hash_limits(e, s->config);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -740,11 +741,11 @@ static int load_finish(struct engine *e) {
 			 .uid = (uid_t)-1,
 		     });
 		if (l->rearmed[i].appeared)
-			rescanner_emit(&e->rescan, r, canon, "created", pm->is_dir, NULL);
+			rescanner_emit(&e->rescan, r, canon, "created", pm->is_dir, NULL, -1, NULL);
 		else if (!pm->is_dir && (r->conf->events & (FAN_MODIFY | FAN_CLOSE_WRITE)))
-			rescanner_emit(&e->rescan, r, canon, "modified", false, NULL);
+			rescanner_emit(&e->rescan, r, canon, "modified", false, NULL, -1, NULL);
 		else if (pm->is_dir && (r->conf->events & DIRENT_BITS))
-			rescanner_emit(&e->rescan, r, canon, "changed", true, NULL);
+			rescanner_emit(&e->rescan, r, canon, "changed", true, NULL, -1, NULL);
 	}
 	/* what went between its placing and now was heard by no state (the
 	 * running one did not have the mark): gone, and planned again */

@@ -394,6 +394,10 @@ static uint64_t record_time(struct matcher *mt) {
 #define ATTR_EVENTS                                                                                \
 	(FAN_ATTRIB | FAN_CLOSE_WRITE | FAN_MODIFY | FAN_CREATE | FAN_MOVED_TO | FAN_RENAME)
 
+/* The events after which a file's content is worth saying (a rule's hash):
+ * those that end a write or bring a file in. */
+#define HASH_EVENTS (FAN_CLOSE_WRITE | FAN_CREATE | FAN_MOVED_TO | FAN_RENAME)
+
 /* The event's object's attributes, read once per event (whatever rules
  * ask), and what it was: the cache gives the last seen and keeps these. */
 static void evinfo_attrs(struct matcher *mt, struct evinfo *x) {
@@ -574,6 +578,9 @@ static void match_mark(struct matcher *mt, const struct emark *m, struct evinfo 
 	};
 	r->stats.events++;
 	mt->ops->report(mt->userdata, r, &rec);
+	if (rc->hash && (bits & HASH_EVENTS) && !x->ondir && mt->ops->hash &&
+	    x->ev->source == FSN_SOURCE_FANOTIFY)
+		mt->ops->hash(mt->userdata, r, x->ev, &rec);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -74,6 +74,10 @@ struct matcher_ops {
 	/* The attributes of fanotify event ev's object (a rule's attributes),
 	 * into ret: 0 or -errno (gone). NULL: never known. */
 	int (*stat)(void *userdata, const struct fsn_event *ev, struct record_attrs *ret);
+	/* Rule r (with hash) reported rec, a change to fanotify event ev's
+	 * object: a content record is to follow. NULL: none. */
+	void (*hash)(void *userdata, struct erule *r, const struct fsn_event *ev,
+		     const struct record *rec);
 };
 
 /* The running state's fanotify marks by what an event names: an event is

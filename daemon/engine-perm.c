@@ -32,43 +32,10 @@
 #include "policy.h"
 #include "resolve.h"
 
-static struct erule *find_erule(struct engine *e, const char *name) {
-	for (size_t i = 0; name && i < e->st.n_rules; i++)
-		if (strcmp(e->st.rules[i].conf->name, name) == 0)
-			return &e->st.rules[i];
-	return NULL;
-}
-
-/* A record of rule name (r: that rule, already looked up, or NULL): to the
- * rule's outputs, or to those of the same names as a retired rule's; false
- * if neither exists. */
-static bool emit_named(struct engine *e, struct erule *r, const char *name,
-		       const struct record *rec) {
-	const struct retired *t;
-	struct eoutput *outs[16];
-	size_t n = 0;
-
-	if (r) {
-		emit(e, r, rec);
-		return true;
-	}
-	t = retirer_rule(&e->retire, name);
-	if (!t)
-		return false;
-	for (size_t j = 0; j < t->n_outputs && n < ELEMENTSOF(outs); j++) {
-		struct eoutput *o = find_eoutput(e->st.outputs, e->st.n_outputs, t->outputs[j]);
-
-		if (o)
-			outs[n++] = o;
-	}
-	emit_to(e, outs, n, rec);
-	return n > 0;
-}
-
 /* What the guard thread hands over, in the main loop. */
 static void on_guard_report(const struct guard_report *g, void *userdata) {
 	struct engine *e = userdata;
-	struct erule *r = find_erule(e, g->rule);
+	struct erule *r = erule_find(e, g->rule);
 	char f_rule[300], v[64];
 	const char *fields[2] = { f_rule, NULL };
 	struct perm_counts pc;
@@ -434,6 +401,8 @@ int perm_policy(const struct state *s, const struct eperm *ep, struct policy **r
 #define FDS_EXEC_SPAWN 5
 /* the control socket's listening socket and directory, opened anew */
 #define FDS_CONTROL_REOPEN 2
+/* the hasher: the file it reads, and the one being handed over */
+#define FDS_HASH_READ 2
 
 /* The fds this process has open now, -errno. */
 static int count_open_fds(void) {
@@ -451,12 +420,16 @@ static int count_open_fds(void) {
 void perm_fd_reserve(const struct config *c, const struct plan *p, bool placing,
 		     struct guard_fd_reserve *r) {
 	unsigned exec = 0, n_perm = 0;
+	bool hash = false;
 
 	for (size_t i = 0; i < c->n_outputs; i++)
 		if (c->outputs[i].type == OUTPUT_EXEC)
 			exec += c->outputs[i].max_running;
-	for (size_t i = 0; i < c->n_rules; i++)
+	for (size_t i = 0; i < c->n_rules; i++) {
 		n_perm += c->rules[i].perm;
+		hash = hash || c->rules[i].hash;
+	}
+	r->hash = hash ? c->hash_queue + FDS_HASH_READ : 0;
 	r->clients += c->control_clients + FDS_CONTROL_REOPEN;
 	r->exec += exec ? exec + FDS_EXEC_SPAWN : 0;
 	r->mounts += p ? (unsigned)p->n_fs : 0;
@@ -499,21 +472,23 @@ void perm_fd_budget_update(struct engine *e, const struct state *run, const stru
 		r.clients = r.clients > n.clients ? r.clients : n.clients;
 		r.exec += n.exec;
 		r.mounts += n.mounts;
+		r.hash = r.hash > n.hash ? r.hash : n.hash;
 		r.state = n.state;
 		r.slack = n.slack;
 	}
 	max = guard_fd_budget_of(rl.rlim_cur == RLIM_INFINITY ? UINT64_MAX : (uint64_t)rl.rlim_cur,
 				 &r);
 	log_debug("permission events: RLIMIT_NOFILE %llu - %u open - %u control - %u exec - %u "
-		  "loading - %u mount fds - %u slack = fd budget %u%s",
+		  "loading - %u mount fds - %u hasher - %u slack = fd budget %u%s",
 		  (unsigned long long)rl.rlim_cur, r.open, r.clients, r.exec, r.state, r.mounts,
-		  r.slack, max, max ? "" : " (too few: free fds are counted before each read)");
+		  r.hash, r.slack, max,
+		  max ? "" : " (too few: free fds are counted before each read)");
 	if (max == 0 && (old_max > 0 || !e->fd_budget_warned))
 		log_warning("RLIMIT_NOFILE %llu leaves fewer than %d fds for permission events "
 			    "after the daemon's own users (%u): the free fds are counted before "
 			    "each read of a permission group, a few system calls per event",
 			    (unsigned long long)rl.rlim_cur, GUARD_FD_BUDGET_MIN,
-			    r.open + r.clients + r.exec + r.state + r.mounts + r.slack);
+			    r.open + r.clients + r.exec + r.state + r.mounts + r.hash + r.slack);
 	e->fd_budget_warned = e->fd_budget_warned || max == 0;
 	guard_set_fd_budget(e->guard, max);
 }

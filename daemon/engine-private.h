@@ -226,7 +226,8 @@ struct engine {
 	bool placing_tree; /* place_planned() walks a new tree: limits are its business */
 
 	struct matcher match;           /* event → rules (engine-match.c) */
-	struct attr_lookup attr_lookup; /* files looked at (a rule's attributes) */
+	struct attr_lookup attr_lookup; /* files looked at (a rule's attributes, hash) */
+	struct hasher *hasher;          /* files hashed (a rule's hash); once there was one */
 	struct rescanner rescan;        /* overflow recovery (engine-rescan.c) */
 	struct retirer retire;          /* what replaced states leave (engine-retire.c) */
 	struct rearmer rearm;           /* re-arming and its waiters (engine-rearm.c) */
@@ -353,7 +354,15 @@ struct eoutput *eoutput_free(struct eoutput *o);
 /* reporting */
 void emit_to(struct engine *e, struct eoutput *const *outs, size_t n, const struct record *rec);
 void emit(struct engine *e, struct erule *r, const struct record *rec);
+/* The running state's rule named name, or NULL. */
+struct erule *erule_find(struct engine *e, const char *name);
+/* A record of rule name (r: that rule, already looked up, or NULL): to the
+ * rule's outputs, or to those of the same names as a retired rule's; false
+ * if neither exists. */
+bool emit_named(struct engine *e, struct erule *r, const char *name, const struct record *rec);
 bool rate_ok(struct engine *e, struct erule *r);
+/* At a commit: the hasher started when c has a rule with hash, its limits c's. */
+void engine_hash_limits(struct engine *e, const struct config *c);
 /* Write the running state's metrics outputs now (a config took over, the stop). */
 void metrics_outputs_write(struct engine *e);
 /* The running state's outputs were opened or reopened: what the matcher

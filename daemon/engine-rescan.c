@@ -38,7 +38,7 @@ static bool stx_after(const struct statx_timestamp *t, uint64_t usec) {
 }
 
 void rescanner_emit(struct rescanner *rs, struct erule *r, const char *path, const char *change,
-		    bool dir, const struct record_attrs *now) {
+		    bool dir, const struct record_attrs *now, int dirfd, const char *name) {
 	struct record_attrs before;
 	struct record rec = {
 		.kind = RECORD_RESCAN,
@@ -61,6 +61,11 @@ void rescanner_emit(struct rescanner *rs, struct erule *r, const char *path, con
 	}
 	r->stats.events++;
 	rs->ops->report(rs->userdata, r, &rec);
+	if (r->conf->hash && dirfd >= 0 && !dir && rs->ops->hash) {
+		int fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+
+		rs->ops->hash(rs->userdata, r, fd < 0 ? -errno : fd, &rec);
+	}
 }
 
 /* One object: created (born in the gap), modified (changed in the gap), or,
@@ -79,14 +84,14 @@ static void rescan_one(struct rescanner *rs, struct erule *r, int dirfd, const c
 	*is_dir = S_ISDIR(sx.stx_mode);
 	if ((sx.stx_mask & STATX_BTIME) && stx_after(&sx.stx_btime, since)) {
 		if (ev & (FAN_CREATE | FAN_MOVED_TO))
-			rescanner_emit(rs, r, path, "created", *is_dir, &a);
+			rescanner_emit(rs, r, path, "created", *is_dir, &a, dirfd, name);
 	} else if (!*is_dir && stx_after(&sx.stx_ctime, since)) {
 		if (ev & (FAN_MODIFY | FAN_CLOSE_WRITE | FAN_ATTRIB | FAN_CREATE | FAN_MOVED_TO))
-			rescanner_emit(rs, r, path, "modified", false, &a);
+			rescanner_emit(rs, r, path, "modified", false, &a, dirfd, name);
 	}
 	if (*is_dir && stx_after(&sx.stx_mtime, since) &&
 	    (ev & (FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM | FAN_MOVED_TO | FAN_RENAME)))
-		rescanner_emit(rs, r, path, "changed", true, &a);
+		rescanner_emit(rs, r, path, "changed", true, &a, -1, NULL);
 }
 
 /* Walk dir, open as fd (taken), (depth 1, or all of it), reporting what

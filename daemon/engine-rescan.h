@@ -34,6 +34,9 @@ struct rescanner_ops {
 	/* What a file with attributes now was when last seen, into *before
 	 * (false: not known); now kept as the latest. */
 	bool (*attrs)(void *userdata, const struct record_attrs *now, struct record_attrs *before);
+	/* Rule r (with hash) reported rec, a regular file's: fd, the file
+	 * (O_PATH, taken) or -errno, for its content record. */
+	void (*hash)(void *userdata, struct erule *r, int fd, const struct record *rec);
 };
 
 struct rescanner {
@@ -64,6 +67,8 @@ void rescanner_lost(struct rescanner *rs, struct erule *r);
 void rescanner_overflowed(struct rescanner *rs, const struct fsn_event *ev, const char *names);
 /* A rescan record of rule r: path was created, modified or (a directory)
  * its entries changed while its events could not be heard; now: what it
- * is, for a rule with attributes (NULL: not looked at). */
+ * is, for a rule with attributes (NULL: not looked at); a regular file's,
+ * for a rule with hash, is found as dirfd's entry name for its content
+ * record (dirfd -1: not). */
 void rescanner_emit(struct rescanner *rs, struct erule *r, const char *path, const char *change,
-		    bool dir, const struct record_attrs *now);
+		    bool dir, const struct record_attrs *now, int dirfd, const char *name);

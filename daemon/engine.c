@@ -55,6 +55,7 @@
 #include "escape.h"
 #include "fsn-uapi.h"
 #include "guard.h"
+#include "hasher.h"
 #include "log.h"
 
 /* Events handled per ev_io callback before the loop gets a turn (signals,
@@ -257,6 +258,35 @@ void emit(struct engine *e, struct erule *r, const struct record *rec) {
 	emit_to(e, r->outputs, r->n_outputs, &labelled);
 }
 
+struct erule *erule_find(struct engine *e, const char *name) {
+	for (size_t i = 0; name && i < e->st.n_rules; i++)
+		if (strcmp(e->st.rules[i].conf->name, name) == 0)
+			return &e->st.rules[i];
+	return NULL;
+}
+
+bool emit_named(struct engine *e, struct erule *r, const char *name, const struct record *rec) {
+	const struct retired *t;
+	struct eoutput *outs[16];
+	size_t n = 0;
+
+	if (r) {
+		emit(e, r, rec);
+		return true;
+	}
+	t = retirer_rule(&e->retire, name);
+	if (!t)
+		return false;
+	for (size_t j = 0; j < t->n_outputs && n < ELEMENTSOF(outs); j++) {
+		struct eoutput *o = find_eoutput(e->st.outputs, e->st.n_outputs, t->outputs[j]);
+
+		if (o)
+			outs[n++] = o;
+	}
+	emit_to(e, outs, n, rec);
+	return n > 0;
+}
+
 static void flush_dropped(struct engine *e) {
 	bool pending = false;
 
@@ -354,6 +384,69 @@ static int match_stat(void *userdata, const struct fsn_event *ev, struct record_
 	return attr_lookup_event(&e->attr_lookup, e->ctx, ev, ret);
 }
 
+/* A file's content, hashed (or not: why), after the record of rule's that
+ * named it: its content record. The rule may have been reloaded away:
+ * then to the outputs it had. */
+static void on_hashed(void *userdata, const struct hash_job *j) {
+	struct engine *e = userdata;
+	struct record rec = {
+		.kind = RECORD_CONTENT,
+		.time_usec = now_realtime_usec(),
+		.rule = j->rule,
+		.mask = j->mask,
+		.path = j->path,
+		.uid = (uid_t)-1,
+		.content = &j->content,
+	};
+
+	if (!emit_named(e, erule_find(e, j->rule), j->rule, &rec))
+		log_debug("content record of rule '%s': the rule and its outputs are gone",
+			  j->rule);
+}
+
+/* Rule r reported a change of path (mask, at usec): fd, its file (O_PATH,
+ * taken) or -errno, goes to the hasher; its content record follows. */
+static void hash_file(struct engine *e, struct erule *r, int fd, const char *path, uint64_t mask,
+		      uint64_t usec) {
+	const char *skipped = fd == -ENOENT || fd == -ESTALE ? "gone" : fd < 0 ? "error" : NULL;
+
+	if (!e->hasher || !path) {
+		safe_close(fd);
+		return;
+	}
+	if (hasher_submit(e->hasher, fd, skipped, r->conf->name, path, mask, usec) < 0)
+		log_warning("out of memory: no content record for a change of rule '%s'",
+			    r->conf->name);
+}
+
+static void match_hash(void *userdata, struct erule *r, const struct fsn_event *ev,
+		       const struct record *rec) {
+	struct engine *e = userdata;
+
+	hash_file(e, r, attr_lookup_open(&e->attr_lookup, e->ctx, ev), rec->path, rec->mask,
+		  rec->time_usec);
+}
+
+/* Files are hashed once a rule asks: the hasher's thread starts then, and
+ * each commit gives it the limits. */
+void engine_hash_limits(struct engine *e, const struct config *c) {
+	bool asked = false;
+	int r;
+
+	for (size_t i = 0; i < c->n_rules && !asked; i++)
+		asked = c->rules[i].hash;
+	if (asked && !e->hasher && (r = hasher_new(e->loop, on_hashed, e, &e->hasher)) < 0)
+		log_error("cannot start the hasher thread: %s; content records say "
+			  "hash_skipped \"error\"",
+			  strerror(-r));
+	if (e->hasher)
+		hasher_set_limits(e->hasher, &(struct hasher_limits){
+						 .queue = c->hash_queue,
+						 .max_size = (uint64_t)c->hash_max_size << 20,
+						 .rate = (uint64_t)c->hash_rate << 20,
+					     });
+}
+
 static bool match_admit(void *userdata, struct erule *r) {
 	return rate_ok(userdata, r);
 }
@@ -400,6 +493,7 @@ static const struct matcher_ops match_ops = {
 	.gone = match_gone,
 	.moved_out = match_moved_out,
 	.stat = match_stat,
+	.hash = match_hash,
 };
 
 /* A directory made while events were lost, in a recursive inotify tree. */
@@ -417,11 +511,16 @@ static bool rescan_attrs(void *userdata, const struct record_attrs *now,
 	return matcher_swap_attrs(&e->match, now, before);
 }
 
+static void rescan_hash(void *userdata, struct erule *r, int fd, const struct record *rec) {
+	hash_file(userdata, r, fd, rec->path, rec->mask, rec->time_usec);
+}
+
 static const struct rescanner_ops rescan_ops = {
 	.admit = match_admit,
 	.report = match_report,
 	.watch = rescan_watch,
 	.attrs = rescan_attrs,
+	.hash = rescan_hash,
 };
 
 static void retire_drop(void *userdata, struct emark *m) {
@@ -692,6 +791,8 @@ struct engine *engine_free(struct engine *e) {
 	load_abort(e);
 	matcher_done(&e->match);
 	rescanner_done(&e->rescan);
+	/* the files still waiting: their content records say "stopped" */
+	e->hasher = hasher_free(e->hasher);
 	ev_io_stop(e->loop, &e->io);
 	ev_timer_stop(e->loop, &e->drop_timer);
 	rearmer_done(&e->rearm); /* (after the load: its rollback may ask for a re-arm) */

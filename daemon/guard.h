@@ -159,6 +159,10 @@ bool guard_stats(struct guard *g, const char *name, struct guard_stats *ret);
  *            opened on demand), while the running one keeps its own;
  *   mounts   libfsn's mount fds, opened while events are resolved: one
  *            per filesystem of the plan (of both plans while loading);
+ *   hash     with a rule's hash, the files waiting for the hasher
+ *            (limits.hash_queue, each an O_PATH fd), the one it reads and
+ *            the one being handed over (2; the larger of both configs'
+ *            while loading);
  *   slack    GUARD_FD_SLACK: the load worker's directory walk (up to 66
  *            directories open) and feature probe (up to 18 fanotify
  *            groups), a config parse (5), the journal (2), an output's
@@ -173,7 +177,7 @@ bool guard_stats(struct guard *g, const char *name, struct guard_stats *ret);
 #define GUARD_FD_BUDGET_MIN 16
 
 struct guard_fd_reserve {
-	unsigned open, clients, exec, state, mounts, slack;
+	unsigned open, clients, exec, state, mounts, hash, slack;
 };
 
 /* The budget for a limit of limit fds (0: too little left, count). */

@@ -23,6 +23,7 @@
 #include "engine-private.h"
 #include "escape.h"
 #include "guard.h"
+#include "hasher.h"
 #include "metrics.h"
 
 void metrics_family(FILE *f, const char *name, const char *type, const char *help) {
@@ -70,6 +71,35 @@ static void one_u64(FILE *f, const char *name, const char *type, const char *hel
 static void one_seconds(FILE *f, const char *name, const char *help, uint64_t usec) {
 	metrics_family(f, name, "gauge", help);
 	fprintf(f, "%s %" PRIu64 ".%06" PRIu64 "\n", name, usec / 1000000u, usec % 1000000u);
+}
+
+/* The hasher's counters (rules with hash); all 0 while no rule has had it. */
+static void hash_metrics(FILE *f, const struct hasher *h) {
+	struct hasher_stats s = { 0 };
+	static const char *const reasons[] = { "too_big",  "backlog", "gone", "not_regular",
+					       "changing", "stopped", "error" };
+
+	if (h)
+		hasher_get_stats(h, &s);
+	one_u64(f, "fsnotifyd_hashes_total", "counter",
+		"Files hashed (content records with a sha256).", s.hashed);
+	one_u64(f, "fsnotifyd_hash_bytes_total", "counter", "Bytes read to hash files.", s.bytes);
+	one_u64(f, "fsnotifyd_hashes_merged_total", "counter",
+		"Files handed to the hasher while the same file of the same rule still waited "
+		"(one read, one content record for both).",
+		s.merged);
+	one_u64(f, "fsnotifyd_hash_queue_files", "gauge",
+		"Files waiting for the hasher or being read (limits.hash_queue).", s.waiting);
+	metrics_family(f, "fsnotifyd_hashes_skipped_total", "counter",
+		       "Content records without a sha256, by hash_skipped.");
+	for (size_t i = 0; i < ELEMENTSOF(reasons); i++) {
+		const uint64_t v[] = { s.skipped_too_big,     s.skipped_backlog,  s.skipped_gone,
+				       s.skipped_not_regular, s.skipped_changing, s.skipped_stopped,
+				       s.skipped_error };
+
+		series(f, "fsnotifyd_hashes_skipped_total", "reason", reasons[i], NULL, NULL);
+		fprintf(f, "%" PRIu64 "\n", v[i]);
+	}
 }
 
 /* ------------------------------------------------------------------------ */
@@ -297,6 +327,7 @@ static void write_process(FILE *f, const struct engine *e) {
 		e->match.attrs.n);
 	one_u64(f, "fsnotifyd_attribute_cache_forgotten_total", "counter",
 		"Files forgotten for room in the attribute cache.", e->match.attrs.forgotten);
+	hash_metrics(f, e->hasher);
 	(void)fsn_ctx_get_reader_stats(e->ctx, &rs);
 	one_u64(f, "fsnotifyd_reader_buffer_bytes", "gauge",
 		"Bytes of events the reader thread holds now (limits.read_buffer).", rs.bytes);

@@ -218,6 +218,11 @@ static void format_message(const struct record *r, const char *events, char *msg
 		msg_printf(msg, len, &pos, ": ");
 		format_lifecycle(r, msg, len, &pos);
 		break;
+	case RECORD_CONTENT:
+		msg_printf(msg, len, &pos, ": content of ");
+		msg_escape(msg, len, &pos, r->path ? r->path : "(unknown path)");
+		format_content(r->content, msg, len, &pos);
+		break;
 	case RECORD_STATS:
 		if (r->perm)
 			msg_printf(msg, len, &pos,
@@ -244,6 +249,7 @@ static const char *record_message_id(enum record_kind kind) {
 	case RECORD_GONE: return FSND_MID_GONE;
 	case RECORD_UNMOUNTED: return FSND_MID_UNMOUNTED;
 	case RECORD_REARMED: return FSND_MID_REARMED;
+	case RECORD_CONTENT: return FSND_MID_CONTENT;
 	}
 	return NULL;
 }
@@ -307,6 +313,17 @@ static void journal_emit(struct output *o, const struct record *r) {
 		field_str(&f, "FSN_ATTRS_SKIPPED", r->attrs_skipped);
 	if (r->kind == RECORD_DROPPED)
 		field_num(&f, "FSN_COUNT", r->count);
+	if (r->kind == RECORD_CONTENT && r->content) {
+		const struct record_content *c = r->content;
+
+		if (c->sha256[0])
+			field_str(&f, "FSN_SHA256", c->sha256);
+		else
+			field_str(&f, "FSN_HASH_SKIPPED", c->skipped ? c->skipped : "error");
+		if (c->has_size)
+			field_num(&f, "FSN_SIZE", c->size);
+		field_num(&f, "FSN_EVENT_TIME", c->event_usec);
+	}
 	if (r->kind == RECORD_RESCAN && r->change)
 		field_str(&f, "FSN_CHANGE", r->change);
 	if (r->kind == RECORD_GONE && r->reason)

@@ -549,10 +549,12 @@ static void decide_inotify(struct planner *pl, const struct rule_conf *rule, str
 			    "inotify watches report no process: the rule's records cannot say who "
 			    "(login uid, exe, parent)%s",
 			    fallback ? "" : "; use a fanotify mark");
-	if (rule->attributes)
+	if (rule->attributes || rule->hash)
 		add_problem(pl, rule, d->path, true,
 			    "inotify watches report no file handle: the rule's records cannot say "
-			    "what the file is and was (attributes)%s",
+			    "%s%s",
+			    rule->attributes ? "what the file is and was (attributes)"
+					     : "what the file holds (hash)",
 			    fallback ? "" : "; use a fanotify mark");
 	if (unsupported) {
 		d->mask &= INOTIFY_EVENTS;
@@ -757,12 +759,12 @@ static bool auto_prefers_watches(struct planner *pl, const struct rule_conf *rul
 		       busy, rule->who ? "asks who" : "filters by process");
 		return false;
 	}
-	if (rule->attributes) {
+	if (rule->attributes || rule->hash) {
 		append(pl, &d->why,
 		       "auto: a recursive directory on a busy filesystem (the one holding %s), "
 		       "where a watch per directory would cost less, but the rule asks for "
-		       "attributes and only fanotify reports the file's handle, so ",
-		       busy);
+		       "%s and only fanotify reports the file's handle, so ",
+		       busy, rule->attributes ? "attributes" : "hashes");
 		return false;
 	}
 	if (rule->events & ~INOTIFY_EVENTS) {

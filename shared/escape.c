@@ -445,6 +445,7 @@ const char *record_kind_name(enum record_kind k) {
 	case RECORD_GONE: return "gone";
 	case RECORD_UNMOUNTED: return "unmounted";
 	case RECORD_REARMED: return "rearmed";
+	case RECORD_CONTENT: return "content";
 	}
 	return "unknown";
 }
@@ -472,6 +473,20 @@ void format_lifecycle(const struct record *r, char *buf, size_t len, size_t *pos
 	case RECORD_REARMED: puts_(buf, len, pos, " is watched again"); break;
 	default: break;
 	}
+}
+
+void format_content(const struct record_content *c, char *buf, size_t len, size_t *pos) {
+	if (!c) {
+		puts_(buf, len, pos, ": ?");
+		return;
+	}
+	if (c->sha256[0])
+		putf(buf, len, pos, ": sha256 %s", c->sha256);
+	else
+		putf(buf, len, pos, ": not hashed (%s", c->skipped ? c->skipped : "error");
+	if (c->has_size)
+		putf(buf, len, pos, ", %" PRIu64 " bytes", c->size);
+	puts_(buf, len, pos, c->sha256[0] ? "" : ")");
 }
 
 void format_events(uint64_t mask, char *buf, size_t len) {
@@ -511,6 +526,7 @@ int record_severity(const struct record *r) {
 	switch (r->kind) {
 	case RECORD_EVENT:
 	case RECORD_RESCAN:
+	case RECORD_CONTENT:
 	case RECORD_STATS: return p;
 	case RECORD_REARMED: least = LOG_NOTICE; break;
 	case RECORD_DECISION:
@@ -652,6 +668,24 @@ static void put_attrs_record(char *buf, size_t len, size_t *pos, const struct re
 	}
 }
 
+/* ,"event_time":"...","sha256":"..."|null,"size":N|null[,"hash_skipped":"..."] */
+static void put_content(char *buf, size_t len, size_t *pos, const struct record_content *c) {
+	char stamp[96];
+
+	format_time_usec(stamp, sizeof(stamp), c->event_usec);
+	puts_(buf, len, pos, ",\"event_time\":\"");
+	puts_(buf, len, pos, stamp);
+	put(buf, len, pos, "\"", 1);
+	put_string(buf, len, pos, KEY("sha256"), c->sha256[0] ? c->sha256 : NULL);
+	if (c->has_size) {
+		puts_(buf, len, pos, ",\"size\":");
+		put_u64(buf, len, pos, c->size);
+	} else
+		puts_(buf, len, pos, ",\"size\":null");
+	if (!c->sha256[0])
+		put_string(buf, len, pos, KEY("hash_skipped"), c->skipped ? c->skipped : "error");
+}
+
 /* ,"severity":"...", and ,"tags":[...] when the rule has tags */
 static void put_label(char *buf, size_t len, size_t *pos, const struct record *r) {
 	put_string(buf, len, pos, KEY("severity"), severity_name(record_severity(r)));
@@ -702,7 +736,7 @@ int record_to_json(const struct record *r, char *buf, size_t len) {
 	put_string(buf, len, &pos, KEY("rule"), r->rule);
 
 	if (r->kind == RECORD_EVENT || r->kind == RECORD_DECISION ||
-	    (r->kind == RECORD_OVERFLOW && r->mask != 0))
+	    ((r->kind == RECORD_OVERFLOW || r->kind == RECORD_CONTENT) && r->mask != 0))
 		put_events(buf, len, &pos, r->mask);
 	if (r->path)
 		put_path(buf, len, &pos, KEY("path"), r->path);
@@ -772,6 +806,8 @@ int record_to_json(const struct record *r, char *buf, size_t len) {
 		putf(buf, len, &pos, ",\"ondir\":%s", (r->mask & FAN_ONDIR) ? "true" : "false");
 	if (r->kind == RECORD_DROPPED)
 		putf(buf, len, &pos, ",\"count\":%" PRIu64, r->count);
+	if (r->kind == RECORD_CONTENT && r->content)
+		put_content(buf, len, &pos, r->content);
 	put_label(buf, len, &pos, r);
 	if (r->origin)
 		put_origin(buf, len, &pos, r->origin);
@@ -860,6 +896,11 @@ int record_to_text(const struct record *r, char *buf, size_t len) {
 		put_text(buf, len, &pos, r->change, "?");
 		puts_(buf, len, &pos, " ");
 		put_text(buf, len, &pos, r->path, "(unknown path)");
+		break;
+	case RECORD_CONTENT:
+		puts_(buf, len, &pos, "content of ");
+		put_text(buf, len, &pos, r->path, "(unknown path)");
+		format_content(r->content, buf, len, &pos);
 		break;
 	case RECORD_GONE:
 	case RECORD_UNMOUNTED:

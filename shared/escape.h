@@ -63,6 +63,10 @@ const char *text_escaped(char *buf, size_t len, const char *s);
 /* The text of a gone, unmounted or rearmed record (its path, escaped, and
  * what happened), appended at *pos as text_escape() does. */
 void format_lifecycle(const struct record *r, char *buf, size_t len, size_t *pos);
+/* What a content record says of its file (": sha256 HEX, N bytes", or
+ * ": not hashed (too_big, N bytes)"), appended at *pos likewise. */
+struct record_content;
+void format_content(const struct record_content *c, char *buf, size_t len, size_t *pos);
 
 /* The names of FAN_* event bits, "modify,close_write" (fsn_mask_format()),
  * into buf; "0x..." when there are none or they do not format. */

@@ -27,7 +27,10 @@ enum record_kind {
 	RECORD_GONE,      /* a rule's watched path went (reason): it is waited for */
 	RECORD_UNMOUNTED, /* the mount a rule's path was on went (mount): it is waited for */
 	RECORD_REARMED,   /* a rule's path is watched again (or at last, when it did not exist) */
+	RECORD_CONTENT,   /* what a file an event or rescan record named holds (a rule's hash):
+			     content */
 };
+#define RECORD_KIND_LAST RECORD_CONTENT
 
 /* Where records come from: the host's name, and the machine's and the
  * boot's ids as the journal writes them (_MACHINE_ID, _BOOT_ID: 32 lower
@@ -89,6 +92,23 @@ struct record_attrs {
 	bool has_btime;
 };
 
+/* What a file holds (fsnotifyd.conf(5) hash), for RECORD_CONTENT: it
+ * follows the event or rescan record that named the file (event_usec, its
+ * time; mask, its events), once the daemon's hasher has read the file. */
+struct record_content {
+	uint64_t event_usec;
+	/* the SHA-256 of the content in lower case hex, "" when not hashed;
+	 * then skipped says why: "too_big" (over limits.hash_max_size),
+	 * "backlog" (limits.hash_queue was full), "gone" (no longer there),
+	 * "not_regular" (not a regular file), "changing" (it changed while
+	 * it was read: a hash would be of no one version), "stopped" (the
+	 * daemon stopped before it was read) or "error" */
+	char sha256[65];
+	const char *skipped;
+	uint64_t size; /* bytes hashed; when too big, its size */
+	bool has_size;
+};
+
 /* A permission rule's counters, for RECORD_STATS. */
 struct perm_counts {
 	uint64_t allowed, denied, audited, deadline;
@@ -147,4 +167,6 @@ struct record {
 	 * (the daemon was behind: not looked at, so that no event is lost) or
 	 * "error" */
 	const char *attrs_skipped;
+	/* RECORD_CONTENT */
+	const struct record_content *content;
 };

@@ -15,6 +15,7 @@ import re
 import shutil
 import signal
 import socket
+import subprocess
 import sys
 import time
 
@@ -307,6 +308,145 @@ def record_attributes(t):
     r = out.wait(ev(f, "attrib", rule="plain"), "the plain rule's attrib", daemon=d)
     check(not {"attrs", "attrs_before", "changed"} & set(r.obj), f"{r!r}")
     t.note(f"{n} changes, each equal to stat(1) before and after")
+
+
+def sha256sum(path):
+    """What sha256sum(1) says of path: (hex, size)."""
+    rc, so, se = run_cmd(["sha256sum", "--", path])
+    check(rc == 0, f"sha256sum {path}: {se}")
+    return so.split()[0], os.stat(path).st_size
+
+
+def content(path, event=None, rule="h", start_at=0):
+    """A predicate: a content record of rule's for path (after event)."""
+    pb = path.encode() if isinstance(path, str) else path
+
+    def pred(r):
+        return (r.kind == "content" and r.path == pb and r.rule == rule
+                and (event is None or event in r.events))
+    return pred
+
+
+@test
+def record_content(t):
+    # A rule with hash: a content record follows a change with what the
+    # file holds, equal to sha256sum(1) of it: a file written, a 0-byte
+    # file, a file renamed over the watched name; a file over
+    # limits.hash_max_size (1 MiB here) is not hashed (too_big, its size);
+    # a symbolic link is not_regular; a file removed before the daemon got
+    # to it is gone. A rule without hash has no content records.
+    w = t.mkdir("w")
+    events = ["create", "close_write", "moved_to"]
+    d, out, _ = start(t, [rule("h", [w], events=events, mark="inode", hash=True),
+                          rule("plain", [w], events=events, mark="inode")],
+                      top="limits = { hash_max_size = 1; };")
+    c = t.child()
+    n = 0
+    f = os.path.join(w, "f")
+    for what, cmd, path, event in (
+            ("a file written", f"printf 'hello\\n' > '{f}'", f, "close_write"),
+            ("a 0-byte file", f"touch '{w}/empty'", os.path.join(w, "empty"), "close_write"),
+            ("a file renamed over another", f"printf 'other\\n' > '{w}/.new' && "
+             f"mv '{w}/.new' '{f}'", f, "moved_to")):
+        mark = len(out.records)
+        rc, _, se = run_cmd(["sh", "-c", cmd])
+        check(rc == 0, f"{cmd}: {se}")
+        end = t.marker(c, out, w, d, rule="h")
+        want = sha256sum(path)
+        r = out.wait(content(path, event), f"the content record of {what}", start=mark,
+                     daemon=d)
+        check((r.get("sha256"), r.get("size")) == want,
+              f"{what}: {r!r}, sha256sum says {want!r}")
+        check("hash_skipped" not in r.obj and r.get("event_time") <= r.get("time"), f"{r!r}")
+        # (every content record of it before the marker is of that content,
+        # or of the file as it was being made: the empty file of its
+        # create, or one read while it was written, changing)
+        for x in out.records[mark:end]:
+            if content(path)(x) and x.get("sha256") not in (want[0], EMPTY_SHA256) and \
+                    x.get("hash_skipped") != "changing":
+                raise Fail(f"{what}: a content record of another content: {x!r}")
+        n += 1
+    big = os.path.join(w, "big")
+    mark = len(out.records)
+    rc, _, se = run_cmd(["sh", "-c", f"head -c 2097152 /dev/zero > '{big}'"])
+    check(rc == 0, se)
+    r = out.wait(content(big, "close_write"), "the big file's content record", start=mark,
+                 daemon=d)
+    check(r.get("sha256") is None and r.get("hash_skipped") == "too_big"
+          and r.get("size") == 2097152, f"a file over hash_max_size: {r!r}")
+    link = os.path.join(w, "link")
+    os.symlink("f", link)
+    r = out.wait(content(link, "create"), "the symbolic link's content record", daemon=d)
+    check(r.get("sha256") is None and r.get("hash_skipped") == "not_regular", f"{r!r}")
+    # gone: made and removed while the daemon is stopped (SIGSTOP), so that
+    # it looks for the file after it went
+    g = os.path.join(w, "g")
+    d.signal(signal.SIGSTOP)
+    try:
+        rc, _, se = run_cmd(["sh", "-c", f"printf 'x' > '{g}' && rm '{g}'"])
+    finally:
+        d.signal(signal.SIGCONT)
+    check(rc == 0, se)
+    r = out.wait(content(g, "close_write"), "the removed file's content record", daemon=d)
+    check(r.get("sha256") is None and r.get("hash_skipped") == "gone", f"{r!r}")
+    end = t.marker(c, out, w, d, rule="plain")
+    check(not [x for x in out.records[:end] if x.kind == "content" and x.rule == "plain"],
+          "a rule without hash has content records")
+    t.note(f"{n} contents equal to sha256sum(1); too_big, not_regular, gone")
+
+
+EMPTY_SHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+
+@test
+def record_content_changing(t):
+    # A file that changes while the daemon reads it is reported as
+    # changing, never with a hash: limits.hash_rate (1 MiB/s) makes the
+    # read of a 32 MiB file last; inotifywait(1) sees the daemon's first
+    # read (IN_ACCESS), then the file is truncated under it. The content
+    # record after the truncate's own change is sha256sum's again.
+    if not shutil.which("inotifywait"):
+        raise Skip("no inotifywait (inotify-tools)")
+    w = t.mkdir("w")
+    f = os.path.join(w, "f")
+    with open(f, "w"):
+        pass
+    d, out, _ = start(t, [rule("h", [w], events=["close_write"], mark="inode", hash=True)],
+                      top="limits = { hash_rate = 1; };")
+    watcher = subprocess.Popen(["inotifywait", "-q", "-e", "access", f],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    t.cleanups.append(lambda: watcher.kill())
+    # (inotifywait says nothing when its watch is placed with -q: its own
+    # open of nothing; wait for the watch itself, in /proc)
+    wait_until(lambda: inotify_watching(watcher.pid), "inotifywait's watch", alive=d)
+    mark = len(out.records)
+    rc, _, se = run_cmd(["sh", "-c", f"head -c 33554432 /dev/zero > '{f}'"])
+    check(rc == 0, se)
+    wait_until(lambda: watcher.poll() is not None, "the daemon's first read of the file",
+               alive=d)
+    rc, _, se = run_cmd(["truncate", "-s", "1000", f])
+    check(rc == 0, se)
+    i = out.wait_index(content(f, "close_write"), "the content record of the 32 MiB write",
+                       start=mark, daemon=d)
+    r = out.records[i]
+    check(r.get("sha256") is None and r.get("hash_skipped") == "changing",
+          f"a file truncated while it was read: {r!r}")
+    r = out.wait(content(f, "close_write"), "the content record of the truncate", start=i + 1,
+                 daemon=d)
+    want = sha256sum(f)
+    check((r.get("sha256"), r.get("size")) == want, f"{r!r}, sha256sum says {want!r}")
+
+
+def inotify_watching(pid):
+    """Whether process pid has an inotify watch placed (its fdinfo)."""
+    try:
+        for fd in os.listdir(f"/proc/{pid}/fdinfo"):
+            with open(f"/proc/{pid}/fdinfo/{fd}") as fh:
+                if "inotify wd:" in fh.read():
+                    return True
+    except OSError:
+        return False
+    return False
 
 
 @test

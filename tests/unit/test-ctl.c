@@ -415,6 +415,11 @@ static void check_round_trip(const struct record *r) {
 START_TEST(test_record_text) {
 	const struct verdict deny = { .deny = true, .err = EPERM, .audit = true };
 	const struct perm_counts perm = { .allowed = 5, .denied = 2, .deadline = 1 };
+	const struct record_content
+	    hashed = { .sha256 = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+		       .size = 3,
+		       .has_size = true },
+	    too_big = { .skipped = "too_big", .size = 1ull << 40, .has_size = true };
 	const uint64_t t = 1764478329123456ull;
 	const struct record recs[] = {
 		{ .kind = RECORD_EVENT,
@@ -468,6 +473,17 @@ START_TEST(test_record_text) {
 		  .path = "/srv",
 		  .mount = "/srv\xff" },
 		{ .kind = RECORD_REARMED, .time_usec = t, .rule = "tree", .path = "/srv" },
+		{ .kind = RECORD_CONTENT,
+		  .time_usec = t,
+		  .rule = "bin",
+		  .mask = FAN_CLOSE_WRITE,
+		  .path = "/usr/bin/\xff",
+		  .content = &hashed },
+		{ .kind = RECORD_CONTENT,
+		  .time_usec = t,
+		  .rule = "bin",
+		  .path = "/usr/bin/big",
+		  .content = &too_big },
 	};
 
 	for (size_t i = 0; i < ELEMENTSOF(recs); i++)

@@ -128,6 +128,8 @@ static void assert_json(const struct record *r, const char *want) {
 	free(s);
 }
 
+#define SHA_ABC_HEX "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+
 static struct record event(const char *path) {
 	return (struct record){
 		.kind = RECORD_EVENT,
@@ -1226,6 +1228,58 @@ START_TEST(test_record_json_who) {
 }
 END_TEST
 
+/* A content record (a rule's hash): the events and time of the record it
+ * follows, the sha256 and size, or why not (and the size when known); its
+ * console text; a rescan's has no events. */
+START_TEST(test_record_json_content) {
+	struct record_content c = {
+		.event_usec = 1700000000123456ull,
+		.sha256 = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+		.size = 3,
+		.has_size = true,
+	};
+	struct record r = event("/etc/passwd");
+	char *s, text[512];
+
+	r.kind = RECORD_CONTENT;
+	r.mask = FAN_CLOSE_WRITE;
+	r.content = &c;
+	r.pid = 0;
+	r.comm = NULL;
+	s = json_line(&r);
+	ck_assert_ptr_nonnull(strstr(
+	    s, "\"kind\":\"content\",\"rule\":\"demo\",\"events\":[\"close_write\"],"
+	       "\"path\":\"/etc/passwd\",\"event_time\":\"2023-11-14T22:13:20.123456Z\","
+	       "\"sha256\":\"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\","
+	       "\"size\":3,\"severity\""));
+	ck_assert_ptr_null(strstr(s, "pid"));
+	ck_assert_ptr_null(strstr(s, "hash_skipped"));
+	free(s);
+	ck_assert_int_gt(record_to_text(&r, text, sizeof(text)), 0);
+	ck_assert_ptr_nonnull(strstr(text, "demo content of /etc/passwd: sha256 ba7816bf"));
+	ck_assert_ptr_nonnull(strstr(text, "5ad, 3 bytes\n"));
+
+	c.sha256[0] = '\0';
+	c.skipped = "too_big";
+	c.size = 1u << 30;
+	r.mask = 0; /* (after a rescan record) */
+	s = json_line(&r);
+	ck_assert_ptr_nonnull(strstr(s, "\"rule\":\"demo\",\"path\":\"/etc/passwd\","));
+	ck_assert_ptr_nonnull(
+	    strstr(s, "\"sha256\":null,\"size\":1073741824,\"hash_skipped\":\"too_big\","));
+	free(s);
+	ck_assert_int_gt(record_to_text(&r, text, sizeof(text)), 0);
+	ck_assert_ptr_nonnull(
+	    strstr(text, "content of /etc/passwd: not hashed (too_big, 1073741824 bytes)\n"));
+	c.skipped = "gone";
+	c.has_size = false;
+	s = json_line(&r);
+	ck_assert_ptr_nonnull(
+	    strstr(s, "\"sha256\":null,\"size\":null,\"hash_skipped\":\"gone\","));
+	free(s);
+}
+END_TEST
+
 /* A rule's attributes: now, before, what changed; null when unknown; no
  * changed without both. Other kinds and rules without never say them. */
 START_TEST(test_record_json_attrs) {
@@ -1898,6 +1952,7 @@ START_TEST(test_journal_socket) {
 			{ RECORD_GONE, FSND_MID_GONE },
 			{ RECORD_UNMOUNTED, FSND_MID_UNMOUNTED },
 			{ RECORD_REARMED, FSND_MID_REARMED },
+			{ RECORD_CONTENT, FSND_MID_CONTENT },
 		};
 
 		for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
@@ -1911,6 +1966,27 @@ START_TEST(test_journal_socket) {
 			ck_assert_int_gt(n, 0);
 			assert_field(msg, (size_t)n, "MESSAGE_ID", kinds[i].mid);
 		}
+	}
+	/* a content record's hash, size and the time of the record it follows */
+	{
+		struct record_content c = { .event_usec = 42, .size = 3, .has_size = true };
+
+		memcpy(c.sha256, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+		       65);
+		r = (struct record){ .kind = RECORD_CONTENT,
+				     .time_usec = T0,
+				     .rule = "demo",
+				     .path = "/d/x",
+				     .uid = (uid_t)-1,
+				     .content = &c };
+		output_emit(o, &r);
+		n = recv(fd, msg, sizeof(msg), MSG_DONTWAIT);
+		ck_assert_int_gt(n, 0);
+		assert_field(msg, (size_t)n, "FSN_SHA256", c.sha256);
+		assert_field(msg, (size_t)n, "FSN_SIZE", "3");
+		assert_field(msg, (size_t)n, "FSN_EVENT_TIME", "42");
+		assert_field(msg, (size_t)n, "MESSAGE",
+			     "demo: content of /d/x: sha256 " SHA_ABC_HEX ", 3 bytes");
 	}
 
 	/* A rule's who: its fields, none of them when unknown. */
@@ -1986,7 +2062,7 @@ START_TEST(test_journal_socket) {
 	ck_assert_int_eq(recv(fd, msg, sizeof(msg), MSG_DONTWAIT), -1);
 	ck_assert_int_eq(errno, EAGAIN);
 	output_counters(o, &emitted, &failed);
-	ck_assert_uint_eq(emitted, 14);
+	ck_assert_uint_eq(emitted, 16);
 	ck_assert_uint_eq(failed, 0);
 	output_close(o);
 	close(fd);
@@ -2496,6 +2572,7 @@ static void escape_suite(Suite *s) {
 	tcase_add_test(tc, test_record_json_label);
 	tcase_add_test(tc, test_record_json_who);
 	tcase_add_test(tc, test_record_json_attrs);
+	tcase_add_test(tc, test_record_json_content);
 	tcase_add_test(tc, test_jq_decision_stats);
 	suite_add_tcase(s, tc);
 

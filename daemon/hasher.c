@@ -1,0 +1,449 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * hasher.c — a thread that hashes files handed over by the loop, in order
+ * (hasher.h). The loop appends to `waiting`; the thread takes the head,
+ * reads it (outside the lock) and appends it to `done`; an ev_async brings
+ * `done` back to the loop, which reports and frees.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <ev.h>
+#include <openssl/evp.h>
+
+#include "fsn-util.h"
+#include "hasher.h"
+#include "log.h"
+#include "util.h"
+
+#define HASHER_THREAD_NAME "fsnd-hash"
+#define READ_CHUNK (256 * 1024)
+
+struct jlist {
+	struct hash_job *head, *tail;
+	size_t n;
+};
+
+struct hasher {
+	struct ev_loop *loop;
+	ev_async async;
+	hasher_done_fn done;
+	void *userdata;
+	pthread_t thread;
+	bool started;
+
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	/* under lock */
+	struct jlist waiting, finished;
+	size_t with_fd; /* waiting jobs that hold an fd */
+	struct hasher_limits limits;
+	volatile bool stop;
+
+	struct hasher_stats stats; /* main thread */
+};
+
+static void jlist_append(struct jlist *l, struct hash_job *j) {
+	j->next = NULL;
+	j->prev = l->tail;
+	if (l->tail)
+		l->tail->next = j;
+	else
+		l->head = j;
+	l->tail = j;
+	l->n++;
+}
+
+static struct hash_job *jlist_pop(struct jlist *l) {
+	struct hash_job *j = l->head;
+
+	if (!j)
+		return NULL;
+	l->head = j->next;
+	if (l->head)
+		l->head->prev = NULL;
+	else
+		l->tail = NULL;
+	l->n--;
+	j->next = j->prev = NULL;
+	return j;
+}
+
+static void job_free(struct hash_job *j) {
+	if (!j)
+		return;
+	safe_close(j->fd);
+	free(j->rule);
+	free(j->path);
+	free(j);
+}
+
+static void jlist_free(struct jlist *l) {
+	struct hash_job *j;
+
+	while ((j = jlist_pop(l)))
+		job_free(j);
+}
+
+/* ---- one file ---- */
+
+static bool same_version(const struct statx *a, const struct statx *b) {
+	return a->stx_size == b->stx_size && a->stx_mtime.tv_sec == b->stx_mtime.tv_sec &&
+	       a->stx_mtime.tv_nsec == b->stx_mtime.tv_nsec &&
+	       a->stx_ctime.tv_sec == b->stx_ctime.tv_sec &&
+	       a->stx_ctime.tv_nsec == b->stx_ctime.tv_nsec && a->stx_ino == b->stx_ino;
+}
+
+/* Wait until read bytes since start keep under rate; false: stop asked. */
+static bool pace(uint64_t start_usec, uint64_t read, uint64_t rate, const volatile bool *stop) {
+	uint64_t due, now;
+
+	if (rate == 0)
+		return !(stop && *stop);
+	due = start_usec + read * 1000000u / rate;
+	while ((now = now_monotonic_usec()) < due) {
+		uint64_t wait = due - now < 50000 ? due - now : 50000;
+		struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)(wait * 1000) };
+
+		if (stop && *stop)
+			return false;
+		nanosleep(&ts, NULL);
+	}
+	return !(stop && *stop);
+}
+
+/* fd (any fd of the file, O_PATH too) opened for reading: through
+ * /proc/self/fd, the same inode whatever its name is now; O_NOATIME
+ * (the daemon owns no file it hashes: it needs CAP_FOWNER, else without). */
+static int reopen_for_reading(int fd) {
+	char p[64];
+	int r;
+
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	r = open(p, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOATIME);
+	if (r < 0 && errno == EPERM)
+		r = open(p, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	return r < 0 ? -errno : r;
+}
+
+static void hex(const unsigned char *d, unsigned n, char *out) {
+	static const char digits[] = "0123456789abcdef";
+
+	for (unsigned i = 0; i < n; i++) {
+		out[2 * i] = digits[d[i] >> 4];
+		out[2 * i + 1] = digits[d[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+int hash_reader_init(struct hash_reader *rd) {
+	*rd = (struct hash_reader){ .size = READ_CHUNK };
+	rd->buf = malloc(rd->size);
+	rd->md = EVP_MD_CTX_new();
+	if (!rd->buf || !rd->md) {
+		hash_reader_done(rd);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void hash_reader_done(struct hash_reader *rd) {
+	free(rd->buf);
+	EVP_MD_CTX_free(rd->md);
+	*rd = (struct hash_reader){ 0 };
+}
+
+void hasher_hash_fd(struct hash_reader *rd, int fd, uint64_t max_size, uint64_t rate,
+		    const volatile bool *stop, struct record_content *ret) {
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned md_len = 0;
+	struct statx before, after;
+	uint64_t total = 0, start;
+	_cleanup_close_ int rfd = -1;
+
+	ret->sha256[0] = '\0';
+	ret->has_size = false;
+	ret->skipped = "error";
+	if (!rd->buf || !rd->md)
+		return;
+	rfd = reopen_for_reading(fd);
+	if (rfd < 0) {
+		ret->skipped = rfd == -ENOENT || rfd == -ESTALE ? "gone" : "error";
+		return;
+	}
+	if (statx(rfd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &before) < 0)
+		return;
+	if (!S_ISREG(before.stx_mode)) {
+		ret->skipped = "not_regular";
+		return;
+	}
+	ret->size = before.stx_size;
+	ret->has_size = true;
+	if (max_size && before.stx_size > max_size) {
+		ret->skipped = "too_big";
+		return;
+	}
+	if (EVP_DigestInit_ex(rd->md, EVP_sha256(), NULL) != 1)
+		return;
+	start = now_monotonic_usec();
+	for (;;) {
+		ssize_t n = read(rfd, rd->buf, rd->size);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return;
+		if (n == 0)
+			break;
+		if (EVP_DigestUpdate(rd->md, rd->buf, (size_t)n) != 1)
+			return;
+		total += (uint64_t)n;
+		if (max_size && total > max_size) {
+			ret->skipped = "changing"; /* (it grew past the cap as it was read) */
+			return;
+		}
+		if (!pace(start, total, rate, stop)) {
+			ret->skipped = "stopped";
+			return;
+		}
+	}
+	if (EVP_DigestFinal_ex(rd->md, md, &md_len) != 1 || md_len != 32)
+		return;
+	if (statx(rfd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &after) < 0)
+		return;
+	if (!same_version(&before, &after) || total != before.stx_size) {
+		ret->skipped = "changing";
+		ret->size = after.stx_size;
+		return;
+	}
+	hex(md, md_len, ret->sha256);
+	ret->skipped = NULL;
+	ret->size = total;
+}
+
+/* ---- the thread ---- */
+
+static void *hasher_main(void *arg) {
+	struct hasher *h = arg;
+	struct hash_reader rd;
+
+	(void)pthread_setname_np(pthread_self(), HASHER_THREAD_NAME);
+	(void)hash_reader_init(&rd); /* (failed: each file's record says "error") */
+	pthread_mutex_lock(&h->lock);
+	for (;;) {
+		struct hash_job *j;
+		struct hasher_limits l;
+
+		while (!h->stop && !h->waiting.head)
+			pthread_cond_wait(&h->cond, &h->lock);
+		if (h->stop || !(j = jlist_pop(&h->waiting)))
+			break;
+		h->with_fd -= j->fd >= 0;
+		l = h->limits;
+		pthread_mutex_unlock(&h->lock);
+
+		if (j->fd >= 0) {
+			hasher_hash_fd(&rd, j->fd, l.max_size, l.rate, &h->stop, &j->content);
+			j->fd = safe_close(j->fd);
+		}
+
+		pthread_mutex_lock(&h->lock);
+		jlist_append(&h->finished, j);
+		ev_async_send(h->loop, &h->async);
+	}
+	pthread_mutex_unlock(&h->lock);
+	hash_reader_done(&rd);
+	return NULL;
+}
+
+static void count(struct hasher_stats *s, const struct record_content *c) {
+	const char *k = c->skipped;
+
+	if (!k) {
+		s->hashed++;
+		s->bytes += c->size;
+	} else if (strcmp(k, "too_big") == 0)
+		s->skipped_too_big++;
+	else if (strcmp(k, "backlog") == 0)
+		s->skipped_backlog++;
+	else if (strcmp(k, "gone") == 0)
+		s->skipped_gone++;
+	else if (strcmp(k, "not_regular") == 0)
+		s->skipped_not_regular++;
+	else if (strcmp(k, "changing") == 0)
+		s->skipped_changing++;
+	else if (strcmp(k, "stopped") == 0)
+		s->skipped_stopped++;
+	else
+		s->skipped_error++;
+}
+
+static void on_finished(struct ev_loop *loop, ev_async *w, int revents) {
+	struct hasher *h = w->data;
+	struct jlist l;
+	struct hash_job *j;
+
+	(void)loop;
+	(void)revents;
+	pthread_mutex_lock(&h->lock);
+	l = h->finished;
+	h->finished = (struct jlist){ 0 };
+	pthread_mutex_unlock(&h->lock);
+	while ((j = jlist_pop(&l))) {
+		h->stats.waiting--;
+		count(&h->stats, &j->content);
+		h->done(h->userdata, j);
+		job_free(j);
+	}
+}
+
+int hasher_new(struct ev_loop *loop, hasher_done_fn done, void *userdata, struct hasher **ret) {
+	struct hasher *h = calloc(1, sizeof(*h));
+	sigset_t all, old;
+	int r;
+
+	if (!h)
+		return -ENOMEM;
+	h->loop = loop;
+	h->done = done;
+	h->userdata = userdata;
+	h->limits = (struct hasher_limits){ .queue = 256, .max_size = 64ull << 20 };
+	pthread_mutex_init(&h->lock, NULL);
+	pthread_cond_init(&h->cond, NULL);
+	ev_async_init(&h->async, on_finished);
+	h->async.data = h;
+	ev_async_start(loop, &h->async);
+	ev_unref(loop); /* (the hasher alone keeps no loop running) */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	r = -pthread_create(&h->thread, NULL, hasher_main, h);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r < 0) {
+		(void)hasher_free(h);
+		return r;
+	}
+	h->started = true;
+	*ret = h;
+	return 0;
+}
+
+struct hasher *hasher_free(struct hasher *h) {
+	struct hash_job *j;
+
+	if (!h)
+		return NULL;
+	pthread_mutex_lock(&h->lock);
+	h->stop = true;
+	pthread_cond_signal(&h->cond);
+	pthread_mutex_unlock(&h->lock);
+	if (h->started)
+		pthread_join(h->thread, NULL);
+	/* what was handed over is given back, what still waited unread */
+	while ((j = jlist_pop(&h->waiting))) {
+		if (j->fd >= 0) {
+			j->fd = safe_close(j->fd);
+			j->content.skipped = "stopped";
+		}
+		jlist_append(&h->finished, j);
+	}
+	if (h->started)
+		on_finished(h->loop, &h->async, 0);
+	ev_ref(h->loop);
+	ev_async_stop(h->loop, &h->async);
+	jlist_free(&h->waiting);
+	jlist_free(&h->finished);
+	pthread_cond_destroy(&h->cond);
+	pthread_mutex_destroy(&h->lock);
+	free(h);
+	return NULL;
+}
+
+void hasher_set_limits(struct hasher *h, const struct hasher_limits *l) {
+	pthread_mutex_lock(&h->lock);
+	h->limits = *l;
+	pthread_mutex_unlock(&h->lock);
+}
+
+void hasher_get_stats(const struct hasher *h, struct hasher_stats *ret) {
+	*ret = h->stats;
+}
+
+/* A waiting job of rule's for fd's file, among the last few queued. */
+static struct hash_job *waiting_twin(struct hasher *h, dev_t dev, ino_t ino, const char *rule) {
+	unsigned k = 0;
+
+	for (struct hash_job *j = h->waiting.tail; j && k < 8; j = j->prev, k++)
+		if (j->fd >= 0 && j->dev == dev && j->ino == ino && strcmp(j->rule, rule) == 0)
+			return j;
+	return NULL;
+}
+
+int hasher_submit(struct hasher *h, int fd, const char *skipped, const char *rule, const char *path,
+		  uint64_t mask, uint64_t event_usec) {
+	struct hash_job *j, *twin;
+	struct stat st;
+	bool at_once;
+
+	if (fd >= 0 && fstat(fd, &st) < 0) {
+		skipped = "error";
+		fd = safe_close(fd);
+	} else if (fd >= 0 && !S_ISREG(st.st_mode)) {
+		skipped = "not_regular";
+		fd = safe_close(fd);
+	}
+	pthread_mutex_lock(&h->lock);
+	if (fd >= 0 && (twin = waiting_twin(h, st.st_dev, st.st_ino, rule))) {
+		twin->mask |= mask;
+		twin->content.event_usec = event_usec;
+		pthread_mutex_unlock(&h->lock);
+		safe_close(fd);
+		h->stats.merged++;
+		return 1;
+	}
+	if (fd >= 0 && h->with_fd >= h->limits.queue) {
+		fd = safe_close(fd);
+		skipped = "backlog";
+	}
+	pthread_mutex_unlock(&h->lock);
+
+	j = calloc(1, sizeof(*j));
+	if (!j || !(j->rule = strdup(rule)) || !(j->path = strdup(path))) {
+		safe_close(fd);
+		if (j) {
+			j->fd = -1;
+			job_free(j);
+		}
+		return -ENOMEM;
+	}
+	j->fd = fd;
+	j->mask = mask;
+	j->content.event_usec = event_usec;
+	if (fd >= 0) {
+		j->dev = st.st_dev;
+		j->ino = st.st_ino;
+	} else
+		j->content.skipped = skipped ? skipped : "error";
+
+	pthread_mutex_lock(&h->lock);
+	/* (a file without fd waits its turn while there is room for it) */
+	at_once = fd < 0 && h->waiting.n >= (h->limits.queue + 1) * (HASHER_SKIPPED_MAX + 1);
+	if (at_once) {
+		jlist_append(&h->finished, j);
+		ev_async_send(h->loop, &h->async);
+	} else {
+		jlist_append(&h->waiting, j);
+		h->with_fd += fd >= 0;
+		pthread_cond_signal(&h->cond);
+	}
+	pthread_mutex_unlock(&h->lock);
+	h->stats.waiting++;
+	return 0;
+}
