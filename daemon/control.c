@@ -409,7 +409,9 @@ static void on_call(struct vl_conn *c, const struct vl_call *call, void *userdat
 
 /* Whether s wants r; path_len: strlen(r->path). */
 static bool sub_wants(const struct sub *s, const struct record *r, size_t path_len) {
-	bool lifecycle = r->kind != RECORD_EVENT && r->kind != RECORD_DECISION;
+	/* (a content record has the events of the record it follows, if any) */
+	bool lifecycle = r->kind != RECORD_EVENT && r->kind != RECORD_DECISION &&
+			 !(r->kind == RECORD_CONTENT && r->mask);
 
 	if (s->n_rules > 0 && r->rule) {
 		bool found = false;

@@ -20,8 +20,8 @@ import sys
 import time
 
 import harness
-from harness import (Fail, Skip, check, config_text, ev, record_attrs, rule, run_cmd, stat_attrs,
-                     tail, wait_until)
+from harness import (Fail, Skip, check, config_text, ev, record_attrs, rule, run_cmd, sha256sum,
+                     stat_attrs, tail, wait_until)
 from common import NOBODY, start, test
 
 
@@ -308,13 +308,6 @@ def record_attributes(t):
     r = out.wait(ev(f, "attrib", rule="plain"), "the plain rule's attrib", daemon=d)
     check(not {"attrs", "attrs_before", "changed"} & set(r.obj), f"{r!r}")
     t.note(f"{n} changes, each equal to stat(1) before and after")
-
-
-def sha256sum(path):
-    """What sha256sum(1) says of path: (hex, size)."""
-    rc, so, se = run_cmd(["sha256sum", "--", path])
-    check(rc == 0, f"sha256sum {path}: {se}")
-    return so.split()[0], os.stat(path).st_size
 
 
 def content(path, event=None, rule="h", start_at=0):

@@ -12,7 +12,8 @@ import re
 import signal
 import time
 
-from harness import Fail, Skip, check, ev, record_attrs, rule, stat_attrs, tail, wait_until
+from harness import (Fail, Skip, check, ev, record_attrs, rule, sha256sum, stat_attrs, tail,
+                     wait_until)
 from common import start, test
 
 
@@ -72,14 +73,16 @@ def overflow(t):
 
 @test
 def overflow_rescan_attributes(t):
-    # A rule with attributes: the rescan after an overflow says what each
-    # file it reports is, as stat(1) says (the records validate against the
-    # schema as every record does).
+    # A rule with attributes and hash: the rescan after an overflow says
+    # what each file it reports is, as stat(1) says, and a content record
+    # (without events) follows each with what sha256sum(1) says it holds
+    # (the records validate against the schema as every record does).
     ov = t.mkdir("ov")
     qmax = 100
     d, out, _ = start(t, [rule("r-ov", [ov], mark="filesystem", recursive=True,
-                               events=["create", "close_write"], attributes=True)],
-                      top=f"limits = {{ kernel_queue = {qmax}; }};")
+                               events=["create", "close_write"], attributes=True,
+                               hash=True)],
+                      top=f"limits = {{ kernel_queue = {qmax}; hash_queue = 1000; }};")
     c = t.child(comm="fsnd-ov")
     d.signal(signal.SIGSTOP)
     d.wait_stopped()
@@ -101,7 +104,21 @@ def overflow_rescan_attributes(t):
         check(got == now, f"rescan record {r!r}: stat says {now!r}")
         files += 1
     check(files > 0, f"no rescan record of a file: {recs!r}")
-    t.note(f"{len(recs)} rescan records, those of the {files} files with what stat(1) says")
+    # a content record after each file's rescan record, in their order
+    rescanned = [r.path for r in recs if r.get("attrs", {}).get("type") == "file"]
+
+    def after_rescans():
+        return [r for r in out.records if r.kind == "content" and "events" not in r.obj]
+    wait_until(lambda: len(after_rescans()) >= len(rescanned),
+               f"{len(rescanned)} content records after the rescan records", alive=d)
+    got = after_rescans()
+    check([r.path for r in got] == rescanned,
+          f"content records of {[r.path for r in got]!r}, rescanned {rescanned!r}")
+    for r in got:
+        want = sha256sum(os.fsdecode(r.path))
+        check((r.get("sha256"), r.get("size")) == want, f"{r!r}: sha256sum says {want!r}")
+    t.note(f"{len(recs)} rescan records, those of the {files} files with what stat(1) and "
+           "sha256sum(1) say")
 
 
 # ---------------------------------------------------------------------------

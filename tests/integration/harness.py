@@ -553,6 +553,13 @@ def stat_attrs(path):
             "ino": int(f[7]), "nlink": int(f[8])}
 
 
+def sha256sum(path):
+    """What sha256sum(1) says of path: (hex digest, size)."""
+    rc, so, se = run_cmd(["sha256sum", "--", path])
+    check(rc == 0, f"sha256sum {path}: {se}")
+    return so.split()[0], os.stat(path).st_size
+
+
 def record_attrs(a):
     """A record's attrs object with its times as nanoseconds since the
     epoch (None stays None)."""
