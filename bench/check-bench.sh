@@ -12,7 +12,9 @@
 # consumers files; fsn-bench config runs every step against the daemon at two
 # small sizes and writes JSON with a figure for each, and against a stand-in
 # daemon that never answers its steps time out (the stand-in is killed, the
-# rest is skipped) instead of hanging. When gnuplot is installed, `plot` and `--plot` write PNGs
+# rest is skipped) instead of hanging; fsn-bench hash --quick runs against the
+# daemon (every content record checked on the way) and writes its JSON. When
+# gnuplot is installed, `plot` and `--plot` write PNGs
 # (checked by their signature); without it those checks are skipped, and
 # `plot` with gnuplot hidden from PATH must say so and exit 77. Pass/fail is
 # about the tool working, never speed.
@@ -243,6 +245,29 @@ assert st[1] == dict(st[0], check="skipped", start="skipped", reload="skipped",
 fi
 check config-no-sleepers sh -c "! pgrep -f '^sleep 3141\$' >/dev/null"
 check config-rejects-ops sh -c "'$bench' config --ops 5 2>/dev/null; [ \$? = 2 ]"
+check hash-quick "$bench" hash --quick ${fsnotifyd:+--fsnotifyd "$fsnotifyd"} \
+	--json "$tmp/h.json"
+check hash-table grep -q '^fsnotifyd ' "$tmp/hash-quick.out"
+if command -v python3 >/dev/null 2>&1; then
+	check hash-json-valid python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["version"] == 1 and d["tool"] == "fsn-bench hash"
+assert (d["files"], d["size_mib"], d["rounds"]) == (8, 4, 1), d
+t = d["throughput"]
+for name in ("sha256sum", "fsnotifyd"):
+    assert t[name]["ran"] and t[name]["median_mbps"] > 0, name
+    assert len(t[name]["rounds_mbps"]) == d["rounds"], name
+assert t["openssl"]["ran"] or t["openssl"]["note"] == "not installed"
+assert d["ratio_sha256sum"] > 0
+for run in ("calm", "hashing"):
+    x = d["delay"][run]
+    assert x["samples"] == d["delay"]["probes"] * d["rounds"], run
+    assert 0 < x["p50_us"] <= x["p99_us"] <= x["max_us"], run
+assert d["delay"]["ratio_p99"] > 0
+assert set(d["targets"]) == {"throughput_vs_sha256sum", "p99_hashing_vs_calm"}
+' "$tmp/h.json"
+fi
 # fsn-bench vm: its errors, before anything boots (tests/vm/check-vm-bench.sh
 # boots a kernel when FSN_VM_KERNEL is set)
 vm_err() { # vm_err EXPECTED-TEXT ARGS...: exit status 2 and the message

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fsn-bench.c — the fsn-bench command line: picks the subcommand (hooks,
- * consumers, perm, config, all, compare, plot, vm) and maps its -errno to an
- * exit status.
+ * consumers, perm, config, hash, all, compare, plot, vm) and maps its -errno
+ * to an exit status.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -19,6 +19,7 @@ static void usage(FILE *f) {
 	      "       fsn-bench consumers [OPTIONS]\n"
 	      "       fsn-bench perm [OPTIONS]\n"
 	      "       fsn-bench config [OPTIONS]\n"
+	      "       fsn-bench hash [OPTIONS]\n"
 	      "       fsn-bench all [--quick] [--json PREFIX] [--fsnotifyd PATH]\n"
 	      "       fsn-bench compare A.json B.json [--plot FILE.png]\n"
 	      "       fsn-bench plot RESULTS.json FILE.png\n"
@@ -41,7 +42,7 @@ static void usage(FILE *f) {
 	      "                      order, a SCHED_FIFO reader, guest sleeps that cost no\n"
 	      "                      host time there (on a host they are real: 1 s a cell);\n"
 	      "                      default 3 rounds x 10000 ops (--quick: 2 x 1000)\n"
-	      "hooks, consumers, perm and config need root (mount namespace, fanotify);\n"
+	      "hooks, consumers, perm, config and hash need root (mount namespace, fanotify);\n"
 	      "they exit 77 otherwise.\n"
 	      "\n"
 	      "consumers: a create/write/close/rename/unlink storm against fsnotifyd, the\n"
@@ -90,6 +91,16 @@ static void usage(FILE *f) {
 	      "  --rounds N          rounds (default 3; --quick: 1; at most 64)\n"
 	      "  --timeout S         per step: past it the daemon is killed and the step\n"
 	      "                      is 'timeout', not run again (default 300; --quick: 60)\n"
+	      "  --fsnotifyd PATH, --quick, --json FILE  as for consumers\n"
+	      "\n"
+	      "hash: SHA-256 throughput of fsnotifyd's hasher (a rule's hash) against\n"
+	      "sha256sum and openssl dgst on the same files in a tmpfs, and the delay of\n"
+	      "records that need no hash while it hashes.\n"
+	      "  --files N           files (default 32; --quick: 8; at most 4096)\n"
+	      "  --size MIB          MiB per file (default 32; --quick: 4)\n"
+	      "  --probes N          probe files per delay run, one every 200 us (default\n"
+	      "                      2000; --quick: 200)\n"
+	      "  --rounds N          rounds (default 3; --quick: 1; at most 64)\n"
 	      "  --fsnotifyd PATH, --quick, --json FILE  as for consumers\n"
 	      "\n"
 	      "all: hooks, consumers, perm, then config; --json PREFIX writes\n"
@@ -192,6 +203,8 @@ int main(int argc, char **argv) {
 		r = bench_perm_main(argc - 1, argv + 1);
 	} else if (strcmp(argv[1], "config") == 0) {
 		r = bench_config_main(argc - 1, argv + 1);
+	} else if (strcmp(argv[1], "hash") == 0) {
+		r = bench_hash_main(argc - 1, argv + 1);
 	} else if (strcmp(argv[1], "all") == 0) {
 		r = all_main(argc - 1, argv + 1);
 	} else if (strcmp(argv[1], "compare") == 0) {

@@ -12,6 +12,7 @@ int bench_compare_main(int argc, char **argv);
 int bench_consumers_main(int argc, char **argv);
 int bench_perm_main(int argc, char **argv);
 int bench_config_main(int argc, char **argv);
+int bench_hash_main(int argc, char **argv);
 int bench_plot_main(int argc, char **argv);
 int bench_vm_main(int argc, char **argv);
 /* hooks' --workloads / --scenarios lists (NULL: not given): 0, or -EINVAL

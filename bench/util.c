@@ -66,8 +66,10 @@ void bench_env_teardown(const char *base) {
 	struct dirent *de;
 	DIR *d;
 
-	/* Not created (still the mkdtemp template), or never set. */
-	if (!base || !base[0] || strchr(base, 'X'))
+	/* Not created (still the mkdtemp template: it ends in XXXXXX, which
+	 * a name mkdtemp() made does only once in 56 billion), or never set. */
+	if (!base || !base[0] ||
+	    (strlen(base) >= 6 && strcmp(base + strlen(base) - 6, "XXXXXX") == 0))
 		return;
 	/* The tmpfs mounts sit on directories directly below base; they live
 	 * in the benchmark's private mount namespace, but the directories are

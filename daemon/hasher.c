@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,6 +27,7 @@
 
 #define HASHER_THREAD_NAME "fsnd-hash"
 #define READ_CHUNK (256 * 1024)
+#define HASHER_NICE 10
 
 struct jlist {
 	struct hash_job *head, *tail;
@@ -236,6 +238,9 @@ static void *hasher_main(void *arg) {
 	struct hash_reader rd;
 
 	(void)pthread_setname_np(pthread_self(), HASHER_THREAD_NAME);
+	/* Behind the loop on a shared CPU: a record waits for no hash, and a
+	 * hash may wait (Linux: a thread's own nice value). */
+	(void)setpriority(PRIO_PROCESS, (id_t)gettid(), HASHER_NICE);
 	(void)hash_reader_init(&rd); /* (failed: each file's record says "error") */
 	pthread_mutex_lock(&h->lock);
 	for (;;) {
