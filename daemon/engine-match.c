@@ -38,6 +38,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "engine-match.h"
@@ -251,8 +253,12 @@ struct evinfo {
 	const char *old_path;
 	bool paired;            /* inotify: MOVED_FROM + MOVED_TO of one move (cookie) */
 	struct proc_info *proc; /* lazily */
-	bool proc_checked;      /* own children checked */
-	bool own;               /* the daemon's own activity */
+	/* the process is gone (a rule with who: its pidfd says so), or its
+	 * event came through inotify: who_skipped; never another's data */
+	const char *who_skipped;
+	bool alive_checked;
+	bool proc_checked; /* own children checked */
+	bool own;          /* the daemon's own activity */
 	/* the object's attributes (a rule's attributes): 0 not read yet, 1
 	 * read (and what it was, when known), -1 could not be (attrs_skipped:
 	 * why) */
@@ -327,25 +333,30 @@ static int object_scope(const struct emark *m, const struct fsn_event *ev, bool 
 	return (ev->has & (FSN_HAS_FID | FSN_HAS_DFID | FSN_HAS_OLD | FSN_HAS_NEW)) ? 0 : -1;
 }
 
-/* What /proc says of pid: from the cache while it is fresh (PCACHE_TTL_USEC),
- * else read anew (lazily, field by field: proc.c). */
-static struct proc_info *pinfo_get(struct matcher *mt, pid_t pid) {
+/* What /proc says of pid: from the cache while it is fresh (PCACHE_TTL_USEC)
+ * and, when the event says which process it is (id, from its pidfd: not
+ * 0), of that process; else read anew (lazily, field by field: proc.c). */
+static struct proc_info *pinfo_get(struct matcher *mt, pid_t pid, uint64_t id) {
 	struct proc_info *p;
 	size_t i;
 
 	for (i = 0; i < mt->pcache_n; i++)
 		if (mt->pcache[i].pid == pid)
 			break;
-	if (i < mt->pcache_n && mt->pcache_now - mt->pcache_at[i] < PCACHE_TTL_USEC)
+	if (i < mt->pcache_n && mt->pcache_now - mt->pcache_at[i] < PCACHE_TTL_USEC &&
+	    (id == 0 || mt->pcache_id[i] == id))
 		return &mt->pcache[i];
 	if (!mt->pcache) {
 		mt->pcache = calloc(PCACHE_SIZE, sizeof(*mt->pcache));
 		mt->pcache_at = calloc(PCACHE_SIZE, sizeof(*mt->pcache_at));
-		if (!mt->pcache || !mt->pcache_at) {
+		mt->pcache_id = calloc(PCACHE_SIZE, sizeof(*mt->pcache_id));
+		if (!mt->pcache || !mt->pcache_at || !mt->pcache_id) {
 			free(mt->pcache);
 			free(mt->pcache_at);
+			free(mt->pcache_id);
 			mt->pcache = NULL;
 			mt->pcache_at = NULL;
+			mt->pcache_id = NULL;
 			return NULL;
 		}
 	}
@@ -361,7 +372,28 @@ static struct proc_info *pinfo_get(struct matcher *mt, pid_t pid) {
 	else
 		proc_info_init(p, pid);
 	mt->pcache_at[i] = mt->pcache_now;
+	mt->pcache_id[i] = id;
 	return p;
+}
+
+/* Which process pidfd is: its inode number where pidfds have inodes of
+ * their own (pidfs, Linux 6.9), unique for the boot; else 0, and a cached
+ * entry is not known to be its (a fresh one each time: UINT64_MAX down). */
+static uint64_t pidfd_identity(struct matcher *mt, int pidfd) {
+	struct statfs sf;
+	struct stat st;
+
+	if (mt->pidfs == 0)
+		mt->pidfs = fstatfs(pidfd, &sf) == 0 && sf.f_type == PIDFS_MAGIC ? 1 : -1;
+	if (mt->pidfs > 0 && fstat(pidfd, &st) == 0)
+		return st.st_ino;
+	return mt->unknown_id--;
+}
+
+/* Whether pidfd's process still runs: then what /proc said of its pid was
+ * its own (a pid is not reused while its process runs). */
+static bool pidfd_alive(int pidfd) {
+	return syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0;
 }
 
 void matcher_batch(struct matcher *mt, uint64_t now_usec) {
@@ -449,9 +481,39 @@ bool matcher_swap_attrs(struct matcher *mt, const struct record_attrs *now,
 }
 
 static struct proc_info *evinfo_proc(struct matcher *mt, struct evinfo *x) {
-	if (!x->proc && x->ev->source == FSN_SOURCE_FANOTIFY && x->ev->pid > 0)
-		x->proc = pinfo_get(mt, x->ev->pid);
+	const struct fsn_event *ev = x->ev;
+
+	if (x->proc || x->who_skipped)
+		return x->proc;
+	if (ev->source != FSN_SOURCE_FANOTIFY) {
+		x->who_skipped = "inotify";
+		return NULL;
+	}
+	if (ev->pid <= 0)
+		return NULL;
+	if (!(ev->has & FSN_HAS_PIDFD)) {
+		x->proc = pinfo_get(mt, ev->pid, 0);
+		return x->proc;
+	}
+	if (ev->pidfd < 0) { /* FAN_NOPIDFD: it had exited when the event was read */
+		x->who_skipped = ev->pidfd == FAN_NOPIDFD ? "gone" : "error";
+		return NULL;
+	}
+	x->proc = pinfo_get(mt, ev->pid, pidfd_identity(mt, ev->pidfd));
 	return x->proc;
+}
+
+/* After what /proc said of the event's process was read: still its? (With
+ * a pidfd: the process still runs; else not known, taken as its.) */
+static bool evinfo_proc_still(struct evinfo *x) {
+	if (!x->alive_checked && x->proc && (x->ev->has & FSN_HAS_PIDFD) && x->ev->pidfd >= 0) {
+		x->alive_checked = true;
+		if (!pidfd_alive(x->ev->pidfd)) {
+			x->who_skipped = "gone";
+			x->proc = NULL;
+		}
+	}
+	return x->proc != NULL;
 }
 
 /* Who p is beyond pid, comm and uid (a rule's who), in mt->who; its
@@ -561,7 +623,7 @@ static void match_mark(struct matcher *mt, const struct emark *m, struct evinfo 
 	if (attrs)
 		evinfo_attrs(mt, x);
 	rec = (struct record){
-		.who = rc->who && p ? who_of(mt, p) : NULL,
+		.who = rc->who ? who_of(mt, p) : NULL,
 		.kind = RECORD_EVENT,
 		.time_usec = record_time(mt),
 		.rule = rc->name,
@@ -576,6 +638,14 @@ static void match_mark(struct matcher *mt, const struct emark *m, struct evinfo 
 		.attrs_before = attrs && x->attrs_state > 0 && x->has_before ? &x->before : NULL,
 		.attrs_skipped = attrs && x->attrs_state < 0 ? x->attrs_skipped : NULL,
 	};
+	/* (read: still the event's process? else none of it) */
+	if (p && !evinfo_proc_still(x)) {
+		rec.who = rc->who ? who_of(mt, NULL) : NULL;
+		rec.comm = NULL;
+		rec.uid = (uid_t)-1;
+	}
+	if (rc->who)
+		rec.who_skipped = x->who_skipped;
 	r->stats.events++;
 	mt->ops->report(mt->userdata, r, &rec);
 	if (rc->hash && (bits & HASH_EVENTS) && !x->ondir && mt->ops->hash &&
@@ -1060,6 +1130,7 @@ void matcher_init(struct matcher *mt, const struct matcher_ops *ops, void *userd
 		.loop = loop,
 		.inodes = inodes,
 		.self = self,
+		.unknown_id = UINT64_MAX,
 	};
 	attrcache_init(&mt->attrs, 0);
 	ev_timer_init(&mt->move_timer, on_move_timer, MOVE_WAIT_SEC, 0.);
@@ -1072,6 +1143,7 @@ void matcher_done(struct matcher *mt) {
 	match_index_free(&mt->ix);
 	free(mt->pcache);
 	free(mt->pcache_at);
+	free(mt->pcache_id);
 	attrcache_done(&mt->attrs);
 	for (size_t i = 0; i < SYNTH_SLOTS; i++)
 		free(mt->synth[i]);

@@ -145,6 +145,9 @@ struct matcher {
 	/* process information, cached per pid */
 	struct proc_info *pcache; /* PCACHE_SIZE entries, filled round robin */
 	uint64_t *pcache_at;      /* when each was started (monotonic µs) */
+	uint64_t *pcache_id;      /* which process each is (pidfd_identity()); 0: not known */
+	int pidfs;                /* pidfds have inodes of their own: 1, not: -1, not known: 0 */
+	uint64_t unknown_id;      /* the next identity of a process not told apart */
 	size_t pcache_n, pcache_next;
 	struct record_who who;  /* the record being reported: who (a rule that asks) */
 	uint64_t pcache_now;    /* the dispatch's start (matcher_batch()) */

@@ -420,7 +420,7 @@ static int count_open_fds(void) {
 void perm_fd_reserve(const struct config *c, const struct plan *p, bool placing,
 		     struct guard_fd_reserve *r) {
 	unsigned exec = 0, n_perm = 0;
-	bool hash = false;
+	bool hash = false, who = false;
 
 	for (size_t i = 0; i < c->n_outputs; i++)
 		if (c->outputs[i].type == OUTPUT_EXEC)
@@ -428,8 +428,10 @@ void perm_fd_reserve(const struct config *c, const struct plan *p, bool placing,
 	for (size_t i = 0; i < c->n_rules; i++) {
 		n_perm += c->rules[i].perm;
 		hash = hash || c->rules[i].hash;
+		who = who || c->rules[i].who;
 	}
 	r->hash = hash ? c->hash_queue + FDS_HASH_READ : 0;
+	r->pidfds = who ? ENGINE_PIDFDS : 0;
 	r->clients += c->control_clients + FDS_CONTROL_REOPEN;
 	r->exec += exec ? exec + FDS_EXEC_SPAWN : 0;
 	r->mounts += p ? (unsigned)p->n_fs : 0;
@@ -473,22 +475,24 @@ void perm_fd_budget_update(struct engine *e, const struct state *run, const stru
 		r.exec += n.exec;
 		r.mounts += n.mounts;
 		r.hash = r.hash > n.hash ? r.hash : n.hash;
+		r.pidfds = r.pidfds > n.pidfds ? r.pidfds : n.pidfds;
 		r.state = n.state;
 		r.slack = n.slack;
 	}
 	max = guard_fd_budget_of(rl.rlim_cur == RLIM_INFINITY ? UINT64_MAX : (uint64_t)rl.rlim_cur,
 				 &r);
 	log_debug("permission events: RLIMIT_NOFILE %llu - %u open - %u control - %u exec - %u "
-		  "loading - %u mount fds - %u hasher - %u slack = fd budget %u%s",
+		  "loading - %u mount fds - %u hasher - %u pidfds - %u slack = fd budget %u%s",
 		  (unsigned long long)rl.rlim_cur, r.open, r.clients, r.exec, r.state, r.mounts,
-		  r.hash, r.slack, max,
+		  r.hash, r.pidfds, r.slack, max,
 		  max ? "" : " (too few: free fds are counted before each read)");
 	if (max == 0 && (old_max > 0 || !e->fd_budget_warned))
 		log_warning("RLIMIT_NOFILE %llu leaves fewer than %d fds for permission events "
 			    "after the daemon's own users (%u): the free fds are counted before "
 			    "each read of a permission group, a few system calls per event",
 			    (unsigned long long)rl.rlim_cur, GUARD_FD_BUDGET_MIN,
-			    r.open + r.clients + r.exec + r.state + r.mounts + r.hash + r.slack);
+			    r.open + r.clients + r.exec + r.state + r.mounts + r.hash + r.pidfds +
+				r.slack);
 	e->fd_budget_warned = e->fd_budget_warned || max == 0;
 	guard_set_fd_budget(e->guard, max);
 }

@@ -361,6 +361,10 @@ struct erule *erule_find(struct engine *e, const char *name);
  * if neither exists. */
 bool emit_named(struct engine *e, struct erule *r, const char *name, const struct record *rec);
 bool rate_ok(struct engine *e, struct erule *r);
+/* The pidfds (a rule's who: FAN_REPORT_PIDFD) the loop's reads of events
+ * may hold at once: the engine context's fd budget (a read of a FID group
+ * needs room for 33 of its smallest events: libfsn fdbudget.c). */
+#define ENGINE_PIDFDS 256
 /* At a commit: the hasher started when c has a rule with hash, its limits c's. */
 void engine_hash_limits(struct engine *e, const struct config *c);
 /* Write the running state's metrics outputs now (a config took over, the stop). */

@@ -762,6 +762,14 @@ int engine_new(struct ev_loop *loop, struct engine **ret) {
 		return r;
 	}
 	fsn_ctx_set_log(e->ctx, on_fsn_log, e);
+	/* the pidfds of a rule's who (guard.h: reserved for it) */
+	{
+		struct fsn_fd_budget *b = NULL;
+
+		if (fsn_fd_budget_new(ENGINE_PIDFDS, &b) == 0)
+			(void)fsn_ctx_set_fd_budget(e->ctx, b);
+		fsn_fd_budget_unref(b);
+	}
 	ev_io_init(&e->io, on_io, fsn_ctx_get_fd(e->ctx), EV_READ);
 	e->io.data = e;
 	ev_io_start(loop, &e->io);

@@ -896,8 +896,8 @@ void guard_get_fd_budget(const struct guard *g, unsigned *ret_max, unsigned *ret
 }
 
 unsigned guard_fd_budget_of(uint64_t limit, const struct guard_fd_reserve *r) {
-	uint64_t own =
-	    (uint64_t)r->open + r->clients + r->exec + r->state + r->mounts + r->hash + r->slack;
+	uint64_t own = (uint64_t)r->open + r->clients + r->exec + r->state + r->mounts + r->hash +
+		       r->pidfds + r->slack;
 
 	if (limit <= own || limit - own < GUARD_FD_BUDGET_MIN)
 		return 0;

@@ -159,6 +159,9 @@ bool guard_stats(struct guard *g, const char *name, struct guard_stats *ret);
  *            opened on demand), while the running one keeps its own;
  *   mounts   libfsn's mount fds, opened while events are resolved: one
  *            per filesystem of the plan (of both plans while loading);
+ *   pidfds   with a rule's who, ENGINE_PIDFDS: the pidfds the main
+ *            loop's reads of its events may hold at once (the engine's
+ *            fd budget);
  *   hash     with a rule's hash, the files waiting for the hasher
  *            (limits.hash_queue, each an O_PATH fd), the one it reads and
  *            the one being handed over (2; the larger of both configs'
@@ -177,7 +180,7 @@ bool guard_stats(struct guard *g, const char *name, struct guard_stats *ret);
 #define GUARD_FD_BUDGET_MIN 16
 
 struct guard_fd_reserve {
-	unsigned open, clients, exec, state, mounts, hash, slack;
+	unsigned open, clients, exec, state, mounts, hash, pidfds, slack;
 };
 
 /* The budget for a limit of limit fds (0: too little left, count). */

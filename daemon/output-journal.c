@@ -306,6 +306,8 @@ static void journal_emit(struct output *o, const struct record *r) {
 			field_str(&f, "FSN_CONTAINER", w->container);
 		if (w->mntns)
 			field_num(&f, "FSN_MNTNS", w->mntns);
+		if (r->who_skipped)
+			field_str(&f, "FSN_WHO_SKIPPED", r->who_skipped);
 	}
 	if ((r->kind == RECORD_EVENT || r->kind == RECORD_RESCAN) && r->attrs)
 		fields_attrs(&f, r->attrs, r->attrs_before);

@@ -101,25 +101,6 @@ struct planner {
  * (FAN_REPORT_FID) says what they are about. */
 #define SELF_EVENTS (FAN_DELETE_SELF | FAN_MOVE_SELF | FAN_FS_ERROR)
 
-/*
- * fanotify_init() flags of a notification mark's group: every event
- * resolvable to a full path; FAN_UNLIMITED_QUEUE when the config asks for
- * it (libfsn passes spec.report to fanotify_init(), and keys its groups by
- * it). The object's own handle (FAN_REPORT_FID) only where it is needed:
- * an inode mark is matched by it, and a self event has nothing else. A
- * filesystem or mount mark's other events all come with their directory
- * and name (semantics PC07), and a handle the kernel encodes and copies
- * for each of them would cost a storm's reader a fifth of its time
- * (doc/performance.md).
- */
-static uint32_t report_flags(const struct planner *pl, enum fsn_mark_type type, uint64_t mask) {
-	uint32_t r = FAN_REPORT_DFID_NAME;
-
-	if (type == FSN_MARK_INODE || (mask & SELF_EVENTS))
-		r |= FAN_REPORT_FID;
-	return r | (pl->c->unlimited_queue ? FAN_UNLIMITED_QUEUE : 0);
-}
-
 /* How one path of a rule is covered. */
 struct decision {
 	const char *path;
@@ -194,6 +175,31 @@ static const char *events_str(uint64_t mask, char *buf, size_t len) {
 
 static bool sup(const struct fsn_probe *p, enum fsn_feature f) {
 	return p->feat[f].support == FSN_SUPPORTED;
+}
+
+/*
+ * fanotify_init() flags of a notification mark's group: every event
+ * resolvable to a full path; FAN_UNLIMITED_QUEUE when the config asks for
+ * it (libfsn passes spec.report to fanotify_init(), and keys its groups by
+ * it). The object's own handle (FAN_REPORT_FID) only where it is needed:
+ * an inode mark is matched by it, and a self event has nothing else. A
+ * filesystem or mount mark's other events all come with their directory
+ * and name (semantics PC07), and a handle the kernel encodes and copies
+ * for each of them would cost a storm's reader a fifth of its time
+ * (doc/performance.md).
+ */
+static uint32_t report_flags(const struct planner *pl, const struct rule_conf *rule,
+			     const struct decision *d) {
+	uint32_t r = FAN_REPORT_DFID_NAME;
+
+	if (d->type == FSN_MARK_INODE || (d->mask & SELF_EVENTS))
+		r |= FAN_REPORT_FID;
+	/* a rule that asks who: a pidfd per event, so that what /proc says is
+	 * known to be the process's, never another's that reused its pid
+	 * (its own group: the others' events carry no fd) */
+	if (rule->who && d->probe && sup(d->probe, FSN_FEAT_REPORT_PIDFD))
+		r |= FAN_REPORT_PIDFD;
+	return r | (pl->c->unlimited_queue ? FAN_UNLIMITED_QUEUE : 0);
 }
 
 /* "filesystem marks (FAN_MARK_FILESYSTEM): not supported by this filesystem (EXDEV)" */
@@ -1296,7 +1302,7 @@ static size_t plan_exclusions(struct planner *pl, const struct rule_conf *rule, 
 				.type = FSN_MARK_INODE,
 				.klass = rule->perm ? perm_class(rule) : FSN_CLASS_NOTIF,
 				.report = rule->perm ? perm_report(d->probe)
-						     : report_flags(pl, d->type, d->mask),
+						     : report_flags(pl, rule, d),
 				.ignore = ignore,
 				.dirfd = AT_FDCWD,
 			},
@@ -1385,7 +1391,7 @@ static void plan_rule(struct planner *pl, size_t index) {
 			.klass = rule->perm ? perm_class(rule) : FSN_CLASS_NOTIF,
 			.report = d->type == FSN_MARK_INOTIFY ? 0
 				  : rule->perm                ? perm_report(d->probe)
-							      : report_flags(pl, d->type, d->mask),
+							      : report_flags(pl, rule, d),
 			.group_tag = d->type == FSN_MARK_INOTIFY ? 0 : tag,
 			.mask = d->mask,
 			.dirfd = AT_FDCWD,

@@ -24,6 +24,8 @@
 #include <stdatomic.h>
 #include <sys/fanotify.h>
 #include <sys/resource.h>
+#include <fcntl.h>
+#include <limits.h>
 
 #include "ctx-private.h"
 
@@ -78,16 +80,21 @@ void fsn_fd_budget_release(struct fsn_fd_budget *b, unsigned n) {
 		atomic_fetch_sub(&b->held, n);
 }
 
+/* (a FID group's events carry no fd, but a pidfd with FAN_REPORT_PIDFD) */
+static bool fid_group(const struct fsn_group *g) {
+	return (g->report & (FAN_REPORT_FID | FAN_REPORT_DIR_FID)) != 0;
+}
+
 unsigned fsn_group_fds_per_event(const struct fsn_group *g) {
-	if (!g || (g->report & (FAN_REPORT_FID | FAN_REPORT_DIR_FID)))
+	if (!g)
 		return 0;
-	return (g->report & FAN_REPORT_PIDFD) ? 2 : 1;
+	return !fid_group(g) + ((g->report & FAN_REPORT_PIDFD) != 0);
 }
 
 unsigned fsn_event_fds(const struct fsn_group *g, const struct fsn_event *ev) {
 	if (fsn_group_fds_per_event(g) == 0)
 		return 0;
-	return (ev->fd >= 0) + ((ev->has & FSN_HAS_PIDFD) && ev->pidfd >= 0);
+	return (!fid_group(g) && ev->fd >= 0) + ((ev->has & FSN_HAS_PIDFD) && ev->pidfd >= 0);
 }
 
 /* Free fds now: RLIMIT_NOFILE minus those open (a listing of
@@ -130,34 +137,54 @@ static long reserve(struct fsn_fd_budget *b, unsigned per, unsigned want) {
 	}
 }
 
-/* The smallest event of an fd-mode group g: its metadata, and with
- * FAN_REPORT_PIDFD the pidfd record (a read with less room fails). */
+/* The smallest event of a group g whose events carry fds: its metadata,
+ * and with FAN_REPORT_PIDFD the pidfd record (a read with less room fails;
+ * a FID group's events are longer still: a bound from below). */
 static size_t min_event_len(const struct fsn_group *g) {
 	return FAN_EVENT_METADATA_LEN +
-	       ((g->report & FAN_REPORT_PIDFD) ? sizeof(struct fanotify_event_info_pidfd) : 0);
+	       ((g->report & FAN_REPORT_PIDFD) ? sizeof(struct fanotify_event_info_pidfd) : 0) +
+	       (fid_group(g) ? sizeof(struct fanotify_event_info_fid) + sizeof(struct file_handle)
+			     : 0);
 }
+
+/* The longest event of a FID group: its metadata, a pidfd record, and up
+ * to four FID records (a rename's old and new directories with names, the
+ * object's; a margin) each with the longest handle and name. A read that
+ * asks for less may get no event at all (EINVAL): a read of a FID group
+ * asks for at least this, so it needs room for as many of the smallest. */
+#define FID_EVENT_MAX                                                                              \
+	(FAN_EVENT_METADATA_LEN + sizeof(struct fanotify_event_info_pidfd) +                       \
+	 4 * (sizeof(struct fanotify_event_info_fid) + sizeof(struct file_handle) +                \
+	      MAX_HANDLE_SZ + NAME_MAX + 1 + 8))
 
 size_t fsn_group_read_len(struct fsn_fd_budget *b, const struct fsn_group *g, size_t cap,
 			  unsigned *ret_reserved) {
 	unsigned per = fsn_group_fds_per_event(g);
 	size_t ev_len = per ? min_event_len(g) : FAN_EVENT_METADATA_LEN, max_events = cap / ev_len;
+	/* the fewest events a read may ask room for (see FID_EVENT_MAX) */
+	size_t least = fid_group(g) ? (FID_EVENT_MAX + ev_len - 1) / ev_len : 1;
 	long n;
 
 	*ret_reserved = 0;
 	/* FAN_REPORT_FD_ERROR: the kernel reports an fd it cannot open as an
-	 * error in the event instead of dropping or denying it */
+	 * error in the event instead of dropping or denying it (a pidfd it
+	 * cannot make is FAN_EPIDFD in any group) */
 	if (per == 0 || (g->report & FAN_REPORT_FD_ERROR))
 		return cap;
 	n = b ? reserve(b, per, (unsigned)(max_events * per)) : -1;
 	if (n >= 0) {
+		if ((size_t)n / per < least) {
+			fsn_fd_budget_release(b, (unsigned)n);
+			return 0; /* not now: the events wait in the kernel queue */
+		}
 		*ret_reserved = (unsigned)n;
 		return (size_t)n / per * ev_len;
 	}
 	n = count_free_fds();
 	if (n == -ENOENT)
-		return ev_len; /* cannot count: one event at a time */
+		return least * ev_len; /* cannot count: as few events as can be read */
 	n /= per;
-	if (n < 1)
+	if (n < 1 || (size_t)n < least)
 		return 0; /* not now: the events wait in the kernel queue */
 	if ((size_t)n >= max_events)
 		return cap;
@@ -171,7 +198,7 @@ void fsn_fd_budget_read_done(struct fsn_fd_budget *b, const struct fsn_group *g,
 
 	if (!b || per == 0)
 		return;
-	if (per == 1) {
+	if (per == 1 && !fid_group(g)) {
 		/* no pidfd: the fd is in the metadata (what the decoder would
 		 * reject after a valid metadata stays open too: counted) */
 		while (n - off >= FAN_EVENT_METADATA_LEN) {

@@ -758,8 +758,11 @@ int record_to_json(const struct record *r, char *buf, size_t len) {
 		} else
 			puts_(buf, len, &pos, ",\"uid\":null");
 	}
-	if (r->kind == RECORD_EVENT && r->who)
+	if (r->kind == RECORD_EVENT && r->who) {
 		put_who(buf, len, &pos, r->who);
+		if (r->who_skipped)
+			put_string(buf, len, &pos, KEY("who_skipped"), r->who_skipped);
+	}
 	if ((r->kind == RECORD_EVENT || r->kind == RECORD_RESCAN) && r->attrs_asked)
 		put_attrs_record(buf, len, &pos, r);
 	if (r->kind == RECORD_DECISION) {

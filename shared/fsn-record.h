@@ -157,6 +157,12 @@ struct record {
 	const struct record_label *label;
 	/* RECORD_EVENT of a rule with who: what /proc said; NULL: not asked */
 	const struct record_who *who;
+	/* why who (and comm, uid) are not known: "gone" (the process had
+	 * exited: its pidfd said so, before or after /proc was read, so what
+	 * was read may be another's that reused its pid), "inotify" (the
+	 * event came through an inotify watch, which reports no process) or
+	 * "error"; NULL: known, or no pid */
+	const char *who_skipped;
 	/* RECORD_EVENT of a rule with attributes (and an event that changes
 	 * them): asked; attrs: what the file is now, NULL if it could not be
 	 * looked at (gone); attrs_before: what it was when last seen, NULL if

@@ -179,6 +179,9 @@ struct fsn_uapi_info_mnt {
 #define FAN_NOPIDFD FAN_NOFD
 #define FAN_EPIDFD -2
 #endif
+#ifndef PIDFS_MAGIC
+#define PIDFS_MAGIC 0x50494446 /* 6.9: pidfds have inodes of their own */
+#endif
 
 /* ---- inotify ---- */
 #ifndef IN_MASK_CREATE

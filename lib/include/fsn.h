@@ -544,9 +544,10 @@ bool fsn_ctx_fd_starved(const struct fsn_ctx *ctx);
  * An fd budget: how many event fds libfsn may hold at once, for the
  * contexts it is given to. Events of a group that reports no file handles
  * (no FAN_REPORT_FID / FAN_REPORT_DIR_FID: every permission group) come
- * with an fd the kernel opens while read() copies them (and a pidfd with
- * FAN_REPORT_PIDFD); out of fds, the kernel drops a notification event and
- * denies a permission event's opener without asking. libfsn must not
+ * with an fd the kernel opens while read() copies them, and those of any
+ * group with FAN_REPORT_PIDFD with a pidfd; out of fds, the kernel drops a
+ * notification event, denies a permission event's opener without asking,
+ * or gives FAN_EPIDFD. libfsn must not
  * assume it knows every fd the process opens, so without a budget it
  * counts the free fds before each read of such a group (RLIMIT_NOFILE
  * and a listing of /proc/self/fd: a few system calls per read). With

@@ -22,7 +22,7 @@ import time
 import harness
 from harness import (Fail, Skip, check, config_text, ev, record_attrs, rule, run_cmd, sha256sum,
                      stat_attrs, tail, wait_until)
-from common import NOBODY, start, test
+from common import NOBODY, check_process, start, test
 
 
 # ---------------------------------------------------------------------------
@@ -234,6 +234,41 @@ def record_who(t):
         check((mntns != os.stat("/proc/self/ns/mnt").st_ino) == (i == 1),
               "the child's mount namespace is not what the case made")
         c.close()
+
+
+@test
+def record_who_gone(t):
+    # A rule with who has the kernel give a pidfd with each event
+    # (FAN_REPORT_PIDFD): a process that exited before the daemon read its
+    # event is reported as gone (who_skipped), with no comm, uid or who,
+    # never with what /proc says of whatever has its pid by then; one that
+    # still runs, with its own. An inotify rule with who says its records
+    # have no process.
+    w = t.mkdir("w")
+    d, out, _ = start(t, [rule("who", [w], events=["create"], mark="inode", who=True),
+                          rule("ino", [w], events=["create"], mark="inotify", who=True)])
+    x = os.path.join(w, "x")
+    d.signal(signal.SIGSTOP)
+    d.wait_stopped()
+    try:
+        # (touch has exited and been waited for before the daemon reads)
+        rc, _, se = run_cmd(["touch", x])
+    finally:
+        d.signal(signal.SIGCONT)
+    check(rc == 0, se)
+    r = out.wait(ev(x, "create", rule="who"), "the gone process's event", daemon=d)
+    check(r.get("who_skipped") == "gone" and r.get("pid", 0) > 0 and
+          all(r.get(k, 0) is None for k in ("comm", "uid", "exe", "ppid", "login_uid")),
+          f"a process gone before its event was read: {r!r}")
+    c = t.child()
+    y = os.path.join(w, "y")
+    c.create(y)
+    r = out.wait(ev(y, "create", rule="who"), "the running child's event", daemon=d)
+    check_process(r, c, "a running process")
+    check("who_skipped" not in r.obj and r.get("exe") == os.readlink(f"/proc/{c.pid}/exe"),
+          f"{r!r}")
+    r = out.wait(ev(y, "create", rule="ino"), "the inotify rule's event", daemon=d)
+    check(r.get("who_skipped") == "inotify" and r.get("pid") is None, f"{r!r}")
 
 
 @test

@@ -2414,6 +2414,83 @@ START_TEST(test_fd_budget_pidfd) {
 }
 END_TEST
 
+/* A FID group with FAN_REPORT_PIDFD: its events carry no fd but a pidfd
+ * each, counted in the budget (a read never holds more than it); a read
+ * asks for room for the longest FID event, so a budget smaller than 33 of
+ * its smallest events reads none (starved: the events wait). */
+struct fid_pidfd_cb {
+	struct fsn_fd_budget *b;
+	int n, pidfds, max_held;
+};
+
+static int fid_pidfd_cb(struct fsn_ctx *ctx, struct fsn_event *ev, void *userdata) {
+	struct fid_pidfd_cb *pc = userdata;
+	int held = (int)fsn_fd_budget_get_held(pc->b);
+
+	(void)ctx;
+	pc->n++;
+	pc->max_held = held > pc->max_held ? held : pc->max_held;
+	ck_assert_int_lt(ev->fd, 0);
+	if ((ev->has & FSN_HAS_PIDFD) && ev->pidfd >= 0 &&
+	    syscall(SYS_pidfd_send_signal, ev->pidfd, 0, NULL, 0) == 0)
+		pc->pidfds++;
+	return 0;
+}
+
+START_TEST(test_fd_budget_fid_pidfd) {
+	struct fid_pidfd_cb pc = { .n = 0 };
+	struct fsn_ctx *ctx;
+	struct fsn_mark *m = NULL;
+	char dir[PATH_MAX], p[PATH_MAX];
+	struct fsn_mark_spec spec = { .type = FSN_MARK_INODE,
+				      .klass = FSN_CLASS_NOTIF,
+				      .report =
+					  FAN_REPORT_DFID_NAME | FAN_REPORT_FID | FAN_REPORT_PIDFD,
+				      .mask = FAN_CREATE,
+				      .dirfd = AT_FDCWD };
+	int r;
+
+	tmpfs_setup(dir, sizeof(dir));
+	spec.path = dir;
+	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
+	r = fsn_ctx_add_mark(ctx, &spec, &m);
+	if (r == -EINVAL) {
+		fsn_ctx_free(ctx);
+		tmpfs_teardown(dir);
+		fsn_test_skip("FAN_REPORT_PIDFD with FID reporting not supported by this kernel");
+	}
+	ck_assert_int_eq(r, 0);
+	/* room for 10: fewer than a read needs */
+	ck_assert_int_eq(fsn_fd_budget_new(10, &pc.b), 0);
+	ck_assert_int_eq(fsn_ctx_set_fd_budget(ctx, pc.b), 0);
+	for (int i = 0; i < 50; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "f%02d", i);
+		test_join(p, sizeof(p), dir, name);
+		touch(p);
+	}
+	ck_assert_int_eq(fsn_ctx_dispatch(ctx, fid_pidfd_cb, &pc), 0);
+	ck_assert_int_eq(pc.n, 0);
+	ck_assert(fsn_ctx_fd_starved(ctx));
+	/* room for 40: every event, 40 pidfds at most at once, each of this
+	 * process while it runs */
+	fsn_fd_budget_unref(pc.b);
+	ck_assert_int_eq(fsn_fd_budget_new(40, &pc.b), 0);
+	ck_assert_int_eq(fsn_ctx_set_fd_budget(ctx, pc.b), 0);
+	while (pc.n < 50 && fsn_ctx_dispatch(ctx, fid_pidfd_cb, &pc) > 0)
+		;
+	ck_assert_int_eq(pc.n, 50);
+	ck_assert_int_eq(pc.pidfds, 50);
+	ck_assert_int_le(pc.max_held, 40);
+	ck_assert_int_gt(pc.max_held, 0);
+	ck_assert_uint_eq(fsn_fd_budget_get_held(pc.b), 0);
+	fsn_ctx_free(ctx);
+	fsn_fd_budget_unref(pc.b);
+	tmpfs_teardown(dir);
+}
+END_TEST
+
 /* ---- answers written together ---- */
 
 struct answer_cb {
@@ -2568,6 +2645,7 @@ static void ctx_fanotify_suite(Suite *s) {
 	tcase_add_test(tc, test_fd_budget_every_path);
 	tcase_add_test(tc, test_fd_budget_drain_leaving_group);
 	tcase_add_test(tc, test_fd_budget_pidfd);
+	tcase_add_test(tc, test_fd_budget_fid_pidfd);
 	tcase_add_test(tc, test_answers_written_together);
 	tcase_add_test(tc, test_answers_taken_and_flushed);
 	suite_add_tcase(s, tc);
