@@ -188,6 +188,9 @@ int ctl_record_text(const struct json *rec, char **ret) {
 		};
 		if (sha && strlen(sha) == 64 && strspn(sha, "0123456789abcdef") == 64)
 			memcpy(content.sha256, sha, 65);
+		content.package_asked = json_get(rec, "package_verified") != NULL;
+		content.package = json_get_string(rec, "package");
+		content.package_verified = json_get_bool(rec, "package_verified", false);
 		r.content = &content;
 	}
 	r.change = json_get_string(rec, "change");

@@ -178,6 +178,9 @@ static const int severity_values[] = { S(LOG_EMERG),  S(LOG_ALERT), S(LOG_CRIT),
 				       S(LOG_NOTICE), S(LOG_INFO),  S(LOG_DEBUG) };
 #undef S
 
+static const char *const packages_names[] = { "off", "verify", "drop" };
+static const int packages_values[] = { PACKAGES_OFF, PACKAGES_VERIFY, PACKAGES_DROP };
+
 static const char *const mark_names[] = { "auto", "inode", "mount", "filesystem", "inotify" };
 static const int mark_values[] = { RULE_MARK_AUTO, RULE_MARK_INODE, RULE_MARK_MOUNT,
 				   RULE_MARK_FILESYSTEM, RULE_MARK_INOTIFY };
@@ -230,6 +233,12 @@ static const struct key limits_keys[] = {
 		 "size." },
 	{ "hash_rate", UINT(struct config, hash_rate, 0, 1048576, "0"),
 	  .doc = "MiB the daemon reads per second to hash files; 0: as fast as it can." },
+	{ "package_hold", UINT(struct config, package_hold, 1, 1000000, "10000"),
+	  .doc = "Changes (rules with packages) waiting for dpkg's word at once; beyond, a "
+		 "change is reported as any other." },
+	{ "package_wait", UINT(struct config, package_wait, 1, 86400, "600"),
+	  .doc = "Seconds a change dpkg made waits for its package's md5sums (or dpkg's "
+		 "exit) at most; then it is checked against what the database says." },
 	{ "status_interval", UINT(struct config, status_interval, 1, 86400, "10"),
 	  .doc = "Seconds between STATUS= updates sent to systemd." },
 };
@@ -364,6 +373,13 @@ static const struct key rule_keys[] = {
 		 "what the file is now (type, mode, owner, size, times, inode, links) and, "
 		 "when the daemon saw it before, what it was and what changed (fanotify "
 		 "marks: one statx() by directory handle per record)." },
+	{ "packages", .parse = parse_enum, .type = "string",
+	  .off = offsetof(struct rule_conf, packages), ENUM(packages_names, packages_values),
+	  .def = "\"off\"",
+	  .doc = "Check changes to files dpkg's database lists against its md5sums: "
+		 "\"verify\" (their content records say the package and whether the "
+		 "content is what it lists), \"drop\" (changes dpkg made that it lists "
+		 "as they are are not reported, but counted), \"off\"." },
 	{ "hash", BOOL(struct rule_conf, hash, "false"),
 	  .doc = "Records of close_write, create and moved_to of a regular file (and rescan "
 		 "records of one) are followed by a content record with its SHA-256 and "

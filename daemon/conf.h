@@ -94,6 +94,13 @@ struct decision_conf {
 	bool audit_key;
 };
 
+/* A rule's packages: what dpkg's md5sums say of the files it watches. */
+enum {
+	PACKAGES_OFF = 0,
+	PACKAGES_VERIFY, /* content records say the package and whether it matches */
+	PACKAGES_DROP,   /* and dpkg's changes that match are not reported (counted) */
+};
+
 struct rule_conf {
 	char *name;
 	struct config_origin origin;
@@ -125,6 +132,7 @@ struct rule_conf {
 	bool who;        /* events say the login uid, session, exe and parent too (default false) */
 	bool attributes; /* records say what the file is now and was (default false) */
 	bool hash;       /* a content record follows with the file's sha256 (default false) */
+	int packages;    /* PACKAGES_*: checked against dpkg's md5sums (default off) */
 
 	/* permission rules (events are FAN_*_PERM / FAN_PRE_ACCESS only) */
 	bool perm;
@@ -164,6 +172,8 @@ struct config {
 	unsigned hash_queue;      /* files waiting to be hashed (default 256) */
 	unsigned hash_max_size;   /* MiB: larger files are not hashed; 0: any (default 64) */
 	unsigned hash_rate;       /* MiB read per second to hash; 0: unlimited (default 0) */
+	unsigned package_hold;    /* changes waiting for dpkg's word (default 10000) */
+	unsigned package_wait;    /* seconds a dpkg change waits at most (default 600) */
 
 	/* control: the control socket (control.c) */
 	char *control_socket;     /* absolute path; "" = none (default /run/fsnotifyd/control) */

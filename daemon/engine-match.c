@@ -563,7 +563,8 @@ static bool own_child(struct matcher *mt, struct evinfo *x) {
 static void match_mark(struct matcher *mt, const struct emark *m, struct evinfo *x) {
 	struct erule *r = m->rule;
 	const struct rule_conf *rc = r->conf;
-	bool child = false, ochild = false, in, oin, attrs;
+	bool child = false, ochild = false, in, oin, attrs, content;
+	int pkg = MATCH_PKG_NONE;
 	uint64_t bits;
 	struct record rec;
 	struct proc_info *p;
@@ -647,9 +648,13 @@ static void match_mark(struct matcher *mt, const struct emark *m, struct evinfo 
 	if (rc->who)
 		rec.who_skipped = x->who_skipped;
 	r->stats.events++;
-	mt->ops->report(mt->userdata, r, &rec);
-	if (rc->hash && (bits & HASH_EVENTS) && !x->ondir && mt->ops->hash &&
-	    x->ev->source == FSN_SOURCE_FANOTIFY)
+	/* (a regular file's change, the object of a fanotify event) */
+	content = (bits & HASH_EVENTS) && !x->ondir && x->ev->source == FSN_SOURCE_FANOTIFY;
+	if (content && rc->packages && mt->ops->package)
+		pkg = mt->ops->package(mt->userdata, r, x->ev, &rec, x->proc);
+	if (pkg != MATCH_PKG_HELD)
+		mt->ops->report(mt->userdata, r, &rec);
+	if (content && pkg == MATCH_PKG_NONE && rc->hash && mt->ops->hash)
 		mt->ops->hash(mt->userdata, r, x->ev, &rec);
 }
 

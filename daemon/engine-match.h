@@ -78,7 +78,16 @@ struct matcher_ops {
 	 * object: a content record is to follow. NULL: none. */
 	void (*hash)(void *userdata, struct erule *r, const struct fsn_event *ev,
 		     const struct record *rec);
+	/* Rule r (with packages) is to report rec, a change to fanotify event
+	 * ev's object made by process p (NULL: not known): MATCH_PKG_NONE,
+	 * an ordinary change; MATCH_PKG_WAITING, reported, its content record
+	 * waits for dpkg's word; MATCH_PKG_HELD, not reported now (the check
+	 * says whether it ever is). NULL: none. */
+	int (*package)(void *userdata, struct erule *r, const struct fsn_event *ev,
+		       const struct record *rec, struct proc_info *p);
 };
+
+enum { MATCH_PKG_NONE, MATCH_PKG_WAITING, MATCH_PKG_HELD };
 
 /* The running state's fanotify marks by what an event names: an event is
  * matched against the marks its FIDs, its paths' directories or its group

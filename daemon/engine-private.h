@@ -228,6 +228,8 @@ struct engine {
 	struct matcher match;           /* event → rules (engine-match.c) */
 	struct attr_lookup attr_lookup; /* files looked at (a rule's attributes, hash) */
 	struct hasher *hasher;          /* files hashed (a rule's hash); once there was one */
+	struct pkgdb *pkgdb;            /* dpkg's md5sums (a rule's packages), while one has */
+	uint64_t pkg_dropped;           /* dpkg's changes as its database lists them, dropped */
 	struct rescanner rescan;        /* overflow recovery (engine-rescan.c) */
 	struct retirer retire;          /* what replaced states leave (engine-retire.c) */
 	struct rearmer rearm;           /* re-arming and its waiters (engine-rearm.c) */
@@ -365,6 +367,8 @@ bool rate_ok(struct engine *e, struct erule *r);
  * may hold at once: the engine context's fd budget (a read of a FID group
  * needs room for 33 of its smallest events: libfsn fdbudget.c). */
 #define ENGINE_PIDFDS 256
+/* dpkg's database: its md5sums files (a rule's packages) */
+#define DPKG_INFODIR "/var/lib/dpkg/info"
 /* At a commit: the hasher started when c has a rule with hash, its limits c's. */
 void engine_hash_limits(struct engine *e, const struct config *c);
 /* Write the running state's metrics outputs now (a config took over, the stop). */

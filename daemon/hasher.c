@@ -150,7 +150,8 @@ int hash_reader_init(struct hash_reader *rd) {
 	*rd = (struct hash_reader){ .size = READ_CHUNK };
 	rd->buf = malloc(rd->size);
 	rd->md = EVP_MD_CTX_new();
-	if (!rd->buf || !rd->md) {
+	rd->md5 = EVP_MD_CTX_new();
+	if (!rd->buf || !rd->md || !rd->md5) {
 		hash_reader_done(rd);
 		return -ENOMEM;
 	}
@@ -160,13 +161,14 @@ int hash_reader_init(struct hash_reader *rd) {
 void hash_reader_done(struct hash_reader *rd) {
 	free(rd->buf);
 	EVP_MD_CTX_free(rd->md);
+	EVP_MD_CTX_free(rd->md5);
 	*rd = (struct hash_reader){ 0 };
 }
 
-void hasher_hash_fd(struct hash_reader *rd, int fd, uint64_t max_size, uint64_t rate,
-		    const volatile bool *stop, struct record_content *ret) {
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned md_len = 0;
+bool hasher_hash_fd(struct hash_reader *rd, int fd, uint64_t max_size, uint64_t rate,
+		    const volatile bool *stop, struct record_content *ret, unsigned char *md5) {
+	unsigned char md[EVP_MAX_MD_SIZE], md5_out[EVP_MAX_MD_SIZE];
+	unsigned md_len = 0, md5_len = 0;
 	struct statx before, after;
 	uint64_t total = 0, start;
 	_cleanup_close_ int rfd = -1;
@@ -175,26 +177,27 @@ void hasher_hash_fd(struct hash_reader *rd, int fd, uint64_t max_size, uint64_t 
 	ret->has_size = false;
 	ret->skipped = "error";
 	if (!rd->buf || !rd->md)
-		return;
+		return false;
 	rfd = reopen_for_reading(fd);
 	if (rfd < 0) {
 		ret->skipped = rfd == -ENOENT || rfd == -ESTALE ? "gone" : "error";
-		return;
+		return false;
 	}
 	if (statx(rfd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &before) < 0)
-		return;
+		return false;
 	if (!S_ISREG(before.stx_mode)) {
 		ret->skipped = "not_regular";
-		return;
+		return false;
 	}
 	ret->size = before.stx_size;
 	ret->has_size = true;
 	if (max_size && before.stx_size > max_size) {
 		ret->skipped = "too_big";
-		return;
+		return false;
 	}
-	if (EVP_DigestInit_ex(rd->md, EVP_sha256(), NULL) != 1)
-		return;
+	if (EVP_DigestInit_ex(rd->md, EVP_sha256(), NULL) != 1 ||
+	    (md5 && EVP_DigestInit_ex(rd->md5, EVP_md5(), NULL) != 1))
+		return false;
 	start = now_monotonic_usec();
 	for (;;) {
 		ssize_t n = read(rfd, rd->buf, rd->size);
@@ -202,33 +205,38 @@ void hasher_hash_fd(struct hash_reader *rd, int fd, uint64_t max_size, uint64_t 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return;
+			return false;
 		if (n == 0)
 			break;
-		if (EVP_DigestUpdate(rd->md, rd->buf, (size_t)n) != 1)
-			return;
+		if (EVP_DigestUpdate(rd->md, rd->buf, (size_t)n) != 1 ||
+		    (md5 && EVP_DigestUpdate(rd->md5, rd->buf, (size_t)n) != 1))
+			return false;
 		total += (uint64_t)n;
 		if (max_size && total > max_size) {
 			ret->skipped = "changing"; /* (it grew past the cap as it was read) */
-			return;
+			return false;
 		}
 		if (!pace(start, total, rate, stop)) {
 			ret->skipped = "stopped";
-			return;
+			return false;
 		}
 	}
-	if (EVP_DigestFinal_ex(rd->md, md, &md_len) != 1 || md_len != 32)
-		return;
+	if (EVP_DigestFinal_ex(rd->md, md, &md_len) != 1 || md_len != 32 ||
+	    (md5 && (EVP_DigestFinal_ex(rd->md5, md5_out, &md5_len) != 1 || md5_len != 16)))
+		return false;
 	if (statx(rfd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &after) < 0)
-		return;
+		return false;
 	if (!same_version(&before, &after) || total != before.stx_size) {
 		ret->skipped = "changing";
 		ret->size = after.stx_size;
-		return;
+		return false;
 	}
 	hex(md, md_len, ret->sha256);
 	ret->skipped = NULL;
 	ret->size = total;
+	if (md5)
+		memcpy(md5, md5_out, 16);
+	return true;
 }
 
 /* ---- the thread ---- */
@@ -256,7 +264,9 @@ static void *hasher_main(void *arg) {
 		pthread_mutex_unlock(&h->lock);
 
 		if (j->fd >= 0) {
-			hasher_hash_fd(&rd, j->fd, l.max_size, l.rate, &h->stop, &j->content);
+			j->has_md5 = hasher_hash_fd(&rd, j->fd, l.max_size, l.rate, &h->stop,
+						    &j->content, j->pkg_id ? j->md5 : NULL) &&
+				     j->pkg_id;
 			j->fd = safe_close(j->fd);
 		}
 
@@ -386,13 +396,14 @@ static struct hash_job *waiting_twin(struct hasher *h, dev_t dev, ino_t ino, con
 	unsigned k = 0;
 
 	for (struct hash_job *j = h->waiting.tail; j && k < 8; j = j->prev, k++)
-		if (j->fd >= 0 && j->dev == dev && j->ino == ino && strcmp(j->rule, rule) == 0)
+		if (j->fd >= 0 && !j->pkg_id && j->dev == dev && j->ino == ino &&
+		    strcmp(j->rule, rule) == 0)
 			return j;
 	return NULL;
 }
 
 int hasher_submit(struct hasher *h, int fd, const char *skipped, const char *rule, const char *path,
-		  uint64_t mask, uint64_t event_usec) {
+		  uint64_t mask, uint64_t event_usec, uint64_t pkg_id) {
 	struct hash_job *j, *twin;
 	struct stat st;
 	bool at_once;
@@ -405,7 +416,7 @@ int hasher_submit(struct hasher *h, int fd, const char *skipped, const char *rul
 		fd = safe_close(fd);
 	}
 	pthread_mutex_lock(&h->lock);
-	if (fd >= 0 && (twin = waiting_twin(h, st.st_dev, st.st_ino, rule))) {
+	if (fd >= 0 && !pkg_id && (twin = waiting_twin(h, st.st_dev, st.st_ino, rule))) {
 		twin->mask |= mask;
 		twin->content.event_usec = event_usec;
 		pthread_mutex_unlock(&h->lock);
@@ -430,6 +441,7 @@ int hasher_submit(struct hasher *h, int fd, const char *skipped, const char *rul
 	}
 	j->fd = fd;
 	j->mask = mask;
+	j->pkg_id = pkg_id;
 	j->content.event_usec = event_usec;
 	if (fd >= 0) {
 		j->dev = st.st_dev;

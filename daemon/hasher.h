@@ -31,8 +31,11 @@ struct hash_job {
 	ino_t ino;
 	char *rule; /* its rule's name (a reload may retire the rule meanwhile) */
 	char *path;
-	uint64_t mask; /* the event's (events'), for the record */
+	uint64_t mask;   /* the event's (events'), for the record */
+	uint64_t pkg_id; /* a change waiting for dpkg's word (packages.h): the MD5 too */
 	struct record_content content;
+	unsigned char md5[16];
+	bool has_md5;
 };
 
 #define HASHER_SKIPPED_MAX 4
@@ -66,7 +69,8 @@ void hasher_get_stats(const struct hasher *h, struct hasher_stats *ret);
  * Hash fd's file (O_PATH, a regular file's; taken: closed by the hasher)
  * for rule, as path, after events mask of event_usec. A file of the same
  * rule still waiting (not yet being read) takes this one's events instead
- * (one read gives what it holds after both): 1. Else 0, queued; or, the
+ * (one read gives what it holds after both): 1; not a change waiting for
+ * dpkg's word (pkg_id, not 0: the MD5 is read too, and it is its own). Else 0, queued; or, the
  * queue full, queued as skipped "backlog" (fd closed): its record still
  * comes in order. skipped non-NULL: nothing to read (fd -1), the record
  * says why, in order behind the files handed over before it. (Records
@@ -75,14 +79,14 @@ void hasher_get_stats(const struct hasher *h, struct hasher_stats *ret);
  * -ENOMEM.
  */
 int hasher_submit(struct hasher *h, int fd, const char *skipped, const char *rule, const char *path,
-		  uint64_t mask, uint64_t event_usec);
+		  uint64_t mask, uint64_t event_usec, uint64_t pkg_id);
 
 /* What reading files takes: a buffer and a digest context, made once per
  * thread. */
 struct hash_reader {
 	unsigned char *buf;
 	size_t size;
-	struct evp_md_ctx_st *md; /* (libcrypto's EVP_MD_CTX) */
+	struct evp_md_ctx_st *md, *md5; /* (libcrypto's EVP_MD_CTX) */
 };
 
 int hash_reader_init(struct hash_reader *rd);
@@ -90,6 +94,7 @@ void hash_reader_done(struct hash_reader *rd);
 
 /* One fd's file, as the hasher reads it (the thread's work, for tests):
  * fd any fd of it (O_PATH too), max_size and rate as in the limits, stop
- * (NULL: never) polled while it waits for the rate; fills ret. */
-void hasher_hash_fd(struct hash_reader *rd, int fd, uint64_t max_size, uint64_t rate,
-		    const volatile bool *stop, struct record_content *ret);
+ * (NULL: never) polled while it waits for the rate; fills ret, and md5
+ * (not NULL) with its MD5 too (dpkg's md5sums): true when it did. */
+bool hasher_hash_fd(struct hash_reader *rd, int fd, uint64_t max_size, uint64_t rate,
+		    const volatile bool *stop, struct record_content *ret, unsigned char *md5);

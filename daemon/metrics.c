@@ -24,6 +24,7 @@
 #include "escape.h"
 #include "guard.h"
 #include "hasher.h"
+#include "packages.h"
 #include "metrics.h"
 
 void metrics_family(FILE *f, const char *name, const char *type, const char *help) {
@@ -73,6 +74,40 @@ static void one_seconds(FILE *f, const char *name, const char *help, uint64_t us
 	fprintf(f, "%s %" PRIu64 ".%06" PRIu64 "\n", name, usec / 1000000u, usec % 1000000u);
 }
 
+/* A counter family with one label: names[i] has v[i]. */
+static void counters_by(FILE *f, const char *name, const char *help, const char *label,
+			const char *const *names, const uint64_t *v, size_t n) {
+	metrics_family(f, name, "counter", help);
+	for (size_t i = 0; i < n; i++) {
+		series(f, name, label, names[i], NULL, NULL);
+		fprintf(f, "%" PRIu64 "\n", v[i]);
+	}
+}
+
+/* dpkg's word (rules with packages): the database's size, the changes
+ * checked by outcome, those waiting; all 0 while no rule has packages. */
+static void package_metrics(FILE *f, const struct engine *e) {
+	struct pkgdb_stats s;
+	static const char *const outcomes[] = { "verified", "mismatched", "unlisted" };
+
+	pkgdb_get_stats(e->pkgdb, &s);
+	one_u64(f, "fsnotifyd_package_files", "gauge",
+		"Files under the paths of rules with packages that dpkg's md5sums list.", s.files);
+	one_u64(f, "fsnotifyd_package_changes_waiting", "gauge",
+		"Changes waiting for dpkg's word (limits.package_hold).", s.waiting);
+	one_u64(f, "fsnotifyd_package_changes_dropped_total", "counter",
+		"Changes dpkg made that its md5sums list as they are, not reported "
+		"(packages = \"drop\").",
+		e->pkg_dropped);
+	one_u64(f, "fsnotifyd_package_changes_unchecked_total", "counter",
+		"Changes not checked for want of room (limits.package_hold): reported as any.",
+		s.no_room);
+	counters_by(f, "fsnotifyd_package_changes_total",
+		    "Changes of rules with packages checked against dpkg's md5sums, by outcome.",
+		    "outcome", outcomes, (const uint64_t[]){ s.verified, s.mismatched, s.unlisted },
+		    ELEMENTSOF(outcomes));
+}
+
 /* The hasher's counters (rules with hash); all 0 while no rule has had it. */
 static void hash_metrics(FILE *f, const struct hasher *h) {
 	struct hasher_stats s = { 0 };
@@ -90,16 +125,12 @@ static void hash_metrics(FILE *f, const struct hasher *h) {
 		s.merged);
 	one_u64(f, "fsnotifyd_hash_queue_files", "gauge",
 		"Files waiting for the hasher or being read (limits.hash_queue).", s.waiting);
-	metrics_family(f, "fsnotifyd_hashes_skipped_total", "counter",
-		       "Content records without a sha256, by hash_skipped.");
-	for (size_t i = 0; i < ELEMENTSOF(reasons); i++) {
-		const uint64_t v[] = { s.skipped_too_big,     s.skipped_backlog,  s.skipped_gone,
-				       s.skipped_not_regular, s.skipped_changing, s.skipped_stopped,
-				       s.skipped_error };
-
-		series(f, "fsnotifyd_hashes_skipped_total", "reason", reasons[i], NULL, NULL);
-		fprintf(f, "%" PRIu64 "\n", v[i]);
-	}
+	counters_by(f, "fsnotifyd_hashes_skipped_total",
+		    "Content records without a sha256, by hash_skipped.", "reason", reasons,
+		    (const uint64_t[]){ s.skipped_too_big, s.skipped_backlog, s.skipped_gone,
+					s.skipped_not_regular, s.skipped_changing,
+					s.skipped_stopped, s.skipped_error },
+		    ELEMENTSOF(reasons));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -328,6 +359,7 @@ static void write_process(FILE *f, const struct engine *e) {
 	one_u64(f, "fsnotifyd_attribute_cache_forgotten_total", "counter",
 		"Files forgotten for room in the attribute cache.", e->match.attrs.forgotten);
 	hash_metrics(f, e->hasher);
+	package_metrics(f, e);
 	(void)fsn_ctx_get_reader_stats(e->ctx, &rs);
 	one_u64(f, "fsnotifyd_reader_buffer_bytes", "gauge",
 		"Bytes of events the reader thread holds now (limits.read_buffer).", rs.bytes);

@@ -325,6 +325,10 @@ static void journal_emit(struct output *o, const struct record *r) {
 		if (c->has_size)
 			field_num(&f, "FSN_SIZE", c->size);
 		field_num(&f, "FSN_EVENT_TIME", c->event_usec);
+		if (c->package_asked && c->package)
+			field_str(&f, "FSN_PACKAGE", c->package);
+		if (c->package_asked)
+			field_num(&f, "FSN_PACKAGE_VERIFIED", c->package_verified);
 	}
 	if (r->kind == RECORD_RESCAN && r->change)
 		field_str(&f, "FSN_CHANGE", r->change);

@@ -197,7 +197,7 @@ static uint32_t report_flags(const struct planner *pl, const struct rule_conf *r
 	/* a rule that asks who: a pidfd per event, so that what /proc says is
 	 * known to be the process's, never another's that reused its pid
 	 * (its own group: the others' events carry no fd) */
-	if (rule->who && d->probe && sup(d->probe, FSN_FEAT_REPORT_PIDFD))
+	if ((rule->who || rule->packages) && d->probe && sup(d->probe, FSN_FEAT_REPORT_PIDFD))
 		r |= FAN_REPORT_PIDFD;
 	return r | (pl->c->unlimited_queue ? FAN_UNLIMITED_QUEUE : 0);
 }
@@ -550,10 +550,11 @@ static void decide_inotify(struct planner *pl, const struct rule_conf *rule, str
 	d->type = FSN_MARK_INOTIFY;
 	d->mask = rule->events;
 	d->target = xstrdup(pl, d->path);
-	if (rule->who)
+	if (rule->who || rule->packages)
 		add_problem(pl, rule, d->path, true,
-			    "inotify watches report no process: the rule's records cannot say who "
-			    "(login uid, exe, parent)%s",
+			    "inotify watches report no process: the rule's records cannot say %s%s",
+			    rule->who ? "who (login uid, exe, parent)"
+				      : "which changes dpkg made (packages)",
 			    fallback ? "" : "; use a fanotify mark");
 	if (rule->attributes || rule->hash)
 		add_problem(pl, rule, d->path, true,
@@ -757,12 +758,15 @@ static bool auto_prefers_watches(struct planner *pl, const struct rule_conf *rul
 	root = decision_root(pl, d);
 	if (!root || strcmp(root, d->canon) == 0)
 		return false;
-	if (rule->n_pids || rule->n_comms || rule->n_uids || rule->who) {
+	if (rule->n_pids || rule->n_comms || rule->n_uids || rule->who || rule->packages) {
 		append(pl, &d->why,
 		       "auto: a recursive directory on a busy filesystem (the one holding %s), "
 		       "where a watch per directory would cost less, but the rule %s and only "
 		       "fanotify reports the process, so ",
-		       busy, rule->who ? "asks who" : "filters by process");
+		       busy,
+		       rule->who        ? "asks who"
+		       : rule->packages ? "asks which changes dpkg made"
+					: "filters by process");
 		return false;
 	}
 	if (rule->attributes || rule->hash) {

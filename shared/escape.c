@@ -487,6 +487,12 @@ void format_content(const struct record_content *c, char *buf, size_t len, size_
 	if (c->has_size)
 		putf(buf, len, pos, ", %" PRIu64 " bytes", c->size);
 	puts_(buf, len, pos, c->sha256[0] ? "" : ")");
+	if (c->package_asked && c->package) {
+		puts_(buf, len, pos, "; package ");
+		text_escape(buf, len, pos, c->package, strlen(c->package));
+		puts_(buf, len, pos, c->package_verified ? ": verified" : ": NOT what it lists");
+	} else if (c->package_asked)
+		puts_(buf, len, pos, "; no package lists it");
 }
 
 void format_events(uint64_t mask, char *buf, size_t len) {
@@ -684,6 +690,11 @@ static void put_content(char *buf, size_t len, size_t *pos, const struct record_
 		puts_(buf, len, pos, ",\"size\":null");
 	if (!c->sha256[0])
 		put_string(buf, len, pos, KEY("hash_skipped"), c->skipped ? c->skipped : "error");
+	if (c->package_asked) {
+		put_string(buf, len, pos, KEY("package"), c->package);
+		putf(buf, len, pos, ",\"package_verified\":%s",
+		     c->package_verified ? "true" : "false");
+	}
 }
 
 /* ,"severity":"...", and ,"tags":[...] when the rule has tags */

@@ -107,6 +107,12 @@ struct record_content {
 	const char *skipped;
 	uint64_t size; /* bytes hashed; when too big, its size */
 	bool has_size;
+	/* a rule's packages: the package dpkg's database says the file is
+	 * of (NULL: none lists it), and whether the file's MD5 is the one its
+	 * md5sums list */
+	bool package_asked;
+	const char *package;
+	bool package_verified;
 };
 
 /* A permission rule's counters, for RECORD_STATS. */

@@ -9,6 +9,7 @@ max_running and timeout). Registered in common.TESTS.
 """
 
 import base64
+import hashlib
 import json
 import os
 import re
@@ -22,6 +23,7 @@ import time
 import harness
 from harness import (Fail, Skip, check, config_text, ev, record_attrs, rule, run_cmd, sha256sum,
                      stat_attrs, tail, wait_until)
+from cases_metrics import parse_metrics, val
 from common import NOBODY, check_process, start, test
 
 
@@ -463,6 +465,101 @@ def record_content_changing(t):
                  daemon=d)
     want = sha256sum(f)
     check((r.get("sha256"), r.get("size")) == want, f"{r!r}, sha256sum says {want!r}")
+
+
+def build_deb(t, name, files):
+    """A Debian package name (version 1.0) holding files {absolute path:
+    bytes}, built with dpkg-deb --build: its path."""
+    root = os.path.join(t.dir, "debroot-" + name)
+    os.makedirs(os.path.join(root, "DEBIAN"))
+    sums = []
+    for path, data in files.items():
+        p = os.path.join(root, path.lstrip("/"))
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "wb") as f:
+            f.write(data)
+        sums.append(f"{hashlib.md5(data).hexdigest()}  {path.lstrip('/')}\n")
+    with open(os.path.join(root, "DEBIAN", "control"), "w") as f:
+        f.write(f"Package: {name}\nVersion: 1.0\nArchitecture: all\n"
+                "Maintainer: fsnotifyd tests <tests@fsnotifyd.invalid>\n"
+                "Description: a package of the integration suite\n")
+    with open(os.path.join(root, "DEBIAN", "md5sums"), "w") as f:
+        f.write("".join(sums))
+    deb = os.path.join(t.dir, name + ".deb")
+    rc, _, se = run_cmd(["dpkg-deb", "--root-owner-group", "--build", root, deb])
+    check(rc == 0, f"dpkg-deb --build: {se}")
+    return deb
+
+
+@test
+def record_packages(t):
+    # Rules with packages, against the real dpkg: a package built with
+    # dpkg-deb --build and installed with dpkg -i. "verify": its file's
+    # content record names the package and says verified; "drop": nothing
+    # of the install is reported (dpkg's create, write and rename of the
+    # file, held until dpkg wrote its md5sums, then dropped: counted in the
+    # metrics). A file of the package changed by hand afterwards: not
+    # verified, in both; a file no package lists: an ordinary change. The
+    # package is purged at the end.
+    if not shutil.which("dpkg-deb") or not os.path.isdir("/var/lib/dpkg/info"):
+        raise Skip("no dpkg")
+    name = f"fsnd-it-{os.getpid()}"
+    w = os.path.join("/opt", name)
+    tool = os.path.join(w, "tool")
+    deb = build_deb(t, name, {tool: os.urandom(3000)})
+    os.makedirs(w)
+    t.cleanups.append(lambda: shutil.rmtree(w, ignore_errors=True))
+    t.cleanups.append(lambda: run_cmd(["dpkg", "--purge", name]))
+    textdir = t.mkdir("textfile")
+    prom = os.path.join(textdir, "m.prom")
+    outputs, out = t.json_setup()
+    outputs["prom"] = {"type": "metrics", "file": prom, "interval": 3600}
+    events = ["create", "close_write", "moved_to"]
+    d, out, _ = start(t, [rule("verify", [w], events=events, mark="inode", packages="verify"),
+                          rule("drop", [w], events=events, mark="inode", packages="drop")],
+                      outputs=outputs, reader=out)
+    mark = len(out.records)
+    rc, _, se = run_cmd(["dpkg", "-i", deb], timeout=120)
+    check(rc == 0, f"dpkg -i: {se}")
+    r = out.wait(lambda r: r.kind == "content" and r.rule == "verify" and r.path == tool.encode(),
+                 "the verify rule's content record of the installed file", start=mark, daemon=d)
+    want = sha256sum(tool)
+    check(r.get("package") == name and r.get("package_verified") is True and
+          (r.get("sha256"), r.get("size")) == want, f"{r!r}, sha256sum says {want!r}")
+    c = t.child()
+    end = t.marker(c, out, w, d, rule="drop")
+    installed = [x for x in out.records[mark:end]
+                 if x.rule == "drop" and x.path and x.path.startswith(tool.encode())]
+    check(not installed, f"the drop rule reported dpkg's install: {installed!r}")
+    dpkg_events = [x for x in out.records[mark:end] if x.rule == "verify" and x.kind == "event"
+                   and x.get("comm") == "dpkg"]
+    check(dpkg_events, "the verify rule reported none of dpkg's changes")
+    # by hand: not what the package lists
+    mark = len(out.records)
+    with open(tool, "ab") as f:
+        f.write(b"tampered\n")
+    for rl in ("verify", "drop"):
+        r = out.wait(ev(tool, "close_write", rule=rl), f"the {rl} rule's event of the change",
+                     start=mark, daemon=d)
+        r = out.wait(lambda r, rl=rl: r.kind == "content" and r.rule == rl and
+                     r.path == tool.encode(), f"the {rl} rule's content record of the change",
+                     start=mark, daemon=d)
+        check(r.get("package") == name and r.get("package_verified") is False and
+              r.get("sha256") == sha256sum(tool)[0], f"a change by hand: {r!r}")
+    # a file no package lists: no package fields, no content record
+    other = os.path.join(w, "other")
+    c.create(other)
+    end = t.marker(c, out, w, d, rule="drop")
+    check(not [x for x in out.records[mark:end] if x.kind == "content" and x.path == other.encode()],
+          "a content record of a file no package lists")
+    d.signal(signal.SIGTERM)
+    rc = d.wait_exit()
+    check(rc == 0, f"exit status {rc}:{tail(d.stderr())}")
+    s, _ = parse_metrics(open(prom).read())
+    dropped = val(s, "fsnotifyd_package_changes_dropped_total")
+    check(dropped and dropped >= 3, f"changes dropped: {dropped} (dpkg's create, close_write and "
+          "rename of the file)")
+    t.note(f"{int(dropped)} of dpkg's changes dropped as verified")
 
 
 def inotify_watching(pid):

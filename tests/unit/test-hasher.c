@@ -60,13 +60,14 @@ static void hash_one(const char *dir, const char *name, uint64_t max, uint64_t r
 	int fd = open_path(dir, name);
 
 	ck_assert_int_eq(hash_reader_init(&rd), 0);
-	hasher_hash_fd(&rd, fd, max, rate, NULL, c);
+	hasher_hash_fd(&rd, fd, max, rate, NULL, c, NULL);
 	hash_reader_done(&rd);
 	close(fd);
 }
 
 START_TEST(test_vectors) {
 	char dir[PATH_MAX], p[PATH_MAX];
+	unsigned char md5[16];
 	struct record_content c;
 	char *million = malloc(1000000);
 	int fd;
@@ -115,11 +116,14 @@ START_TEST(test_vectors) {
 		struct hash_reader rd;
 
 		ck_assert_int_eq(hash_reader_init(&rd), 0);
-		hasher_hash_fd(&rd, fd, 0, 0, NULL, &c);
+		ck_assert(hasher_hash_fd(&rd, fd, 0, 0, NULL, &c, md5));
 		hash_reader_done(&rd);
 	}
 	close(fd);
 	ck_assert_str_eq(c.sha256, SHA_ABC);
+	/* and its MD5, as dpkg's md5sums have it (RFC 1321's "abc") */
+	ck_assert_mem_eq(md5, "\x90\x01\x50\x98\x3c\xd2\x4f\xb0\xd6\x96\x3f\x7d\x28\xe1\x7f\x72",
+			 16);
 	test_rm_tree(dir);
 }
 END_TEST
@@ -146,7 +150,7 @@ START_TEST(test_rate_and_stop) {
 	/* a stop asked: the read ends at the first wait */
 	fd = open_path(dir, "f");
 	ck_assert_int_eq(hash_reader_init(&rd), 0);
-	hasher_hash_fd(&rd, fd, 0, 1024, &stop, &c);
+	ck_assert(!hasher_hash_fd(&rd, fd, 0, 1024, &stop, &c, NULL));
 	hash_reader_done(&rd);
 	close(fd);
 	ck_assert_str_eq(c.skipped, "stopped");
@@ -217,17 +221,17 @@ START_TEST(test_thread_order) {
 	/* three files wait with their fds at most; the slow one (at 1 MiB/s,
 	 * a second) holds the thread while the others are handed over */
 	hasher_set_limits(h, &(struct hasher_limits){ .queue = 3, .rate = 1 << 20 });
-	ck_assert_int_eq(hasher_submit(h, open_path(dir, "slow"), NULL, "r", "slow", 1, 1), 0);
-	ck_assert_int_eq(hasher_submit(h, -1, "gone", "r", "gone", 2, 2), 0);
-	ck_assert_int_eq(hasher_submit(h, open_path(dir, "abc"), NULL, "r", "abc", 2, 3), 0);
+	ck_assert_int_eq(hasher_submit(h, open_path(dir, "slow"), NULL, "r", "slow", 1, 1, 0), 0);
+	ck_assert_int_eq(hasher_submit(h, -1, "gone", "r", "gone", 2, 2, 0), 0);
+	ck_assert_int_eq(hasher_submit(h, open_path(dir, "abc"), NULL, "r", "abc", 2, 3, 0), 0);
 	/* a second change of abc, still waiting: one read for both */
-	ck_assert_int_eq(hasher_submit(h, open_path(dir, "abc"), NULL, "r", "abc", 8, 4), 1);
+	ck_assert_int_eq(hasher_submit(h, open_path(dir, "abc"), NULL, "r", "abc", 8, 4, 0), 1);
 	/* the same file of another rule is its own */
-	ck_assert_int_eq(hasher_submit(h, open_path(dir, "abc"), NULL, "q", "abc", 8, 5), 0);
+	ck_assert_int_eq(hasher_submit(h, open_path(dir, "abc"), NULL, "q", "abc", 8, 5, 0), 0);
 	/* the queue full (three waiting with fds, unless the slow one was
 	 * taken already: then this one fits); a directory is not read */
-	ck_assert_int_eq(hasher_submit(h, open_path(dir, "empty"), NULL, "r", "empty", 2, 6), 0);
-	ck_assert_int_eq(hasher_submit(h, open_path(dir, "d"), NULL, "r", "d", 2, 7), 0);
+	ck_assert_int_eq(hasher_submit(h, open_path(dir, "empty"), NULL, "r", "empty", 2, 6, 0), 0);
+	ck_assert_int_eq(hasher_submit(h, open_path(dir, "d"), NULL, "r", "d", 2, 7, 0), 0);
 	run_until(&s, 6);
 	ck_assert_str_eq(s.path[0], "slow");
 	ck_assert_ptr_null(s.skipped[0]);
@@ -270,8 +274,8 @@ START_TEST(test_thread_stop) {
 	ck_assert_int_eq(hasher_new(loop, on_done, &s, &h), 0);
 	/* 1 KiB/s: the first file would take 17 minutes */
 	hasher_set_limits(h, &(struct hasher_limits){ .queue = 4, .rate = 1024 });
-	ck_assert_int_eq(hasher_submit(h, open_path(dir, "slow"), NULL, "r", "a", 2, 1), 0);
-	ck_assert_int_eq(hasher_submit(h, open_path(dir, "slow"), NULL, "q", "b", 2, 2), 0);
+	ck_assert_int_eq(hasher_submit(h, open_path(dir, "slow"), NULL, "r", "a", 2, 1, 0), 0);
+	ck_assert_int_eq(hasher_submit(h, open_path(dir, "slow"), NULL, "q", "b", 2, 2, 0), 0);
 	ck_assert_uint_eq(s.n, 0);
 	/* freeing gives both back, in order, unread */
 	h = hasher_free(h);

@@ -1,0 +1,711 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * packages.c — dpkg's word on files, and the changes waiting for it
+ * (packages.h).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <ev.h>
+
+#include "fsn-util.h"
+#include "log.h"
+#include "packages.h"
+#include "util.h"
+
+#define MD5SUMS ".md5sums"
+#define DPKG_WATCHED 8 /* dpkg processes followed at once (apt runs one) */
+
+struct pkg {
+	struct pkg *next;
+	struct pkgfile *files;
+	char name[];
+};
+
+struct dpkg_watch {
+	pid_t pid; /* 0: free */
+	int fd;    /* its pidfd: readable once it exited */
+	ev_io io;
+	struct pkgdb *db;
+};
+
+struct pkgdb {
+	struct ev_loop *loop;
+	const struct pkgdb_ops *ops;
+	void *userdata;
+	char *infodir;
+	int infofd; /* the directory, O_PATH */
+	int ino;    /* inotify on it, -1: none */
+	ev_io ino_io;
+	ev_timer timer; /* the oldest waiting change's deadline */
+
+	char **prefixes;
+	size_t n_prefixes;
+	struct fsn_hmap index; /* struct pkgfile by path */
+	struct pkg *pkgs;
+
+	struct pkg_change *head, *tail; /* waiting, oldest first */
+	size_t n_waiting, max_waiting;
+	unsigned wait_sec;
+	uint64_t next_id;
+	struct dpkg_watch dpkg[DPKG_WATCHED];
+
+	struct pkgdb_stats stats;
+};
+
+/* ---- the index ---- */
+
+static bool in_scope(const struct pkgdb *db, const char *path) {
+	for (size_t i = 0; i < db->n_prefixes; i++) {
+		const char *p = db->prefixes[i];
+		size_t n = strlen(p);
+
+		if (strcmp(p, "/") == 0 ||
+		    (strncmp(path, p, n) == 0 && (path[n] == '\0' || path[n] == '/')))
+			return true;
+	}
+	return false;
+}
+
+const struct pkgfile *pkgdb_lookup(const struct pkgdb *db, const char *path) {
+	size_t len = strlen(path);
+	uint64_t h = hash_bytes(HASH_INIT, path, len);
+
+	for (struct fsn_hnode *n = db ? fsn_hmap_chain(&db->index, h) : NULL; n; n = n->next) {
+		const struct pkgfile *f = (const struct pkgfile *)n;
+
+		if (n->hash == h && strcmp(f->path, path) == 0)
+			return f;
+	}
+	return NULL;
+}
+
+static void pkg_forget(struct pkgdb *db, struct pkg *p) {
+	struct pkgfile *f, *next;
+
+	for (f = p->files; f; f = next) {
+		next = f->sibling;
+		fsn_hmap_remove(&db->index, &f->node);
+		free(f);
+		db->stats.files--;
+	}
+	p->files = NULL;
+}
+
+static struct pkg *pkg_find(struct pkgdb *db, const char *name, size_t len, bool add) {
+	struct pkg *p;
+
+	for (p = db->pkgs; p; p = p->next)
+		if (strlen(p->name) == len && memcmp(p->name, name, len) == 0)
+			return p;
+	if (!add || !(p = calloc(1, sizeof(*p) + len + 1)))
+		return NULL;
+	memcpy(p->name, name, len);
+	p->next = db->pkgs;
+	db->pkgs = p;
+	db->stats.packages++;
+	return p;
+}
+
+static bool unhex(const char *s, unsigned char out[16]) {
+	for (int i = 0; i < 32; i++) {
+		int v = s[i] >= '0' && s[i] <= '9'   ? s[i] - '0'
+			: s[i] >= 'a' && s[i] <= 'f' ? s[i] - 'a' + 10
+			: s[i] >= 'A' && s[i] <= 'F' ? s[i] - 'A' + 10
+						     : -1;
+
+		if (v < 0)
+			return false;
+		if (i % 2 == 0)
+			out[i / 2] = (unsigned char)(v << 4);
+		else
+			out[i / 2] |= (unsigned char)v;
+	}
+	return true;
+}
+
+int pkgdb_parse_md5sums(int fd,
+			void (*fn)(void *userdata, const char *path, const unsigned char md5[16]),
+			void *userdata) {
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0, cap = 0;
+	char path[PATH_MAX];
+	int n = 0;
+
+	for (;;) {
+		ssize_t r;
+
+		if (len + 4096 > cap) {
+			char *t = realloc(text, cap = cap ? cap * 2 : 16384);
+
+			if (!t)
+				return -ENOMEM;
+			text = t;
+		}
+		r = read(fd, text + len, cap - len - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	if (!text)
+		return 0;
+	text[len] = '\0';
+	for (char *line = text, *end; line < text + len; line = end + 1) {
+		unsigned char md5[16];
+		size_t plen;
+
+		end = memchr(line, '\n', (size_t)(text + len - line));
+		if (!end)
+			end = text + len;
+		/* "MD5  path": 32 hex digits, two spaces (or " *"), the path
+		 * relative to / */
+		if (end - line < 35 || line[32] != ' ' || (line[33] != ' ' && line[33] != '*') ||
+		    !unhex(line, md5))
+			continue;
+		plen = (size_t)(end - (line + 34));
+		if (plen + 2 > sizeof(path))
+			continue;
+		path[0] = '/';
+		memcpy(path + 1, line + 34, plen);
+		path[plen + 1] = '\0';
+		fn(userdata, path, md5);
+		n++;
+	}
+	return n;
+}
+
+struct add_ctx {
+	struct pkgdb *db;
+	struct pkg *pkg;
+	int err;
+};
+
+static void add_file(void *userdata, const char *path, const unsigned char md5[16]) {
+	struct add_ctx *a = userdata;
+	size_t len = strlen(path);
+	struct pkgfile *f;
+
+	if (!in_scope(a->db, path))
+		return;
+	f = malloc(sizeof(*f) + len + 1);
+	if (!f) {
+		a->err = -ENOMEM;
+		return;
+	}
+	f->pkg = a->pkg->name;
+	memcpy(f->md5, md5, 16);
+	memcpy(f->path, path, len + 1);
+	f->sibling = a->pkg->files;
+	/* (a path two packages list, diverted: the one read last) */
+	if (fsn_hmap_put(&a->db->index, &f->node, hash_bytes(HASH_INIT, path, len)) < 0) {
+		free(f);
+		a->err = -ENOMEM;
+		return;
+	}
+	a->pkg->files = f;
+	a->db->stats.files++;
+}
+
+/* Package name's md5sums (the file infodir/name.md5sums) read anew: its
+ * files replace what the index had of it; gone, none. */
+static int pkg_read(struct pkgdb *db, const char *file) {
+	size_t len = strlen(file) - strlen(MD5SUMS);
+	struct add_ctx a = { .db = db };
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	int r;
+
+	a.pkg = pkg_find(db, file, len, true);
+	if (!a.pkg)
+		return -ENOMEM;
+	pkg_forget(db, a.pkg);
+	fd = openat(db->infofd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	/* (dpkg's database is root's: another's file there is not its word) */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != 0)
+		return -EPERM;
+	r = pkgdb_parse_md5sums(fd, add_file, &a);
+	return r < 0 ? r : a.err;
+}
+
+static bool is_md5sums(const char *name) {
+	size_t n = strlen(name), s = strlen(MD5SUMS);
+
+	return n > s && strcmp(name + n - s, MD5SUMS) == 0 && name[0] != '.';
+}
+
+/* ---- waiting changes ---- */
+
+static void change_free(struct pkg_change *c) {
+	free(c->rule);
+	free(c->path);
+	free(c->held);
+	free(c);
+}
+
+static void unlink_change(struct pkgdb *db, struct pkg_change *c) {
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		db->head = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	else
+		db->tail = c->prev;
+	db->n_waiting--;
+	db->stats.waiting = db->n_waiting;
+}
+
+/* dpkg writes a file as NAME.dpkg-new (NAME.dpkg-tmp) and renames it over
+ * NAME: the length of c's path without such an ending (dpkg's changes). */
+static size_t base_len(const struct pkg_change *c) {
+	static const char *const temp[] = { ".dpkg-new", ".dpkg-tmp" };
+	size_t n = strlen(c->path);
+
+	for (size_t i = 0; c->dpkg && i < ELEMENTSOF(temp); i++) {
+		size_t t = strlen(temp[i]);
+
+		if (n > t && strcmp(c->path + n - t, temp[i]) == 0)
+			return n - t;
+	}
+	return n;
+}
+
+/* The database's entry for c's file (one of dpkg's temporaries: as NAME). */
+static const struct pkgfile *change_lookup(const struct pkgdb *db, const struct pkg_change *c) {
+	size_t n = base_len(c);
+	char base[PATH_MAX];
+
+	if (c->path[n] == '\0' || n >= sizeof(base))
+		return pkgdb_lookup(db, c->path);
+	memcpy(base, c->path, n);
+	base[n] = '\0';
+	return pkgdb_lookup(db, base);
+}
+
+/* Whether d, a later change, is dpkg's next step to c's file for the same
+ * rule: the same dpkg, and the same path, or NAME of c's temporary. */
+static bool next_step(const struct pkg_change *c, const struct pkg_change *d) {
+	size_t n = base_len(c);
+
+	return c->dpkg && d->dpkg == c->dpkg && strcmp(d->rule, c->rule) == 0 &&
+	       strncmp(d->path, c->path, n) == 0 &&
+	       (d->path[n] == '\0' || strcmp(d->path, c->path) == 0);
+}
+
+/* dpkg's later step to c's file, if one waits: it says what c's does
+ * (dpkg creates, writes and renames a file in a few steps; the last says
+ * what the file is). */
+static struct pkg_change *later_twin(const struct pkg_change *c) {
+	for (struct pkg_change *d = c->next; c->dpkg && d; d = d->next)
+		if (next_step(c, d))
+			return d;
+	return NULL;
+}
+
+static void resolve(struct pkgdb *db, struct pkg_change *c) {
+	const struct pkgfile *pf = change_lookup(db, c);
+	bool verified = pf && c->has_md5 && memcmp(pf->md5, c->md5, 16) == 0;
+	struct pkg_change *d, *next;
+
+	if (!pf)
+		db->stats.unlisted++;
+	else if (verified)
+		db->stats.verified++;
+	else
+		db->stats.mismatched++;
+	/* dpkg's earlier steps of the same file: as this one says, first
+	 * (their held records; their content records are this one's) */
+	for (d = db->head; d && d != c; d = next) {
+		next = d->next;
+		if (next_step(d, c)) {
+			unlink_change(db, d);
+			db->ops->resolved(db->userdata, d, pf, verified, true);
+			change_free(d);
+		}
+	}
+	unlink_change(db, c);
+	db->ops->resolved(db->userdata, c, pf, verified, false);
+	change_free(c);
+}
+
+/* Resolve c if it can be: hashed, and not dpkg's, or dpkg's, its last
+ * step of the file so far, and its md5sums read since or dpkg gone. */
+static void try_resolve(struct pkgdb *db, struct pkg_change *c) {
+	if (c->hashed && (!c->dpkg || ((c->listed || c->dpkg_done) && !later_twin(c))))
+		resolve(db, c);
+}
+
+static void each_change(struct pkgdb *db, bool (*pred)(const struct pkg_change *c, const void *arg),
+			const void *arg, void (*fn)(struct pkg_change *c)) {
+	struct pkg_change *c, *next;
+
+	for (c = db->head; c; c = next) {
+		next = c->next;
+		if (pred(c, arg)) {
+			fn(c);
+			try_resolve(db, c);
+		}
+	}
+}
+
+static bool of_pkg(const struct pkg_change *c, const void *arg) {
+	const struct pkgdb *db = ((const void *const *)arg)[0];
+	const char *pkg = ((const void *const *)arg)[1];
+	const struct pkgfile *pf = change_lookup(db, c);
+
+	return c->dpkg && pf && strcmp(pf->pkg, pkg) == 0;
+}
+
+static void set_listed(struct pkg_change *c) {
+	c->listed = true;
+}
+
+static bool of_pid(const struct pkg_change *c, const void *arg) {
+	return c->dpkg == *(const pid_t *)arg;
+}
+
+static void set_dpkg_done(struct pkg_change *c) {
+	c->dpkg_done = true;
+}
+
+static void on_dpkg_exit(struct ev_loop *loop, ev_io *w, int revents) {
+	struct dpkg_watch *dw = w->data;
+	struct pkgdb *db = dw->db;
+	pid_t pid = dw->pid;
+
+	(void)revents;
+	ev_io_stop(loop, w);
+	dw->fd = safe_close(dw->fd);
+	dw->pid = 0;
+	each_change(db, of_pid, &pid, set_dpkg_done);
+}
+
+/* Follow dpkg process pid until it exits (a pidfd); false: cannot (then
+ * its changes wait for their md5sums or the deadline). */
+static bool follow_dpkg(struct pkgdb *db, pid_t pid) {
+	struct dpkg_watch *free_slot = NULL;
+	int fd;
+
+	for (unsigned i = 0; i < DPKG_WATCHED; i++) {
+		if (db->dpkg[i].pid == pid)
+			return true;
+		if (!db->dpkg[i].pid && !free_slot)
+			free_slot = &db->dpkg[i];
+	}
+	if (!free_slot)
+		return false;
+	fd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (fd < 0)
+		return false; /* (gone already) */
+	*free_slot = (struct dpkg_watch){ .pid = pid, .fd = fd, .db = db };
+	ev_io_init(&free_slot->io, on_dpkg_exit, fd, EV_READ);
+	free_slot->io.data = free_slot;
+	ev_io_start(db->loop, &free_slot->io);
+	return true;
+}
+
+static bool pid_alive(pid_t pid) {
+	return kill(pid, 0) == 0 || errno == EPERM;
+}
+
+static void arm_timer(struct pkgdb *db) {
+	double left;
+
+	ev_timer_stop(db->loop, &db->timer);
+	if (!db->head)
+		return;
+	left =
+	    ((double)db->head->since + (double)db->wait_sec * 1e6 - (double)now_monotonic_usec()) /
+	    1e6;
+	ev_timer_set(&db->timer, left > 0 ? left : 0., 0.);
+	ev_timer_start(db->loop, &db->timer);
+}
+
+static void on_deadline(struct ev_loop *loop, ev_timer *w, int revents) {
+	struct pkgdb *db = w->data;
+	uint64_t now = now_monotonic_usec();
+
+	(void)loop;
+	(void)revents;
+	/* the oldest first: those past the deadline are checked as they stand */
+	while (db->head && db->head->since + (uint64_t)db->wait_sec * 1000000u <= now) {
+		struct pkg_change *c = db->head;
+
+		/* (a hash still to come is dropped) */
+		if (!c->hashed)
+			c->content.skipped = "backlog";
+		c->dpkg_done = c->hashed = true;
+		resolve(db, c);
+	}
+	arm_timer(db);
+}
+
+/* A heap copy of rec (strings, who, attrs, in one block). */
+static struct record *record_dup(const struct record *rec) {
+	const char *s[] = { rec->rule,
+			    rec->path,
+			    rec->old_path,
+			    rec->comm,
+			    rec->who ? rec->who->exe : NULL,
+			    rec->who ? rec->who->parent_comm : NULL,
+			    rec->who ? rec->who->unit : NULL,
+			    rec->who ? rec->who->slice : NULL,
+			    rec->who ? rec->who->container : NULL };
+	size_t need =
+	    sizeof(struct record) + sizeof(struct record_who) + 2 * sizeof(struct record_attrs);
+	struct record *r;
+	struct record_who *w;
+	struct record_attrs *a;
+	char *p;
+	const char **d[ELEMENTSOF(s)];
+
+	for (size_t i = 0; i < ELEMENTSOF(s); i++)
+		need += s[i] ? strlen(s[i]) + 1 : 0;
+	r = malloc(need);
+	if (!r)
+		return NULL;
+	*r = *rec;
+	w = (struct record_who *)(r + 1);
+	a = (struct record_attrs *)(w + 1);
+	p = (char *)(a + 2);
+	if (rec->who) {
+		*w = *rec->who;
+		r->who = w;
+	}
+	if (rec->attrs) {
+		a[0] = *rec->attrs;
+		r->attrs = &a[0];
+	}
+	if (rec->attrs_before) {
+		a[1] = *rec->attrs_before;
+		r->attrs_before = &a[1];
+	}
+	d[0] = &r->rule;
+	d[1] = &r->path;
+	d[2] = &r->old_path;
+	d[3] = &r->comm;
+	d[4] = &w->exe;
+	d[5] = &w->parent_comm;
+	d[6] = &w->unit;
+	d[7] = &w->slice;
+	d[8] = &w->container;
+	for (size_t i = 0; i < ELEMENTSOF(s); i++) {
+		if (!s[i])
+			continue;
+		*d[i] = strcpy(p, s[i]);
+		p += strlen(s[i]) + 1;
+	}
+	r->label = NULL; /* (the rule's, when it goes out) */
+	return r;
+}
+
+int64_t pkgdb_wait(struct pkgdb *db, const char *rule, const struct record *rec, pid_t dpkg,
+		   bool hold) {
+	struct pkg_change *c;
+
+	if (db->n_waiting >= db->max_waiting) {
+		db->stats.no_room++;
+		return 0;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c || !(c->rule = strdup(rule)) || !(c->path = strdup(rec->path)) ||
+	    (hold && !(c->held = record_dup(rec)))) {
+		if (c)
+			change_free(c);
+		return -ENOMEM;
+	}
+	c->id = ++db->next_id;
+	c->mask = rec->mask;
+	c->content.event_usec = rec->time_usec;
+	c->dpkg = dpkg;
+	c->since = now_monotonic_usec();
+	if (dpkg && !follow_dpkg(db, dpkg))
+		c->dpkg_done = !pid_alive(dpkg);
+	c->prev = db->tail;
+	if (db->tail)
+		db->tail->next = c;
+	else
+		db->head = c;
+	db->tail = c;
+	db->n_waiting++;
+	db->stats.waiting = db->n_waiting;
+	if (!ev_is_active(&db->timer))
+		arm_timer(db);
+	return (int64_t)c->id;
+}
+
+void pkgdb_hashed(struct pkgdb *db, uint64_t id, const struct record_content *content,
+		  const unsigned char *md5) {
+	for (struct pkg_change *c = db->head; c; c = c->next)
+		if (c->id == id) {
+			c->hashed = true;
+			c->content.skipped = content->skipped;
+			c->content.size = content->size;
+			c->content.has_size = content->has_size;
+			memcpy(c->content.sha256, content->sha256, sizeof(c->content.sha256));
+			c->has_md5 = md5 != NULL;
+			if (md5)
+				memcpy(c->md5, md5, 16);
+			try_resolve(db, c);
+			return;
+		}
+}
+
+/* ---- the database's directory ---- */
+
+static void on_info(struct ev_loop *loop, ev_io *w, int revents) {
+	struct pkgdb *db = w->data;
+	char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
+	ssize_t n;
+
+	(void)loop;
+	(void)revents;
+	while ((n = read(db->ino, buf, sizeof(buf))) > 0) {
+		for (char *p = buf; p < buf + n;) {
+			const struct inotify_event *ie = (const struct inotify_event *)p;
+
+			p += sizeof(*ie) + ie->len;
+			if (ie->mask & IN_Q_OVERFLOW) {
+				(void)pkgdb_scope(db, db->prefixes, db->n_prefixes, db->max_waiting,
+						  db->wait_sec);
+				continue;
+			}
+			if (ie->len && is_md5sums(ie->name)) {
+				int r = pkg_read(db, ie->name);
+				size_t len = strlen(ie->name) - strlen(MD5SUMS);
+				char pkg[NAME_MAX + 1];
+				const void *arg[2] = { db, pkg };
+
+				if (r < 0)
+					log_warning("packages: %s/%s: %s", db->infodir, ie->name,
+						    strerror(-r));
+				snprintf(pkg, sizeof(pkg), "%.*s", (int)len, ie->name);
+				each_change(db, of_pkg, arg, set_listed);
+			}
+		}
+	}
+}
+
+int pkgdb_new(struct ev_loop *loop, const char *infodir, const struct pkgdb_ops *ops,
+	      void *userdata, struct pkgdb **ret) {
+	struct pkgdb *db = calloc(1, sizeof(*db));
+
+	if (!db || !(db->infodir = strdup(infodir))) {
+		free(db);
+		return -ENOMEM;
+	}
+	db->loop = loop;
+	db->ops = ops;
+	db->userdata = userdata;
+	db->infofd = db->ino = -1;
+	ev_timer_init(&db->timer, on_deadline, 0., 0.);
+	db->timer.data = db;
+	*ret = db;
+	return 0;
+}
+
+static void index_clear(struct pkgdb *db) {
+	struct pkg *p, *next;
+
+	for (p = db->pkgs; p; p = next) {
+		next = p->next;
+		pkg_forget(db, p);
+		free(p);
+	}
+	db->pkgs = NULL;
+	db->stats.packages = 0;
+	fsn_hmap_done(&db->index);
+}
+
+int pkgdb_scope(struct pkgdb *db, char *const *prefixes, size_t n, size_t max_waiting,
+		unsigned wait_sec) {
+	_cleanup_closedir_ DIR *d = NULL;
+	char **copy = prefixes == db->prefixes ? db->prefixes : strv_copy(prefixes, n);
+	struct dirent *de;
+	int fd, r = 0;
+
+	if (!copy && n)
+		return -ENOMEM;
+	if (copy != db->prefixes) {
+		strv_free(db->prefixes, db->n_prefixes);
+		db->prefixes = copy;
+		db->n_prefixes = n;
+	}
+	db->max_waiting = max_waiting;
+	db->wait_sec = wait_sec;
+	index_clear(db);
+	if (db->ino < 0) {
+		db->ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+		if (db->ino < 0 ||
+		    inotify_add_watch(db->ino, db->infodir,
+				      IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE |
+					  IN_ONLYDIR | IN_DONT_FOLLOW) < 0) {
+			r = -errno;
+			db->ino = safe_close(db->ino);
+			log_warning("packages: cannot watch %s: %s", db->infodir, strerror(-r));
+			return r;
+		}
+		ev_io_init(&db->ino_io, on_info, db->ino, EV_READ);
+		db->ino_io.data = db;
+		ev_io_start(db->loop, &db->ino_io);
+	}
+	db->infofd = safe_close(db->infofd);
+	db->infofd = open(db->infodir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(db->infofd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (db->infofd < 0 || fd < 0 || !(d = fdopendir(fd))) {
+		r = -errno;
+		safe_close(fd);
+		log_warning("packages: cannot read %s: %s", db->infodir, strerror(-r));
+		return r;
+	}
+	while ((de = readdir(d)))
+		if (is_md5sums(de->d_name) && (r = pkg_read(db, de->d_name)) == -ENOMEM)
+			return r;
+	return 0;
+}
+
+void pkgdb_get_stats(const struct pkgdb *db, struct pkgdb_stats *ret) {
+	*ret = db ? db->stats : (struct pkgdb_stats){ 0 };
+}
+
+struct pkgdb *pkgdb_free(struct pkgdb *db) {
+	if (!db)
+		return NULL;
+	while (db->head) {
+		if (!db->head->hashed)
+			db->head->content.skipped = "stopped";
+		db->head->dpkg_done = db->head->hashed = true;
+		resolve(db, db->head);
+	}
+	for (unsigned i = 0; i < DPKG_WATCHED; i++)
+		if (db->dpkg[i].pid) {
+			ev_io_stop(db->loop, &db->dpkg[i].io);
+			safe_close(db->dpkg[i].fd);
+		}
+	if (db->ino >= 0)
+		ev_io_stop(db->loop, &db->ino_io);
+	ev_timer_stop(db->loop, &db->timer);
+	safe_close(db->ino);
+	safe_close(db->infofd);
+	index_clear(db);
+	strv_free(db->prefixes, db->n_prefixes);
+	free(db->infodir);
+	free(db);
+	return NULL;
+}

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * packages.h — what dpkg says files hold (a rule's packages:
+ * fsnotifyd.conf(5)), and the changes waiting to be checked against it.
+ *
+ * The index: the files dpkg's database lists in its md5sums files
+ * (INFODIR/PKG.md5sums: "MD5  path" lines), those under the rules'
+ * paths only, each with its package and MD5. An inotify watch on INFODIR
+ * reads a package's md5sums again when dpkg writes, renames or removes
+ * it. Main thread only.
+ *
+ * The waits: dpkg puts a package's files in place before its md5sums
+ * (both renamed into place, the md5sums last), so a change dpkg made can
+ * be checked only once the md5sums that lists it was read, or dpkg has
+ * exited (its pidfd). A change of someone else's to a listed file is
+ * checked as soon as the file is hashed. Each waiting change has an id,
+ * which its hash job carries (hasher.h); when both the file's MD5 and the
+ * word of the database are known, ops->resolved says whether they agree.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "fsn-record.h"
+#include "hashmap.h"
+
+struct ev_loop;
+struct pkgdb;
+
+/* One file a package lists. */
+struct pkgfile {
+	struct fsn_hnode node;   /* in the index, by path */
+	struct pkgfile *sibling; /* the package's next file */
+	const char *pkg;         /* its package's name ("coreutils", "libc6:amd64") */
+	unsigned char md5[16];
+	char path[]; /* absolute */
+};
+
+/* A change waiting for its check. */
+struct pkg_change {
+	struct pkg_change *prev, *next;
+	uint64_t id;
+	char *rule, *path;
+	uint64_t mask;       /* the event record's events */
+	pid_t dpkg;          /* made by dpkg (that process), else 0 */
+	struct record *held; /* the event record, held until the check (a
+			      * rule's packages "drop"), else NULL */
+	uint64_t since;      /* monotonic µs, when it was made */
+	bool hashed;         /* content and md5 known */
+	bool listed;         /* (dpkg's) an md5sums read since lists it */
+	bool dpkg_done;      /* (dpkg's) dpkg has exited */
+	struct record_content content;
+	unsigned char md5[16];
+	bool has_md5;
+};
+
+struct pkgdb_ops {
+	/* c is checked: pf, the file's entry in the database (NULL: not
+	 * listed); verified, its MD5 is the one listed; step, it was one of
+	 * dpkg's steps to a later change of the same file, which this says
+	 * (its content is of no interest: no content record), and follows at
+	 * once. c is freed after. */
+	void (*resolved)(void *userdata, struct pkg_change *c, const struct pkgfile *pf,
+			 bool verified, bool step);
+};
+
+struct pkgdb_stats {
+	uint64_t files, packages; /* in the index */
+	uint64_t waiting, verified, mismatched, unlisted, no_room;
+};
+
+/* A database of infodir ("/var/lib/dpkg/info"): empty until pkgdb_scope(). */
+int pkgdb_new(struct ev_loop *loop, const char *infodir, const struct pkgdb_ops *ops,
+	      void *userdata, struct pkgdb **ret);
+/* Every change still waiting resolved as it stands (its md5sums not read:
+ * as the index says now); NULL. */
+struct pkgdb *pkgdb_free(struct pkgdb *db);
+
+/* Index the files under the n prefixes (absolute paths; "/" all) from
+ * every md5sums of the database, and watch it: 0 or -errno (the database
+ * cannot be read: the index is empty, the error logged). max_waiting:
+ * limits.package_hold; wait_sec: the most a dpkg change waits. */
+int pkgdb_scope(struct pkgdb *db, char *const *prefixes, size_t n, size_t max_waiting,
+		unsigned wait_sec);
+const struct pkgfile *pkgdb_lookup(const struct pkgdb *db, const char *path);
+void pkgdb_get_stats(const struct pkgdb *db, struct pkgdb_stats *ret);
+
+/* rec (an event record of rule's, of a regular file) waits for its check:
+ * by dpkg (pid, else 0), its record held when hold. Returns the change's
+ * id for its hash job, 0 when there is no room (limits.package_hold: then
+ * it is an ordinary change), or -ENOMEM. */
+int64_t pkgdb_wait(struct pkgdb *db, const char *rule, const struct record *rec, pid_t dpkg,
+		   bool hold);
+/* The hash job of change id is done (content; md5, when it was read). */
+void pkgdb_hashed(struct pkgdb *db, uint64_t id, const struct record_content *content,
+		  const unsigned char *md5);
+
+/* One md5sums file's lines ("MD5  relative/path"), for tests: fn called
+ * with each path ("/" + the relative path) and its MD5; lines that are not
+ * such are skipped. The number of files, or -errno. */
+int pkgdb_parse_md5sums(int fd,
+			void (*fn)(void *userdata, const char *path, const unsigned char md5[16]),
+			void *userdata);
