@@ -495,9 +495,16 @@ static struct proc_info *evinfo_proc(struct matcher *mt, struct evinfo *x) {
 		x->proc = pinfo_get(mt, ev->pid, 0);
 		return x->proc;
 	}
-	if (ev->pidfd < 0) { /* FAN_NOPIDFD: it had exited when the event was read */
-		x->who_skipped = ev->pidfd == FAN_NOPIDFD ? "gone" : "error";
+	if (ev->pidfd == FAN_NOPIDFD) { /* it had exited when the event was read */
+		x->who_skipped = "gone";
 		return NULL;
+	}
+	if (ev->pidfd < 0) {
+		/* FAN_EPIDFD: none to tell it by (the kernel could make none,
+		 * or the reader thread had no room to keep it, in a storm): by
+		 * its pid, as without pidfds */
+		x->proc = pinfo_get(mt, ev->pid, 0);
+		return x->proc;
 	}
 	x->proc = pinfo_get(mt, ev->pid, pidfd_identity(mt, ev->pidfd));
 	return x->proc;

@@ -183,6 +183,11 @@ void fsn_fd_budget_read_done(struct fsn_fd_budget *b, const struct fsn_group *g,
 			     size_t n, unsigned reserved);
 /* n fds closed or given away. Accepts NULL. */
 void fsn_fd_budget_release(struct fsn_fd_budget *b, unsigned n);
+/* The events in buf[0, len) of a FID group with FAN_REPORT_PIDFD, just
+ * read by the reader thread: each pidfd kept while b has room for it
+ * (counted), else closed and FAN_EPIDFD in its place. close_all: every one
+ * closed and given back to b (a buffer nobody will hand out). */
+void fsn_pidfds_ration(struct fsn_fd_budget *b, void *buf, size_t len, bool close_all);
 
 /* ---- reader.c: the kernel queues drained on a thread (fsn_ctx_set_reader()) ---- */
 
@@ -190,6 +195,7 @@ void fsn_fd_budget_release(struct fsn_fd_budget *b, unsigned n);
 struct fsn_chunk {
 	struct fsn_chunk *next;
 	unsigned src; /* group id, 0 = inotify */
+	bool pidfds;  /* its events may hold pidfds (FAN_REPORT_PIDFD), counted in a budget */
 	size_t off;   /* handed out up to here */
 	size_t len;   /* bytes read */
 	size_t size;  /* allocated, header included (what the bound counts) */
@@ -205,8 +211,16 @@ void fsn_reader_stop(struct fsn_reader *rd);
 struct fsn_reader *fsn_reader_free(struct fsn_reader *rd);
 bool fsn_reader_running(const struct fsn_reader *rd);
 void fsn_reader_set_max(struct fsn_reader *rd, size_t max);
-/* The thread reads fd (source src) from now on. */
-int fsn_reader_add(struct fsn_reader *rd, unsigned src, int fd);
+/* The thread reads fd (source src) from now on; pidfds: its events carry
+ * pidfds (a FID group with FAN_REPORT_PIDFD), which the thread keeps while
+ * the reader's budget has room and else closes (FAN_EPIDFD in the event). */
+int fsn_reader_add(struct fsn_reader *rd, unsigned src, int fd, bool pidfds);
+/* The fd budget the thread counts the pidfds it keeps in (borrowed: the
+ * context's, set before it changes). */
+void fsn_reader_set_budget(struct fsn_reader *rd, struct fsn_fd_budget *b);
+/* A chunk of a pidfd source handed back unread from off: its pidfds closed
+ * and given back to b. */
+void fsn_chunk_close_pidfds(struct fsn_fd_budget *b, struct fsn_chunk *c);
 /* It no longer does (returns after a read in progress); src's queued
  * chunks are dropped when drop. */
 void fsn_reader_remove(struct fsn_reader *rd, unsigned src, bool drop);
@@ -307,7 +321,7 @@ void fsn_ctx_marks_free(struct fsn_ctx *ctx);
 /* dispatch.c */
 /* Watch source src (a group's id, 0: the inotify fd) fd: in the reader
  * thread if drainable and it runs (*in_reader), else in the epoll set. */
-int fsn_ctx_source_watch(struct fsn_ctx *ctx, unsigned src, int fd, bool drainable,
+int fsn_ctx_source_watch(struct fsn_ctx *ctx, unsigned src, int fd, bool drainable, bool pidfds,
 			 bool *in_reader);
 /* Before fd is closed: nobody reads it any more; what the reader thread
  * queued of it is dropped. */

@@ -81,12 +81,12 @@ void fsn_ctx_pend_clear(struct fsn_ctx *ctx) {
 #define READER_EPOLL_ID (UINT64_MAX - 1)
 
 /* *in_reader: whether the reader thread reads it now. */
-int fsn_ctx_source_watch(struct fsn_ctx *ctx, unsigned src, int fd, bool drainable,
+int fsn_ctx_source_watch(struct fsn_ctx *ctx, unsigned src, int fd, bool drainable, bool pidfds,
 			 bool *in_reader) {
 	struct epoll_event ee = { .events = EPOLLIN, .data.u64 = src };
 
 	*in_reader = drainable && fsn_reader_running(ctx->reader) &&
-		     fsn_reader_add(ctx->reader, src, fd) == 0;
+		     fsn_reader_add(ctx->reader, src, fd, pidfds) == 0;
 	if (*in_reader)
 		return 0;
 	return epoll_ctl(ctx->epfd, EPOLL_CTL_ADD, fd, &ee) < 0 ? negative_errno() : 0;
@@ -99,6 +99,7 @@ void fsn_ctx_source_unwatch(struct fsn_ctx *ctx, unsigned src, int fd) {
 	if (ctx->reader)
 		fsn_reader_remove(ctx->reader, src, true);
 	if (ctx->chunk && ctx->chunk->src == src) {
+		fsn_chunk_close_pidfds(ctx->budget, ctx->chunk);
 		fsn_reader_done(ctx->reader, ctx->chunk);
 		ctx->chunk = NULL;
 		if (ctx->pend_len == 0)
@@ -108,14 +109,14 @@ void fsn_ctx_source_unwatch(struct fsn_ctx *ctx, unsigned src, int fd) {
 
 /* Move a drainable source to the reader thread (to_reader) or back to
  * the context's epoll set; one that cannot be moved stays where it is. */
-static void source_move(struct fsn_ctx *ctx, unsigned src, int fd, bool *in_reader,
+static void source_move(struct fsn_ctx *ctx, unsigned src, int fd, bool pidfds, bool *in_reader,
 			bool to_reader) {
 	struct epoll_event ee = { .events = EPOLLIN, .data.u64 = src };
 
 	if (fd < 0 || *in_reader == to_reader)
 		return;
 	if (to_reader) {
-		if (fsn_reader_add(ctx->reader, src, fd) < 0)
+		if (fsn_reader_add(ctx->reader, src, fd, pidfds) < 0)
 			return;
 		(void)epoll_ctl(ctx->epfd, EPOLL_CTL_DEL, fd, NULL);
 		*in_reader = true;
@@ -130,8 +131,9 @@ static void source_move(struct fsn_ctx *ctx, unsigned src, int fd, bool *in_read
 static void sources_move(struct fsn_ctx *ctx, bool to_reader) {
 	for (struct fsn_group *g = ctx->groups; g; g = g->next)
 		if (fsn_group_drainable(g))
-			source_move(ctx, g->id, g->fd, &g->in_reader, to_reader);
-	source_move(ctx, 0, ctx->ifd, &ctx->ifd_in_reader, to_reader);
+			source_move(ctx, g->id, g->fd, (g->report & FAN_REPORT_PIDFD) != 0,
+				    &g->in_reader, to_reader);
+	source_move(ctx, 0, ctx->ifd, false, &ctx->ifd_in_reader, to_reader);
 }
 
 _public_ int fsn_ctx_set_reader(struct fsn_ctx *ctx, size_t max_bytes) {
@@ -158,6 +160,7 @@ _public_ int fsn_ctx_set_reader(struct fsn_ctx *ctx, size_t max_bytes) {
 	r = fsn_reader_new(max_bytes, ctx->epfd, READER_EPOLL_ID, &ctx->reader);
 	if (r < 0)
 		return r;
+	fsn_reader_set_budget(ctx->reader, ctx->budget);
 	sources_move(ctx, true);
 	return 0;
 }
@@ -182,6 +185,8 @@ _public_ int fsn_ctx_set_fd_budget(struct fsn_ctx *ctx, struct fsn_fd_budget *b)
 	if (ctx->cur || ctx->pend_len > 0)
 		return -EBUSY;
 	fsn_fd_budget_ref(b);
+	if (ctx->reader)
+		fsn_reader_set_budget(ctx->reader, b);
 	fsn_fd_budget_unref(ctx->budget);
 	ctx->budget = b;
 	return 0;
@@ -359,6 +364,7 @@ static int dispatch_chunks(struct fsn_ctx *ctx, fsn_event_fn fn, void *userdata,
 		if (c->src) {
 			g = fsn_group_ref(fsn_group_by_id(ctx, c->src));
 			if (!g) { /* (it left: its chunks went with it) */
+				fsn_chunk_close_pidfds(ctx->budget, c);
 				fsn_reader_done(ctx->reader, c);
 				continue;
 			}

@@ -233,3 +233,39 @@ done:
 	else
 		atomic_fetch_sub(&b->held, reserved - used);
 }
+
+void fsn_pidfds_ration(struct fsn_fd_budget *b, void *buf, size_t len, bool close_all) {
+	unsigned char *p = buf;
+	size_t off = 0;
+
+	while (len - off >= FAN_EVENT_METADATA_LEN) {
+		struct fanotify_event_metadata md;
+		size_t rec;
+
+		memcpy(&md, p + off, sizeof(md));
+		if (md.vers != FANOTIFY_METADATA_VERSION || md.event_len < md.metadata_len ||
+		    md.metadata_len < sizeof(md) || md.event_len > len - off)
+			return; /* (the decoder rejects it too: dispatch stops there) */
+		for (rec = off + md.metadata_len;
+		     rec + sizeof(struct fanotify_event_info_header) <= off + md.event_len;) {
+			struct fanotify_event_info_header h;
+			struct fanotify_event_info_pidfd info;
+
+			memcpy(&h, p + rec, sizeof(h));
+			if (h.len < sizeof(h) || rec + h.len > off + md.event_len)
+				break;
+			if (h.info_type == FAN_EVENT_INFO_TYPE_PIDFD && h.len >= sizeof(info)) {
+				memcpy(&info, p + rec, sizeof(info));
+				if (info.pidfd >= 0 && (close_all || !b || reserve(b, 1, 1) != 1)) {
+					safe_close(info.pidfd);
+					if (close_all)
+						fsn_fd_budget_release(b, 1);
+					info.pidfd = FAN_EPIDFD;
+					memcpy(p + rec, &info, sizeof(info));
+				}
+			}
+			rec += h.len;
+		}
+		off += md.event_len;
+	}
+}

@@ -53,10 +53,11 @@ struct fsn_group *fsn_group_find(const struct fsn_ctx *ctx, enum fsn_class klass
 	return NULL;
 }
 
-/* Events of these groups carry no fd: the reader thread may hold them. */
+/* Events of these groups carry no fd: the reader thread may hold them
+ * (a pidfd too, while the context's fd budget has room for it: else it
+ * closes it as it reads, fsn_pidfds_ration()). */
 bool fsn_group_drainable(const struct fsn_group *g) {
-	return g->klass == FSN_CLASS_NOTIF && (g->report & (FAN_REPORT_FID | FAN_REPORT_DIR_FID)) &&
-	       !(g->report & FAN_REPORT_PIDFD);
+	return g->klass == FSN_CLASS_NOTIF && (g->report & (FAN_REPORT_FID | FAN_REPORT_DIR_FID));
 }
 
 /* ---- the kernel queue's length (fsn_ctx_set_queue_max()) ---- */
@@ -199,7 +200,8 @@ int fsn_group_new(struct fsn_ctx *ctx, enum fsn_class klass, uint32_t report, ui
 		.audit = audit,
 		.queue_max = (report & FAN_UNLIMITED_QUEUE) ? 0 : q.len,
 	};
-	err = fsn_ctx_source_watch(ctx, g->id, fd, fsn_group_drainable(g), &g->in_reader);
+	err = fsn_ctx_source_watch(ctx, g->id, fd, fsn_group_drainable(g),
+				   (g->report & FAN_REPORT_PIDFD) != 0, &g->in_reader);
 	if (err < 0) {
 		free(g);
 		return err;

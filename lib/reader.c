@@ -4,7 +4,9 @@
  * (fsn_ctx_set_reader()).
  *
  * The thread waits on an epoll set of its own holding the sources it
- * drains (the inotify fd, notification groups whose events carry no fd),
+ * drains (the inotify fd, notification groups whose events carry no fd
+ * but perhaps a pidfd: those it keeps are counted in the context's fd
+ * budget, the others closed as they are read, FAN_EPIDFD in their place),
  * reads each readable one until a short read, and queues what it read as
  * chunks, oldest first; the context's dispatch takes them in that order, so
  * the events of one source keep theirs. A chunk is one read() (up to
@@ -44,6 +46,7 @@
 struct source {
 	unsigned src;
 	int fd;
+	bool pidfds; /* its events carry pidfds: rationed (fsn_pidfds_ration()) */
 };
 
 struct fsn_reader {
@@ -53,9 +56,10 @@ struct fsn_reader {
 	int wake; /* eventfd: stop, or the queue has room again */
 	int efd;  /* eventfd in the context's epoll set: chunks queued */
 
-	pthread_mutex_t io; /* held around each read(); guards sources[] */
+	pthread_mutex_t io; /* held around each read(); guards sources[] and budget */
 	struct source sources[MAX_SOURCES];
 	size_t n_sources;
+	struct fsn_fd_budget *budget; /* the context's: the pidfds kept, counted */
 
 	pthread_mutex_t lock; /* the rest */
 	pthread_cond_t room;
@@ -116,11 +120,11 @@ static void chunk_put_locked(struct fsn_reader *rd, struct fsn_chunk *c) {
 		free(c);
 }
 
-static int source_fd_locked(const struct fsn_reader *rd, unsigned src) {
+static const struct source *source_locked(const struct fsn_reader *rd, unsigned src) {
 	for (size_t i = 0; i < rd->n_sources; i++)
 		if (rd->sources[i].src == src)
-			return rd->sources[i].fd;
-	return -1;
+			return &rd->sources[i];
+	return NULL;
 }
 
 /* Under rd->io: forget src (and stop waiting for it). */
@@ -172,6 +176,7 @@ static bool read_source(struct fsn_reader *rd, unsigned src) {
 
 	for (;;) {
 		struct fsn_chunk *c = chunk_get(rd), *small;
+		const struct source *s;
 		ssize_t n = -1;
 		int fd, err = 0;
 
@@ -181,7 +186,9 @@ static bool read_source(struct fsn_reader *rd, unsigned src) {
 			return false;
 		}
 		pthread_mutex_lock(&rd->io);
-		fd = source_fd_locked(rd, src);
+		s = source_locked(rd, src);
+		fd = s ? s->fd : -1;
+		c->pidfds = s && s->pidfds;
 		if (fd >= 0) {
 			do
 				n = read(fd, c->data, FSN_READ_BUF_SIZE);
@@ -189,6 +196,8 @@ static bool read_source(struct fsn_reader *rd, unsigned src) {
 			err = n < 0 ? errno : 0;
 			if (n < 0 && err != EAGAIN)
 				source_drop_locked(rd, src); /* given back to the context */
+			else if (n > 0 && c->pidfds)
+				fsn_pidfds_ration(rd->budget, c->data, (size_t)n, false);
 		}
 		pthread_mutex_unlock(&rd->io);
 		if (n <= 0) {
@@ -333,6 +342,7 @@ struct fsn_reader *fsn_reader_free(struct fsn_reader *rd) {
 		struct fsn_chunk *c = rd->head;
 
 		rd->head = c->next;
+		fsn_chunk_close_pidfds(rd->budget, c);
 		free(c);
 	}
 	while (rd->n_spare > 0)
@@ -358,7 +368,19 @@ void fsn_reader_set_max(struct fsn_reader *rd, size_t max) {
 	pthread_mutex_unlock(&rd->lock);
 }
 
-int fsn_reader_add(struct fsn_reader *rd, unsigned src, int fd) {
+void fsn_reader_set_budget(struct fsn_reader *rd, struct fsn_fd_budget *b) {
+	pthread_mutex_lock(&rd->io);
+	rd->budget = b;
+	pthread_mutex_unlock(&rd->io);
+}
+
+void fsn_chunk_close_pidfds(struct fsn_fd_budget *b, struct fsn_chunk *c) {
+	if (c->pidfds && c->off < c->len)
+		fsn_pidfds_ration(b, c->data + c->off, c->len - c->off, true);
+	c->pidfds = false;
+}
+
+int fsn_reader_add(struct fsn_reader *rd, unsigned src, int fd, bool pidfds) {
 	struct epoll_event ee = { .events = EPOLLIN, .data.u64 = src };
 	int r = 0;
 
@@ -368,7 +390,8 @@ int fsn_reader_add(struct fsn_reader *rd, unsigned src, int fd) {
 	else if (epoll_ctl(rd->epfd, EPOLL_CTL_ADD, fd, &ee) < 0)
 		r = -errno;
 	else
-		rd->sources[rd->n_sources++] = (struct source){ .src = src, .fd = fd };
+		rd->sources[rd->n_sources++] =
+		    (struct source){ .src = src, .fd = fd, .pidfds = pidfds };
 	pthread_mutex_unlock(&rd->io);
 	return r;
 }
@@ -390,6 +413,7 @@ void fsn_reader_remove(struct fsn_reader *rd, unsigned src, bool drop) {
 		if (c->src == src) {
 			*p = c->next;
 			rd->bytes -= c->size;
+			fsn_chunk_close_pidfds(rd->budget, c);
 			chunk_put_locked(rd, c);
 			continue;
 		}

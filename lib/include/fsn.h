@@ -490,8 +490,10 @@ unsigned fsn_ctx_get_n_groups(const struct fsn_ctx *ctx);
 /*
  * Drain the kernel queues on a thread of the context's own: from now on it
  * reads the inotify instance and every notification group whose events
- * carry no fd (FAN_REPORT_FID / FAN_REPORT_DIR_FID, no FAN_REPORT_PIDFD)
- * as soon as they are readable, and fsn_ctx_dispatch() hands out what it
+ * carry no fd (FAN_REPORT_FID / FAN_REPORT_DIR_FID) as soon as they are
+ * readable (with FAN_REPORT_PIDFD, the pidfds it holds are counted in the
+ * context's fd budget, fsn_ctx_set_fd_budget(): one it has no room for is
+ * closed as it is read, and the event says FAN_EPIDFD), and fsn_ctx_dispatch() hands out what it
  * read, in the kernel's order per group. The kernel queues then stay short
  * while the caller is busy, and the caller's bound replaces the kernel's:
  * the thread holds at most max_bytes of events read and not yet handed
@@ -499,8 +501,8 @@ unsigned fsn_ctx_get_n_groups(const struct fsn_ctx *ctx);
  * its own size), and while that much is held it stops reading, so the
  * kernel queues fill behind it and overflow as they always do
  * (FAN_Q_OVERFLOW / IN_Q_OVERFLOW in the stream: never a silent loss).
- * Permission groups and groups whose events carry an fd or a pidfd are
- * always read by fsn_ctx_dispatch() itself. The thread blocks every signal.
+ * Permission groups and groups whose events carry an fd are always read
+ * by fsn_ctx_dispatch() itself. The thread blocks every signal.
  * Called again, it changes the bound; 0 stops the thread (what it read is
  * still handed out). Call it from the thread that dispatches.
  * 0, -EINVAL, or -errno (the thread could not be started).

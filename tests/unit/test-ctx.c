@@ -2491,6 +2491,84 @@ START_TEST(test_fd_budget_fid_pidfd) {
 }
 END_TEST
 
+/* The reader thread drains a FID group with FAN_REPORT_PIDFD: it keeps the
+ * pidfds its context's budget has room for (40 of 100 events read at
+ * once) and closes the others as it reads them (FAN_EPIDFD); every event
+ * is handed out, and every pidfd given back. */
+struct reader_pidfd_cb {
+	struct fsn_fd_budget *b;
+	int n, kept, epidfd, max_held;
+};
+
+static int reader_pidfd_cb(struct fsn_ctx *ctx, struct fsn_event *ev, void *userdata) {
+	struct reader_pidfd_cb *rc = userdata;
+	int held = (int)fsn_fd_budget_get_held(rc->b);
+
+	(void)ctx;
+	rc->n++;
+	rc->max_held = held > rc->max_held ? held : rc->max_held;
+	ck_assert(ev->has & FSN_HAS_PIDFD);
+	if (ev->pidfd >= 0)
+		rc->kept++;
+	else if (ev->pidfd == FAN_EPIDFD)
+		rc->epidfd++;
+	return 0;
+}
+
+START_TEST(test_reader_pidfds) {
+	struct reader_pidfd_cb rc = { .n = 0 };
+	struct fsn_reader_stats st;
+	struct fsn_ctx *ctx;
+	struct fsn_mark *m = NULL;
+	char dir[PATH_MAX], p[PATH_MAX];
+	struct fsn_mark_spec spec = { .type = FSN_MARK_INODE,
+				      .klass = FSN_CLASS_NOTIF,
+				      .report =
+					  FAN_REPORT_DFID_NAME | FAN_REPORT_FID | FAN_REPORT_PIDFD,
+				      .mask = FAN_CREATE,
+				      .dirfd = AT_FDCWD };
+	int r;
+
+	tmpfs_setup(dir, sizeof(dir));
+	spec.path = dir;
+	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
+	ck_assert_int_eq(fsn_fd_budget_new(40, &rc.b), 0);
+	ck_assert_int_eq(fsn_ctx_set_fd_budget(ctx, rc.b), 0);
+	r = fsn_ctx_add_mark(ctx, &spec, &m);
+	if (r == -EINVAL) {
+		fsn_ctx_free(ctx);
+		fsn_fd_budget_unref(rc.b);
+		tmpfs_teardown(dir);
+		fsn_test_skip("FAN_REPORT_PIDFD with FID reporting not supported by this kernel");
+	}
+	ck_assert_int_eq(r, 0);
+	/* (queued before the thread starts: its first read takes them all) */
+	for (int i = 0; i < 100; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "f%03d", i);
+		test_join(p, sizeof(p), dir, name);
+		touch(p);
+	}
+	ck_assert_int_eq(fsn_ctx_set_reader(ctx, 1 << 20), 0);
+	for (int tries = 0; rc.n < 100 && tries < 5000; tries++) {
+		ck_assert_int_ge(fsn_ctx_dispatch(ctx, reader_pidfd_cb, &rc), 0);
+		if (rc.n < 100)
+			usleep(1000);
+	}
+	ck_assert_int_eq(rc.n, 100);
+	ck_assert_int_eq(fsn_ctx_get_reader_stats(ctx, &st), 0);
+	ck_assert_uint_gt(st.peak, 0); /* (the thread read them) */
+	ck_assert_int_eq(rc.kept, 40);
+	ck_assert_int_eq(rc.epidfd, 60);
+	ck_assert_int_le(rc.max_held, 40);
+	ck_assert_uint_eq(fsn_fd_budget_get_held(rc.b), 0);
+	fsn_ctx_free(ctx);
+	fsn_fd_budget_unref(rc.b);
+	tmpfs_teardown(dir);
+}
+END_TEST
+
 /* ---- answers written together ---- */
 
 struct answer_cb {
@@ -2646,6 +2724,7 @@ static void ctx_fanotify_suite(Suite *s) {
 	tcase_add_test(tc, test_fd_budget_drain_leaving_group);
 	tcase_add_test(tc, test_fd_budget_pidfd);
 	tcase_add_test(tc, test_fd_budget_fid_pidfd);
+	tcase_add_test(tc, test_reader_pidfds);
 	tcase_add_test(tc, test_answers_written_together);
 	tcase_add_test(tc, test_answers_taken_and_flushed);
 	suite_add_tcase(s, tc);
