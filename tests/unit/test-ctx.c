@@ -2414,157 +2414,124 @@ START_TEST(test_fd_budget_pidfd) {
 }
 END_TEST
 
-/* A FID group with FAN_REPORT_PIDFD: its events carry no fd but a pidfd
- * each, counted in the budget (a read never holds more than it); a read
- * asks for room for the longest FID event, so a budget smaller than 33 of
- * its smallest events reads none (starved: the events wait). */
-struct fid_pidfd_cb {
+/* A FID group with FAN_REPORT_PIDFD, on a tmpfs dir: its events carry no
+ * fd but a pidfd each, counted in the budget. pidfd_cb counts them: kept
+ * (a pidfd of this process, which runs), FAN_EPIDFD, and the most the
+ * budget held in a callback. */
+struct pidfd_cb {
 	struct fsn_fd_budget *b;
-	int n, pidfds, max_held;
+	int n, kept, epidfd, max_held;
 };
 
-static int fid_pidfd_cb(struct fsn_ctx *ctx, struct fsn_event *ev, void *userdata) {
-	struct fid_pidfd_cb *pc = userdata;
+static int pidfd_cb(struct fsn_ctx *ctx, struct fsn_event *ev, void *userdata) {
+	struct pidfd_cb *pc = userdata;
 	int held = (int)fsn_fd_budget_get_held(pc->b);
 
 	(void)ctx;
 	pc->n++;
 	pc->max_held = held > pc->max_held ? held : pc->max_held;
 	ck_assert_int_lt(ev->fd, 0);
-	if ((ev->has & FSN_HAS_PIDFD) && ev->pidfd >= 0 &&
-	    syscall(SYS_pidfd_send_signal, ev->pidfd, 0, NULL, 0) == 0)
-		pc->pidfds++;
-	return 0;
-}
-
-START_TEST(test_fd_budget_fid_pidfd) {
-	struct fid_pidfd_cb pc = { .n = 0 };
-	struct fsn_ctx *ctx;
-	struct fsn_mark *m = NULL;
-	char dir[PATH_MAX], p[PATH_MAX];
-	struct fsn_mark_spec spec = { .type = FSN_MARK_INODE,
-				      .klass = FSN_CLASS_NOTIF,
-				      .report =
-					  FAN_REPORT_DFID_NAME | FAN_REPORT_FID | FAN_REPORT_PIDFD,
-				      .mask = FAN_CREATE,
-				      .dirfd = AT_FDCWD };
-	int r;
-
-	tmpfs_setup(dir, sizeof(dir));
-	spec.path = dir;
-	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
-	r = fsn_ctx_add_mark(ctx, &spec, &m);
-	if (r == -EINVAL) {
-		fsn_ctx_free(ctx);
-		tmpfs_teardown(dir);
-		fsn_test_skip("FAN_REPORT_PIDFD with FID reporting not supported by this kernel");
-	}
-	ck_assert_int_eq(r, 0);
-	/* room for 10: fewer than a read needs */
-	ck_assert_int_eq(fsn_fd_budget_new(10, &pc.b), 0);
-	ck_assert_int_eq(fsn_ctx_set_fd_budget(ctx, pc.b), 0);
-	for (int i = 0; i < 50; i++) {
-		char name[16];
-
-		snprintf(name, sizeof(name), "f%02d", i);
-		test_join(p, sizeof(p), dir, name);
-		touch(p);
-	}
-	ck_assert_int_eq(fsn_ctx_dispatch(ctx, fid_pidfd_cb, &pc), 0);
-	ck_assert_int_eq(pc.n, 0);
-	ck_assert(fsn_ctx_fd_starved(ctx));
-	/* room for 40: every event, 40 pidfds at most at once, each of this
-	 * process while it runs */
-	fsn_fd_budget_unref(pc.b);
-	ck_assert_int_eq(fsn_fd_budget_new(40, &pc.b), 0);
-	ck_assert_int_eq(fsn_ctx_set_fd_budget(ctx, pc.b), 0);
-	while (pc.n < 50 && fsn_ctx_dispatch(ctx, fid_pidfd_cb, &pc) > 0)
-		;
-	ck_assert_int_eq(pc.n, 50);
-	ck_assert_int_eq(pc.pidfds, 50);
-	ck_assert_int_le(pc.max_held, 40);
-	ck_assert_int_gt(pc.max_held, 0);
-	ck_assert_uint_eq(fsn_fd_budget_get_held(pc.b), 0);
-	fsn_ctx_free(ctx);
-	fsn_fd_budget_unref(pc.b);
-	tmpfs_teardown(dir);
-}
-END_TEST
-
-/* The reader thread drains a FID group with FAN_REPORT_PIDFD: it keeps the
- * pidfds its context's budget has room for (40 of 100 events read at
- * once) and closes the others as it reads them (FAN_EPIDFD); every event
- * is handed out, and every pidfd given back. */
-struct reader_pidfd_cb {
-	struct fsn_fd_budget *b;
-	int n, kept, epidfd, max_held;
-};
-
-static int reader_pidfd_cb(struct fsn_ctx *ctx, struct fsn_event *ev, void *userdata) {
-	struct reader_pidfd_cb *rc = userdata;
-	int held = (int)fsn_fd_budget_get_held(rc->b);
-
-	(void)ctx;
-	rc->n++;
-	rc->max_held = held > rc->max_held ? held : rc->max_held;
 	ck_assert(ev->has & FSN_HAS_PIDFD);
-	if (ev->pidfd >= 0)
-		rc->kept++;
+	if (ev->pidfd >= 0 && syscall(SYS_pidfd_send_signal, ev->pidfd, 0, NULL, 0) == 0)
+		pc->kept++;
 	else if (ev->pidfd == FAN_EPIDFD)
-		rc->epidfd++;
+		pc->epidfd++;
 	return 0;
 }
 
-START_TEST(test_reader_pidfds) {
-	struct reader_pidfd_cb rc = { .n = 0 };
-	struct fsn_reader_stats st;
-	struct fsn_ctx *ctx;
-	struct fsn_mark *m = NULL;
-	char dir[PATH_MAX], p[PATH_MAX];
+/* A context with such a group on a fresh tmpfs dir, with budget b, and n
+ * files created in dir (skips where the kernel has no FAN_REPORT_PIDFD). */
+static struct fsn_ctx *pidfd_setup(char *dir, size_t len, struct fsn_fd_budget *b, int n) {
 	struct fsn_mark_spec spec = { .type = FSN_MARK_INODE,
 				      .klass = FSN_CLASS_NOTIF,
 				      .report =
 					  FAN_REPORT_DFID_NAME | FAN_REPORT_FID | FAN_REPORT_PIDFD,
 				      .mask = FAN_CREATE,
 				      .dirfd = AT_FDCWD };
+	struct fsn_mark *m = NULL;
+	struct fsn_ctx *ctx;
+	char p[PATH_MAX];
 	int r;
 
-	tmpfs_setup(dir, sizeof(dir));
+	tmpfs_setup(dir, len);
 	spec.path = dir;
 	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
-	ck_assert_int_eq(fsn_fd_budget_new(40, &rc.b), 0);
-	ck_assert_int_eq(fsn_ctx_set_fd_budget(ctx, rc.b), 0);
+	ck_assert_int_eq(fsn_ctx_set_fd_budget(ctx, b), 0);
 	r = fsn_ctx_add_mark(ctx, &spec, &m);
 	if (r == -EINVAL) {
 		fsn_ctx_free(ctx);
-		fsn_fd_budget_unref(rc.b);
 		tmpfs_teardown(dir);
 		fsn_test_skip("FAN_REPORT_PIDFD with FID reporting not supported by this kernel");
 	}
 	ck_assert_int_eq(r, 0);
-	/* (queued before the thread starts: its first read takes them all) */
-	for (int i = 0; i < 100; i++) {
+	for (int i = 0; i < n; i++) {
 		char name[16];
 
 		snprintf(name, sizeof(name), "f%03d", i);
 		test_join(p, sizeof(p), dir, name);
 		touch(p);
 	}
+	return ctx;
+}
+
+/* Read by the dispatch: never more pidfds than the budget has room for;
+ * a read asks for room for the longest FID event, so a budget smaller
+ * than 33 of its smallest events reads none (starved: the events wait). */
+START_TEST(test_fd_budget_fid_pidfd) {
+	struct pidfd_cb pc = { .n = 0 };
+	struct fsn_fd_budget *small;
+	struct fsn_ctx *ctx;
+	char dir[PATH_MAX];
+
+	ck_assert_int_eq(fsn_fd_budget_new(10, &small), 0);
+	ck_assert_int_eq(fsn_fd_budget_new(40, &pc.b), 0);
+	ctx = pidfd_setup(dir, sizeof(dir), small, 50);
+	ck_assert_int_eq(fsn_ctx_dispatch(ctx, pidfd_cb, &pc), 0);
+	ck_assert_int_eq(pc.n, 0);
+	ck_assert(fsn_ctx_fd_starved(ctx));
+	/* room for 40: every event, 40 pidfds at most at once */
+	ck_assert_int_eq(fsn_ctx_set_fd_budget(ctx, pc.b), 0);
+	while (pc.n < 50 && fsn_ctx_dispatch(ctx, pidfd_cb, &pc) > 0)
+		;
+	ck_assert_int_eq(pc.n, 50);
+	ck_assert_int_eq(pc.kept, 50);
+	ck_assert_int_le(pc.max_held, 40);
+	ck_assert_int_gt(pc.max_held, 0);
+	ck_assert_uint_eq(fsn_fd_budget_get_held(pc.b), 0);
+	fsn_ctx_free(ctx);
+	fsn_fd_budget_unref(small);
+	fsn_fd_budget_unref(pc.b);
+	tmpfs_teardown(dir);
+}
+END_TEST
+
+/* Drained by the reader thread: it keeps the pidfds the budget has room
+ * for (40 of 100 events read at once) and closes the others as it reads
+ * them (FAN_EPIDFD); every event is handed out, every pidfd given back. */
+START_TEST(test_reader_pidfds) {
+	struct pidfd_cb pc = { .n = 0 };
+	struct fsn_reader_stats st;
+	struct fsn_ctx *ctx;
+	char dir[PATH_MAX];
+
+	ck_assert_int_eq(fsn_fd_budget_new(40, &pc.b), 0);
+	/* (queued before the thread starts: its first read takes them all) */
+	ctx = pidfd_setup(dir, sizeof(dir), pc.b, 100);
 	ck_assert_int_eq(fsn_ctx_set_reader(ctx, 1 << 20), 0);
-	for (int tries = 0; rc.n < 100 && tries < 5000; tries++) {
-		ck_assert_int_ge(fsn_ctx_dispatch(ctx, reader_pidfd_cb, &rc), 0);
-		if (rc.n < 100)
+	for (int tries = 0; pc.n < 100 && tries < 30000; tries++) {
+		ck_assert_int_ge(fsn_ctx_dispatch(ctx, pidfd_cb, &pc), 0);
+		if (pc.n < 100)
 			usleep(1000);
 	}
-	ck_assert_int_eq(rc.n, 100);
+	ck_assert_int_eq(pc.n, 100);
 	ck_assert_int_eq(fsn_ctx_get_reader_stats(ctx, &st), 0);
 	ck_assert_uint_gt(st.peak, 0); /* (the thread read them) */
-	ck_assert_int_eq(rc.kept, 40);
-	ck_assert_int_eq(rc.epidfd, 60);
-	ck_assert_int_le(rc.max_held, 40);
-	ck_assert_uint_eq(fsn_fd_budget_get_held(rc.b), 0);
+	ck_assert_int_eq(pc.kept, 40);
+	ck_assert_int_eq(pc.epidfd, 60);
+	ck_assert_int_le(pc.max_held, 40);
+	ck_assert_uint_eq(fsn_fd_budget_get_held(pc.b), 0);
 	fsn_ctx_free(ctx);
-	fsn_fd_budget_unref(rc.b);
+	fsn_fd_budget_unref(pc.b);
 	tmpfs_teardown(dir);
 }
 END_TEST
