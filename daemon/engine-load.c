@@ -324,7 +324,7 @@ static void state_commit(struct engine *e, struct state *old, struct state *s) {
 	}
 	matcher_index_build(&e->match, s->marks, s->n_marks);
 	matcher_set_attribute_cache(&e->match, s->config->attribute_cache);
-	engine_hash_limits(e, s->config);
+	evidence_commit(e, s->config);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -369,8 +369,17 @@ bool rate_ok(struct engine *e, struct erule *r);
 #define ENGINE_PIDFDS 256
 /* dpkg's database: its md5sums files (a rule's packages) */
 #define DPKG_INFODIR "/var/lib/dpkg/info"
-/* At a commit: the hasher started when c has a rule with hash, its limits c's. */
-void engine_hash_limits(struct engine *e, const struct config *c);
+/* engine-evidence.c: at a commit, the hasher started when c has a rule
+ * with hash or packages, its limits c's, and dpkg's database indexed for
+ * the paths of those with packages; the matcher's hash and package ops
+ * (engine-match.h); a rescan record's file, fd (O_PATH, taken) or -errno,
+ * hashed for its content record. */
+void evidence_commit(struct engine *e, const struct config *c);
+void evidence_hash_event(void *userdata, struct erule *r, const struct fsn_event *ev,
+			 const struct record *rec);
+int evidence_package(void *userdata, struct erule *r, const struct fsn_event *ev,
+		     const struct record *rec, struct proc_info *p);
+void evidence_hash_fd(struct engine *e, struct erule *r, int fd, const struct record *rec);
 /* Write the running state's metrics outputs now (a config took over, the stop). */
 void metrics_outputs_write(struct engine *e);
 /* The running state's outputs were opened or reopened: what the matcher

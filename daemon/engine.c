@@ -57,7 +57,6 @@
 #include "guard.h"
 #include "hasher.h"
 #include "packages.h"
-#include "proc.h"
 #include "log.h"
 
 /* Events handled per ev_io callback before the loop gets a turn (signals,
@@ -386,182 +385,6 @@ static int match_stat(void *userdata, const struct fsn_event *ev, struct record_
 	return attr_lookup_event(&e->attr_lookup, e->ctx, ev, ret);
 }
 
-/* A file's content, hashed (or not: why), after the record of rule's that
- * named it: its content record. The rule may have been reloaded away:
- * then to the outputs it had. */
-static void on_hashed(void *userdata, const struct hash_job *j) {
-	struct engine *e = userdata;
-	struct record rec = {
-		.kind = RECORD_CONTENT,
-		.time_usec = now_realtime_usec(),
-		.rule = j->rule,
-		.mask = j->mask,
-		.path = j->path,
-		.uid = (uid_t)-1,
-		.content = &j->content,
-	};
-
-	if (j->pkg_id) { /* (its record waits for dpkg's word) */
-		if (e->pkgdb)
-			pkgdb_hashed(e->pkgdb, j->pkg_id, &j->content, j->has_md5 ? j->md5 : NULL);
-		return;
-	}
-	if (!emit_named(e, erule_find(e, j->rule), j->rule, &rec))
-		log_debug("content record of rule '%s': the rule and its outputs are gone",
-			  j->rule);
-}
-
-/* dpkg's word on change c of a rule with packages: a held event record
- * dpkg made and the database lists as it is goes (counted); else the held
- * record, then (unless a later step of dpkg's says it) the content record
- * saying the package and the check. */
-static void on_package_checked(void *userdata, struct pkg_change *c, const struct pkgfile *pf,
-			       bool verified, bool step) {
-	struct engine *e = userdata;
-	struct erule *r = erule_find(e, c->rule);
-	struct record rec = {
-		.kind = RECORD_CONTENT,
-		.time_usec = now_realtime_usec(),
-		.rule = c->rule,
-		.mask = c->mask,
-		.path = c->path,
-		.uid = (uid_t)-1,
-		.content = &c->content,
-	};
-
-	if (c->held && verified) {
-		e->pkg_dropped++;
-		return;
-	}
-	if (c->held)
-		(void)emit_named(e, r, c->rule, c->held);
-	if (step)
-		return;
-	c->content.package_asked = true;
-	c->content.package = pf ? pf->pkg : NULL;
-	c->content.package_verified = verified;
-	if (!emit_named(e, r, c->rule, &rec))
-		log_debug("content record of rule '%s': the rule and its outputs are gone",
-			  c->rule);
-}
-
-static const struct pkgdb_ops pkgdb_ops = {
-	.resolved = on_package_checked,
-};
-
-/* dpkg's own executable: its changes wait for the md5sums it writes last */
-static bool is_dpkg(const char *exe) {
-	return exe && (strcmp(exe, "/usr/bin/dpkg") == 0 || strcmp(exe, "/bin/dpkg") == 0);
-}
-
-static int match_package(void *userdata, struct erule *r, const struct fsn_event *ev,
-			 const struct record *rec, struct proc_info *p) {
-	struct engine *e = userdata;
-	pid_t dpkg = is_dpkg(proc_info_exe(p)) ? ev->pid : 0;
-	bool hold = dpkg && r->conf->packages == PACKAGES_DROP;
-	const char *skipped;
-	int64_t id;
-	int fd;
-
-	if (!e->pkgdb || !e->hasher || !rec->path || (!dpkg && !pkgdb_lookup(e->pkgdb, rec->path)))
-		return MATCH_PKG_NONE;
-	id = pkgdb_wait(e->pkgdb, r->conf->name, rec, dpkg, hold);
-	if (id <= 0)
-		return MATCH_PKG_NONE;
-	fd = attr_lookup_open(&e->attr_lookup, e->ctx, ev);
-	skipped = fd == -ENOENT || fd == -ESTALE ? "gone" : fd < 0 ? "error" : NULL;
-	if (hasher_submit(e->hasher, fd, skipped, r->conf->name, rec->path, rec->mask,
-			  rec->time_usec, (uint64_t)id) < 0) {
-		struct record_content none = { .skipped = "error" };
-
-		pkgdb_hashed(e->pkgdb, (uint64_t)id, &none, NULL);
-	}
-	return hold ? MATCH_PKG_HELD : MATCH_PKG_WAITING;
-}
-
-/* Rule r reported a change of path (mask, at usec): fd, its file (O_PATH,
- * taken) or -errno, goes to the hasher; its content record follows. */
-static void hash_file(struct engine *e, struct erule *r, int fd, const char *path, uint64_t mask,
-		      uint64_t usec) {
-	const char *skipped = fd == -ENOENT || fd == -ESTALE ? "gone" : fd < 0 ? "error" : NULL;
-
-	if (!e->hasher || !path) {
-		safe_close(fd);
-		return;
-	}
-	if (hasher_submit(e->hasher, fd, skipped, r->conf->name, path, mask, usec, 0) < 0)
-		log_warning("out of memory: no content record for a change of rule '%s'",
-			    r->conf->name);
-}
-
-static void match_hash(void *userdata, struct erule *r, const struct fsn_event *ev,
-		       const struct record *rec) {
-	struct engine *e = userdata;
-
-	hash_file(e, r, attr_lookup_open(&e->attr_lookup, e->ctx, ev), rec->path, rec->mask,
-		  rec->time_usec);
-}
-
-/* dpkg's database indexed for the paths of the rules with packages (their
- * canonical paths: events name files by those), at each commit; none, no
- * index (what is waiting is checked now). */
-static void packages_scope(struct engine *e, const struct config *c) {
-	size_t cap = 0, n = 0;
-	char **prefixes;
-	int r;
-
-	for (size_t i = 0; i < c->n_rules; i++)
-		cap += c->rules[i].packages ? c->rules[i].n_paths : 0;
-	prefixes = calloc(cap + 1, sizeof(*prefixes));
-	for (size_t i = 0; prefixes && i < c->n_rules; i++)
-		for (size_t j = 0; c->rules[i].packages && j < c->rules[i].n_paths; j++) {
-			char *canon = realpath(c->rules[i].paths[j], NULL);
-
-			if (canon)
-				prefixes[n++] = canon;
-		}
-	if (!prefixes || n == 0) {
-		e->pkgdb = pkgdb_free(e->pkgdb);
-		strv_free(prefixes, n);
-		return;
-	}
-	if (!e->pkgdb && (r = pkgdb_new(e->loop, DPKG_INFODIR, &pkgdb_ops, e, &e->pkgdb)) < 0)
-		log_error("packages: %s", strerror(-r));
-	if (e->pkgdb) {
-		struct pkgdb_stats st;
-		uint64_t t0 = now_monotonic_usec();
-
-		(void)pkgdb_scope(e->pkgdb, prefixes, n, c->package_hold, c->package_wait);
-		pkgdb_get_stats(e->pkgdb, &st);
-		log_info("packages: %" PRIu64 " files of %" PRIu64 " packages under the rules' "
-			 "paths, from %s, in %.3f s",
-			 st.files, st.packages, DPKG_INFODIR,
-			 (double)(now_monotonic_usec() - t0) / 1e6);
-	}
-	strv_free(prefixes, n);
-}
-
-/* Files are hashed once a rule asks: the hasher's thread starts then, and
- * each commit gives it the limits. */
-void engine_hash_limits(struct engine *e, const struct config *c) {
-	bool asked = false;
-	int r;
-
-	packages_scope(e, c);
-	for (size_t i = 0; i < c->n_rules && !asked; i++)
-		asked = c->rules[i].hash || c->rules[i].packages;
-	if (asked && !e->hasher && (r = hasher_new(e->loop, on_hashed, e, &e->hasher)) < 0)
-		log_error("cannot start the hasher thread: %s; content records say "
-			  "hash_skipped \"error\"",
-			  strerror(-r));
-	if (e->hasher)
-		hasher_set_limits(e->hasher, &(struct hasher_limits){
-						 .queue = c->hash_queue,
-						 .max_size = (uint64_t)c->hash_max_size << 20,
-						 .rate = (uint64_t)c->hash_rate << 20,
-					     });
-}
-
 static bool match_admit(void *userdata, struct erule *r) {
 	return rate_ok(userdata, r);
 }
@@ -608,8 +431,8 @@ static const struct matcher_ops match_ops = {
 	.gone = match_gone,
 	.moved_out = match_moved_out,
 	.stat = match_stat,
-	.hash = match_hash,
-	.package = match_package,
+	.hash = evidence_hash_event,
+	.package = evidence_package,
 };
 
 /* A directory made while events were lost, in a recursive inotify tree. */
@@ -628,7 +451,7 @@ static bool rescan_attrs(void *userdata, const struct record_attrs *now,
 }
 
 static void rescan_hash(void *userdata, struct erule *r, int fd, const struct record *rec) {
-	hash_file(userdata, r, fd, rec->path, rec->mask, rec->time_usec);
+	evidence_hash_fd(userdata, r, fd, rec);
 }
 
 static const struct rescanner_ops rescan_ops = {
