@@ -523,28 +523,9 @@ static bool evinfo_proc_still(struct evinfo *x) {
 	return x->proc != NULL;
 }
 
-/* Who p is beyond pid, comm and uid (a rule's who), in mt->who; its
- * strings are p's (read once per process while it is cached). */
+/* Who p is beyond pid, comm and uid (a rule's who), in mt->who. */
 static const struct record_who *who_of(struct matcher *mt, struct proc_info *p) {
-	mt->who = (struct record_who){
-		.login_uid = (uint32_t)-1,
-		.session = (uint32_t)-1,
-		.exe = proc_info_exe(p),
-		.parent_comm = proc_info_parent_comm(p),
-	};
-	if (proc_info_login(p)) {
-		mt->who.login_uid = p->login_uid;
-		mt->who.session = p->session;
-	}
-	if (proc_info_status(p) && p->ppid > 0)
-		mt->who.ppid = p->ppid;
-	if (proc_info_mntns(p))
-		mt->who.mntns = p->mntns;
-	if (proc_info_cgroup(p)) {
-		mt->who.unit = p->unit[0] ? p->unit : NULL;
-		mt->who.slice = p->slice[0] ? p->slice : NULL;
-		mt->who.container = p->container[0] ? p->container : NULL;
-	}
+	proc_info_who(p, &mt->who);
 	return &mt->who;
 }
 

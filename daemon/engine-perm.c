@@ -90,6 +90,7 @@ static void on_guard_report(const struct guard_report *g, void *userdata) {
 			.comm = g->comm,
 			.uid = g->uid,
 			.exe = g->exe,
+			.who = g->has_who ? &g->who : NULL,
 			.verdict = &g->verdict,
 			.by = g->by,
 			.decision = g->decision,
@@ -520,8 +521,11 @@ int perm_commit(struct engine *e, struct state *s) {
 			s->perm[i].pol = NULL;
 		} else
 			k = perm_policy(s, &s->perm[i], &pols[n]);
-		if (k >= 0)
+		if (k >= 0) {
+			/* (a kept rule takes the new config's word too) */
+			guard_rule_set_who(s->perm[i].gr, s->perm[i].conf->who);
 			rules[n++] = s->perm[i].gr;
+		}
 	}
 	if (k >= 0)
 		k = guard_commit(e->guard, rules, pols, n);

@@ -59,6 +59,7 @@ struct guard_rule {
 	bool warned_fds;     /* said once that events waited for fds */
 	bool warned_verdict; /* the kernel refused DENY_ERRNO / AUDIT once: said so */
 	bool stats_handed;   /* a new rule of the same name continues its counters */
+	_Atomic bool who;    /* its decisions say who (guard_rule_set_who()) */
 	unsigned refs;       /* being active + decisions waiting */
 	struct guard_rule *next;
 	struct guard_rule *retire_next;
@@ -146,7 +147,8 @@ static const char *scopy(char **dst, const char *s) {
 
 static void report_push(struct guard *g, const struct guard_report *r) {
 	size_t n = slen(r->rule) + slen(r->path) + slen(r->comm) + slen(r->exe) + slen(r->by) +
-		   slen(r->msg);
+		   slen(r->msg) + slen(r->who.exe) + slen(r->who.parent_comm) + slen(r->who.unit) +
+		   slen(r->who.slice) + slen(r->who.container);
 	struct rnode *node = malloc(sizeof(*node) + n);
 	char *p;
 
@@ -166,6 +168,11 @@ static void report_push(struct guard *g, const struct guard_report *r) {
 	node->r.exe = scopy(&p, r->exe);
 	node->r.by = scopy(&p, r->by);
 	node->r.msg = scopy(&p, r->msg);
+	node->r.who.exe = scopy(&p, r->who.exe);
+	node->r.who.parent_comm = scopy(&p, r->who.parent_comm);
+	node->r.who.unit = scopy(&p, r->who.unit);
+	node->r.who.slice = scopy(&p, r->who.slice);
+	node->r.who.container = scopy(&p, r->who.container);
 	*g->reports_tail = node;
 	g->reports_tail = &node->next;
 	g->n_reports++;
@@ -348,26 +355,35 @@ static void report_decision(struct guard_rule *r, uint64_t mask, const char *pat
 			    struct proc_info *known, const struct verdict *v, const char *by,
 			    unsigned decision, uint64_t latency_us) {
 	struct proc_info own, *proc = known;
+	struct guard_report rep;
 
 	if (!proc) {
 		proc_info_init(&own, pid);
 		proc = &own;
 	}
-	report_push(r->g, &(struct guard_report){
-			      .kind = GUARD_REPORT_DECISION,
-			      .rule = r->name,
-			      .time_usec = now_realtime_usec(),
-			      .mask = mask,
-			      .path = path,
-			      .pid = pid,
-			      .comm = proc_info_comm(proc),
-			      .uid = proc_info_status(proc) ? proc->uid : (uid_t)-1,
-			      .exe = proc_info_exe(proc),
-			      .verdict = *v,
-			      .by = by,
-			      .decision = decision,
-			      .latency_us = latency_us,
-			  });
+	rep = (struct guard_report){
+		.kind = GUARD_REPORT_DECISION,
+		.rule = r->name,
+		.time_usec = now_realtime_usec(),
+		.mask = mask,
+		.path = path,
+		.pid = pid,
+		.comm = proc_info_comm(proc),
+		.uid = proc_info_status(proc) ? proc->uid : (uid_t)-1,
+		.exe = proc_info_exe(proc),
+		.verdict = *v,
+		.by = by,
+		.decision = decision,
+		.latency_us = latency_us,
+	};
+	rep.has_who = atomic_load_explicit(&r->who, memory_order_relaxed);
+	if (rep.has_who)
+		proc_info_who(proc, &rep.who);
+	report_push(r->g, &rep);
+}
+
+void guard_rule_set_who(struct guard_rule *r, bool who) {
+	atomic_store_explicit(&r->who, who, memory_order_relaxed);
 }
 
 static const char *result_by(const struct policy_result *res) {

@@ -93,6 +93,9 @@ struct guard_report {
 	const char *comm; /* NULL if unknown */
 	uid_t uid;        /* (uid_t)-1 if unknown */
 	const char *exe;  /* NULL if unknown */
+	/* a rule with who: who beyond pid, comm and uid (has_who) */
+	bool has_who;
+	struct record_who who;
 	struct verdict verdict;
 	const char *by;    /* "decision", "default" or "deadline" */
 	unsigned decision; /* 1-based index when by "decision" */
@@ -116,6 +119,10 @@ struct guard *guard_free(struct guard *g);
 
 /* A new rule (main thread): a libfsn context for its group, logging to
  * log_fn while the main thread places its marks. */
+/* Whether the rule's decision records say who (fsnotifyd.conf(5) who), read
+ * of /proc after the answer is written (any thread, before or after the
+ * commit). */
+void guard_rule_set_who(struct guard_rule *r, bool who);
 int guard_rule_new(const char *name, fsn_log_fn log_fn, void *log_userdata,
 		   struct guard_rule **ret);
 /* Place one of the rule's marks (before it is committed). As fsn_ctx_add_mark(). */

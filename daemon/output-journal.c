@@ -285,14 +285,14 @@ static void journal_emit(struct output *o, const struct record *r) {
 		field_str(&f, "FSN_COMM", r->comm);
 	if (r->uid != (uid_t)-1)
 		field_num(&f, "FSN_UID", r->uid);
-	if (r->kind == RECORD_EVENT && r->who) {
+	if ((r->kind == RECORD_EVENT || r->kind == RECORD_DECISION) && r->who) {
 		const struct record_who *w = r->who;
 
 		if (w->login_uid != (uint32_t)-1)
 			field_num(&f, "FSN_LOGIN_UID", w->login_uid);
 		if (w->session != (uint32_t)-1)
 			field_num(&f, "FSN_SESSION", w->session);
-		if (w->exe)
+		if (w->exe && r->kind == RECORD_EVENT) /* (a decision says it anyway) */
 			field_str(&f, "FSN_EXE", w->exe);
 		if (w->ppid > 0)
 			field_num(&f, "FSN_PPID", (uint64_t)w->ppid);

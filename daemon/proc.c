@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fsn-record.h"
 #include "proc.h"
 #include "util.h"
 
@@ -299,4 +300,26 @@ bool proc_filters_match(struct proc_info *p, const pid_t *pids, size_t n_pids, c
 			return false;
 	}
 	return true;
+}
+
+void proc_info_who(struct proc_info *p, struct record_who *ret) {
+	*ret = (struct record_who){
+		.login_uid = (uint32_t)-1,
+		.session = (uint32_t)-1,
+		.exe = proc_info_exe(p),
+		.parent_comm = proc_info_parent_comm(p),
+	};
+	if (proc_info_login(p)) {
+		ret->login_uid = p->login_uid;
+		ret->session = p->session;
+	}
+	if (proc_info_status(p) && p->ppid > 0)
+		ret->ppid = p->ppid;
+	if (proc_info_mntns(p))
+		ret->mntns = p->mntns;
+	if (proc_info_cgroup(p)) {
+		ret->unit = p->unit[0] ? p->unit : NULL;
+		ret->slice = p->slice[0] ? p->slice : NULL;
+		ret->container = p->container[0] ? p->container : NULL;
+	}
 }

@@ -64,6 +64,11 @@ void proc_cgroup_parse(const char *path, struct proc_info *p);
  * " (deleted)" suffix: exe_deleted says so), NULL if unknown (gone, a kernel
  * thread). */
 const char *proc_info_exe(struct proc_info *p);
+/* Who p is beyond pid, comm and uid (a rule's who: fsn-record.h), each
+ * field read as needed; strings are p's. Unknown (p NULL, gone): -1, NULL,
+ * 0. */
+struct record_who;
+void proc_info_who(struct proc_info *p, struct record_who *ret);
 
 /* A rule's process filters: pid in pids, comm in comms, effective uid in
  * uids; an empty list lets every process through. p may be NULL (no

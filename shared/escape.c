@@ -552,8 +552,9 @@ const char *severity_name(int priority) {
 
 /* ,"login_uid":N,"session":N,"exe":"...","ppid":N,"parent_comm":"...",
  * "unit":"...","slice":"...","container":"...","mntns":N (null: unknown;
- * the login uid, session, unit, slice, container also when there is none) */
-static void put_who(char *buf, size_t len, size_t *pos, const struct record_who *w) {
+ * the login uid, session, unit, slice, container also when there is none;
+ * exe: not when the record has it already, a decision's) */
+static void put_who(char *buf, size_t len, size_t *pos, const struct record_who *w, bool exe) {
 	if (w->login_uid != (uint32_t)-1)
 		putf(buf, len, pos, ",\"login_uid\":%" PRIu32, w->login_uid);
 	else
@@ -562,9 +563,9 @@ static void put_who(char *buf, size_t len, size_t *pos, const struct record_who 
 		putf(buf, len, pos, ",\"session\":%" PRIu32, w->session);
 	else
 		puts_(buf, len, pos, ",\"session\":null");
-	if (w->exe)
+	if (exe && w->exe)
 		put_path(buf, len, pos, KEY("exe"), w->exe);
-	else
+	else if (exe)
 		puts_(buf, len, pos, ",\"exe\":null");
 	if (w->ppid > 0)
 		putf(buf, len, pos, ",\"ppid\":%d", (int)w->ppid);
@@ -770,7 +771,7 @@ int record_to_json(const struct record *r, char *buf, size_t len) {
 			puts_(buf, len, &pos, ",\"uid\":null");
 	}
 	if (r->kind == RECORD_EVENT && r->who) {
-		put_who(buf, len, &pos, r->who);
+		put_who(buf, len, &pos, r->who, true);
 		if (r->who_skipped)
 			put_string(buf, len, &pos, KEY("who_skipped"), r->who_skipped);
 	}
@@ -794,6 +795,8 @@ int record_to_json(const struct record *r, char *buf, size_t len) {
 		else
 			puts_(buf, len, &pos, ",\"decision\":null");
 		putf(buf, len, &pos, ",\"latency_us\":%" PRIu64, r->latency_us);
+		if (r->who)
+			put_who(buf, len, &pos, r->who, false);
 	}
 	if (r->kind == RECORD_STATS && r->perm) {
 		/* one putf() each: putf() cuts its output at 127 bytes */

@@ -239,6 +239,41 @@ def perm_verdicts(t):
                    + "\n".join(problems))
 
 
+@test
+def perm_decision_who(t):
+    # A permission rule with who: its decision records also say who (the
+    # audit login uid and session the child's login set, its parent, its
+    # mount namespace), read of /proc after the answer, exactly what /proc
+    # says; a rule without who, on the same file, says none of it.
+    w = t.mkdir("w")
+    f = os.path.join(w, "f")
+    make_file(f)
+    logged = ({"paths": [f], "verdict": "allow", "log": True},)
+    d, out, _ = pstart(t, [perm_rule("who", [w], ["open_perm"], mark="inode", who=True,
+                                     decisions=logged, default="allow"),
+                           perm_rule("plain", [w], ["open_perm"], mark="inode",
+                                     decisions=logged, default="allow")])
+    c = t.child(loginuid=4242)
+    res = try_(c, f, "open")
+    check(outcome(res) == "ok", f"the open: {outcome(res)}")
+    stop(d, out)
+
+    def proc(name):
+        with open(f"/proc/{c.pid}/{name}") as fh:
+            v = int(fh.read())
+        return None if v == 4294967295 else v
+    with open("/proc/self/comm") as fh:
+        parent_comm = fh.read().rstrip("\n")
+    want = {"login_uid": proc("loginuid"), "session": proc("sessionid"), "ppid": os.getpid(),
+            "parent_comm": parent_comm, "mntns": os.stat(f"/proc/{c.pid}/ns/mnt").st_ino,
+            "exe": EXE}
+    got = [r for r in out.records if dec(f, rule="who")(r)]
+    check(len(got) == 1, f"decision records of the who rule: {got!r}")
+    check({k: got[0].get(k) for k in want} == want, f"{got[0]!r}, expected {want!r}")
+    got = [r for r in out.records if dec(f, rule="plain")(r)]
+    check(len(got) == 1 and "login_uid" not in got[0].obj, f"the plain rule's: {got!r}")
+
+
 # ---------------------------------------------------------------------------
 # What decisions match on
 # ---------------------------------------------------------------------------

@@ -1225,6 +1225,15 @@ START_TEST(test_record_json_who) {
 	s = json_line(&r);
 	ck_assert_ptr_null(strstr(s, "login_uid"));
 	free(s);
+	/* a decision's: after its own exe, the rest (one exe) */
+	w = some_who;
+	r.kind = RECORD_DECISION;
+	r.exe = "/usr/bin/vim";
+	s = json_line(&r);
+	ck_assert_ptr_nonnull(strstr(s, ",\"latency_us\":0,\"login_uid\":1000,\"session\":7,"
+					"\"ppid\":99,\"parent_comm\":\"bash\","));
+	ck_assert_ptr_null(strstr(strstr(s, "\"exe\"") + 1, "\"exe\""));
+	free(s);
 }
 END_TEST
 
