@@ -162,6 +162,7 @@ struct run {
 	uint64_t counts[_T_MAX];
 	uint64_t generated[_T_MAX];
 	uint64_t overflows;
+	uint64_t contents; /* content records (--hash) */
 	int64_t drain_ns;
 	size_t nlat;
 	uint64_t *lat_ns;
@@ -184,6 +185,7 @@ struct cons_opts {
 	const char *fsnotifyd;
 	unsigned subscribers; /* live Watch clients on fsnotifyd's control socket */
 	bool evidence;        /* fsnotifyd's rule asks who and attributes too */
+	bool hash;            /* ... and hash (a content record after close_write and create) */
 };
 
 struct cons_env {
@@ -513,7 +515,7 @@ static int floor_start(const struct cons_env *env, struct shared *sh, enum consu
 /* ------------------------------------------------------------------------ */
 
 static int write_config(const struct cons_env *env, const char *cfg, const char *events,
-			const char *sock, bool evidence) {
+			const char *sock, bool evidence, bool hash) {
 	FILE *f = fopen(cfg, "we");
 
 	if (!f)
@@ -530,9 +532,10 @@ static int write_config(const struct cons_env *env, const char *cfg, const char 
 		"  recursive = true;\n"
 		"  events = [\"create\", \"modify\", \"close_write\", \"moved_from\", "
 		"\"moved_to\", \"delete\"];\n"
-		"%s"
+		"%s%s"
 		"});\n",
-		events, sock, env->watch, evidence ? "  who = true;\n  attributes = true;\n" : "");
+		events, sock, env->watch, evidence ? "  who = true;\n  attributes = true;\n" : "",
+		hash ? "  hash = true;\n" : "");
 	return fclose(f) == 0 ? 0 : negative_errno();
 }
 
@@ -546,7 +549,7 @@ static int fsnotifyd_start(const struct cons_env *env, const struct cons_opts *o
 	snprintf(events, sizeof(events), "%s/events.jsonl", env->out);
 	snprintf(sock, sizeof(sock), "%s/control", env->out);
 	unlink(events);
-	r = write_config(env, cfg, events, sock, o->evidence);
+	r = write_config(env, cfg, events, sock, o->evidence, o->hash);
 	if (r == 0)
 		r = bench_fsnotifyd_start(o->fsnotifyd, cfg, env->out, ret_pid);
 	if (r == 0 && o->subscribers) {
@@ -589,6 +592,11 @@ static int parse_events_file(const char *path, struct run *run) {
 		if (json_parse(line, (size_t)len, &j, &off) < 0)
 			continue;
 		kind = json_get_string(j, "kind");
+		if (kind && strcmp(kind, "content") == 0) { /* (--hash: not an event's) */
+			run->contents++;
+			json_free(j);
+			continue;
+		}
 		run->records++;
 		if (kind && strcmp(kind, "event") != 0) {
 			run->overflows++; /* "overflow" and "dropped" both say: lost */
@@ -1135,6 +1143,9 @@ static void print_table(const struct cons_opts *o, const struct csum *s) {
 	if (o->evidence)
 		printf("fsnotifyd's rule asks who and attributes (a statx per record of create, "
 		       "modify, close_write, moved_to)\n");
+	if (o->hash)
+		printf("fsnotifyd's rule asks hash (a content record after each close_write, "
+		       "create and moved_to: not counted as delivered events)\n");
 	printf("%-12s %11s %11s %9s %9s %8s %9s %9s %9s %9s %8s %8s%s\n", "consumer", "generated",
 	       "delivered", "lost", "overflows", "cpu_us/ev", "gen_slow", "drain_ms", "p50_ms",
 	       "p99_ms", "peak_MB", "kmem_MB", o->duration ? "  rss_end/mid" : "");
@@ -1221,9 +1232,11 @@ static int write_json(const char *path, const struct cons_opts *o, const struct 
 	fprintf(f,
 		"},\n  \"parameters\": {\"rounds\": %u, \"ops\": %" PRIu64
 		", \"duration_s\": %u, \"generators\": %u, \"probe_interval_ms\": %d, "
-		"\"quick\": %s, \"subscribers\": %u, \"evidence\": %s, \"fsnotifyd\": ",
+		"\"quick\": %s, \"subscribers\": %u, \"evidence\": %s, \"hash\": %s, "
+		"\"fsnotifyd\": ",
 		o->rounds, o->duration ? 0 : o->ops, o->duration, o->generators, PROBE_INTERVAL_MS,
-		o->quick ? "true" : "false", o->subscribers, o->evidence ? "true" : "false");
+		o->quick ? "true" : "false", o->subscribers, o->evidence ? "true" : "false",
+		o->hash ? "true" : "false");
 	json_write_string(f, o->fsnotifyd);
 	fputs("},\n  \"consumers\": [", f);
 	for (unsigned c = 0; c < _C_MAX; c++) {
@@ -1328,7 +1341,7 @@ static int write_json(const char *path, const struct cons_opts *o, const struct 
 /* ------------------------------------------------------------------------ */
 
 static int parse_opts(int argc, char **argv, struct cons_opts *o) {
-	enum { OPT_GEN = BENCH_OPT_OWN, OPT_CONS, OPT_DURATION, OPT_SUBS, OPT_EVIDENCE };
+	enum { OPT_GEN = BENCH_OPT_OWN, OPT_CONS, OPT_DURATION, OPT_SUBS, OPT_EVIDENCE, OPT_HASH };
 	static const struct option longopts[] = {
 		BENCH_COMMON_LONGOPTS,
 		{ "generators", required_argument, NULL, OPT_GEN },
@@ -1336,6 +1349,7 @@ static int parse_opts(int argc, char **argv, struct cons_opts *o) {
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "subscribers", required_argument, NULL, OPT_SUBS },
 		{ "evidence", no_argument, NULL, OPT_EVIDENCE },
+		{ "hash", no_argument, NULL, OPT_HASH },
 		{ 0 },
 	};
 	struct bench_common com = { .min_rounds = 1, .max_rounds = 64, .max_ops = UINT32_MAX };
@@ -1366,6 +1380,10 @@ static int parse_opts(int argc, char **argv, struct cons_opts *o) {
 		}
 		case OPT_EVIDENCE:
 			o->evidence = true;
+			r = 0;
+			break;
+		case OPT_HASH:
+			o->hash = true;
 			r = 0;
 			break;
 		default: r = bench_common_opt(c, optarg, &com); break;

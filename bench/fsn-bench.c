@@ -59,6 +59,7 @@ static void usage(FILE *f) {
 	      "  --fsnotifyd PATH    the daemon (default: ../daemon/fsnotifyd next to\n"
 	      "                      fsn-bench, else fsnotifyd from PATH)\n"
 	      "  --evidence          fsnotifyd's rule asks who and attributes too\n"
+	      "  --hash              fsnotifyd's rule asks hash too (content records)\n"
 	      "  --quick, --json FILE  as for hooks\n"
 	      "\n"
 	      "perm: latency of an access to a guarded tmpfs: none, the cheapest correct\n"

@@ -638,6 +638,12 @@ static void match_mark(struct matcher *mt, const struct emark *m, struct evinfo 
 	r->stats.events++;
 	/* (a regular file's change, the object of a fanotify event) */
 	content = (bits & HASH_EVENTS) && !x->ondir && x->ev->source == FSN_SOURCE_FANOTIFY;
+	if (content && (rc->hash || rc->packages) && mt->attrs_shed) {
+		/* behind: the record says so, no content record follows */
+		rec.hash_skipped = "backlog";
+		mt->hash_shed_n++;
+		content = false;
+	}
 	if (content && rc->packages && mt->ops->package)
 		pkg = mt->ops->package(mt->userdata, r, x->ev, &rec, x->proc);
 	if (pkg != MATCH_PKG_HELD)

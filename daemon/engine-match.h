@@ -161,8 +161,10 @@ struct matcher {
 	struct record_who who;  /* the record being reported: who (a rule that asks) */
 	uint64_t pcache_now;    /* the dispatch's start (matcher_batch()) */
 	struct attrcache attrs; /* what files were (a rule's attributes) */
-	bool attrs_shed;        /* the daemon is behind: attributes not looked at */
-	uint64_t attrs_shed_n;  /* records that said so */
+	bool attrs_shed;        /* the daemon is behind: attributes not looked at, files
+				 * not hashed */
+	uint64_t attrs_shed_n;  /* records that said so (attrs_skipped "backlog") */
+	uint64_t hash_shed_n;   /* ... (hash_skipped "backlog") */
 	/* records' time during a dispatch (realtime µs, 0: none running), read
 	 * again every STAMP_EVERY records (record_time()) */
 	uint64_t stamp;
@@ -208,8 +210,9 @@ bool matcher_remember_attrs(struct matcher *mt, const struct record_attrs *a);
 bool matcher_swap_attrs(struct matcher *mt, const struct record_attrs *now,
 			struct record_attrs *before);
 
-/* Whether records of this dispatch look at files' attributes (shed: not,
- * while the daemon is behind the kernel's queues). */
+/* Whether records of this dispatch look at files' attributes and hand
+ * files to the hasher (shed: not, while the daemon is behind the kernel's
+ * queues: the records say so). */
 static inline void matcher_shed_attrs(struct matcher *mt, bool shed) {
 	mt->attrs_shed = shed;
 }

@@ -109,13 +109,14 @@ static void package_metrics(FILE *f, const struct engine *e) {
 }
 
 /* The hasher's counters (rules with hash); all 0 while no rule has had it. */
-static void hash_metrics(FILE *f, const struct hasher *h) {
+static void hash_metrics(FILE *f, const struct hasher *h, uint64_t shed) {
 	struct hasher_stats s = { 0 };
 	static const char *const reasons[] = { "too_big",  "backlog", "gone", "not_regular",
 					       "changing", "stopped", "error" };
 
 	if (h)
 		hasher_get_stats(h, &s);
+	s.skipped_backlog += shed; /* (event records that said so: never handed over) */
 	one_u64(f, "fsnotifyd_hashes_total", "counter",
 		"Files hashed (content records with a sha256).", s.hashed);
 	one_u64(f, "fsnotifyd_hash_bytes_total", "counter", "Bytes read to hash files.", s.bytes);
@@ -358,7 +359,7 @@ static void write_process(FILE *f, const struct engine *e) {
 		e->match.attrs.n);
 	one_u64(f, "fsnotifyd_attribute_cache_forgotten_total", "counter",
 		"Files forgotten for room in the attribute cache.", e->match.attrs.forgotten);
-	hash_metrics(f, e->hasher);
+	hash_metrics(f, e->hasher, e->match.hash_shed_n);
 	package_metrics(f, e);
 	(void)fsn_ctx_get_reader_stats(e->ctx, &rs);
 	one_u64(f, "fsnotifyd_reader_buffer_bytes", "gauge",

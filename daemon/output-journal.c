@@ -313,6 +313,8 @@ static void journal_emit(struct output *o, const struct record *r) {
 		fields_attrs(&f, r->attrs, r->attrs_before);
 	else if (r->kind == RECORD_EVENT && r->attrs_skipped)
 		field_str(&f, "FSN_ATTRS_SKIPPED", r->attrs_skipped);
+	if (r->kind == RECORD_EVENT && r->hash_skipped)
+		field_str(&f, "FSN_HASH_SKIPPED", r->hash_skipped);
 	if (r->kind == RECORD_DROPPED)
 		field_num(&f, "FSN_COUNT", r->count);
 	if (r->kind == RECORD_CONTENT && r->content) {

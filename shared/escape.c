@@ -777,6 +777,8 @@ int record_to_json(const struct record *r, char *buf, size_t len) {
 	}
 	if ((r->kind == RECORD_EVENT || r->kind == RECORD_RESCAN) && r->attrs_asked)
 		put_attrs_record(buf, len, &pos, r);
+	if (r->kind == RECORD_EVENT && r->hash_skipped)
+		put_string(buf, len, &pos, KEY("hash_skipped"), r->hash_skipped);
 	if (r->kind == RECORD_DECISION) {
 		const struct verdict none = { 0 }, *v = r->verdict ? r->verdict : &none;
 		const char *err = v->deny && v->err ? verdict_errno_name(v->err) : NULL;

@@ -179,6 +179,11 @@ struct record {
 	 * (the daemon was behind: not looked at, so that no event is lost) or
 	 * "error" */
 	const char *attrs_skipped;
+	/* RECORD_EVENT of a rule with hash (or packages): no content record
+	 * follows, because "backlog" (the daemon was behind the kernel's
+	 * queues and did not hand the file over, so that no event is lost);
+	 * NULL: one follows (or none is due) */
+	const char *hash_skipped;
 	/* RECORD_CONTENT */
 	const struct record_content *content;
 };

@@ -1280,6 +1280,16 @@ START_TEST(test_record_json_content) {
 	ck_assert_int_gt(record_to_text(&r, text, sizeof(text)), 0);
 	ck_assert_ptr_nonnull(
 	    strstr(text, "content of /etc/passwd: not hashed (too_big, 1073741824 bytes)\n"));
+	/* an event record of a rule with hash whose file was not handed over */
+	{
+		struct record e = event("/etc/passwd");
+
+		e.hash_skipped = "backlog";
+		s = json_line(&e);
+		ck_assert_ptr_nonnull(
+		    strstr(s, ",\"uid\":0,\"hash_skipped\":\"backlog\",\"severity\""));
+		free(s);
+	}
 	c.skipped = "gone";
 	c.has_size = false;
 	s = json_line(&r);
