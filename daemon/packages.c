@@ -656,14 +656,17 @@ int pkgdb_scope(struct pkgdb *db, char *const *prefixes, size_t n, size_t max_wa
 		    inotify_add_watch(db->ino, db->infodir,
 				      IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE |
 					  IN_ONLYDIR | IN_DONT_FOLLOW) < 0) {
-			r = -errno;
+			/* (read it now all the same: dpkg's changes are then
+			 * checked when dpkg exits, against what was read) */
+			log_warning("packages: cannot watch %s: %s; what dpkg writes later is "
+				    "not known",
+				    db->infodir, strerror(errno));
 			db->ino = safe_close(db->ino);
-			log_warning("packages: cannot watch %s: %s", db->infodir, strerror(-r));
-			return r;
+		} else {
+			ev_io_init(&db->ino_io, on_info, db->ino, EV_READ);
+			db->ino_io.data = db;
+			ev_io_start(db->loop, &db->ino_io);
 		}
-		ev_io_init(&db->ino_io, on_info, db->ino, EV_READ);
-		db->ino_io.data = db;
-		ev_io_start(db->loop, &db->ino_io);
 	}
 	db->infofd = safe_close(db->infofd);
 	db->infofd = open(db->infodir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
