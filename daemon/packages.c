@@ -308,14 +308,22 @@ static bool next_step(const struct pkg_change *c, const struct pkg_change *d) {
 	       (d->path[n] == '\0' || strcmp(d->path, c->path) == 0);
 }
 
-/* dpkg's later step to c's file, if one waits: it says what c's does
- * (dpkg creates, writes and renames a file in a few steps; the last says
- * what the file is). */
-static struct pkg_change *later_twin(const struct pkg_change *c) {
-	for (struct pkg_change *d = c->next; c->dpkg && d; d = d->next)
-		if (next_step(c, d))
-			return d;
-	return NULL;
+/* How far back a new change of dpkg's looks for its step before: dpkg's
+ * steps to one file come one after the other (a few rules' changes in
+ * between). */
+#define STEP_LOOKBACK 16
+
+/* c, new: dpkg's step to a file one of the last changes waiting made too
+ * (that one's later step: it says what both are). */
+static void link_step(struct pkgdb *db, struct pkg_change *c) {
+	unsigned k = 0;
+
+	for (struct pkg_change *d = db->tail; c->dpkg && d && k < STEP_LOOKBACK; d = d->prev, k++)
+		if (!d->later && next_step(d, c)) {
+			d->later = c;
+			c->earlier = d;
+			return;
+		}
 }
 
 static void resolve(struct pkgdb *db, struct pkg_change *c) {
@@ -331,14 +339,18 @@ static void resolve(struct pkgdb *db, struct pkg_change *c) {
 		db->stats.mismatched++;
 	/* dpkg's earlier steps of the same file: as this one says, first
 	 * (their held records; their content records are this one's) */
-	for (d = db->head; d && d != c; d = next) {
-		next = d->next;
-		if (next_step(d, c)) {
-			unlink_change(db, d);
-			db->ops->resolved(db->userdata, d, pf, verified, true);
-			change_free(d);
-		}
+	for (d = c->earlier; d && d->earlier; d = d->earlier)
+		;
+	for (; d && d != c; d = next) {
+		next = d->later;
+		d->later = NULL;
+		unlink_change(db, d);
+		db->ops->resolved(db->userdata, d, pf, verified, true);
+		change_free(d);
 	}
+	c->earlier = NULL;
+	if (c->later) /* (resolved first: the deadline, the stop) */
+		c->later->earlier = NULL;
 	unlink_change(db, c);
 	db->ops->resolved(db->userdata, c, pf, verified, false);
 	change_free(c);
@@ -347,7 +359,7 @@ static void resolve(struct pkgdb *db, struct pkg_change *c) {
 /* Resolve c if it can be: hashed, and not dpkg's, or dpkg's, its last
  * step of the file so far, and its md5sums read since or dpkg gone. */
 static void try_resolve(struct pkgdb *db, struct pkg_change *c) {
-	if (c->hashed && (!c->dpkg || ((c->listed || c->dpkg_done) && !later_twin(c))))
+	if (c->hashed && (!c->dpkg || ((c->listed || c->dpkg_done) && !c->later)))
 		resolve(db, c);
 }
 
@@ -537,6 +549,7 @@ int64_t pkgdb_wait(struct pkgdb *db, const char *rule, const struct record *rec,
 	c->since = now_monotonic_usec();
 	if (dpkg && !follow_dpkg(db, dpkg))
 		c->dpkg_done = !pid_alive(dpkg);
+	link_step(db, c);
 	c->prev = db->tail;
 	if (db->tail)
 		db->tail->next = c;

@@ -42,6 +42,9 @@ struct pkgfile {
 /* A change waiting for its check. */
 struct pkg_change {
 	struct pkg_change *prev, *next;
+	/* dpkg's steps to one file for one rule: the step before this one
+	 * and the one after, both waiting (NULL: none) */
+	struct pkg_change *earlier, *later;
 	uint64_t id;
 	char *rule, *path;
 	uint64_t mask;       /* the event record's events */
