@@ -96,7 +96,9 @@ static bool is_dpkg(const char *exe) {
 int evidence_package(void *userdata, struct erule *r, const struct fsn_event *ev,
 		     const struct record *rec, struct proc_info *p) {
 	struct engine *e = userdata;
-	pid_t dpkg = is_dpkg(proc_info_exe(p)) ? ev->pid : 0;
+	/* dpkg run by root: anyone may run the program, but only root's
+	 * changes of files dpkg lists are dpkg's work */
+	pid_t dpkg = is_dpkg(proc_info_exe(p)) && proc_info_status(p) && p->uid == 0 ? ev->pid : 0;
 	bool hold = dpkg && r->conf->packages == PACKAGES_DROP;
 	int64_t id;
 

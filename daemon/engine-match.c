@@ -38,8 +38,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <poll.h>
 #include <sys/statfs.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "engine-match.h"
@@ -256,7 +256,6 @@ struct evinfo {
 	/* the process is gone (a rule with who: its pidfd says so), or its
 	 * event came through inotify: who_skipped; never another's data */
 	const char *who_skipped;
-	bool alive_checked;
 	bool proc_checked; /* own children checked */
 	bool own;          /* the daemon's own activity */
 	/* the object's attributes (a rule's attributes): 0 not read yet, 1
@@ -391,9 +390,13 @@ static uint64_t pidfd_identity(struct matcher *mt, int pidfd) {
 }
 
 /* Whether pidfd's process still runs: then what /proc said of its pid was
- * its own (a pid is not reused while its process runs). */
+ * its own (a pid is not reused while its process runs). A pidfd is
+ * readable once its process exited: a poll needs no right to signal it
+ * (the unit gives no CAP_KILL, and signal 0 would ask for it). */
 static bool pidfd_alive(int pidfd) {
-	return syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0;
+	struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+
+	return poll(&pfd, 1, 0) == 0;
 }
 
 void matcher_batch(struct matcher *mt, uint64_t now_usec) {
@@ -510,11 +513,11 @@ static struct proc_info *evinfo_proc(struct matcher *mt, struct evinfo *x) {
 	return x->proc;
 }
 
-/* After what /proc said of the event's process was read: still its? (With
- * a pidfd: the process still runs; else not known, taken as its.) */
+/* After what /proc said of the event's process was read for a record: still
+ * its? (With a pidfd: the process still runs, asked after each record's
+ * reads; else not known, taken as its.) */
 static bool evinfo_proc_still(struct evinfo *x) {
-	if (!x->alive_checked && x->proc && (x->ev->has & FSN_HAS_PIDFD) && x->ev->pidfd >= 0) {
-		x->alive_checked = true;
+	if (x->proc && (x->ev->has & FSN_HAS_PIDFD) && x->ev->pidfd >= 0) {
 		if (!pidfd_alive(x->ev->pidfd)) {
 			x->who_skipped = "gone";
 			x->proc = NULL;
@@ -608,6 +611,10 @@ static void match_mark(struct matcher *mt, const struct emark *m, struct evinfo 
 		return;
 
 	p = evinfo_proc(mt, x);
+	if (rc->packages && p) { /* (read before the check below: dpkg's?) */
+		(void)proc_info_exe(p);
+		(void)proc_info_status(p);
+	}
 	attrs = rc->attributes && (bits & ATTR_EVENTS);
 	if (attrs)
 		evinfo_attrs(mt, x);

@@ -402,8 +402,12 @@ int perm_policy(const struct state *s, const struct eperm *ep, struct policy **r
 #define FDS_EXEC_SPAWN 5
 /* the control socket's listening socket and directory, opened anew */
 #define FDS_CONTROL_REOPEN 2
-/* the hasher: the file it reads, and the one being handed over */
-#define FDS_HASH_READ 2
+/* the hasher: the file it reads (its O_PATH fd and the one reopened for
+ * reading), and the one being handed over */
+#define FDS_HASH_READ 3
+/* dpkg's database (a rule's packages): the dpkg processes followed (8
+ * pidfds), its inotify fd, its directory, an md5sums being read */
+#define FDS_PACKAGES 11
 
 /* The fds this process has open now, -errno. */
 static int count_open_fds(void) {
@@ -421,18 +425,21 @@ static int count_open_fds(void) {
 void perm_fd_reserve(const struct config *c, const struct plan *p, bool placing,
 		     struct guard_fd_reserve *r) {
 	unsigned exec = 0, n_perm = 0;
-	bool hash = false, who = false;
+	bool hash = false, who = false, pkgs = false;
 
 	for (size_t i = 0; i < c->n_outputs; i++)
 		if (c->outputs[i].type == OUTPUT_EXEC)
 			exec += c->outputs[i].max_running;
 	for (size_t i = 0; i < c->n_rules; i++) {
 		n_perm += c->rules[i].perm;
-		hash = hash || c->rules[i].hash;
-		who = who || c->rules[i].who;
+		/* (packages: pidfds as who, files hashed, the database) */
+		hash = hash || c->rules[i].hash || c->rules[i].packages;
+		who = who || c->rules[i].who || c->rules[i].packages;
+		pkgs = pkgs || c->rules[i].packages;
 	}
-	r->hash = hash ? c->hash_queue + FDS_HASH_READ : 0;
-	r->pidfds = who ? ENGINE_PIDFDS : 0;
+	r->hash = (hash ? c->hash_queue + FDS_HASH_READ : 0) + (pkgs ? FDS_PACKAGES : 0);
+	/* (kept, and a read's for a moment before the reader closes them) */
+	r->pidfds = who ? ENGINE_PIDFDS + FSN_PIDFDS_PER_READ : 0;
 	r->clients += c->control_clients + FDS_CONTROL_REOPEN;
 	r->exec += exec ? exec + FDS_EXEC_SPAWN : 0;
 	r->mounts += p ? (unsigned)p->n_fs : 0;

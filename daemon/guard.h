@@ -166,13 +166,14 @@ bool guard_stats(struct guard *g, const char *name, struct guard_stats *ret);
  *            opened on demand), while the running one keeps its own;
  *   mounts   libfsn's mount fds, opened while events are resolved: one
  *            per filesystem of the plan (of both plans while loading);
- *   pidfds   with a rule's who, ENGINE_PIDFDS: the pidfds the main
- *            loop's reads of its events may hold at once (the engine's
- *            fd budget);
- *   hash     with a rule's hash, the files waiting for the hasher
- *            (limits.hash_queue, each an O_PATH fd), the one it reads and
- *            the one being handed over (2; the larger of both configs'
- *            while loading);
+ *   pidfds   with a rule's who or packages, ENGINE_PIDFDS: the pidfds
+ *            the engine's reads of their events may hold at once (its fd
+ *            budget), and FSN_PIDFDS_PER_READ, those one read makes before
+ *            the reader thread closes the ones beyond the budget;
+ *   hash     with a rule's hash or packages, the files waiting for the
+ *            hasher (limits.hash_queue, each an O_PATH fd), the one it
+ *            reads (2) and the one being handed over; with packages, dpkg's
+ *            database (11); the larger of both configs' while loading;
  *   slack    GUARD_FD_SLACK: the load worker's directory walk (up to 66
  *            directories open) and feature probe (up to 18 fanotify
  *            groups), a config parse (5), the journal (2), an output's

@@ -28,6 +28,7 @@
 #define HASHER_THREAD_NAME "fsnd-hash"
 #define READ_CHUNK (256 * 1024)
 #define HASHER_NICE 10
+#define HASHER_STOP_SEC 5
 
 struct jlist {
 	struct hash_job *head, *tail;
@@ -110,7 +111,7 @@ static bool pace(uint64_t start_usec, uint64_t read, uint64_t rate, const volati
 
 	if (rate == 0)
 		return !(stop && *stop);
-	due = start_usec + read * 1000000u / rate;
+	due = start_usec + read / rate * 1000000u + read % rate * 1000000u / rate;
 	while ((now = now_monotonic_usec()) < due) {
 		uint64_t wait = due - now < 50000 ? due - now : 50000;
 		struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)(wait * 1000) };
@@ -359,8 +360,21 @@ struct hasher *hasher_free(struct hasher *h) {
 	h->stop = true;
 	pthread_cond_signal(&h->cond);
 	pthread_mutex_unlock(&h->lock);
-	if (h->started)
-		pthread_join(h->thread, NULL);
+	if (h->started) {
+		struct timespec until;
+
+		/* a read that never returns (a stuck FUSE or network file)
+		 * does not hold up the stop: the thread is left behind, with
+		 * what it holds */
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += HASHER_STOP_SEC;
+		if (pthread_timedjoin_np(h->thread, NULL, &until) != 0) {
+			log_warning("the hasher thread did not stop within %d s (a read that does "
+				    "not return): left behind",
+				    HASHER_STOP_SEC);
+			return NULL;
+		}
+	}
 	/* what was handed over is given back, what still waited unread */
 	while ((j = jlist_pop(&h->waiting))) {
 		if (j->fd >= 0) {

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,12 +25,21 @@
 #include "util.h"
 
 #define MD5SUMS ".md5sums"
+
+/* Ids of changes, unique for the process (not per database: a hash job of
+ * a database a reload freed must not reach a new one's change). */
+static uint64_t next_change_id;
 #define DPKG_WATCHED 8 /* dpkg processes followed at once (apt runs one) */
 
 struct pkg {
 	struct pkg *next;
 	struct pkgfile *files;
 	char name[];
+};
+
+/* A top directory of the database's paths, and what it resolves to. */
+struct top {
+	char name[64], canon[256];
 };
 
 struct dpkg_watch {
@@ -51,13 +61,15 @@ struct pkgdb {
 
 	char **prefixes;
 	size_t n_prefixes;
+	struct top tops[32]; /* (db_path()) */
+	size_t n_tops;
 	struct fsn_hmap index; /* struct pkgfile by path */
 	struct pkg *pkgs;
 
 	struct pkg_change *head, *tail; /* waiting, oldest first */
+	struct fsn_hmap steps;          /* dpkg's last step waiting of each file (link_step()) */
 	size_t n_waiting, max_waiting;
 	unsigned wait_sec;
-	uint64_t next_id;
 	struct dpkg_watch dpkg[DPKG_WATCHED];
 
 	struct pkgdb_stats stats;
@@ -194,8 +206,38 @@ struct add_ctx {
 	int err;
 };
 
-static void add_file(void *userdata, const char *path, const unsigned char md5[16]) {
+/* path as events name it: its first component resolved, where that is a
+ * symbolic link (a merged /usr: md5sums list bin/ls, events say
+ * /usr/bin/ls), into buf; path itself else. The database's tops (few:
+ * /bin, /etc, /lib, /usr ...) are resolved once each. */
+static const char *db_path(struct pkgdb *db, const char *path, char *buf, size_t len) {
+	const char *slash = strchr(path + 1, '/');
+	size_t n = slash ? (size_t)(slash - path) : strlen(path);
+	struct top *t = NULL;
+
+	for (size_t i = 0; i < db->n_tops; i++)
+		if (strlen(db->tops[i].name) == n && memcmp(db->tops[i].name, path, n) == 0)
+			t = &db->tops[i];
+	if (!t && db->n_tops < ELEMENTSOF(db->tops) && n < sizeof(t->name)) {
+		char *real;
+
+		t = &db->tops[db->n_tops++];
+		memcpy(t->name, path, n);
+		t->name[n] = '\0';
+		real = realpath(t->name, NULL);
+		snprintf(t->canon, sizeof(t->canon), "%s", real ? real : t->name);
+		free(real);
+	}
+	if (!t || strcmp(t->canon, t->name) == 0 ||
+	    (size_t)snprintf(buf, len, "%s%s", t->canon, path + n) >= len)
+		return path;
+	return buf;
+}
+
+static void add_file(void *userdata, const char *raw, const unsigned char md5[16]) {
 	struct add_ctx *a = userdata;
+	char buf[PATH_MAX];
+	const char *path = db_path(a->db, raw, buf, sizeof(buf));
 	size_t len = strlen(path);
 	struct pkgfile *f;
 
@@ -259,6 +301,10 @@ static void change_free(struct pkg_change *c) {
 }
 
 static void unlink_change(struct pkgdb *db, struct pkg_change *c) {
+	if (c->in_steps) {
+		fsn_hmap_remove(&db->steps, &c->step_node);
+		c->in_steps = false;
+	}
 	if (c->prev)
 		c->prev->next = c->next;
 	else
@@ -298,32 +344,48 @@ static const struct pkgfile *change_lookup(const struct pkgdb *db, const struct 
 	return pkgdb_lookup(db, base);
 }
 
-/* Whether d, a later change, is dpkg's next step to c's file for the same
- * rule: the same dpkg, and the same path, or NAME of c's temporary. */
-static bool next_step(const struct pkg_change *c, const struct pkg_change *d) {
-	size_t n = base_len(c);
+#define CHANGE_OF_STEP(n)                                                                          \
+	((struct pkg_change *)((char *)(n)-offsetof(struct pkg_change, step_node)))
 
-	return c->dpkg && d->dpkg == c->dpkg && strcmp(d->rule, c->rule) == 0 &&
-	       strncmp(d->path, c->path, n) == 0 &&
-	       (d->path[n] == '\0' || strcmp(d->path, c->path) == 0);
+/* dpkg's steps to one file for one rule: the same dpkg, rule and path, or
+ * NAME of a temporary (its key in the steps map). */
+static uint64_t step_hash(const struct pkg_change *c) {
+	uint64_t h = hash_bytes(HASH_INIT, &c->dpkg, sizeof(c->dpkg));
+
+	h = hash_bytes(h, c->rule, strlen(c->rule) + 1);
+	return hash_bytes(h, c->path, base_len(c));
 }
 
-/* How far back a new change of dpkg's looks for its step before: dpkg's
- * steps to one file come one after the other (a few rules' changes in
- * between). */
-#define STEP_LOOKBACK 16
+static bool same_file(const struct pkg_change *a, const struct pkg_change *b) {
+	size_t n = base_len(a);
 
-/* c, new: dpkg's step to a file one of the last changes waiting made too
- * (that one's later step: it says what both are). */
+	return a->dpkg == b->dpkg && strcmp(a->rule, b->rule) == 0 && base_len(b) == n &&
+	       memcmp(a->path, b->path, n) == 0;
+}
+
+/* c, new and dpkg's: the next step to a file a change waiting made before
+ * (dpkg writes every file of a package as a temporary first, links the old
+ * one as NAME.dpkg-tmp, and renames them over their names at the end): the
+ * last step says what all of them are. The steps map holds each file's
+ * last step waiting. */
 static void link_step(struct pkgdb *db, struct pkg_change *c) {
-	unsigned k = 0;
+	uint64_t h;
 
-	for (struct pkg_change *d = db->tail; c->dpkg && d && k < STEP_LOOKBACK; d = d->prev, k++)
-		if (!d->later && next_step(d, c)) {
+	if (!c->dpkg)
+		return;
+	h = step_hash(c);
+	for (struct fsn_hnode *n = fsn_hmap_chain(&db->steps, h); n; n = n->next) {
+		struct pkg_change *d = CHANGE_OF_STEP(n);
+
+		if (n->hash == h && d->in_steps && same_file(d, c)) {
 			d->later = c;
 			c->earlier = d;
-			return;
+			fsn_hmap_remove(&db->steps, &d->step_node);
+			d->in_steps = false;
+			break;
 		}
+	}
+	c->in_steps = fsn_hmap_put(&db->steps, &c->step_node, h) == 0;
 }
 
 static void resolve(struct pkgdb *db, struct pkg_change *c) {
@@ -542,7 +604,7 @@ int64_t pkgdb_wait(struct pkgdb *db, const char *rule, const struct record *rec,
 			change_free(c);
 		return -ENOMEM;
 	}
-	c->id = ++db->next_id;
+	c->id = ++next_change_id;
 	c->mask = rec->mask;
 	c->content.event_usec = rec->time_usec;
 	c->dpkg = dpkg;
@@ -662,6 +724,7 @@ int pkgdb_scope(struct pkgdb *db, char *const *prefixes, size_t n, size_t max_wa
 	}
 	db->max_waiting = max_waiting;
 	db->wait_sec = wait_sec;
+	db->n_tops = 0; /* (resolved anew: a mount may have changed them) */
 	index_clear(db);
 	if (db->ino < 0) {
 		db->ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
@@ -720,6 +783,7 @@ struct pkgdb *pkgdb_free(struct pkgdb *db) {
 	safe_close(db->ino);
 	safe_close(db->infofd);
 	index_clear(db);
+	fsn_hmap_done(&db->steps);
 	strv_free(db->prefixes, db->n_prefixes);
 	free(db->infodir);
 	free(db);

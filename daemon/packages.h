@@ -45,6 +45,8 @@ struct pkg_change {
 	/* dpkg's steps to one file for one rule: the step before this one
 	 * and the one after, both waiting (NULL: none) */
 	struct pkg_change *earlier, *later;
+	struct fsn_hnode step_node; /* the last step of its file: in the steps map */
+	bool in_steps;
 	uint64_t id;
 	char *rule, *path;
 	uint64_t mask;       /* the event record's events */

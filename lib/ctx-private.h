@@ -185,9 +185,17 @@ void fsn_fd_budget_read_done(struct fsn_fd_budget *b, const struct fsn_group *g,
 void fsn_fd_budget_release(struct fsn_fd_budget *b, unsigned n);
 /* The events in buf[0, len) of a FID group with FAN_REPORT_PIDFD, just
  * read by the reader thread: each pidfd kept while b has room for it
- * (counted), else closed and FAN_EPIDFD in its place. close_all: every one
- * closed and given back to b (a buffer nobody will hand out). */
-void fsn_pidfds_ration(struct fsn_fd_budget *b, void *buf, size_t len, bool close_all);
+ * (counted), else closed at once, FAN_EPIDFD in its place. (The kernel
+ * made one per event as it copied: a read of FSN_READ_BUF_SIZE, up to
+ * FSN_READ_PIDFDS_MAX at once, is the caller's to allow for.) */
+#define FSN_READ_PIDFDS_MAX                                                                        \
+	(FSN_READ_BUF_SIZE /                                                                       \
+	 (FAN_EVENT_METADATA_LEN + sizeof(struct fanotify_event_info_pidfd) +                      \
+	  sizeof(struct fanotify_event_info_fid) + sizeof(struct file_handle)))
+void fsn_pidfds_ration(struct fsn_fd_budget *b, void *buf, size_t len);
+/* Every pidfd of such events closed and given back to b (a buffer nobody
+ * will hand out). */
+void fsn_pidfds_close(struct fsn_fd_budget *b, void *buf, size_t len);
 
 /* ---- reader.c: the kernel queues drained on a thread (fsn_ctx_set_reader()) ---- */
 

@@ -181,8 +181,10 @@ _public_ bool fsn_ctx_fd_starved(const struct fsn_ctx *ctx) {
 _public_ int fsn_ctx_set_fd_budget(struct fsn_ctx *ctx, struct fsn_fd_budget *b) {
 	if (!ctx)
 		return -EINVAL;
-	/* (what the context holds was counted in the budget it had) */
-	if (ctx->cur || ctx->pend_len > 0)
+	/* (what the context holds was counted in the budget it had: events
+	 * handed out, pending, or read by the reader thread) */
+	if (ctx->cur || ctx->pend_len > 0 || ctx->chunk ||
+	    (ctx->reader && !fsn_reader_idle(ctx->reader)))
 		return -EBUSY;
 	fsn_fd_budget_ref(b);
 	if (ctx->reader)

@@ -234,7 +234,9 @@ done:
 		atomic_fetch_sub(&b->held, reserved - used);
 }
 
-void fsn_pidfds_ration(struct fsn_fd_budget *b, void *buf, size_t len, bool close_all) {
+/* Each pidfd of the events in buf[0, len) of a FID group with
+ * FAN_REPORT_PIDFD: fn(ctx, &pidfd), which may change it (written back). */
+static void pidfds_walk(void *buf, size_t len, void (*fn)(void *ctx, int32_t *pidfd), void *ctx) {
 	unsigned char *p = buf;
 	size_t off = 0;
 
@@ -256,16 +258,47 @@ void fsn_pidfds_ration(struct fsn_fd_budget *b, void *buf, size_t len, bool clos
 				break;
 			if (h.info_type == FAN_EVENT_INFO_TYPE_PIDFD && h.len >= sizeof(info)) {
 				memcpy(&info, p + rec, sizeof(info));
-				if (info.pidfd >= 0 && (close_all || !b || reserve(b, 1, 1) != 1)) {
-					safe_close(info.pidfd);
-					if (close_all)
-						fsn_fd_budget_release(b, 1);
-					info.pidfd = FAN_EPIDFD;
-					memcpy(p + rec, &info, sizeof(info));
-				}
+				fn(ctx, &info.pidfd);
+				memcpy(p + rec, &info, sizeof(info));
 			}
 			rec += h.len;
 		}
 		off += md.event_len;
 	}
 }
+
+/* What to do with each pidfd: keep it while b has room (counted), else
+ * close it (FAN_EPIDFD in its place); or (all) close every one and give it
+ * back to b. */
+struct keep {
+	struct fsn_fd_budget *b;
+	bool all;
+};
+
+static void keep_one(void *ctx, int32_t *pidfd) {
+	struct keep *k = ctx;
+
+	if (*pidfd < 0)
+		return;
+	if (!k->all && k->b && reserve(k->b, 1, 1) == 1)
+		return;
+	safe_close(*pidfd);
+	*pidfd = FAN_EPIDFD;
+	if (k->all)
+		fsn_fd_budget_release(k->b, 1);
+}
+
+void fsn_pidfds_ration(struct fsn_fd_budget *b, void *buf, size_t len) {
+	struct keep k = { .b = b };
+
+	pidfds_walk(buf, len, keep_one, &k);
+}
+
+void fsn_pidfds_close(struct fsn_fd_budget *b, void *buf, size_t len) {
+	struct keep k = { .b = b, .all = true };
+
+	pidfds_walk(buf, len, keep_one, &k);
+}
+
+_Static_assert(FSN_READ_PIDFDS_MAX <= FSN_PIDFDS_PER_READ,
+	       "fsn.h's FSN_PIDFDS_PER_READ is too small");

@@ -197,7 +197,7 @@ static bool read_source(struct fsn_reader *rd, unsigned src) {
 			if (n < 0 && err != EAGAIN)
 				source_drop_locked(rd, src); /* given back to the context */
 			else if (n > 0 && c->pidfds)
-				fsn_pidfds_ration(rd->budget, c->data, (size_t)n, false);
+				fsn_pidfds_ration(rd->budget, c->data, (size_t)n);
 		}
 		pthread_mutex_unlock(&rd->io);
 		if (n <= 0) {
@@ -376,7 +376,7 @@ void fsn_reader_set_budget(struct fsn_reader *rd, struct fsn_fd_budget *b) {
 
 void fsn_chunk_close_pidfds(struct fsn_fd_budget *b, struct fsn_chunk *c) {
 	if (c->pidfds && c->off < c->len)
-		fsn_pidfds_ration(b, c->data + c->off, c->len - c->off, true);
+		fsn_pidfds_close(b, c->data + c->off, c->len - c->off);
 	c->pidfds = false;
 }
 

@@ -571,6 +571,11 @@ bool fsn_ctx_fd_starved(const struct fsn_ctx *ctx);
  * holds.
  */
 struct fsn_fd_budget;
+/* The most pidfds one read of a FID group with FAN_REPORT_PIDFD makes at
+ * once (the kernel makes one per event as it copies it; the reader thread
+ * closes those its budget has no room for at once): what a caller that
+ * counts its fds allows for, besides the budget. */
+#define FSN_PIDFDS_PER_READ 1260
 
 /* A budget of max fds (0: count instead), one reference. 0 or -errno. */
 int fsn_fd_budget_new(unsigned max, struct fsn_fd_budget **ret);
@@ -586,9 +591,9 @@ unsigned fsn_fd_budget_get_max(const struct fsn_fd_budget *b);
 unsigned fsn_fd_budget_get_held(const struct fsn_fd_budget *b);
 
 /* Count the context's event fds in b (a reference is taken; NULL: no
- * budget, count the free fds before each read). Not from a callback, and
- * not while events a callback's error left are waiting (-EBUSY). 0,
- * -EINVAL, -EBUSY. */
+ * budget, count the free fds before each read). Not from a callback, not
+ * while events a callback's error left are waiting, nor while the reader
+ * thread holds events (-EBUSY). 0, -EINVAL, -EBUSY. */
 int fsn_ctx_set_fd_budget(struct fsn_ctx *ctx, struct fsn_fd_budget *b);
 
 /* The context's fanotify groups, one after the other: NULL gives the

@@ -467,10 +467,10 @@ def record_content_changing(t):
     check((r.get("sha256"), r.get("size")) == want, f"{r!r}, sha256sum says {want!r}")
 
 
-def build_deb(t, name, files):
-    """A Debian package name (version 1.0) holding files {absolute path:
+def build_deb(t, name, files, version="1.0"):
+    """A Debian package name, version, holding files {absolute path:
     bytes}, built with dpkg-deb --build: its path."""
-    root = os.path.join(t.dir, "debroot-" + name)
+    root = os.path.join(t.dir, f"debroot-{name}-{version}")
     os.makedirs(os.path.join(root, "DEBIAN"))
     sums = []
     for path, data in files.items():
@@ -480,12 +480,12 @@ def build_deb(t, name, files):
             f.write(data)
         sums.append(f"{hashlib.md5(data).hexdigest()}  {path.lstrip('/')}\n")
     with open(os.path.join(root, "DEBIAN", "control"), "w") as f:
-        f.write(f"Package: {name}\nVersion: 1.0\nArchitecture: all\n"
+        f.write(f"Package: {name}\nVersion: {version}\nArchitecture: all\n"
                 "Maintainer: fsnotifyd tests <tests@fsnotifyd.invalid>\n"
                 "Description: a package of the integration suite\n")
     with open(os.path.join(root, "DEBIAN", "md5sums"), "w") as f:
         f.write("".join(sums))
-    deb = os.path.join(t.dir, name + ".deb")
+    deb = os.path.join(t.dir, f"{name}_{version}.deb")
     rc, _, se = run_cmd(["dpkg-deb", "--root-owner-group", "--build", root, deb])
     check(rc == 0, f"dpkg-deb --build: {se}")
     return deb
@@ -546,6 +546,26 @@ def record_packages(t):
                      start=mark, daemon=d)
         check(r.get("package") == name and r.get("package_verified") is False and
               r.get("sha256") == sha256sum(tool)[0], f"a change by hand: {r!r}")
+    # an upgrade (2.0: the file anew, 19 more): dpkg writes each file as
+    # NAME.dpkg-new, links the old one as NAME.dpkg-tmp and renames the new
+    # ones over their names at the end, then writes the md5sums. "verify":
+    # each is verified; "drop": none of it is reported.
+    files2 = {tool: os.urandom(3000)}
+    files2.update({os.path.join(w, f"f{i:02d}"): os.urandom(100 + i) for i in range(19)})
+    deb2 = build_deb(t, name, files2, version="2.0")
+    mark = len(out.records)
+    rc, _, se = run_cmd(["dpkg", "-i", deb2], timeout=120)
+    check(rc == 0, f"dpkg -i (upgrade): {se}")
+    for p in files2:
+        r = out.wait(lambda r, p=p: r.kind == "content" and r.rule == "verify" and
+                     r.path == p.encode(), f"the verify rule's content record of {p}",
+                     start=mark, daemon=d)
+        check(r.get("package") == name and r.get("package_verified") is True,
+              f"the upgrade's {p}: {r!r}")
+    end = t.marker(c, out, w, d, rule="drop")
+    upgrade = [x for x in out.records[mark:end]
+               if x.rule == "drop" and x.path and not os.path.basename(x.path).startswith(b"zz-")]
+    check(not upgrade, f"the drop rule reported the upgrade: {upgrade[:5]!r}")
     # a file no package lists: no package fields, no content record
     other = os.path.join(w, "other")
     c.create(other)
@@ -557,8 +577,8 @@ def record_packages(t):
     check(rc == 0, f"exit status {rc}:{tail(d.stderr())}")
     s, _ = parse_metrics(open(prom).read())
     dropped = val(s, "fsnotifyd_package_changes_dropped_total")
-    check(dropped and dropped >= 3, f"changes dropped: {dropped} (dpkg's create, close_write and "
-          "rename of the file)")
+    check(dropped and dropped >= 3 + 20 * 3, f"changes dropped: {dropped} (dpkg's create, "
+          "close_write and rename of each file, at the install and the upgrade)")
     t.note(f"{int(dropped)} of dpkg's changes dropped as verified")
 
 
