@@ -419,9 +419,15 @@ static void resolve(struct pkgdb *db, struct pkg_change *c) {
 }
 
 /* Resolve c if it can be: hashed, and not dpkg's, or dpkg's, its last
- * step of the file so far, and its md5sums read since or dpkg gone. */
+ * step of the file so far, and dpkg gone or (not a temporary) its md5sums
+ * read since. A temporary (NAME.dpkg-new) waits for its rename or dpkg's
+ * exit: the md5sums dpkg writes after the rename can reach the daemon
+ * before the rename does (another queue), and would check the temporary
+ * alone. */
 static void try_resolve(struct pkgdb *db, struct pkg_change *c) {
-	if (c->hashed && (!c->dpkg || ((c->listed || c->dpkg_done) && !c->later)))
+	bool temp = c->path[base_len(c)] != '\0';
+
+	if (c->hashed && (!c->dpkg || ((c->dpkg_done || (c->listed && !temp)) && !c->later)))
 		resolve(db, c);
 }
 

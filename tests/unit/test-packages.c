@@ -171,6 +171,31 @@ START_TEST(test_index_and_waits) {
 	ck_assert_str_eq(rs.path[1], "/usr/bin/x");
 	ck_assert(!rs.step[1] && rs.verified[1] && rs.held[1]);
 
+	/* the md5sums read before the rename reached the daemon (another
+	 * queue): the temporary waits for its rename, not checked alone */
+	rs.n = 0;
+	rec.path = "/usr/bin/x.dpkg-new";
+	id1 = pkgdb_wait(db, "r", &rec, getpid(), true);
+	pkgdb_hashed(db, (uint64_t)id1, &hashed, md5_x);
+	write_at(dir, "a.md5sums", MD5_X "  usr/bin/x\n");
+	ev_timer_init(&t, on_timeout, 0.5, 0.);
+	ev_timer_start(loop, &t);
+	ev_run(loop, 0); /* (the md5sums event read; the timer ends the run) */
+	ev_timer_stop(loop, &t);
+	ck_assert_int_eq(rs.n, 0);
+	rec.path = "/usr/bin/x";
+	id2 = pkgdb_wait(db, "r", &rec, getpid(), true);
+	pkgdb_hashed(db, (uint64_t)id2, &hashed, md5_x);
+	ck_assert_int_eq(rs.n, 0); /* (dpkg runs on; its md5sums was read before) */
+	write_at(dir, "a.md5sums", MD5_X "  usr/bin/x\n");
+	ev_timer_init(&t, on_timeout, 60., 0.);
+	ev_timer_start(loop, &t);
+	ev_run(loop, 0);
+	ev_timer_stop(loop, &t);
+	ck_assert_int_eq(rs.n, 2);
+	ck_assert(rs.step[0] && rs.verified[0] && !rs.step[1] && rs.verified[1]);
+	rec.path = "/usr/bin/x";
+
 	/* not what the package lists; and one waiting at the end: checked
 	 * as it stands */
 	rs.n = 0;
@@ -181,7 +206,7 @@ START_TEST(test_index_and_waits) {
 	(void)pkgdb_wait(db, "r", &rec, getpid(), false);
 	pkgdb_get_stats(db, &st);
 	ck_assert_uint_eq(st.waiting, 1);
-	ck_assert_uint_eq(st.verified, 2); /* (dpkg's two steps: one check) */
+	ck_assert_uint_eq(st.verified, 3); /* (dpkg's two steps: one check, twice) */
 	ck_assert_uint_eq(st.mismatched, 1);
 	db = pkgdb_free(db);
 	ck_assert_int_eq(rs.n, 1);
