@@ -98,6 +98,16 @@ static void on_timeout(struct ev_loop *loop, ev_timer *w, int revents) {
 	ev_break(loop, EVBREAK_ALL);
 }
 
+/* Run loop until a check is resolved (on_resolved() breaks it) or sec. */
+static void run_loop(struct ev_loop *loop, double sec) {
+	ev_timer t;
+
+	ev_timer_init(&t, on_timeout, sec, 0.);
+	ev_timer_start(loop, &t);
+	ev_run(loop, 0);
+	ev_timer_stop(loop, &t);
+}
+
 START_TEST(test_index_and_waits) {
 	struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
 	struct resolved rs = { .loop = loop };
@@ -109,7 +119,6 @@ START_TEST(test_index_and_waits) {
 	const struct pkgfile *pf;
 	struct record rec = { .kind = RECORD_EVENT, .rule = "r", .path = "/usr/bin/x" };
 	int64_t id, id1, id2;
-	ev_timer t;
 
 	test_tmpdir(dir, sizeof(dir));
 	write_at(dir, "a.md5sums", MD5_X "  usr/bin/x\n" MD5_Y "  opt/y\n");
@@ -161,10 +170,7 @@ START_TEST(test_index_and_waits) {
 	pkgdb_hashed(db, (uint64_t)id2, &hashed, md5_x);
 	ck_assert_int_eq(rs.n, 0);
 	write_at(dir, "a.md5sums", MD5_X "  usr/bin/x\n");
-	ev_timer_init(&t, on_timeout, 60., 0.);
-	ev_timer_start(loop, &t);
-	ev_run(loop, 0);
-	ev_timer_stop(loop, &t);
+	run_loop(loop, 60.);
 	ck_assert_int_eq(rs.n, 2);
 	ck_assert_str_eq(rs.path[0], "/usr/bin/x.dpkg-new");
 	ck_assert(rs.step[0] && rs.verified[0] && rs.held[0]);
@@ -178,20 +184,14 @@ START_TEST(test_index_and_waits) {
 	id1 = pkgdb_wait(db, "r", &rec, getpid(), true);
 	pkgdb_hashed(db, (uint64_t)id1, &hashed, md5_x);
 	write_at(dir, "a.md5sums", MD5_X "  usr/bin/x\n");
-	ev_timer_init(&t, on_timeout, 0.5, 0.);
-	ev_timer_start(loop, &t);
-	ev_run(loop, 0); /* (the md5sums event read; the timer ends the run) */
-	ev_timer_stop(loop, &t);
+	run_loop(loop, 0.5); /* (the md5sums event read; the timer ends the run) */
 	ck_assert_int_eq(rs.n, 0);
 	rec.path = "/usr/bin/x";
 	id2 = pkgdb_wait(db, "r", &rec, getpid(), true);
 	pkgdb_hashed(db, (uint64_t)id2, &hashed, md5_x);
 	ck_assert_int_eq(rs.n, 0); /* (dpkg runs on; its md5sums was read before) */
 	write_at(dir, "a.md5sums", MD5_X "  usr/bin/x\n");
-	ev_timer_init(&t, on_timeout, 60., 0.);
-	ev_timer_start(loop, &t);
-	ev_run(loop, 0);
-	ev_timer_stop(loop, &t);
+	run_loop(loop, 60.);
 	ck_assert_int_eq(rs.n, 2);
 	ck_assert(rs.step[0] && rs.verified[0] && !rs.step[1] && rs.verified[1]);
 	rec.path = "/usr/bin/x";
