@@ -10,6 +10,7 @@
  */
 #pragma once
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <limits.h>
@@ -73,6 +74,13 @@ int attr_lookup_event(struct attr_lookup *l, struct fsn_ctx *ctx, const struct f
 /* Fanotify event ev's object opened O_PATH (close-on-exec; a symbolic link
  * itself, never what it points to), found the same way: the fd or -errno. */
 int attr_lookup_open(struct attr_lookup *l, struct fsn_ctx *ctx, const struct fsn_event *ev);
+
+/* Why a file of an event could not be looked at or opened (-errno of the
+ * lookups below, or of opening it): "gone" (it is not there any more),
+ * "error" (anything else). */
+static inline const char *lookup_failure(int err) {
+	return err == -ENOENT || err == -ESTALE ? "gone" : "error";
+}
 
 /* A statx(2) result (STATX_BASIC_STATS | STATX_BTIME) as attributes. */
 struct statx;

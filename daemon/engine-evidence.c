@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attrcache.h"
 #include "engine-match.h"
 #include "engine-private.h"
 #include "hasher.h"
@@ -82,7 +83,7 @@ static const struct pkgdb_ops pkgdb_ops = {
  * false: no memory for it. */
 static bool submit(struct engine *e, struct erule *r, int fd, const struct record *rec,
 		   uint64_t pkg_id) {
-	const char *skipped = fd == -ENOENT || fd == -ESTALE ? "gone" : fd < 0 ? "error" : NULL;
+	const char *skipped = fd < 0 ? lookup_failure(fd) : NULL;
 
 	return hasher_submit(e->hasher, fd, skipped, r->conf->name, rec->path, rec->mask,
 			     rec->time_usec, pkg_id) == 0;

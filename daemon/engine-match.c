@@ -451,8 +451,7 @@ static void evinfo_attrs(struct matcher *mt, struct evinfo *x) {
 		return;
 	r = mt->ops->stat(mt->userdata, x->ev, &x->attrs);
 	if (r < 0) {
-		if (r == -ENOENT || r == -ESTALE)
-			x->attrs_skipped = "gone";
+		x->attrs_skipped = lookup_failure(r);
 		return;
 	}
 	x->attrs_state = 1;
@@ -611,10 +610,12 @@ static void match_mark(struct matcher *mt, const struct emark *m, struct evinfo 
 		return;
 
 	p = evinfo_proc(mt, x);
-	if (rc->packages && p) { /* (read before the check below: dpkg's?) */
+	/* (a regular file's change, the object of a fanotify event) */
+	content = (bits & HASH_EVENTS) && !x->ondir && x->ev->source == FSN_SOURCE_FANOTIFY;
+	/* dpkg's change? its exe read before the liveness check below (only
+	 * for a change the package op will be asked about) */
+	if (content && rc->packages && !mt->attrs_shed && p)
 		(void)proc_info_exe(p);
-		(void)proc_info_status(p);
-	}
 	attrs = rc->attributes && (bits & ATTR_EVENTS);
 	if (attrs)
 		evinfo_attrs(mt, x);
@@ -643,8 +644,6 @@ static void match_mark(struct matcher *mt, const struct emark *m, struct evinfo 
 	if (rc->who)
 		rec.who_skipped = x->who_skipped;
 	r->stats.events++;
-	/* (a regular file's change, the object of a fanotify event) */
-	content = (bits & HASH_EVENTS) && !x->ondir && x->ev->source == FSN_SOURCE_FANOTIFY;
 	if (content && (rc->hash || rc->packages) && mt->attrs_shed) {
 		/* behind: the record says so, no content record follows */
 		rec.hash_skipped = "backlog";

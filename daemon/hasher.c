@@ -20,6 +20,7 @@
 #include <ev.h>
 #include <openssl/evp.h>
 
+#include "attrcache.h"
 #include "fsn-util.h"
 #include "hasher.h"
 #include "log.h"
@@ -181,7 +182,7 @@ bool hasher_hash_fd(struct hash_reader *rd, int fd, uint64_t max_size, uint64_t 
 		return false;
 	rfd = reopen_for_reading(fd);
 	if (rfd < 0) {
-		ret->skipped = rfd == -ENOENT || rfd == -ESTALE ? "gone" : "error";
+		ret->skipped = lookup_failure(rfd);
 		return false;
 	}
 	if (statx(rfd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &before) < 0)

@@ -224,7 +224,7 @@ static const char *db_path(struct pkgdb *db, const char *path, char *buf, size_t
 		t = &db->tops[db->n_tops++];
 		memcpy(t->name, path, n);
 		t->name[n] = '\0';
-		real = realpath(t->name, NULL);
+		real = canonical(t->name);
 		snprintf(t->canon, sizeof(t->canon), "%s", real ? real : t->name);
 		free(real);
 	}
