@@ -1232,7 +1232,11 @@ static int parse_opts(int argc, char **argv, struct cfg_opts *o) {
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ 0 },
 	};
-	struct bench_common com = { .min_rounds = 1, .max_rounds = MAX_ROUNDS, .max_ops = 1 };
+	struct bench_common com = {
+		.min_rounds = 1,
+		.max_rounds = MAX_ROUNDS,
+		.no_ops = "fsn-bench config: no --ops; the sizes are --paths LIST",
+	};
 	const char *paths = NULL;
 	uint64_t timeout = 0;
 	int c, r;
@@ -1247,10 +1251,6 @@ static int parse_opts(int argc, char **argv, struct cfg_opts *o) {
 			break;
 		case OPT_TIMEOUT:
 			r = bench_parse_u64("--timeout", optarg, 1, 86400, &timeout);
-			break;
-		case BENCH_OPT_OPS:
-			fprintf(stderr, "fsn-bench config: no --ops; the sizes are --paths LIST\n");
-			r = -EINVAL;
 			break;
 		default: r = bench_common_opt(c, optarg, &com); break;
 		}

@@ -1119,7 +1119,11 @@ static int parse_opts(int argc, char **argv, struct hash_opts *o) {
 		{ "probes", required_argument, NULL, OPT_PROBES },
 		{ 0 },
 	};
-	struct bench_common com = { .min_rounds = 1, .max_rounds = 64, .max_ops = 1 };
+	struct bench_common com = {
+		.min_rounds = 1,
+		.max_rounds = 64,
+		.no_ops = "fsn-bench hash: no --ops; the work is --files N --size MIB",
+	};
 	uint64_t files = 0, size = 0, probes = 0;
 	int c, r;
 
@@ -1131,11 +1135,6 @@ static int parse_opts(int argc, char **argv, struct hash_opts *o) {
 		case OPT_SIZE: r = bench_parse_u64("--size", optarg, 1, MAX_SIZE_MIB, &size); break;
 		case OPT_PROBES:
 			r = bench_parse_u64("--probes", optarg, 1, MAX_PROBES, &probes);
-			break;
-		case BENCH_OPT_OPS:
-			fprintf(stderr, "fsn-bench hash: no --ops; the work is --files N --size "
-					"MIB\n");
-			r = -EINVAL;
 			break;
 		default: r = bench_common_opt(c, optarg, &com); break;
 		}

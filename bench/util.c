@@ -225,7 +225,12 @@ int bench_common_opt(int c, const char *arg, struct bench_common *o) {
 	switch (c) {
 	case BENCH_OPT_ROUNDS:
 		return bench_parse_u64("--rounds", arg, o->min_rounds, o->max_rounds, &o->rounds);
-	case BENCH_OPT_OPS: return bench_parse_u64("--ops", arg, 1, o->max_ops, &o->ops);
+	case BENCH_OPT_OPS:
+		if (o->no_ops) {
+			fprintf(stderr, "%s\n", o->no_ops);
+			return -EINVAL;
+		}
+		return bench_parse_u64("--ops", arg, 1, o->max_ops, &o->ops);
 	case BENCH_OPT_QUICK: o->quick = true; return 0;
 	case BENCH_OPT_JSON: o->json_path = arg; return 0;
 	case BENCH_OPT_FSND: o->fsnotifyd = arg; return 0;

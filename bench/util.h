@@ -47,8 +47,10 @@ enum {
 /* clang-format on */
 
 struct bench_common {
-	/* limits, set by the subcommand */
+	/* limits, set by the subcommand; no_ops: it takes no --ops, and this
+	 * says what sizes its work instead (an error names it) */
 	uint64_t min_rounds, max_rounds, max_ops;
+	const char *no_ops;
 	/* parsed; 0 / NULL: not given */
 	uint64_t rounds, ops;
 	bool quick;
