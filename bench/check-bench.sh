@@ -13,7 +13,11 @@
 # small sizes and writes JSON with a figure for each, and against a stand-in
 # daemon that never answers its steps time out (the stand-in is killed, the
 # rest is skipped) instead of hanging; fsn-bench hash --quick runs against the
-# daemon (every content record checked on the way) and writes its JSON. When
+# daemon (every content record checked on the way) and writes its JSON;
+# fsn-bench baseline --quick runs the daemon's --baseline-init and
+# --baseline-check against aide (each check must name exactly the files the
+# bench changed) and writes its JSON (aide not installed: skipped, and a
+# failure with FSN_TESTS_MUST_RUN=1). When
 # gnuplot is installed, `plot` and `--plot` write PNGs
 # (checked by their signature); without it those checks are skipped, and
 # `plot` with gnuplot hidden from PATH must say so and exit 77. Pass/fail is
@@ -68,9 +72,31 @@ assert d["parameters"]["rounds"] >= 2
 for r in d["results"]:
     assert len(r["rounds"]) == d["parameters"]["rounds"]
     assert r["summary"]["median_ops_per_s"] > 0
+# a workload for every hook family, each in every scenario
+wl = {r["workload"] for r in d["results"]}
+fam = {"pwrite", "pipe-pingpong", "open-close", "pread", "create-unlink", "rename", "chmod",
+       "ftruncate", "fallocate", "mmap-fault", "sendfile", "splice", "copy-file-range", "readdir",
+       "execve", "pipe-pairs"}
+assert wl == fam, wl ^ fam
+sc = {r["scenario"] for r in d["results"]}
+assert len(d["results"]) == len(wl) * len(sc), len(d["results"])
 ' "$tmp/r.json"
 fi
 check compare "$bench" compare "$tmp/r.json" "$tmp/r.json"
+check compare-nothing-moved grep -q "^nothing moved beyond the rounds' spread" "$tmp/compare.out"
+if command -v python3 >/dev/null 2>&1; then
+	# one cell twice as expensive in B: listed as moved, exit status 3
+	check compare-moved sh -c "python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = [x for x in d[\"results\"] if x[\"scenario\"] != \"none\"][0]
+for x in r[\"rounds\"]:
+    x[\"ops_per_s\"] /= 2
+r[\"summary\"][\"median_ops_per_s\"] /= 2
+json.dump(d, open(sys.argv[2], \"w\"))
+' '$tmp/r.json' '$tmp/r2.json'; '$bench' compare '$tmp/r.json' '$tmp/r2.json' >'$tmp/moved.out'
+test \$? = 3 && grep -q '^ *-50.00%  .*: median ops/s' '$tmp/moved.out'"
+fi
 check compare-rejects-garbage sh -c "echo '{\"version\":' >'$tmp/bad.json'; ! '$bench' compare '$tmp/bad.json' '$tmp/r.json'"
 if [ -n "$gnuplot" ]; then
 	check plot-hooks "$bench" plot "$tmp/r.json" "$tmp/r.png"
@@ -267,6 +293,36 @@ for run in ("calm", "hashing"):
 assert d["delay"]["ratio_p99"] > 0
 assert set(d["targets"]) == {"throughput_vs_sha256sum", "p99_hashing_vs_calm"}
 ' "$tmp/h.json"
+fi
+if command -v aide >/dev/null 2>&1; then
+	check baseline-quick "$bench" baseline --quick ${fsnotifyd:+--fsnotifyd "$fsnotifyd"} \
+		--json "$tmp/b.json"
+	check baseline-table grep -q '^2000 *fsnotifyd-check ' "$tmp/baseline-quick.out"
+	if command -v python3 >/dev/null 2>&1; then
+		check baseline-json-valid python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["version"] == 1 and d["tool"] == "fsn-bench baseline"
+p = d["parameters"]
+assert (p["sizes"], p["rounds"], p["quick"]) == ([2000], 1, True), p
+steps = ["aide-init", "fsnotifyd-init", "aide-check", "fsnotifyd-check"]
+assert d["steps"] == steps, d["steps"]
+[x] = d["sizes"]
+assert (x["files"], x["dirs"], x["changed"]) == (2000, 20, 20), x
+assert len(x["rounds"]) == 1
+for s in steps:
+    assert x["rounds"][0][s]["wall_ms"] > 0, s
+    assert x["summary"][s]["wall_ms"]["median"] > 0, s
+for pair in ("init", "check"):
+    assert x["ratios"][pair]["wall"] > 0, pair
+assert set(d["targets"]) == {"init_vs_aide", "check_vs_aide"}
+' "$tmp/b.json"
+	fi
+	check baseline-rejects-ops sh -c "'$bench' baseline --ops 5 2>/dev/null; [ \$? = 2 ]"
+elif [ "${FSN_TESTS_MUST_RUN:-}" = 1 ]; then
+	check aide-installed sh -c "echo 'aide: not installed (tools/install-deps --tests)'; false"
+else
+	skipped "baseline-quick (aide not installed)"
 fi
 # fsn-bench vm: its errors, before anything boots (tests/vm/check-vm-bench.sh
 # boots a kernel when FSN_VM_KERNEL is set)

@@ -9,8 +9,10 @@
  * change is starred (*-4.10%*) when Welch's test over the per-round values
  * says the two runs differ at the 95 % level, and marked n/a when a file has
  * fewer than two per-round values of that figure (consumers keep latency
- * samples pooled, not per round). --plot draws both files' ratios (hooks,
- * perm; plot.c).
+ * samples pooled, not per round). hooks and perm: then the cells that
+ * moved so (what, change), largest first, and exit status 3 when any did
+ * (a script's check before sending a patch). --plot draws both files'
+ * ratios (hooks, perm; plot.c).
  */
 #include <errno.h>
 #include <limits.h>
@@ -79,9 +81,52 @@ static void fmt(char *buf, size_t len, double v, int decimals) {
 		snprintf(buf, len, "-");
 }
 
+/* The cells whose figure moved beyond the rounds' spread (significant),
+ * for the list after the table and the exit status. */
+struct moved {
+	char what[160];
+	double change; /* % */
+};
+
+struct moved_list {
+	struct moved *v;
+	size_t n;
+};
+
+static void moved_add(struct moved_list *m, const char *what, double change) {
+	struct moved *v = m ? realloc(m->v, (m->n + 1) * sizeof(*v)) : NULL;
+
+	if (!v)
+		return;
+	m->v = v;
+	snprintf(v[m->n].what, sizeof(v[m->n].what), "%s", what);
+	v[m->n++].change = change;
+}
+
+static int by_size(const void *a, const void *b) {
+	double x = fabs(((const struct moved *)a)->change),
+	       y = fabs(((const struct moved *)b)->change);
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* The moved cells, largest change first; how many. */
+static size_t moved_print(struct moved_list *m) {
+	qsort(m->v, m->n, sizeof(*m->v), by_size);
+	if (m->n == 0)
+		printf("\nnothing moved beyond the rounds' spread\n");
+	else
+		printf("\nmoved beyond the rounds' spread (B against A), largest first:\n");
+	for (size_t i = 0; i < m->n; i++)
+		printf("  %+8.2f%%  %s\n", m->v[i].change, m->v[i].what);
+	free(m->v);
+	return m->n;
+}
+
 /* One figure of A and B with B's change; ra/rb are the per-round values
- * (or their logs) Welch's test compares: fewer than two in either is "n/a". */
-static void print_row(const char *label, double va, double vb, const double *ra, size_t na,
+ * (or their logs) Welch's test compares: fewer than two in either is "n/a".
+ * Returns whether it moved (significant). */
+static bool print_row(const char *label, double va, double vb, const double *ra, size_t na,
 		      const double *rb, size_t nb, int decimals) {
 	bool tested = na >= 2 && nb >= 2;
 	bool sig = tested && bench_welch_significant(ra, na, rb, nb);
@@ -96,26 +141,34 @@ static void print_row(const char *label, double va, double vb, const double *ra,
 		snprintf(sc, sizeof(sc), "-");
 	printf("  %-13s %13s (%7.2f%%) %13s %s%8s%s%s\n", label, sa, 0.0, sb, sig ? "*" : " ", sc,
 	       sig ? "*" : " ", tested ? "" : " n/a");
+	return sig && isfinite(change);
 }
 
 static void print_metric(const char *label, const struct json *a, const struct json *b,
-			 const char *summary_key, const char *round_key, int decimals) {
+			 const char *summary_key, const char *round_key, int decimals,
+			 const char *cell, struct moved_list *m) {
 	_cleanup_free_ double *la = NULL;
 	_cleanup_free_ double *lb = NULL;
 	size_t na = per_round(a, round_member, round_key, true, &la);
 	size_t nb = per_round(b, round_member, round_key, true, &lb);
+	double va = json_get_number(json_get(a, "summary"), summary_key, NAN);
+	double vb = json_get_number(json_get(b, "summary"), summary_key, NAN);
+	char what[160];
 
-	print_row(label, json_get_number(json_get(a, "summary"), summary_key, NAN),
-		  json_get_number(json_get(b, "summary"), summary_key, NAN), la, na, lb, nb,
-		  decimals);
+	if (print_row(label, va, vb, la, na, lb, nb, decimals)) {
+		snprintf(what, sizeof(what), "%s: %s", cell, label);
+		moved_add(m, what, (vb / va - 1) * 100);
+	}
 }
 
 /* hooks and perm: median ops/s and the ratio to "none" per scenario and
- * workload. */
-static void compare_results(const char *const *path, struct json *const *doc) {
+ * workload; the cells that moved, largest first. Returns how many moved. */
+static size_t compare_results(const char *const *path, struct json *const *doc) {
+	struct moved_list m = { NULL, 0 };
 	const struct json *a = doc[0], *b = doc[1];
 	const struct json *res = json_get(a, "results");
 	const char *metric;
+	char cell[128];
 
 	printf("A: %s (%s)\nB: %s (%s)\n", path[0], bench_result_release(a), path[1],
 	       bench_result_release(b));
@@ -143,11 +196,13 @@ static void compare_results(const char *const *path, struct json *const *doc) {
 			continue;
 		}
 		printf("%s / %s\n", s, w);
-		print_metric("median ops/s", res->values[i], rb, "median_ops_per_s", "ops_per_s",
-			     0);
+		snprintf(cell, sizeof(cell), "%s / %s", s, w);
+		print_metric("median ops/s", res->values[i], rb, "median_ops_per_s", "ops_per_s", 0,
+			     cell, &m);
 		if (strcmp(s, "none") != 0)
-			print_metric("ratio", res->values[i], rb, "ratio", "ratio", 4);
+			print_metric("ratio", res->values[i], rb, "ratio", "ratio", 4, cell, &m);
 	}
+	return moved_print(&m);
 }
 
 /* ---- consumers ---- */
@@ -303,10 +358,10 @@ static void compare_consumers(const char *const *path, struct json *const *doc) 
 			size_t na = consumer_rounds(f, x, none_a, &ra);
 			size_t nb = consumer_rounds(f, y, none_b, &rb);
 
-			print_row(cfigs[f].label,
-				  json_get_number(json_get(x, "summary"), cfigs[f].key, NAN),
-				  json_get_number(json_get(y, "summary"), cfigs[f].key, NAN), ra,
-				  na, rb, nb, cfigs[f].decimals);
+			(void)print_row(cfigs[f].label,
+					json_get_number(json_get(x, "summary"), cfigs[f].key, NAN),
+					json_get_number(json_get(y, "summary"), cfigs[f].key, NAN),
+					ra, na, rb, nb, cfigs[f].decimals);
 		}
 	}
 }
@@ -323,6 +378,7 @@ int bench_compare_main(int argc, char **argv) {
 	enum bench_kind kind[2];
 	char label[2][PATH_MAX + 8];
 	size_t n = 0;
+	bool moved = false;
 	int r = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -359,8 +415,8 @@ int bench_compare_main(int argc, char **argv) {
 		goto out;
 	if (kind[0] == BENCH_KIND_CONSUMERS)
 		compare_consumers(path, doc);
-	else
-		compare_results(path, doc);
+	else if (compare_results(path, doc) > 0)
+		moved = true;
 	if (png) {
 		snprintf(label[0], sizeof(label[0]), "A: %s", path[0]);
 		snprintf(label[1], sizeof(label[1]), "B: %s", path[1]);
@@ -371,5 +427,5 @@ int bench_compare_main(int argc, char **argv) {
 out:
 	json_free(doc[0]);
 	json_free(doc[1]);
-	return r == -EBADMSG ? 1 : r;
+	return r == -EBADMSG ? 1 : r == 0 && moved ? 3 : r;
 }

@@ -1178,52 +1178,6 @@ static int write_json(const char *path, const struct cfg_opts *o, const struct c
 /* Entry point                                                               */
 /* ------------------------------------------------------------------------ */
 
-static int cmp_unsigned(const void *a, const void *b) {
-	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* --paths LIST: comma-separated sizes, each a multiple of 10; sorted, each
- * once. */
-static int parse_sizes(const char *text, struct cfg_opts *o) {
-	_cleanup_free_ char *copy = strdup(text);
-	char *save = NULL;
-	unsigned k = 0;
-
-	if (!copy)
-		return -ENOMEM;
-	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-		uint64_t v;
-		int r = bench_parse_u64("--paths size", w, MIN_PATHS, MAX_PATHS, &v);
-
-		if (r < 0)
-			return r;
-		if (v % PATHS_PER_RULE) {
-			fprintf(stderr,
-				"fsn-bench: invalid --paths size '%s' (a multiple of %d: %d paths "
-				"per rule)\n",
-				w, PATHS_PER_RULE, PATHS_PER_RULE);
-			return -EINVAL;
-		}
-		if (k == MAX_SIZES) {
-			fprintf(stderr, "fsn-bench: --paths: at most %d sizes\n", MAX_SIZES);
-			return -EINVAL;
-		}
-		o->sizes[k++] = (unsigned)v;
-	}
-	if (!k) {
-		fprintf(stderr, "fsn-bench: empty --paths list\n");
-		return -EINVAL;
-	}
-	qsort(o->sizes, k, sizeof(o->sizes[0]), cmp_unsigned);
-	o->n_sizes = 0;
-	for (unsigned i = 0; i < k; i++)
-		if (!o->n_sizes || o->sizes[o->n_sizes - 1] != o->sizes[i])
-			o->sizes[o->n_sizes++] = o->sizes[i];
-	return 0;
-}
-
 static int parse_opts(int argc, char **argv, struct cfg_opts *o) {
 	enum { OPT_PATHS = BENCH_OPT_OWN, OPT_TIMEOUT };
 	static const struct option longopts[] = {
@@ -1265,7 +1219,15 @@ static int parse_opts(int argc, char **argv, struct cfg_opts *o) {
 	o->fsnotifyd = com.fsnotifyd;
 	o->rounds = com.rounds ? (unsigned)com.rounds : o->quick ? 1 : 3;
 	o->timeout_s = timeout ? (unsigned)timeout : o->quick ? 60 : 300;
-	return parse_sizes(paths ? paths : o->quick ? "100,300" : "1000,10000,100000", o);
+	r = bench_parse_sizes("--paths",
+			      paths      ? paths
+			      : o->quick ? "100,300"
+					 : "1000,10000,100000",
+			      MIN_PATHS, MAX_PATHS, PATHS_PER_RULE, o->sizes, MAX_SIZES);
+	if (r < 0)
+		return r;
+	o->n_sizes = (unsigned)r;
+	return 0;
 }
 
 int bench_config_main(int argc, char **argv) {

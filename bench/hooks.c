@@ -45,7 +45,11 @@
 #include <sys/fanotify.h>
 #include <sys/inotify.h>
 #include <sys/mount.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/sendfile.h>
+#include <sys/syscall.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -71,6 +75,19 @@ enum workload {
 	WL_PINGPONG,
 	WL_OPENCLOSE,
 	WL_PREAD,
+	/* every other hook family: dirent, attrib, the other data paths */
+	WL_CREATE_UNLINK,
+	WL_RENAME,
+	WL_CHMOD,
+	WL_FTRUNCATE,
+	WL_FALLOCATE,
+	WL_MMAP,
+	WL_SENDFILE,
+	WL_SPLICE,
+	WL_COPY,
+	WL_READDIR,
+	WL_EXECVE,
+	WL_PIPE_PAIRS,
 	_WL_MAX,
 };
 
@@ -79,6 +96,18 @@ static const char *const workload_names[_WL_MAX] = {
 	[WL_PINGPONG] = "pipe-pingpong",
 	[WL_OPENCLOSE] = "open-close",
 	[WL_PREAD] = "pread",
+	[WL_CREATE_UNLINK] = "create-unlink",
+	[WL_RENAME] = "rename",
+	[WL_CHMOD] = "chmod",
+	[WL_FTRUNCATE] = "ftruncate",
+	[WL_FALLOCATE] = "fallocate",
+	[WL_MMAP] = "mmap-fault",
+	[WL_SENDFILE] = "sendfile",
+	[WL_SPLICE] = "splice",
+	[WL_COPY] = "copy-file-range",
+	[WL_READDIR] = "readdir",
+	[WL_EXECVE] = "execve",
+	[WL_PIPE_PAIRS] = "pipe-pairs",
 };
 
 enum scenario {
@@ -93,6 +122,8 @@ enum scenario {
 	SC_PERM_OTHER_FS,
 	SC_PERM_SAME_FS,
 	SC_INO_PIPE,
+	SC_FAN_PARENT_CHILD,
+	SC_FAN_PARENT_NOCHILD,
 	SC_FSNOTIFYD, /* only with --fsnotifyd-config */
 	_SC_MAX,
 };
@@ -109,6 +140,8 @@ static const char *const scenario_names[_SC_MAX] = {
 	[SC_PERM_OTHER_FS] = "perm-other-fs",
 	[SC_PERM_SAME_FS] = "perm-same-fs",
 	[SC_INO_PIPE] = "ino-pipe",
+	[SC_FAN_PARENT_CHILD] = "fan-parent-child",
+	[SC_FAN_PARENT_NOCHILD] = "fan-parent-nochild",
 	[SC_FSNOTIFYD] = "fsnotifyd",
 };
 
@@ -126,6 +159,10 @@ static const char *const scenario_descriptions[_SC_MAX] = {
 	[SC_PERM_OTHER_FS] = "fanotify FAN_OPEN_PERM filesystem mark on fs B, responder",
 	[SC_PERM_SAME_FS] = "fanotify FAN_OPEN_PERM filesystem mark on fs A, allow-all responder",
 	[SC_INO_PIPE] = "inotify IN_ALL_EVENTS on an unrelated anonymous pipe",
+	[SC_FAN_PARENT_CHILD] = "fanotify inode mark (modify,access,open,close) with "
+				"FAN_EVENT_ON_CHILD on the workload's parent, reader drains",
+	[SC_FAN_PARENT_NOCHILD] = "fanotify inode mark (modify,access,open,close) on the "
+				  "workload's parent, without FAN_EVENT_ON_CHILD",
 	[SC_FSNOTIFYD] =
 	    "fsnotifyd running the --fsnotifyd-config FILE (its CPU counts as the helper's)",
 };
@@ -287,6 +324,12 @@ static int scenario_setup(const struct hooks_env *env, enum scenario s, int *ret
 		*ret_fanotify = true;
 		return fanotify_watch(FAN_CLASS_CONTENT, FAN_MARK_FILESYSTEM, FAN_OPEN_PERM,
 				      env->fs_a, ret_fd);
+	case SC_FAN_PARENT_CHILD:
+	case SC_FAN_PARENT_NOCHILD:
+		*ret_fanotify = true;
+		return fanotify_watch(FAN_CLASS_NOTIF, 0,
+				      fan_rw | (s == SC_FAN_PARENT_CHILD ? FAN_EVENT_ON_CHILD : 0),
+				      env->workdir, ret_fd);
 	default: return -EINVAL;
 	}
 }
@@ -494,10 +537,13 @@ struct wl_msg {
 
 struct wl_state {
 	int fd;
+	int out;    /* sendfile, copy-file-range: the file written; splice: the pipe */
+	int pipe_r; /* splice: the pipe's read end, emptied after each splice */
 	int to_peer;
 	int from_peer;
 	pid_t peer;
 	const char *path;
+	char name[2][200]; /* create-unlink: the name; rename: the two names */
 };
 
 /* The pipe peer: echo 'p'; answer 's' with its CPU time; exit on EOF. */
@@ -526,18 +572,71 @@ static int peer_cpu(const struct wl_state *st, uint64_t *ret_ns) {
 	return r < 0 ? r : read_full(st->from_peer, ret_ns, sizeof(*ret_ns));
 }
 
+/* /proc/self/exe copied to path, 0755: 0 or -errno. */
+static int copy_self(const char *path) {
+	_cleanup_close_ int in = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	_cleanup_close_ int out = -1;
+	char buf[65536];
+	ssize_t n;
+
+	if (in < 0)
+		return negative_errno();
+	(void)unlink(path);
+	out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+	if (out < 0)
+		return negative_errno();
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write_full(out, buf, (size_t)n) < 0)
+			return negative_errno();
+	return n < 0 ? negative_errno() : 0;
+}
+
 /* Open what the workload needs, now that the scenario is in place. The
  * workload pipes are blocking on purpose: that is the workload. */
 static int wl_open(enum workload w, const struct hooks_env *env, struct wl_state *st) {
 	int a[2], b[2], r;
 
-	*st = (struct wl_state){ .fd = -1, .to_peer = -1, .from_peer = -1, .path = env->file };
+	*st = (struct wl_state){
+		.fd = -1, .out = -1, .pipe_r = -1, .to_peer = -1, .from_peer = -1, .path = env->file
+	};
 	switch (w) {
 	case WL_PWRITE:
 	case WL_PREAD:
-		st->fd = open(env->file, (w == WL_PWRITE ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+	case WL_CHMOD:
+	case WL_FTRUNCATE:
+	case WL_FALLOCATE:
+	case WL_MMAP:
+		st->fd = open(env->file,
+			      (w == WL_PREAD || w == WL_MMAP ? O_RDONLY : O_RDWR) | O_CLOEXEC);
 		return st->fd < 0 ? negative_errno() : 0;
 	case WL_OPENCLOSE: return 0;
+	case WL_CREATE_UNLINK:
+	case WL_RENAME:
+		snprintf(st->name[0], sizeof(st->name[0]), "%s/n0", env->workdir);
+		snprintf(st->name[1], sizeof(st->name[1]), "%s/n1", env->workdir);
+		(void)unlink(st->name[0]);
+		(void)unlink(st->name[1]);
+		return w == WL_RENAME ? bench_make_file(st->name[0], 1) : 0;
+	case WL_SENDFILE:
+	case WL_COPY:
+		snprintf(st->name[0], sizeof(st->name[0]), "%s/out", env->workdir);
+		st->fd = open(env->file, O_RDONLY | O_CLOEXEC);
+		st->out = open(st->name[0], O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		return st->fd < 0 || st->out < 0 ? negative_errno() : 0;
+	case WL_SPLICE:
+		st->fd = open(env->file, O_RDONLY | O_CLOEXEC);
+		if (st->fd < 0 || pipe2(a, O_CLOEXEC) < 0)
+			return negative_errno();
+		st->pipe_r = a[0];
+		st->out = a[1];
+		return 0;
+	case WL_READDIR:
+		st->fd = open(env->workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		return st->fd < 0 ? negative_errno() : 0;
+	case WL_PIPE_PAIRS: return 0;
+	case WL_EXECVE: /* this program, copied to the workload's filesystem */
+		snprintf(st->name[0], sizeof(st->name[0]), "%s/exe", env->workdir);
+		return copy_self(st->name[0]);
 	case WL_PINGPONG:
 		/* Both ends on this CPU: a cross-CPU wakeup's cost depends on
 		 * where the scheduler put the peer, which is noise here. */
@@ -564,6 +663,152 @@ static int wl_open(enum workload w, const struct hooks_env *env, struct wl_state
 		return 0;
 	default: return -EINVAL;
 	}
+}
+
+/* fork, execve of path (BENCH_EXEC_TRUE: it exits at once), wait */
+static int exec_true(const char *path) {
+	char *const argv[] = { (char *)path, (char *)BENCH_EXEC_TRUE, NULL };
+	char *const envp[] = { NULL };
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return negative_errno();
+	if (pid == 0) {
+		execve(path, argv, envp);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return negative_errno();
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -ECHILD;
+}
+
+#define PIPE_PAIRS 4
+
+/* One of pipe-pairs' workers: its own peer (peer_main()), n round trips of
+ * 1 byte, then the peer waited for: 0 or -errno. */
+static int pair_main(uint64_t n) {
+	int a[2], b[2], status;
+	char c = 'p';
+	pid_t peer;
+
+	if (pipe2(a, O_CLOEXEC) < 0 || pipe2(b, O_CLOEXEC) < 0)
+		return negative_errno();
+	peer = fork();
+	if (peer < 0)
+		return negative_errno();
+	if (peer == 0) {
+		close(a[1]);
+		close(b[0]);
+		_exit(peer_main(a[0], b[1]) < 0 ? 1 : 0);
+	}
+	close(a[0]);
+	close(b[1]);
+	for (uint64_t i = 0; i < n; i++)
+		if (write(a[1], &c, 1) != 1 || read(b[0], &c, 1) != 1)
+			return -EPIPE;
+	close(a[1]);
+	if (waitpid(peer, &status, 0) < 0)
+		return negative_errno();
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -ECHILD;
+}
+
+/* pipe-pairs (hackbench's pipes, as Gorman measured the parent check):
+ * PIPE_PAIRS workers at once, each with its own peer, n round trips in
+ * all, on whatever CPUs the scheduler gives them; all waited for, so that
+ * their CPU and their peers' counts (RUSAGE_CHILDREN) */
+static int pipe_pairs(uint64_t n) {
+	pid_t pid[PIPE_PAIRS];
+	int r = 0, status;
+
+	for (unsigned i = 0; i < PIPE_PAIRS; i++) {
+		uint64_t share = n / PIPE_PAIRS + (i < n % PIPE_PAIRS);
+
+		pid[i] = fork();
+		if (pid[i] < 0)
+			return negative_errno();
+		if (pid[i] == 0)
+			_exit(pair_main(share) < 0 ? 1 : 0);
+	}
+	for (unsigned i = 0; i < PIPE_PAIRS; i++)
+		if (waitpid(pid[i], &status, 0) < 0 || !WIFEXITED(status) ||
+		    WEXITSTATUS(status) != 0)
+			r = -ECHILD;
+	return r;
+}
+
+/* The hook families past read, write and open: one operation each. */
+static int wl_loop_more(enum workload w, const struct wl_state *st, uint64_t n) {
+	char buf[4096];
+
+	if (w == WL_PIPE_PAIRS)
+		return pipe_pairs(n);
+
+	for (uint64_t i = 0; i < n; i++) {
+		loff_t off_in = 0, off_out = 0;
+		off_t off = 0;
+		void *m;
+		int fd;
+
+		switch (w) {
+		case WL_CREATE_UNLINK: /* create, close(write), delete */
+			fd = open(st->name[0], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+			if (fd < 0 || close(fd) < 0 || unlink(st->name[0]) < 0)
+				return negative_errno();
+			break;
+		case WL_RENAME:
+			if (rename(st->name[i & 1], st->name[!(i & 1)]) < 0)
+				return negative_errno();
+			break;
+		case WL_CHMOD:
+			if (fchmod(st->fd, i & 1 ? 0600 : 0644) < 0)
+				return negative_errno();
+			break;
+		case WL_FTRUNCATE: /* (the size changes: a real truncate each time) */
+			if (ftruncate(st->fd, i & 1 ? 4096 : 4095) < 0)
+				return negative_errno();
+			break;
+		case WL_FALLOCATE:
+			if (fallocate(st->fd, FALLOC_FL_KEEP_SIZE, 0, 4096) < 0)
+				return negative_errno();
+			break;
+		case WL_MMAP: /* map, fault the page in, unmap */
+			m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, st->fd, 0);
+			if (m == MAP_FAILED)
+				return negative_errno();
+			buf[0] = *(volatile char *)m;
+			munmap(m, 4096);
+			break;
+		case WL_SENDFILE:
+			if (sendfile(st->out, st->fd, &off, 1) != 1 ||
+			    lseek(st->out, 0, SEEK_SET) < 0)
+				return negative_errno();
+			break;
+		case WL_SPLICE: /* file -> pipe, then the pipe emptied */
+			if (splice(st->fd, &off_in, st->out, NULL, 1, 0) != 1 ||
+			    read(st->pipe_r, buf, 1) != 1)
+				return negative_errno();
+			break;
+		case WL_COPY:
+			if (copy_file_range(st->fd, &off_in, st->out, &off_out, 1, 0) != 1)
+				return negative_errno();
+			break;
+		case WL_READDIR:
+			if (lseek(st->fd, 0, SEEK_SET) < 0 ||
+			    syscall(SYS_getdents64, st->fd, buf, sizeof(buf)) <= 0)
+				return negative_errno();
+			break;
+		case WL_EXECVE: {
+			int r = exec_true(st->name[0]);
+
+			if (r < 0)
+				return r;
+			break;
+		}
+		default: return -EINVAL;
+		}
+	}
+	return 0;
 }
 
 static int wl_loop(enum workload w, const struct wl_state *st, uint64_t n) {
@@ -596,17 +841,40 @@ static int wl_loop(enum workload w, const struct wl_state *st, uint64_t n) {
 				return -EPIPE;
 		}
 		return 0;
-	default: return -EINVAL;
+	default: return wl_loop_more(w, st, n);
 	}
+}
+
+/* Operations of workload w for n asked: the slow ones do a part, so that
+ * each cell takes about as long (an execve, a fork and a program run, is
+ * about 700 us on a host, a thousand times a pwrite) */
+static uint64_t wl_ops(enum workload w, uint64_t n) {
+	static const unsigned part[_WL_MAX] = {
+		[WL_CREATE_UNLINK] = 10, [WL_RENAME] = 5, [WL_MMAP] = 5, [WL_EXECVE] = 50
+	};
+	unsigned k = part[w] ? part[w] : 1;
+
+	return n / k ? n / k : 1;
+}
+
+/* CPU of the children waited for so far (user + system), ns */
+static uint64_t children_cpu_ns(void) {
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_CHILDREN, &ru) < 0)
+		return 0;
+	return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000u +
+	       ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000u;
 }
 
 static int wl_measure(enum workload w, const struct wl_state *st, uint64_t ops, uint64_t *wall,
 		      uint64_t *cpu) {
-	uint64_t t0, c0, p0 = 0, p1 = 0;
+	uint64_t t0, c0, k0, p0 = 0, p1 = 0;
 	int r;
 
 	if (w == WL_PINGPONG && (r = peer_cpu(st, &p0)) < 0)
 		return r;
+	k0 = children_cpu_ns();
 	t0 = bench_now_ns(CLOCK_MONOTONIC);
 	c0 = bench_now_ns(CLOCK_PROCESS_CPUTIME_ID);
 	r = wl_loop(w, st, ops);
@@ -614,6 +882,8 @@ static int wl_measure(enum workload w, const struct wl_state *st, uint64_t ops, 
 		return r;
 	*cpu = bench_now_ns(CLOCK_PROCESS_CPUTIME_ID) - c0;
 	*wall = bench_now_ns(CLOCK_MONOTONIC) - t0;
+	/* (execve: the programs run count too, once waited for) */
+	*cpu += children_cpu_ns() - k0;
 	if (w == WL_PINGPONG) {
 		r = peer_cpu(st, &p1);
 		if (r < 0)
@@ -641,15 +911,18 @@ static int wl_child(enum workload w, const struct hooks_env *env, const struct h
 		(void)nanosleep(&(struct timespec){ .tv_sec = 1, .tv_nsec = 100 * 1000 * 1000 },
 				NULL);
 	if (r == 0)
-		r = wl_loop(w, &st, o->warmup);
+		r = wl_loop(w, &st, wl_ops(w, o->warmup));
 	msg.error = r;
 	if (write_full(ctl, &msg, sizeof(msg)) < 0 || r < 0)
 		return r < 0 ? r : -EPIPE;
 	if (read_full(ctl, &go, 1) < 0)
 		return -EPIPE;
 	msg = (struct wl_msg){ .kind = MSG_RESULT };
-	msg.error = wl_measure(w, &st, o->ops, &msg.wall_ns, &msg.cpu_ns);
+	msg.error = wl_measure(w, &st, wl_ops(w, o->ops), &msg.wall_ns, &msg.cpu_ns);
 	r = write_full(ctl, &msg, sizeof(msg));
+	safe_close(st.fd);
+	safe_close(st.out);
+	safe_close(st.pipe_r);
 	if (st.to_peer >= 0) {
 		close(st.to_peer);
 		if (bench_wait_pid(st.peer) < 0 && r == 0)
@@ -711,7 +984,7 @@ static int run_cell(const struct hooks_env *env, const struct hooks_opts *o, enu
 		return r;
 	}
 	*ret = (struct sample){
-		.ops = o->ops,
+		.ops = wl_ops(w, o->ops),
 		.wall_ns = msg.wall_ns,
 		.cpu_ns = msg.cpu_ns,
 		.helper_ns = h1 - h0,

@@ -108,6 +108,49 @@ int bench_parse_u64(const char *what, const char *s, uint64_t min, uint64_t max,
 	return 0;
 }
 
+static int cmp_unsigned(const void *a, const void *b) {
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int bench_parse_sizes(const char *opt, const char *text, uint64_t min, uint64_t max,
+		      unsigned multiple, unsigned *v, unsigned max_n) {
+	_cleanup_free_ char *copy = strdup(text);
+	char what[64], *save = NULL;
+	unsigned k = 0, n = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	snprintf(what, sizeof(what), "%s size", opt);
+	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		uint64_t x;
+		int r = bench_parse_u64(what, w, min, max, &x);
+
+		if (r < 0)
+			return r;
+		if (multiple > 1 && x % multiple) {
+			fprintf(stderr, "fsn-bench: invalid %s '%s' (a multiple of %u)\n", what, w,
+				multiple);
+			return -EINVAL;
+		}
+		if (k == max_n) {
+			fprintf(stderr, "fsn-bench: %s: at most %u sizes\n", opt, max_n);
+			return -EINVAL;
+		}
+		v[k++] = (unsigned)x;
+	}
+	if (!k) {
+		fprintf(stderr, "fsn-bench: empty %s list\n", opt);
+		return -EINVAL;
+	}
+	qsort(v, k, sizeof(*v), cmp_unsigned);
+	for (unsigned i = 0; i < k; i++)
+		if (!n || v[n - 1] != v[i])
+			v[n++] = v[i];
+	return (int)n;
+}
+
 int bench_wait_pid(pid_t pid) {
 	int status;
 

@@ -20,6 +20,11 @@ uint64_t bench_now_ns(clockid_t clk);
 /* Parse a decimal option value in [min, max] (max UINT64_MAX: no upper
  * bound); on error print "fsn-bench: invalid WHAT 'S' (...)" and -EINVAL. */
 int bench_parse_u64(const char *what, const char *s, uint64_t min, uint64_t max, uint64_t *ret);
+/* A comma list of sizes (option opt: "--sizes"), each min..max and a
+ * multiple of multiple, at most max_n of them, into v: sorted, each once;
+ * their number, or -EINVAL (said on stderr). */
+int bench_parse_sizes(const char *opt, const char *text, uint64_t min, uint64_t max,
+		      unsigned multiple, unsigned *v, unsigned max_n);
 
 /*
  * The options hooks, consumers, perm and config share: --rounds N, --ops N

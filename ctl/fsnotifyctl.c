@@ -67,6 +67,9 @@ static void usage(FILE *f) {
 	      "                          live records until Ctrl-C\n"
 	      "  reload                  reload the config (the old one stays if it is invalid)\n"
 	      "  explain PATH            which rules and marks see PATH, and the cost\n"
+	      "  baseline PATH [RULE]    what a rule's baseline holds for PATH\n"
+	      "  verify [RULE]           compare the rules' baselines with what is there now\n"
+	      "                          (baseline records, reason verify, on their outputs)\n"
 	      "\n"
 	      "Options:\n"
 	      "  -s, --socket PATH       the control socket (default " DEFAULT_SOCKET ")\n"
@@ -98,6 +101,15 @@ static int report_error(const struct ctl *ctl, const char *method, const struct 
 		_cleanup_free_ char *rule = esc(json_get_string(p, "rule"));
 
 		fprintf(stderr, "fsnotifyctl: no such rule: %s\n", rule);
+	} else if (strcmp(r->error, IFACE "NoBaseline") == 0) {
+		_cleanup_free_ char *rule = esc(json_get_string(p, "rule"));
+
+		if (*rule)
+			fprintf(stderr,
+				"fsnotifyctl: rule %s keeps no baseline (baseline = true)\n", rule);
+		else
+			fprintf(stderr,
+				"fsnotifyctl: no rule keeps a baseline (baseline = true)\n");
 	} else if (strcmp(r->error, IFACE "InvalidGlob") == 0) {
 		_cleanup_free_ char *why = esc(json_get_string(p, "reason"));
 
@@ -361,6 +373,57 @@ static void print_reload(const struct vl_reply *r) {
 	       json_get_number(r->parameters, "marks", 0));
 }
 
+static void print_verify(const struct vl_reply *r) {
+	const struct json *rules = json_get(r->parameters, "rules");
+
+	if (!rules || rules->type != JSON_ARRAY || rules->n == 0) {
+		puts("no rule keeps a baseline");
+		return;
+	}
+	fputs("comparing the baseline of ", stdout);
+	print_list(rules, ", ");
+	puts(": its differences go to the rules' outputs as baseline records (reason "
+	     "verify); fsnotifyctl watch shows them");
+}
+
+/* A file time of attrs: its RFC 3339 text, or "@SECONDS" for a year RFC
+ * 3339 cannot write (the record gives a number then) */
+static const char *attr_time(const struct json *a, const char *key, char *buf, size_t len) {
+	const char *s = json_get_string(a, key);
+
+	if (s)
+		return s;
+	snprintf(buf, len, "@%.0f", json_get_number(a, key, 0));
+	return buf;
+}
+
+static void print_baseline(const struct vl_reply *r) {
+	const struct json *o = json_get(r->parameters, "object");
+	const struct json *a = o ? json_get(o, "attrs") : NULL;
+	_cleanup_free_ char *path = esc(o ? json_get_string(o, "path") : "");
+	_cleanup_free_ char *rule = esc(json_get_string(r->parameters, "rule"));
+	_cleanup_free_ char *target = esc(o ? json_get_string(o, "target") : NULL);
+	const char *sha = o ? json_get_string(o, "sha256") : NULL;
+	char mtime[32], ctime[32];
+
+	if (!o || !a) {
+		puts("no baseline holds it");
+		return;
+	}
+	printf("%s (rule %s), recorded %s:\n", path, rule, json_get_string(o, "recorded"));
+	printf("  %s %s, uid %.0f gid %.0f, %.0f bytes, mtime %s, ctime %s, inode %.0f, "
+	       "%.0f link(s)\n",
+	       json_get_string(a, "type"), json_get_string(a, "mode"), json_get_number(a, "uid", 0),
+	       json_get_number(a, "gid", 0), json_get_number(a, "size", 0),
+	       attr_time(a, "mtime", mtime, sizeof(mtime)),
+	       attr_time(a, "ctime", ctime, sizeof(ctime)), json_get_number(a, "ino", 0),
+	       json_get_number(a, "nlink", 0));
+	if (sha)
+		printf("  sha256 %s\n", sha);
+	if (json_get_string(o, "target"))
+		printf("  -> %s\n", target);
+}
+
 static void print_mark(const struct json *m) {
 	_cleanup_free_ char *kind = esc(json_get_string(m, "kind"));
 	_cleanup_free_ char *object = esc(json_get_string(m, "object"));
@@ -423,19 +486,47 @@ static int simple_call(struct ctl *ctl, const char *method, const char *params,
 	return 0;
 }
 
-static int cmd_explain(struct ctl *ctl, const char *path) {
-	_cleanup_free_ char *params = NULL;
+/* {"key":"value"[,"key2":"value2"]} (value2 NULL: not there; malloc'd;
+ * NULL without memory). */
+static char *params_of(const char *key, const char *value, const char *key2, const char *value2) {
+	char *params = NULL;
 	size_t n = 0;
 	FILE *f = open_memstream(&params, &n);
 
 	if (!f)
-		return EXIT_ANSWER;
-	fputs("{\"path\":", f);
-	vl_write_string(f, path);
+		return NULL;
+	fprintf(f, "{\"%s\":", key);
+	vl_write_string(f, value);
+	if (value2) {
+		fprintf(f, ",\"%s\":", key2);
+		vl_write_string(f, value2);
+	}
 	fputc('}', f);
-	if (fclose(f) != 0)
+	if (fclose(f) != 0) {
+		free(params);
+		return NULL;
+	}
+	return params;
+}
+
+static int cmd_explain(struct ctl *ctl, const char *path) {
+	_cleanup_free_ char *params = params_of("path", path, NULL, NULL);
+
+	return params ? simple_call(ctl, "Explain", params, print_explain) : EXIT_ANSWER;
+}
+
+static int cmd_baseline(struct ctl *ctl, const char *path, const char *rule) {
+	_cleanup_free_ char *params = params_of("path", path, "rule", rule);
+
+	return params ? simple_call(ctl, "Baseline", params, print_baseline) : EXIT_ANSWER;
+}
+
+static int cmd_verify(struct ctl *ctl, const char *rule) {
+	_cleanup_free_ char *params = rule ? params_of("rule", rule, NULL, NULL) : NULL;
+
+	if (rule && !params)
 		return EXIT_ANSWER;
-	return simple_call(ctl, "Explain", params, print_explain);
+	return simple_call(ctl, "Verify", params, print_verify);
 }
 
 static volatile sig_atomic_t stop_signal;
@@ -625,6 +716,18 @@ int main(int argc, char **argv) {
 			return EXIT_USAGE;
 		}
 		r = cmd_explain(&ctl, argv[optind]);
+	} else if (strcmp(cmd, "baseline") == 0) {
+		if (argc - optind < 1 || argc - optind > 2) {
+			fputs("fsnotifyctl: baseline takes a PATH and at most one RULE\n", stderr);
+			return EXIT_USAGE;
+		}
+		r = cmd_baseline(&ctl, argv[optind], optind + 1 < argc ? argv[optind + 1] : NULL);
+	} else if (strcmp(cmd, "verify") == 0) {
+		if (argc - optind > 1) {
+			fputs("fsnotifyctl: verify takes at most one RULE\n", stderr);
+			return EXIT_USAGE;
+		}
+		r = cmd_verify(&ctl, optind < argc ? argv[optind] : NULL);
 	} else if (optind < argc) {
 		fprintf(stderr, "fsnotifyctl: %s takes no arguments\n", cmd);
 		return EXIT_USAGE;

@@ -219,13 +219,20 @@ static bool event_object(const struct fsn_event *ev, const struct fsn_fid **fid,
 	return *fid != NULL;
 }
 
+/* The entry is gone already, an event read with this one says (a storm's
+ * file created, written, renamed, deleted: no lookup of a name that is
+ * gone, nor of one that another file took since). */
+static bool taken_later(struct fsn_ctx *ctx, const struct fsn_fid *fid, const char *name) {
+	return name && fsn_ctx_name_taken_later(ctx, fid, name) > 0;
+}
+
 int attr_lookup_event(struct attr_lookup *l, struct fsn_ctx *ctx, const struct fsn_event *ev,
 		      struct record_attrs *ret) {
 	const struct fsn_fid *fid;
 	const char *name;
 	_cleanup_close_ int fd = -1;
 
-	if (!event_object(ev, &fid, &name))
+	if (!event_object(ev, &fid, &name) || taken_later(ctx, fid, name))
 		return -ENOENT;
 	if (name)
 		return lookup_entry(l, ctx, fid, name, ret);
@@ -240,7 +247,7 @@ int attr_lookup_open(struct attr_lookup *l, struct fsn_ctx *ctx, const struct fs
 	const char *name;
 	int dir, fd;
 
-	if (!event_object(ev, &fid, &name))
+	if (!event_object(ev, &fid, &name) || taken_later(ctx, fid, name))
 		return -ENOENT;
 	if (!name)
 		return fsn_ctx_fid_open(ctx, fid, O_PATH);

@@ -47,7 +47,10 @@ bool attrcache_swap(struct attrcache *c, const struct record_attrs *now, bool fr
  * followed. A directory is opened once per dispatch and a name looked at
  * once (a storm's file has several records in one dispatch: create,
  * modify, close_write, all read together); attr_lookup_end() when the
- * dispatch ends closes them (no mount kept busy).
+ * dispatch ends closes them (no mount kept busy). An entry an event read
+ * with this one takes away (deleted, renamed, replaced:
+ * fsn_ctx_name_taken_later()) is gone without a lookup: a lookup would
+ * fail, or find another file.
  */
 #define ATTR_DIRS 4
 #define ATTR_NAMES 8

@@ -178,6 +178,8 @@ static const int severity_values[] = { S(LOG_EMERG),  S(LOG_ALERT), S(LOG_CRIT),
 				       S(LOG_NOTICE), S(LOG_INFO),  S(LOG_DEBUG) };
 #undef S
 
+static const char *const format_names[] = { "record", "ecs" };
+static const int format_values[] = { FORMAT_RECORD, FORMAT_ECS };
 static const char *const packages_names[] = { "off", "verify", "drop" };
 static const int packages_values[] = { PACKAGES_OFF, PACKAGES_VERIFY, PACKAGES_DROP };
 
@@ -239,6 +241,10 @@ static const struct key limits_keys[] = {
 	{ "package_wait", UINT(struct config, package_wait, 1, 86400, "600"),
 	  .doc = "Seconds a change dpkg made waits for its package's md5sums (or dpkg's "
 		 "exit) at most; then it is checked against what the database says." },
+	{ "baseline_objects", UINT(struct config, baseline_objects, 1, 100000000, "1000000"),
+	  .doc = "Objects a rule's baseline holds at most; beyond, the rest of its paths is "
+		 "not walked (said in the log and the metrics), and its rows are kept as they "
+		 "are. About 200 bytes of disk each." },
 	{ "status_interval", UINT(struct config, status_interval, 1, 86400, "10"),
 	  .doc = "Seconds between STATUS= updates sent to systemd." },
 };
@@ -260,6 +266,11 @@ static const struct key output_keys[] = {
 	  .doc = "json: the file JSON lines are appended to (absolute), or \"-\" for standard "
 		 "output; metrics (required): the file the metrics are written to (absolute), "
 		 "replaced atomically at each write." },
+	{ "format", .parse = parse_enum, .type = "string",
+	  .off = offsetof(struct output_conf, format), ENUM(format_names, format_values),
+	  .def = "\"record\"", .types = OUT_JSON,
+	  .doc = "json: \"record\", fsnotifyd's records (doc/record.schema.json), or \"ecs\", "
+		 "Elastic Common Schema documents (Filebeat, Elastic Agent, OpenSearch)." },
 	{ "interval", UINT(struct output_conf, interval, 1, 3600, "15"), .types = OUT_METRICS,
 	  .doc = "metrics: seconds between two writes of the file." },
 	{ "argv", STRS(struct output_conf, argv), .check = check_argv_elem, .types = OUT_EXEC,
@@ -380,6 +391,11 @@ static const struct key rule_keys[] = {
 		 "\"verify\" (their content records say the package and whether the "
 		 "content is what it lists), \"drop\" (changes dpkg made that it lists "
 		 "as they are are not reported, but counted), \"off\"." },
+	{ "baseline", BOOL(struct rule_conf, baseline, "false"),
+	  .doc = "Keep an inventory of the rule's paths on disk (state_directory), compare "
+		 "it with what is there at each start and report what changed while the "
+		 "daemon was not running (baseline records: created, deleted, renamed, "
+		 "changed, with before and after)." },
 	{ "hash", BOOL(struct rule_conf, hash, "false"),
 	  .doc = "Records of close_write, create and moved_to of a regular file (and rescan "
 		 "records of one) are followed by a content record with its SHA-256 and "
@@ -461,6 +477,11 @@ static const struct key top_keys[] = {
 	  .doc = "Outputs of rules that name none." },
 	{ "output", .parse = parse_outputs, .type = "group of groups",
 	  .doc = "The outputs, by name: output = { NAME = { type = ...; ... }; };" },
+	{ "state_directory", .parse = parse_string, .type = "string",
+	  .off = offsetof(struct config, state_directory), .def = "\"/var/lib/fsnotifyd\"",
+	  .check = check_path,
+	  .doc = "Where the daemon keeps what outlives it (the baseline database of rules "
+		 "with baseline): absolute, root's, writable by root only." },
 	{ "limits", .parse = parse_group, .type = "group", .sub = &limits_table,
 	  .doc = "Limits and fanotify group options." },
 	{ "control", .parse = parse_group, .type = "group", .sub = &control_table,
@@ -825,6 +846,10 @@ static void check_perm_rule(struct scope *rs, config_setting_t *s, struct rule_c
 		error_at(rs, config_setting_get_member(s, "mark"),
 			 "mark: inotify cannot report permission events; use \"auto\", "
 			 "\"inode\", \"mount\" or \"filesystem\"");
+	if (r->baseline)
+		error_at(rs, config_setting_get_member(s, "baseline"),
+			 "baseline: only for rules with notification events: a permission rule "
+			 "answers accesses, it records nothing");
 	if (!config_setting_get_member(s, "required"))
 		r->required = true;
 	if (!config_setting_get_member(s, "deadline_verdict"))
@@ -1138,6 +1163,7 @@ struct config *config_free(struct config *c) {
 	free(c->path);
 	strv_free(c->dropins, c->n_dropins);
 	free(c->control_socket);
+	free(c->state_directory);
 	free(c->control_group);
 	strv_free(c->default_outputs, c->n_default_outputs);
 	for (size_t i = 0; i < c->n_outputs; i++)
@@ -1239,7 +1265,7 @@ bool rule_conf_same_marks(const struct rule_conf *a, const struct rule_conf *b) 
 bool output_conf_same(const struct output_conf *a, const struct output_conf *b) {
 	if (!a || !b)
 		return false;
-	return a->type == b->type &&
+	return a->type == b->type && a->format == b->format &&
 	       ((!a->file && !b->file) || (a->file && b->file && strcmp(a->file, b->file) == 0)) &&
 	       strv_equal(a->argv, a->n_argv, b->argv, b->n_argv) &&
 	       a->max_running == b->max_running && a->rate == b->rate && a->burst == b->burst &&

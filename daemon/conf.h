@@ -32,6 +32,13 @@ enum watch_limit {
 	WATCH_LIMIT_DEGRADE,  /* watch the top directory only, and warn */
 };
 
+/* A json output's lines: fsnotifyd's records (doc/record.schema.json), or
+ * Elastic Common Schema documents (record_to_ecs()). */
+enum output_format {
+	FORMAT_RECORD = 0,
+	FORMAT_ECS,
+};
+
 enum output_type {
 	OUTPUT_JOURNAL = 0,
 	OUTPUT_JSON,
@@ -51,6 +58,8 @@ struct output_conf {
 	struct config_origin origin;
 	/* json, metrics: */
 	char *file; /* json: a path, or "-" for stdout; metrics: an absolute path */
+	/* json: */
+	enum output_format format; /* what a line is (default: fsnotifyd's record) */
 	/* metrics: */
 	unsigned interval; /* seconds between writes (default 15) */
 	/* exec: */
@@ -133,6 +142,7 @@ struct rule_conf {
 	bool attributes; /* records say what the file is now and was (default false) */
 	bool hash;       /* a content record follows with the file's sha256 (default false) */
 	int packages;    /* PACKAGES_*: checked against dpkg's md5sums (default off) */
+	bool baseline;   /* an inventory on disk, compared at each start (default false) */
 
 	/* permission rules (events are FAN_*_PERM / FAN_PRE_ACCESS only) */
 	bool perm;
@@ -164,16 +174,18 @@ struct config {
 	unsigned rate_limit; /* events per second per rule, 0 = unlimited (default 0) */
 	unsigned
 	    queue_size; /* events buffered for outputs before dropping+counting (default 65536) */
-	unsigned kernel_queue;    /* events per kernel queue (0: the system's; default 65536) */
-	unsigned read_buffer;     /* bytes the reader thread holds (0: none; default 16 MiB) */
-	bool unlimited_queue;     /* FAN_UNLIMITED_QUEUE for fanotify groups (default false) */
-	unsigned status_interval; /* seconds between STATUS= updates (default 10) */
-	unsigned attribute_cache; /* files whose attributes are kept (default 65536) */
-	unsigned hash_queue;      /* files waiting to be hashed (default 256) */
-	unsigned hash_max_size;   /* MiB: larger files are not hashed; 0: any (default 64) */
-	unsigned hash_rate;       /* MiB read per second to hash; 0: unlimited (default 0) */
-	unsigned package_hold;    /* changes waiting for dpkg's word (default 10000) */
-	unsigned package_wait;    /* seconds a dpkg change waits at most (default 600) */
+	unsigned kernel_queue;     /* events per kernel queue (0: the system's; default 65536) */
+	unsigned read_buffer;      /* bytes the reader thread holds (0: none; default 16 MiB) */
+	bool unlimited_queue;      /* FAN_UNLIMITED_QUEUE for fanotify groups (default false) */
+	unsigned status_interval;  /* seconds between STATUS= updates (default 10) */
+	unsigned attribute_cache;  /* files whose attributes are kept (default 65536) */
+	unsigned hash_queue;       /* files waiting to be hashed (default 256) */
+	unsigned hash_max_size;    /* MiB: larger files are not hashed; 0: any (default 64) */
+	unsigned hash_rate;        /* MiB read per second to hash; 0: unlimited (default 0) */
+	unsigned package_hold;     /* changes waiting for dpkg's word (default 10000) */
+	unsigned package_wait;     /* seconds a dpkg change waits at most (default 600) */
+	unsigned baseline_objects; /* objects a rule's baseline holds at most (default 1000000) */
+	char *state_directory; /* absolute: the baseline database's (default /var/lib/fsnotifyd) */
 
 	/* control: the control socket (control.c) */
 	char *control_socket;     /* absolute path; "" = none (default /run/fsnotifyd/control) */

@@ -27,6 +27,7 @@
 #include "config.h"
 #include "control.h"
 #include "engine.h"
+#include "baseline.h"
 #include "escape.h"
 #include "globmatch.h"
 #include "jbuf.h"
@@ -55,6 +56,7 @@ struct sub {
 /* A connection's state: a Reload waits, or it is a subscriber. */
 struct client {
 	bool reload_waiting;
+	uint64_t lookup; /* a Baseline call waits for this lookup (0: none) */
 	struct sub *sub;
 };
 
@@ -72,6 +74,9 @@ struct control {
 	unsigned n_subs;
 	struct vl_conn **waiters; /* Reload calls waiting for the load */
 	size_t n_waiters;
+	struct vl_conn **lookups; /* Baseline calls waiting for the baseline thread */
+	size_t n_lookups;
+	uint64_t next_lookup;
 	struct jbuf line; /* the record being published */
 };
 
@@ -340,6 +345,111 @@ static void explain(struct control *ctl, struct vl_conn *c, const struct vl_call
 	answer(c, &b);
 }
 
+static void verify(struct control *ctl, struct vl_conn *c, const struct vl_call *call) {
+	const char *rule = call->params ? json_get_string(call->params, "rule") : NULL;
+	struct jbuf b = { 0 };
+	int r;
+
+	jb_puts(&b, "{\"rules\":");
+	r = engine_baseline_verify(ctl->engine, rule, &b);
+	if (r == -ENOENT) {
+		jb_free(&b);
+		error_with(c, IFACE "NoSuchRule", "rule", rule);
+		return;
+	}
+	if (r == -EINVAL) {
+		jb_free(&b);
+		error_with(c, IFACE "NoBaseline", "rule", rule);
+		return;
+	}
+	jb_puts(&b, "}");
+	answer(c, &b);
+}
+
+/* The baseline thread looked (token): the Baseline call waiting for it,
+ * if its client is still there, gets what it found. */
+static void on_found(void *userdata, uint64_t token, int r, const char *rule,
+		     const struct baseline_object *o) {
+	struct control *ctl = userdata;
+	struct vl_conn *c = NULL;
+	struct jbuf b = { 0 };
+	char attrs[1024], stamp[96];
+
+	for (size_t i = 0; i < ctl->n_lookups && !c; i++) {
+		struct client *cl = vl_conn_get_data(ctl->lookups[i]);
+
+		if (cl && cl->lookup == token) {
+			c = ctl->lookups[i];
+			ctl->lookups[i] = ctl->lookups[--ctl->n_lookups];
+			cl->lookup = 0;
+		}
+	}
+	if (!c)
+		return; /* (gone meanwhile) */
+	if (r < 0) {
+		error_with(c, IFACE "BaselineFailed", "reason", strerror(-r));
+		return;
+	}
+	if (r == 0 || !o) {
+		jb_puts(&b, "{}"); /* (nothing under that path) */
+		answer(c, &b);
+		return;
+	}
+	record_attrs_to_json(&o->attrs, attrs, sizeof(attrs));
+	format_time_usec(stamp, sizeof(stamp), o->seen_usec);
+	jb_puts(&b, "{\"rule\":");
+	jb_str(&b, rule);
+	jb_puts(&b, ",\"object\":{\"path\":");
+	jb_str(&b, o->path);
+	jb_puts(&b, ",\"attrs\":");
+	jb_puts(&b, attrs);
+	jb_puts(&b, ",\"sha256\":");
+	if (o->sha256[0])
+		jb_str(&b, o->sha256);
+	else
+		jb_puts(&b, "null");
+	jb_puts(&b, ",\"target\":");
+	if (o->target)
+		jb_str(&b, o->target);
+	else
+		jb_puts(&b, "null");
+	jb_puts(&b, ",\"recorded\":");
+	jb_str(&b, stamp);
+	jb_puts(&b, "}}");
+	answer(c, &b);
+}
+
+static void baseline_call(struct control *ctl, struct vl_conn *c, const struct vl_call *call) {
+	const char *path = call->params ? json_get_string(call->params, "path") : NULL;
+	const char *rule = call->params ? json_get_string(call->params, "rule") : NULL;
+	_cleanup_free_ char *norm = NULL;
+	struct client *cl = client_of(c);
+	struct vl_conn **v;
+	const char *why = NULL;
+	int r;
+
+	if (!path || config_normalize_path(path, &norm, &why) < 0) {
+		invalid_parameter(c, "path");
+		return;
+	}
+	if (!cl || !(v = realloc(ctl->lookups, (ctl->n_lookups + 1) * sizeof(*v)))) {
+		invalid_parameter(c, "out of memory");
+		return;
+	}
+	ctl->lookups = v;
+	r = engine_baseline_lookup(ctl->engine, rule, norm, ++ctl->next_lookup, on_found, ctl);
+	if (r == -ENOENT) {
+		error_with(c, IFACE "NoBaseline", "rule", rule ? rule : "");
+		return;
+	}
+	if (r < 0) {
+		error_with(c, IFACE "BaselineFailed", "reason", strerror(-r));
+		return;
+	}
+	cl->lookup = ctl->next_lookup; /* on_found() answers */
+	ctl->lookups[ctl->n_lookups++] = c;
+}
+
 static void get_metrics(struct control *ctl, struct vl_conn *c) {
 	_cleanup_free_ char *text = NULL;
 	struct jbuf b = { 0 };
@@ -395,6 +505,10 @@ static void on_call(struct vl_conn *c, const struct vl_call *call, void *userdat
 		watch(ctl, c, call);
 	else if (strcmp(m, IFACE "Explain") == 0)
 		explain(ctl, c, call);
+	else if (strcmp(m, IFACE "Verify") == 0)
+		verify(ctl, c, call);
+	else if (strcmp(m, IFACE "Baseline") == 0)
+		baseline_call(ctl, c, call);
 	else if (strcmp(m, "org.varlink.service.GetInfo") == 0)
 		get_info(c);
 	else if (strcmp(m, "org.varlink.service.GetInterfaceDescription") == 0)
@@ -500,6 +614,9 @@ static void on_closed(struct vl_conn *c, void *userdata) {
 	for (size_t i = 0; cl->reload_waiting && i < ctl->n_waiters; i++)
 		if (ctl->waiters[i] == c)
 			ctl->waiters[i--] = ctl->waiters[--ctl->n_waiters];
+	for (size_t i = 0; cl->lookup && i < ctl->n_lookups; i++)
+		if (ctl->lookups[i] == c)
+			ctl->lookups[i--] = ctl->lookups[--ctl->n_lookups];
 	if (cl->sub)
 		sub_free(cl->sub);
 	free(cl);
@@ -622,6 +739,7 @@ struct control *control_free(struct control *ctl) {
 	free(ctl->socket_path);
 	free(ctl->config_path);
 	free(ctl->waiters);
+	free(ctl->lookups);
 	jb_free(&ctl->line);
 	free(ctl);
 	return NULL;

@@ -17,6 +17,7 @@
 #include "engine-match.h"
 #include "engine-private.h"
 #include "hasher.h"
+#include "heldspool.h"
 #include "log.h"
 #include "packages.h"
 #include "proc.h"
@@ -60,8 +61,15 @@ static void on_package_checked(void *userdata, struct pkg_change *c, const struc
 			       bool verified, bool step) {
 	struct engine *e = userdata;
 
+	if (c->held && e->held)
+		heldspool_done(e->held, c->id);
 	if (c->held && verified) {
+		struct erule *r = erule_find(e, c->rule);
+
 		e->pkg_dropped++;
+		/* (not reported, but seen: a baseline records it, silently) */
+		if (r && r->conf->baseline)
+			baseline_note(e, r, c->held);
 		return;
 	}
 	if (c->held)
@@ -74,8 +82,15 @@ static void on_package_checked(void *userdata, struct pkg_change *c, const struc
 	emit_content(e, c->rule, c->mask, c->path, &c->content);
 }
 
+static bool events_drained(void *userdata) {
+	struct engine *e = userdata;
+
+	return fsn_ctx_is_drained(e->ctx);
+}
+
 static const struct pkgdb_ops pkgdb_ops = {
 	.resolved = on_package_checked,
+	.drained = events_drained,
 };
 
 /* fd, the file rule r's record rec named (O_PATH, taken) or -errno, to
@@ -98,8 +113,14 @@ int evidence_package(void *userdata, struct erule *r, const struct fsn_event *ev
 		     const struct record *rec, struct proc_info *p) {
 	struct engine *e = userdata;
 	/* dpkg run by root: anyone may run the program, but only root's
-	 * changes of files dpkg lists are dpkg's work */
-	pid_t dpkg = is_dpkg(proc_info_exe(p)) && proc_info_status(p) && p->uid == 0 ? ev->pid : 0;
+	 * changes of files dpkg lists are dpkg's work; a process gone by the
+	 * time its event is read: dpkg if it is the one followed (seen at work
+	 * as root before) */
+	bool alive = proc_info_status(p);
+	pid_t dpkg =
+	    (alive ? is_dpkg(proc_info_exe(p)) && p->uid == 0 : pkgdb_follows(e->pkgdb, ev->pid))
+		? ev->pid
+		: 0;
 	bool hold = dpkg && r->conf->packages == PACKAGES_DROP;
 	int64_t id;
 
@@ -108,6 +129,19 @@ int evidence_package(void *userdata, struct erule *r, const struct fsn_event *ev
 	id = pkgdb_wait(e->pkgdb, r->conf->name, rec, dpkg, hold);
 	if (id <= 0)
 		return MATCH_PKG_NONE;
+	if (hold && e->held) {
+		int k = heldspool_add(e->held, (uint64_t)id,
+				      &(struct held_entry){ .time_usec = rec->time_usec,
+							    .mask = rec->mask,
+							    .pid = rec->pid,
+							    .rule = r->conf->name,
+							    .path = rec->path });
+
+		if (k < 0)
+			log_warning("packages: a held record of rule '%s' not spooled (%s): a kill "
+				    "before dpkg's word loses it",
+				    r->conf->name, strerror(-k));
+	}
 	if (!submit(e, r, attr_lookup_open(&e->attr_lookup, e->ctx, ev), rec, (uint64_t)id)) {
 		struct record_content none = { .skipped = "error" };
 
@@ -156,7 +190,7 @@ static void packages_scope(struct engine *e, const struct config *c) {
 		strv_free(prefixes, n);
 		return;
 	}
-	if (!e->pkgdb && (r = pkgdb_new(e->loop, DPKG_INFODIR, &pkgdb_ops, e, &e->pkgdb)) < 0)
+	if (!e->pkgdb && (r = pkgdb_new(e->loop, DPKG_ADMINDIR, &pkgdb_ops, e, &e->pkgdb)) < 0)
 		log_error("packages: %s", strerror(-r));
 	if (e->pkgdb) {
 		struct pkgdb_stats st;
@@ -164,12 +198,49 @@ static void packages_scope(struct engine *e, const struct config *c) {
 
 		(void)pkgdb_scope(e->pkgdb, prefixes, n, c->package_hold, c->package_wait);
 		pkgdb_get_stats(e->pkgdb, &st);
-		log_info("packages: %" PRIu64 " files of %" PRIu64 " packages under the rules' "
-			 "paths, from %s, in %.3f s",
-			 st.files, st.packages, DPKG_INFODIR,
+		log_info("packages: %" PRIu64 " files (%" PRIu64 " conffiles) of %" PRIu64
+			 " packages under the rules' paths, from %s, in %.3f s",
+			 st.files, st.conffiles, st.packages, DPKG_ADMINDIR,
 			 (double)(now_monotonic_usec() - t0) / 1e6);
 	}
 	strv_free(prefixes, n);
+}
+
+/* A record a killed predecessor held for dpkg's word: reported now, as
+ * it stands (no content record: hash_skipped "restart") */
+static void on_held_before(void *arg, const struct held_entry *h) {
+	struct engine *e = arg;
+	struct record rec = {
+		.kind = RECORD_EVENT,
+		.time_usec = h->time_usec,
+		.rule = h->rule,
+		.mask = h->mask,
+		.path = h->path,
+		.pid = h->pid,
+		.uid = (uid_t)-1,
+		.hash_skipped = "restart",
+	};
+
+	if (!emit_named(e, erule_find(e, h->rule), h->rule, &rec))
+		log_warning("packages: a change of %s held for dpkg's word by the last run of "
+			    "rule '%s', which is gone: not reported otherwise",
+			    h->path, h->rule);
+}
+
+void evidence_running(struct engine *e) {
+	const struct config *c = e->st.config;
+	char err[512];
+	bool drop = false;
+
+	for (size_t i = 0; c && i < c->n_rules; i++)
+		drop |= c->rules[i].packages == PACKAGES_DROP;
+	if (!drop || e->held)
+		return;
+	e->held = heldspool_open(c->state_directory, on_held_before, e, err, sizeof(err));
+	if (!e->held)
+		log_warning("packages: %s: records held for dpkg's word are not kept on disk (a "
+			    "kill loses them)",
+			    err);
 }
 
 /* Files are hashed once a rule asks: the hasher's thread starts then, and

@@ -325,6 +325,7 @@ static void state_commit(struct engine *e, struct state *old, struct state *s) {
 	matcher_index_build(&e->match, s->marks, s->n_marks);
 	matcher_set_attribute_cache(&e->match, s->config->attribute_cache);
 	evidence_commit(e, s->config);
+	baseline_commit(e, s->config);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -715,6 +716,7 @@ static int load_finish(struct engine *e) {
 	log_debug("load: commit in %.3f ms", (now_monotonic_usec() - t0) / 1e3);
 	e->st = l->s;
 	l->s = (struct state){ 0 };
+	evidence_running(e);
 	/* (the new config's bound on events read ahead, from now on) */
 	k = fsn_ctx_set_reader(e->ctx, e->st.config->read_buffer);
 	if (k < 0)

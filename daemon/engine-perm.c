@@ -24,6 +24,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
+#include "baseliner.h"
 #include "engine-private.h"
 #include "escape.h"
 #include "fsn-uapi.h"
@@ -425,7 +426,7 @@ static int count_open_fds(void) {
 void perm_fd_reserve(const struct config *c, const struct plan *p, bool placing,
 		     struct guard_fd_reserve *r) {
 	unsigned exec = 0, n_perm = 0;
-	bool hash = false, who = false, pkgs = false;
+	bool hash = false, who = false, pkgs = false, base = false;
 
 	for (size_t i = 0; i < c->n_outputs; i++)
 		if (c->outputs[i].type == OUTPUT_EXEC)
@@ -436,8 +437,11 @@ void perm_fd_reserve(const struct config *c, const struct plan *p, bool placing,
 		hash = hash || c->rules[i].hash || c->rules[i].packages;
 		who = who || c->rules[i].who || c->rules[i].packages;
 		pkgs = pkgs || c->rules[i].packages;
+		base = base || c->rules[i].baseline;
 	}
-	r->hash = (hash ? c->hash_queue + FDS_HASH_READ : 0) + (pkgs ? FDS_PACKAGES : 0);
+	/* (and the baseline thread's walk and database) */
+	r->hash = (hash ? c->hash_queue + FDS_HASH_READ : 0) + (pkgs ? FDS_PACKAGES : 0) +
+		  (base ? BASELINER_FDS : 0);
 	/* (kept, and a read's for a moment before the reader closes them) */
 	r->pidfds = who ? ENGINE_PIDFDS + FSN_PIDFDS_PER_READ : 0;
 	r->clients += c->control_clients + FDS_CONTROL_REOPEN;

@@ -89,6 +89,7 @@ struct erule {
 	struct perm_counts last_perm; /* permission rules: counters last reported */
 	bool limit_hit;               /* recursive inotify: a watch did not fit (ENOSPC) */
 	bool rescan_pending;          /* an overflow hit it: rescan its scope */
+	bool rescan_quiet;            /* ... its baseline reports instead (a rescan in progress) */
 	uint64_t rescan_since;        /* realtime us: changes since then are reported */
 };
 
@@ -229,10 +230,12 @@ struct engine {
 	struct attr_lookup attr_lookup; /* files looked at (a rule's attributes, hash) */
 	struct hasher *hasher;          /* files hashed (a rule's hash); once there was one */
 	struct pkgdb *pkgdb;            /* dpkg's md5sums (a rule's packages), while one has */
-	uint64_t pkg_dropped;           /* dpkg's changes as its database lists them, dropped */
-	struct rescanner rescan;        /* overflow recovery (engine-rescan.c) */
-	struct retirer retire;          /* what replaced states leave (engine-retire.c) */
-	struct rearmer rearm;           /* re-arming and its waiters (engine-rearm.c) */
+	struct heldspool *held;         /* the records held for dpkg's word, on disk too */
+	struct bstate *baseline; /* rules' baselines (engine-baseline.c); once there was one */
+	uint64_t pkg_dropped;    /* dpkg's changes as its database lists them, dropped */
+	struct rescanner rescan; /* overflow recovery (engine-rescan.c) */
+	struct retirer retire;   /* what replaced states leave (engine-retire.c) */
+	struct rearmer rearm;    /* re-arming and its waiters (engine-rearm.c) */
 
 	struct inode_index inodes; /* inotify marks by inode (engine-marks.c) */
 
@@ -367,14 +370,37 @@ bool rate_ok(struct engine *e, struct erule *r);
  * may hold at once: the engine context's fd budget (a read of a FID group
  * needs room for 33 of its smallest events: libfsn fdbudget.c). */
 #define ENGINE_PIDFDS 256
+/* engine-baseline.c: at a commit, the rules with baseline compared that
+ * were not (the start, a new rule or new paths), the others' forgotten;
+ * a record of such a rule noted, to be recorded silently; after an
+ * overflow, the comparison instead of the rescan's records (true). */
+void baseline_commit(struct engine *e, const struct config *c);
+void baseline_note(struct engine *e, struct erule *r, const struct record *rec);
+bool baseline_overflowed(struct engine *e, struct erule *r);
+void baseline_free(struct engine *e);
+uint64_t baseline_disk_bytes_of(const struct engine *e);
+/* A rule's baseline as the metrics say it: its last scan's objects and
+ * whether it stopped at limits.baseline_objects, the differences reported
+ * since the start, the jobs that failed. */
+struct baseline_stats {
+	char *rule;
+	uint64_t objects, created, deleted, renamed, changed, failures;
+	uint64_t incomplete; /* 0 or 1 */
+};
+size_t baseline_stats_of(const struct engine *e, const struct baseline_stats **ret);
+
 /* dpkg's database: its md5sums files (a rule's packages) */
-#define DPKG_INFODIR "/var/lib/dpkg/info"
+#define DPKG_ADMINDIR "/var/lib/dpkg"
 /* engine-evidence.c: at a commit, the hasher started when c has a rule
  * with hash or packages, its limits c's, and dpkg's database indexed for
  * the paths of those with packages; the matcher's hash and package ops
  * (engine-match.h); a rescan record's file, fd (O_PATH, taken) or -errno,
  * hashed for its content record. */
 void evidence_commit(struct engine *e, const struct config *c);
+/* Once the new state runs: the first with a rule with packages "drop"
+ * opens the state directory's spool of held records, and reports what a
+ * killed predecessor held (heldspool.h). */
+void evidence_running(struct engine *e);
 void evidence_hash_event(void *userdata, struct erule *r, const struct fsn_event *ev,
 			 const struct record *rec);
 int evidence_package(void *userdata, struct erule *r, const struct fsn_event *ev,

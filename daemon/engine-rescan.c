@@ -50,7 +50,7 @@ void rescanner_emit(struct rescanner *rs, struct erule *r, const char *path, con
 		.change = change,
 	};
 
-	if (pathset_has(&r->excl, path) || (dir && !r->conf->ondir) ||
+	if (r->rescan_quiet || pathset_has(&r->excl, path) || (dir && !r->conf->ondir) ||
 	    !rs->ops->admit(rs->userdata, r))
 		return;
 	if (now && r->conf->attributes) {
@@ -144,6 +144,7 @@ static void rescan_rule(struct rescanner *rs, struct erule *r) {
 	r->rescan_pending = false;
 	r->stats.rescans++;
 	rs->rescans++;
+	r->rescan_quiet = rs->ops->compare && rs->ops->compare(rs->userdata, r);
 	for (size_t i = 0; i < rs->run->n_marks; i++) {
 		struct emark *m = rs->run->marks[i];
 		bool dir_self;
@@ -175,6 +176,7 @@ static void on_rescan_timer(struct ev_loop *loop, ev_timer *w, int revents) {
 			log_info("rule '%s': rescanning its paths after an overflow",
 				 rs->run->rules[i].conf->name);
 			rescan_rule(rs, &rs->run->rules[i]);
+			rs->run->rules[i].rescan_quiet = false;
 		}
 }
 

@@ -24,6 +24,9 @@ struct state;
 
 /* What the rescanner asks of the engine. userdata is rescanner_init()'s. */
 struct rescanner_ops {
+	/* Rule r compares its baseline instead (true): the rescan only gives
+	 * an inotify tree back the watches it lost, and reports nothing. */
+	bool (*compare)(void *userdata, struct erule *r);
 	/* Rule r may report one more event now (its rate limit). */
 	bool (*admit)(void *userdata, struct erule *r);
 	/* A rescan record for rule r's outputs. */

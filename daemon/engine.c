@@ -56,6 +56,7 @@
 #include "fsn-uapi.h"
 #include "guard.h"
 #include "hasher.h"
+#include "heldspool.h"
 #include "packages.h"
 #include "log.h"
 
@@ -250,6 +251,8 @@ void emit(struct engine *e, struct erule *r, const struct record *rec) {
 	const struct record_label *l = &r->conf->label;
 	struct record labelled;
 
+	if (r->conf->baseline)
+		baseline_note(e, r, rec);
 	if (l->n_tags == 0 && (l->severity == 0 || l->severity == RECORD_SEVERITY(LOG_INFO))) {
 		emit_to(e, r->outputs, r->n_outputs, rec); /* (the kind's severity, no tags) */
 		return;
@@ -454,7 +457,12 @@ static void rescan_hash(void *userdata, struct erule *r, int fd, const struct re
 	evidence_hash_fd(userdata, r, fd, rec);
 }
 
+static bool rescan_compare(void *userdata, struct erule *r) {
+	return baseline_overflowed(userdata, r);
+}
+
 static const struct rescanner_ops rescan_ops = {
+	.compare = rescan_compare,
 	.admit = match_admit,
 	.report = match_report,
 	.watch = rescan_watch,
@@ -742,6 +750,9 @@ struct engine *engine_free(struct engine *e) {
 	 * the changes waiting for dpkg's word are checked as they stand */
 	e->hasher = hasher_free(e->hasher);
 	e->pkgdb = pkgdb_free(e->pkgdb);
+	e->held = heldspool_close(e->held); /* (emptied: the held went out above) */
+	/* what the rules with baseline reported, recorded (a few seconds at most) */
+	baseline_free(e);
 	ev_io_stop(e->loop, &e->io);
 	ev_timer_stop(e->loop, &e->drop_timer);
 	rearmer_done(&e->rearm); /* (after the load: its rollback may ask for a re-arm) */

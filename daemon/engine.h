@@ -139,3 +139,25 @@ void engine_path_marks_json(struct engine *e, const char *path, struct jbuf *b);
 struct record;
 typedef void (*engine_record_fn)(const struct record *rec, void *userdata);
 void engine_set_record_hook(struct engine *e, engine_record_fn fn, void *userdata);
+
+/* Compare the baseline of rule (NULL: every rule with baseline) now: its
+ * differences are baseline records, reason "verify", on the rule's
+ * outputs. The rules queued as a JSON array of names into b; -ENOENT no
+ * such rule, -EINVAL a rule without baseline (none: an empty array). */
+int engine_baseline_verify(struct engine *e, const char *rule, struct jbuf *b);
+
+/* What the baseline holds for path (under rule; NULL: any rule): found()
+ * is called with token once the baseline thread looked: r 1 (rule and o
+ * say), 0 none, -errno. -ENOENT at once when no rule has a baseline. */
+struct baseline_object;
+typedef void (*engine_found_fn)(void *userdata, uint64_t token, int r, const char *rule,
+				const struct baseline_object *o);
+int engine_baseline_lookup(struct engine *e, const char *rule, const char *path, uint64_t token,
+			   engine_found_fn found, void *userdata);
+
+/* fsnotifyd --baseline-check (init false) or --baseline-init: every rule
+ * of c with baseline (only: that one) checked against its baseline, each
+ * difference a JSON line on stdout, nothing recorded; or made anew
+ * (engine-baseline.c). The exit status: 0 no difference (made), 1
+ * differences, 2 an error. */
+int baseline_oneshot(const struct config *c, const char *only, bool init);

@@ -41,9 +41,10 @@
 #define DEFAULT_CONFIG FSN_SYSCONFDIR "/fsnotifyd/fsnotifyd.conf"
 
 /* Exit statuses (fsnotifyd(8)): 0, 1 (EXIT_FAILURE: invalid configuration,
- * a required rule cannot be placed, other failures), 2 (bad options), 3
- * (--check-config: valid, but some paths of rules that are not required
- * cannot be placed here). */
+ * a required rule cannot be placed, other failures; --baseline-check:
+ * differences), 2 (bad options; --baseline-check, --baseline-init: an
+ * error), 3 (--check-config: valid, but some paths of rules that are not
+ * required cannot be placed here). */
 #define EXIT_USAGE 2
 #define EXIT_PROBLEMS 3
 /* STATUS= text: counters, plus a part per permission rule */
@@ -90,6 +91,13 @@ static void help(void) {
 	       "      --measure             with --explain: measure those costs on this\n"
 	       "                            machine now (fsn-bench hooks --quick, a few\n"
 	       "                            seconds)\n"
+	       "      --baseline-check[=RULE]  compare the rules with baseline (or RULE) with\n"
+	       "                            their baselines in state_directory without running\n"
+	       "                            the daemon: each difference a JSON line on stdout,\n"
+	       "                            nothing recorded; exit 0 none, 1 differences, 2 an\n"
+	       "                            error\n"
+	       "      --baseline-init[=RULE]   make their baselines anew from what is there\n"
+	       "                            (first deployment; after a change that is meant)\n"
 	       "  -v, --verbose             with --check-config: every mark on a line\n"
 	       "  -f, --foreground          also print events human-readably on stdout\n"
 	       "  -h, --help                show this help\n"
@@ -174,6 +182,22 @@ __attribute__((format(printf, 2, 3))) static void verdict_line(bool explain, con
 		text_wrap(stdout, line, 80);
 	else
 		printf("%s\n", line);
+}
+
+/* --baseline-check, --baseline-init: the exit status (0, 1, 2). */
+static int baseline_run(const char *path, const char *rule, bool init) {
+	struct config *c = NULL;
+	char why[1024];
+	int r;
+
+	if (load_config(path, &c, why, sizeof(why)) < 0) {
+		fprintf(stderr, "fsnotifyd: %s: invalid configuration\n", path);
+		return 2;
+	}
+	log_set_level(c->log_level < LOG_INFO ? LOG_INFO : c->log_level);
+	r = baseline_oneshot(c, rule, init);
+	config_free(c);
+	return r;
 }
 
 static int check_config(const char *path, bool explain, bool measure, bool verbose) {
@@ -636,12 +660,21 @@ static int run_daemon(const char *config_path, bool foreground) {
 }
 
 static int run(int argc, char **argv) {
-	enum { OPT_VERSION = 0x100, OPT_CHECK, OPT_EXPLAIN, OPT_MEASURE };
+	enum {
+		OPT_VERSION = 0x100,
+		OPT_CHECK,
+		OPT_EXPLAIN,
+		OPT_MEASURE,
+		OPT_BL_CHECK,
+		OPT_BL_INIT
+	};
 	static const struct option options[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "check-config", optional_argument, NULL, OPT_CHECK },
 		{ "explain", optional_argument, NULL, OPT_EXPLAIN },
 		{ "measure", no_argument, NULL, OPT_MEASURE },
+		{ "baseline-check", optional_argument, NULL, OPT_BL_CHECK },
+		{ "baseline-init", optional_argument, NULL, OPT_BL_INIT },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -651,7 +684,8 @@ static int run(int argc, char **argv) {
 	const char *config_path = DEFAULT_CONFIG;
 	bool check = false, check_file = false, config_given = false, explain = false,
 	     measure = false, foreground = false, verbose = false;
-	int c;
+	const char *bl_rule = NULL;
+	int c, bl = 0;
 
 	while ((c = getopt_long(argc, argv, "c:fhv", options, NULL)) >= 0) {
 		switch (c) {
@@ -673,6 +707,11 @@ static int run(int argc, char **argv) {
 			check_file = true;
 			break;
 		case OPT_MEASURE: measure = true; break;
+		case OPT_BL_CHECK:
+		case OPT_BL_INIT:
+			bl = c;
+			bl_rule = optarg;
+			break;
 		case 'f': foreground = true; break;
 		case 'v': verbose = true; break;
 		case 'h': help(); return 0;
@@ -694,6 +733,13 @@ static int run(int argc, char **argv) {
 		fprintf(stderr, "fsnotifyd: --measure goes with --explain (see --help)\n");
 		return EXIT_USAGE;
 	}
+	if (bl && (check || foreground)) {
+		fprintf(stderr, "fsnotifyd: --baseline-check and --baseline-init go alone (see "
+				"--help)\n");
+		return EXIT_USAGE;
+	}
+	if (bl)
+		return baseline_run(config_path, bl_rule, bl == OPT_BL_INIT);
 	if (check)
 		return check_config(config_path, explain, measure, verbose);
 	return run_daemon(config_path, foreground);

@@ -821,7 +821,6 @@ static int push_cmd(struct guard *g, struct cmd *c) {
 
 int guard_new(struct ev_loop *main_loop, guard_report_fn fn, void *userdata, struct guard **ret) {
 	struct guard *g = calloc(1, sizeof(*g));
-	sigset_t all, old;
 	int k;
 
 	if (!g)
@@ -854,11 +853,7 @@ int guard_new(struct ev_loop *main_loop, guard_report_fn fn, void *userdata, str
 	ev_async_start(main_loop, &g->reports_async);
 	ev_unref(main_loop); /* it alone does not keep the main loop running */
 
-	/* signals are the main thread's */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	k = pthread_create(&g->thread, NULL, guard_main, g);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	k = -thread_start(&g->thread, guard_main, g);
 	if (k != 0) {
 		ev_ref(main_loop);
 		ev_async_stop(main_loop, &g->reports_async);

@@ -173,7 +173,9 @@ bool guard_stats(struct guard *g, const char *name, struct guard_stats *ret);
  *   hash     with a rule's hash or packages, the files waiting for the
  *            hasher (limits.hash_queue, each an O_PATH fd), the one it
  *            reads (2) and the one being handed over; with packages, dpkg's
- *            database (11); the larger of both configs' while loading;
+ *            database (11); with a rule's baseline, the baseline thread's
+ *            walk and database (BASELINER_FDS); the larger of both
+ *            configs' while loading;
  *   slack    GUARD_FD_SLACK: the load worker's directory walk (up to 66
  *            directories open) and feature probe (up to 18 fanotify
  *            groups), a config parse (5), the journal (2), an output's

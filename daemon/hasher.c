@@ -172,6 +172,7 @@ bool hasher_hash_fd(struct hash_reader *rd, int fd, uint64_t max_size, uint64_t 
 	unsigned char md[EVP_MAX_MD_SIZE], md5_out[EVP_MAX_MD_SIZE];
 	unsigned md_len = 0, md5_len = 0;
 	struct statx before, after;
+	struct stat pre;
 	uint64_t total = 0, start;
 	_cleanup_close_ int rfd = -1;
 
@@ -180,6 +181,16 @@ bool hasher_hash_fd(struct hash_reader *rd, int fd, uint64_t max_size, uint64_t 
 	ret->skipped = "error";
 	if (!rd->buf || !rd->md)
 		return false;
+	/* (what fd is, before it is opened: a device or a FIFO put in a
+	 * file's place is never opened, its open may act) */
+	if (fstat(fd, &pre) < 0) {
+		ret->skipped = lookup_failure(-errno);
+		return false;
+	}
+	if (!S_ISREG(pre.st_mode)) {
+		ret->skipped = "not_regular";
+		return false;
+	}
 	rfd = reopen_for_reading(fd);
 	if (rfd < 0) {
 		ret->skipped = lookup_failure(rfd);
@@ -324,7 +335,6 @@ static void on_finished(struct ev_loop *loop, ev_async *w, int revents) {
 
 int hasher_new(struct ev_loop *loop, hasher_done_fn done, void *userdata, struct hasher **ret) {
 	struct hasher *h = calloc(1, sizeof(*h));
-	sigset_t all, old;
 	int r;
 
 	if (!h)
@@ -339,10 +349,7 @@ int hasher_new(struct ev_loop *loop, hasher_done_fn done, void *userdata, struct
 	h->async.data = h;
 	ev_async_start(loop, &h->async);
 	ev_unref(loop); /* (the hasher alone keeps no loop running) */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	r = -pthread_create(&h->thread, NULL, hasher_main, h);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	r = thread_start(&h->thread, hasher_main, h);
 	if (r < 0) {
 		(void)hasher_free(h);
 		return r;

@@ -29,6 +29,7 @@
 #define FSND_MID_UNMOUNTED "d604f5101e1a46a2bf42d9d52ff2a961"
 #define FSND_MID_REARMED "d2ba5bb004f243f893741205ebf762bc"
 #define FSND_MID_CONTENT "3f5d0c8e2b7a4e61a9d4c0b7e8f21a6c"
+#define FSND_MID_BASELINE "f3bfd007713d4667aef2cf90dd9fc24c"
 
 void log_set_level(int priority);
 int log_get_level(void);

@@ -108,6 +108,51 @@ static void package_metrics(FILE *f, const struct engine *e) {
 		    ELEMENTSOF(outcomes));
 }
 
+/* A family of one series per rule with baseline: the counter at off. */
+static void baseline_by_rule(FILE *f, const char *name, const char *type, const char *help,
+			     const struct baseline_stats *v, size_t n, size_t off) {
+	metrics_family(f, name, type, help);
+	for (size_t i = 0; i < n; i++) {
+		series(f, name, "rule", v[i].rule, NULL, NULL);
+		fprintf(f, "%" PRIu64 "\n", *(const uint64_t *)((const char *)&v[i] + off));
+	}
+}
+
+/* Rules with baseline: the database's size, and per rule its objects,
+ * whether the limit stopped its walk, the differences by change. */
+static void baseline_metrics(FILE *f, const struct engine *e) {
+	static const char *const changes[] = { "created", "deleted", "renamed", "changed" };
+	const struct baseline_stats *v;
+	size_t n = baseline_stats_of(e, &v);
+
+	one_u64(f, "fsnotifyd_baseline_bytes", "gauge",
+		"Disk used by the baseline database (state_directory; with its WAL).",
+		baseline_disk_bytes_of(e));
+	if (n == 0)
+		return;
+	baseline_by_rule(f, "fsnotifyd_baseline_objects", "gauge",
+			 "Objects a rule's baseline holds (its last walk).", v, n,
+			 offsetof(struct baseline_stats, objects));
+	baseline_by_rule(f, "fsnotifyd_baseline_incomplete", "gauge",
+			 "1 when a rule's last walk stopped at limits.baseline_objects.", v, n,
+			 offsetof(struct baseline_stats, incomplete));
+	metrics_family(f, "fsnotifyd_baseline_differences_total", "counter",
+		       "Differences between a rule's baseline and what is there, reported "
+		       "(baseline records), by change.");
+	for (size_t i = 0; i < n; i++) {
+		const uint64_t c[] = { v[i].created, v[i].deleted, v[i].renamed, v[i].changed };
+
+		for (size_t k = 0; k < ELEMENTSOF(changes); k++) {
+			series(f, "fsnotifyd_baseline_differences_total", "rule", v[i].rule,
+			       "change", changes[k]);
+			fprintf(f, "%" PRIu64 "\n", c[k]);
+		}
+	}
+	baseline_by_rule(f, "fsnotifyd_baseline_failures_total", "counter",
+			 "Scans and syncs of a rule's baseline that failed (the log says why).", v,
+			 n, offsetof(struct baseline_stats, failures));
+}
+
 /* The hasher's counters (rules with hash); all 0 while no rule has had it. */
 static void hash_metrics(FILE *f, const struct hasher *h, uint64_t shed) {
 	struct hasher_stats s = { 0 };
@@ -361,6 +406,7 @@ static void write_process(FILE *f, const struct engine *e) {
 		"Files forgotten for room in the attribute cache.", e->match.attrs.forgotten);
 	hash_metrics(f, e->hasher, e->match.hash_shed_n);
 	package_metrics(f, e);
+	baseline_metrics(f, e);
 	(void)fsn_ctx_get_reader_stats(e->ctx, &rs);
 	one_u64(f, "fsnotifyd_reader_buffer_bytes", "gauge",
 		"Bytes of events the reader thread holds now (limits.read_buffer).", rs.bytes);

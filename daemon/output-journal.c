@@ -105,8 +105,6 @@ static const char *attr_text(const struct record_attrs *a, const char *name, cha
 	return buf;
 }
 
-/* FSN_FILE_TYPE ... FSN_FILE_NLINK: what the file is; FSN_CHANGED and
- * FSN_BEFORE_<NAME> of each that changed: what it was. */
 /* PREFIX<NAME>=the attribute name of a */
 static void field_attr(struct fields *f, const char *prefix, const struct record_attrs *a,
 		       const char *name) {
@@ -117,24 +115,56 @@ static void field_attr(struct fields *f, const char *prefix, const struct record
 	field_str(f, key, attr_text(a, name, text, sizeof(text)));
 }
 
-static void fields_attrs(struct fields *f, const struct record_attrs *now,
-			 const struct record_attrs *before) {
-	const char *changed[RECORD_ATTRS_N];
-	char list[128];
+/* FSN_FILE_* (what it is), FSN_BEFORE_* of what changed (all of them when
+ * it is gone: a baseline's deleted) and FSN_CHANGED. */
+static void fields_attrs(struct fields *f, const struct record *r) {
+	const char *changed[RECORD_CHANGED_N];
+	char list[160];
 	size_t n, pos = 0;
 
-	for (size_t i = 0; i < RECORD_ATTRS_N; i++)
-		field_attr(f, "FSN_FILE_", now, record_attrs_names[i]);
-	if (!before)
+	for (size_t i = 0; r->attrs && i < RECORD_ATTRS_N; i++)
+		field_attr(f, "FSN_FILE_", r->attrs, record_attrs_names[i]);
+	if (!r->attrs_before)
 		return;
-	n = record_attrs_changed(before, now, changed);
+	if (!r->attrs) {
+		for (size_t i = 0; i < RECORD_ATTRS_N; i++)
+			field_attr(f, "FSN_BEFORE_", r->attrs_before, record_attrs_names[i]);
+		return;
+	}
+	n = record_changed(r, changed);
 	list[0] = '\0';
 	for (size_t i = 0; i < n; i++) {
-		field_attr(f, "FSN_BEFORE_", before, changed[i]);
+		if (strcmp(changed[i], "content") != 0 && strcmp(changed[i], "target") != 0)
+			field_attr(f, "FSN_BEFORE_", r->attrs_before, changed[i]);
 		pos += (size_t)snprintf(list + pos, sizeof(list) - pos, "%s%s", i ? "," : "",
 					changed[i]);
 	}
 	field_str(f, "FSN_CHANGED", list);
+}
+
+/* A baseline record's: its attributes, hashes and targets, before and now. */
+static void fields_baseline(struct fields *f, const struct record *r) {
+	const struct record_baseline *b = r->baseline;
+
+	fields_attrs(f, r);
+	if (!b)
+		return;
+	if (b->sha256)
+		field_str(f, "FSN_SHA256", b->sha256);
+	if (b->sha256_before)
+		field_str(f, "FSN_SHA256_BEFORE", b->sha256_before);
+	if (b->hash_skipped)
+		field_str(f, "FSN_HASH_SKIPPED", b->hash_skipped);
+	if (b->target)
+		field_str(f, "FSN_TARGET", b->target);
+	if (b->target_before)
+		field_str(f, "FSN_TARGET_BEFORE", b->target_before);
+	if (b->recorded_usec)
+		field_num(f, "FSN_RECORDED", b->recorded_usec);
+	if (b->package_asked && b->package)
+		field_str(f, "FSN_PACKAGE", b->package);
+	if (b->package_asked)
+		field_num(f, "FSN_PACKAGE_VERIFIED", b->package_verified);
 }
 
 static void fields_free(struct fields *f) {
@@ -223,6 +253,15 @@ static void format_message(const struct record *r, const char *events, char *msg
 		msg_escape(msg, len, &pos, r->path ? r->path : "(unknown path)");
 		format_content(r->content, msg, len, &pos);
 		break;
+	case RECORD_BASELINE:
+		msg_printf(msg, len, &pos, ": %s ", r->change ? r->change : "?");
+		msg_escape(msg, len, &pos, r->path ? r->path : "(unknown path)");
+		if (r->old_path) {
+			msg_printf(msg, len, &pos, " from ");
+			msg_escape(msg, len, &pos, r->old_path);
+		}
+		msg_printf(msg, len, &pos, " (%s)", r->reason ? r->reason : "?");
+		break;
 	case RECORD_STATS:
 		if (r->perm)
 			msg_printf(msg, len, &pos,
@@ -250,6 +289,7 @@ static const char *record_message_id(enum record_kind kind) {
 	case RECORD_UNMOUNTED: return FSND_MID_UNMOUNTED;
 	case RECORD_REARMED: return FSND_MID_REARMED;
 	case RECORD_CONTENT: return FSND_MID_CONTENT;
+	case RECORD_BASELINE: return FSND_MID_BASELINE;
 	}
 	return NULL;
 }
@@ -310,7 +350,9 @@ static void journal_emit(struct output *o, const struct record *r) {
 			field_str(&f, "FSN_WHO_SKIPPED", r->who_skipped);
 	}
 	if ((r->kind == RECORD_EVENT || r->kind == RECORD_RESCAN) && r->attrs)
-		fields_attrs(&f, r->attrs, r->attrs_before);
+		fields_attrs(&f, r);
+	else if (r->kind == RECORD_BASELINE)
+		fields_baseline(&f, r);
 	else if (r->kind == RECORD_EVENT && r->attrs_skipped)
 		field_str(&f, "FSN_ATTRS_SKIPPED", r->attrs_skipped);
 	if (r->kind == RECORD_EVENT && r->hash_skipped)
@@ -332,9 +374,9 @@ static void journal_emit(struct output *o, const struct record *r) {
 		if (c->package_asked)
 			field_num(&f, "FSN_PACKAGE_VERIFIED", c->package_verified);
 	}
-	if (r->kind == RECORD_RESCAN && r->change)
+	if ((r->kind == RECORD_RESCAN || r->kind == RECORD_BASELINE) && r->change)
 		field_str(&f, "FSN_CHANGE", r->change);
-	if (r->kind == RECORD_GONE && r->reason)
+	if ((r->kind == RECORD_GONE || r->kind == RECORD_BASELINE) && r->reason)
 		field_str(&f, "FSN_REASON", r->reason);
 	if (r->kind == RECORD_UNMOUNTED && r->mount)
 		field_str(&f, "FSN_MOUNT", r->mount);

@@ -2,7 +2,8 @@
 /*
  * output-json.c — the json output: one JSON object per line (escape.c's
  * record_to_json()) to a file, opened O_APPEND and reopened on SIGUSR1, or
- * to stdout ("-").
+ * to stdout ("-"); or, "format = ecs", each record as an Elastic Common
+ * Schema document (ecs.c's record_to_ecs()).
  *
  * Lines are never torn or interleaved: complete lines are handed to
  * write(); what a write leaves over (short write, EAGAIN) waits in a buffer
@@ -71,6 +72,8 @@ struct json_output {
 	 * written or buffered): a line that never does takes no number. */
 	char stream[33];
 	uint64_t seq;
+	/* what a line is: record_to_json() or record_to_ecs() */
+	int (*format)(const struct record *r, char *buf, size_t len);
 };
 
 /* r as it goes out on j: with the origin, j's stream and the next seq. */
@@ -293,7 +296,7 @@ static void report_lost(struct json_output *j) {
 		.count = j->lost,
 	};
 	r = numbered(j, &r);
-	n = record_to_json(&r, line, sizeof(line));
+	n = j->format(&r, line, sizeof(line));
 	if (n < 0 || (size_t)n >= sizeof(line))
 		return;
 	w = write_all(j, line, (size_t)n, &err);
@@ -347,7 +350,7 @@ static void json_emit(struct output *o, const struct record *orig) {
 	 * room (else below, and copied there) */
 	if (j->head.loop && j->len + JSON_LINE_ROOM <= j->max &&
 	    buffer_reserve(j, JSON_LINE_ROOM) == 0) {
-		n = record_to_json(&rec, j->buf + j->off + j->len, JSON_LINE_ROOM);
+		n = j->format(&rec, j->buf + j->off + j->len, JSON_LINE_ROOM);
 		if (n >= 0 && n < JSON_LINE_ROOM) {
 			j->len += (size_t)n;
 			j->seq++;
@@ -356,7 +359,7 @@ static void json_emit(struct output *o, const struct record *orig) {
 			return;
 		}
 	}
-	n = record_to_json(&rec, stack, sizeof(stack));
+	n = j->format(&rec, stack, sizeof(stack));
 	if (n < 0) {
 		j->lost++;
 		output_failed(o, 1, -n, "cannot format a record");
@@ -369,7 +372,7 @@ static void json_emit(struct output *o, const struct record *orig) {
 			output_failed(o, 1, ENOMEM, "cannot format a record");
 			return;
 		}
-		record_to_json(&rec, heap, (size_t)n + 1);
+		j->format(&rec, heap, (size_t)n + 1);
 		line = heap;
 	}
 
@@ -579,6 +582,7 @@ int output_json_open(const struct output_conf *conf, struct ev_loop *loop, struc
 		return -ENOMEM;
 	j->fd = -1;
 	j->max = JSON_BUFFER_MAX;
+	j->format = conf->format == FORMAT_ECS ? record_to_ecs : record_to_json;
 	origin_new_stream(j->stream);
 	r = output_init(&j->head, &json_ops, conf, loop);
 	if (r < 0)

@@ -3,16 +3,22 @@
  * packages.h — what dpkg says files hold (a rule's packages:
  * fsnotifyd.conf(5)), and the changes waiting to be checked against it.
  *
- * The index: the files dpkg's database lists in its md5sums files
- * (INFODIR/PKG.md5sums: "MD5  path" lines), those under the rules'
- * paths only, each with its package and MD5. An inotify watch on INFODIR
- * reads a package's md5sums again when dpkg writes, renames or removes
- * it. Main thread only.
+ * The index: the files dpkg's database (ADMINDIR, /var/lib/dpkg) lists in
+ * its md5sums files (ADMINDIR/info/PKG.md5sums: "MD5  path" lines) and, for
+ * conffiles, which md5sums leave out, in its status file (a package's
+ * Conffiles field), those under the rules' paths only, each with its
+ * package and MD5. An inotify watch on info/ reads a package's md5sums
+ * again when dpkg writes, renames or removes it; one on ADMINDIR reads the
+ * conffiles again when dpkg renames a new status into place. Main thread
+ * only.
  *
  * The waits: dpkg puts a package's files in place before its md5sums
  * (both renamed into place, the md5sums last), so a change dpkg made can
  * be checked only once the md5sums that lists it was read, or dpkg has
- * exited (its pidfd). A change of someone else's to a listed file is
+ * exited (its pidfd). A conffile's new MD5 is in the status dpkg writes
+ * at its exit: dpkg's changes to one wait for that exit, and its temporary
+ * (NAME.dpkg-new, unpacked by one dpkg) for the rename over NAME, which
+ * apt's next dpkg (--configure) makes. A change of someone else's to a listed file is
  * checked as soon as the file is hashed. Each waiting change has an id,
  * which its hash job carries (hasher.h); when both the file's MD5 and the
  * word of the database are known, ops->resolved says whether they agree.
@@ -35,6 +41,8 @@ struct pkgfile {
 	struct fsn_hnode node;   /* in the index, by path */
 	struct pkgfile *sibling; /* the package's next file */
 	const char *pkg;         /* its package's name ("coreutils", "libc6:amd64") */
+	bool conffile;           /* one of the package's conffiles (status) */
+	bool has_md5;            /* md5 known (a conffile dpkg has only unpacked: not yet) */
 	unsigned char md5[16];
 	char path[]; /* absolute */
 };
@@ -60,6 +68,10 @@ struct pkg_change {
 	struct record_content content;
 	unsigned char md5[16];
 	bool has_md5;
+	/* resolved while the list is walked (each_change()): out of the
+	 * list, freed when the walk ends */
+	bool dead;
+	struct pkg_change *grave_next;
 };
 
 struct pkgdb_ops {
@@ -70,27 +82,38 @@ struct pkgdb_ops {
 	 * once. c is freed after. */
 	void (*resolved)(void *userdata, struct pkg_change *c, const struct pkgfile *pf,
 			 bool verified, bool step);
+	/* Whether every event queued until now was handed to pkgdb_wait()
+	 * (fsn_ctx_is_drained()): a dpkg that exited is done only then (the
+	 * rename of its temporary may wait behind its exit). NULL: always. */
+	bool (*drained)(void *userdata);
 };
 
 struct pkgdb_stats {
-	uint64_t files, packages; /* in the index */
+	uint64_t files, packages; /* in the index (files: conffiles too) */
+	uint64_t conffiles;
 	uint64_t waiting, verified, mismatched, unlisted, no_room;
 };
 
-/* A database of infodir ("/var/lib/dpkg/info"): empty until pkgdb_scope(). */
-int pkgdb_new(struct ev_loop *loop, const char *infodir, const struct pkgdb_ops *ops,
+/* A database of admindir ("/var/lib/dpkg"): empty until pkgdb_scope(). */
+int pkgdb_new(struct ev_loop *loop, const char *admindir, const struct pkgdb_ops *ops,
 	      void *userdata, struct pkgdb **ret);
 /* Every change still waiting resolved as it stands (its md5sums not read:
  * as the index says now); NULL. */
 struct pkgdb *pkgdb_free(struct pkgdb *db);
 
 /* Index the files under the n prefixes (absolute paths; "/" all) from
- * every md5sums of the database, and watch it: 0 or -errno (the database
+ * every md5sums and the status of the database, and watch it: 0 or -errno (the database
  * cannot be read: the index is empty, the error logged). max_waiting:
  * limits.package_hold; wait_sec: the most a dpkg change waits. */
 int pkgdb_scope(struct pkgdb *db, char *const *prefixes, size_t n, size_t max_waiting,
 		unsigned wait_sec);
 const struct pkgfile *pkgdb_lookup(const struct pkgdb *db, const char *path);
+
+/* Whether pid is a dpkg the database follows (root's, seen at work, its
+ * exit not yet settled): its events are dpkg's even when they are read
+ * after it exited, when /proc no longer says what it was (its rename of a
+ * file into place is among the last things it does). */
+bool pkgdb_follows(const struct pkgdb *db, pid_t pid);
 void pkgdb_get_stats(const struct pkgdb *db, struct pkgdb_stats *ret);
 
 /* rec (an event record of rule's, of a regular file) waits for its check:
@@ -109,3 +132,13 @@ void pkgdb_hashed(struct pkgdb *db, uint64_t id, const struct record_content *co
 int pkgdb_parse_md5sums(int fd,
 			void (*fn)(void *userdata, const char *path, const unsigned char md5[16]),
 			void *userdata);
+
+/* A status file's conffiles (each package's "Conffiles:" lines, " /path
+ * MD5 [obsolete|remove-on-upgrade]"), for tests: fn called with the
+ * package ("name", "name:arch" for Multi-Arch: same), the path and its
+ * MD5 (NULL: "newconffile", not known yet). The number of conffiles, or
+ * -errno. */
+int pkgdb_parse_status(int fd,
+		       void (*fn)(void *userdata, const char *pkg, const char *path,
+				  const unsigned char *md5),
+		       void *userdata);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* util.c — see util.h. */
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -141,4 +142,15 @@ uint64_t now_monotonic_usec(void) {
 
 uint64_t now_monotonic_sec(void) {
 	return now_usec(CLOCK_MONOTONIC_COARSE) / 1000000u;
+}
+
+int thread_start(pthread_t *t, void *(*fn)(void *), void *arg) {
+	sigset_t all, old;
+	int k;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	k = pthread_create(t, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return -k;
 }

@@ -6,6 +6,7 @@
  */
 #pragma once
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -20,6 +21,9 @@
 bool path_in(const char *path, const char *dir, bool recursive, bool self);
 /* A string with * ? or [ is an fnmatch() pattern. */
 bool is_glob(const char *s);
+/* fn(arg) in a thread of its own that blocks every signal (signals are the
+ * main thread's): 0 or -errno. */
+int thread_start(pthread_t *t, void *(*fn)(void *), void *arg);
 /* realpath(), or a copy of path where that fails; NULL only without memory. */
 char *canonical(const char *path);
 void strv_free(char **v, size_t n);

@@ -123,6 +123,10 @@ struct fsn_pending_event {
 	bool queued;     /* its answer waits in ctx->answers (entry queue_idx) */
 	bool flushed;    /* ... was written from its callback: its fd is ours again */
 	size_t queue_idx;
+	/* the read it is of (fanotify): its buffer, where the next event
+	 * starts and where the read ends (fsn_ctx_name_taken_later()) */
+	const void *buf;
+	size_t next, len;
 };
 
 /* perm.c: the plain answers given during the dispatch of one read, written
@@ -237,6 +241,10 @@ struct fsn_chunk *fsn_reader_take(struct fsn_reader *rd);
 void fsn_reader_done(struct fsn_reader *rd, struct fsn_chunk *c);
 /* Nothing queued, and the thread waits for the kernel (or is stopped). */
 bool fsn_reader_idle(struct fsn_reader *rd);
+/* Idle, and none of its sources readable now: everything the kernel had
+ * queued before the call is handed over (and taken, when nothing is
+ * queued). */
+bool fsn_reader_drained(struct fsn_reader *rd);
 /* A read of a source failed (not EAGAIN): the thread dropped it; -errno
  * and *ret_src once, else 0. */
 int fsn_reader_failed(struct fsn_reader *rd, unsigned *ret_src);

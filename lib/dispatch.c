@@ -194,9 +194,20 @@ _public_ int fsn_ctx_set_fd_budget(struct fsn_ctx *ctx, struct fsn_fd_budget *b)
 	return 0;
 }
 
+/* Nothing readable in epfd now. */
+static bool epoll_quiet(int epfd) {
+	struct epoll_event ee[4];
+
+	return epoll_wait(epfd, ee, (int)(sizeof(ee) / sizeof(ee[0])), 0) == 0;
+}
+
 _public_ bool fsn_ctx_is_drained(const struct fsn_ctx *ctx) {
+	/* the cheap tests first (a storm: no system call); then the
+	 * context's own set (the sources read here, the reader thread's
+	 * eventfd, the pending one): none readable; the reader's last */
 	return ctx && ctx->pend_len == 0 && !ctx->chunk && !ctx->fd_starved &&
-	       (!ctx->reader || fsn_reader_idle(ctx->reader));
+	       (!ctx->reader || fsn_reader_idle(ctx->reader)) && epoll_quiet(ctx->epfd) &&
+	       (!ctx->reader || fsn_reader_drained(ctx->reader));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -263,7 +274,7 @@ static int dispatch_events(struct fsn_ctx *ctx, const void *buf, unsigned src, s
 	size_t off = *offp;
 
 	while (off < len) {
-		struct fsn_pending_event pe = { .perm_fd = -1, .group = g };
+		struct fsn_pending_event pe = { .perm_fd = -1, .group = g, .buf = buf, .len = len };
 		size_t next = off;
 		int r;
 
@@ -302,6 +313,7 @@ static int dispatch_events(struct fsn_ctx *ctx, const void *buf, unsigned src, s
 			continue;
 		}
 
+		pe.next = next;
 		ctx->cur = &pe;
 		r = fn(ctx, &pe.ev, userdata);
 		if (g)
@@ -538,6 +550,49 @@ static int dispatch(struct fsn_ctx *ctx, fsn_event_fn fn, void *userdata) {
 			return r;
 	}
 	return count;
+}
+
+/* Whether ev (a dirent event) names dfid's entry name (either side of a
+ * FAN_RENAME). */
+static bool names_entry(const struct fsn_event *ev, const struct fsn_fid *dfid, const char *name) {
+	return ((ev->has & FSN_HAS_NAME) && (ev->has & FSN_HAS_DFID) &&
+		strcmp(ev->name, name) == 0 && fsn_fid_equal(&ev->dfid, dfid)) ||
+	       ((ev->has & FSN_HAS_OLD) && strcmp(ev->old_name, name) == 0 &&
+		fsn_fid_equal(&ev->old_dfid, dfid)) ||
+	       ((ev->has & FSN_HAS_NEW) && strcmp(ev->new_name, name) == 0 &&
+		fsn_fid_equal(&ev->new_dfid, dfid));
+}
+
+_public_ int fsn_ctx_name_taken_later(struct fsn_ctx *ctx, const struct fsn_fid *dfid,
+				      const char *name) {
+	const uint64_t out = FAN_DELETE | FAN_MOVED_FROM, in = FAN_CREATE | FAN_MOVED_TO;
+	const struct fsn_pending_event *pe;
+	size_t off;
+
+	if (!ctx || !dfid || !name)
+		return -EINVAL;
+	pe = ctx->cur;
+	if (!pe || !pe->group || !pe->buf)
+		return 0;
+	off = pe->next;
+	for (unsigned i = 0; i < FSN_LATER_WINDOW && off + FAN_EVENT_METADATA_LEN <= pe->len; i++) {
+		struct fanotify_event_metadata md;
+		struct fsn_event ev;
+		size_t at = off;
+
+		memcpy(&md, (const char *)pe->buf + off, sizeof(md));
+		if (md.event_len < sizeof(md) || md.event_len > pe->len - off)
+			return 0;
+		off += md.event_len;
+		/* (a merge of out and in bits: which came first is not known) */
+		if (!(md.mask & FAN_RENAME) &&
+		    (!(md.mask & (out | in)) || ((md.mask & out) && (md.mask & in))))
+			continue;
+		if (fsn_decode_fanotify(pe->buf, pe->len, &at, &ev) == 1 &&
+		    names_entry(&ev, dfid, name))
+			return 1;
+	}
+	return 0;
 }
 
 _public_ int fsn_event_take_fd(struct fsn_event *ev) {

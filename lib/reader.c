@@ -449,6 +449,21 @@ void fsn_reader_done(struct fsn_reader *rd, struct fsn_chunk *c) {
 	pthread_mutex_unlock(&rd->lock);
 }
 
+bool fsn_reader_drained(struct fsn_reader *rd) {
+	struct epoll_event ee[MAX_SOURCES + 1];
+	int n;
+
+	/* the kernel's queues, then the thread: waiting, it handed over all
+	 * it read before it looked and found nothing */
+	n = epoll_wait(rd->epfd, ee, (int)(sizeof(ee) / sizeof(ee[0])), 0);
+	if (n < 0)
+		return false;
+	for (int i = 0; i < n; i++)
+		if (ee[i].data.u64 != WAKE_EPOLL_ID)
+			return false;
+	return fsn_reader_idle(rd);
+}
+
 bool fsn_reader_idle(struct fsn_reader *rd) {
 	bool idle;
 

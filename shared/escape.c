@@ -15,58 +15,11 @@
 #include <time.h>
 
 #include "escape.h"
+#include "put.h"
 #include "fsn-uapi.h"
 #include "fsn-util.h"
 #include "fsn.h"
 #include "verdict.h"
-
-/* Append n bytes at *pos: what fits in buf[0..len-1), NUL terminated, *pos
- * advanced by n. */
-static void put(char *buf, size_t len, size_t *pos, const void *data, size_t n) {
-	if (len > 0 && *pos < len - 1) {
-		size_t room = len - 1 - *pos;
-
-		memcpy(buf + *pos, data, n < room ? n : room);
-		buf[*pos + (n < room ? n : room)] = '\0';
-	}
-	*pos += n;
-}
-
-/* (inlined: most s are literals, whose strlen() the compiler knows) */
-static inline __attribute__((always_inline)) void puts_(char *buf, size_t len, size_t *pos,
-							const char *s) {
-	put(buf, len, pos, s, strlen(s));
-}
-
-/* A member's ,"key": for put_string() and put_path(): the text and its
- * length, made at compile time (keys are literals: nothing to escape). */
-#define KEY(k) ",\"" k "\":", sizeof(",\"" k "\":") - 1
-
-/* v in decimal, without printf: a record has a few numbers and comes
- * hundreds of thousands of times a second in a storm. */
-static void put_u64(char *buf, size_t len, size_t *pos, uint64_t v) {
-	char tmp[24];
-	size_t n = sizeof(tmp);
-
-	do {
-		tmp[--n] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	put(buf, len, pos, tmp + n, sizeof(tmp) - n);
-}
-
-static void __attribute__((format(printf, 4, 5)))
-putf(char *buf, size_t len, size_t *pos, const char *fmt, ...) {
-	char tmp[128];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		put(buf, len, pos, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
-}
 
 /*
  * Length of the valid UTF-8 sequence at s (n bytes available), or 0 if the
@@ -352,40 +305,6 @@ size_t base64_encode(char *buf, size_t len, const void *data, size_t n) {
 	return pos;
 }
 
-/* "key":"escaped" plus "key_b64":"..." when not valid UTF-8. */
-static void put_path(char *buf, size_t len, size_t *pos, const char *key, size_t klen,
-		     const char *s) {
-	size_t need;
-
-	put(buf, len, pos, key, klen);
-	put(buf, len, pos, "\"", 1);
-	if (json_escape(buf, len, pos, s)) {
-		put(buf, len, pos, "\"", 1);
-		return;
-	}
-	put(buf, len, pos, "\"", 1);
-	put(buf, len, pos, key, klen - 2); /* ,"key */
-	puts_(buf, len, pos, "_b64\":\"");
-	need = base64_encode(NULL, 0, s, strlen(s));
-	if (len > 0 && *pos < len - 1)
-		base64_encode(buf + *pos, len - *pos, s, strlen(s));
-	*pos += need;
-	puts_(buf, len, pos, "\"");
-}
-
-/* ,"key":"escaped" or ,"key":null */
-static void put_string(char *buf, size_t len, size_t *pos, const char *key, size_t klen,
-		       const char *s) {
-	put(buf, len, pos, key, klen);
-	if (!s) {
-		put(buf, len, pos, "null", 4);
-		return;
-	}
-	put(buf, len, pos, "\"", 1);
-	json_escape(buf, len, pos, s);
-	put(buf, len, pos, "\"", 1);
-}
-
 /* ,"events":["a","b"] — the arrays of the last few masks formatted are
  * kept (per thread): a storm's records have a few masks, in turns. */
 #define EVENTS_CACHE 8
@@ -446,6 +365,7 @@ const char *record_kind_name(enum record_kind k) {
 	case RECORD_UNMOUNTED: return "unmounted";
 	case RECORD_REARMED: return "rearmed";
 	case RECORD_CONTENT: return "content";
+	case RECORD_BASELINE: return "baseline";
 	}
 	return "unknown";
 }
@@ -533,6 +453,7 @@ int record_severity(const struct record *r) {
 	case RECORD_EVENT:
 	case RECORD_RESCAN:
 	case RECORD_CONTENT:
+	case RECORD_BASELINE:
 	case RECORD_STATS: return p;
 	case RECORD_REARMED: least = LOG_NOTICE; break;
 	case RECORD_DECISION:
@@ -594,17 +515,32 @@ const char *record_attrs_type_name(uint32_t type) {
 	return "unknown";
 }
 
-/* ,"key":"2026-12-06T22:00:00.123456789Z" */
-static void put_nsec_time(char *buf, size_t len, size_t *pos, const char *key, size_t klen,
-			  int64_t sec, uint32_t nsec) {
-	char stamp[64] = "1970-01-01T00:00:00";
+/* 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z */
+#define RFC3339_FIRST_SEC (-62135596800LL)
+#define RFC3339_LAST_SEC 253402300799LL
+
+bool format_nsec_time(char *buf, size_t len, int64_t sec, uint32_t nsec) {
 	time_t t = (time_t)sec;
 	struct tm tm;
 
-	if (gmtime_r(&t, &tm))
-		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+	if (sec < RFC3339_FIRST_SEC || sec > RFC3339_LAST_SEC || !gmtime_r(&t, &tm))
+		return false;
+	snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%09" PRIu32 "Z", tm.tm_year + 1900,
+		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, nsec % 1000000000u);
+	return true;
+}
+
+/* ,"key":"2026-12-06T22:00:00.123456789Z", or the seconds as a number for
+ * a year RFC 3339 cannot write */
+static void put_nsec_time(char *buf, size_t len, size_t *pos, const char *key, size_t klen,
+			  int64_t sec, uint32_t nsec) {
+	char stamp[64];
+
 	put(buf, len, pos, key, klen);
-	putf(buf, len, pos, "\"%s.%09" PRIu32 "Z\"", stamp, nsec % 1000000000u);
+	if (format_nsec_time(stamp, sizeof(stamp), sec, nsec))
+		putf(buf, len, pos, "\"%s\"", stamp);
+	else
+		putf(buf, len, pos, "%" PRId64, sec);
 }
 
 /* {"type":...,"nlink":N} or null */
@@ -620,6 +556,15 @@ static void put_attrs(char *buf, size_t len, size_t *pos, const struct record_at
 	put_nsec_time(buf, len, pos, KEY("mtime"), a->mtime_sec, a->mtime_nsec);
 	put_nsec_time(buf, len, pos, KEY("ctime"), a->ctime_sec, a->ctime_nsec);
 	putf(buf, len, pos, ",\"ino\":%" PRIu64 ",\"nlink\":%" PRIu32 "}", a->ino, a->nlink);
+}
+
+int record_attrs_to_json(const struct record_attrs *a, char *buf, size_t len) {
+	size_t pos = 0;
+
+	if (len > 0)
+		buf[0] = '\0';
+	put_attrs(buf, len, &pos, a);
+	return pos > INT32_MAX ? -EOVERFLOW : (int)pos;
 }
 
 const char *const record_attrs_names[RECORD_ATTRS_N] = { "type",  "mode",  "uid", "gid",  "size",
@@ -650,6 +595,21 @@ size_t record_attrs_changed(const struct record_attrs *a, const struct record_at
 	return n;
 }
 
+size_t record_changed(const struct record *r, const char *names[RECORD_CHANGED_N]) {
+	const struct record_baseline *b = r->kind == RECORD_BASELINE ? r->baseline : NULL;
+	size_t n = 0;
+
+	if (!r->attrs || !r->attrs_before)
+		return 0;
+	n = record_attrs_changed(r->attrs_before, r->attrs, names);
+	if (b && b->sha256 && b->sha256_before && strcmp(b->sha256, b->sha256_before) != 0)
+		names[n++] = "content";
+	if (b && (b->target || b->target_before) &&
+	    (!b->target || !b->target_before || strcmp(b->target, b->target_before) != 0))
+		names[n++] = "target";
+	return n;
+}
+
 /* ,"attrs":{...},"attrs_before":{...}|null[,"changed":[...]] */
 static void put_attrs_record(char *buf, size_t len, size_t *pos, const struct record *r) {
 	put(buf, len, pos, KEY("attrs"));
@@ -659,8 +619,8 @@ static void put_attrs_record(char *buf, size_t len, size_t *pos, const struct re
 	if (!r->attrs && r->attrs_skipped)
 		put_string(buf, len, pos, KEY("attrs_skipped"), r->attrs_skipped);
 	if (r->attrs && r->attrs_before) {
-		const char *names[RECORD_ATTRS_N];
-		size_t n = record_attrs_changed(r->attrs_before, r->attrs, names);
+		const char *names[RECORD_CHANGED_N];
+		size_t n = record_changed(r, names);
 
 		put(buf, len, pos, KEY("changed"));
 		put(buf, len, pos, "[", 1);
@@ -673,6 +633,44 @@ static void put_attrs_record(char *buf, size_t len, size_t *pos, const struct re
 		}
 		put(buf, len, pos, "]", 1);
 	}
+}
+
+/* ,"change":...,"reason":...,"attrs"...,"sha256":...,"sha256_before":...,
+ * "target":...,"target_before":...,"recorded":... */
+static void put_baseline(char *buf, size_t len, size_t *pos, const struct record *r) {
+	const struct record_baseline none = { 0 }, *b = r->baseline ? r->baseline : &none;
+
+	put_string(buf, len, pos, KEY("change"), r->change);
+	put_string(buf, len, pos, KEY("reason"), r->reason);
+	put_attrs_record(buf, len, pos, r);
+	put_string(buf, len, pos, KEY("sha256"), b->sha256);
+	put_string(buf, len, pos, KEY("sha256_before"), b->sha256_before);
+	if (b->hash_skipped)
+		put_string(buf, len, pos, KEY("hash_skipped"), b->hash_skipped);
+	if (b->target || b->target_before) {
+		if (b->target)
+			put_path(buf, len, pos, KEY("target"), b->target);
+		else
+			puts_(buf, len, pos, ",\"target\":null");
+		if (b->target_before)
+			put_path(buf, len, pos, KEY("target_before"), b->target_before);
+		else
+			puts_(buf, len, pos, ",\"target_before\":null");
+	}
+	if (b->package_asked) {
+		put_string(buf, len, pos, KEY("package"), b->package);
+		putf(buf, len, pos, ",\"package_verified\":%s",
+		     b->package_verified ? "true" : "false");
+	}
+	if (b->recorded_usec) {
+		char stamp[96];
+
+		format_time_usec(stamp, sizeof(stamp), b->recorded_usec);
+		puts_(buf, len, pos, ",\"recorded\":\"");
+		puts_(buf, len, pos, stamp);
+		put(buf, len, pos, "\"", 1);
+	} else
+		puts_(buf, len, pos, ",\"recorded\":null");
 }
 
 /* ,"event_time":"...","sha256":"..."|null,"size":N|null[,"hash_skipped":"..."] */
@@ -827,6 +825,8 @@ int record_to_json(const struct record *r, char *buf, size_t len) {
 		putf(buf, len, &pos, ",\"count\":%" PRIu64, r->count);
 	if (r->kind == RECORD_CONTENT && r->content)
 		put_content(buf, len, &pos, r->content);
+	if (r->kind == RECORD_BASELINE)
+		put_baseline(buf, len, &pos, r);
 	put_label(buf, len, &pos, r);
 	if (r->origin)
 		put_origin(buf, len, &pos, r->origin);
@@ -920,6 +920,21 @@ int record_to_text(const struct record *r, char *buf, size_t len) {
 		puts_(buf, len, &pos, "content of ");
 		put_text(buf, len, &pos, r->path, "(unknown path)");
 		format_content(r->content, buf, len, &pos);
+		break;
+	case RECORD_BASELINE:
+		puts_(buf, len, &pos, "baseline: ");
+		put_text(buf, len, &pos, r->change, "?");
+		puts_(buf, len, &pos, " ");
+		put_text(buf, len, &pos, r->path, "(unknown path)");
+		if (r->old_path) {
+			puts_(buf, len, &pos, " from ");
+			put_text(buf, len, &pos, r->old_path, "");
+		}
+		puts_(buf, len, &pos,
+		      !r->reason                           ? ""
+		      : strcmp(r->reason, "offline") == 0  ? " while the daemon was not running"
+		      : strcmp(r->reason, "overflow") == 0 ? " while events were lost"
+							   : " (verified)");
 		break;
 	case RECORD_GONE:
 	case RECORD_UNMOUNTED:

@@ -95,6 +95,12 @@ const char *severity_name(int priority);
  * (at least 32 bytes). */
 void format_time_usec(char *buf, size_t len, uint64_t usec);
 
+/* A file time (seconds since the epoch, nanoseconds) as RFC 3339 UTC with
+ * nanoseconds ("2026-12-06T22:00:00.123456789Z") into buf (at least 32
+ * bytes); false, buf untouched, when its year is not 0001 to 9999, which
+ * RFC 3339 cannot write (anyone may set their file's mtime so). */
+bool format_nsec_time(char *buf, size_t len, int64_t sec, uint32_t nsec);
+
 /*
  * Format one record as one JSON line (one object, ending in '\n'; no other
  * newline can occur in it, whatever the bytes of the filenames); returns
@@ -151,6 +157,35 @@ void format_time_usec(char *buf, size_t len, uint64_t usec);
  */
 int record_to_json(const struct record *r, char *buf, size_t len);
 
+/* The Elastic Common Schema version record_to_ecs() writes to. */
+#define ECS_VERSION "9.4.0"
+
+/*
+ * Format one record as one Elastic Common Schema document (ecs.c): one
+ * JSON object ending in '\n', snprintf-like as record_to_json(). ECS's
+ * fields where ECS has one: @timestamp; ecs.version; event.kind ("event",
+ * "metric" for stats), event.category (["file"], a decision's also
+ * "intrusion_detection"), event.type (creation, deletion, change, access
+ * from the events; allowed or denied; a rescan's or baseline's change;
+ * else info), event.action (the events; else the kind, "rescan-created"),
+ * event.module "fsnotifyd", event.dataset "fsnotifyd.record",
+ * event.severity (syslog's number), event.sequence (seq), event.created (a
+ * content record's event_time), event.duration (a decision's latency, ns),
+ * event.reason; rule.name; log.level; tags; file.path, .name, .directory,
+ * .target_path, .type ("file", "dir", "symlink"...), .mode, .uid, .gid,
+ * .size, .mtime, .ctime, .inode, .hash.sha256; package.name;
+ * process.pid, .name (comm), .executable, .parent.pid, .parent.name;
+ * user.id; container.id or .name, .runtime; host.name, .id (machine id),
+ * .boot.id. The rest under "fsnotifyd": kind, events (an overflow's, a
+ * content record's), path_b64 (and old_path, mount, target_before with
+ * theirs, exe_b64, target_b64), ondir, change, login_uid, session, unit,
+ * slice, mntns, who_skipped, attrs_before, changed, attrs_skipped,
+ * hash_skipped, sha256_before, recorded, package_verified, verdict,
+ * errno, audit, by, decision, perm (stats), count, stream. Unknown values
+ * are left out. fsnotifyd.conf(5) documents it for users.
+ */
+int record_to_ecs(const struct record *r, char *buf, size_t len);
+
 /* A file type (S_IFMT bits) as the records name it: "file", "directory",
  * "symlink", "fifo", "socket", "char", "block" or "unknown". */
 const char *record_attrs_type_name(uint32_t type);
@@ -161,6 +196,13 @@ const char *record_attrs_type_name(uint32_t type);
 extern const char *const record_attrs_names[RECORD_ATTRS_N];
 size_t record_attrs_changed(const struct record_attrs *a, const struct record_attrs *b,
 			    const char *names[RECORD_ATTRS_N]);
+/* a as a record's "attrs" object ({"type":...,"nlink":N}, "null" for
+ * NULL) into buf (NUL-terminated, cut to len): its length. */
+int record_attrs_to_json(const struct record_attrs *a, char *buf, size_t len);
+/* What changed from r's attrs_before to its attrs ("changed" of its JSON
+ * line): the attributes, and a baseline record's "content" and "target". */
+#define RECORD_CHANGED_N (RECORD_ATTRS_N + 2)
+size_t record_changed(const struct record *r, const char *names[RECORD_CHANGED_N]);
 
 /* Make o's JSON members (json, json_len) from its host and ids. */
 void record_origin_seal(struct record_origin *o);

@@ -29,8 +29,9 @@ enum record_kind {
 	RECORD_REARMED,   /* a rule's path is watched again (or at last, when it did not exist) */
 	RECORD_CONTENT,   /* what a file an event or rescan record named holds (a rule's hash):
 			     content */
+	RECORD_BASELINE,  /* what differs from a rule's baseline (change, reason, baseline) */
 };
-#define RECORD_KIND_LAST RECORD_CONTENT
+#define RECORD_KIND_LAST RECORD_BASELINE
 
 /* Where records come from: the host's name, and the machine's and the
  * boot's ids as the journal writes them (_MACHINE_ID, _BOOT_ID: 32 lower
@@ -115,6 +116,25 @@ struct record_content {
 	bool package_verified;
 };
 
+/* What a file held and holds, for RECORD_BASELINE (its attributes are
+ * the record's attrs, NULL: deleted, and attrs_before, NULL: created). */
+struct record_baseline {
+	/* the SHA-256 of the content (a rule that hashes a regular file),
+	 * NULL: not known; hash_skipped: why the one now is not ("too_big",
+	 * "changing", "gone", "error") */
+	const char *sha256, *sha256_before, *hash_skipped;
+	/* a symbolic link's target, NULL: not one */
+	const char *target, *target_before;
+	/* when the baseline recorded what it was (0: created) */
+	uint64_t recorded_usec;
+	/* a rule with packages, a regular file read anew: the package dpkg's
+	 * database says it is of (NULL: none lists it), and whether its MD5
+	 * is the one listed */
+	bool package_asked;
+	const char *package;
+	bool package_verified;
+};
+
 /* A permission rule's counters, for RECORD_STATS. */
 struct perm_counts {
 	uint64_t allowed, denied, audited, deadline;
@@ -144,11 +164,17 @@ struct record {
 	/* RECORD_STATS */
 	const struct perm_counts *perm;
 	/* RECORD_RESCAN: "created", "modified" or "changed" (a directory whose
-	 * entries changed: something in it was created, deleted or moved) */
+	 * entries changed: something in it was created, deleted or moved);
+	 * RECORD_BASELINE: "created", "deleted", "renamed" (old_path: where it
+	 * was) or "changed" */
 	const char *change;
 	/* RECORD_GONE: "deleted" (or replaced by a rename), "moved" (moved
-	 * away), "covered" (a filesystem was mounted over it) */
+	 * away), "covered" (a filesystem was mounted over it); RECORD_BASELINE:
+	 * when it was found: "offline" (at the start: while the daemon was not
+	 * running), "overflow" (after events were lost), "verify" (asked) */
 	const char *reason;
+	/* RECORD_BASELINE */
+	const struct record_baseline *baseline;
 	/* RECORD_UNMOUNTED: the mount point of the mount that went */
 	const char *mount;
 	/* Where and in which order (set by the output that writes the

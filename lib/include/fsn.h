@@ -521,12 +521,13 @@ struct fsn_reader_stats {
 int fsn_ctx_get_reader_stats(const struct fsn_ctx *ctx, struct fsn_reader_stats *ret);
 
 /*
- * After fsn_ctx_dispatch() returned >= 0: whether everything queued was
- * handed out, in the kernel and (with a reader thread) in the thread's
- * buffer, as far as can be told: the last read of every source came back
- * short, and no fd-mode group's events were left queued for want of fds
- * (fsn_ctx_fd_starved()). An overflow that comes later lost only events
- * queued after this.
+ * After fsn_ctx_dispatch() returned >= 0: whether every event the kernel
+ * had queued before the call was handed out: none held by the context or
+ * (with a reader thread) the thread, no fd-mode group's events left queued
+ * for want of fds (fsn_ctx_fd_starved()), no source readable now (a
+ * non-blocking look, made only when the rest holds). An overflow that
+ * comes later lost only events queued after this; a process that exited
+ * before the call has had all its events handed out.
  */
 bool fsn_ctx_is_drained(const struct fsn_ctx *ctx);
 
@@ -703,6 +704,23 @@ int fsn_ctx_respond(struct fsn_ctx *ctx, struct fsn_event *ev, enum fsn_verdict 
  * delay the answers (e.g. reporting a decision). 0, -EINVAL.
  */
 int fsn_ctx_flush(struct fsn_ctx *ctx);
+
+/*
+ * From an event callback: whether one of the events read with the current
+ * one (the same read of the same fanotify group), after it and at most
+ * FSN_LATER_WINDOW events on, takes name away from directory dfid: a
+ * FAN_DELETE, FAN_MOVED_FROM, FAN_CREATE or FAN_MOVED_TO of that name (a
+ * name is created only once its last object left it; a rename over it
+ * unlinks that object), or either side of a FAN_RENAME. Then the current
+ * event's object no longer has that name: a lookup of it would fail, or
+ * find another object. An event whose mask merges such a bit with one that
+ * brings a name in (FAN_DELETE | FAN_CREATE: the order is not known) is
+ * not taken as one. Only the header of each event is read unless its mask
+ * has such a bit. 1 yes, 0 no or not known (not in a callback, an inotify
+ * event, events the group does not report), -EINVAL.
+ */
+#define FSN_LATER_WINDOW 64
+int fsn_ctx_name_taken_later(struct fsn_ctx *ctx, const struct fsn_fid *dfid, const char *name);
 
 /* Keep a permission event to answer later (e.g. from a deadline timer).
  * Its fd stays in the context's fd budget until it is answered or freed. */

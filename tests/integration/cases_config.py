@@ -333,8 +333,10 @@ def installed_default_runs(t):
     conf = t.write_file("fsnotifyd.conf", open(src, encoding="utf-8").read())
     events = os.path.join(t.dir, "events.json")
     os.mkdir(os.path.join(t.dir, "conf.d"))
+    # (its baselines in the test's directory, not /var/lib/fsnotifyd)
     t.write_file(os.path.join(t.dir, "conf.d", "json.conf"),
-                 f'outputs = ["test"];\noutput = {{ test = {{ type = "json"; file = "{events}"; }}; }};\n')
+                 f'outputs = ["test"];\noutput = {{ test = {{ type = "json"; file = "{events}"; }}; }};\n'
+                 f'state_directory = "{t.dir}/state";\n')
     out = t.output(events)
     prog = next(os.path.join("/usr/sbin", n) for n in sorted(os.listdir("/usr/sbin"))
                 if os.path.isfile(os.path.join("/usr/sbin", n))

@@ -30,7 +30,7 @@ import socket
 import subprocess
 import time
 
-from harness import (RAW_STEERING, Fail, Skip, WAIT, check, config_text, ev, proc_wait, rule,
+from harness import (RAW_STEERING, Fail, Skip, WAIT, check, config_text, ev, lc, proc_wait, rule,
                      run_cmd, tail, validate_record, wait_until)
 from common import start, test
 
@@ -412,3 +412,59 @@ def ctl_no_connection(t):
     for args in ([], ["frobnicate"], ["status", "extra"], ["explain"], ["rules", "--rule", "x"]):
         rc, so, se = ctl(t, missing, *args)
         check(rc == 2, f"fsnotifyctl {' '.join(args)}: exit {rc}, expected 2 (usage):{tail(se)}")
+
+
+@test
+def ctl_baseline_verify(t):
+    # fsnotifyctl verify [RULE]: the daemon compares a rule's baseline now.
+    # A rule without attrib (the warning names it) does not see a chmod
+    # made while it runs; verify reports it (reason verify) and records it:
+    # a second verify reports nothing, fsnotifyctl baseline PATH shows the
+    # mode recorded. An unknown rule: NoSuchRule (exit 1); a rule without
+    # baseline: NoBaseline (exit 1).
+    w = t.mkdir("w")
+    state = t.mkdir("state", mode=0o700)
+    f = t.write_file(os.path.join(w, "f"), "f\n")
+    events = ["create", "delete", "moved_from", "moved_to", "close_write"]
+    outputs, out = t.json_setup()
+    need_control(t)
+    sock = os.path.join(t.dir, "control.sock")
+    d, out, cfg = start(t, [rule("b", [w], recursive=True, baseline=True, events=events),
+                            rule("plain", [w], events=events)],
+                        outputs=outputs, reader=out,
+                        top=control_top(sock) + f"\nstate_directory = {lc(state)};")
+    wait_until(lambda: os.path.exists(sock), f"the control socket {sock}", alive=d)
+    wait_until(lambda: "baseline of rule 'b' made" in d.stderr(), "the baseline made", alive=d)
+    check("rule 'b' keeps a baseline but does not ask for attrib" in d.stderr(),
+          f"no warning of the missing events:{tail(d.stderr())}")
+    os.chmod(f, 0o600)
+    mark = len(out.records)
+    rc, so, se = ctl(t, sock, "verify", "b")
+    check(rc == 0 and "comparing the baseline of b" in so, f"verify b: exit {rc}: {so}{se}")
+    r = out.wait(lambda x: x.kind == "baseline" and x.path == f.encode(),
+                 "the verify's baseline record", start=mark, daemon=d)
+    check(r["reason"] == "verify" and r["change"] == "changed" and r["changed"] == ["mode", "ctime"]
+          and r["attrs"]["mode"] == "0600" and r["attrs_before"]["mode"] == "0644", f"{r!r}")
+    wait_until(lambda: d.stderr().count("baseline of rule 'b' compared (verify)") == 1,
+               "the verify's end", alive=d)
+    rc, so, se = ctl(t, sock, "--json", "verify")
+    check(rc == 0 and json.loads(so) == {"rules": ["b"]}, f"verify: exit {rc}: {so}{se}")
+    wait_until(lambda: d.stderr().count("baseline of rule 'b' compared (verify)") == 2,
+               "the second verify's end", alive=d)
+    check("compared (verify): 2 objects, 0 created, 0 deleted, 0 renamed, 0 changed" in
+          d.stderr(), f"the second verify:{tail(d.stderr())}")
+    # what the baseline holds now: the mode verify recorded
+    got = ctl_json(t, sock, "baseline", f, "b")
+    check(got["rule"] == "b" and got["object"]["path"] == f and
+          got["object"]["attrs"]["mode"] == "0600" and got["object"]["sha256"] is None,
+          f"baseline {f}: {got!r}")
+    rc, so, se = ctl(t, sock, "baseline", f)
+    check(rc == 0 and f"{f} (rule b)" in so and "file 0600" in so, f"baseline: {so}{se}")
+    check(ctl_json(t, sock, "baseline", os.path.join(w, "none")) == {},
+          "a path no baseline holds")
+    rc, so, se = ctl(t, sock, "verify", "nope")
+    check(rc == 1 and "no such rule: nope" in se, f"verify nope: exit {rc}: {so}{se}")
+    rc, so, se = ctl(t, sock, "verify", "plain")
+    check(rc == 1 and "rule plain keeps no baseline" in se, f"verify plain: exit {rc}: {so}{se}")
+    d.signal(signal.SIGTERM)
+    check(d.wait_exit() == 0, "exit status after SIGTERM")

@@ -481,9 +481,10 @@ def record_content_changing(t):
     check((r.get("sha256"), r.get("size")) == want, f"{r!r}, sha256sum says {want!r}")
 
 
-def build_deb(t, name, files, version="1.0"):
+def build_deb(t, name, files, version="1.0", conffiles=()):
     """A Debian package name, version, holding files {absolute path:
-    bytes}, built with dpkg-deb --build: its path."""
+    bytes} (those in conffiles its conffiles, left out of its md5sums, as
+    dh_md5sums does), built with dpkg-deb --build: its path."""
     root = os.path.join(t.dir, f"debroot-{name}-{version}")
     os.makedirs(os.path.join(root, "DEBIAN"))
     sums = []
@@ -492,17 +493,34 @@ def build_deb(t, name, files, version="1.0"):
         os.makedirs(os.path.dirname(p), exist_ok=True)
         with open(p, "wb") as f:
             f.write(data)
-        sums.append(f"{hashlib.md5(data).hexdigest()}  {path.lstrip('/')}\n")
+        if path not in conffiles:
+            sums.append(f"{hashlib.md5(data).hexdigest()}  {path.lstrip('/')}\n")
     with open(os.path.join(root, "DEBIAN", "control"), "w") as f:
         f.write(f"Package: {name}\nVersion: {version}\nArchitecture: all\n"
                 "Maintainer: fsnotifyd tests <tests@fsnotifyd.invalid>\n"
                 "Description: a package of the integration suite\n")
     with open(os.path.join(root, "DEBIAN", "md5sums"), "w") as f:
         f.write("".join(sums))
+    if conffiles:
+        with open(os.path.join(root, "DEBIAN", "conffiles"), "w") as f:
+            f.write("".join(c + "\n" for c in conffiles))
     deb = os.path.join(t.dir, f"{name}_{version}.deb")
     rc, _, se = run_cmd(["dpkg-deb", "--root-owner-group", "--build", root, deb])
     check(rc == 0, f"dpkg-deb --build: {se}")
     return deb
+
+
+def package_dir(t, top, prefix):
+    """A package name of the test's and its directory under top (made;
+    removed, the package purged, at the end), or Skip without dpkg."""
+    if not shutil.which("dpkg-deb") or not os.path.isdir("/var/lib/dpkg/info"):
+        raise Skip("no dpkg")
+    name = f"{prefix}-{os.getpid()}"
+    w = os.path.join(top, name)
+    os.makedirs(w)
+    t.cleanups.append(lambda: shutil.rmtree(w, ignore_errors=True))
+    t.cleanups.append(lambda: run_cmd(["dpkg", "--purge", name]))
+    return name, w
 
 
 @test
@@ -515,23 +533,18 @@ def record_packages(t):
     # metrics). A file of the package changed by hand afterwards: not
     # verified, in both; a file no package lists: an ordinary change. The
     # package is purged at the end.
-    if not shutil.which("dpkg-deb") or not os.path.isdir("/var/lib/dpkg/info"):
-        raise Skip("no dpkg")
-    name = f"fsnd-it-{os.getpid()}"
-    w = os.path.join("/opt", name)
+    name, w = package_dir(t, "/opt", "fsnd-it")
     tool = os.path.join(w, "tool")
     deb = build_deb(t, name, {tool: os.urandom(3000)})
-    os.makedirs(w)
-    t.cleanups.append(lambda: shutil.rmtree(w, ignore_errors=True))
-    t.cleanups.append(lambda: run_cmd(["dpkg", "--purge", name]))
     textdir = t.mkdir("textfile")
     prom = os.path.join(textdir, "m.prom")
     outputs, out = t.json_setup()
     outputs["prom"] = {"type": "metrics", "file": prom, "interval": 3600}
     events = ["create", "close_write", "moved_to"]
+    state = t.mkdir("state", mode=0o700)  # (its held records' spool: the test's own)
     d, out, _ = start(t, [rule("verify", [w], events=events, mark="inode", packages="verify"),
                           rule("drop", [w], events=events, mark="inode", packages="drop")],
-                      outputs=outputs, reader=out)
+                      outputs=outputs, reader=out, top=f'state_directory = "{state}";')
     mark = len(out.records)
     rc, _, se = run_cmd(["dpkg", "-i", deb], timeout=120)
     check(rc == 0, f"dpkg -i: {se}")
@@ -594,6 +607,140 @@ def record_packages(t):
     check(dropped and dropped >= 3 + 20 * 3, f"changes dropped: {dropped} (dpkg's create, "
           "close_write and rename of each file, at the install and the upgrade)")
     t.note(f"{int(dropped)} of dpkg's changes dropped as verified")
+
+
+@test
+def record_packages_conffiles(t):
+    # A package's conffile (in dpkg's status, not its md5sums), against the
+    # real dpkg: installed with dpkg -i, then upgraded as apt does it (dpkg
+    # --unpack writes conf.dpkg-new and exits; dpkg --configure renames it
+    # over conf and writes the status with the new MD5). "verify": each
+    # time the content record names the package and says verified; "drop":
+    # nothing of it is reported. Changed by hand: not verified. The "drop"
+    # rule keeps a baseline: what it dropped as verified is recorded all the
+    # same, so its next start reports nothing of the package.
+    name, w = package_dir(t, "/etc", "fsnd-itc")
+    conf = os.path.join(w, "conf")
+    debs = [build_deb(t, name, {conf: f"v{v} {os.urandom(8).hex()}\n".encode()},
+                      version=f"{v}.0", conffiles=(conf,)) for v in (1, 2, 3)]
+    outputs, out = t.json_setup()
+    events = ["create", "close_write", "moved_to"]
+    state = t.mkdir("state", mode=0o700)
+    d, out, cfg = start(t, [rule("verify", [w], events=events, mark="inode", packages="verify"),
+                            rule("drop", [w], events=events, mark="inode", packages="drop",
+                                 baseline=True)],
+                        outputs=outputs, reader=out, top=f'state_directory = "{state}";')
+    wait_until(lambda: "baseline of rule 'drop' made" in d.stderr(), "the drop rule's baseline",
+               alive=d)
+    c = t.child()
+    for step, cmds in (("install", [["dpkg", "-i", debs[0]]]),
+                       ("upgrade", [["dpkg", "--unpack", debs[1]], ["dpkg", "--configure", name]])):
+        mark = len(out.records)
+        for cmd in cmds:
+            rc, _, se = run_cmd(cmd, timeout=120)
+            check(rc == 0, f"{' '.join(cmd)}: {se}")
+        r = out.wait(lambda r: r.kind == "content" and r.rule == "verify" and
+                     r.path == conf.encode(), f"the verify rule's content record of the "
+                     f"{step}'s conffile", start=mark, daemon=d)
+        want = sha256sum(conf)
+        check(r.get("package") == name and r.get("package_verified") is True and
+              (r.get("sha256"), r.get("size")) == want, f"{step}: {r!r}, sha256sum says {want!r}")
+        end = t.marker(c, out, w, d, rule="drop")
+        dropped = [x for x in out.records[mark:end]
+                   if x.rule == "drop" and x.path and x.path.startswith(conf.encode())]
+        check(not dropped, f"the drop rule reported the {step}: {dropped!r}")
+    # what the drop rule dropped is recorded: its next start reports nothing
+    d.signal(signal.SIGTERM)
+    rc = d.wait_exit()
+    check(rc == 0, f"exit status {rc}:{tail(d.stderr())}")
+    mark = len(out.records)
+    d = t.daemon(cfg)
+    d.wait_ready()
+    wait_until(lambda: "baseline of rule 'drop' compared" in d.stderr(),
+               "the drop rule's comparison", alive=d)
+    out.poll()
+    again = [x for x in out.records[mark:] if x.kind == "baseline"]
+    check(not again, f"the next start reports what was dropped as verified: {again!r}")
+    # an upgrade while the daemon is stopped: at its start, the drop rule's
+    # comparison checks the conffile against dpkg's word, and drops it
+    d.signal(signal.SIGTERM)
+    check(d.wait_exit() == 0, "exit status after SIGTERM")
+    rc, _, se = run_cmd(["dpkg", "-i", debs[2]], timeout=120)
+    check(rc == 0, f"dpkg -i (3.0, the daemon stopped): {se}")
+    mark = len(out.records)
+    d = t.daemon(cfg)
+    d.wait_ready()
+    m = wait_until(lambda: re.search(r"baseline of rule 'drop' compared[^\n]*", d.stderr()),
+                   "the drop rule's comparison", alive=d)
+    out.poll()
+    again = [x for x in out.records[mark:] if x.kind == "baseline"]
+    # (found: its directory and it changed; only the directory is reported)
+    check([x.path for x in again] == [w.encode()] and "2 changed" in m.group(0),
+          f"the upgrade made while stopped, verified: {again!r}; {m.group(0)}")
+    mark = len(out.records)
+    with open(conf, "ab") as f:
+        f.write(b"an admin's line\n")
+    for rl in ("verify", "drop"):
+        r = out.wait(lambda r, rl=rl: r.kind == "content" and r.rule == rl and
+                     r.path == conf.encode(), f"the {rl} rule's content record of the change",
+                     start=mark, daemon=d)
+        check(r.get("package") == name and r.get("package_verified") is False and
+              r.get("sha256") == sha256sum(conf)[0], f"a change by hand: {r!r}")
+    d.signal(signal.SIGTERM)
+    rc = d.wait_exit()
+    check(rc == 0, f"exit status {rc}:{tail(d.stderr())}")
+
+
+@test
+def record_packages_held_kill(t):
+    # A record a drop rule holds for dpkg's word survives the daemon's
+    # SIGKILL: dpkg --unpack writes a conffile's conf.dpkg-new and exits
+    # (the temporary waits for --configure's rename); the daemon, killed
+    # meanwhile, reports the held records at its next start, as they stood
+    # (hash_skipped "restart"), and its spool (STATE_DIRECTORY/held) is
+    # empty once nothing is held.
+    name, w = package_dir(t, "/etc", "fsnd-ith")
+    conf = os.path.join(w, "conf")
+    debs = [build_deb(t, name, {conf: f"v{v} {os.urandom(8).hex()}\n".encode()},
+                      version=f"{v}.0", conffiles=(conf,)) for v in (1, 2)]
+    t.cleanups.append(lambda: run_cmd(["dpkg", "--configure", name]))
+    outputs, out = t.json_setup()
+    state = t.mkdir("state", mode=0o700)
+    spool = os.path.join(state, "held")
+    d, out, cfg = start(t, [rule("drop", [w], events=["create", "close_write", "moved_to"],
+                                 mark="inode", packages="drop")],
+                        outputs=outputs, reader=out, top=f'state_directory = "{state}";')
+    c = t.child()
+    rc, _, se = run_cmd(["dpkg", "-i", debs[0]], timeout=120)
+    check(rc == 0, f"dpkg -i: {se}")
+    t.marker(c, out, w, d, rule="drop")
+    wait_until(lambda: os.path.getsize(spool) == 0, "the spool emptied after the install",
+               alive=d)
+    rc, _, se = run_cmd(["dpkg", "--unpack", debs[1]], timeout=120)
+    check(rc == 0, f"dpkg --unpack: {se}")
+    mark = t.marker(c, out, w, d, rule="drop")
+    held = [x for x in out.records[:mark] if x.rule == "drop" and x.path and
+            x.path.startswith(conf.encode())]
+    check(not held, f"the unpack reported before dpkg's word: {held!r}")
+    with open(spool) as f:
+        lines = f.read().splitlines()
+    check(len([x for x in lines if x.startswith("H ")]) >= 1,
+          f"nothing held in the spool after the unpack: {lines!r}")
+    st = os.stat(spool)
+    check(st.st_uid == 0 and st.st_mode & 0o777 == 0o600, f"the spool's owner and mode: {st!r}")
+    d.signal(signal.SIGKILL)
+    d.wait_exit()
+    mark = len(out.records)
+    d = t.daemon(cfg)
+    d.wait_ready()
+    r = out.wait(lambda r: r.kind == "event" and r.rule == "drop" and
+                 r.path == (conf + ".dpkg-new").encode(), "the held record at the next start",
+                 start=mark, daemon=d)
+    check(r.get("hash_skipped") == "restart" and r.get("comm") is None,
+          f"the held record, reported at the next start: {r!r}")
+    check(os.path.getsize(spool) == 0, "the spool after the next start holds something")
+    d.signal(signal.SIGTERM)
+    check(d.wait_exit() == 0, "exit status after SIGTERM")
 
 
 def inotify_watching(pid):
@@ -1031,3 +1178,89 @@ def exec_bounded(t):
           "running")
     wait_until(lambda: harness.proc_state(last["pid"]) in (None, "Z"),
                "the running command to end when the daemon stops", timeout=2)
+
+
+def load_check_ecs():
+    """tests/ecs/check-ecs.py as a module: problems(doc)."""
+    import importlib.util
+    import common
+    spec = importlib.util.spec_from_file_location(
+        "check_ecs", os.path.join(common.SRCDIR, "tests", "ecs", "check-ecs.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@test
+def output_ecs(t):
+    # A json output with format = "ecs" beside one of fsnotifyd's records,
+    # both every rule's: each record has its document, in the same order
+    # (its seq as event.sequence), of the same kind, rule and path, and
+    # every document holds against ECS's own field definitions
+    # (tests/ecs/check-ecs.py): the events of a rule with who, attributes
+    # and hash and their content records, a name that is not UTF-8, a
+    # permission rule's deny, a rule's path gone.
+    check_ecs = load_check_ecs()
+    w, gone = t.mkdir("w"), t.mkdir("gone")
+    guarded = os.path.join(t.mkdir("guarded"), "secret")
+    with open(guarded, "w") as f:
+        f.write("x\n")
+    outputs, out = t.json_setup()
+    ecs_path = os.path.join(t.dir, "events.ecs.json")
+    outputs["ecs"] = {"type": "json", "file": ecs_path, "format": "ecs"}
+    rules = [rule("files", [w], events=["create", "close_write", "moved_from", "moved_to",
+                                        "delete"],
+                  mark="inode", who=True, attributes=True, hash=True, tags=["fim"]),
+             rule("guard", [os.path.dirname(guarded)], events=["open_perm"], mark="inode",
+                  decisions=({"paths": [guarded], "verdict": "deny"},)),
+             rule("gone", [gone], events=["create"], mark="inode")]
+    cfg = t.write_file("fsnotifyd.conf", config_text(rules, outputs, ["json", "ecs"]))
+    d = t.daemon(cfg)
+    d.wait_ready()
+    c = t.child()
+    f, f2, odd = (os.path.join(w, n) for n in ("f", "f2", "odd\udcff"))
+    c.create(f)
+    c.do("rename", path=f, to=f2)
+    c.do("unlink", path=f2)
+    c.create(odd)
+    res = c.do("try", path=guarded, how="open")
+    check(res.get("err") == "EPERM", f"the guarded open: {res!r}")
+    os.rmdir(gone)
+    for p, what in ((f, "content"), (odd, "content")):
+        out.wait(lambda r, p=p: r.kind == "content" and r.path == os.fsencode(p),
+                 f"the content record of {p!r}", daemon=d)
+    out.wait(lambda r: r.kind == "gone", "the gone record", daemon=d)
+    out.wait(lambda r: r.kind == "decision", "the decision record", daemon=d)
+    d.signal(signal.SIGTERM)
+    rc = d.wait_exit()
+    check(rc == 0, f"exit status {rc}:{tail(d.stderr())}")
+    out.poll()
+    with open(ecs_path, "rb") as fh:
+        docs = [json.loads(line) for line in fh]
+    check(len(docs) == len(out.records),
+          f"{len(docs)} ECS documents for {len(out.records)} records")
+    kinds = set()
+    for r, doc in zip(out.records, docs):
+        bad = check_ecs.problems(doc)
+        check(not bad, f"not ECS: {bad}: {doc!r}")
+        own = doc.get("fsnotifyd", {})
+        kinds.add(own.get("kind"))
+        check(own.get("kind") == r.kind and doc.get("rule", {}).get("name") == r.rule and
+              doc["event"].get("sequence") == r.get("seq"),
+              f"the document of {r!r} is another's: {doc!r}")
+        if r.get("path") is not None:
+            check(doc.get("file", {}).get("path") == r.get("path") and
+                  own.get("path_b64") == r.get("path_b64"),
+                  f"the document of {r!r} names another file: {doc!r}")
+        if r.kind == "content" and r.get("sha256"):
+            check(doc["file"]["hash"]["sha256"] == r["sha256"], f"{doc!r} for {r!r}")
+        if r.kind == "decision":
+            check(doc["event"]["type"] == ["access", "denied"] and
+                  own.get("verdict") == "deny", f"the deny: {doc!r}")
+        if r.kind == "event" and r.rule == "files" and r.get("attrs"):
+            a = r["attrs"]
+            check((doc["file"]["mode"], doc["file"]["uid"], doc["file"]["inode"]) ==
+                  (a["mode"], str(a["uid"]), str(a["ino"])), f"{doc!r} for {r!r}")
+    want = {"event", "content", "decision", "gone"}
+    check(want <= kinds, f"kinds seen: {sorted(kinds)}, expected at least {sorted(want)}")
+    t.note(f"{len(docs)} documents of kinds {', '.join(sorted(kinds))}: ECS {check_ecs.VERSION}")

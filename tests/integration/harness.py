@@ -15,6 +15,7 @@ import datetime
 import errno
 import json
 import os
+import random
 import re
 import select
 import signal
@@ -130,12 +131,14 @@ class Budget:
         return min(self.STRETCH, max(1.0, wall / max(self.used(), 1e-6))) if wall > 0 else 1.0
 
 
-def wait_until(fn, what, timeout=WAIT, alive=None):
+def wait_until(fn, what, timeout=WAIT, alive=None, every=0.02):
     """Poll fn() until it returns a true value (returned), or fail after
     timeout seconds of the machine's attention (Budget). alive: a Daemon
-    that must keep running meanwhile."""
+    that must keep running meanwhile. every: the longest pause between two
+    calls (longer for an fn that costs, so that polling does not take the
+    CPU from what it waits for)."""
     budget = Budget(timeout)
-    delay = 0.002
+    delay = min(0.002, every)
     while True:
         v = fn()
         if v:
@@ -146,7 +149,7 @@ def wait_until(fn, what, timeout=WAIT, alive=None):
             raise Fail(f"timed out after {timeout:g}s ({budget.wall():.1f}s of wall time) "
                        f"waiting for {what}")
         time.sleep(delay)
-        delay = min(delay * 2, 0.02)
+        delay = min(delay * 2, every)
 
 
 # ---------------------------------------------------------------------------
@@ -959,7 +962,23 @@ def tail(text, n=15):
 
 
 def free_port():
-    """A TCP port of 127.0.0.1 free just now."""
+    """A TCP port of 127.0.0.1 free just now, below the ephemeral range
+    (ip_local_port_range), so that no outgoing connection takes it while
+    its server is down (a client reconnecting during an outage)."""
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            low = int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        low = 32768
+    rng = random.Random()
+    for _ in range(200):
+        port = rng.randrange(10000, max(low, 10001))
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]

@@ -33,6 +33,7 @@ import common  # noqa: E402
 import cases_marks  # noqa: E402
 import cases_reload  # noqa: E402
 import cases_output  # noqa: E402
+import cases_baseline  # noqa: E402
 import cases_config  # noqa: E402
 import cases_overflow  # noqa: E402
 import cases_lifecycle  # noqa: E402
@@ -48,8 +49,8 @@ import cases_soak  # noqa: E402
 
 # Each module registers its cases in common.TESTS when imported: the cases
 # run in the order of these imports, and in a module in its order.
-CASE_MODULES = (cases_marks, cases_reload, cases_output, cases_config, cases_overflow,
-                cases_lifecycle, cases_perm, cases_tree, cases_scale, cases_ctl,
+CASE_MODULES = (cases_marks, cases_reload, cases_output, cases_baseline, cases_config,
+                cases_overflow, cases_lifecycle, cases_perm, cases_tree, cases_scale, cases_ctl,
                 cases_metrics, cases_fleet, cases_memory)
 
 INNER_ENV = "FSND_IT_NAMESPACE"

@@ -2270,8 +2270,9 @@ const struct fst_case fst_cases_id[] = {
 		     "REPORT_PIDFD: the pidfd of a live child refers to it (fdinfo Pid:)"),
 	FST_CASE_GIT(id04_pidfd_exited_process, "ID04", FST_ONCE, "af579beb666a",
 		     "REPORT_PIDFD: reaped child -> FAN_NOPIDFD; zombie child -> a valid pidfd"),
-	FST_CASE_GIT(id04_pidfd_tid_exclusive, "ID04,OV03", FST_ONCE, "af579beb666a",
-		     "REPORT_TID|REPORT_PIDFD -> EINVAL; each alone and PIDFD|FID are accepted"),
+	FST_CASE_GIT(
+	    id04_pidfd_tid_exclusive, "ID04,OV03", FST_ONCE, "af579beb666a 17171128513b",
+	    "REPORT_TID|REPORT_PIDFD: EINVAL, since 7.2 thread pidfds; each alone, PIDFD|FID"),
 	FST_CASE_GIT(
 	    id05_fd_error_erofs, "ID05", FST_ALL_FS, "522249f05c55",
 	    "O_RDWR event fd via a read-only mount: fd = -EROFS; legacy read() fails EROFS"),

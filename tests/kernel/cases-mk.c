@@ -14,6 +14,7 @@
  * pairs each "nothing here" with a positive control.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
@@ -384,6 +385,74 @@ static void mk02_nested_mount_scope(struct fst_ctx *ctx) {
 	FST_EXPECT(ctx, gm, FST_FAN(FAN_OPEN, "sub/h"));
 	FST_EXPECT(ctx, gs, FST_FAN(FAN_OPEN, "sub/h"));
 	FST_EXPECT_NONE(ctx, gin);
+}
+
+/*
+ * A bind mount with marks of its own (a mount mark for notification, one
+ * for permission) of a filesystem that other groups watch (inode and sb
+ * marks; notification and permission): unmounting it, then closing the
+ * unmounted marks' groups, leaves the other groups' events and permission
+ * questions as they were (LTP fanotify16's sub-mount case, and the count
+ * of permission watchers, which the unmounted mount's mark was part of).
+ */
+static void mk02_unmount_marked_bind(struct fst_ctx *ctx) {
+	struct fst_child *c;
+	const char *b;
+	char via_b[PATH_MAX];
+	int gb, gbp, gi, gs, gp;
+
+	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
+	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
+	fst_require(ctx, FSN_FEAT_PERM_OPEN);
+	fst_require(ctx, FSN_FEAT_CLASS_PRE_CONTENT);
+	FST_SYS(ctx, mkdir("d", 0755));
+	fst_write_file(ctx, "d/f", "f");
+	b = fst_bind(ctx, "d", "b");
+	snprintf(via_b, sizeof(via_b), "%s/f", b);
+	gb = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	fst_mark(ctx, gb, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_OPEN, b);
+	/* (a higher class: asked before gp, a defined order) */
+	gbp = fst_fan_init(ctx, FAN_CLASS_PRE_CONTENT);
+	fst_mark(ctx, gbp, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_OPEN_PERM, b);
+	gi = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	fst_mark(ctx, gi, FAN_MARK_ADD, FAN_OPEN, "d/f");
+	gs = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	fst_mark(ctx, gs, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN, ".");
+	gp = fst_fan_init(ctx, FAN_CLASS_CONTENT);
+	fst_mark(ctx, gp, FAN_MARK_ADD, FAN_OPEN_PERM, "d/f");
+
+	/* through the bind mount: every group */
+	c = fst_spawn_open(ctx, via_b, O_RDONLY);
+	fst_answer(ctx, gbp, c, FAN_OPEN_PERM, "d/f", FAN_ALLOW);
+	fst_answer(ctx, gp, c, FAN_OPEN_PERM, "d/f", FAN_ALLOW);
+	fst_child_expect(ctx, c, 0);
+	FST_EXPECT(ctx, gb, { .mask = FAN_OPEN, .path = "d/f", .pid = c->pid });
+	FST_EXPECT(ctx, gi, { .mask = FAN_OPEN, .path = "d/f", .pid = c->pid });
+	FST_EXPECT(ctx, gs, { .mask = FAN_OPEN, .path = "d/f", .pid = c->pid });
+
+	/* the bind mount gone: its groups hear nothing, the others all */
+	FST_SYS(ctx, umount(b));
+	for (int closed = 0; closed < 2; closed++) {
+		if (closed) {
+			fst_close(ctx, gb);
+			fst_close(ctx, gbp);
+		}
+		c = fst_spawn_open(ctx, "d/f", O_RDONLY);
+		fst_answer(ctx, gp, c, FAN_OPEN_PERM, "d/f", FAN_ALLOW);
+		fst_child_expect(ctx, c, 0);
+		FST_EXPECT(ctx, gi, { .mask = FAN_OPEN, .path = "d/f", .pid = c->pid });
+		FST_EXPECT(ctx, gs, { .mask = FAN_OPEN, .path = "d/f", .pid = c->pid });
+		c = fst_spawn_open(ctx, "d/f", O_RDONLY);
+		fst_answer(ctx, gp, c, FAN_OPEN_PERM, "d/f", FAN_DENY);
+		fst_child_expect(ctx, c, EPERM);
+		FST_EXPECT_NONE(ctx, gi);
+		FST_EXPECT_NONE(ctx, gs);
+		FST_EXPECT_NONE(ctx, gp);
+		if (!closed) {
+			FST_EXPECT_NONE(ctx, gb);
+			FST_EXPECT_NONE(ctx, gbp);
+		}
+	}
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1337,10 +1406,14 @@ static void mk08_fan_rename_records(struct fst_ctx *ctx) {
 /* MK09: once the event is read, the name change it reports has happened    */
 /* ------------------------------------------------------------------------ */
 
+/* Names churned: 150 per pass, --soak passes (LTP inotify: 9999 in all;
+ * `--soak 67` churns as many). */
 #define CHURN_N 150
+#define CHURN_TOTAL(ctx) (CHURN_N * (int)(ctx)->soak)
 
 struct churn_arg {
 	char dir[PATH_MAX];
+	int n;
 };
 
 /* Runs in the child: c<i> created, d<i> unlinked, r<i> renamed to s<i>. */
@@ -1348,7 +1421,7 @@ static int churn_fn(void *arg) {
 	struct churn_arg *a = arg;
 	char p[PATH_MAX + 16], q[PATH_MAX + 16];
 
-	for (int i = 0; i < CHURN_N; i++) {
+	for (int i = 0; i < a->n; i++) {
 		int fd;
 
 		snprintf(p, sizeof(p), "%s/c%d", a->dir, i);
@@ -1369,7 +1442,7 @@ static int churn_fn(void *arg) {
 
 static void churn_setup(struct fst_ctx *ctx) {
 	FST_SYS(ctx, mkdir("z", 0755));
-	for (int i = 0; i < CHURN_N; i++) {
+	for (int i = 0; i < CHURN_TOTAL(ctx); i++) {
 		fst_write_file(ctx, fst_strdupf(ctx, "z/d%d", i), NULL);
 		fst_write_file(ctx, fst_strdupf(ctx, "z/r%d", i), NULL);
 	}
@@ -1385,11 +1458,12 @@ static void churn_and_check(struct fst_ctx *ctx, int g, bool fan, int wd) {
 	static const char pfx[4] = { 'c', 'd', 'r', 's' };
 	struct churn_arg a;
 	struct fst_child *c;
-	size_t seen = 0, total = 4 * CHURN_N;
+	size_t seen = 0, total = 4 * (size_t)CHURN_TOTAL(ctx);
 	uint32_t cookie = 0;
 
 	FST_EXPECT_NONE(ctx, g);
 	snprintf(a.dir, sizeof(a.dir), "%s/z", ctx->work);
+	a.n = CHURN_TOTAL(ctx);
 	c = fst_spawn(ctx, "churn(z)", churn_fn, &a, -1);
 	while (seen < total) {
 		struct fst_events *ev;
@@ -1624,6 +1698,9 @@ const struct fst_case fst_cases_mk[] = {
 		     "inode and sb marks through both mounts, a mount mark only through its own"),
 	FST_CASE(mk02_nested_mount_scope, "MK02", FST_ALL_FS,
 		 "mount/sb/parent marks stop at a mount point; the inner mount's own mark sees it"),
+	FST_CASE(
+	    mk02_unmount_marked_bind, "MK02", FST_ALL_FS,
+	    "a marked bind mount unmounted, its groups closed: the others' events and asks stay"),
 	FST_CASE(mk03_merge_fd_mode, "MK03", FST_ALL_FS,
 		 "fd mode: unread events merge per object+pid+mount, in place; read ones do not"),
 	FST_CASE_GIT(mk03_merge_fid_mode, "MK03", FST_ALL_FS, "e7fce6d94cc1",

@@ -1744,8 +1744,9 @@ static int groups_until_refused(struct limits *l) {
 
 /* In the init user namespace, as a uid of its own (so that nobody else's
  * groups count): max_user_groups FID groups, then EMFILE. */
-static int child_user_groups(void *arg) {
-	struct limits *l = arg;
+/* Room for l->max + 16 fds, then become a uid of this child's own (so
+ * that nobody else's groups count), without capabilities. */
+static int become_fresh_uid(struct limits *l) {
 	uid_t uid = 100000000 + (uid_t)getpid();
 	struct rlimit r;
 
@@ -1753,12 +1754,21 @@ static int child_user_groups(void *arg) {
 		return limits_fail(l, "getrlimit");
 	if (r.rlim_cur < (rlim_t)l->max + 16) {
 		r.rlim_cur = (rlim_t)l->max + 16;
+		if (r.rlim_max < r.rlim_cur)
+			r.rlim_max = r.rlim_cur;
 		if (setrlimit(RLIMIT_NOFILE, &r) < 0)
 			return limits_fail(l, "setrlimit(RLIMIT_NOFILE)");
 	}
 	if (setgroups(0, NULL) < 0 || setresgid(uid, uid, uid) < 0 || setresuid(uid, uid, uid) < 0)
 		return limits_fail(l, "setresuid");
-	return groups_until_refused(l);
+	return 0;
+}
+
+static int child_user_groups(void *arg) {
+	struct limits *l = arg;
+	int r = become_fresh_uid(l);
+
+	return r ? r : groups_until_refused(l);
 }
 
 static void expect_groups_limit(struct fst_ctx *ctx, const struct limits *l, const char *where) {
@@ -1863,25 +1873,66 @@ static int child_userns_marks(void *arg) {
 	return 0;
 }
 
-/* LTP fanotify17: user.max_fanotify_groups of a child user namespace. */
-static void ov06_userns_max_groups(struct fst_ctx *ctx) {
+/* FID groups made in a user namespace by fn (with l->max = max_user_groups
+ * when global): fd mode EPERM there, the limit then EMFILE, and neither
+ * limit of the init namespace changed. */
+static void userns_groups(struct fst_ctx *ctx, const char *what, fst_child_fn fn, bool global,
+			  const char *where) {
 	struct limits *l;
-	long init;
+	long init_ns, init_user;
 
 	fst_require_kernel(ctx, 5, 13, UNPRIV_WHY);
 	fst_require(ctx, FSN_FEAT_REPORT_FID);
-	init = fst_read_sysctl(ctx, NS_MAX_GROUPS);
+	init_ns = fst_read_sysctl(ctx, NS_MAX_GROUPS);
+	init_user = fst_read_sysctl(ctx, MAX_USER_GROUPS);
 	l = fst_shared(ctx, sizeof(*l));
-	limits_run(ctx, "groups in a user namespace", child_userns_groups, l);
+	l->max = global ? init_user : 0;
+	limits_run(ctx, what, fn, l);
 	if (l->notif != EPERM)
 		fst_fail(ctx,
 			 "fanotify_init(FAN_CLASS_NOTIF) in a user namespace: %s, expected EPERM",
 			 fst_errname(l->notif));
-	expect_groups_limit(ctx, l, "a user namespace whose max_fanotify_groups is 4");
-	/* the init namespace's limit is its own */
-	if (fst_read_sysctl(ctx, NS_MAX_GROUPS) != init)
+	expect_groups_limit(ctx, l, where);
+	/* the init namespace's limits are its own */
+	if (fst_read_sysctl(ctx, NS_MAX_GROUPS) != init_ns)
 		fst_fail(ctx, "the init namespace's %s changed", NS_MAX_GROUPS);
+	if (fst_read_sysctl(ctx, MAX_USER_GROUPS) != init_user)
+		fst_fail(ctx, "%s changed", MAX_USER_GROUPS);
 	munmap(l, sizeof(*l));
+}
+
+/* LTP fanotify17: user.max_fanotify_groups of a child user namespace. */
+static void ov06_userns_max_groups(struct fst_ctx *ctx) {
+	userns_groups(ctx, "groups in a user namespace", child_userns_groups, false,
+		      "a user namespace whose max_fanotify_groups is 4");
+}
+
+/* A fresh uid (l->max: the init namespace's max_user_groups) creates a
+ * user namespace and sets its max_fanotify_groups NS_GROUPS above that:
+ * the init namespace's limit, counted for the namespace's creator, binds. */
+static int child_userns_global_groups(void *arg) {
+	struct limits *l = arg;
+	long global = l->max;
+	int r = become_fresh_uid(l);
+
+	if (!r)
+		r = enter_userns(l, NS_MAX_GROUPS, global + NS_GROUPS);
+	if (r)
+		return r;
+	l->max = global;
+	return groups_until_refused(l);
+}
+
+/*
+ * LTP fanotify17, its global limit in a user namespace: a namespace's
+ * limit adds to its parents', never replaces them. A fresh uid's child
+ * namespace allows max_user_groups + 4 groups, yet its creator gets
+ * exactly the init namespace's max_user_groups, then EMFILE; one closed
+ * gives its place back. Neither sysctl of the init namespace changes.
+ */
+static void ov06_userns_global_groups(struct fst_ctx *ctx) {
+	userns_groups(ctx, "groups in a fresh uid's user namespace", child_userns_global_groups,
+		      true, "a user namespace allowing more than its parent");
 }
 
 /* LTP fanotify17: user.max_fanotify_marks of a child user namespace. */
@@ -2138,6 +2189,8 @@ const struct fst_case fst_cases_ov[] = {
 		 "a fresh uid: max_user_groups FID groups, then EMFILE; a closed one frees"),
 	FST_CASE(ov06_userns_max_groups, "OV06", FST_ONCE,
 		 "user namespace, its max_fanotify_groups 4: 4 FID groups, EMFILE; fd mode EPERM"),
+	FST_CASE(ov06_userns_global_groups, "OV06", FST_ONCE,
+		 "a uid's user namespace allowing more: the init namespace's limit binds"),
 	FST_CASE(ov06_userns_max_marks, "OV06", FST_ONCE,
 		 "user namespace, its max_fanotify_marks 3: 3 marks over 2 groups, ENOSPC"),
 	FST_CASE_GIT(ov07_unpriv_group_privileged_reader, "OV07,ID04", FST_ONCE, "a8b98c808eab",

@@ -713,6 +713,35 @@ static void pc05_subdir_needs_ondir(struct fst_ctx *ctx) {
 }
 
 /* The subdirectory's own mark and the parent's, in one group: one event. */
+/* The permission twin of pc05_subdir_no_duplicate: a notification event
+ * asked twice would merge into one unread event, a permission event cannot
+ * (PE02). The subdirectory's own OPEN_PERM mark and its parent's
+ * (ON_CHILD, ONDIR) in one group: opening it asks once; a deny fails it;
+ * through the parent only, still once. */
+static void pc05_subdir_perm_once(struct fst_ctx *ctx) {
+	struct fst_child *c;
+	int p;
+
+	fst_require(ctx, FSN_FEAT_PERM_OPEN);
+	FST_SYS(ctx, mkdir("d", 0755));
+	FST_SYS(ctx, mkdir("d/s", 0755));
+	p = fst_fan_init(ctx, FAN_CLASS_CONTENT);
+	fst_mark(ctx, p, FAN_MARK_ADD, FAN_OPEN_PERM | FAN_ONDIR | FAN_EVENT_ON_CHILD, "d");
+	fst_mark(ctx, p, FAN_MARK_ADD, FAN_OPEN_PERM | FAN_ONDIR, "d/s");
+	for (int parent_only = 0; parent_only < 2; parent_only++) {
+		if (parent_only)
+			fst_mark(ctx, p, FAN_MARK_REMOVE, FAN_OPEN_PERM | FAN_ONDIR, "d/s");
+		c = fst_spawn_open(ctx, "d/s", O_RDONLY | O_DIRECTORY);
+		PERM_ANSWER(ctx, p, c, FAN_OPEN_PERM, "d/s", FAN_ALLOW);
+		fst_child_expect(ctx, c, 0);
+		FST_EXPECT_NONE(ctx, p);
+		c = fst_spawn_open(ctx, "d/s", O_RDONLY | O_DIRECTORY);
+		PERM_ANSWER(ctx, p, c, FAN_OPEN_PERM, "d/s", FAN_DENY);
+		fst_child_expect(ctx, c, EPERM);
+		FST_EXPECT_NONE(ctx, p);
+	}
+}
+
 static void pc05_subdir_no_duplicate(struct fst_ctx *ctx) {
 	int g, gf, fd;
 
@@ -1185,6 +1214,9 @@ const struct fst_case fst_cases_pc[] = {
 		 "inotify dir watch + fanotify dir mark without ON_CHILD, both orders"),
 	FST_CASE_GIT(pc05_subdir_needs_ondir, "PC05", FST_ALL_FS, "b469e7e47c8a 55bf882c7f13",
 		     "subdir opens reach the parent mark only with ONDIR; grandchildren never"),
+	FST_CASE_GIT(
+	    pc05_subdir_perm_once, "PC05,PC03", FST_ALL_FS, "b469e7e47c8a",
+	    "subdir's own OPEN_PERM mark + parent's: asked once; through the parent, once"),
 	FST_CASE_GIT(pc05_subdir_no_duplicate, "PC05,PC03,PC07", FST_ALL_FS,
 		     "b469e7e47c8a f367a62a7cad",
 		     "subdir's own mark + parent's: one event, the subdir as \".\""),

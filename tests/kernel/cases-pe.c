@@ -30,6 +30,7 @@
  *    (kernel_read() of BINPRM_BUF_SIZE bytes at 0: one PRE_ACCESS); an ELF
  *    program is read and mapped a binary-dependent number of times.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
@@ -37,7 +38,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "selftest.h"
@@ -112,6 +115,11 @@ enum pe_op_kind {
 	OP_READ,  /* open(O_RDONLY), pread(len at off) */
 	OP_WRITE, /* open(O_WRONLY), pwrite(len at off) */
 	OP_MMAP,  /* open(O_RDONLY), mmap(len at off, PROT_READ, MAP_SHARED), touch, munmap */
+	/* open(O_RDONLY), then len at off into another file ("sink", in the
+	 * case's directory) or a pipe: */
+	OP_COPY,     /* copy_file_range() to sink */
+	OP_SENDFILE, /* sendfile() to sink */
+	OP_SPLICE,   /* splice() to a pipe */
 };
 
 struct pe_op {
@@ -120,6 +128,34 @@ struct pe_op {
 	off_t off;
 	size_t len;
 };
+
+/* OP_COPY, OP_SENDFILE, OP_SPLICE from fd: 0 or errno. */
+static int copy_out(const struct pe_op *o, int fd) {
+	loff_t in = o->off, out = 0;
+	off_t soff = o->off;
+	int p[2], sink = -1, r = 0;
+	ssize_t n = -1;
+
+	if (o->kind == OP_SPLICE ? pipe2(p, O_CLOEXEC) < 0
+				 : (sink = open("sink", O_WRONLY | O_CLOEXEC)) < 0)
+		return errno;
+	if (o->kind == OP_COPY)
+		n = copy_file_range(fd, &in, sink, &out, o->len, 0);
+	else if (o->kind == OP_SENDFILE)
+		n = sendfile(sink, fd, &soff, o->len);
+	else
+		n = splice(fd, &in, p[1], NULL, o->len, 0);
+	if (n < 0)
+		r = errno;
+	else if ((size_t)n != o->len)
+		r = EIO;
+	if (o->kind == OP_SPLICE) {
+		close(p[0]);
+		close(p[1]);
+	} else
+		close(sink);
+	return r;
+}
 
 static int child_op(void *arg) {
 	static char buf[1 << 16];
@@ -140,6 +176,9 @@ static int child_op(void *arg) {
 		if (pwrite(fd, buf, o->len, o->off) != (ssize_t)o->len)
 			r = errno ? errno : EIO;
 		break;
+	case OP_COPY:
+	case OP_SENDFILE:
+	case OP_SPLICE: r = copy_out(o, fd); break;
 	case OP_MMAP: {
 		volatile const char *m = mmap(NULL, o->len, PROT_READ, MAP_SHARED, fd, o->off);
 
@@ -160,7 +199,9 @@ static int child_op(void *arg) {
 #define SPAWN_OP(ctx, kind, path, off, len) spawn_op(ctx, kind, path, off, len, __FILE__, __LINE__)
 static struct fst_child *spawn_op(struct fst_ctx *ctx, enum pe_op_kind kind, const char *path,
 				  off_t off, size_t len, const char *file, int line) {
-	static const char *const names[] = { "open", "pread", "pwrite", "mmap" };
+	static const char *const names[] = { "open",  "pread",           "pwrite",
+					     "mmap",  "copy_file_range", "sendfile",
+					     "splice" };
 	struct pe_op o = { .kind = kind, .off = off, .len = len };
 
 	snprintf(o.path, sizeof(o.path), "%s", path);
@@ -184,7 +225,7 @@ enum pe_mark { PM_INODE, PM_MOUNT, PM_SB, PM_PARENT };
  * it fail with EPERM; the same operation on a file the mark does not cover
  * (ctl/f, ctl/t) neither blocks nor queues anything.
  */
-static void perm_each_event(struct fst_ctx *ctx, enum pe_mark type) {
+static void perm_each_event_class(struct fst_ctx *ctx, enum pe_mark type, unsigned klass) {
 	static const uint64_t masks[] = { FAN_OPEN_PERM, FAN_ACCESS_PERM, FAN_OPEN_EXEC_PERM };
 	const char *ctl;
 	unsigned mflags = FAN_MARK_ADD;
@@ -230,7 +271,7 @@ static void perm_each_event(struct fst_ctx *ctx, enum pe_mark type) {
 		const char *target = type == PM_INODE ? obj : type == PM_PARENT ? "d" : ".";
 		const char *cobj = fst_strdupf(ctx, "%s/%s", ctl, exec ? "t" : "f");
 		struct fst_child *c;
-		int g = fst_fan_init(ctx, FAN_CLASS_CONTENT);
+		int g = fst_fan_init(ctx, klass);
 
 		fst_log(ctx, "-- %s", fst_mask_str(FSN_MASK_FANOTIFY_EVENT, mask));
 		fst_mark(ctx, g, mflags, mask | extra, target);
@@ -260,6 +301,31 @@ static void perm_each_event(struct fst_ctx *ctx, enum pe_mark type) {
 		FST_EXPECT_NONE(ctx, g);
 		fst_close(ctx, g);
 	}
+}
+
+static void perm_each_event(struct fst_ctx *ctx, enum pe_mark type) {
+	perm_each_event_class(ctx, type, FAN_CLASS_CONTENT);
+}
+
+/* The same with a FAN_CLASS_PRE_CONTENT group as the only permission
+ * watcher: its class asks the classic permission events like a CONTENT
+ * group (a kernel that counts only CONTENT groups as permission watchers
+ * lets the operations through unasked). */
+static void perm_each_event_pre_content(struct fst_ctx *ctx, enum pe_mark type) {
+	fst_require(ctx, FSN_FEAT_CLASS_PRE_CONTENT);
+	perm_each_event_class(ctx, type, FAN_CLASS_PRE_CONTENT);
+}
+
+static void pe01_pre_content_class_inode(struct fst_ctx *ctx) {
+	perm_each_event_pre_content(ctx, PM_INODE);
+}
+
+static void pe01_pre_content_class_mount(struct fst_ctx *ctx) {
+	perm_each_event_pre_content(ctx, PM_MOUNT);
+}
+
+static void pe01_pre_content_class_sb(struct fst_ctx *ctx) {
+	perm_each_event_pre_content(ctx, PM_SB);
 }
 
 static void pe01_inode_mark(struct fst_ctx *ctx) {
@@ -315,6 +381,214 @@ static void pe01_parent_without_on_child(struct fst_ctx *ctx) {
 	fst_answer(ctx, g, c, FAN_ACCESS_PERM, "d/f", FAN_DENY);
 	fst_child_expect(ctx, c, EPERM);
 	FST_EXPECT_NONE(ctx, g);
+}
+
+/* Child c's read: true when it waits for an answer in g (the event
+ * comes), false when it finishes unasked; a failure if neither happens
+ * within FST_WAIT_MS. */
+static bool read_asks(struct fst_ctx *ctx, int g, struct fst_child *c) {
+	struct pollfd p[2] = { { .fd = g, .events = POLLIN }, { .fd = c->rfd, .events = POLLIN } };
+
+	if (poll(p, 2, FST_WAIT_MS) <= 0)
+		fst_fail(ctx, "%s: neither asked nor done within %d ms", c->what, FST_WAIT_MS);
+	return (p[0].revents & POLLIN) != 0;
+}
+
+/*
+ * A file opened before a group marks it for FAN_ACCESS_PERM, with a
+ * permission watcher elsewhere on the filesystem at open time (z:
+ * FAN_OPEN_PERM on another file) and without any. Kernels differ, and a
+ * distribution's backport moves a kernel from one to the other, so the
+ * case tells which this one is from the first read (with z, and without),
+ * then holds the other mark types' reads to it:
+ * - asked (mainline up to 6.13): each mark type (an inode mark, a parent
+ *   mark with FAN_EVENT_ON_CHILD, a mount mark, a filesystem mark) asks;
+ *   its mark removed, the read is not asked; added again, it is, and a
+ *   deny fails it with EPERM;
+ * - decided at open (6.14, file_set_fsnotify_mode_from_watchers(); seen
+ *   in Debian's 6.12 too): no mark type asks, with or without z, while
+ *   the same read through a file opened after the mark is asked (the
+ *   control).
+ * A kernel that asks for some mark types and not others, or loses the
+ * marks of files opened later, fails here.
+ */
+static void pe01_marked_after_open(struct fst_ctx *ctx) {
+	static const struct {
+		unsigned type;
+		uint64_t extra;
+		const char *target, *name;
+	} marks[] = {
+		{ 0, 0, "d/f", "inode" },
+		{ 0, FAN_EVENT_ON_CHILD, "d", "parent" },
+		{ FAN_MARK_MOUNT, 0, ".", "mount" },
+		{ FAN_MARK_FILESYSTEM, 0, ".", "filesystem" },
+	};
+	struct fst_child *c;
+
+	fst_require(ctx, FSN_FEAT_PERM_OPEN);
+	fst_require(ctx, FSN_FEAT_PERM_ACCESS);
+	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
+	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
+	FST_SYS(ctx, mkdir("d", 0755));
+	write_big(ctx, "d/f", 10);
+	write_big(ctx, "other", 10);
+	for (int with_z = 0; with_z < 2; with_z++) {
+		int z = with_z ? fst_fan_init(ctx, FAN_CLASS_CONTENT) : -1, fd;
+		int mode = -1; /* 1: asked, 0: decided at open; -1: not known yet */
+
+		if (with_z)
+			fst_mark(ctx, z, FAN_MARK_ADD, FAN_OPEN_PERM, "other");
+		fd = fst_open(ctx, "d/f", O_RDONLY);
+		for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+			unsigned type = marks[i].type;
+			uint64_t mask = FAN_ACCESS_PERM | marks[i].extra;
+			int g = fst_fan_init(ctx, FAN_CLASS_CONTENT);
+
+			fst_log(ctx, "-- %s mark, %s", marks[i].name,
+				with_z ? "a watcher elsewhere at open" : "no watcher at open");
+			fst_mark(ctx, g, FAN_MARK_ADD | type, mask, marks[i].target);
+			c = fst_spawn_read_fd(ctx, fd);
+			if (mode < 0) {
+				mode = read_asks(ctx, g, c);
+				fst_log(ctx, "this kernel, %s: %s",
+					with_z ? "a watcher at open" : "none at open",
+					mode ? "an open file is asked" : "decided at open");
+			} else if (read_asks(ctx, g, c) != mode)
+				fst_fail(ctx,
+					 "%s mark, %s: the read through the open file %s, "
+					 "unlike with the first mark",
+					 marks[i].name,
+					 with_z ? "a watcher at open" : "none at open",
+					 mode ? "was not asked" : "was asked");
+			if (!mode) {
+				fst_child_expect(ctx, c, 0);
+				FST_EXPECT_NONE(ctx, g);
+				c = SPAWN_OP(ctx, OP_READ, "d/f", 0, 1); /* (opened now) */
+				fst_answer(ctx, g, c, FAN_ACCESS_PERM, "d/f", FAN_DENY);
+				fst_child_expect(ctx, c, EPERM);
+				FST_EXPECT_NONE(ctx, g);
+				fst_close(ctx, g);
+				continue;
+			}
+			fst_answer(ctx, g, c, FAN_ACCESS_PERM, "d/f", FAN_ALLOW);
+			fst_child_expect(ctx, c, 0);
+			FST_EXPECT_NONE(ctx, g);
+			fst_mark(ctx, g, FAN_MARK_REMOVE | type, mask, marks[i].target);
+			c = fst_spawn_read_fd(ctx, fd);
+			fst_child_not_blocked(ctx, c, g);
+			fst_mark(ctx, g, FAN_MARK_ADD | type, mask, marks[i].target);
+			c = fst_spawn_read_fd(ctx, fd);
+			fst_answer(ctx, g, c, FAN_ACCESS_PERM, "d/f", FAN_DENY);
+			fst_child_expect(ctx, c, EPERM);
+			FST_EXPECT_NONE(ctx, g);
+			fst_close(ctx, g);
+		}
+		fst_close(ctx, fd);
+		if (with_z) {
+			FST_EXPECT_NONE(ctx, z);
+			fst_close(ctx, z);
+		}
+	}
+}
+
+/*
+ * Reads that are not read(): copy_file_range() and sendfile() from the file
+ * into another, splice() into a pipe ask FAN_ACCESS_PERM of the source,
+ * once each, before any byte moves; ALLOW lets them copy, DENY fails them
+ * with EPERM (the sink stays empty). Before 6.8 (2a33e2ddc6eb, "splice:
+ * remove permission hook from do_splice_direct()") sendfile() and a
+ * copy_file_range() the filesystem does not clone (FIEMAP shows no shared
+ * extent) ask a second time, from do_splice_direct(), once the first is
+ * allowed: exactly twice there, exactly once from 6.8 on.
+ */
+static void pe01_copy_paths_access_perm(struct fst_ctx *ctx) {
+	static const enum pe_op_kind ops[] = { OP_COPY, OP_SENDFILE, OP_SPLICE };
+	bool once = fst_kernel_at_least(6, 8), again;
+	struct fst_child *c;
+	struct stat st;
+	int g;
+
+	fst_require(ctx, FSN_FEAT_PERM_ACCESS);
+	write_big(ctx, "s", 8192);
+	g = fst_fan_init(ctx, FAN_CLASS_CONTENT);
+	fst_mark(ctx, g, FAN_MARK_ADD, FAN_ACCESS_PERM, "s");
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		fst_write_file(ctx, "sink", "");
+		c = SPAWN_OP(ctx, ops[i], "s", 0, 4096);
+		fst_answer(ctx, g, c, FAN_ACCESS_PERM, "s", FAN_DENY);
+		fst_child_expect(ctx, c, EPERM);
+		FST_EXPECT_NONE(ctx, g);
+		FST_SYS(ctx, stat("sink", &st));
+		ck_assert_int_eq(st.st_size, 0);
+		c = SPAWN_OP(ctx, ops[i], "s", 0, 4096);
+		fst_answer(ctx, g, c, FAN_ACCESS_PERM, "s", FAN_ALLOW);
+		again = ops[i] != OP_SPLICE && read_asks(ctx, g, c);
+		if (again)
+			fst_answer(ctx, g, c, FAN_ACCESS_PERM, "s", FAN_ALLOW);
+		fst_child_expect(ctx, c, 0);
+		FST_EXPECT_NONE(ctx, g);
+		FST_SYS(ctx, stat("sink", &st));
+		ck_assert_int_eq(st.st_size, ops[i] == OP_SPLICE ? 0 : 4096);
+		if (ops[i] != OP_SPLICE) {
+			int fd = fst_open(ctx, "sink", O_RDONLY);
+			bool twice = !once && !fst_extent_shared(ctx, fd);
+
+			fst_close(ctx, fd);
+			if (again != twice)
+				fst_fail(
+				    ctx, "%s asked FAN_ACCESS_PERM %s, expected %s on this kernel",
+				    c->what, again ? "twice" : "once", twice ? "twice" : "once");
+		}
+	}
+}
+
+/* A child's readdir of arg: open the directory, one getdents64(); 0 or
+ * errno. */
+static int child_readdir(void *arg) {
+	char buf[4096];
+	int fd = open((const char *)arg, O_RDONLY | O_DIRECTORY | O_CLOEXEC), e = 0;
+
+	if (fd < 0)
+		return errno;
+	if (syscall(SYS_getdents64, fd, buf, sizeof(buf)) < 0)
+		e = errno;
+	close(fd);
+	return e;
+}
+
+/*
+ * A readdir asks FAN_ACCESS_PERM of the directory (with FAN_ONDIR), by an
+ * inode mark on it and by a filesystem mark: the getdents64() waits for the
+ * answer, ALLOW lets it list, DENY fails it with EPERM. Without FAN_ONDIR
+ * in the mask the directory's readdir is neither asked nor blocked.
+ */
+static void pe01_readdir_access_perm(struct fst_ctx *ctx) {
+	static char dir[] = "d";
+	struct fst_child *c;
+
+	fst_require(ctx, FSN_FEAT_PERM_ACCESS);
+	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
+	FST_SYS(ctx, mkdir("d", 0755));
+	fst_write_file(ctx, "d/f", "f");
+	for (int sb = 0; sb < 2; sb++) {
+		unsigned type = sb ? FAN_MARK_FILESYSTEM : 0;
+		const char *target = sb ? "." : "d";
+		int g = fst_fan_init(ctx, FAN_CLASS_CONTENT);
+
+		fst_mark(ctx, g, FAN_MARK_ADD | type, FAN_ACCESS_PERM, target);
+		c = fst_spawn(ctx, "readdir(d)", child_readdir, dir, -1);
+		fst_child_not_blocked(ctx, c, g);
+		fst_mark(ctx, g, FAN_MARK_ADD | type, FAN_ONDIR, target);
+		c = fst_spawn(ctx, "readdir(d)", child_readdir, dir, -1);
+		fst_answer(ctx, g, c, FAN_ACCESS_PERM, "d", FAN_ALLOW);
+		fst_child_expect(ctx, c, 0);
+		FST_EXPECT_NONE(ctx, g);
+		c = fst_spawn(ctx, "readdir(d)", child_readdir, dir, -1);
+		fst_answer(ctx, g, c, FAN_ACCESS_PERM, "d", FAN_DENY);
+		fst_child_expect(ctx, c, EPERM);
+		FST_EXPECT_NONE(ctx, g);
+		close(g);
+	}
 }
 
 /*
@@ -613,6 +887,74 @@ static void pe03_close_passes_to_next_group(struct fst_ctx *ctx) {
 	fst_answer(ctx, cg, c, FAN_OPEN_PERM, "f", FAN_DENY);
 	fst_child_expect(ctx, c, EPERM);
 	FST_EXPECT_NONE(ctx, cg);
+}
+
+/* Child c's open(path) waits in both groups a and b (same priority: the
+ * kernel asks them in an order of its own): each is answered FAN_ALLOW as
+ * it asks, and the open succeeds. */
+static void allow_in_both(struct fst_ctx *ctx, int a, int b, struct fst_child *c,
+			  const char *path) {
+	struct pollfd p[2] = { { .fd = a, .events = POLLIN }, { .fd = b, .events = POLLIN } };
+	int r = poll(p, 2, FST_WAIT_MS);
+
+	if (r <= 0)
+		fst_fail(ctx, "open(%s): neither permission group was asked (poll: %d)", path, r);
+	fst_answer(ctx, (p[0].revents & POLLIN) ? a : b, c, FAN_OPEN_PERM, path, FAN_ALLOW);
+	fst_answer(ctx, (p[0].revents & POLLIN) ? b : a, c, FAN_OPEN_PERM, path, FAN_ALLOW);
+	fst_child_expect(ctx, c, 0);
+	FST_EXPECT_NONE(ctx, a);
+	FST_EXPECT_NONE(ctx, b);
+}
+
+/*
+ * Two FAN_CLASS_CONTENT groups with FAN_OPEN_PERM on one object (an inode,
+ * the mount, the filesystem) and a notification group beside them: an open
+ * asks both. One group closed, the other is still asked; its mark removed,
+ * nobody is asked and the open goes through. The notification group sees
+ * every open. A count of permission watchers that drops both marks with
+ * the first, or keeps one after the last, breaks this.
+ */
+static void two_groups_one_removed(struct fst_ctx *ctx, unsigned type, const char *target) {
+	struct fst_child *c;
+	int a, b, n;
+
+	fst_require(ctx, FSN_FEAT_PERM_OPEN);
+	fst_require_mark_type(ctx, type);
+	write_big(ctx, "f", 10);
+	a = fst_fan_init(ctx, FAN_CLASS_CONTENT);
+	b = fst_fan_init(ctx, FAN_CLASS_CONTENT);
+	n = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	fst_mark(ctx, a, FAN_MARK_ADD | type, FAN_OPEN_PERM, target);
+	fst_mark(ctx, b, FAN_MARK_ADD | type, FAN_OPEN_PERM, target);
+	fst_mark(ctx, n, FAN_MARK_ADD | type, FAN_OPEN, target);
+
+	c = SPAWN_OP(ctx, OP_OPEN, "f", 0, 0);
+	allow_in_both(ctx, a, b, c, "f");
+	FST_EXPECT(ctx, n, { .mask = FAN_OPEN, .path = "f", .pid = c->pid });
+
+	fst_close(ctx, a);
+	c = SPAWN_OP(ctx, OP_OPEN, "f", 0, 0);
+	fst_answer(ctx, b, c, FAN_OPEN_PERM, "f", FAN_DENY);
+	fst_child_expect(ctx, c, EPERM);
+	FST_EXPECT_NONE(ctx, b);
+	FST_EXPECT_NONE(ctx, n); /* (a denied open is no open) */
+
+	fst_mark(ctx, b, FAN_MARK_REMOVE | type, FAN_OPEN_PERM, target);
+	c = SPAWN_OP(ctx, OP_OPEN, "f", 0, 0);
+	fst_child_not_blocked(ctx, c, b);
+	FST_EXPECT(ctx, n, { .mask = FAN_OPEN, .path = "f", .pid = c->pid });
+}
+
+static void pe03_two_groups_inode(struct fst_ctx *ctx) {
+	two_groups_one_removed(ctx, 0, "f");
+}
+
+static void pe03_two_groups_mount(struct fst_ctx *ctx) {
+	two_groups_one_removed(ctx, FAN_MARK_MOUNT, ".");
+}
+
+static void pe03_two_groups_sb(struct fst_ctx *ctx) {
+	two_groups_one_removed(ctx, FAN_MARK_FILESYSTEM, ".");
 }
 
 struct churn_arg {
@@ -1527,6 +1869,20 @@ const struct fst_case fst_cases_pe[] = {
 		 "parent marks (EVENT_ON_CHILD): the three block, ALLOW/DENY; grandchild free"),
 	FST_CASE_GIT(pe01_parent_without_on_child, "PE01", FST_ALL_FS, "e730558adffb",
 		     "parent mark without EVENT_ON_CHILD: open/read/execve of a child not asked"),
+	FST_CASE(pe01_pre_content_class_inode, "PE01", FST_ALL_FS,
+		 "a PRE_CONTENT-class group alone, inode marks: the three permission events"),
+	FST_CASE(pe01_pre_content_class_mount, "PE01", FST_ALL_FS,
+		 "a PRE_CONTENT-class group alone, mount marks: the three permission events"),
+	FST_CASE(pe01_pre_content_class_sb, "PE01", FST_ALL_FS,
+		 "a PRE_CONTENT-class group alone, sb marks: the three permission events"),
+	FST_CASE(
+	    pe01_marked_after_open, "PE01", FST_ALL_FS,
+	    "a file open before its ACCESS_PERM mark (z watching elsewhere): each mark type asks"),
+	FST_CASE_GIT(
+	    pe01_copy_paths_access_perm, "PE01", FST_ALL_FS, "2a33e2ddc6eb",
+	    "copy_file_range/sendfile/splice ask ACCESS_PERM of the source once; DENY: EPERM"),
+	FST_CASE(pe01_readdir_access_perm, "PE01", FST_ALL_FS,
+		 "readdir asks ACCESS_PERM of a directory (ONDIR; inode and sb mark), DENY: EPERM"),
 	FST_CASE(pe01_exec_open_perm, "PE01,PE02", FST_ALL_FS,
 		 "execve under OPEN_PERM only: FAN_OPEN_PERM alone; DENY fails it, no ACCESS_PERM"),
 	FST_CASE(pe02_one_bit_per_event, "PE02", FST_ALL_FS,
@@ -1543,6 +1899,13 @@ const struct fst_case fst_cases_pe[] = {
 	FST_CASE(
 	    pe03_close_passes_to_next_group, "PE03,PE06", FST_ALL_FS,
 	    "closing the first permission group hands the event to the next one, which denies"),
+	FST_CASE(
+	    pe03_two_groups_inode, "PE03", FST_ALL_FS,
+	    "two OPEN_PERM groups on an inode: both asked, one closed, then none once removed"),
+	FST_CASE(pe03_two_groups_mount, "PE03", FST_ALL_FS,
+		 "two OPEN_PERM groups on a mount: both asked, one closed, then none once removed"),
+	FST_CASE(pe03_two_groups_sb, "PE03", FST_ALL_FS,
+		 "two OPEN_PERM groups on an sb: both asked, one closed, then none once removed"),
 	FST_CASE_TIMEOUT_GIT(pe03_close_during_group_churn, "PE03", FST_ALL_FS, 30,
 			     "96d41019e3ac 05f0e38724e8",
 			     "group close releases blocked readers while other groups come and go"),

@@ -16,6 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -93,6 +96,22 @@ long fst_read_sysctl(struct fst_ctx *ctx, const char *path) {
 	if (v <= 0)
 		fst_fail(ctx, "%s: %ld", path, v);
 	return v;
+}
+
+bool fst_extent_shared(struct fst_ctx *ctx, int fd) {
+	_Alignas(
+	    struct fiemap) char buf[sizeof(struct fiemap) + sizeof(struct fiemap_extent)] = { 0 };
+	struct fiemap *m = (struct fiemap *)buf;
+
+	m->fm_length = FIEMAP_MAX_OFFSET;
+	m->fm_flags = FIEMAP_FLAG_SYNC;
+	m->fm_extent_count = 1;
+	if (ioctl(fd, FS_IOC_FIEMAP, m) < 0) {
+		if (errno == EOPNOTSUPP || errno == ENOTTY)
+			return false;
+		fst_fail(ctx, "FS_IOC_FIEMAP: %s", fst_errname(errno));
+	}
+	return m->fm_mapped_extents > 0 && (m->fm_extents[0].fe_flags & FIEMAP_EXTENT_SHARED);
 }
 
 int fst_write_sysctl(const char *path, long value) {
@@ -250,15 +269,31 @@ void fst_skip_feature(struct fst_ctx *ctx, const char *fmt, ...) {
 }
 
 /* Skip unless r says supported: a feature skip when the kernel or the
- * filesystem cannot (where: "" or " on <object>"). */
+ * filesystem cannot (where: "" or " on <object>"), but a failure when this
+ * kernel is at or above the feature's floor on fs (the filesystem under
+ * test; NULL: another object, no floor). */
 static void require_result(struct fst_ctx *ctx, enum fsn_feature f,
-			   const struct fsn_feature_result *r, const char *where) {
+			   const struct fsn_feature_result *r, const char *where, const char *fs,
+			   const char *file, int line) {
+	const struct fst_floor *fl;
 	char reason[600];
 
 	if (r->support == FSN_SUPPORTED)
 		return;
 	snprintf(reason, sizeof(reason), "needs %s%s: %s (%s)", fsn_feature_description(f), where,
 		 fsn_support_name(r->support), fst_errname(r->error));
+	fl = fs && (r->support == FSN_UNSUPPORTED_KERNEL || r->support == FSN_UNSUPPORTED_FS)
+		 ? fst_floor_applies(f, fs)
+		 : NULL;
+	if (fl)
+		fst_fail_(ctx, file, line,
+			  "regression: %s; Linux %u.%u and later support it on %s (%s%s%s%s%s); "
+			  "a kernel built without it%s%s%s: FSN_SELFTEST_NO_FLOOR=%s",
+			  reason, fl->major, fl->minor, fl->fs ? fl->fs : "every filesystem",
+			  fl->commit ? "commit " : "", fl->commit ? fl->commit : "",
+			  fl->commit ? " \"" : "", fst_floor_subject(fl), fl->commit ? "\"" : "",
+			  fl->config ? " (" : "", fl->config ? fl->config : "",
+			  fl->config ? ")" : "", fsn_feature_name(f));
 	/* Only "the kernel or this filesystem cannot" is a feature skip; a
 	 * probe that failed for another reason must not hide a case. */
 	if (r->support == FSN_UNSUPPORTED_KERNEL || r->support == FSN_UNSUPPORTED_FS)
@@ -276,7 +311,7 @@ void fst_require_(struct fst_ctx *ctx, enum fsn_feature f, const char *file, int
 			 fsn_feature_description(f), ctx->fs, ctx->priv->env->probe_error);
 		skip_with(ctx, FST_SKIP_OTHER, reason);
 	}
-	require_result(ctx, f, &ctx->probe->feat[f], "");
+	require_result(ctx, f, &ctx->probe->feat[f], "", ctx->fs, file, line);
 }
 
 void fst_require_mark_type_(struct fst_ctx *ctx, unsigned type, const char *file, int line) {
@@ -298,19 +333,27 @@ void fst_require_at_(struct fst_ctx *ctx, const char *path, enum fsn_feature f, 
 	if (r < 0)
 		fst_fail_(ctx, file, line, "probing %s: %s", path, fst_errname(r));
 	snprintf(where, sizeof(where), " on %s", path);
-	require_result(ctx, f, &p.feat[f], where);
+	require_result(ctx, f, &p.feat[f], where, NULL, file, line);
+}
+
+bool fst_kernel_at_least(unsigned major, unsigned minor) {
+	struct utsname u;
+	unsigned ma, mi;
+
+	if (uname(&u) < 0 || sscanf(u.release, "%u.%u", &ma, &mi) != 2)
+		return true; /* (the newest behaviour: a failure names it) */
+	return ma > major || (ma == major && mi >= minor);
 }
 
 void fst_require_kernel_(struct fst_ctx *ctx, unsigned major, unsigned minor, const char *why,
 			 const char *file, int line) {
 	struct utsname u;
-	unsigned ma, mi;
 	char reason[600];
 
-	if (uname(&u) < 0 || sscanf(u.release, "%u.%u", &ma, &mi) != 2)
-		fst_fail_(ctx, file, line, "cannot tell the kernel version (uname)");
-	if (ma > major || (ma == major && mi >= minor))
+	if (fst_kernel_at_least(major, minor))
 		return;
+	if (uname(&u) < 0)
+		fst_fail_(ctx, file, line, "cannot tell the kernel version (uname)");
 	snprintf(reason, sizeof(reason), "needs Linux %u.%u or later (this is %s): %s", major,
 		 minor, u.release, why);
 	skip_with(ctx, FST_SKIP_FEATURE, reason);

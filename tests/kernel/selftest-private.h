@@ -13,6 +13,8 @@
  */
 #pragma once
 
+#include <stdio.h>
+
 #include "selftest.h"
 
 /* ------------------------------------------------------------------------ */
@@ -108,3 +110,26 @@ void fst_diag(struct fst_ctx *ctx, const char *fmt, ...) _fst_printf_(2, 3);
 /* The kind of fd and its fanotify_init() flags: remembered for the groups
  * the case made (ops.c), otherwise told by /proc/self/fd (flags 0). */
 enum fd_kind fst_fd_kind(struct fst_ctx *ctx, int fd, unsigned *init_flags);
+
+/* What a kernel must support from which release (floors.c): a probe that
+ * says "unsupported" at or above a floor fails the case instead of
+ * skipping it. fs: the filesystems, comma separated (NULL: every one the
+ * suite runs on); commit:
+ * linux.git's abbreviation (its subject in commits.c), or NULL with the
+ * subject saying what brought it; config: the kernel option it needs. */
+struct fst_floor {
+	enum fsn_feature feat;
+	const char *fs;
+	unsigned major, minor;
+	const char *commit, *subject, *config;
+};
+extern const struct fst_floor fst_floors[];
+/* The floor of f on fs that this kernel is at or above (and, for an
+ * option, not known to be built without), or NULL. */
+const struct fst_floor *fst_floor_applies(enum fsn_feature f, const char *fs);
+const char *fst_floor_subject(const struct fst_floor *fl);
+/* The floors, a line each: feature, filesystem ("*": any), release,
+ * commit ("-": none pinned), subject; then the option, if any. */
+void fst_floors_print(FILE *f);
+/* FSN_SELFTEST_BREAK names f: the runner takes its probe as refused. */
+bool fst_probe_broken(enum fsn_feature f);

@@ -84,6 +84,7 @@ struct sel_case {
 static struct {
 	bool tap, verbose, list, must_run;
 	bool taint_after; /* --taint-after-case */
+	bool floors;      /* --floors */
 	unsigned timeout; /* 0 = per case / default */
 	unsigned repeat;  /* runs of each case on each filesystem */
 	unsigned soak;    /* race length and timeout factor */
@@ -544,6 +545,11 @@ static void fs_probe(struct fs_run *f) {
 			 f->d->name, fst_errname(r));
 	else
 		f->env.probe = &f->probe;
+	/* (a test of the suite itself: a kernel that broke these) */
+	for (int k = 0; r >= 0 && k < _FSN_FEAT_MAX; k++)
+		if (fst_probe_broken((enum fsn_feature)k))
+			f->probe.feat[k] =
+			    (struct fsn_feature_result){ FSN_UNSUPPORTED_KERNEL, EINVAL };
 	if (opt.verbose && r >= 0) {
 		char desc[8192];
 
@@ -877,6 +883,9 @@ static void usage(FILE *out) {
 		"  --list          list the selected cases: name, semantics IDs, filesystems,\n"
 		"                  description; below a case, indented, the upstream\n"
 		"                  commits it guards, one per line: linux-git ID (\"subject\")\n"
+		"  --floors        list what a kernel must support from which release\n"
+		"                  (feature, filesystem, release, commit): a probe that\n"
+		"                  says unsupported at or above it fails the case\n"
 		"  --filter GLOB   run cases whose name or one of whose IDs matches GLOB\n"
 		"                  (fnmatch; e.g. 'fp03_*', 'FP0*'); repeatable\n"
 		"  --fs LIST       filesystems, comma separated, from tmpfs,ext4,xfs,btrfs\n"
@@ -888,8 +897,9 @@ static void usage(FILE *out) {
 		"                  case's own); CK_TIMEOUT_MULTIPLIER scales it\n"
 		"  --repeat N      run each selected case N times in a row on each\n"
 		"                  filesystem (hunting an intermittent failure)\n"
-		"  --soak N        race cases race N times as long (default 1: 0.5 s);\n"
-		"                  every timeout is multiplied by N\n"
+		"  --soak N        race cases race N times as long (default 1: 0.5 s), the\n"
+		"                  name churn churns N x 150 names; every timeout is\n"
+		"                  multiplied by N (LTP's length: --soak 300)\n"
 		"  --taint-after-case  a test of the suite itself, for a throwaway VM:\n"
 		"                  after each case, taint the running kernel with W (as a\n"
 		"                  WARN() would, until the next boot), so that the case\n"
@@ -899,10 +909,11 @@ static void usage(FILE *out) {
 		"\n"
 		"Skips: a case skips when the feature probe (fsn_probe_path() on the\n"
 		"filesystem under test, run once per filesystem) says this kernel or\n"
-		"filesystem does not support what it needs; the reason is printed. With\n"
-		"FSN_TESTS_MUST_RUN=1 (CI) every other skip -- a missing mkfs tool or loop\n"
-		"device, a failed probe, an explicit skip of a case -- is reported as a\n"
-		"failure \"skipped a supported case: <reason>\"; a feature skip never is.\n"
+		"filesystem does not support what it needs; the reason is printed (on a\n"
+		"kernel at or above the feature's floor, --floors, that is a failure).\n"
+		"With FSN_TESTS_MUST_RUN=1 (CI) every other skip -- a missing mkfs tool or\n"
+		"loop device, a failed probe, an explicit skip of a case -- is reported as\n"
+		"a failure \"skipped a supported case: <reason>\"; a feature skip never is.\n"
 		"\n"
 		"Exit status: 0 all passed (skips allowed), 1 a failure, 77 all skipped,\n"
 		"2 usage error. The last lines are one coverage line per ID group and\n"
@@ -950,6 +961,7 @@ static unsigned parse_count(const char *what, const char *arg, long max) {
 static void parse_args(int argc, char **argv) {
 	static const struct option longopts[] = {
 		{ "list", no_argument, NULL, 'l' },
+		{ "floors", no_argument, NULL, 'L' },
 		{ "filter", required_argument, NULL, 'f' },
 		{ "fs", required_argument, NULL, 'F' },
 		{ "tap", no_argument, NULL, 't' },
@@ -971,6 +983,7 @@ static void parse_args(int argc, char **argv) {
 	while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'l': opt.list = true; break;
+		case 'L': opt.floors = true; break;
 		case 'f':
 			opt.filters = realloc(opt.filters, (opt.n_filters + 1) * sizeof(char *));
 			if (!opt.filters)
@@ -1035,6 +1048,10 @@ int main(int argc, char **argv) {
 
 	if (opt.list) {
 		list_cases();
+		return 0;
+	}
+	if (opt.floors) {
+		fst_floors_print(stdout);
 		return 0;
 	}
 	if (n_sel == 0) {

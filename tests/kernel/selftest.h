@@ -161,6 +161,11 @@ void fst_require_at_(struct fst_ctx *ctx, const char *path, enum fsn_feature f, 
 void fst_require_kernel_(struct fst_ctx *ctx, unsigned major, unsigned minor, const char *why,
 			 const char *file, int line);
 
+/* Whether the running kernel is major.minor or later (uname): for what a
+ * case pins per release, where no probe can tell (see
+ * fst_require_kernel()). */
+bool fst_kernel_at_least(unsigned major, unsigned minor);
+
 /* A feature skip for what this kernel was built without, told by an error
  * nothing else gives: mount() answering ENODEV for a filesystem type, a
  * tracefs file that a kernel option adds missing (ENOENT). The reason is
@@ -250,6 +255,12 @@ long fst_read_sysctl(struct fst_ctx *ctx, const char *path);
 /* Write value to a /proc/sys file: 0, or -1 with errno. Safe in a child
  * (it touches no ctx). */
 int fst_write_sysctl(const char *path, long value);
+
+/* Whether the first extent of fd's file shares its blocks with another
+ * file (FIEMAP_EXTENT_SHARED): a copy_file_range() the filesystem made
+ * by cloning (reflink) rather than by copying. False where FIEMAP is not
+ * supported (tmpfs). */
+bool fst_extent_shared(struct fst_ctx *ctx, int fd);
 
 /* size zeroed bytes shared with the case's children (fst_spawn()): an
  * anonymous MAP_SHARED mapping, gone when the case's process ends (or
@@ -552,11 +563,9 @@ struct fst_events *fst_expect_(struct fst_ctx *ctx, int fd, const struct fst_exp
 /*
  * The same as a set: every event read matches one of the expectations and
  * every expectation matches an event read, in any order, identical events
- * repeated or not. For one operation on several objects whose order and
- * number of hook calls no interface promises: 6.1's sendfile() reports the
- * target's MODIFY from inside the copy and again at the end, with the
- * source's ACCESS between (fanotify merges the two MODIFYs, inotify only
- * merges an event with the last one queued). No cookie_of.
+ * repeated or not. Only where no kernel defines the order or the number
+ * (pin them per kernel where it does: see dp_expect_copy() in cases-fp.c).
+ * No cookie_of.
  */
 #define FST_EXPECT_SET(ctx, fd, ...)                                                               \
 	fst_expect_set_(ctx, fd, (const struct fst_exp[]){ __VA_ARGS__ },                          \

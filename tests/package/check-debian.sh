@@ -119,6 +119,8 @@ check "logrotate accepts /etc/logrotate.d/fsnotifyd" \
 	logrotate --debug --state "$work/logrotate.state" /etc/logrotate.d/fsnotifyd
 check "/var/log/fsnotifyd exists, mode 750 (tmpfiles.d, run by the postinst; there before: $logdir_before)" \
 	sh -c '[ "$(stat -c %a /var/log/fsnotifyd)" = 750 ]'
+check "/var/lib/fsnotifyd (state_directory) exists, mode 700, root's (tmpfiles.d)" \
+	sh -c '[ "$(stat -c %a:%U /var/lib/fsnotifyd)" = 700:root ]'
 for m in fsnotifyd.8 fsnotifyd.conf.5 fsnotifyctl.1 libfsn.3 fsn-selftest.1 fsn-bench.1; do
 	check "man page ${m} is installed" man -w "${m%.*}"
 done
@@ -142,7 +144,7 @@ fi
 
 check "apt-get purge removes the packages" env DEBIAN_FRONTEND=noninteractive \
 	apt-get purge -y -q $pkgs
-check "the purge leaves no /etc/fsnotifyd, no /var/log/fsnotifyd and no package" sh -c \
-	"[ ! -e /etc/fsnotifyd ] && [ ! -e /var/log/fsnotifyd ] &&
+check "the purge leaves no /etc/fsnotifyd, no /var/log/fsnotifyd, no /var/lib/fsnotifyd and no package" sh -c \
+	"[ ! -e /etc/fsnotifyd ] && [ ! -e /var/log/fsnotifyd ] && [ ! -e /var/lib/fsnotifyd ] &&
 	 ! dpkg-query -W -f='\${Status}\n' $pkgs 2>/dev/null | grep -q installed"
 finish

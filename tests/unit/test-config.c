@@ -28,17 +28,6 @@
 /* helpers                                                                  */
 /* ------------------------------------------------------------------------ */
 
-static void write_text(const char *dir, const char *name, const char *text) {
-	char path[PATH_MAX];
-	FILE *f;
-
-	test_join(path, sizeof(path), dir, name);
-	f = fopen(path, "we");
-	ck_assert_ptr_nonnull(f);
-	ck_assert_int_eq(fputs(text, f) >= 0, 1);
-	ck_assert_int_eq(fclose(f), 0);
-}
-
 static char *subst_free(char *tmpl, const char *what, const char *with) {
 	char *r = test_subst(tmpl, what, with);
 
@@ -64,7 +53,7 @@ static void load_dir(struct loaded *l) {
 
 static void load_text(struct loaded *l, const char *text) {
 	test_tmpdir(l->dir, sizeof(l->dir));
-	write_text(l->dir, "main.conf", text);
+	test_write(l->dir, "main.conf", text);
 	load_dir(l);
 }
 
@@ -676,7 +665,7 @@ START_TEST(test_dropins_merged_in_order) {
 	const struct output_conf *o;
 
 	test_tmpdir(l.dir, sizeof(l.dir));
-	write_text(l.dir, "main.conf",
+	test_write(l.dir, "main.conf",
 		   "log_level = \"warning\";\n"
 		   "outputs = [\"a\"];\n"
 		   "output = { a = { type = \"json\"; file = \"/var/log/a\"; };\n"
@@ -685,23 +674,23 @@ START_TEST(test_dropins_merged_in_order) {
 		   "rules = ( { name = \"main\"; paths = [\"/srv/main\"]; } );\n");
 	make_conf_d(l.dir, confd, sizeof(confd));
 	/* Lexical order: 10 before 20 before 9 (bytes, not numbers). */
-	write_text(
+	test_write(
 	    confd, "20-second.conf",
 	    "log_level = \"debug\";\n"
 	    "output = { a = { type = \"json\"; file = \"/var/log/a2\"; }; };\n"
 	    "rules = ( { name = \"second\"; paths = [\"/srv/2\"]; outputs = [\"c\"]; } );\n");
-	write_text(confd, "10-first.conf",
+	test_write(confd, "10-first.conf",
 		   "log_level = \"error\";\n"
 		   "outputs = [\"b\"];\n"
 		   "limits = { max_marks = 20; };\n"
 		   "output = { c = { type = \"exec\"; argv = [\"/bin/c\"]; }; };\n"
 		   "rules = ( { name = \"first\"; paths = [\"/srv/1\"]; } );\n");
-	write_text(confd, "9-last.conf",
+	test_write(confd, "9-last.conf",
 		   "rules = ( { name = \"last\"; paths = [\"/srv/9\"]; } );\n");
 	/* Not drop-ins: hidden, other suffix, a directory. */
-	write_text(confd, ".hidden.conf", "this is not read");
-	write_text(confd, "README", "this is not read");
-	write_text(confd, "x.conf.bak", "this is not read");
+	test_write(confd, ".hidden.conf", "this is not read");
+	test_write(confd, "README", "this is not read");
+	test_write(confd, "x.conf.bak", "this is not read");
 	test_join(sub, sizeof(sub), confd, "dir.conf");
 	ck_assert_int_eq(mkdir(sub, 0755), 0);
 
@@ -744,9 +733,9 @@ START_TEST(test_bad_dropin_named) {
 	struct loaded l;
 
 	test_tmpdir(l.dir, sizeof(l.dir));
-	write_text(l.dir, "main.conf", MINIMAL_RULE);
+	test_write(l.dir, "main.conf", MINIMAL_RULE);
 	make_conf_d(l.dir, confd, sizeof(confd));
-	write_text(confd, "50-bad.conf",
+	test_write(confd, "50-bad.conf",
 		   "# a drop-in\n"
 		   "rules = (\n"
 		   "  { name = \"d\"; paths = [\"/srv\"]; mark = \"inodes\"; }\n"
@@ -766,10 +755,10 @@ START_TEST(test_dropin_syntax_error_and_duplicate) {
 	struct loaded l;
 
 	test_tmpdir(l.dir, sizeof(l.dir));
-	write_text(l.dir, "main.conf", MINIMAL_RULE);
+	test_write(l.dir, "main.conf", MINIMAL_RULE);
 	make_conf_d(l.dir, confd, sizeof(confd));
-	write_text(confd, "a.conf", "\nrules = ( { name = \"r\"; paths = [\"/y\"]; } );\n");
-	write_text(confd, "b.conf", "rules = (\n  { name = \"q\"; paths = [\"/y\",]; }\n);\n");
+	test_write(confd, "a.conf", "\nrules = ( { name = \"r\"; paths = [\"/y\"]; } );\n");
+	test_write(confd, "b.conf", "rules = (\n  { name = \"q\"; paths = [\"/y\",]; }\n);\n");
 	load_dir(&l);
 	ck_assert_int_eq(l.r, -EINVAL);
 	ck_assert_uint_eq(l.e.n, 2);
@@ -791,11 +780,11 @@ START_TEST(test_dropin_uses_output_of_main_and_vice_versa) {
 	struct loaded l;
 
 	test_tmpdir(l.dir, sizeof(l.dir));
-	write_text(l.dir, "main.conf",
+	test_write(l.dir, "main.conf",
 		   "output = { m = { type = \"journal\"; }; };\n"
 		   "rules = ( { name = \"main\"; paths = [\"/x\"]; outputs = [\"d\"]; } );\n");
 	make_conf_d(l.dir, confd, sizeof(confd));
-	write_text(confd, "d.conf",
+	test_write(confd, "d.conf",
 		   "output = { d = { type = \"journal\"; }; };\n"
 		   "rules = ( { name = \"drop\"; paths = [\"/x\"]; outputs = [\"m\"]; } );\n");
 	load_dir(&l);
@@ -810,7 +799,7 @@ START_TEST(test_all_errors_collected) {
 	struct loaded l;
 
 	test_tmpdir(l.dir, sizeof(l.dir));
-	write_text(l.dir, "main.conf",
+	test_write(l.dir, "main.conf",
 		   "log_level = \"loud\";\n"
 		   "limits = { max_marks = 0; queue_size = \"x\"; };\n"
 		   "rules = (\n"
@@ -818,7 +807,7 @@ START_TEST(test_all_errors_collected) {
 		   "  { name = \"b\"; paths = [\"/b\"]; outputs = [\"missing\"]; }\n"
 		   ");\n");
 	make_conf_d(l.dir, confd, sizeof(confd));
-	write_text(confd, "x.conf", "\n\nbogus = true;\n");
+	test_write(confd, "x.conf", "\n\nbogus = true;\n");
 	load_dir(&l);
 	ck_assert_int_eq(l.r, -EINVAL);
 	ck_assert_ptr_null(l.c);
@@ -895,16 +884,16 @@ static void load_with_files(struct loaded *l, const char *text) {
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(ftruncate(fd, (off_t)17 << 20), 0);
 	close(fd);
-	write_text(l->dir, "good.inc", "rules = ( { name = \"inc\"; paths = [\"/srv\"]; } );\n");
-	write_text(l->dir, "bad.inc", "# line 1\nbogus = 1;\n");
-	write_text(l->dir, "loop.inc", "@include \"loop.inc\"\n");
-	write_text(l->dir, "fan.inc",
+	test_write(l->dir, "good.inc", "rules = ( { name = \"inc\"; paths = [\"/srv\"]; } );\n");
+	test_write(l->dir, "bad.inc", "# line 1\nbogus = 1;\n");
+	test_write(l->dir, "loop.inc", "@include \"loop.inc\"\n");
+	test_write(l->dir, "fan.inc",
 		   "@include \"fan.inc\"\n@include \"fan.inc\"\n@include \"fan.inc\"\n");
-	write_text(l->dir, "leaf.inc", "# a leaf\n");
+	test_write(l->dir, "leaf.inc", "# a leaf\n");
 	for (int i = 0; i < 65; i++)
 		strcat(wide, "@include \"leaf.inc\"\n");
-	write_text(l->dir, "wide.inc", wide);
-	write_text(l->dir, "main.conf", text);
+	test_write(l->dir, "wide.inc", wide);
+	test_write(l->dir, "main.conf", text);
 	load_dir(l);
 }
 

@@ -1144,6 +1144,91 @@ START_TEST(test_fan_mark_fid_and_dir_cache) {
 }
 END_TEST
 
+/* One step of test_fan_name_taken_later(), in a process of its own (the
+ * kernel merges the events of one process on one name). */
+static void step_in_child(const char *dir, const char *op, const char *a, const char *b) {
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		char p[PATH_MAX], q[PATH_MAX];
+		int r;
+
+		snprintf(p, sizeof(p), "%s/%s", dir, a);
+		snprintf(q, sizeof(q), "%s/%s", dir, b ? b : "");
+		if (strcmp(op, "create") == 0)
+			r = close(open(p, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600));
+		else if (strcmp(op, "unlink") == 0)
+			r = unlink(p);
+		else
+			r = rename(p, q);
+		_exit(r == 0 ? 0 : 1);
+	}
+	ck_assert_int_eq(waitpid(pid, &(int){ 0 }, 0), pid);
+}
+
+struct taken {
+	int n;
+	uint64_t mask[16];
+	char name[16][8];
+	int taken[16];
+};
+
+static int taken_cb(struct fsn_ctx *ctx, struct fsn_event *ev, void *userdata) {
+	struct taken *t = userdata;
+
+	ck_assert_int_lt(t->n, 16);
+	ck_assert(ev->has & FSN_HAS_NAME);
+	t->mask[t->n] = ev->mask;
+	snprintf(t->name[t->n], sizeof(t->name[0]), "%s", ev->name);
+	t->taken[t->n++] = fsn_ctx_name_taken_later(ctx, &ev->dfid, ev->name);
+	return 0;
+}
+
+/* fsn_ctx_name_taken_later(): among the events read together, a later
+ * delete, rename away or rename over of the same name says yes; a name
+ * that stays, and the last event of a name, say no. */
+START_TEST(test_fan_name_taken_later) {
+	char dir[PATH_MAX];
+	struct fsn_ctx *ctx;
+	struct fsn_fid none = { 0 };
+	struct taken t = { 0 };
+	static const struct {
+		uint64_t mask;
+		const char *name;
+		int taken;
+	} want[] = {
+		{ FAN_CREATE, "a", 1 },     { FAN_DELETE, "a", 0 },     { FAN_CREATE, "b", 1 },
+		{ FAN_MOVED_FROM, "b", 0 }, { FAN_MOVED_TO, "c", 1 },   { FAN_CREATE, "d", 0 },
+		{ FAN_CREATE, "e", 1 },     { FAN_MOVED_FROM, "c", 0 }, { FAN_MOVED_TO, "e", 0 },
+	};
+
+	tmpfs_setup(dir, sizeof(dir));
+	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
+	(void)add_fan(ctx, FSN_MARK_INODE, FSN_CLASS_NOTIF, FAN_REPORT_DFID_NAME, 0,
+		      FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM | FAN_MOVED_TO, 0, 0, dir);
+	step_in_child(dir, "create", "a", NULL);
+	step_in_child(dir, "unlink", "a", NULL);
+	step_in_child(dir, "create", "b", NULL);
+	step_in_child(dir, "rename", "b", "c");
+	step_in_child(dir, "create", "d", NULL);
+	step_in_child(dir, "create", "e", NULL);
+	step_in_child(dir, "rename", "c", "e"); /* (over e) */
+	ck_assert_int_eq(fsn_ctx_dispatch(ctx, taken_cb, &t), (int)ELEMENTSOF(want));
+	for (size_t i = 0; i < ELEMENTSOF(want); i++) {
+		ck_assert_uint_eq(t.mask[i], want[i].mask);
+		ck_assert_str_eq(t.name[i], want[i].name);
+		ck_assert_msg(t.taken[i] == want[i].taken, "event %zu (%s): %d", i, t.name[i],
+			      t.taken[i]);
+	}
+	/* not in a callback: not known */
+	ck_assert_int_eq(fsn_ctx_name_taken_later(ctx, &none, "a"), 0);
+	ck_assert_int_eq(fsn_ctx_name_taken_later(ctx, NULL, "a"), -EINVAL);
+	fsn_ctx_free(ctx);
+	tmpfs_teardown(dir);
+}
+END_TEST
+
 static unsigned read_uint_file(const char *file) {
 	char buf[32] = "";
 	unsigned v = 0;
@@ -1397,6 +1482,34 @@ START_TEST(test_reader_group_leaves) {
 	ck_assert_int_eq(fsn_ctx_dispatch(ctx, count_cb, &c), 0);
 	ck_assert_int_eq(c.events + c.overflows, 0);
 
+	fsn_ctx_free(ctx);
+	tmpfs_teardown(dir);
+}
+END_TEST
+
+/* fsn_ctx_is_drained() asks the kernel: an event queued just before the
+ * call, which the reader thread (waiting for the kernel) has not been
+ * woken for yet, is not called drained; read, it is handed out. Each of
+ * 200 rounds. */
+START_TEST(test_reader_drained_exact) {
+	char dir[PATH_MAX];
+	struct fsn_ctx *ctx;
+	struct counts c = { 0, 0 };
+
+	tmpfs_setup(dir, sizeof(dir));
+	ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
+	ck_assert_int_eq(fsn_ctx_set_reader(ctx, 1 << 20), 0);
+	add_fan(ctx, FSN_MARK_INODE, FSN_CLASS_NOTIF, FAN_REPORT_DFID_NAME, 0, FAN_CREATE, 0, 0,
+		dir);
+	dispatch_all(ctx, count_cb, &c);
+	for (int i = 0; i < 200; i++) {
+		make_files(dir, i, i + 1);
+		ck_assert_msg(!fsn_ctx_is_drained(ctx), "round %d: drained with an event queued",
+			      i);
+		dispatch_all(ctx, count_cb, &c);
+		ck_assert_int_eq(c.events, i + 1);
+	}
+	ck_assert_int_eq(c.overflows, 0);
 	fsn_ctx_free(ctx);
 	tmpfs_teardown(dir);
 }
@@ -2660,10 +2773,12 @@ static void ctx_fanotify_suite(Suite *s) {
 	tcase_add_test(tc, test_fan_take_fd_and_pidfd);
 	tcase_add_test(tc, test_fan_filesystem_dfid_name);
 	tcase_add_test(tc, test_fan_mark_fid_and_dir_cache);
+	tcase_add_test(tc, test_fan_name_taken_later);
 	tcase_add_test(tc, test_fan_queue_max);
 	tcase_add_test(tc, test_reader_bound);
 	tcase_add_test(tc, test_reader_order);
 	tcase_add_test(tc, test_reader_group_leaves);
+	tcase_add_test(tc, test_reader_drained_exact);
 	tcase_add_test(tc, test_fan_marks_combine);
 	tcase_add_test(tc, test_fan_mount_and_evictable);
 	tcase_add_test(tc, test_fan_dont_follow);

@@ -740,6 +740,107 @@ START_TEST(test_record_json_truncate) {
 }
 END_TEST
 
+/* The "ecs" format: one event, exactly (its kinds and categories for
+ * each: tests/ecs); a name not UTF-8 also as base64 under fsnotifyd;
+ * snprintf-like when it does not fit; every byte of a name escaped. */
+START_TEST(test_record_ecs) {
+	struct record r = event("/d/f");
+	char full[2048], small[40], name[16], path[32];
+	int n;
+
+	n = record_to_ecs(&r, full, sizeof(full));
+	ck_assert_int_eq(n, (int)strlen(full));
+	ck_assert_str_eq(full,
+			 "{\"@timestamp\":\"2026-11-30T04:52:09.123456Z\",\"ecs\":{\"version\":"
+			 "\"" ECS_VERSION "\"},\"event\":{\"kind\":\"event\",\"category\":["
+			 "\"file\"],\"type\":[\"creation\"],\"action\":[\"create\"],"
+			 "\"module\":\"fsnotifyd\",\"dataset\":\"fsnotifyd.record\","
+			 "\"severity\":6},\"rule\":{\"name\":\"demo\"},\"log\":{\"level\":"
+			 "\"info\"},\"file\":{\"path\":\"/d/f\",\"name\":\"f\","
+			 "\"directory\":\"/d\",\"type\":\"dir\"},\"process\":{\"pid\":123,"
+			 "\"name\":\"touch\"},\"user\":{\"id\":\"0\"},\"fsnotifyd\":{"
+			 "\"kind\":\"event\"}}\n");
+	memset(small, 'Z', sizeof(small));
+	ck_assert_int_eq(record_to_ecs(&r, small, 30), n);
+	ck_assert_int_eq(memcmp(small, full, 29), 0);
+	ck_assert_int_eq(small[29], '\0');
+	ck_assert_int_eq(small[30], 'Z');
+	r.path = "/\xff";
+	n = record_to_ecs(&r, full, sizeof(full));
+	ck_assert_ptr_nonnull(strstr(full, "\"file\":{\"path\":\"/" FFFD "\",\"name\":\"" FFFD
+					   "\",\"directory\":\"/\","));
+	ck_assert_ptr_nonnull(
+	    strstr(full, "\"fsnotifyd\":{\"kind\":\"event\",\"path_b64\":\"L/8=\"}"));
+	for (int b = 1; b < 256; b++) {
+		snprintf(name, sizeof(name), "x%cy", b);
+		snprintf(path, sizeof(path), "/d/%s", name);
+		r = event(path);
+		r.old_path = path;
+		r.comm = name;
+		n = record_to_ecs(&r, full, sizeof(full));
+		ck_assert_int_lt(n, (int)sizeof(full));
+		ck_assert_int_eq(full[n - 1], '\n');
+		for (int i = 0; i + 1 < n; i++)
+			ck_assert_msg((unsigned char)full[i] >= 0x20 && full[i] != 0x7f,
+				      "byte 0x%02x raw in the document for 0x%02x",
+				      (unsigned char)full[i], b);
+	}
+}
+END_TEST
+
+/* file.mtime and .ctime as four-digit-year dates, or left out (an mtime
+ * anyone can set past 9999 must not make Elasticsearch refuse the record);
+ * an unmounted record keeps its path. */
+START_TEST(test_record_ecs_dates) {
+	static const struct {
+		int64_t sec;
+		const char *want; /* NULL: left out */
+	} t[] = {
+		{ 0, "1970-01-01T00:00:00.000000005Z" },
+		{ -62135596800LL, "0001-01-01T00:00:00.000000005Z" },
+		{ -62135596801LL, NULL },
+		{ 253402300799LL, "9999-12-31T23:59:59.000000005Z" },
+		{ 253402300800LL, NULL },
+		{ INT64_MAX, NULL },
+		{ INT64_MIN, NULL },
+	};
+	struct record_attrs a = some_after;
+	struct record r = event("/d/f");
+	char buf[2048], want[96];
+
+	r.attrs = &a;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		a.mtime_sec = a.ctime_sec = t[i].sec;
+		a.mtime_nsec = a.ctime_nsec = 5;
+		ck_assert_int_lt(record_to_ecs(&r, buf, sizeof(buf)), (int)sizeof(buf));
+		if (t[i].want) {
+			snprintf(want, sizeof(want), "\"mtime\":\"%s\",\"ctime\":\"%s\"", t[i].want,
+				 t[i].want);
+			ck_assert_msg(strstr(buf, want), "%" PRId64 ": %s", t[i].sec, buf);
+		} else
+			ck_assert_msg(!strstr(buf, "\"mtime\"") && !strstr(buf, "\"ctime\""),
+				      "%" PRId64 ": %s", t[i].sec, buf);
+	}
+	/* the record format: the date, or the seconds as a number */
+	a.mtime_sec = 253402300800LL;
+	a.ctime_sec = -62135596800LL;
+	r.attrs_asked = true;
+	{
+		char *line = json_line(&r);
+
+		ck_assert_msg(strstr(line, "\"mtime\":253402300800,\"ctime\":\"0001-01-01T00:00:"
+					   "00.000000005Z\""),
+			      "%s", line);
+		free(line);
+	}
+	r = event("/mnt/x");
+	r.kind = RECORD_UNMOUNTED;
+	r.mount = "/mnt";
+	ck_assert_int_lt(record_to_ecs(&r, buf, sizeof(buf)), (int)sizeof(buf));
+	ck_assert_ptr_nonnull(strstr(buf, "\"file\":{\"path\":\"/mnt/x\""));
+}
+END_TEST
+
 /* Every line: one object, no raw control characters, one '\n' at the end. */
 START_TEST(test_record_json_structure) {
 	char name[300], path[320];
@@ -2584,6 +2685,8 @@ static void escape_suite(Suite *s) {
 	tcase_add_test(tc, test_record_json_lifecycle);
 	tcase_add_test(tc, test_record_json_truncate);
 	tcase_add_test(tc, test_record_json_structure);
+	tcase_add_test(tc, test_record_ecs);
+	tcase_add_test(tc, test_record_ecs_dates);
 	tcase_add_test(tc, test_jq_roundtrip);
 	tcase_add_test(tc, test_record_json_decision);
 	tcase_add_test(tc, test_record_json_decision_unknown);

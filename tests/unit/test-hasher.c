@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -124,6 +125,35 @@ START_TEST(test_vectors) {
 	/* and its MD5, as dpkg's md5sums have it (RFC 1321's "abc") */
 	ck_assert_mem_eq(md5, "\x90\x01\x50\x98\x3c\xd2\x4f\xb0\xd6\x96\x3f\x7d\x28\xe1\x7f\x72",
 			 16);
+	test_rm_tree(dir);
+}
+END_TEST
+
+/* A FIFO put in a file's place is never opened (an open may act: a
+ * device's may): not_regular at once, and inotify hears no open (an O_PATH
+ * open is none). */
+START_TEST(test_fifo_not_opened) {
+	struct hash_reader rd;
+	struct record_content c = { 0 };
+	char dir[PATH_MAX], fifo[PATH_MAX], buf[4096];
+	int fd, ino;
+
+	test_tmpdir(dir, sizeof(dir));
+	test_join(fifo, sizeof(fifo), dir, "fifo");
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	ck_assert_int_ge(ino, 0);
+	ck_assert_int_ge(inotify_add_watch(ino, fifo, IN_OPEN), 0);
+	ck_assert_int_eq(hash_reader_init(&rd), 0);
+	fd = open(fifo, O_PATH | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert(!hasher_hash_fd(&rd, fd, 0, 0, NULL, &c, NULL));
+	ck_assert_str_eq(c.skipped, "not_regular");
+	ck_assert_int_eq(read(ino, buf, sizeof(buf)), -1); /* (no open) */
+	ck_assert_int_eq(errno, EAGAIN);
+	close(fd);
+	close(ino);
+	hash_reader_done(&rd);
 	test_rm_tree(dir);
 }
 END_TEST
@@ -293,6 +323,7 @@ static void hasher_suite(Suite *s) {
 	TCase *tc = tcase_create("hasher");
 
 	tcase_add_test(tc, test_vectors);
+	tcase_add_test(tc, test_fifo_not_opened);
 	tcase_add_test(tc, test_rate_and_stop);
 	tcase_add_test(tc, test_thread_order);
 	tcase_add_test(tc, test_thread_stop);

@@ -43,6 +43,17 @@ void test_join(char *out, size_t len, const char *dir, const char *name) {
 	ck_assert_int_lt(snprintf(out, len, "%s/%s", dir, name), (int)len);
 }
 
+void test_write(const char *dir, const char *name, const char *text) {
+	char path[PATH_MAX];
+	FILE *f;
+
+	test_join(path, sizeof(path), dir, name);
+	f = fopen(path, "we");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fputs(text, f) >= 0, 1);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
 char *test_subst(const char *tmpl, const char *what, const char *with) {
 	char *buf = NULL;
 	size_t len = 0;

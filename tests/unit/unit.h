@@ -67,6 +67,8 @@ void test_tmpdir(char *dir, size_t len);
 void test_rm_tree(const char *dir);
 /* out = dir + "/" + name, asserting it fits. */
 void test_join(char *out, size_t len, const char *dir, const char *name);
+/* dir/name written with text (made, or truncated first). */
+void test_write(const char *dir, const char *name, const char *text);
 /* tmpl with every "what" replaced by "with" (malloc'd). */
 char *test_subst(const char *tmpl, const char *what, const char *with);
 /* The config text tmpl, "@D@" standing for dir, written to dir/test.conf and

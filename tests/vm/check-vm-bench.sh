@@ -45,7 +45,11 @@ for row in "pwrite         fan-fs-nomatch" "open-close     perm-same-fs"; do
 	grep -q "^$row " "$tmp/report" || fail "the report has no row '$row'"
 done
 grep -q "^largest spread between rounds: " "$tmp/report" || fail "no spread line in the report"
-"$(dirname "$bench")/fsn-bench" compare "$tmp/a.json" "$tmp/b.json" >"$tmp/cmp" 2>&1 ||
-	fail "fsn-bench compare of the two VM results failed: $(cat "$tmp/cmp")"
+# 0: nothing moved, 3: a cell moved (exact counts can differ by a few
+# instructions between boots); anything else is a failure to read them
+rc=0
+"$(dirname "$bench")/fsn-bench" compare "$tmp/a.json" "$tmp/b.json" >"$tmp/cmp" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] ||
+	fail "fsn-bench compare of the two VM results failed ($rc): $(cat "$tmp/cmp")"
 grep -q "fan-fs-nomatch" "$tmp/cmp" || fail "compare shows no fan-fs-nomatch"
 echo "1 passed, 0 failed, 0 skipped"
