@@ -652,17 +652,30 @@ static void rule_unref(struct guard_rule *r) {
 	rule_free(r);
 }
 
-/* Marks gone, the group's queue answered by the old policy, the group
- * closed; decisions still waiting keep the group open until answered. */
+/* The group's queue answered by the old policy, then its marks gone and the
+ * group closed; decisions still waiting keep the group open until answered.
+ * The queue comes first: the last mark's removal takes the group out of its
+ * context, and what the group still held would then be answered FAN_ALLOW
+ * (by libfsn, or by the kernel at the close), so an open that waited since
+ * before a reload was let through by neither policy (a thread that did not
+ * run between that open and the commit reads both at once, and libev runs
+ * the commit first). What is queued after the last read came after the new
+ * state's marks were placed (guard_commit() follows them): the kernel asks
+ * the new rules' groups too, so the close's allow leaves it to them. */
 static void rule_retire(struct guard_rule *r) {
 	struct guard *g = r->g;
 
 	ev_io_stop(g->loop, &r->io);
+	while (dispatch(r) > 0)
+		; /* everything queued, answered by this rule's policy */
+	if (fsn_ctx_fd_starved(r->ctx))
+		report_log(g, r->name, LOG_WARNING,
+			   "rule '%s' retired with permission events it had no free file "
+			   "descriptor to read (RLIMIT_NOFILE): the kernel allows them",
+			   r->name);
 	for (size_t i = 0; i < r->n_marks; i++)
 		fsn_ctx_remove_mark(r->ctx, r->marks[i]);
 	r->n_marks = 0;
-	while (dispatch(r) > 0)
-		; /* everything queued, answered by this rule's policy */
 	fsn_ctx_free(r->ctx);
 	r->ctx = NULL;
 	r->retired = true;

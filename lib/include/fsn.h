@@ -443,8 +443,11 @@ int fsn_ctx_add_mark(struct fsn_ctx *ctx, const struct fsn_mark_spec *spec, stru
  * object is reached again by its file handle or the path it had; if it has
  * been renamed away since, its kernel mask keeps the bits until its group is
  * closed (inotify: events no remaining mark asked for are not handed out).
- * A mark whose inotify watch is gone (IN_IGNORED) is just freed. Accepts
- * NULL.
+ * A mark whose inotify watch is gone (IN_IGNORED) is just freed. Removing a
+ * group's last mark takes the group out of the context: permission events
+ * still queued in it are answered FAN_ALLOW (by the library, or by the
+ * kernel when the group closes), so dispatch them first if a policy must
+ * answer them. Accepts NULL.
  */
 int fsn_ctx_remove_mark(struct fsn_ctx *ctx, struct fsn_mark *mark);
 

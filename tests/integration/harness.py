@@ -730,6 +730,53 @@ def blocked_in_fanotify(pid):
     return wchan in ("", "0") or "fanotify" in wchan
 
 
+_PTRACE_DETACH, _PTRACE_SEIZE, _PTRACE_INTERRUPT, _WALL = 17, 0x4206, 0x4207, 0x40000000
+_libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
+_libc.ptrace.restype = ctypes.c_long
+
+
+def thread_of(pid, comm, timeout=WAIT):
+    """The id of pid's thread named comm (waited for)."""
+    def find():
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            try:
+                with open(f"/proc/{pid}/task/{tid}/comm") as f:
+                    if f.read().strip() == comm:
+                        return int(tid)
+            except OSError:
+                pass
+        return None
+    return wait_until(find, f"process {pid}'s thread {comm}", timeout)
+
+
+class ThreadStopped:
+    """One thread of a process held still while the others run: a context
+    manager that seizes it with ptrace and interrupts it (it stops where
+    it is, in a system call or not), and lets it go at the end. For a race
+    that a busy machine makes (a thread that does not run while others
+    do) made every time."""
+
+    def __init__(self, tid):
+        self.tid = tid
+
+    def __enter__(self):
+        for req in (_PTRACE_SEIZE, _PTRACE_INTERRUPT):
+            if _libc.ptrace(req, self.tid, None, None) < 0:
+                e = ctypes.get_errno()
+                if req == _PTRACE_INTERRUPT:
+                    _libc.ptrace(_PTRACE_DETACH, self.tid, None, None)
+                raise Skip(f"ptrace of thread {self.tid}: {os.strerror(e)}")
+        _, status = os.waitpid(self.tid, _WALL)
+        if not os.WIFSTOPPED(status):
+            raise Fail(f"thread {self.tid} did not stop: wait status {status:#x}")
+        return self
+
+    def __exit__(self, *exc):
+        if _libc.ptrace(_PTRACE_DETACH, self.tid, None, None) < 0:
+            raise Fail(f"ptrace detach of thread {self.tid}: "
+                       f"{os.strerror(ctypes.get_errno())}")
+
+
 def _enc(x):
     return base64.b64encode(b(x)).decode()
 
