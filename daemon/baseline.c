@@ -125,45 +125,6 @@ static void finalize(sqlite3_stmt **st) {
 
 /* ---- opening ---- */
 
-/* The directory the database lives in: root's, not writable by others. */
-static int check_dir(const char *dir, char *err, size_t errlen) {
-	struct stat st;
-
-	if (lstat(dir, &st) < 0) {
-		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
-		return -errno;
-	}
-	if (!S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022)) {
-		snprintf(err, errlen,
-			 "%s: not a directory of root's that only root may write to (owner %u, "
-			 "mode %04o)",
-			 dir, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
-		return -EPERM;
-	}
-	return 0;
-}
-
-/* The file made (0600) or checked: a regular file of root's, one link. */
-static int check_file(const char *file, char *err, size_t errlen) {
-	_cleanup_close_ int fd =
-	    open(file, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0600);
-	struct stat st;
-
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		snprintf(err, errlen, "%s: %s", file, strerror(errno));
-		return -errno;
-	}
-	if (!S_ISREG(st.st_mode) || st.st_uid != 0 || st.st_nlink != 1) {
-		snprintf(err, errlen, "%s: not a regular file of root's with one link", file);
-		return -EPERM;
-	}
-	if ((st.st_mode & 07777) != 0600 && fchmod(fd, 0600) < 0) {
-		snprintf(err, errlen, "%s: chmod: %s", file, strerror(errno));
-		return -errno;
-	}
-	return 0;
-}
-
 static int open_conn(const char *file, sqlite3 **ret, char *err, size_t errlen) {
 	int rc = sqlite3_open_v2(
 	    file, ret, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX, NULL);
@@ -256,9 +217,11 @@ static int try_open(const char *file, struct baseline **ret, char *err, size_t e
 		free(b);
 		return -ENOMEM;
 	}
-	r = check_file(file, err, errlen);
-	if (r == 0)
+	r = state_file_open(AT_FDCWD, NULL, file, 0, err, errlen);
+	if (r >= 0) {
+		safe_close(r);
 		r = open_conn(file, &b->db, err, errlen);
+	}
 	if (r == 0)
 		r = setup(b, err, errlen);
 	if (r == 0)
@@ -280,9 +243,10 @@ int baseline_open(const char *dir, bool fresh, struct baseline **ret, bool *ret_
 
 	*ret = NULL;
 	*ret_replaced = false;
-	r = check_dir(dir, err, errlen);
+	r = state_dir_open(dir, err, errlen);
 	if (r < 0)
 		return r;
+	safe_close(r);
 	/* SQLite's temporary files (a walk's tables of what went and came) in
 	 * dir too, not the /tmp others may fill (one thread opens databases) */
 	if (!sqlite3_temp_directory || strcmp(sqlite3_temp_directory, dir) != 0) {

@@ -116,8 +116,8 @@ struct baseline_result {
 };
 
 /*
- * The database file in dir (created 0600 when missing; dir must be root's
- * and not writable by others). A file that is not such a database (foreign,
+ * The database file in dir (dir created 0700 and the file 0600 when
+ * missing; state_dir_open(), state_file_open()). A file that is not such a database (foreign,
  * of another format) is moved aside to FILE.bad and a new one made, as it
  * is when fresh (a scan found the database corrupt: -EBADMSG): then
  * *ret_replaced says so and err what was wrong with it (every rule's

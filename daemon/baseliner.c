@@ -194,10 +194,6 @@ static int db_open(struct baseliner *b, bool fresh, char *err, size_t errlen) {
 	if (b->db && !fresh)
 		return 0;
 	b->db = baseline_close(b->db);
-	if (mkdir(b->state_dir, 0700) < 0 && errno != EEXIST) {
-		snprintf(err, errlen, "%s: %s", b->state_dir, strerror(errno));
-		return -errno;
-	}
 	r = baseline_open(b->state_dir, fresh, &b->db, &replaced, err, errlen);
 	if (r == 0 && replaced) {
 		b->replaced = true;

@@ -559,10 +559,6 @@ int baseline_oneshot(const struct config *c, const char *only, bool init) {
 	bool replaced = false, any = false;
 	int r, status = 0;
 
-	if (mkdir(c->state_directory, 0700) < 0 && errno != EEXIST) {
-		log_error("baseline: %s: %s", c->state_directory, strerror(errno));
-		return 2;
-	}
 	r = baseline_open(c->state_directory, false, &db, &replaced, err, sizeof(err));
 	if (r < 0) {
 		log_error("baseline: %s", err[0] ? err : strerror(-r));

@@ -61,7 +61,7 @@ static void on_package_checked(void *userdata, struct pkg_change *c, const struc
 			       bool verified, bool step) {
 	struct engine *e = userdata;
 
-	if (c->held && e->held)
+	if (c->spooled && e->held)
 		heldspool_done(e->held, c->id);
 	if (c->held && verified) {
 		struct erule *r = erule_find(e, c->rule);
@@ -137,7 +137,9 @@ int evidence_package(void *userdata, struct erule *r, const struct fsn_event *ev
 							    .rule = r->conf->name,
 							    .path = rec->path });
 
-		if (k < 0)
+		if (k == 0)
+			pkgdb_spooled(e->pkgdb, (uint64_t)id);
+		else
 			log_warning("packages: a held record of rule '%s' not spooled (%s): a kill "
 				    "before dpkg's word loses it",
 				    r->conf->name, strerror(-k));

@@ -138,16 +138,6 @@ static int reopen_for_reading(int fd) {
 	return r < 0 ? -errno : r;
 }
 
-static void hex(const unsigned char *d, unsigned n, char *out) {
-	static const char digits[] = "0123456789abcdef";
-
-	for (unsigned i = 0; i < n; i++) {
-		out[2 * i] = digits[d[i] >> 4];
-		out[2 * i + 1] = digits[d[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
-
 int hash_reader_init(struct hash_reader *rd) {
 	*rd = (struct hash_reader){ .size = READ_CHUNK };
 	rd->buf = malloc(rd->size);
@@ -244,7 +234,7 @@ bool hasher_hash_fd(struct hash_reader *rd, int fd, uint64_t max_size, uint64_t 
 		ret->size = after.stx_size;
 		return false;
 	}
-	hex(md, md_len, ret->sha256);
+	hex_encode(md, md_len, ret->sha256);
 	ret->skipped = NULL;
 	ret->size = total;
 	if (md5)

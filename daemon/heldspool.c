@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "heldspool.h"
+#include "util.h"
 
 #define SPOOL_NAME "held"
 #define SPOOL_MAX (64u << 20) /* a previous run's file read back at most */
@@ -22,24 +23,15 @@ struct heldspool {
 	size_t n_held; /* lines H without their D, this run */
 };
 
-/* st: root's (the daemon's), of type ifmt, writable by nobody else */
-static bool owned(const struct stat *st, mode_t ifmt) {
-	return (st->st_mode & S_IFMT) == ifmt && st->st_uid == geteuid() &&
-	       !(st->st_mode & (S_IWGRP | S_IWOTH));
-}
-
+/* s in hex (an empty s: "-", so that the field still has a token) */
 static char *hex(const char *s) {
 	size_t n = strlen(s);
 	char *h = malloc(2 * n + 2);
 
-	if (!h)
-		return NULL;
-	for (size_t i = 0; i < n; i++)
-		snprintf(h + 2 * i, 3, "%02x", (unsigned char)s[i]);
-	if (n == 0) /* (an empty field still has a token) */
+	if (h && n == 0)
 		strcpy(h, "-");
-	else
-		h[2 * n] = '\0';
+	else if (h)
+		hex_encode(s, n, h);
 	return h;
 }
 
@@ -120,32 +112,18 @@ struct heldspool *heldspool_open(const char *state_dir,
 				 void (*fn)(void *arg, const struct held_entry *h), void *arg,
 				 char *err, size_t errlen) {
 	struct heldspool *s;
-	struct stat st;
-	int dfd, fd;
+	int dfd = state_dir_open(state_dir, err, errlen), fd;
+	off_t size;
 
-	if (mkdir(state_dir, 0700) < 0 && errno != EEXIST) {
-		snprintf(err, errlen, "%s: %s", state_dir, strerror(errno));
+	if (dfd < 0)
 		return NULL;
-	}
-	dfd = open(state_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (dfd < 0 || fstat(dfd, &st) < 0 || !owned(&st, S_IFDIR)) {
-		snprintf(err, errlen, "%s: %s", state_dir,
-			 dfd < 0 ? strerror(errno) : "not a directory of root's alone");
-		if (dfd >= 0)
-			close(dfd);
-		return NULL;
-	}
-	fd = openat(dfd, SPOOL_NAME, O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+	fd = state_file_open(dfd, state_dir, SPOOL_NAME, O_APPEND, err, errlen);
 	close(dfd);
-	if (fd < 0 || fstat(fd, &st) < 0 || !owned(&st, S_IFREG) || st.st_nlink != 1) {
-		snprintf(err, errlen, "%s/" SPOOL_NAME ": %s", state_dir,
-			 fd < 0 ? strerror(errno) : "not a file of root's alone");
-		if (fd >= 0)
-			close(fd);
+	if (fd < 0)
 		return NULL;
-	}
-	if (st.st_size > 0 && fn) {
-		size_t n = st.st_size > SPOOL_MAX ? SPOOL_MAX : (size_t)st.st_size, got = 0;
+	size = lseek(fd, 0, SEEK_END);
+	if (size > 0 && fn) {
+		size_t n = size > SPOOL_MAX ? SPOOL_MAX : (size_t)size, got = 0;
 		char *text = malloc(n + 1);
 		ssize_t r = 0;
 

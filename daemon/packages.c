@@ -952,6 +952,15 @@ int64_t pkgdb_wait(struct pkgdb *db, const char *rule, const struct record *rec,
 	return (int64_t)c->id;
 }
 
+void pkgdb_spooled(struct pkgdb *db, uint64_t id) {
+	/* (from the tail: the change pkgdb_wait() just made) */
+	for (struct pkg_change *c = db->tail; c; c = c->prev)
+		if (c->id == id) {
+			c->spooled = true;
+			return;
+		}
+}
+
 void pkgdb_hashed(struct pkgdb *db, uint64_t id, const struct record_content *content,
 		  const unsigned char *md5) {
 	for (struct pkg_change *c = db->head; c; c = c->next)

@@ -68,6 +68,7 @@ struct pkg_change {
 	struct record_content content;
 	unsigned char md5[16];
 	bool has_md5;
+	bool spooled; /* its held record is on disk too (pkgdb_spooled()) */
 	/* resolved while the list is walked (each_change()): out of the
 	 * list, freed when the walk ends */
 	bool dead;
@@ -122,6 +123,9 @@ void pkgdb_get_stats(const struct pkgdb *db, struct pkgdb_stats *ret);
  * it is an ordinary change), or -ENOMEM. */
 int64_t pkgdb_wait(struct pkgdb *db, const char *rule, const struct record *rec, pid_t dpkg,
 		   bool hold);
+/* Change id's held record was written to disk (the held spool): its
+ * resolution says so (c->spooled). */
+void pkgdb_spooled(struct pkgdb *db, uint64_t id);
 /* The hash job of change id is done (content; md5, when it was read). */
 void pkgdb_hashed(struct pkgdb *db, uint64_t id, const struct record_content *content,
 		  const unsigned char *md5);

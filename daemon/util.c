@@ -5,7 +5,9 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -153,4 +155,75 @@ int thread_start(pthread_t *t, void *(*fn)(void *), void *arg) {
 	k = pthread_create(t, NULL, fn, arg);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return -k;
+}
+
+void hex_encode(const void *data, size_t n, char *out) {
+	static const char digits[] = "0123456789abcdef";
+	const unsigned char *d = data;
+
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[d[i] >> 4];
+		out[2 * i + 1] = digits[d[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+int state_dir_open(const char *dir, char *err, size_t errlen) {
+	struct stat st;
+	int fd, r;
+
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		r = -errno;
+		snprintf(err, errlen, "%s: %s", dir, strerror(-r));
+		return r;
+	}
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		r = -errno;
+		snprintf(err, errlen, "%s: %s", dir, strerror(-r));
+		safe_close(fd);
+		return r;
+	}
+	if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		snprintf(err, errlen,
+			 "%s: not a directory of root's that only root may write to (owner %u, "
+			 "mode %04o)",
+			 dir, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+		safe_close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+int state_file_open(int dfd, const char *dir, const char *name, int flags, char *err,
+		    size_t errlen) {
+	/* (O_NONBLOCK: a FIFO there does not hang the open) */
+	int fd = openat(dfd, name,
+			O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | flags,
+			0600),
+	    r;
+	const char *sep = dir ? "/" : "";
+	struct stat st;
+
+	if (!dir)
+		dir = "";
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		r = -errno;
+		snprintf(err, errlen, "%s%s%s: %s", dir, sep, name, strerror(-r));
+		safe_close(fd);
+		return r;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || st.st_nlink != 1) {
+		snprintf(err, errlen, "%s%s%s: not a regular file of root's with one link", dir,
+			 sep, name);
+		safe_close(fd);
+		return -EPERM;
+	}
+	if ((st.st_mode & 07777) != 0600 && fchmod(fd, 0600) < 0) {
+		r = -errno;
+		snprintf(err, errlen, "%s%s%s: chmod: %s", dir, sep, name, strerror(-r));
+		safe_close(fd);
+		return r;
+	}
+	return fd;
 }

@@ -33,6 +33,18 @@ ssize_t read_small(const char *path, char *buf, size_t len);
 /* Copy of n strings; NULL without memory (also for n == 0: an empty vector
  * is a valid allocation). */
 char **strv_copy(char *const *v, size_t n);
+/* n bytes as 2n lower-case hex digits and a NUL in out. */
+void hex_encode(const void *data, size_t n, char *out);
+
+/* The daemon's state: its directory dir, made 0700 if missing, or a file
+ * name in it (dfd, or AT_FDCWD with name a path; dir NULL then), made 0600
+ * if missing, open(2) flags O_RDWR and flags (O_APPEND). Each opened with
+ * O_NOFOLLOW and checked on what was opened: the daemon user's, the
+ * directory writable by nobody else, the file regular with one link (its
+ * mode set to 0600). The fd, or -errno with err saying why and where. */
+int state_dir_open(const char *dir, char *err, size_t errlen);
+int state_file_open(int dfd, const char *dir, const char *name, int flags, char *err,
+		    size_t errlen);
 
 /*
  * A hash map from byte-string keys to pointers, for the O(1) lookups of

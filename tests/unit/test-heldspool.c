@@ -83,8 +83,9 @@ START_TEST(test_held_back) {
 END_TEST
 
 START_TEST(test_refused) {
-	char dir[PATH_MAX], p[PATH_MAX], err[256];
+	char dir[PATH_MAX], p[PATH_MAX], q[PATH_MAX], err[256];
 	struct heldspool *s;
+	struct stat st;
 
 	test_tmpdir(dir, sizeof(dir));
 	test_join(p, sizeof(p), dir, "held");
@@ -93,10 +94,30 @@ START_TEST(test_refused) {
 	ck_assert_ptr_null(s);
 	ck_assert_ptr_nonnull(strstr(err, "held"));
 	ck_assert_int_eq(unlink(p), 0);
+	/* a FIFO: refused, the open does not wait for a writer */
+	ck_assert_int_eq(mkfifo(p, 0600), 0);
+	ck_assert_ptr_null(heldspool_open(dir, NULL, NULL, err, sizeof(err)));
+	ck_assert_ptr_nonnull(strstr(err, "not a regular file"));
+	ck_assert_int_eq(unlink(p), 0);
+	/* a second link (to a file elsewhere): refused */
+	test_join(q, sizeof(q), dir, "other");
+	test_write(dir, "other", "");
+	ck_assert_int_eq(link(q, p), 0);
+	ck_assert_ptr_null(heldspool_open(dir, NULL, NULL, err, sizeof(err)));
+	ck_assert_ptr_nonnull(strstr(err, "one link"));
+	ck_assert_int_eq(unlink(p), 0);
+	/* group- or world-writable: its mode set to 0600 */
+	test_write(dir, "held", "");
+	ck_assert_int_eq(chmod(p, 0666), 0);
+	s = heldspool_open(dir, NULL, NULL, err, sizeof(err));
+	ck_assert_ptr_nonnull(s);
+	s = heldspool_close(s);
+	ck_assert_int_eq(stat(p, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0600);
 	ck_assert_int_eq(chmod(dir, 0777), 0);
 	s = heldspool_open(dir, NULL, NULL, err, sizeof(err));
 	ck_assert_ptr_null(s);
-	ck_assert_ptr_nonnull(strstr(err, "root's alone"));
+	ck_assert_ptr_nonnull(strstr(err, "only root may write"));
 	test_rm_tree(dir);
 }
 END_TEST

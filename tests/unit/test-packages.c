@@ -138,7 +138,7 @@ struct resolved {
 	int n;
 	char path[4][PATH_MAX];
 	const char *pkg[4];
-	bool verified[4], step[4], held[4];
+	bool verified[4], step[4], held[4], spooled[4];
 	struct ev_loop *loop;
 };
 
@@ -152,6 +152,7 @@ static void on_resolved(void *userdata, struct pkg_change *c, const struct pkgfi
 	rs->verified[rs->n] = verified;
 	rs->step[rs->n] = step;
 	rs->held[rs->n] = c->held != NULL;
+	rs->spooled[rs->n] = c->spooled;
 	rs->n++;
 	if (!step)
 		ev_break(rs->loop, EVBREAK_ALL);
@@ -238,6 +239,9 @@ START_TEST(test_index_and_waits) {
 	id2 = pkgdb_wait(db, "r", &rec, getpid(), true);
 	ck_assert_int_gt(id1, 0);
 	ck_assert_int_gt(id2, id1);
+	/* (the first's held record written to the spool, the second's not:
+	 * only the first is let go there) */
+	pkgdb_spooled(db, (uint64_t)id1);
 	pkgdb_hashed(db, (uint64_t)id1, &hashed, md5_x);
 	pkgdb_hashed(db, (uint64_t)id2, &hashed, md5_x);
 	ck_assert_int_eq(rs.n, 0);
@@ -245,9 +249,9 @@ START_TEST(test_index_and_waits) {
 	run_loop(loop, 60.);
 	ck_assert_int_eq(rs.n, 2);
 	ck_assert_str_eq(rs.path[0], "/usr/bin/x.dpkg-new");
-	ck_assert(rs.step[0] && rs.verified[0] && rs.held[0]);
+	ck_assert(rs.step[0] && rs.verified[0] && rs.held[0] && rs.spooled[0]);
 	ck_assert_str_eq(rs.path[1], "/usr/bin/x");
-	ck_assert(!rs.step[1] && rs.verified[1] && rs.held[1]);
+	ck_assert(!rs.step[1] && rs.verified[1] && rs.held[1] && !rs.spooled[1]);
 
 	/* the md5sums read before the rename reached the daemon (another
 	 * queue): the temporary waits for its rename, not checked alone */
