@@ -82,15 +82,28 @@ static void on_package_checked(void *userdata, struct pkg_change *c, const struc
 	emit_content(e, c->rule, c->mask, c->path, &c->content);
 }
 
-static bool events_drained(void *userdata) {
+static void *queue_mark(void *userdata) {
+	struct engine *e = userdata;
+	struct fsn_queue_mark *m = NULL;
+
+	return fsn_ctx_queue_mark(e->ctx, &m) == 0 ? m : NULL;
+}
+
+static bool queue_passed(void *userdata, void *mark) {
 	struct engine *e = userdata;
 
-	return fsn_ctx_is_drained(e->ctx);
+	return (mark && fsn_ctx_queue_passed(e->ctx, mark)) || fsn_ctx_is_drained(e->ctx);
+}
+
+static void queue_mark_free(void *mark) {
+	fsn_queue_mark_free(mark);
 }
 
 static const struct pkgdb_ops pkgdb_ops = {
 	.resolved = on_package_checked,
-	.drained = events_drained,
+	.mark = queue_mark,
+	.passed = queue_passed,
+	.free_mark = queue_mark_free,
 };
 
 /* fd, the file rule r's record rec named (O_PATH, taken) or -errno, to

@@ -47,6 +47,7 @@ struct dpkg_watch {
 	pid_t pid;   /* 0: free */
 	int fd;      /* its pidfd: readable once it exited */
 	bool exited; /* (fd closed) its changes wait for the engine's queues */
+	void *mark;  /* (exited) what the queues held at its exit (ops' mark()) */
 	ev_io io;
 	struct pkgdb *db;
 };
@@ -733,32 +734,40 @@ static void set_dpkg_done(struct pkg_change *c) {
 static void info_read(struct pkgdb *db);
 
 /* Each dpkg that exited: its changes are what they are once the engine
- * read every event made before (they were all queued when it exited; a
- * rename may still wait in a queue behind the temporary's write, ops'
- * drained()); until then, asked again every SETTLE_SEC. */
+ * read every event made before (they were all queued when it exited, the
+ * mark taken then; a rename may still wait in a queue behind the
+ * temporary's write, ops' passed()); until then, asked again every
+ * SETTLE_SEC. */
 #define SETTLE_SEC 0.01
 
-static void settle_exits(struct pkgdb *db) {
-	bool any = false;
+static void watch_free(struct pkgdb *db, struct dpkg_watch *dw) {
+	if (dw->mark && db->ops->free_mark)
+		db->ops->free_mark(dw->mark);
+	dw->mark = NULL;
+	dw->pid = 0;
+	dw->exited = false;
+}
 
-	for (unsigned i = 0; i < DPKG_WATCHED; i++)
-		any |= db->dpkg[i].exited;
-	if (any && db->ops->drained && !db->ops->drained(db->userdata)) {
-		if (!ev_is_active(&db->settle))
-			ev_timer_again(db->loop, &db->settle);
-		return;
-	}
-	ev_timer_stop(db->loop, &db->settle);
-	for (unsigned i = 0; any && i < DPKG_WATCHED; i++) {
+static void settle_exits(struct pkgdb *db) {
+	bool waiting = false;
+
+	for (unsigned i = 0; i < DPKG_WATCHED; i++) {
 		struct dpkg_watch *dw = &db->dpkg[i];
 		pid_t pid = dw->pid;
 
 		if (!dw->exited)
 			continue;
-		dw->pid = 0;
-		dw->exited = false;
+		if (db->ops->passed && !db->ops->passed(db->userdata, dw->mark)) {
+			waiting = true;
+			continue;
+		}
+		watch_free(db, dw);
 		each_change(db, of_pid, &pid, set_dpkg_done);
 	}
+	if (!waiting)
+		ev_timer_stop(db->loop, &db->settle);
+	else if (!ev_is_active(&db->settle))
+		ev_timer_again(db->loop, &db->settle);
 }
 
 static void on_settle(struct ev_loop *loop, ev_timer *w, int revents) {
@@ -773,6 +782,8 @@ static void on_dpkg_exit(struct ev_loop *loop, ev_io *w, int revents) {
 	int r;
 
 	(void)revents;
+	/* (first: what it made before it exited is queued now) */
+	dw->mark = db->ops->mark ? db->ops->mark(db->userdata) : NULL;
 	ev_io_stop(loop, w);
 	dw->fd = safe_close(dw->fd);
 	dw->exited = true;
@@ -811,6 +822,7 @@ static bool follow_dpkg(struct pkgdb *db, pid_t pid) {
 		return false;
 	*free_slot = (struct dpkg_watch){ .pid = pid, .fd = fd, .db = db, .exited = fd < 0 };
 	if (fd < 0) { /* gone already: as at its exit, from the loop */
+		free_slot->mark = db->ops->mark ? db->ops->mark(db->userdata) : NULL;
 		if (!ev_is_active(&db->settle))
 			ev_timer_again(db->loop, &db->settle);
 		return true;
@@ -1142,6 +1154,7 @@ struct pkgdb *pkgdb_free(struct pkgdb *db) {
 		if (db->dpkg[i].pid) {
 			ev_io_stop(db->loop, &db->dpkg[i].io);
 			safe_close(db->dpkg[i].fd);
+			watch_free(db, &db->dpkg[i]);
 		}
 	if (db->ino >= 0)
 		ev_io_stop(db->loop, &db->ino_io);

@@ -83,10 +83,17 @@ struct pkgdb_ops {
 	 * once. c is freed after. */
 	void (*resolved)(void *userdata, struct pkg_change *c, const struct pkgfile *pf,
 			 bool verified, bool step);
-	/* Whether every event queued until now was handed to pkgdb_wait()
-	 * (fsn_ctx_is_drained()): a dpkg that exited is done only then (the
-	 * rename of its temporary may wait behind its exit). NULL: always. */
-	bool (*drained)(void *userdata);
+	/* A dpkg that exited is done only once every event queued at its exit
+	 * was handed to pkgdb_wait() (the rename of its temporary may wait
+	 * behind the exit). mark: what the engine's queues hold now (NULL:
+	 * none could be taken), freed with free_mark; passed: whether every
+	 * event queued at mark was handed out since, also under a stream of
+	 * later events (fsn_ctx_queue_passed()), or every event queued until
+	 * now was (fsn_ctx_is_drained(); for mark NULL, only that). NULL
+	 * passed: always. */
+	void *(*mark)(void *userdata);
+	bool (*passed)(void *userdata, void *mark);
+	void (*free_mark)(void *mark);
 };
 
 struct pkgdb_stats {

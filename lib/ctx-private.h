@@ -24,6 +24,7 @@
  */
 #pragma once
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -45,6 +46,18 @@ static inline int take_fd(int *fd) {
 
 /* ---- groups, kernel objects, marks ---- */
 
+/* How far a source's queue was taken, for fsn_ctx_queue_mark(): in the
+ * units its FIONREAD counts (fanotify: events; inotify: bytes), read from
+ * its fd (by dispatch, or by the reader thread under its io lock) and
+ * handed out since (dispatch). */
+struct fsn_queue_count {
+	_Atomic uint64_t read;
+	uint64_t handed;
+};
+
+/* The units of n bytes read from a source (fan: a fanotify group's). */
+uint64_t fsn_queue_units(bool fan, const void *buf, size_t n);
+
 struct fsn_group {
 	struct fsn_ctx *ctx; /* NULL once detached (no marks left, or context freed) */
 	struct fsn_group *next;
@@ -58,6 +71,7 @@ struct fsn_group {
 	bool audit;         /* created with FAN_ENABLE_AUDIT, so FAN_AUDIT responses work */
 	unsigned queue_max; /* its kernel queue's length as created; 0: unlimited */
 	bool in_reader;     /* its fd is read by the reader thread (ctx->reader) */
+	struct fsn_queue_count q;
 	/* the filesystems (fsids) where it sees every directory move, for
 	 * its cached directory paths (path.c); !moves_known: to work out
 	 * again (its filesystem marks changed) */
@@ -226,7 +240,8 @@ void fsn_reader_set_max(struct fsn_reader *rd, size_t max);
 /* The thread reads fd (source src) from now on; pidfds: its events carry
  * pidfds (a FID group with FAN_REPORT_PIDFD), which the thread keeps while
  * the reader's budget has room and else closes (FAN_EPIDFD in the event). */
-int fsn_reader_add(struct fsn_reader *rd, unsigned src, int fd, bool pidfds);
+int fsn_reader_add(struct fsn_reader *rd, unsigned src, int fd, bool pidfds,
+		   struct fsn_queue_count *q);
 /* The fd budget the thread counts the pidfds it keeps in (borrowed: the
  * context's, set before it changes). */
 void fsn_reader_set_budget(struct fsn_reader *rd, struct fsn_fd_budget *b);
@@ -245,6 +260,9 @@ bool fsn_reader_idle(struct fsn_reader *rd);
  * queued before the call is handed over (and taken, when nothing is
  * queued). */
 bool fsn_reader_drained(struct fsn_reader *rd);
+/* Hold the thread's io lock (no read in progress or begun meanwhile), or
+ * let it go. */
+void fsn_reader_hold_io(struct fsn_reader *rd, bool hold);
 /* A read of a source failed (not EAGAIN): the thread dropped it; -errno
  * and *ret_src once, else 0. */
 int fsn_reader_failed(struct fsn_reader *rd, unsigned *ret_src);
@@ -269,6 +287,7 @@ struct fsn_ctx {
 	bool warned_no_fds; /* said once that an fd-mode group waits for fds */
 	bool fd_starved;    /* the last dispatch left fd-mode events queued (no free fd) */
 	unsigned ifd_queue; /* the inotify instance's queue length as created */
+	struct fsn_queue_count ifd_q;
 	bool ifd_in_reader; /* the reader thread reads ifd */
 
 	/* dispatch */
@@ -336,9 +355,10 @@ void fsn_ctx_marks_free(struct fsn_ctx *ctx);
 
 /* dispatch.c */
 /* Watch source src (a group's id, 0: the inotify fd) fd: in the reader
- * thread if drainable and it runs (*in_reader), else in the epoll set. */
+ * thread if drainable and it runs (*in_reader), else in the epoll set. q:
+ * the source's count of what was read. */
 int fsn_ctx_source_watch(struct fsn_ctx *ctx, unsigned src, int fd, bool drainable, bool pidfds,
-			 bool *in_reader);
+			 struct fsn_queue_count *q, bool *in_reader);
 /* Before fd is closed: nobody reads it any more; what the reader thread
  * queued of it is dropped. */
 void fsn_ctx_source_unwatch(struct fsn_ctx *ctx, unsigned src, int fd);

@@ -10,10 +10,13 @@
  * budget.
  */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/fanotify.h>
 #include <sys/inotify.h>
+#include <sys/ioctl.h>
 #include <syslog.h>
 
 #include "ctx-private.h"
@@ -82,11 +85,11 @@ void fsn_ctx_pend_clear(struct fsn_ctx *ctx) {
 
 /* *in_reader: whether the reader thread reads it now. */
 int fsn_ctx_source_watch(struct fsn_ctx *ctx, unsigned src, int fd, bool drainable, bool pidfds,
-			 bool *in_reader) {
+			 struct fsn_queue_count *q, bool *in_reader) {
 	struct epoll_event ee = { .events = EPOLLIN, .data.u64 = src };
 
 	*in_reader = drainable && fsn_reader_running(ctx->reader) &&
-		     fsn_reader_add(ctx->reader, src, fd, pidfds) == 0;
+		     fsn_reader_add(ctx->reader, src, fd, pidfds, q) == 0;
 	if (*in_reader)
 		return 0;
 	return epoll_ctl(ctx->epfd, EPOLL_CTL_ADD, fd, &ee) < 0 ? negative_errno() : 0;
@@ -109,14 +112,14 @@ void fsn_ctx_source_unwatch(struct fsn_ctx *ctx, unsigned src, int fd) {
 
 /* Move a drainable source to the reader thread (to_reader) or back to
  * the context's epoll set; one that cannot be moved stays where it is. */
-static void source_move(struct fsn_ctx *ctx, unsigned src, int fd, bool pidfds, bool *in_reader,
-			bool to_reader) {
+static void source_move(struct fsn_ctx *ctx, unsigned src, int fd, bool pidfds,
+			struct fsn_queue_count *q, bool *in_reader, bool to_reader) {
 	struct epoll_event ee = { .events = EPOLLIN, .data.u64 = src };
 
 	if (fd < 0 || *in_reader == to_reader)
 		return;
 	if (to_reader) {
-		if (fsn_reader_add(ctx->reader, src, fd, pidfds) < 0)
+		if (fsn_reader_add(ctx->reader, src, fd, pidfds, q) < 0)
 			return;
 		(void)epoll_ctl(ctx->epfd, EPOLL_CTL_DEL, fd, NULL);
 		*in_reader = true;
@@ -131,9 +134,9 @@ static void source_move(struct fsn_ctx *ctx, unsigned src, int fd, bool pidfds, 
 static void sources_move(struct fsn_ctx *ctx, bool to_reader) {
 	for (struct fsn_group *g = ctx->groups; g; g = g->next)
 		if (fsn_group_drainable(g))
-			source_move(ctx, g->id, g->fd, (g->report & FAN_REPORT_PIDFD) != 0,
+			source_move(ctx, g->id, g->fd, (g->report & FAN_REPORT_PIDFD) != 0, &g->q,
 				    &g->in_reader, to_reader);
-	source_move(ctx, 0, ctx->ifd, false, &ctx->ifd_in_reader, to_reader);
+	source_move(ctx, 0, ctx->ifd, false, &ctx->ifd_q, &ctx->ifd_in_reader, to_reader);
 }
 
 _public_ int fsn_ctx_set_reader(struct fsn_ctx *ctx, size_t max_bytes) {
@@ -199,6 +202,95 @@ static bool epoll_quiet(int epfd) {
 	struct epoll_event ee[4];
 
 	return epoll_wait(epfd, ee, (int)(sizeof(ee) / sizeof(ee[0])), 0) == 0;
+}
+
+uint64_t fsn_queue_units(bool fan, const void *buf, size_t n) {
+	uint64_t k = 0;
+
+	if (!fan)
+		return n;
+	for (size_t off = 0; off + FAN_EVENT_METADATA_LEN <= n; k++) {
+		uint32_t len;
+
+		memcpy(&len, (const char *)buf + off, sizeof(len)); /* (event_len) */
+		if (len < FAN_EVENT_METADATA_LEN)
+			break;
+		off += len;
+	}
+	return k;
+}
+
+struct fsn_queue_mark {
+	size_t n;
+	struct {
+		unsigned src;
+		uint64_t target;
+	} at[];
+};
+
+static int queued_units(int fd, bool fan, uint64_t *ret) {
+	int n = 0;
+
+	if (ioctl(fd, FIONREAD, &n) < 0)
+		return negative_errno();
+	*ret = fan ? (uint64_t)n / FAN_EVENT_METADATA_LEN : (uint64_t)n;
+	return 0;
+}
+
+_public_ int fsn_ctx_queue_mark(struct fsn_ctx *ctx, struct fsn_queue_mark **ret) {
+	struct fsn_queue_mark *m;
+	size_t n = 1;
+	int r = 0;
+
+	if (!ctx || !ret)
+		return -EINVAL;
+	for (struct fsn_group *g = ctx->groups; g; g = g->next)
+		n++;
+	m = calloc(1, sizeof(*m) + n * sizeof(m->at[0]));
+	if (!m)
+		return -ENOMEM;
+	/* what was read so far and what waits in the kernel, with no read in
+	 * between (the thread's reads wait; dispatch's are this thread's) */
+	if (ctx->reader)
+		fsn_reader_hold_io(ctx->reader, true);
+	if (ctx->ifd >= 0 && (r = queued_units(ctx->ifd, false, &m->at[m->n].target)) == 0) {
+		m->at[m->n].target += atomic_load_explicit(&ctx->ifd_q.read, memory_order_relaxed);
+		m->at[m->n++].src = 0;
+	}
+	for (struct fsn_group *g = ctx->groups; r == 0 && g; g = g->next)
+		if ((r = queued_units(g->fd, true, &m->at[m->n].target)) == 0) {
+			m->at[m->n].target +=
+			    atomic_load_explicit(&g->q.read, memory_order_relaxed);
+			m->at[m->n++].src = g->id;
+		}
+	if (ctx->reader)
+		fsn_reader_hold_io(ctx->reader, false);
+	if (r < 0) {
+		free(m);
+		return r;
+	}
+	*ret = m;
+	return 0;
+}
+
+_public_ bool fsn_ctx_queue_passed(const struct fsn_ctx *ctx, const struct fsn_queue_mark *m) {
+	if (!ctx || !m)
+		return false;
+	for (size_t i = 0; i < m->n; i++) {
+		const struct fsn_group *g =
+		    m->at[i].src ? fsn_group_by_id(ctx, m->at[i].src) : NULL;
+		const struct fsn_queue_count *q = g ? &g->q : &ctx->ifd_q;
+
+		/* (a group that left took its queue along) */
+		if ((m->at[i].src == 0 || g) && q->handed < m->at[i].target)
+			return false;
+	}
+	return true;
+}
+
+_public_ struct fsn_queue_mark *fsn_queue_mark_free(struct fsn_queue_mark *m) {
+	free(m);
+	return NULL;
 }
 
 _public_ bool fsn_ctx_is_drained(const struct fsn_ctx *ctx) {
@@ -302,6 +394,11 @@ static int dispatch_events(struct fsn_ctx *ctx, const void *buf, unsigned src, s
 			return 0;
 		}
 
+		/* (handed out, or dropped here: taken from the queue either way) */
+		if (g)
+			g->q.handed++;
+		else
+			ctx->ifd_q.handed += next - off;
 		if (g) {
 			pe.ev.group = g;
 			if (fsn_mask_is_perm(pe.ev.mask) && pe.ev.fd >= 0)
@@ -475,6 +572,9 @@ static int dispatch_source(struct fsn_ctx *ctx, unsigned src, fsn_event_fn fn, v
 		}
 		if (n == 0)
 			break;
+		atomic_fetch_add_explicit(g ? &g->q.read : &ctx->ifd_q.read,
+					  fsn_queue_units(g != NULL, ctx->buf, (size_t)n),
+					  memory_order_relaxed);
 		r = dispatch_ctx_buffer(ctx, src, g, 0, (size_t)n, fn, userdata, count);
 		if (r < 0 || (g && !g->ctx))
 			break;

@@ -201,7 +201,7 @@ int fsn_group_new(struct fsn_ctx *ctx, enum fsn_class klass, uint32_t report, ui
 		.queue_max = (report & FAN_UNLIMITED_QUEUE) ? 0 : q.len,
 	};
 	err = fsn_ctx_source_watch(ctx, g->id, fd, fsn_group_drainable(g),
-				   (g->report & FAN_REPORT_PIDFD) != 0, &g->in_reader);
+				   (g->report & FAN_REPORT_PIDFD) != 0, &g->q, &g->in_reader);
 	if (err < 0) {
 		free(g);
 		return err;

@@ -610,7 +610,8 @@ static int add_inotify(struct fsn_ctx *ctx, struct fsn_mark *m, int fd, const st
 			return r;
 		}
 		ctx->ifd_queue = q.len;
-		r = fsn_ctx_source_watch(ctx, 0, ifd, true, false, &ctx->ifd_in_reader);
+		r = fsn_ctx_source_watch(ctx, 0, ifd, true, false, &ctx->ifd_q,
+					 &ctx->ifd_in_reader);
 		if (r < 0) {
 			safe_close(ifd);
 			*why = "epoll_ctl";

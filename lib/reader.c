@@ -47,6 +47,7 @@ struct source {
 	unsigned src;
 	int fd;
 	bool pidfds; /* its events carry pidfds: rationed (fsn_pidfds_ration()) */
+	struct fsn_queue_count *q;
 };
 
 struct fsn_reader {
@@ -196,8 +197,12 @@ static bool read_source(struct fsn_reader *rd, unsigned src) {
 			err = n < 0 ? errno : 0;
 			if (n < 0 && err != EAGAIN)
 				source_drop_locked(rd, src); /* given back to the context */
-			else if (n > 0 && c->pidfds)
+			if (n > 0 && c->pidfds)
 				fsn_pidfds_ration(rd->budget, c->data, (size_t)n);
+			if (n > 0 && s->q)
+				atomic_fetch_add_explicit(
+				    &s->q->read, fsn_queue_units(src != 0, c->data, (size_t)n),
+				    memory_order_relaxed);
 		}
 		pthread_mutex_unlock(&rd->io);
 		if (n <= 0) {
@@ -380,7 +385,8 @@ void fsn_chunk_close_pidfds(struct fsn_fd_budget *b, struct fsn_chunk *c) {
 	c->pidfds = false;
 }
 
-int fsn_reader_add(struct fsn_reader *rd, unsigned src, int fd, bool pidfds) {
+int fsn_reader_add(struct fsn_reader *rd, unsigned src, int fd, bool pidfds,
+		   struct fsn_queue_count *q) {
 	struct epoll_event ee = { .events = EPOLLIN, .data.u64 = src };
 	int r = 0;
 
@@ -391,7 +397,7 @@ int fsn_reader_add(struct fsn_reader *rd, unsigned src, int fd, bool pidfds) {
 		r = -errno;
 	else
 		rd->sources[rd->n_sources++] =
-		    (struct source){ .src = src, .fd = fd, .pidfds = pidfds };
+		    (struct source){ .src = src, .fd = fd, .pidfds = pidfds, .q = q };
 	pthread_mutex_unlock(&rd->io);
 	return r;
 }
@@ -462,6 +468,13 @@ bool fsn_reader_drained(struct fsn_reader *rd) {
 		if (ee[i].data.u64 != WAKE_EPOLL_ID)
 			return false;
 	return fsn_reader_idle(rd);
+}
+
+void fsn_reader_hold_io(struct fsn_reader *rd, bool hold) {
+	if (hold)
+		pthread_mutex_lock(&rd->io);
+	else
+		pthread_mutex_unlock(&rd->io);
 }
 
 bool fsn_reader_idle(struct fsn_reader *rd) {

@@ -535,6 +535,26 @@ int fsn_ctx_get_reader_stats(const struct fsn_ctx *ctx, struct fsn_reader_stats 
 bool fsn_ctx_is_drained(const struct fsn_ctx *ctx);
 
 /*
+ * A mark in the context's queues: what each source (the inotify fd, each
+ * group) has queued now, read by the reader thread or not yet read.
+ * fsn_ctx_queue_passed() says whether every event queued at the mark has
+ * been handed out since (or dropped by the library, or left with its
+ * group), whatever came after it: unlike fsn_ctx_is_drained(), it turns
+ * true under a stream of events that never lets the queues empty, once
+ * dispatch has caught up with the mark. For a caller that must know that
+ * every event made before a moment was seen (a process that exited, a
+ * file renamed into place). Events merged by the kernel into one queued
+ * at the mark count as handed with it. Call both from the thread that
+ * dispatches. fsn_ctx_queue_mark(): 0, -ENOMEM, -EINVAL, or FIONREAD's
+ * negative errno.
+ */
+struct fsn_queue_mark;
+int fsn_ctx_queue_mark(struct fsn_ctx *ctx, struct fsn_queue_mark **ret);
+bool fsn_ctx_queue_passed(const struct fsn_ctx *ctx, const struct fsn_queue_mark *mark);
+/* Returns NULL; accepts NULL. */
+struct fsn_queue_mark *fsn_queue_mark_free(struct fsn_queue_mark *mark);
+
+/*
  * After fsn_ctx_dispatch(): whether it left events of an fd-mode group
  * (no FID reporting) in the kernel queue because this process has no free
  * file descriptor for their event fds (RLIMIT_NOFILE), or its fd budget

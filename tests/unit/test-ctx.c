@@ -1515,6 +1515,69 @@ START_TEST(test_reader_drained_exact) {
 }
 END_TEST
 
+/* fsn_ctx_queue_passed(): a mark taken with 100 events queued in each of
+ * a fanotify group (counted in events) and the inotify fd (in bytes)
+ * passes exactly when both sources' 100th event was handed out, one event
+ * per dispatch, while the 100 more made after the mark still wait (so not
+ * drained). Without the reader thread and with it (it may have read some
+ * of them at the mark). A group that left no longer holds a mark back. */
+START_TEST(test_queue_mark) {
+	for (int reader = 0; reader < 2; reader++) {
+		char dir[PATH_MAX];
+		struct fsn_ctx *ctx;
+		struct fsn_queue_mark *m;
+		struct fsn_mark *fan;
+		struct seq q = { { 0, 0 }, { false, false }, false, 1, 0 };
+
+		tmpfs_setup(dir, sizeof(dir));
+		ck_assert_int_eq(fsn_ctx_new(&ctx), 0);
+		if (reader)
+			ck_assert_int_eq(fsn_ctx_set_reader(ctx, 1 << 20), 0);
+		fan = add_fan(ctx, FSN_MARK_INODE, FSN_CLASS_NOTIF, FAN_REPORT_DFID_NAME, 0,
+			      FAN_CREATE, 0, 0, dir);
+		add_inotify(ctx, dir, IN_CREATE, NULL);
+		make_files(dir, 0, 100);
+		if (reader)
+			usleep(20000); /* (the thread may read some: either way) */
+		ck_assert_int_eq(fsn_ctx_queue_mark(ctx, &m), 0);
+		make_files(dir, 100, 200);
+		while (!fsn_ctx_queue_passed(ctx, m)) {
+			struct pollfd p = { .fd = fsn_ctx_get_fd(ctx), .events = POLLIN };
+			int r;
+
+			ck_assert_msg(
+			    q.next[0] < 100 || q.next[1] < 100,
+			    "reader %d: not passed after %d inotify and %d fanotify events", reader,
+			    q.next[0], q.next[1]);
+			r = fsn_ctx_dispatch(ctx, seq_cb, &q);
+			ck_assert(r >= 0 || r == -EAGAIN);
+			if (r == 0)
+				ck_assert_int_eq(poll(&p, 1, 5000), 1);
+		}
+		ck_assert_msg(q.next[0] >= 100 && q.next[1] >= 100 &&
+				  (q.next[0] == 100 || q.next[1] == 100),
+			      "reader %d: passed after %d inotify and %d fanotify events", reader,
+			      q.next[0], q.next[1]);
+		ck_assert(!fsn_ctx_is_drained(ctx));
+		m = fsn_queue_mark_free(m);
+
+		/* the group leaves with its events: the mark waits for inotify's */
+		make_files(dir, 200, 210);
+		ck_assert_int_eq(fsn_ctx_queue_mark(ctx, &m), 0);
+		ck_assert_int_eq(fsn_ctx_remove_mark(ctx, fan), 0);
+		ck_assert(!fsn_ctx_queue_passed(ctx, m));
+		q.stop_after = 0;
+		dispatch_all(ctx, seq_cb, &q);
+		ck_assert(fsn_ctx_queue_passed(ctx, m));
+		ck_assert(!q.bad && !q.overflow[0] && !q.overflow[1]);
+		ck_assert_int_eq(q.next[0], 210);
+		m = fsn_queue_mark_free(m);
+		fsn_ctx_free(ctx);
+		tmpfs_teardown(dir);
+	}
+}
+END_TEST
+
 START_TEST(test_fan_marks_combine) {
 	char dir[PATH_MAX], file[PATH_MAX], alias[PATH_MAX], text[8192];
 	struct fsn_ctx *ctx;
@@ -2779,6 +2842,7 @@ static void ctx_fanotify_suite(Suite *s) {
 	tcase_add_test(tc, test_reader_order);
 	tcase_add_test(tc, test_reader_group_leaves);
 	tcase_add_test(tc, test_reader_drained_exact);
+	tcase_add_test(tc, test_queue_mark);
 	tcase_add_test(tc, test_fan_marks_combine);
 	tcase_add_test(tc, test_fan_mount_and_evictable);
 	tcase_add_test(tc, test_fan_dont_follow);

@@ -397,11 +397,27 @@ START_TEST(test_conffiles) {
 }
 END_TEST
 
+/* The engine's queues as the tests say: whether what they held at a
+ * dpkg's exit was read (the marks taken and freed counted: one per exit) */
 static bool engine_drained;
+static int marks_taken, marks_freed, marks_asked;
 
-static bool test_drained(void *userdata) {
+static void *test_mark(void *userdata) {
 	(void)userdata;
+	marks_taken++;
+	return malloc(1);
+}
+
+static bool test_passed(void *userdata, void *mark) {
+	(void)userdata;
+	ck_assert_ptr_nonnull(mark);
+	marks_asked++;
 	return engine_drained;
+}
+
+static void test_free_mark(void *mark) {
+	marks_freed++;
+	free(mark);
 }
 
 /* The engine behind dpkg. dpkg wrote a new file's temporary (that change
@@ -411,11 +427,13 @@ static bool test_drained(void *userdata) {
  * event made before the exit; the rename, read meanwhile, says what both
  * are. Likewise when dpkg had exited before its first change was read. */
 /* A database in a new directory dir (info: its info/) whose a.md5sums
- * lists /usr/bin/x, scoped to /usr/bin, asking test_drained(). */
+ * lists /usr/bin/x, scoped to /usr/bin, asking test_passed(). */
 static struct pkgdb *drained_db(struct ev_loop *loop, struct resolved *rs, char dir[PATH_MAX],
 				char info[PATH_MAX]) {
 	static const struct pkgdb_ops ops_drained = { .resolved = on_resolved,
-						      .drained = test_drained };
+						      .mark = test_mark,
+						      .passed = test_passed,
+						      .free_mark = test_free_mark };
 	char *scope[] = { (char *)"/usr/bin" };
 	struct pkgdb *db;
 
@@ -475,6 +493,10 @@ START_TEST(test_exit_before_rename) {
 		ck_assert_str_eq(rs.path[1], name);
 		ck_assert(!rs.step[1] && rs.verified[1] && rs.held[1]);
 	}
+	/* a mark per exit, asked until it passed, freed then */
+	ck_assert_int_eq(marks_taken, 2);
+	ck_assert_int_eq(marks_freed, 2);
+	ck_assert_int_gt(marks_asked, 2);
 	db = pkgdb_free(db);
 	ev_loop_destroy(loop);
 	test_rm_tree(dir);
