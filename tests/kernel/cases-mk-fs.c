@@ -106,6 +106,42 @@ static void mk11_overlay_mount_mark_once(struct fst_ctx *ctx) {
 	fst_close(ctx, fd);
 }
 
+/*
+ * The permission twin of mk11_overlay_mount_mark_once: a second event of
+ * one operation would merge into the first unread notification event, a
+ * permission event cannot (PE02). A CONTENT group with an OPEN_PERM and
+ * ACCESS_PERM mount mark on the overlay: an open of an overlay file asks
+ * once (not again for the real file overlayfs opens in its place), a read
+ * asks once, and a deny fails the open; nothing else is asked.
+ */
+static void mk11_overlay_mount_mark_perm_once(struct fst_ctx *ctx) {
+	struct fst_child *c;
+	int p;
+
+	fst_require(ctx, FSN_FEAT_PERM_OPEN);
+	fst_require(ctx, FSN_FEAT_PERM_ACCESS);
+	ovl_layers(ctx);
+	fst_write_file(ctx, "l/lf", "f");
+	ovl_mount(ctx, NULL);
+	fst_write_file(ctx, "o/f", "f");
+	p = fst_fan_init(ctx, FAN_CLASS_CONTENT);
+	fst_mark(ctx, p, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_OPEN_PERM | FAN_ACCESS_PERM, "o");
+	/* an upper file (written through the overlay) and a lower one */
+	for (int lower = 0; lower < 2; lower++) {
+		const char *f = lower ? "o/lf" : "o/f";
+
+		c = fst_spawn_read(ctx, f);
+		fst_answer(ctx, p, c, FAN_OPEN_PERM, f, FAN_ALLOW);
+		fst_answer(ctx, p, c, FAN_ACCESS_PERM, f, FAN_ALLOW);
+		fst_child_expect(ctx, c, 0);
+		FST_EXPECT_NONE(ctx, p);
+		c = fst_spawn_open(ctx, f, O_RDONLY);
+		fst_answer(ctx, p, c, FAN_OPEN_PERM, f, FAN_DENY);
+		fst_child_expect(ctx, c, EPERM);
+		FST_EXPECT_NONE(ctx, p);
+	}
+}
+
 /* An overlay over a lower file and directory (lf, ld) and an upper file and
  * directory (uf, ud), FID marks allowed on it: a FID group for them. */
 static int ovl_four_objects_fid(struct fst_ctx *ctx) {
@@ -459,6 +495,41 @@ static void mk12_tracefs_modify_once(struct fst_ctx *ctx) {
 }
 
 /*
+ * The permission twin of mk12_tracefs_modify_once (a second MODIFY of one
+ * write would merge into the first unread one; permission events cannot,
+ * PE02): an OPEN_PERM and ACCESS_PERM mount mark on tracefs asks once for
+ * each open of error_log, for writing or reading, and once for a read; a
+ * deny fails the open.
+ */
+static void mk12_tracefs_perm_once(struct fst_ctx *ctx) {
+	const char *t = tracefs_mount(ctx);
+	const char *log = fst_strdupf(ctx, "%s/error_log", t);
+	struct fst_child *c;
+	int p;
+
+	if (access(log, F_OK) < 0)
+		fst_skip_feature(ctx, "tracefs's error_log (CONFIG_TRACING, Linux 5.2): %s: %s",
+				 log, fst_errname(errno));
+	fst_require(ctx, FSN_FEAT_PERM_OPEN);
+	fst_require(ctx, FSN_FEAT_PERM_ACCESS);
+	p = fst_fan_init(ctx, FAN_CLASS_CONTENT);
+	fst_mark(ctx, p, FAN_MARK_ADD | FAN_MARK_MOUNT, FAN_OPEN_PERM | FAN_ACCESS_PERM, t);
+	c = fst_spawn_open(ctx, log, O_WRONLY | O_APPEND);
+	fst_answer(ctx, p, c, FAN_OPEN_PERM, log, FAN_ALLOW);
+	fst_child_expect(ctx, c, 0);
+	FST_EXPECT_NONE(ctx, p);
+	c = fst_spawn_read(ctx, log);
+	fst_answer(ctx, p, c, FAN_OPEN_PERM, log, FAN_ALLOW);
+	fst_answer(ctx, p, c, FAN_ACCESS_PERM, log, FAN_ALLOW);
+	fst_child_expect(ctx, c, 0);
+	FST_EXPECT_NONE(ctx, p);
+	c = fst_spawn_open(ctx, log, O_WRONLY | O_APPEND);
+	fst_answer(ctx, p, c, FAN_OPEN_PERM, log, FAN_DENY);
+	fst_child_expect(ctx, c, EPERM);
+	FST_EXPECT_NONE(ctx, p);
+}
+
+/*
  * A dynamic event's enable file stays open in an event fd after the event
  * is removed, then the fd is closed: the path of CVE-2023-52879 (a NULL
  * dereference on that close before Linux 6.7). A uprobe event on a copy
@@ -521,6 +592,8 @@ const struct fst_case fst_cases_mk_fs[] = {
 	FST_CASE_GIT(mk11_overlay_mount_mark_once, "MK11,IG02", FST_ALL_FS,
 		     "8edc6e1688fc d989903058a8",
 		     "overlay: a mount mark gets each write once; inode ignores apply"),
+	FST_CASE(mk11_overlay_mount_mark_perm_once, "MK11,PE02", FST_ALL_FS,
+		 "overlay: an OPEN_PERM/ACCESS_PERM mount mark is asked once per open, read"),
 	FST_CASE_GIT(mk11_overlay_fid_lower_inode, "MK11,ID01", FST_ALL_FS, "bc2473c90fca",
 		     "overlay: FID inode marks on the lower layer report the real object"),
 	FST_CASE_GIT(mk11_overlay_fid_lower_sb, "MK11,ID01,MK02", FST_ALL_FS, "bc2473c90fca",
@@ -543,6 +616,8 @@ const struct fst_case fst_cases_mk_fs[] = {
 		     "overlay: a file watch survives drop_caches and copy-up; layers apart"),
 	FST_CASE(mk12_tracefs_modify_once, "MK12,MK01", FST_ONCE,
 		 "tracefs: a FAN_MODIFY mount mark gets each write once"),
+	FST_CASE(mk12_tracefs_perm_once, "MK12,PE02", FST_ONCE,
+		 "tracefs: an OPEN_PERM/ACCESS_PERM mount mark is asked once per open, read"),
 	FST_CASE_GIT(mk12_tracefs_event_fd_outlives_event, "MK12", FST_ONCE, "bb32500fb9b7",
 		     "tracefs: event fds of a removed dynamic event's file close safely"),
 	{ 0 },
