@@ -1873,6 +1873,14 @@ static int child_userns_marks(void *arg) {
 	return 0;
 }
 
+/* Whether this kernel has user namespaces: root's unshare() in a child
+ * (EINVAL without CONFIG_USER_NS: limits_run() skips the feature). A
+ * fresh uid's unshare() fails with EPERM there too: its refusal alone
+ * cannot tell a kernel without the feature from a policy. */
+static int child_userns_probe(void *arg) {
+	return unshare(CLONE_NEWUSER) < 0 ? limits_fail(arg, "unshare(CLONE_NEWUSER)") : 0;
+}
+
 /* FID groups made in a user namespace by fn (with l->max = max_user_groups
  * when global): fd mode EPERM there, the limit then EMFILE, and neither
  * limit of the init namespace changed. */
@@ -1886,6 +1894,8 @@ static void userns_groups(struct fst_ctx *ctx, const char *what, fst_child_fn fn
 	init_ns = fst_read_sysctl(ctx, NS_MAX_GROUPS);
 	init_user = fst_read_sysctl(ctx, MAX_USER_GROUPS);
 	l = fst_shared(ctx, sizeof(*l));
+	limits_run(ctx, "a user namespace of root's", child_userns_probe, l);
+	memset(l, 0, sizeof(*l));
 	l->max = global ? init_user : 0;
 	limits_run(ctx, what, fn, l);
 	if (l->notif != EPERM)
