@@ -1366,8 +1366,8 @@ static int parse_opts(int argc, char **argv, struct hooks_opts *o) {
 		o->rounds = com.rounds ? (unsigned)com.rounds : o->quick ? 2 : 3;
 		o->ops = com.ops ? com.ops : o->quick ? 1000 : 10000;
 	} else {
-		o->rounds = com.rounds ? (unsigned)com.rounds : o->quick ? 5 : 20;
-		o->ops = com.ops ? com.ops : o->quick ? 20000 : 100000;
+		o->rounds = com.rounds ? (unsigned)com.rounds : o->quick ? 3 : 20;
+		o->ops = com.ops ? com.ops : o->quick ? 4000 : 100000;
 	}
 	o->warmup = o->ops / 10 ? o->ops / 10 : 1;
 	return 0;
