@@ -83,6 +83,7 @@ struct sel_case {
 
 static struct {
 	bool tap, verbose, list, must_run;
+	bool ktap;        /* --ktap: KTAP version 1, a subtest per filesystem (tap set too) */
 	bool taint_after; /* --taint-after-case */
 	bool floors;      /* --floors */
 	unsigned timeout; /* 0 = per case / default */
@@ -110,6 +111,8 @@ struct id_stat {
 static struct id_stat ids[MAX_IDS];
 static size_t n_ids;
 static unsigned total_passed, total_failed, total_skipped, tap_no;
+/* --ktap: "    " while a filesystem's subtest is printed, else "" */
+static const char *ktap_indent = "";
 
 /* ------------------------------------------------------------------------ */
 /* Output                                                                   */
@@ -120,6 +123,7 @@ static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void note(const char *fmt, ...) {
 	va_list ap;
 
+	fputs(ktap_indent, stdout);
 	fputs("# ", stdout);
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
@@ -674,13 +678,19 @@ static void report(const struct fst_case *tc, const char *fsname, enum result re
 
 	tap_no++;
 	if (opt.tap) {
+		/* (KTAP: the filesystem is the subtest, the case its test) */
+		const char *ind = ktap_indent, *fs = opt.ktap ? "" : fsname,
+			   *colon = opt.ktap ? "" : ":";
+
 		if (res == RES_PASS)
-			printf("ok %u %s:%s # %s (%.0f ms)\n", tap_no, fsname, tc->name, tc->ids,
-			       secs * 1000);
+			printf("%sok %u %s%s%s # %s (%.0f ms)\n", ind, tap_no, fs, colon, tc->name,
+			       tc->ids, secs * 1000);
 		else if (res == RES_SKIP)
-			printf("ok %u %s:%s # SKIP %s\n", tap_no, fsname, tc->name, headline);
+			printf("%sok %u %s%s%s # SKIP %s\n", ind, tap_no, fs, colon, tc->name,
+			       headline);
 		else {
-			printf("not ok %u %s:%s # %s\n", tap_no, fsname, tc->name, tc->ids);
+			printf("%snot ok %u %s%s%s # %s\n", ind, tap_no, fs, colon, tc->name,
+			       tc->ids);
 			note("%s", headline);
 		}
 	} else {
@@ -694,14 +704,19 @@ static void report(const struct fst_case *tc, const char *fsname, enum result re
 			       secs * 1000, headline);
 	}
 	if (res == RES_FAIL) {
-		char tap_guards[] = "#   guards ", guards[] = "    guards ";
+		char guards[32];
 
-		for_each_commit(tc, print_commit, opt.tap ? tap_guards : guards);
+		snprintf(guards, sizeof(guards), "%s%sguards ", ktap_indent,
+			 opt.tap ? "#   " : "    ");
+		for_each_commit(tc, print_commit, guards);
 	}
 	if (show_diag && shared->diag_len > 0) {
-		print_block(opt.tap ? "#   " : "    ", shared->diag, shared->diag_len);
+		char pfx[16];
+
+		snprintf(pfx, sizeof(pfx), "%s%s", ktap_indent, opt.tap ? "#   " : "    ");
+		print_block(pfx, shared->diag, shared->diag_len);
 		if (shared->diag_truncated)
-			printf("%s(diagnostics truncated)\n", opt.tap ? "#   " : "    ");
+			printf("%s(diagnostics truncated)\n", pfx);
 	}
 	fflush(stdout);
 }
@@ -893,6 +908,8 @@ static void usage(FILE *out) {
 		"                  device or kernel support is missing has its cases skipped\n"
 		"                  with the reason). Cases marked tmpfs-only run on tmpfs.\n"
 		"  --tap           TAP version 13 (KTAP compatible) output\n"
+		"  --ktap          KTAP version 1 output, as kselftest's: a subtest per\n"
+		"                  filesystem, its cases numbered within it\n"
 		"  --timeout S     timeout of every case in seconds (default %d, or the\n"
 		"                  case's own); CK_TIMEOUT_MULTIPLIER scales it\n"
 		"  --repeat N      run each selected case N times in a row on each\n"
@@ -965,6 +982,7 @@ static void parse_args(int argc, char **argv) {
 		{ "filter", required_argument, NULL, 'f' },
 		{ "fs", required_argument, NULL, 'F' },
 		{ "tap", no_argument, NULL, 't' },
+		{ "ktap", no_argument, NULL, 'K' },
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "repeat", required_argument, NULL, 'R' },
 		{ "soak", required_argument, NULL, 'S' },
@@ -992,6 +1010,7 @@ static void parse_args(int argc, char **argv) {
 			break;
 		case 'F': parse_fs(optarg); break;
 		case 't': opt.tap = true; break;
+		case 'K': opt.tap = opt.ktap = true; break;
 		case 'T': opt.timeout = parse_count("--timeout", optarg, 3600); break;
 		case 'R': opt.repeat = parse_count("--repeat", optarg, 100000); break;
 		case 'S': opt.soak = parse_count("--soak", optarg, 1000); break;
@@ -1018,6 +1037,50 @@ static unsigned planned(void) {
 	return n * opt.repeat;
 }
 
+/* Cases of filesystem i that run (--repeat counted). */
+static unsigned planned_on(size_t i) {
+	unsigned n = 0;
+
+	if (opt.fs_mask & fs_descs[i].bit)
+		for (size_t k = 0; k < n_sel; k++)
+			if (sel[k].tc->fs & fs_descs[i].bit)
+				n += opt.repeat;
+	return n;
+}
+
+/* Filesystems with a case to run: KTAP's top-level plan. */
+static unsigned planned_fs(void) {
+	unsigned n = 0;
+
+	for (size_t i = 0; i < N_FS; i++)
+		n += planned_on(i) > 0;
+	return n;
+}
+
+/* --ktap: a filesystem's subtest begins (its cases numbered from 1). */
+static void ktap_begin(const struct fs_desc *d, unsigned n) {
+	if (!opt.ktap)
+		return;
+	printf("    KTAP version 1\n    # Subtest: %s\n    1..%u\n", d->name, n);
+	ktap_indent = "    ";
+	tap_no = 0;
+}
+
+/* --ktap: its result line, as the kernel's kselftest prints a suite's. */
+static void ktap_end(const struct fs_run *f, unsigned no, unsigned passed, unsigned failed,
+		     unsigned skipped) {
+	if (!opt.ktap)
+		return;
+	ktap_indent = "";
+	if (failed > 0)
+		printf("not ok %u %s\n", no, f->d->name);
+	else if (passed == 0 && skipped > 0)
+		printf("ok %u %s # SKIP %s\n", no, f->d->name,
+		       f->available ? "every case skipped" : f->skip_reason);
+	else
+		printf("ok %u %s\n", no, f->d->name);
+}
+
 static int setup_runner_namespace(void) {
 	if (unshare(CLONE_NEWNS) < 0)
 		return -errno;
@@ -1037,6 +1100,7 @@ static int setup_runner_namespace(void) {
 int main(int argc, char **argv) {
 	struct fs_run runs[N_FS];
 	unsigned plan;
+	unsigned fs_no = 0;
 	double t_all;
 	int r;
 
@@ -1060,7 +1124,7 @@ int main(int argc, char **argv) {
 	}
 	plan = planned();
 	if (opt.tap) {
-		printf("TAP version 13\n");
+		printf(opt.ktap ? "KTAP version 1\n" : "TAP version 13\n");
 		fflush(stdout);
 	}
 	if (geteuid() != 0) {
@@ -1085,28 +1149,25 @@ int main(int argc, char **argv) {
 		return 1;
 	}
 	if (opt.tap)
-		printf("1..%u\n", plan);
+		printf("1..%u\n", opt.ktap ? planned_fs() : plan);
 	if (opt.must_run)
 		note("FSN_TESTS_MUST_RUN=1: skips other than missing features are failures");
 
 	t_all = now();
 	for (size_t i = 0; i < N_FS; i++) {
 		struct fs_run *f = &runs[i];
-		unsigned n = 0, p0 = total_passed, f0 = total_failed, s0 = total_skipped;
+		unsigned n = planned_on(i), p0 = total_passed, f0 = total_failed,
+			 s0 = total_skipped;
 		double t0;
 
 		memset(f, 0, sizeof(*f));
 		f->d = &fs_descs[i];
 		f->loop_fd = -1;
-		if (!(opt.fs_mask & f->d->bit))
-			continue;
-		for (size_t k = 0; k < n_sel; k++)
-			if (sel[k].tc->fs & f->d->bit)
-				n += opt.repeat;
 		if (n == 0)
 			continue;
 		t0 = now();
 		fs_prepare(f);
+		ktap_begin(f->d, n);
 		for (size_t k = 0; k < n_sel; k++) {
 			if (!(sel[k].tc->fs & f->d->bit))
 				continue;
@@ -1121,6 +1182,7 @@ int main(int argc, char **argv) {
 		     f->d->name, n, now() - t0, f->setup_s, total_passed - p0, total_failed - f0,
 		     total_skipped - s0, f->available ? "" : " -- ",
 		     f->available ? "" : f->skip_reason);
+		ktap_end(f, ++fs_no, total_passed - p0, total_failed - f0, total_skipped - s0);
 	}
 	note("total %.2f s", now() - t_all);
 
