@@ -21,7 +21,10 @@
  *    offset = round_down(pos, PAGE_SIZE), count = round_up(pos + len,
  *    PAGE_SIZE) - offset (not clamped to i_size); mmap reports the mapped
  *    range. read() sends FAN_PRE_ACCESS and then FAN_ACCESS_PERM; write()
- *    and mmap() only FAN_PRE_ACCESS; open() none.
+ *    and mmap() only FAN_PRE_ACCESS; open() none. truncate() and
+ *    ftruncate() ask for the empty range at the new size, open(O_TRUNC)
+ *    nothing; fallocate() asks in every mode; the copy paths ask of both
+ *    ends; io_uring asks once per attempt (IOSQE_ASYNC: one).
  *  - FAN_DENY_ERRNO(e) is EINVAL unless the group is FAN_CLASS_PRE_CONTENT
  *    and e is EIO, EPERM, EBUSY, ETXTBSY, EAGAIN, ENOSPC or EDQUOT; a
  *    rejected response leaves the event pending.
@@ -33,6 +36,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/falloc.h>
+#include <linux/io_uring.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -65,6 +70,19 @@ static void write_big(struct fst_ctx *ctx, const char *path, size_t n) {
 	for (size_t i = 0; i < n; i++)
 		b[i] = FILE_DATA[i % (sizeof(FILE_DATA) - 1)];
 	fst_write_file(ctx, path, b);
+}
+
+/* path's size is want (stat(): no event). */
+#define EXPECT_SIZE(ctx, path, want) expect_size(ctx, path, want, __FILE__, __LINE__)
+static void expect_size(struct fst_ctx *ctx, const char *path, off_t want, const char *file,
+			int line) {
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		fst_fail_(ctx, file, line, "stat %s: %s", path, fst_errname(-errno));
+	if (st.st_size != want)
+		fst_fail_(ctx, file, line, "%s: size %lld, expected %lld", path,
+			  (long long)st.st_size, (long long)want);
 }
 
 /* Read everything queued on fd: exactly one event (mask, path) per pid in
@@ -117,9 +135,16 @@ enum pe_op_kind {
 	OP_MMAP,  /* open(O_RDONLY), mmap(len at off, PROT_READ, MAP_SHARED), touch, munmap */
 	/* open(O_RDONLY), then len at off into another file ("sink", in the
 	 * case's directory) or a pipe: */
-	OP_COPY,     /* copy_file_range() to sink */
-	OP_SENDFILE, /* sendfile() to sink */
-	OP_SPLICE,   /* splice() to a pipe */
+	OP_COPY,        /* copy_file_range() to sink */
+	OP_SENDFILE,    /* sendfile() to sink */
+	OP_SPLICE,      /* splice() to a pipe */
+	OP_SPLICE_IN,   /* len bytes written to a pipe, splice()d into the file at off */
+	OP_TRUNCATE,    /* truncate(path, off): no open */
+	OP_FTRUNCATE,   /* open(O_WRONLY), ftruncate(off) */
+	OP_OPEN_TRUNC,  /* open(O_WRONLY | O_TRUNC), close */
+	OP_FALLOCATE,   /* open(O_WRONLY), fallocate(mode, off, len) */
+	OP_URING_READ,  /* open(O_RDONLY), an io_uring IORING_OP_READ of len at off */
+	OP_URING_WRITE, /* open(O_WRONLY), an io_uring IORING_OP_WRITE of len at off */
 };
 
 struct pe_op {
@@ -127,6 +152,7 @@ struct pe_op {
 	char path[PATH_MAX];
 	off_t off;
 	size_t len;
+	int mode; /* OP_FALLOCATE's */
 };
 
 /* OP_COPY, OP_SENDFILE, OP_SPLICE from fd: 0 or errno. */
@@ -157,16 +183,140 @@ static int copy_out(const struct pe_op *o, int fd) {
 	return r;
 }
 
+/* OP_SPLICE_IN into fd: 0 or errno. */
+static int splice_in(const struct pe_op *o, int fd) {
+	static char buf[1 << 16];
+	loff_t out = o->off;
+	ssize_t n;
+	int p[2], r = 0;
+
+	if (o->len > sizeof(buf) || pipe2(p, O_CLOEXEC) < 0)
+		return o->len > sizeof(buf) ? EINVAL : errno;
+	memset(buf, 'S', o->len);
+	if (write(p[1], buf, o->len) != (ssize_t)o->len)
+		r = errno ? errno : EIO;
+	else if ((n = splice(p[0], NULL, fd, &out, o->len, 0)) < 0)
+		r = errno;
+	else if ((size_t)n != o->len)
+		r = EIO;
+	close(p[0]);
+	close(p[1]);
+	return r;
+}
+
+/* One io_uring request (IORING_OP_READ or IORING_OP_WRITE of len bytes of
+ * buf at off on fd), waited for: its result (bytes or -errno), or -errno of
+ * the ring's set-up. Raw system calls: no liburing. IOSQE_ASYNC: one
+ * attempt, by an io-wq worker that may block (inline, a non-blocking
+ * attempt the filesystem refuses with -EAGAIN is retried by a worker, and
+ * the retry asks again: btrfs always, xfs sometimes, for a write). */
+static int uring_rw(int fd, uint8_t opcode, void *buf, size_t len, off_t off) {
+	struct io_uring_params p = { 0 };
+	struct io_uring_sqe *sqes;
+	struct io_uring_cqe *cqes;
+	char *sq, *cq;
+	unsigned *tail, idx;
+	int ring, res;
+
+	ring = (int)syscall(__NR_io_uring_setup, 1, &p);
+	if (ring < 0)
+		return -errno;
+	sq = mmap(NULL, p.sq_off.array + p.sq_entries * sizeof(unsigned), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_POPULATE, ring, IORING_OFF_SQ_RING);
+	cq = mmap(NULL, p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe),
+		  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, ring, IORING_OFF_CQ_RING);
+	sqes = mmap(NULL, p.sq_entries * sizeof(struct io_uring_sqe), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_POPULATE, ring, IORING_OFF_SQES);
+	if (sq == MAP_FAILED || cq == MAP_FAILED || sqes == MAP_FAILED) {
+		res = -errno;
+		close(ring);
+		return res;
+	}
+	tail = (unsigned *)(sq + p.sq_off.tail);
+	idx = *tail & *(unsigned *)(sq + p.sq_off.ring_mask);
+	sqes[idx] = (struct io_uring_sqe){ .opcode = opcode,
+					   .flags = IOSQE_ASYNC,
+					   .fd = fd,
+					   .addr = (uint64_t)(uintptr_t)buf,
+					   .len = (uint32_t)len,
+					   .off = (uint64_t)off };
+	((unsigned *)(sq + p.sq_off.array))[idx] = idx;
+	__atomic_store_n(tail, *tail + 1, __ATOMIC_RELEASE);
+	if (syscall(__NR_io_uring_enter, ring, 1, 1, IORING_ENTER_GETEVENTS, NULL, 0) < 0) {
+		res = -errno;
+		close(ring);
+		return res;
+	}
+	cqes = (struct io_uring_cqe *)(cq + p.cq_off.cqes);
+	res = cqes[__atomic_load_n((unsigned *)(cq + p.cq_off.head), __ATOMIC_ACQUIRE) &
+		   *(unsigned *)(cq + p.cq_off.ring_mask)]
+		  .res;
+	close(ring);
+	return res;
+}
+
+/* A ring can be set up here, else the case skips. */
+static void require_io_uring(struct fst_ctx *ctx) {
+	struct io_uring_params up = { 0 };
+	int ring = (int)syscall(__NR_io_uring_setup, 1, &up);
+
+	if (ring < 0 && errno == ENOSYS)
+		fst_skip_feature(ctx, "io_uring (a kernel built without CONFIG_IO_URING)");
+	if (ring < 0)
+		fst_skip(ctx, "io_uring_setup: %s (kernel.io_uring_disabled set?)",
+			 fst_errname(-errno));
+	close(ring);
+}
+
+static int open_flags(enum pe_op_kind kind) {
+	switch (kind) {
+	case OP_WRITE:
+	case OP_SPLICE_IN:
+	case OP_FTRUNCATE:
+	case OP_FALLOCATE:
+	case OP_URING_WRITE: return O_WRONLY;
+	case OP_OPEN_TRUNC: return O_WRONLY | O_TRUNC;
+	default: return O_RDONLY;
+	}
+}
+
 static int child_op(void *arg) {
 	static char buf[1 << 16];
 	const struct pe_op *o = arg;
-	int fd = open(o->path, (o->kind == OP_WRITE ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
-	int r = 0;
+	int fd, r = 0;
 
+	if (o->kind == OP_TRUNCATE)
+		return truncate(o->path, o->off) < 0 ? errno : 0;
+	fd = open(o->path, open_flags(o->kind) | O_CLOEXEC);
 	if (fd < 0)
 		return errno;
 	switch (o->kind) {
-	case OP_OPEN: break;
+	case OP_OPEN:
+	case OP_OPEN_TRUNC:
+	case OP_TRUNCATE: break;
+	case OP_FTRUNCATE:
+		if (ftruncate(fd, o->off) < 0)
+			r = errno;
+		break;
+	case OP_FALLOCATE:
+		if (fallocate(fd, o->mode, o->off, (off_t)o->len) < 0)
+			r = errno;
+		break;
+	case OP_SPLICE_IN: r = splice_in(o, fd); break;
+	case OP_URING_READ:
+	case OP_URING_WRITE: {
+		int n;
+
+		if (o->len > sizeof(buf)) {
+			r = EINVAL;
+			break;
+		}
+		memset(buf, 'U', o->len);
+		n = uring_rw(fd, o->kind == OP_URING_READ ? IORING_OP_READ : IORING_OP_WRITE, buf,
+			     o->len, o->off);
+		r = n < 0 ? -n : (size_t)n == o->len ? 0 : EIO;
+		break;
+	}
 	case OP_READ:
 		if (pread(fd, buf, o->len, o->off) < 0)
 			r = errno;
@@ -196,20 +346,28 @@ static int child_op(void *arg) {
 	return r;
 }
 
-#define SPAWN_OP(ctx, kind, path, off, len) spawn_op(ctx, kind, path, off, len, __FILE__, __LINE__)
+#define SPAWN_OP(ctx, kind, path, off, len)                                                        \
+	spawn_op(ctx, kind, path, off, len, 0, __FILE__, __LINE__)
+#define SPAWN_FALLOCATE(ctx, path, mode, off, len)                                                 \
+	spawn_op(ctx, OP_FALLOCATE, path, off, len, mode, __FILE__, __LINE__)
 static struct fst_child *spawn_op(struct fst_ctx *ctx, enum pe_op_kind kind, const char *path,
-				  off_t off, size_t len, const char *file, int line) {
-	static const char *const names[] = { "open",  "pread",           "pwrite",
-					     "mmap",  "copy_file_range", "sendfile",
-					     "splice" };
-	struct pe_op o = { .kind = kind, .off = off, .len = len };
+				  off_t off, size_t len, int mode, const char *file, int line) {
+	static const char *const names[] = {
+		"open",       "pread",     "pwrite",        "mmap",           "copy_file_range",
+		"sendfile",   "splice",    "splice in",     "truncate",       "ftruncate",
+		"open trunc", "fallocate", "io_uring read", "io_uring write",
+	};
+	struct pe_op o = { .kind = kind, .off = off, .len = len, .mode = mode };
 
 	snprintf(o.path, sizeof(o.path), "%s", path);
-	return fst_spawn_(ctx,
-			  kind == OP_OPEN ? fst_strdupf(ctx, "open(%s)", path)
-					  : fst_strdupf(ctx, "%s(%s, %zu at %lld)", names[kind],
-							path, len, (long long)off),
-			  child_op, &o, -1, file, line);
+	return fst_spawn_(
+	    ctx,
+	    kind == OP_OPEN ? fst_strdupf(ctx, "open(%s)", path)
+	    : kind == OP_FALLOCATE
+		? fst_strdupf(ctx, "fallocate(%s, mode %#x, %zu at %lld)", path, (unsigned)mode,
+			      len, (long long)off)
+		: fst_strdupf(ctx, "%s(%s, %zu at %lld)", names[kind], path, len, (long long)off),
+	    child_op, &o, -1, file, line);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -554,6 +712,49 @@ static int child_readdir(void *arg) {
 		e = errno;
 	close(fd);
 	return e;
+}
+
+/* child c ended with EPERM (deny) or 0; nothing more on the permission
+ * group p; on the notification group n nothing (deny) or exactly mask on
+ * f by c. */
+#define EXPECT_DONE(ctx, c, p, n, deny, mask)                                                      \
+	expect_done(ctx, c, p, n, deny, mask, __FILE__, __LINE__)
+static void expect_done(struct fst_ctx *ctx, struct fst_child *c, int p, int n, bool deny,
+			uint64_t mask, const char *file, int line) {
+	const struct fst_exp x = { .mask = mask, .path = "f", .pid = c->pid };
+
+	fst_child_expect_(ctx, c, deny ? EPERM : 0, file, line);
+	fst_expect_(ctx, p, NULL, 0, "permission group", file, line);
+	fst_expect_(ctx, n, &x, deny ? 0 : 1, "notification group", file, line);
+}
+
+/*
+ * io_uring's reads ask FAN_ACCESS_PERM as read(2) does (io_read() calls
+ * rw_verify_area()), once with IOSQE_ASYNC, for the submitting process; a
+ * deny completes the request with -EPERM and no FAN_ACCESS. Its writes ask
+ * nothing of a CONTENT group and give FAN_MODIFY. (The pre-content half:
+ * pe05_io_uring_range.)
+ */
+static void pe01_io_uring_access_perm(struct fst_ctx *ctx) {
+	struct fst_child *c;
+	int g, n;
+
+	require_io_uring(ctx);
+	fst_require(ctx, FSN_FEAT_PERM_ACCESS);
+	write_big(ctx, "f", 8192);
+	g = fst_fan_init(ctx, FAN_CLASS_CONTENT);
+	fst_mark(ctx, g, FAN_MARK_ADD, FAN_ACCESS_PERM, "f");
+	n = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	fst_mark(ctx, n, FAN_MARK_ADD, FAN_ACCESS | FAN_MODIFY, "f");
+
+	for (int deny = 1; deny >= 0; deny--) {
+		c = SPAWN_OP(ctx, OP_URING_READ, "f", 100, 5000);
+		fst_answer(ctx, g, c, FAN_ACCESS_PERM, "f", deny ? FAN_DENY : FAN_ALLOW);
+		EXPECT_DONE(ctx, c, g, n, deny, FAN_ACCESS);
+	}
+	c = SPAWN_OP(ctx, OP_URING_WRITE, "f", 8000, 500);
+	EXPECT_DONE(ctx, c, g, n, false, FAN_MODIFY);
+	EXPECT_SIZE(ctx, "f", 8500);
 }
 
 /*
@@ -1345,7 +1546,7 @@ static int pre_group(struct fst_ctx *ctx, uint64_t mask) {
 	pread_step(ctx, p, pos, len, r1, r2, want, __FILE__, __LINE__)
 static void pread_step(struct fst_ctx *ctx, int p, off_t pos, size_t len, uint32_t r1, uint32_t r2,
 		       int want, const char *file, int line) {
-	struct fst_child *c = spawn_op(ctx, OP_READ, "f", pos, len, file, line);
+	struct fst_child *c = spawn_op(ctx, OP_READ, "f", pos, len, 0, file, line);
 	struct fst_event *e;
 
 	e = fst_perm_event_(ctx, p, c, FST_PRE_ACCESS(c, "f", (uint64_t)pos, len), NULL, 0, file,
@@ -1445,6 +1646,199 @@ static void pe05_mmap_range(struct fst_ctx *ctx) {
 	fst_respond(ctx, p, e, FAN_DENY);
 	fst_child_expect(ctx, c, EPERM);
 	FST_EXPECT_NONE(ctx, p);
+}
+
+/* child truncate(2) or ftruncate(2) of f to size: one PRE_ACCESS, the
+ * cover of the empty range at size, answered r; nothing else; the child's
+ * result want and f's size after. */
+#define TRUNC_STEP(ctx, p, kind, size, r, want, after)                                             \
+	trunc_step(ctx, p, kind, size, r, want, after, __FILE__, __LINE__)
+static void trunc_step(struct fst_ctx *ctx, int p, enum pe_op_kind kind, off_t size, uint32_t r,
+		       int want, off_t after, const char *file, int line) {
+	struct fst_child *c = spawn_op(ctx, kind, "f", size, 0, 0, file, line);
+	struct fst_event *e;
+
+	e = fst_perm_event_(ctx, p, c, FST_PRE_ACCESS(c, "f", (uint64_t)size, 0), NULL, 0, file,
+			    line);
+	fst_respond_(ctx, p, e, r, file, line);
+	fst_child_expect_(ctx, c, want, file, line);
+	fst_expect_(ctx, p, NULL, 0, "pre-content group", file, line);
+	expect_size(ctx, "f", after, file, line);
+}
+
+/*
+ * truncate(2) and ftruncate(2) ask FAN_PRE_ACCESS (fsnotify_truncate_perm())
+ * for the empty range at the new size: its page-aligned cover is the page
+ * the new end falls in, or nothing at a page boundary (count 0); down, up
+ * and to the same size alike; never FAN_ACCESS_PERM. A deny fails it with
+ * EPERM and leaves the size. open(O_TRUNC) asks nothing: truncating to zero
+ * leaves no content to fill.
+ */
+static void pe05_truncate_range(struct fst_ctx *ctx) {
+	const off_t pg = (off_t)page_size();
+	struct fst_child *c;
+	int p = pre_group(ctx, FAN_PRE_ACCESS | FAN_ACCESS_PERM); /* f: 4 pages + 100 */
+
+	TRUNC_STEP(ctx, p, OP_TRUNCATE, pg + 904, FAN_ALLOW, 0, pg + 904);        /* down */
+	TRUNC_STEP(ctx, p, OP_FTRUNCATE, 9 * pg + 10, FAN_ALLOW, 0, 9 * pg + 10); /* up */
+	TRUNC_STEP(ctx, p, OP_TRUNCATE, 2 * pg, FAN_ALLOW, 0, 2 * pg);  /* a page boundary */
+	TRUNC_STEP(ctx, p, OP_FTRUNCATE, 2 * pg, FAN_ALLOW, 0, 2 * pg); /* the same size */
+	TRUNC_STEP(ctx, p, OP_TRUNCATE, 10, FAN_DENY, EPERM, 2 * pg);
+	TRUNC_STEP(ctx, p, OP_FTRUNCATE, 10, FAN_DENY, EPERM, 2 * pg);
+
+	c = SPAWN_OP(ctx, OP_OPEN_TRUNC, "f", 0, 0);
+	fst_child_expect(ctx, c, 0);
+	FST_EXPECT_NONE(ctx, p);
+	EXPECT_SIZE(ctx, "f", 0);
+}
+
+/*
+ * fallocate(2) asks FAN_PRE_ACCESS for the cover of [off, off + len) in
+ * every mode (vfs_fallocate(): the write hook, before the filesystem looks
+ * at the mode), never FAN_ACCESS_PERM; a deny fails it with EPERM before
+ * the filesystem does anything. Allowed, the filesystem does its part: an
+ * allocation past the end grows the file, KEEP_SIZE and PUNCH_HOLE do not,
+ * and the punched bytes read as zeros (read once nothing watches).
+ */
+static void pe05_fallocate_range(struct fst_ctx *ctx) {
+	static const int modes[] = { 0, FALLOC_FL_KEEP_SIZE,
+				     FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				     FALLOC_FL_ZERO_RANGE };
+	const off_t pg = (off_t)page_size(), size0 = 4 * pg + 100;
+	struct fst_event *e;
+	struct fst_child *c;
+	char b[8];
+	int p, fd;
+
+	p = pre_group(ctx, FAN_PRE_ACCESS | FAN_ACCESS_PERM);
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		/* denied: an allocation past the end would have grown f */
+		c = SPAWN_FALLOCATE(ctx, "f", modes[i], 4 * pg + 904, (size_t)(2 * pg));
+		e = fst_perm_event_x(
+		    ctx, p, c, FST_PRE_ACCESS(c, "f", 4 * page_size() + 904, 2 * page_size()));
+		fst_respond(ctx, p, e, FAN_DENY);
+		fst_child_expect(ctx, c, EPERM);
+		FST_EXPECT_NONE(ctx, p);
+		EXPECT_SIZE(ctx, "f", size0);
+	}
+	/* allowed, each inside the file but the first */
+	c = SPAWN_FALLOCATE(ctx, "f", 0, 4 * pg + 904, (size_t)(2 * pg));
+	e = fst_perm_event_x(ctx, p, c,
+			     FST_PRE_ACCESS(c, "f", 4 * page_size() + 904, 2 * page_size()));
+	fst_respond(ctx, p, e, FAN_ALLOW);
+	fst_child_expect(ctx, c, 0);
+	FST_EXPECT_NONE(ctx, p);
+	EXPECT_SIZE(ctx, "f", 6 * pg + 904);
+	for (size_t i = 1; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		c = SPAWN_FALLOCATE(ctx, "f", modes[i], pg + 10, (size_t)pg);
+		e = fst_perm_event_x(ctx, p, c,
+				     FST_PRE_ACCESS(c, "f", page_size() + 10, page_size()));
+		fst_respond(ctx, p, e, FAN_ALLOW);
+		fst_child_expect(ctx, c, 0);
+		FST_EXPECT_NONE(ctx, p);
+		EXPECT_SIZE(ctx, "f", 6 * pg + 904);
+	}
+	fst_close(ctx, p);
+	fd = fst_open(ctx, "f", O_RDONLY);
+	ck_assert_int_eq(FST_SYS(ctx, pread(fd, b, sizeof(b), 2 * pg)), (ssize_t)sizeof(b));
+	ck_assert(memcmp(b, "\0\0\0\0\0\0\0\0", sizeof(b)) == 0); /* punched, zeroed */
+	ck_assert_int_eq(FST_SYS(ctx, pread(fd, b, sizeof(b), 0)), (ssize_t)sizeof(b));
+	ck_assert(memcmp(b, FILE_DATA, sizeof(b)) == 0); /* before the range: as it was */
+	fst_close(ctx, fd);
+}
+
+/*
+ * The copy paths ask FAN_PRE_ACCESS of both ends, each with the cover of
+ * its own range, in the order rw_verify_area() is called: copy_file_range
+ * and sendfile the source (then its FAN_ACCESS_PERM), then the target;
+ * splice from the file the source only; splice into the file the target
+ * only. A deny of the target's event fails the call with EPERM and leaves
+ * the target as it was.
+ */
+static void pe05_copy_paths_range(struct fst_ctx *ctx) {
+	static const enum pe_op_kind out[] = { OP_COPY, OP_SENDFILE };
+	const uint64_t pg = page_size();
+	off_t sink_size = 100;
+	struct fst_event *e;
+	struct fst_child *c;
+	int p = pre_group(ctx, FAN_PRE_ACCESS | FAN_ACCESS_PERM); /* f: 4 pages + 100 */
+
+	write_big(ctx, "sink", 100);
+	fst_mark(ctx, p, FAN_MARK_ADD, FAN_PRE_ACCESS | FAN_ACCESS_PERM, "sink");
+	for (size_t i = 0; i < sizeof(out) / sizeof(out[0]); i++) {
+		for (int deny = 1; deny >= 0; deny--) {
+			/* from f at pg + 100, 5000 bytes; to sink at 0 */
+			c = SPAWN_OP(ctx, out[i], "f", (off_t)pg + 100, 5000);
+			e = fst_perm_event_x(ctx, p, c, FST_PRE_ACCESS(c, "f", pg + 100, 5000));
+			fst_respond(ctx, p, e, FAN_ALLOW);
+			e = fst_perm_event_x(ctx, p, c, FST_PERM(c, FAN_ACCESS_PERM, "f"));
+			fst_respond(ctx, p, e, FAN_ALLOW);
+			e = fst_perm_event_x(ctx, p, c, FST_PRE_ACCESS(c, "sink", 0, 5000));
+			fst_respond(ctx, p, e, deny ? FAN_DENY : FAN_ALLOW);
+			fst_child_expect(ctx, c, deny ? EPERM : 0);
+			FST_EXPECT_NONE(ctx, p);
+			if (!deny)
+				sink_size = 5000;
+			EXPECT_SIZE(ctx, "sink", sink_size);
+		}
+	}
+	c = SPAWN_OP(ctx, OP_SPLICE, "f", 10, 100);
+	e = fst_perm_event_x(ctx, p, c, FST_PRE_ACCESS(c, "f", 10, 100));
+	fst_respond(ctx, p, e, FAN_ALLOW);
+	e = fst_perm_event_x(ctx, p, c, FST_PERM(c, FAN_ACCESS_PERM, "f"));
+	fst_respond(ctx, p, e, FAN_ALLOW);
+	fst_child_expect(ctx, c, 0);
+	FST_EXPECT_NONE(ctx, p);
+
+	c = SPAWN_OP(ctx, OP_SPLICE_IN, "sink", 3 * (off_t)pg - 2, 5);
+	e = fst_perm_event_x(ctx, p, c, FST_PRE_ACCESS(c, "sink", 3 * pg - 2, 5));
+	fst_respond(ctx, p, e, FAN_DENY);
+	fst_child_expect(ctx, c, EPERM);
+	FST_EXPECT_NONE(ctx, p);
+	EXPECT_SIZE(ctx, "sink", sink_size);
+	c = SPAWN_OP(ctx, OP_SPLICE_IN, "sink", 3 * (off_t)pg - 2, 5);
+	e = fst_perm_event_x(ctx, p, c, FST_PRE_ACCESS(c, "sink", 3 * pg - 2, 5));
+	fst_respond(ctx, p, e, FAN_ALLOW);
+	fst_child_expect(ctx, c, 0);
+	FST_EXPECT_NONE(ctx, p);
+	EXPECT_SIZE(ctx, "sink", 3 * (off_t)pg + 3);
+}
+
+/*
+ * io_uring's reads and writes ask what read(2) and write(2) ask
+ * (io_read()/io_write() call rw_verify_area()), once per attempt; with
+ * IOSQE_ASYNC there is one, by an io-wq worker, reported with the
+ * submitting process's id: IORING_OP_READ FAN_PRE_ACCESS with the cover of its range, then
+ * FAN_ACCESS_PERM, and FAN_ACCESS once read; IORING_OP_WRITE FAN_PRE_ACCESS
+ * only, then FAN_MODIFY. A deny completes the request with -EPERM: nothing
+ * read or written, no FAN_ACCESS or FAN_MODIFY.
+ */
+static void pe05_io_uring_range(struct fst_ctx *ctx) {
+	const uint64_t pg = page_size();
+	struct fst_event *e;
+	struct fst_child *c;
+	int p, n;
+
+	require_io_uring(ctx);
+	p = pre_group(ctx, FAN_PRE_ACCESS | FAN_ACCESS_PERM); /* f: 4 pages + 100 */
+	n = fst_fan_init(ctx, FAN_CLASS_NOTIF);
+	fst_mark(ctx, n, FAN_MARK_ADD, FAN_ACCESS | FAN_MODIFY, "f");
+
+	for (int deny = 1; deny >= 0; deny--) {
+		c = SPAWN_OP(ctx, OP_URING_READ, "f", (off_t)pg + 100, 5000);
+		e = fst_perm_event_x(ctx, p, c, FST_PRE_ACCESS(c, "f", pg + 100, 5000));
+		fst_respond(ctx, p, e, FAN_ALLOW);
+		e = fst_perm_event_x(ctx, p, c, FST_PERM(c, FAN_ACCESS_PERM, "f"));
+		fst_respond(ctx, p, e, deny ? FAN_DENY : FAN_ALLOW);
+		EXPECT_DONE(ctx, c, p, n, deny, FAN_ACCESS);
+
+		c = SPAWN_OP(ctx, OP_URING_WRITE, "f", 4 * (off_t)pg + 50, 100);
+		e = fst_perm_event_x(ctx, p, c, FST_PRE_ACCESS(c, "f", 4 * pg + 50, 100));
+		FST_EXPECT_NONE(ctx, n);
+		fst_respond(ctx, p, e, deny ? FAN_DENY : FAN_ALLOW);
+		EXPECT_DONE(ctx, c, p, n, deny, FAN_MODIFY);
+		EXPECT_SIZE(ctx, "f", deny ? 4 * (off_t)pg + 100 : 4 * (off_t)pg + 150);
+	}
 }
 
 struct read_twice {
@@ -1929,6 +2323,20 @@ const struct fst_case fst_cases_pe[] = {
 	FST_CASE_GIT(pe05_mmap_range, "PE05", FST_ALL_FS,
 		     "066e053fe208 28bba2c2935e 4f8afa33817a 870499bc1d4d",
 		     "mmap: PRE_ACCESS with the mapped range, no ACCESS_PERM; DENY fails mmap"),
+	FST_CASE(pe01_io_uring_access_perm, "PE01", FST_ALL_FS,
+		 "io_uring read asks ACCESS_PERM once (IOSQE_ASYNC), DENY: -EPERM; write nothing"),
+	FST_CASE_GIT(
+	    pe05_truncate_range, "PE05", FST_ALL_FS, "4f8afa33817a 870499bc1d4d",
+	    "truncate/ftruncate: PRE_ACCESS at the new size, no ACCESS_PERM; O_TRUNC: none"),
+	FST_CASE_GIT(
+	    pe05_fallocate_range, "PE05", FST_ALL_FS, "4f8afa33817a 870499bc1d4d",
+	    "fallocate, every mode: PRE_ACCESS with the range; DENY before the filesystem"),
+	FST_CASE_GIT(
+	    pe05_copy_paths_range, "PE05", FST_ALL_FS, "4f8afa33817a 870499bc1d4d",
+	    "copy_file_range/sendfile/splice: PRE_ACCESS of source and target, each range"),
+	FST_CASE_GIT(
+	    pe05_io_uring_range, "PE05", FST_ALL_FS, "4f8afa33817a 870499bc1d4d",
+	    "io_uring read/write: PRE_ACCESS (+ACCESS_PERM for reads) as read/write; deny"),
 	FST_CASE_GIT(pe05_mark_types, "PE05", FST_ALL_FS, "4f8afa33817a",
 		     "PRE_ACCESS through inode, mount, sb and parent marks; stops when removed"),
 	FST_CASE_GIT(pe05_event_fd_read, "PE05,FP12", FST_ALL_FS, "4f8afa33817a",
