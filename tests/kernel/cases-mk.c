@@ -1572,7 +1572,7 @@ static void mk10_fdinfo_fanotify(struct fst_ctx *ctx) {
 	ck_assert_int_eq(fst_mark_err(ctx, g, FAN_MARK_REMOVE, FAN_OPEN, "d/.."), -ENOENT);
 	ck_assert_int_eq(fst_mark_err(ctx, g, FAN_MARK_ADD | FAN_MARK_ONLYDIR, FAN_MODIFY, "f"),
 			 -ENOTDIR);
-	if (ctx->probe && ctx->probe->feat[FSN_FEAT_MARK_IGNORE].support == FSN_SUPPORTED) {
+	if (fst_has(ctx, FSN_FEAT_MARK_IGNORE)) {
 		ck_assert_int_eq(
 		    fst_mark_err(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE, FAN_OPEN, "d"), -EISDIR);
 		ck_assert_int_eq(fst_mark_err(ctx, g,
@@ -1609,7 +1609,7 @@ static void mk10_fdinfo_fanotify(struct fst_ctx *ctx) {
 	ck_assert_int_eq(fst_mark_err(ctx, g, FAN_MARK_REMOVE, FAN_OPEN, "f"), -ENOENT);
 
 	/* an evictable mark and a new-style ignore mask show their mflags */
-	if (ctx->probe && ctx->probe->feat[FSN_FEAT_MARK_EVICTABLE].support == FSN_SUPPORTED) {
+	if (fst_has(ctx, FSN_FEAT_MARK_EVICTABLE)) {
 		efd = fst_open(ctx, "f", O_RDONLY); /* keeps the inode in memory */
 		fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_EVICTABLE, FAN_OPEN, "f");
 		FST_EXPECT_FDINFO(ctx, g,
@@ -1618,7 +1618,7 @@ static void mk10_fdinfo_fanotify(struct fst_ctx *ctx) {
 		FST_EXPECT_FDINFO(ctx, g, fst_fdi_inode(ctx, "f", true, 0, FAN_OPEN, 0));
 		fst_close(ctx, efd);
 	}
-	if (ctx->probe && ctx->probe->feat[FSN_FEAT_MARK_IGNORE].support == FSN_SUPPORTED) {
+	if (fst_has(ctx, FSN_FEAT_MARK_IGNORE)) {
 		fst_mark(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORE_SURV, FAN_OPEN | FAN_ONDIR, "d");
 		FST_EXPECT_FDINFO(
 		    ctx, g, fst_fdi_inode(ctx, "f", true, 0, FAN_OPEN, 0),
@@ -1653,7 +1653,7 @@ static void mk10_fdinfo_inotify(struct fst_ctx *ctx) {
 	FST_EXPECT(ctx, in, FST_IN(IN_MODIFY, wf, NULL));
 	fst_close(ctx, fd);
 	FST_EXPECT_NONE(ctx, in);
-	if (ctx->probe && ctx->probe->feat[FSN_FEAT_INOTIFY_MASK_CREATE].support == FSN_SUPPORTED)
+	if (fst_has(ctx, FSN_FEAT_INOTIFY_MASK_CREATE))
 		ck_assert_int_eq(fst_watch_err(ctx, in, "f", IN_OPEN | IN_MASK_CREATE), -EEXIST);
 	ck_assert_int_eq(fst_watch_err(ctx, in, "f", IN_OPEN | IN_ONLYDIR), -ENOTDIR);
 

@@ -65,11 +65,6 @@ static long read_sysctl(struct fst_ctx *ctx, const char *path) {
 	return v;
 }
 
-/* For optional parts of a case: does the probe say f works here? */
-static bool has_feat(struct fst_ctx *ctx, enum fsn_feature f) {
-	return ctx->probe && ctx->probe->feat[f].support == FSN_SUPPORTED;
-}
-
 /* n hard links d/l<i> of f, i in [from, to) */
 static void make_links(struct fst_ctx *ctx, const char *d, long from, long to) {
 	char p[PATH_MAX];
@@ -404,7 +399,7 @@ static void ov03_init_invalid_flags(struct fst_ctx *ctx) {
 	INIT_ERR(ctx, FAN_CLASS_NOTIF, O_RDONLY | O_CREAT, EINVAL); /* not an event_f_flag */
 	INIT_ERR(ctx, FAN_CLASS_NOTIF, O_ACCMODE, EINVAL);          /* access mode 3 */
 	INIT_ERR(ctx, FAN_CLASS_NOTIF, O_RDWR | O_NOATIME | O_LARGEFILE, 0);
-	if (has_feat(ctx, FSN_FEAT_REPORT_PIDFD) && has_feat(ctx, FSN_FEAT_REPORT_TID)) {
+	if (fst_has(ctx, FSN_FEAT_REPORT_PIDFD) && fst_has(ctx, FSN_FEAT_REPORT_TID)) {
 		int fd = fanotify_init(FAN_REPORT_TID | FAN_REPORT_PIDFD | FAN_CLOEXEC, O_RDONLY);
 		int e = errno;
 
@@ -587,22 +582,27 @@ static void ov03_mark_onlydir_enotdir(struct fst_ctx *ctx) {
 static void ov03_mark_dir_bits_on_file(struct fst_ctx *ctx) {
 	int gn, gt, g;
 
-	fst_require(ctx, FSN_FEAT_REPORT_TARGET_FID);
-	fst_require(ctx, FSN_FEAT_EVENT_RENAME);
+	/* the legacy half runs wherever DFID_NAME does (5.9); the strict
+	 * halves where FAN_RENAME (5.17) and TARGET_FID (5.17) do */
+	fst_require(ctx, FSN_FEAT_REPORT_DFID_NAME);
 	fst_write_file(ctx, "f", "f");
 	fst_write_file(ctx, "f2", "f");
 	fst_write_file(ctx, "f3", "f");
 	FST_SYS(ctx, mkdir("d", 0755));
 	gn = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME);
-	FST_MARK_ERR(ctx, gn, FAN_MARK_ADD, FAN_RENAME, "f", ENOTDIR);
-	FST_MARK_ERR(ctx, gn, FAN_MARK_ADD, FAN_RENAME, "d", 0);
+	if (fst_has(ctx, FSN_FEAT_EVENT_RENAME)) {
+		FST_MARK_ERR(ctx, gn, FAN_MARK_ADD, FAN_RENAME, "f", ENOTDIR);
+		FST_MARK_ERR(ctx, gn, FAN_MARK_ADD, FAN_RENAME, "d", 0);
+	}
 	FST_MARK_ERR(ctx, gn, FAN_MARK_ADD, FAN_CREATE, "f", 0); /* legacy: accepted */
-	gt = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME_TARGET);
-	FST_MARK_ERR(ctx, gt, FAN_MARK_ADD, FAN_CREATE, "f", ENOTDIR);
-	FST_MARK_ERR(ctx, gt, FAN_MARK_ADD, FAN_OPEN | FAN_EVENT_ON_CHILD, "f", ENOTDIR);
-	FST_MARK_ERR(ctx, gt, FAN_MARK_ADD, FAN_OPEN | FAN_ONDIR, "f", ENOTDIR);
-	FST_MARK_ERR(ctx, gt, FAN_MARK_ADD, FAN_OPEN, "f", 0);
-	FST_MARK_ERR(ctx, gt, FAN_MARK_ADD, FAN_CREATE | FAN_ONDIR, "d", 0);
+	if (fst_has(ctx, FSN_FEAT_REPORT_TARGET_FID)) {
+		gt = fst_fan_init(ctx, FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME_TARGET);
+		FST_MARK_ERR(ctx, gt, FAN_MARK_ADD, FAN_CREATE, "f", ENOTDIR);
+		FST_MARK_ERR(ctx, gt, FAN_MARK_ADD, FAN_OPEN | FAN_EVENT_ON_CHILD, "f", ENOTDIR);
+		FST_MARK_ERR(ctx, gt, FAN_MARK_ADD, FAN_OPEN | FAN_ONDIR, "f", ENOTDIR);
+		FST_MARK_ERR(ctx, gt, FAN_MARK_ADD, FAN_OPEN, "f", 0);
+		FST_MARK_ERR(ctx, gt, FAN_MARK_ADD, FAN_CREATE | FAN_ONDIR, "d", 0);
+	}
 	g = fst_fan_init(ctx, FAN_CLASS_NOTIF);
 	/* the legacy ignore mask just drops the flags */
 	FST_MARK_ERR(ctx, g, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK, FAN_OPEN | FAN_ONDIR, "f2", 0);
@@ -1271,7 +1271,7 @@ static void ov03_unprivileged_init_rules(struct fst_ctx *ctx) {
 	FST_SYS(ctx, mkdir("d", 0755));
 	FST_SYS(ctx, fchmod(ctx->workfd, 0755));
 	/* FAN_REPORT_FD_ERROR (Linux 6.13) only where the kernel has it */
-	if (!has_feat(ctx, FSN_FEAT_REPORT_FD_ERROR)) {
+	if (!fst_has(ctx, FSN_FEAT_REPORT_FD_ERROR)) {
 		tries[n - 2] = (struct unpriv_try){ 0 };
 		n--;
 	}
@@ -1297,7 +1297,7 @@ static void ov03_inotify_errors(struct fst_ctx *ctx) {
 	ck_assert_int_eq(fst_watch_err(ctx, -1, "f", IN_OPEN), -EBADF);
 	FST_SYS_ERR(ctx, inotify_rm_watch(in, 12345), EINVAL);
 	wd = fst_watch(ctx, in, "f", IN_OPEN);
-	if (has_feat(ctx, FSN_FEAT_INOTIFY_MASK_CREATE))
+	if (fst_has(ctx, FSN_FEAT_INOTIFY_MASK_CREATE))
 		ck_assert_int_eq(fst_watch_err(ctx, in, "f", IN_MASK_CREATE | IN_OPEN), -EEXIST);
 	fst_open_close(ctx, "f", O_RDONLY);
 	FST_EXPECT(ctx, in, FST_IN(IN_OPEN, wd, NULL));
@@ -1437,17 +1437,24 @@ static int race_io(void *arg) {
 	return 0;
 }
 
+/* What the fanotify churners may use besides FID modes and mount and sb
+ * marks: set by the case from fst_has() (older kernels churn without). */
+static bool race_evictable = true, race_target_fid = true;
+
 /* fanotify groups of every reporting mode come and go with inode (also
  * evictable), mount and sb marks on the directories where the io workers
  * work; some are read, some flushed, some closed with events queued. */
 static int race_fanotify(void *arg) {
 	static const unsigned modes[] = { 0, FAN_REPORT_FID, FAN_REPORT_DFID_NAME,
 					  FAN_REPORT_DFID_NAME_TARGET, FAN_REPORT_DIR_FID };
+	const unsigned evictable = race_evictable ? FAN_MARK_EVICTABLE : 0;
 	struct race_arg *a = arg;
 
 	while (!race_over(a->r)) {
 		long i = a->r->iters[a->id]++;
-		unsigned mode = modes[i % 5];
+		unsigned mode = modes[i % 5] == FAN_REPORT_DFID_NAME_TARGET && !race_target_fid
+				    ? FAN_REPORT_DFID_NAME
+				    : modes[i % 5];
 		uint64_t m = FAN_OPEN | FAN_CLOSE | FAN_MODIFY | FAN_ACCESS | FAN_ONDIR;
 		int g = fanotify_init(FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK | mode,
 				      O_RDONLY | O_CLOEXEC);
@@ -1458,8 +1465,8 @@ static int race_fanotify(void *arg) {
 		if (mode)
 			m |= FAN_CREATE | FAN_DELETE | FAN_MOVE | FAN_ATTRIB | FAN_DELETE_SELF;
 		if (fanotify_mark(g, FAN_MARK_ADD, m | FAN_EVENT_ON_CHILD, AT_FDCWD, "d") < 0 ||
-		    fanotify_mark(g, FAN_MARK_ADD | FAN_MARK_EVICTABLE, m | FAN_EVENT_ON_CHILD,
-				  AT_FDCWD, "d/s") < 0)
+		    fanotify_mark(g, FAN_MARK_ADD | evictable, m | FAN_EVENT_ON_CHILD, AT_FDCWD,
+				  "d/s") < 0)
 			return race_fail(a, "inode marks, mode 0x%x", mode);
 		if (i % 3 == 0 && fanotify_mark(g, FAN_MARK_ADD | FAN_MARK_FILESYSTEM,
 						m & ~FAN_ONDIR, AT_FDCWD, ".") < 0)
@@ -1534,8 +1541,9 @@ static void ov04_mark_churn_race(struct fst_ctx *ctx) {
 
 	fst_require(ctx, FSN_FEAT_MARK_MOUNT);
 	fst_require(ctx, FSN_FEAT_MARK_FILESYSTEM);
-	fst_require(ctx, FSN_FEAT_MARK_EVICTABLE);
-	fst_require(ctx, FSN_FEAT_REPORT_TARGET_FID);
+	/* (the churn of older kernels: without evictable marks and TARGET_FID) */
+	race_evictable = fst_has(ctx, FSN_FEAT_MARK_EVICTABLE);
+	race_target_fid = fst_has(ctx, FSN_FEAT_REPORT_TARGET_FID);
 	FST_SYS(ctx, mkdir("d", 0755));
 	FST_SYS(ctx, mkdir("d/s", 0755));
 	fst_write_file(ctx, "stable", "s");

@@ -1577,7 +1577,7 @@ static void pe05_read_range(struct fst_ctx *ctx) {
 	PREAD_STEP(ctx, p, 0, 10, FAN_DENY, 0, EPERM);
 	/* deny at the legacy event */
 	PREAD_STEP(ctx, p, 0, 10, FAN_ALLOW, FAN_DENY, EPERM);
-	if (ctx->probe && ctx->probe->feat[FSN_FEAT_DENY_ERRNO].support == FSN_SUPPORTED)
+	if (fst_has(ctx, FSN_FEAT_DENY_ERRNO))
 		PREAD_STEP(ctx, p, 0, 10, FAN_DENY_ERRNO(EIO), 0, EIO);
 
 	/* closing the group with a pre-content event pending allows it */

@@ -5,6 +5,9 @@
 # kernel that broke FAN_MARK_FILESYSTEM would), the cases that need them
 # fail, naming the floor (floors.c), instead of skipping; and with the
 # floor waived (FSN_SELFTEST_NO_FLOOR, a kernel built without it) they skip.
+# The legacy halves of cases that need a newer feature for one part only
+# run and pass with the newer features refused and their floors waived (a
+# kernel before them), and such a part fails its case above the floor.
 # doc/kernel-testing.md's table of floors is fsn-selftest --floors.
 # Usage: check-floor.sh FSN_SELFTEST KERNEL_TESTING_MD
 set -u
@@ -55,5 +58,36 @@ FSN_SELFTEST_BREAK=mark_filesystem FSN_SELFTEST_NO_FLOOR=mark_filesystem \
 rc=$?
 [ $rc = 0 ] && grep -q '^SKIP.*needs filesystem marks' "$out" && ! grep -q '^FAIL' "$out"
 verdict $? "with the floor waived, they skip"
+
+# The legacy halves: on a kernel before FAN_MARK_IGNORE, evictable marks,
+# TARGET_FID and FAN_RENAME (the four refused, their floors waived) the
+# cases that need them for one half only still run the other, and pass;
+# the new-style twins skip.
+older="mark_ignore,mark_evictable,report_target_fid,event_rename"
+FSN_SELFTEST_BREAK=$older FSN_SELFTEST_NO_FLOOR=$older "$selftest" --fs tmpfs \
+	--filter 'ig03_*' --filter 'ig06_evictable_evicted*' --filter 'ig07_*' \
+	--filter ov03_mark_dir_bits_on_file --filter ov04_mark_churn_race >"$out" 2>&1
+rc=$?
+ok=0
+for c in ig03_mount_ignore_bind_legacy ig07_open_perm_vs_exec_perm_legacy \
+	ig07_mount_ignore_open_exec ig07_parent_mark_open_exec ov03_mark_dir_bits_on_file \
+	ov04_mark_churn_race; do
+	grep -q "^PASS tmpfs:$c " "$out" || { echo "  $c did not pass"; ok=1; }
+done
+grep -q '^SKIP tmpfs:ig03_mount_ignore_bind .*FAN_MARK_IGNORE' "$out" || ok=1
+[ $rc = 0 ] && [ $ok = 0 ]
+verdict $? "before FAN_MARK_IGNORE, evictable marks and TARGET_FID the legacy halves run"
+FSN_SELFTEST_BREAK=mark_ignore FSN_SELFTEST_NO_FLOOR=mark_ignore "$selftest" --fs tmpfs \
+	--filter 'ig06_evictable_evicted*' >"$out" 2>&1
+rc=$?
+[ $rc = 0 ] && grep -q '^PASS tmpfs:ig06_evictable_evicted_legacy ' "$out" &&
+	grep -q '^SKIP tmpfs:ig06_evictable_evicted .*FAN_MARK_IGNORE' "$out"
+verdict $? "evictable marks with legacy ignore masks run before FAN_MARK_IGNORE"
+# ...and a part left out only below its floor: refused above it, it fails
+FSN_SELFTEST_BREAK=mark_evictable "$selftest" --fs tmpfs --filter ov04_mark_churn_race \
+	>"$out" 2>&1
+rc=$?
+[ $rc = 1 ] && grep -q '^FAIL tmpfs:ov04_mark_churn_race .*regression: needs evictable' "$out"
+verdict $? "a refused feature of an optional part fails the case above its floor"
 echo "$passed passed, $failed failed, 0 skipped"
 [ $failed = 0 ]

@@ -314,6 +314,25 @@ void fst_require_(struct fst_ctx *ctx, enum fsn_feature f, const char *file, int
 	require_result(ctx, f, &ctx->probe->feat[f], "", ctx->fs, file, line);
 }
 
+bool fst_has_(struct fst_ctx *ctx, enum fsn_feature f, const char *file, int line) {
+	const struct fsn_feature_result *r;
+
+	if ((unsigned)f >= _FSN_FEAT_MAX)
+		fst_fail_(ctx, file, line, "fst_has: unknown feature %d", (int)f);
+	r = ctx->probe ? &ctx->probe->feat[f] : NULL;
+	if (r && r->support == FSN_SUPPORTED)
+		return true;
+	if (r && (r->support == FSN_UNSUPPORTED_KERNEL || r->support == FSN_UNSUPPORTED_FS) &&
+	    !fst_floor_applies(f, ctx->fs)) {
+		fst_log(ctx, "%s:%d: left out: needs %s: %s (%s)", file, line,
+			fsn_feature_description(f), fsn_support_name(r->support),
+			fst_errname(r->error));
+		return false;
+	}
+	fst_require_(ctx, f, file, line); /* fails (a floor) or skips (no probe) */
+	return true;
+}
+
 void fst_require_mark_type_(struct fst_ctx *ctx, unsigned type, const char *file, int line) {
 	if (type == FAN_MARK_MOUNT)
 		fst_require_(ctx, FSN_FEAT_MARK_MOUNT, file, line);

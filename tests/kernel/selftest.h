@@ -138,6 +138,17 @@ _fst_noreturn_ void fst_fail_(struct fst_ctx *ctx, const char *file, int line, c
 #define fst_require(ctx, f) fst_require_(ctx, f, __FILE__, __LINE__)
 void fst_require_(struct fst_ctx *ctx, enum fsn_feature f, const char *file, int line);
 
+/*
+ * For a part of a case that needs f while the rest does not: true when the
+ * probe says f works here; false when this kernel or filesystem lacks it
+ * (logged: the part is left out, the rest runs). Below the feature's floor
+ * only: a kernel at or above it that refuses f fails the case as
+ * fst_require() does (a regression never hides as a left-out part), and a
+ * probe that failed for another reason skips the case.
+ */
+#define fst_has(ctx, f) fst_has_(ctx, f, __FILE__, __LINE__)
+bool fst_has_(struct fst_ctx *ctx, enum fsn_feature f, const char *file, int line);
+
 /* fst_require() of what a mark of this type needs: FAN_MARK_MOUNT mount
  * marks, FAN_MARK_FILESYSTEM filesystem marks, FAN_MARK_INODE nothing. */
 #define fst_require_mark_type(ctx, type) fst_require_mark_type_(ctx, type, __FILE__, __LINE__)
