@@ -1705,7 +1705,6 @@ static void pe05_fallocate_range(struct fst_ctx *ctx) {
 				     FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 				     FALLOC_FL_ZERO_RANGE };
 	const off_t pg = (off_t)page_size(), size0 = 4 * pg + 100;
-	struct fst_event *e;
 	struct fst_child *c;
 	char b[8];
 	int p, fd;
@@ -1714,26 +1713,24 @@ static void pe05_fallocate_range(struct fst_ctx *ctx) {
 	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
 		/* denied: an allocation past the end would have grown f */
 		c = SPAWN_FALLOCATE(ctx, "f", modes[i], 4 * pg + 904, (size_t)(2 * pg));
-		e = fst_perm_event_x(
-		    ctx, p, c, FST_PRE_ACCESS(c, "f", 4 * page_size() + 904, 2 * page_size()));
-		fst_respond(ctx, p, e, FAN_DENY);
+		fst_answer_x(ctx, p, c,
+			     FST_PRE_ACCESS(c, "f", 4 * page_size() + 904, 2 * page_size()),
+			     FAN_DENY);
 		fst_child_expect(ctx, c, EPERM);
 		FST_EXPECT_NONE(ctx, p);
 		EXPECT_SIZE(ctx, "f", size0);
 	}
 	/* allowed, each inside the file but the first */
 	c = SPAWN_FALLOCATE(ctx, "f", 0, 4 * pg + 904, (size_t)(2 * pg));
-	e = fst_perm_event_x(ctx, p, c,
-			     FST_PRE_ACCESS(c, "f", 4 * page_size() + 904, 2 * page_size()));
-	fst_respond(ctx, p, e, FAN_ALLOW);
+	fst_answer_x(ctx, p, c, FST_PRE_ACCESS(c, "f", 4 * page_size() + 904, 2 * page_size()),
+		     FAN_ALLOW);
 	fst_child_expect(ctx, c, 0);
 	FST_EXPECT_NONE(ctx, p);
 	EXPECT_SIZE(ctx, "f", 6 * pg + 904);
 	for (size_t i = 1; i < sizeof(modes) / sizeof(modes[0]); i++) {
 		c = SPAWN_FALLOCATE(ctx, "f", modes[i], pg + 10, (size_t)pg);
-		e = fst_perm_event_x(ctx, p, c,
-				     FST_PRE_ACCESS(c, "f", page_size() + 10, page_size()));
-		fst_respond(ctx, p, e, FAN_ALLOW);
+		fst_answer_x(ctx, p, c, FST_PRE_ACCESS(c, "f", page_size() + 10, page_size()),
+			     FAN_ALLOW);
 		fst_child_expect(ctx, c, 0);
 		FST_EXPECT_NONE(ctx, p);
 		EXPECT_SIZE(ctx, "f", 6 * pg + 904);
@@ -1759,7 +1756,6 @@ static void pe05_copy_paths_range(struct fst_ctx *ctx) {
 	static const enum pe_op_kind out[] = { OP_COPY, OP_SENDFILE };
 	const uint64_t pg = page_size();
 	off_t sink_size = 100;
-	struct fst_event *e;
 	struct fst_child *c;
 	int p = pre_group(ctx, FAN_PRE_ACCESS | FAN_ACCESS_PERM); /* f: 4 pages + 100 */
 
@@ -1769,12 +1765,10 @@ static void pe05_copy_paths_range(struct fst_ctx *ctx) {
 		for (int deny = 1; deny >= 0; deny--) {
 			/* from f at pg + 100, 5000 bytes; to sink at 0 */
 			c = SPAWN_OP(ctx, out[i], "f", (off_t)pg + 100, 5000);
-			e = fst_perm_event_x(ctx, p, c, FST_PRE_ACCESS(c, "f", pg + 100, 5000));
-			fst_respond(ctx, p, e, FAN_ALLOW);
-			e = fst_perm_event_x(ctx, p, c, FST_PERM(c, FAN_ACCESS_PERM, "f"));
-			fst_respond(ctx, p, e, FAN_ALLOW);
-			e = fst_perm_event_x(ctx, p, c, FST_PRE_ACCESS(c, "sink", 0, 5000));
-			fst_respond(ctx, p, e, deny ? FAN_DENY : FAN_ALLOW);
+			fst_answer_x(ctx, p, c, FST_PRE_ACCESS(c, "f", pg + 100, 5000), FAN_ALLOW);
+			fst_answer(ctx, p, c, FAN_ACCESS_PERM, "f", FAN_ALLOW);
+			fst_answer_x(ctx, p, c, FST_PRE_ACCESS(c, "sink", 0, 5000),
+				     deny ? FAN_DENY : FAN_ALLOW);
 			fst_child_expect(ctx, c, deny ? EPERM : 0);
 			FST_EXPECT_NONE(ctx, p);
 			if (!deny)
@@ -1783,22 +1777,18 @@ static void pe05_copy_paths_range(struct fst_ctx *ctx) {
 		}
 	}
 	c = SPAWN_OP(ctx, OP_SPLICE, "f", 10, 100);
-	e = fst_perm_event_x(ctx, p, c, FST_PRE_ACCESS(c, "f", 10, 100));
-	fst_respond(ctx, p, e, FAN_ALLOW);
-	e = fst_perm_event_x(ctx, p, c, FST_PERM(c, FAN_ACCESS_PERM, "f"));
-	fst_respond(ctx, p, e, FAN_ALLOW);
+	fst_answer_x(ctx, p, c, FST_PRE_ACCESS(c, "f", 10, 100), FAN_ALLOW);
+	fst_answer(ctx, p, c, FAN_ACCESS_PERM, "f", FAN_ALLOW);
 	fst_child_expect(ctx, c, 0);
 	FST_EXPECT_NONE(ctx, p);
 
 	c = SPAWN_OP(ctx, OP_SPLICE_IN, "sink", 3 * (off_t)pg - 2, 5);
-	e = fst_perm_event_x(ctx, p, c, FST_PRE_ACCESS(c, "sink", 3 * pg - 2, 5));
-	fst_respond(ctx, p, e, FAN_DENY);
+	fst_answer_x(ctx, p, c, FST_PRE_ACCESS(c, "sink", 3 * pg - 2, 5), FAN_DENY);
 	fst_child_expect(ctx, c, EPERM);
 	FST_EXPECT_NONE(ctx, p);
 	EXPECT_SIZE(ctx, "sink", sink_size);
 	c = SPAWN_OP(ctx, OP_SPLICE_IN, "sink", 3 * (off_t)pg - 2, 5);
-	e = fst_perm_event_x(ctx, p, c, FST_PRE_ACCESS(c, "sink", 3 * pg - 2, 5));
-	fst_respond(ctx, p, e, FAN_ALLOW);
+	fst_answer_x(ctx, p, c, FST_PRE_ACCESS(c, "sink", 3 * pg - 2, 5), FAN_ALLOW);
 	fst_child_expect(ctx, c, 0);
 	FST_EXPECT_NONE(ctx, p);
 	EXPECT_SIZE(ctx, "sink", 3 * (off_t)pg + 3);
@@ -1826,10 +1816,8 @@ static void pe05_io_uring_range(struct fst_ctx *ctx) {
 
 	for (int deny = 1; deny >= 0; deny--) {
 		c = SPAWN_OP(ctx, OP_URING_READ, "f", (off_t)pg + 100, 5000);
-		e = fst_perm_event_x(ctx, p, c, FST_PRE_ACCESS(c, "f", pg + 100, 5000));
-		fst_respond(ctx, p, e, FAN_ALLOW);
-		e = fst_perm_event_x(ctx, p, c, FST_PERM(c, FAN_ACCESS_PERM, "f"));
-		fst_respond(ctx, p, e, deny ? FAN_DENY : FAN_ALLOW);
+		fst_answer_x(ctx, p, c, FST_PRE_ACCESS(c, "f", pg + 100, 5000), FAN_ALLOW);
+		fst_answer(ctx, p, c, FAN_ACCESS_PERM, "f", deny ? FAN_DENY : FAN_ALLOW);
 		EXPECT_DONE(ctx, c, p, n, deny, FAN_ACCESS);
 
 		c = SPAWN_OP(ctx, OP_URING_WRITE, "f", 4 * (off_t)pg + 50, 100);

@@ -1026,17 +1026,6 @@ static void parse_args(int argc, char **argv) {
 	}
 }
 
-static unsigned planned(void) {
-	unsigned n = 0;
-
-	for (size_t i = 0; i < N_FS; i++)
-		if (opt.fs_mask & fs_descs[i].bit)
-			for (size_t k = 0; k < n_sel; k++)
-				if (sel[k].tc->fs & fs_descs[i].bit)
-					n++;
-	return n * opt.repeat;
-}
-
 /* Cases of filesystem i that run (--repeat counted). */
 static unsigned planned_on(size_t i) {
 	unsigned n = 0;
@@ -1048,12 +1037,13 @@ static unsigned planned_on(size_t i) {
 	return n;
 }
 
-/* Filesystems with a case to run: KTAP's top-level plan. */
-static unsigned planned_fs(void) {
+/* All cases that run (TAP's plan), or with fs_only the filesystems with
+ * one (KTAP's top-level plan). */
+static unsigned planned(bool fs_only) {
 	unsigned n = 0;
 
 	for (size_t i = 0; i < N_FS; i++)
-		n += planned_on(i) > 0;
+		n += fs_only ? planned_on(i) > 0 : planned_on(i);
 	return n;
 }
 
@@ -1122,7 +1112,7 @@ int main(int argc, char **argv) {
 		fprintf(stderr, "fsn-selftest: no case matches the filter\n");
 		return 2;
 	}
-	plan = planned();
+	plan = planned(opt.ktap);
 	if (opt.tap) {
 		printf(opt.ktap ? "KTAP version 1\n" : "TAP version 13\n");
 		fflush(stdout);
@@ -1149,7 +1139,7 @@ int main(int argc, char **argv) {
 		return 1;
 	}
 	if (opt.tap)
-		printf("1..%u\n", opt.ktap ? planned_fs() : plan);
+		printf("1..%u\n", plan);
 	if (opt.must_run)
 		note("FSN_TESTS_MUST_RUN=1: skips other than missing features are failures");
 

@@ -830,6 +830,9 @@ struct fst_event *fst_perm_event_(struct fst_ctx *ctx, int g, struct fst_child *
 /* fst_perm_event(), then answer it with response. */
 #define fst_answer(ctx, g, c, mask_, path_, response)                                              \
 	fst_respond_(ctx, g, fst_perm_event(ctx, g, c, mask_, path_), response, __FILE__, __LINE__)
+/* fst_perm_event_x(), then answer it with response. */
+#define fst_answer_x(ctx, g, c, x, response)                                                       \
+	fst_respond_(ctx, g, fst_perm_event_x(ctx, g, c, x), response, __FILE__, __LINE__)
 /* The same, and group other must have nothing while c waits for g. */
 #define fst_answer_alone(ctx, g, other, c, mask_, path_, response)                                 \
 	fst_respond_(ctx, g,                                                                       \
