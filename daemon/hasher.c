@@ -403,13 +403,17 @@ void hasher_get_stats(const struct hasher *h, struct hasher_stats *ret) {
 	*ret = h->stats;
 }
 
-/* A waiting job of rule's for fd's file, among the last few queued. */
-static struct hash_job *waiting_twin(struct hasher *h, dev_t dev, ino_t ino, const char *rule) {
+/* A waiting job of rule's for fd's file under the same name, among the
+ * last few queued. (A file renamed meanwhile is its own job: the record of
+ * the change made under its old name keeps that name, the rename's tells
+ * the new one.) */
+static struct hash_job *waiting_twin(struct hasher *h, dev_t dev, ino_t ino, const char *rule,
+				     const char *path) {
 	unsigned k = 0;
 
 	for (struct hash_job *j = h->waiting.tail; j && k < 8; j = j->prev, k++)
 		if (j->fd >= 0 && !j->pkg_id && j->dev == dev && j->ino == ino &&
-		    strcmp(j->rule, rule) == 0)
+		    strcmp(j->rule, rule) == 0 && strcmp(j->path, path) == 0)
 			return j;
 	return NULL;
 }
@@ -428,7 +432,7 @@ int hasher_submit(struct hasher *h, int fd, const char *skipped, const char *rul
 		fd = safe_close(fd);
 	}
 	pthread_mutex_lock(&h->lock);
-	if (fd >= 0 && !pkg_id && (twin = waiting_twin(h, st.st_dev, st.st_ino, rule))) {
+	if (fd >= 0 && !pkg_id && (twin = waiting_twin(h, st.st_dev, st.st_ino, rule, path))) {
 		twin->mask |= mask;
 		twin->content.event_usec = event_usec;
 		pthread_mutex_unlock(&h->lock);

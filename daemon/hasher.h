@@ -68,7 +68,8 @@ void hasher_get_stats(const struct hasher *h, struct hasher_stats *ret);
 /*
  * Hash fd's file (O_PATH, a regular file's; taken: closed by the hasher)
  * for rule, as path, after events mask of event_usec. A file of the same
- * rule still waiting (not yet being read) takes this one's events instead
+ * rule under the same path still waiting (not yet being read) takes this
+ * one's events instead
  * (one read gives what it holds after both): 1; not a change waiting for
  * dpkg's word (pkg_id, not 0: the MD5 is read too, and it is its own). Else 0, queued; or, the
  * queue full, queued as skipped "backlog" (fd closed): its record still

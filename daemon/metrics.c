@@ -166,7 +166,8 @@ static void hash_metrics(FILE *f, const struct hasher *h, uint64_t shed) {
 		"Files hashed (content records with a sha256).", s.hashed);
 	one_u64(f, "fsnotifyd_hash_bytes_total", "counter", "Bytes read to hash files.", s.bytes);
 	one_u64(f, "fsnotifyd_hashes_merged_total", "counter",
-		"Files handed to the hasher while the same file of the same rule still waited "
+		"Files handed to the hasher while the same file of the same rule, under the same "
+		"name, still waited "
 		"(one read, one content record for both).",
 		s.merged);
 	one_u64(f, "fsnotifyd_hash_queue_files", "gauge",

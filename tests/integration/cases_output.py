@@ -375,7 +375,8 @@ def content(path, event=None, rule="h", start_at=0):
 def record_content(t):
     # A rule with hash: a content record follows a change with what the
     # file holds, equal to sha256sum(1) of it: a file written, a 0-byte
-    # file, a file renamed over the watched name; a file over
+    # file, a file renamed over the watched name (also while the hasher is
+    # busy: each record keeps its own name); a file over
     # limits.hash_max_size (1 MiB here) is not hashed (too_big, its size);
     # a symbolic link is not_regular; a file removed before the daemon got
     # to it is gone. A rule without hash has no content records.
@@ -383,7 +384,7 @@ def record_content(t):
     events = ["create", "close_write", "moved_to"]
     d, out, _ = start(t, [rule("h", [w], events=events, mark="inode", hash=True),
                           rule("plain", [w], events=events, mark="inode")],
-                      top="limits = { hash_max_size = 1; };")
+                      top="limits = { hash_max_size = 1; hash_rate = 1; };")
     c = t.child()
     n = 0
     f = os.path.join(w, "f")
@@ -410,6 +411,30 @@ def record_content(t):
                     x.get("hash_skipped") != "changing":
                 raise Fail(f"{what}: a content record of another content: {x!r}")
         n += 1
+    # written and renamed over f while the hasher reads a slow file (at
+    # limits.hash_rate, a second): the write's file still waits when the
+    # rename's comes, and each record keeps its own name
+    slow, new = os.path.join(w, "slow"), os.path.join(w, ".new")
+    mark = len(out.records)
+    with open(slow, "wb") as fh:
+        fh.write(b"s" * 1000000)
+    out.wait(ev(slow, "close_write", rule="h"), "the slow file's close_write", start=mark,
+             daemon=d)
+    with open(new, "w") as fh:
+        fh.write("again\n")
+    out.wait(ev(new, "close_write", rule="h"), "the close_write of .new", start=mark, daemon=d)
+    os.rename(new, f)
+    want = sha256sum(f)
+    r = out.wait(content(f, "moved_to"), "the content record of f after the rename",
+                 start=mark, daemon=d)
+    check((r.get("sha256"), r.get("size")) == want, f"renamed: {r!r}, sha256sum says {want!r}")
+    r = out.wait(content(new, "close_write"), "the content record of .new", start=mark,
+                 daemon=d)
+    check(r.get("sha256") == want[0] or r.get("hash_skipped") == "gone", f".new: {r!r}")
+    r = out.wait(content(slow, "close_write"), "the slow file's content record", start=mark,
+                 daemon=d)
+    check(r.get("size") == 1000000 and r.get("sha256"), f"the slow file: {r!r}")
+    n += 1
     big = os.path.join(w, "big")
     mark = len(out.records)
     rc, _, se = run_cmd(["sh", "-c", f"head -c 2097152 /dev/zero > '{big}'"])

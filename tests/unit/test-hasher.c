@@ -248,21 +248,23 @@ START_TEST(test_thread_order) {
 	ck_assert_int_eq(mkdir(p, 0755), 0);
 	free(mib);
 	ck_assert_int_eq(hasher_new(loop, on_done, &s, &h), 0);
-	/* three files wait with their fds at most; the slow one (at 1 MiB/s,
+	/* four files wait with their fds at most; the slow one (at 1 MiB/s,
 	 * a second) holds the thread while the others are handed over */
-	hasher_set_limits(h, &(struct hasher_limits){ .queue = 3, .rate = 1 << 20 });
+	hasher_set_limits(h, &(struct hasher_limits){ .queue = 4, .rate = 1 << 20 });
 	ck_assert_int_eq(hasher_submit(h, open_path(dir, "slow"), NULL, "r", "slow", 1, 1, 0), 0);
 	ck_assert_int_eq(hasher_submit(h, -1, "gone", "r", "gone", 2, 2, 0), 0);
 	ck_assert_int_eq(hasher_submit(h, open_path(dir, "abc"), NULL, "r", "abc", 2, 3, 0), 0);
 	/* a second change of abc, still waiting: one read for both */
 	ck_assert_int_eq(hasher_submit(h, open_path(dir, "abc"), NULL, "r", "abc", 8, 4, 0), 1);
-	/* the same file of another rule is its own */
+	/* the same file of another rule is its own, and so is the same file
+	 * under another name (renamed: each record keeps its name) */
 	ck_assert_int_eq(hasher_submit(h, open_path(dir, "abc"), NULL, "q", "abc", 8, 5, 0), 0);
-	/* the queue full (three waiting with fds, unless the slow one was
+	ck_assert_int_eq(hasher_submit(h, open_path(dir, "abc"), NULL, "r", "abc2", 64, 5, 0), 0);
+	/* the queue full (four waiting with fds, unless the slow one was
 	 * taken already: then this one fits); a directory is not read */
 	ck_assert_int_eq(hasher_submit(h, open_path(dir, "empty"), NULL, "r", "empty", 2, 6, 0), 0);
 	ck_assert_int_eq(hasher_submit(h, open_path(dir, "d"), NULL, "r", "d", 2, 7, 0), 0);
-	run_until(&s, 6);
+	run_until(&s, 7);
 	ck_assert_str_eq(s.path[0], "slow");
 	ck_assert_ptr_null(s.skipped[0]);
 	ck_assert_str_eq(s.path[1], "gone");
@@ -271,13 +273,16 @@ START_TEST(test_thread_order) {
 	ck_assert_str_eq(s.sha[2], SHA_ABC);
 	ck_assert_uint_eq(s.mask[2], 2 | 8);
 	ck_assert_str_eq(s.path[3], "abc");
-	ck_assert_str_eq(s.path[4], "empty");
-	/* (the slow file was being read, or the queue held two: either way
+	ck_assert_str_eq(s.path[4], "abc2");
+	ck_assert_uint_eq(s.mask[4], 64);
+	ck_assert_str_eq(s.sha[4], SHA_ABC);
+	ck_assert_str_eq(s.path[5], "empty");
+	/* (the slow file was being read, or the queue held four: either way
 	 * one of the two with fds behind the others could not wait) */
-	ck_assert(s.skipped[4] == NULL ? strcmp(s.sha[4], SHA_EMPTY) == 0
-				       : strcmp(s.skipped[4], "backlog") == 0);
-	ck_assert_str_eq(s.path[5], "d");
-	ck_assert_str_eq(s.skipped[5], "not_regular");
+	ck_assert(s.skipped[5] == NULL ? strcmp(s.sha[5], SHA_EMPTY) == 0
+				       : strcmp(s.skipped[5], "backlog") == 0);
+	ck_assert_str_eq(s.path[6], "d");
+	ck_assert_str_eq(s.skipped[6], "not_regular");
 	hasher_get_stats(h, &st);
 	ck_assert_uint_eq(st.merged, 1);
 	ck_assert_uint_eq(st.waiting, 0);
