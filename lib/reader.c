@@ -21,9 +21,13 @@
  * Locks: rd->lock guards the queue, the counters and the flags; rd->io is
  * held around each read() and by fsn_reader_remove(), so the context never
  * closes an fd the thread is reading (nor one it is about to read: the
- * fd is looked up under rd->io). The thread signals the context's epoll
- * set through rd->efd when the queue goes from empty to not empty; the
- * consumer resets it when it takes the last chunk (both under rd->lock).
+ * fd is looked up under rd->io). The thread tells the context's epoll set
+ * that chunks wait through rd->efd once HANDOVER_BYTES wait, or the oldest
+ * untold chunk has waited HANDOVER_NSEC, or before it waits itself (for
+ * the kernel, for room, or stopped): in a storm the consumer wakes once per
+ * few reads, never later than the thread finds the kernel queues empty.
+ * The consumer resets it when it takes the last chunk (both under
+ * rd->lock).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -42,6 +46,11 @@
 #define SPARE_CHUNKS 4 /* full-size chunks kept for the next reads */
 #define MAX_SOURCES 64
 #define GATHER_NSEC 1000000L /* after short reads, wait this long before reading again */
+/* What is read is handed over (rd->efd) once this much waits, or the first
+ * chunk has waited this long, or the thread is about to wait itself: one
+ * wake-up of the consumer per few gathers, not per read. */
+#define HANDOVER_BYTES (2 * FSN_READ_BUF_SIZE)
+#define HANDOVER_NSEC 2000000L
 
 struct source {
 	unsigned src;
@@ -69,8 +78,10 @@ struct fsn_reader {
 	size_t n_spare;
 	size_t bytes, peak, max;
 	uint64_t n_full;
-	bool full;    /* the thread waits for room */
-	bool waiting; /* the thread waits for the kernel (in epoll_wait) */
+	bool full;             /* the thread waits for room */
+	bool waiting;          /* the thread waits for the kernel (in epoll_wait) */
+	bool told;             /* efd set: the consumer knows the queue holds chunks */
+	uint64_t untold_since; /* CLOCK_MONOTONIC ns of the oldest chunk not told (0: none) */
 	bool stop;
 	unsigned failed_src; /* a read failed (not EAGAIN): given back, see fsn_reader_failed() */
 	int failed_err;
@@ -91,6 +102,22 @@ static void efd_reset(int fd) {
 
 	if (read(fd, &v, sizeof(v)) < 0)
 		return;
+}
+
+static uint64_t now_ns(void) {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Under rd->lock: tell the consumer that chunks are queued. */
+static void tell_locked(struct fsn_reader *rd) {
+	if (rd->head && !rd->told) {
+		efd_set(rd->efd);
+		rd->told = true;
+	}
+	rd->untold_since = 0;
 }
 
 static size_t chunk_size(size_t len) {
@@ -151,15 +178,21 @@ static bool queue_chunk(struct fsn_reader *rd, struct fsn_chunk *c) {
 	c->next = NULL;
 	if (rd->tail)
 		rd->tail->next = c;
-	else {
+	else
 		rd->head = c;
-		efd_set(rd->efd);
-	}
 	rd->tail = c;
 	rd->bytes += c->size;
 	if (rd->bytes > rd->peak)
 		rd->peak = rd->bytes;
 	full = full_locked(rd);
+	if (!rd->told) {
+		uint64_t now = now_ns();
+
+		if (!rd->untold_since)
+			rd->untold_since = now;
+		if (full || rd->bytes >= HANDOVER_BYTES || now - rd->untold_since >= HANDOVER_NSEC)
+			tell_locked(rd);
+	}
 	pthread_mutex_unlock(&rd->lock);
 	return full;
 }
@@ -245,6 +278,7 @@ static void *reader_main(void *arg) {
 
 		pthread_mutex_lock(&rd->lock);
 		while (!rd->stop && full_locked(rd)) {
+			tell_locked(rd);
 			if (!rd->full)
 				rd->n_full++;
 			rd->full = true;
@@ -262,6 +296,7 @@ static void *reader_main(void *arg) {
 		n = epoll_wait(rd->epfd, ee, (int)(sizeof(ee) / sizeof(ee[0])), 0);
 		if (n == 0) {
 			pthread_mutex_lock(&rd->lock);
+			tell_locked(rd); /* (all it read, before it waits) */
 			rd->waiting = true;
 			pthread_mutex_unlock(&rd->lock);
 			n = epoll_wait(rd->epfd, ee, (int)(sizeof(ee) / sizeof(ee[0])), -1);
@@ -337,6 +372,9 @@ void fsn_reader_stop(struct fsn_reader *rd) {
 	efd_set(rd->wake);
 	pthread_join(rd->thread, NULL);
 	rd->running = false;
+	pthread_mutex_lock(&rd->lock);
+	tell_locked(rd); /* (what it queued stays, for fsn_reader_take()) */
+	pthread_mutex_unlock(&rd->lock);
 }
 
 struct fsn_reader *fsn_reader_free(struct fsn_reader *rd) {
@@ -440,8 +478,11 @@ struct fsn_chunk *fsn_reader_take(struct fsn_reader *rd) {
 		if (!rd->head)
 			rd->tail = NULL;
 	}
-	if (!rd->head && rd->failed_err == 0)
+	if (!rd->head && rd->failed_err == 0) {
 		efd_reset(rd->efd);
+		rd->told = false;
+		rd->untold_since = 0;
+	}
 	pthread_mutex_unlock(&rd->lock);
 	return c;
 }
