@@ -38,6 +38,8 @@ static void usage(FILE *f) {
 	      "  --list              list workloads and scenarios\n"
 	      "  --fsnotifyd-config FILE  add scenario 'fsnotifyd': the daemon running FILE\n"
 	      "  --fsnotifyd PATH    the daemon for that scenario (default as for consumers)\n"
+	      "  --fs tmpfs|ext4     the workload's filesystem (default tmpfs; ext4: a loop\n"
+	      "                      device and mkfs.ext4, for scenario hsm-same-fs)\n"
 	      "  --icount            inside a one-CPU guest under qemu -icount only (vm runs\n"
 	      "                      it so): ops per second of the instruction clock, fixed\n"
 	      "                      order, a SCHED_FIFO reader, guest sleeps that cost no\n"

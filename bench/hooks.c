@@ -4,16 +4,16 @@
  *
  * The bench process enters a private mount namespace and mounts its own
  * tmpfs instances (fs A with the workload file, fs B, and a bind mount of
- * A). Every round visits every scenario in a rotated order. A scenario is
- * set up by one helper process that owns the inotify/fanotify fd and drains
- * it (answering permission events with FAN_ALLOW); the bench process keeps
- * no notification fd of its own. For each workload a fresh child is forked
- * *after* the scenario is in place, so it opens its fds with the marks
- * already present and shares no file table with anyone. The child warms
- * up, reports ready, runs N operations on a GO from the parent and reports
- * wall time and CPU time (its own plus the pipe peer's). The parent adds
- * the helper's CPU time over the same window, so the figure of merit is
- * operations per CPU-second of everything the scenario makes work.
+ * A; with --fs ext4, fs A is an ext4 on a loop device over a file of a
+ * tmpfs, for the scenarios tmpfs cannot have: a pre-content watcher). Every round visits every
+ * scenario in a rotated order. A scenario is set up by one helper process that owns the
+ * inotify/fanotify fd and drains it (answering permission events with FAN_ALLOW); the bench process
+ * keeps no notification fd of its own. For each workload a fresh child is forked *after* the
+ * scenario is in place, so it opens its fds with the marks already present and shares no file table
+ * with anyone. The child warms up, reports ready, runs N operations on a GO from the parent and
+ * reports wall time and CPU time (its own plus the pipe peer's). The parent adds the helper's CPU
+ * time over the same window, so the figure of merit is operations per CPU-second of everything the
+ * scenario makes work.
  *
  * Each round's ops per CPU-second is divided by the same round's "none";
  * the geometric mean of these paired ratios and a 95 % t-interval over the
@@ -61,6 +61,7 @@
 #include "fsn-util.h"
 #include "fsn.h"
 #include "json.h"
+#include "loopdev.h"
 #include "plot.h"
 #include "result.h"
 #include "stats.h"
@@ -124,6 +125,7 @@ enum scenario {
 	SC_INO_PIPE,
 	SC_FAN_PARENT_CHILD,
 	SC_FAN_PARENT_NOCHILD,
+	SC_HSM_SAME_FS,
 	SC_FSNOTIFYD, /* only with --fsnotifyd-config */
 	_SC_MAX,
 };
@@ -142,6 +144,7 @@ static const char *const scenario_names[_SC_MAX] = {
 	[SC_INO_PIPE] = "ino-pipe",
 	[SC_FAN_PARENT_CHILD] = "fan-parent-child",
 	[SC_FAN_PARENT_NOCHILD] = "fan-parent-nochild",
+	[SC_HSM_SAME_FS] = "hsm-same-fs",
 	[SC_FSNOTIFYD] = "fsnotifyd",
 };
 
@@ -163,6 +166,8 @@ static const char *const scenario_descriptions[_SC_MAX] = {
 				"FAN_EVENT_ON_CHILD on the workload's parent, reader drains",
 	[SC_FAN_PARENT_NOCHILD] = "fanotify inode mark (modify,access,open,close) on the "
 				  "workload's parent, without FAN_EVENT_ON_CHILD",
+	[SC_HSM_SAME_FS] = "fanotify pre-content group, FAN_PRE_ACCESS inode mark on an unrelated "
+			   "file of fs A, allow-all responder (needs --fs ext4)",
 	[SC_FSNOTIFYD] =
 	    "fsnotifyd running the --fsnotifyd-config FILE (its CPU counts as the helper's)",
 };
@@ -176,6 +181,7 @@ struct hooks_env {
 	char workdir[128];
 	char file[160];
 	char unrelated_a[128];
+	char unrelated_file[160]; /* in unrelated_a: hsm-same-fs's mark */
 	char dir_b[128];
 };
 
@@ -200,6 +206,7 @@ struct hooks_opts {
 	uint64_t warmup;
 	bool quick;
 	bool icount;        /* guest clock = instructions: the metric is wall time */
+	bool ext4;          /* --fs ext4: fs A is an ext4 on a loop device */
 	uint64_t workloads; /* bit per enum workload */
 	uint64_t scenarios; /* bit per enum scenario */
 	const char *json_path;
@@ -233,12 +240,55 @@ static int read_full(int fd, void *buf, size_t len) {
 /* Private mount namespace and tmpfs                                         */
 /* ------------------------------------------------------------------------ */
 
-static int env_setup(struct hooks_env *env) {
+/* fs A as an ext4 of 32 MiB: a file on a tmpfs of its own, a loop device
+ * over it, mkfs.ext4 (e2fsprogs) and a mount at base/a. */
+static int mount_ext4(struct hooks_env *env) {
+	char img_dir[96], img[128], dev[32];
+	static const char *const mkfs[] = { "/usr/sbin/mkfs.ext4", "/sbin/mkfs.ext4" };
+	char *argv[] = { (char *)"mkfs.ext4", (char *)"-q", (char *)"-F", (char *)"-E",
+			 (char *)"nodiscard", dev,          NULL };
+	_cleanup_close_ int fd = -1, loop = -1;
+	pid_t pid;
+	int r;
+
+	r = bench_mount_tmpfs(env->base, "img", "40m", img_dir, sizeof(img_dir));
+	if (r < 0)
+		return r;
+	snprintf(img, sizeof(img), "%s/a.img", img_dir);
+	fd = open(img, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0 || ftruncate(fd, 32 << 20) < 0)
+		return negative_errno();
+	for (size_t i = 0; i < sizeof(mkfs) / sizeof(mkfs[0]); i++)
+		if (access(mkfs[i], X_OK) == 0) {
+			argv[0] = (char *)mkfs[i];
+			break;
+		}
+	r = loop_attach(fd, dev, sizeof(dev), &loop);
+	if (r < 0) {
+		fprintf(stderr, "fsn-bench hooks: --fs ext4: a loop device: %s\n", strerror(-r));
+		return r;
+	}
+	r = bench_spawn_in(argv, NULL, -1, NULL, NULL, &pid);
+	if (r == 0)
+		r = bench_wait_pid(pid);
+	if (r != 0) {
+		fprintf(stderr, "fsn-bench hooks: --fs ext4: mkfs.ext4 %s failed (e2fsprogs)\n",
+			dev);
+		return r < 0 ? r : -EIO;
+	}
+	snprintf(env->fs_a, sizeof(env->fs_a), "%s/a", env->base);
+	if (mkdir(env->fs_a, 0700) < 0 || mount(dev, env->fs_a, "ext4", 0, NULL) < 0)
+		return negative_errno();
+	return 0;
+}
+
+static int env_setup(struct hooks_env *env, bool ext4) {
 	int r;
 
 	r = bench_env_enter(env->base, sizeof(env->base), "/tmp/fsn-bench.XXXXXX");
 	if (r == 0)
-		r = bench_mount_tmpfs(env->base, "a", "4m", env->fs_a, sizeof(env->fs_a));
+		r = ext4 ? mount_ext4(env)
+			 : bench_mount_tmpfs(env->base, "a", "4m", env->fs_a, sizeof(env->fs_a));
 	if (r == 0)
 		r = bench_mount_tmpfs(env->base, "b", "4m", env->fs_b, sizeof(env->fs_b));
 	if (r < 0)
@@ -247,13 +297,15 @@ static int env_setup(struct hooks_env *env) {
 	snprintf(env->workdir, sizeof(env->workdir), "%s/work", env->fs_a);
 	snprintf(env->file, sizeof(env->file), "%s/file", env->workdir);
 	snprintf(env->unrelated_a, sizeof(env->unrelated_a), "%s/unrelated", env->fs_a);
+	snprintf(env->unrelated_file, sizeof(env->unrelated_file), "%s/file", env->unrelated_a);
 	snprintf(env->dir_b, sizeof(env->dir_b), "%s/dir", env->fs_b);
 	if (mkdir(env->bind_a, 0700) < 0 || mount(env->fs_a, env->bind_a, NULL, MS_BIND, NULL) < 0)
 		return negative_errno();
 	if (mkdir(env->workdir, 0700) < 0 || mkdir(env->unrelated_a, 0700) < 0 ||
 	    mkdir(env->dir_b, 0700) < 0)
 		return negative_errno();
-	return bench_make_file(env->file, 4096);
+	r = bench_make_file(env->unrelated_file, 4096);
+	return r < 0 ? r : bench_make_file(env->file, 4096);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -324,6 +376,10 @@ static int scenario_setup(const struct hooks_env *env, enum scenario s, int *ret
 		*ret_fanotify = true;
 		return fanotify_watch(FAN_CLASS_CONTENT, FAN_MARK_FILESYSTEM, FAN_OPEN_PERM,
 				      env->fs_a, ret_fd);
+	case SC_HSM_SAME_FS:
+		*ret_fanotify = true;
+		return fanotify_watch(FAN_CLASS_PRE_CONTENT, 0, FAN_PRE_ACCESS, env->unrelated_file,
+				      ret_fd);
 	case SC_FAN_PARENT_CHILD:
 	case SC_FAN_PARENT_NOCHILD:
 		*ret_fanotify = true;
@@ -352,7 +408,8 @@ static int drain(int fd, bool fanotify) {
 		for (md = &buf.md; FAN_EVENT_OK(md, n); md = FAN_EVENT_NEXT(md, n)) {
 			if (md->vers != FANOTIFY_METADATA_VERSION)
 				return -EPROTO;
-			if (md->mask & (FAN_OPEN_PERM | FAN_ACCESS_PERM)) {
+			if (md->mask & (FAN_OPEN_PERM | FAN_ACCESS_PERM | FAN_OPEN_EXEC_PERM |
+					FAN_PRE_ACCESS)) {
 				struct fanotify_response resp = { .fd = md->fd,
 								  .response = FAN_ALLOW };
 				int r = write_full(fd, &resp, sizeof(resp));
@@ -1057,6 +1114,10 @@ static void scenario_needs(enum scenario s, enum fsn_feature need[3]) {
 		need[0] = FSN_FEAT_MARK_FILESYSTEM;
 		need[1] = FSN_FEAT_PERM_OPEN;
 		break;
+	case SC_HSM_SAME_FS:
+		need[0] = FSN_FEAT_CLASS_PRE_CONTENT;
+		need[1] = FSN_FEAT_PRE_ACCESS; /* (tmpfs refuses it: --fs ext4) */
+		break;
 	default: break;
 	}
 }
@@ -1086,8 +1147,10 @@ static int check_scenarios(const struct hooks_env *env, struct hooks_opts *o) {
 			if (f->support == FSN_SUPPORTED)
 				continue;
 			snprintf(o->skipped_reason[s], sizeof(o->skipped_reason[s]),
-				 "needs %s: %s (%s)", fsn_feature_description(need[i]),
-				 fsn_support_name(f->support), f->error ? strerror(f->error) : "-");
+				 "needs %s: %s (%s)%s", fsn_feature_description(need[i]),
+				 fsn_support_name(f->support), f->error ? strerror(f->error) : "-",
+				 s == SC_HSM_SAME_FS && !o->ext4 ? "; fs A is a tmpfs: --fs ext4"
+								 : "");
 			if (o->scenarios_given) {
 				fprintf(stderr, "fsn-bench hooks: scenario %s %s\n",
 					scenario_names[s], o->skipped_reason[s]);
@@ -1207,9 +1270,9 @@ static int write_json(const char *path, const struct hooks_opts *o, struct sampl
 	fprintf(f,
 		"},\n  \"parameters\": {\"rounds\": %u, \"ops\": %" PRIu64 ", \"warmup\": %" PRIu64
 		", \"quick\": %s, \"baseline\": \"none\", \"confidence\": 0.95, "
-		"\"clock\": \"%s\", \"metric\": \"%s\"},\n",
+		"\"fs\": \"%s\", \"clock\": \"%s\", \"metric\": \"%s\"},\n",
 		o->rounds, o->ops, o->warmup, o->quick ? "true" : "false",
-		o->icount ? "icount" : "host",
+		o->ext4 ? "ext4" : "tmpfs", o->icount ? "icount" : "host",
 		o->icount ? "ops per second of the guest's instruction clock (qemu -icount "
 			    "shift=0: 1 ns = 1 instruction; workload + peer + helper on one CPU)"
 			  : "ops per CPU-second (workload + peer + helper)");
@@ -1287,7 +1350,15 @@ static int write_json_to(const char *path, const void *userdata) {
 /* ------------------------------------------------------------------------ */
 
 static int parse_opts(int argc, char **argv, struct hooks_opts *o) {
-	enum { OPT_WL = BENCH_OPT_OWN, OPT_SC, OPT_PLOT, OPT_LIST, OPT_FSND_CONFIG, OPT_ICOUNT };
+	enum {
+		OPT_WL = BENCH_OPT_OWN,
+		OPT_SC,
+		OPT_PLOT,
+		OPT_LIST,
+		OPT_FSND_CONFIG,
+		OPT_ICOUNT,
+		OPT_FS
+	};
 	static const struct option longopts[] = {
 		BENCH_COMMON_LONGOPTS,
 		{ "workloads", required_argument, NULL, OPT_WL },
@@ -1296,6 +1367,7 @@ static int parse_opts(int argc, char **argv, struct hooks_opts *o) {
 		{ "list", no_argument, NULL, OPT_LIST },
 		{ "fsnotifyd-config", required_argument, NULL, OPT_FSND_CONFIG },
 		{ "icount", no_argument, NULL, OPT_ICOUNT },
+		{ "fs", required_argument, NULL, OPT_FS },
 		{ 0 },
 	};
 	struct bench_common com = { .min_rounds = 2,
@@ -1326,6 +1398,13 @@ static int parse_opts(int argc, char **argv, struct hooks_opts *o) {
 		case OPT_ICOUNT:
 			o->icount = true;
 			r = 0;
+			break;
+		case OPT_FS:
+			o->ext4 = strcmp(optarg, "ext4") == 0;
+			r = o->ext4 || strcmp(optarg, "tmpfs") == 0 ? 0 : -EINVAL;
+			if (r < 0)
+				fprintf(stderr, "fsn-bench: --fs: tmpfs or ext4, not '%s'\n",
+					optarg);
 			break;
 		case OPT_PLOT:
 			o->plot_path = optarg;
@@ -1387,7 +1466,7 @@ int bench_hooks_main(int argc, char **argv) {
 	all = calloc((size_t)_SC_MAX * _WL_MAX * o.rounds, sizeof(*all));
 	if (!all)
 		return -ENOMEM;
-	r = env_setup(&env);
+	r = env_setup(&env, o.ext4);
 	if (r < 0) {
 		fprintf(stderr, "fsn-bench: private mount namespace / tmpfs setup: %s\n",
 			strerror(-r));

@@ -51,6 +51,7 @@ struct vm_opts {
 	const char *guest_bench;
 	const char *modules;
 	const char *workloads, *scenarios;
+	const char *fs;           /* hooks --fs (NULL: tmpfs) */
 	const char *rounds, *ops; /* passed through as given */
 	const char *keep;         /* --keep DIR: consoles and guest output */
 	unsigned timeout_s, memory_mb;
@@ -83,6 +84,7 @@ static void usage(FILE *f) {
 	      "  --rounds N, --ops N, --quick, --workloads LIST, --scenarios LIST\n"
 	      "                      as for hooks (defaults under -icount: 3 rounds x 10000\n"
 	      "                      ops; --quick: 2 x 1000)\n"
+	      "  --fs tmpfs|ext4     the workloads' filesystem, as for hooks\n"
 	      "  --modules DIR       the image's modules (default: none; fsnotify and tmpfs\n"
 	      "                      must be built in, as in distribution kernels)\n"
 	      "  --memory MB         guest memory (default 512)\n"
@@ -128,6 +130,7 @@ static int parse_opts(int argc, char **argv, struct vm_opts *o) {
 		OPT_QUICK,
 		OPT_WL,
 		OPT_SC,
+		OPT_FS,
 		OPT_MODULES,
 		OPT_MEMORY,
 		OPT_TIMEOUT,
@@ -144,6 +147,7 @@ static int parse_opts(int argc, char **argv, struct vm_opts *o) {
 		{ "quick", no_argument, NULL, OPT_QUICK },
 		{ "workloads", required_argument, NULL, OPT_WL },
 		{ "scenarios", required_argument, NULL, OPT_SC },
+		{ "fs", required_argument, NULL, OPT_FS },
 		{ "modules", required_argument, NULL, OPT_MODULES },
 		{ "memory", required_argument, NULL, OPT_MEMORY },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
@@ -173,6 +177,14 @@ static int parse_opts(int argc, char **argv, struct vm_opts *o) {
 		case OPT_QUICK: o->quick = true; break;
 		case OPT_WL: o->workloads = optarg; break;
 		case OPT_SC: o->scenarios = optarg; break;
+		case OPT_FS:
+			o->fs = optarg;
+			if (strcmp(optarg, "tmpfs") != 0 && strcmp(optarg, "ext4") != 0) {
+				fprintf(stderr, "fsn-bench vm: --fs: tmpfs or ext4, not '%s'\n",
+					optarg);
+				r = -EINVAL;
+			}
+			break;
 		case OPT_MODULES: o->modules = optarg; break;
 		case OPT_MEMORY:
 			r = bench_parse_u64("--memory", optarg, 128, 65536, &v);
@@ -386,6 +398,7 @@ static int boot_one(const struct vm_opts *o, int which, const char *dir, struct 
 			{ "--ops", o->ops ? o->ops : "" },
 			{ "--workloads", o->workloads ? o->workloads : "" },
 			{ "--scenarios", o->scenarios ? o->scenarios : "" },
+			{ "--fs", o->fs ? o->fs : "" },
 		};
 
 		for (size_t i = 0; i < ELEMENTSOF(args); i++) {

@@ -18,6 +18,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "loopdev.h"
 #include "selftest-private.h"
 
 /* ------------------------------------------------------------------------ */
@@ -106,7 +107,7 @@ const char *fst_loop_image_(struct fst_ctx *ctx, unsigned size_mib, const char *
 			  fst_errname(errno));
 	if (ftruncate(img, (off_t)size_mib << 20) < 0)
 		fst_fail_(ctx, file, line, "image size %u MiB: %s", size_mib, fst_errname(errno));
-	r = fst_loop_attach(img, dev, sizeof(dev), &fd);
+	r = loop_attach(img, dev, sizeof(dev), &fd);
 	close(img);
 	if (r < 0)
 		fst_skip(ctx, "no loop device: %s", fst_errname(r));

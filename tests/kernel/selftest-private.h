@@ -56,12 +56,10 @@ void fst_run_case(const struct fst_case *tc, const struct fst_fs_env *env,
 /* The runner's tools (selftest.c), also behind fst_loop_image() and
  * fst_exec_tool(): find a program in PATH, /usr/local/sbin, /usr/sbin,
  * /sbin (its path into out); run argv with stdin /dev/null, the first
- * bytes of its output into out, 0 or -errno (-EIO: it did not exit 0);
- * attach backing to a free loop device (LO_FLAGS_AUTOCLEAR: it goes away
- * with the last close), its path into dev, its fd into *ret_fd. */
+ * bytes of its output into out, 0 or -errno (-EIO: it did not exit 0).
+ * (Loop devices: shared/loopdev.h.) */
 bool fst_find_tool(const char *name, char *out, size_t len);
 int fst_run_tool(char *const argv[], char *out, size_t len);
-int fst_loop_attach(int backing, char *dev, size_t len, int *ret_fd);
 
 /* ------------------------------------------------------------------------ */
 /* Shared by the helper files                                               */

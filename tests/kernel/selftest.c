@@ -13,7 +13,6 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <getopt.h>
-#include <linux/loop.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -21,15 +20,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "loopdev.h"
 #include "selftest-private.h"
 
 #define DEFAULT_TIMEOUT 10
@@ -446,60 +444,6 @@ int fst_run_tool(char *const argv[], char *err, size_t errlen) {
 	return 0;
 }
 
-int fst_loop_attach(int backing, char *dev, size_t len, int *ret_fd) {
-	int ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
-	int r = -EBUSY;
-
-	if (ctl < 0)
-		return -errno;
-	for (int attempt = 0; attempt < 16; attempt++) {
-		struct loop_config cfg = { .fd = (unsigned)backing };
-		int n = ioctl(ctl, LOOP_CTL_GET_FREE), fd;
-
-		if (n < 0) {
-			r = -errno;
-			break;
-		}
-		snprintf(dev, len, "/dev/loop%d", n);
-		fd = open(dev, O_RDWR | O_CLOEXEC);
-		if (fd < 0 && errno == ENOENT && mknod(dev, S_IFBLK | 0600, makedev(7, n)) == 0)
-			fd = open(dev, O_RDWR | O_CLOEXEC);
-		if (fd < 0) {
-			r = -errno;
-			break;
-		}
-		cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR;
-		if (ioctl(fd, LOOP_CONFIGURE, &cfg) == 0) {
-			*ret_fd = fd;
-			close(ctl);
-			return 0;
-		}
-		r = -errno;
-		if (errno == EINVAL || errno == ENOTTY) {
-			/* before 5.8: LOOP_SET_FD + LOOP_SET_STATUS64 */
-			struct loop_info64 info = { .lo_flags = LO_FLAGS_AUTOCLEAR };
-
-			if (ioctl(fd, LOOP_SET_FD, backing) == 0) {
-				if (ioctl(fd, LOOP_SET_STATUS64, &info) == 0) {
-					*ret_fd = fd;
-					close(ctl);
-					return 0;
-				}
-				r = -errno;
-				ioctl(fd, LOOP_CLR_FD, 0);
-				close(fd);
-				break;
-			}
-			r = -errno;
-		}
-		close(fd);
-		if (r != -EBUSY)
-			break;
-	}
-	close(ctl);
-	return r;
-}
-
 static void fs_skip(struct fs_run *f, enum fst_skip_kind kind, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void fs_skip(struct fs_run *f, enum fst_skip_kind kind, const char *fmt, ...) {
@@ -602,7 +546,7 @@ static void fs_prepare(struct fs_run *f) {
 			close(img);
 			return;
 		}
-		r = fst_loop_attach(img, f->dev, sizeof(f->dev), &f->loop_fd);
+		r = loop_attach(img, f->dev, sizeof(f->dev), &f->loop_fd);
 		close(img);
 		if (r < 0) {
 			fs_skip(f, FST_SKIP_OTHER, "no loop device: %s", fst_errname(r));
