@@ -5,15 +5,17 @@
  * The bench process enters a private mount namespace and mounts its own
  * tmpfs instances (fs A with the workload file, fs B, and a bind mount of
  * A; with --fs ext4, fs A is an ext4 on a loop device over a file of a
- * tmpfs, for the scenarios tmpfs cannot have: a pre-content watcher). Every round visits every
- * scenario in a rotated order. A scenario is set up by one helper process that owns the
- * inotify/fanotify fd and drains it (answering permission events with FAN_ALLOW); the bench process
- * keeps no notification fd of its own. For each workload a fresh child is forked *after* the
- * scenario is in place, so it opens its fds with the marks already present and shares no file table
- * with anyone. The child warms up, reports ready, runs N operations on a GO from the parent and
- * reports wall time and CPU time (its own plus the pipe peer's). The parent adds the helper's CPU
- * time over the same window, so the figure of merit is operations per CPU-second of everything the
- * scenario makes work.
+ * tmpfs, for the scenarios tmpfs cannot have: a pre-content watcher).
+ * Every round visits every scenario in a rotated order. A scenario is set
+ * up by one helper process that owns the inotify/fanotify fd and drains it
+ * (answering permission events with FAN_ALLOW); the bench process keeps no
+ * notification fd of its own. For each workload a fresh child is forked
+ * *after* the scenario is in place, so it opens its fds with the marks
+ * already present and shares no file table with anyone. The child warms
+ * up, reports ready, runs N operations on a GO from the parent and reports
+ * wall time and CPU time (its own plus the pipe peer's). The parent adds
+ * the helper's CPU time over the same window, so the figure of merit is
+ * operations per CPU-second of everything the scenario makes work.
  *
  * Each round's ops per CPU-second is divided by the same round's "none";
  * the geometric mean of these paired ratios and a 95 % t-interval over the
@@ -258,7 +260,7 @@ static int mount_ext4(struct hooks_env *env) {
 	fd = open(img, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0 || ftruncate(fd, 32 << 20) < 0)
 		return negative_errno();
-	for (size_t i = 0; i < sizeof(mkfs) / sizeof(mkfs[0]); i++)
+	for (size_t i = 0; i < ELEMENTSOF(mkfs); i++)
 		if (access(mkfs[i], X_OK) == 0) {
 			argv[0] = (char *)mkfs[i];
 			break;
