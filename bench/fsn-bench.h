@@ -16,9 +16,9 @@ int bench_hash_main(int argc, char **argv);
 int bench_baseline_main(int argc, char **argv);
 int bench_plot_main(int argc, char **argv);
 int bench_vm_main(int argc, char **argv);
-/* hooks' --workloads / --scenarios lists (NULL: not given): 0, or -EINVAL
- * naming the unknown word on stderr (vm checks them before booting). */
-int bench_hooks_check_lists(const char *workloads, const char *scenarios);
+/* hooks' --workloads / --scenarios lists and --fs (NULL: not given): 0, or
+ * -EINVAL naming the unknown word on stderr (vm checks them before booting). */
+int bench_hooks_check_lists(const char *workloads, const char *scenarios, const char *fs);
 
 /* argv[1] that makes fsn-bench exit 0 at once: the program `fsn-bench
  * hooks` execs in its execve workload (a copy of itself on the workload's

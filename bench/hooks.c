@@ -245,14 +245,17 @@ static int read_full(int fd, void *buf, size_t len) {
 /* fs A as an ext4 of 32 MiB: a file on a tmpfs of its own, a loop device
  * over it, mkfs.ext4 (e2fsprogs) and a mount at base/a. */
 static int mount_ext4(struct hooks_env *env) {
-	char img_dir[96], img[128], dev[32];
-	static const char *const mkfs[] = { "/usr/sbin/mkfs.ext4", "/sbin/mkfs.ext4" };
-	char *argv[] = { (char *)"mkfs.ext4", (char *)"-q", (char *)"-F", (char *)"-E",
-			 (char *)"nodiscard", dev,          NULL };
+	char img_dir[96], img[128], dev[32], mkfs[4096];
+	char *argv[] = { mkfs, (char *)"-q", (char *)"-F", (char *)"-E", (char *)"nodiscard",
+			 dev,  NULL };
 	_cleanup_close_ int fd = -1, loop = -1;
 	pid_t pid;
 	int r;
 
+	if (!find_tool("mkfs.ext4", mkfs, sizeof(mkfs))) {
+		fprintf(stderr, "fsn-bench hooks: --fs ext4: no mkfs.ext4 (e2fsprogs)\n");
+		return -ENOENT;
+	}
 	r = bench_mount_tmpfs(env->base, "img", "40m", img_dir, sizeof(img_dir));
 	if (r < 0)
 		return r;
@@ -260,11 +263,6 @@ static int mount_ext4(struct hooks_env *env) {
 	fd = open(img, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0 || ftruncate(fd, 32 << 20) < 0)
 		return negative_errno();
-	for (size_t i = 0; i < ELEMENTSOF(mkfs); i++)
-		if (access(mkfs[i], X_OK) == 0) {
-			argv[0] = (char *)mkfs[i];
-			break;
-		}
 	r = loop_attach(fd, dev, sizeof(dev), &loop);
 	if (r < 0) {
 		fprintf(stderr, "fsn-bench hooks: --fs ext4: a loop device: %s\n", strerror(-r));
@@ -274,8 +272,7 @@ static int mount_ext4(struct hooks_env *env) {
 	if (r == 0)
 		r = bench_wait_pid(pid);
 	if (r != 0) {
-		fprintf(stderr, "fsn-bench hooks: --fs ext4: mkfs.ext4 %s failed (e2fsprogs)\n",
-			dev);
+		fprintf(stderr, "fsn-bench hooks: --fs ext4: %s %s failed\n", mkfs, dev);
 		return r < 0 ? r : -EIO;
 	}
 	snprintf(env->fs_a, sizeof(env->fs_a), "%s/a", env->base);
@@ -1084,14 +1081,26 @@ static size_t bits(uint64_t mask, unsigned *idx, size_t max) {
 	return n;
 }
 
-int bench_hooks_check_lists(const char *workloads, const char *scenarios) {
+/* --fs: whether text names ext4 (*ext4) or tmpfs; -EINVAL, said, else. */
+static int parse_fs(const char *text, bool *ext4) {
+	*ext4 = strcmp(text, "ext4") == 0;
+	if (*ext4 || strcmp(text, "tmpfs") == 0)
+		return 0;
+	fprintf(stderr, "fsn-bench: --fs: tmpfs or ext4, not '%s'\n", text);
+	return -EINVAL;
+}
+
+int bench_hooks_check_lists(const char *workloads, const char *scenarios, const char *fs) {
 	uint64_t m;
+	bool ext4;
 	int r = 0;
 
 	if (workloads)
 		r = bench_parse_list("workload", workloads, workload_names, _WL_MAX, &m);
 	if (r == 0 && scenarios)
 		r = bench_parse_list("scenario", scenarios, scenario_names, _SC_MAX, &m);
+	if (r == 0 && fs)
+		r = parse_fs(fs, &ext4);
 	return r;
 }
 
@@ -1401,13 +1410,7 @@ static int parse_opts(int argc, char **argv, struct hooks_opts *o) {
 			o->icount = true;
 			r = 0;
 			break;
-		case OPT_FS:
-			o->ext4 = strcmp(optarg, "ext4") == 0;
-			r = o->ext4 || strcmp(optarg, "tmpfs") == 0 ? 0 : -EINVAL;
-			if (r < 0)
-				fprintf(stderr, "fsn-bench: --fs: tmpfs or ext4, not '%s'\n",
-					optarg);
-			break;
+		case OPT_FS: r = parse_fs(optarg, &o->ext4); break;
 		case OPT_PLOT:
 			o->plot_path = optarg;
 			r = bench_plot_check_path(optarg);

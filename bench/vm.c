@@ -177,14 +177,7 @@ static int parse_opts(int argc, char **argv, struct vm_opts *o) {
 		case OPT_QUICK: o->quick = true; break;
 		case OPT_WL: o->workloads = optarg; break;
 		case OPT_SC: o->scenarios = optarg; break;
-		case OPT_FS:
-			o->fs = optarg;
-			if (strcmp(optarg, "tmpfs") != 0 && strcmp(optarg, "ext4") != 0) {
-				fprintf(stderr, "fsn-bench vm: --fs: tmpfs or ext4, not '%s'\n",
-					optarg);
-				r = -EINVAL;
-			}
-			break;
+		case OPT_FS: o->fs = optarg; break;
 		case OPT_MODULES: o->modules = optarg; break;
 		case OPT_MEMORY:
 			r = bench_parse_u64("--memory", optarg, 128, 65536, &v);
@@ -231,7 +224,7 @@ static int parse_opts(int argc, char **argv, struct vm_opts *o) {
 		}
 		o->image_abs[i] = abs;
 	}
-	r = bench_hooks_check_lists(o->workloads, o->scenarios);
+	r = bench_hooks_check_lists(o->workloads, o->scenarios, o->fs);
 	if (r < 0)
 		return r;
 	if (!o->runner)

@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <linux/loop.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -63,4 +65,19 @@ int loop_attach(int backing, char *dev, size_t len, int *ret_fd) {
 	}
 	close(ctl);
 	return r;
+}
+
+bool find_tool(const char *name, char *out, size_t len) {
+	const char *path = getenv("PATH");
+	char buf[4096];
+	char *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s:/usr/local/sbin:/usr/sbin:/sbin",
+		 path ? path : "/usr/bin:/bin");
+	for (char *d = strtok_r(buf, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		snprintf(out, len, "%s/%s", *d ? d : ".", name);
+		if (access(out, X_OK) == 0)
+			return true;
+	}
+	return false;
 }

@@ -122,7 +122,7 @@ void fst_exec_tool_(struct fst_ctx *ctx, const char *file, int line, const char 
 	int r;
 
 	fst_checkpoint(file, line);
-	if (!fst_find_tool(prog, path, sizeof(path)))
+	if (!find_tool(prog, path, sizeof(path)))
 		fst_skip(ctx, "%s not found", prog);
 	argv[n++] = path;
 	va_start(ap, prog);

@@ -54,11 +54,9 @@ void fst_run_case(const struct fst_case *tc, const struct fst_fs_env *env,
 		  struct fst_shared *shared);
 
 /* The runner's tools (selftest.c), also behind fst_loop_image() and
- * fst_exec_tool(): find a program in PATH, /usr/local/sbin, /usr/sbin,
- * /sbin (its path into out); run argv with stdin /dev/null, the first
+ * fst_exec_tool(): run argv with stdin /dev/null, the first
  * bytes of its output into out, 0 or -errno (-EIO: it did not exit 0).
- * (Loop devices: shared/loopdev.h.) */
-bool fst_find_tool(const char *name, char *out, size_t len);
+ * (Finding a program, loop devices: shared/loopdev.h.) */
 int fst_run_tool(char *const argv[], char *out, size_t len);
 
 /* ------------------------------------------------------------------------ */

@@ -394,21 +394,6 @@ struct fs_run {
 
 static char base_dir[] = "/tmp/fsn-selftest.XXXXXX";
 
-bool fst_find_tool(const char *name, char *out, size_t len) {
-	const char *path = getenv("PATH");
-	char buf[4096];
-	char *save = NULL;
-
-	snprintf(buf, sizeof(buf), "%s:/usr/local/sbin:/usr/sbin:/sbin",
-		 path ? path : "/usr/bin:/bin");
-	for (char *d = strtok_r(buf, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-		snprintf(out, len, "%s/%s", *d ? d : ".", name);
-		if (access(out, X_OK) == 0)
-			return true;
-	}
-	return false;
-}
-
 int fst_run_tool(char *const argv[], char *err, size_t errlen) {
 	int p[2], status;
 	pid_t pid;
@@ -530,7 +515,7 @@ static void fs_prepare(struct fs_run *f) {
 	f->env.taint_after = opt.taint_after;
 
 	if (f->d->mkfs) {
-		if (!fst_find_tool(f->d->mkfs, tool, sizeof(tool))) {
+		if (!find_tool(f->d->mkfs, tool, sizeof(tool))) {
 			fs_skip(f, FST_SKIP_OTHER, "%s not found", f->d->mkfs);
 			return;
 		}
