@@ -17,9 +17,11 @@
 # fsn-bench baseline --quick runs the daemon's --baseline-init and
 # --baseline-check against aide (each check must name exactly the files the
 # bench changed) and writes its JSON (aide not installed: skipped, and a
-# failure with FSN_TESTS_MUST_RUN=1). When
-# gnuplot is installed, `plot` and `--plot` write PNGs
-# (checked by their signature); without it those checks are skipped, and
+# failure with FSN_TESTS_MUST_RUN=1); record-instructions counts the
+# daemon's loop per record under valgrind (not installed: skipped, and a
+# failure with FSN_TESTS_MUST_RUN=1). When gnuplot is installed, `plot`
+# and `--plot` write PNGs (checked by their signature); without it those
+# checks are skipped, and
 # `plot` with gnuplot hidden from PATH must say so and exit 77. Pass/fail is
 # about the tool working, never speed.
 # Usage: check-bench.sh FSN_BENCH [FSNOTIFYD]
@@ -184,6 +186,19 @@ for name in ("floor", "fsnotifyd"):
     assert (k is not None and k >= 0) or not memcg, (name, k)
     assert all((r["peak_kmem_bytes"] is None) == (k is None) for r in c[name]["rounds"]), name
 ' "$tmp/c.json" "$iw" "$fa"
+fi
+# record-instructions: the daemon's loop under callgrind, a figure per record
+if [ -z "$fsnotifyd" ]; then
+	skipped "record-instructions (no fsnotifyd given)"
+elif command -v valgrind >/dev/null 2>&1; then
+	check record-instructions "$(dirname "$0")/record-instructions" --ops 200 --top 3 "$fsnotifyd"
+	check record-instructions-figure grep -Eq \
+		': [1-9][0-9]* records, [1-9][0-9]* instructions, [1-9][0-9]* per record$' \
+		"$tmp/record-instructions.out"
+elif [ "${FSN_TESTS_MUST_RUN:-}" = 1 ]; then
+	check record-instructions sh -c "echo 'valgrind: not installed (tools/install-deps --tests)'; false"
+else
+	skipped "record-instructions (no valgrind)"
 fi
 for tool in inotifywait fatrace; do
 	if ! command -v "$tool" >/dev/null 2>&1 && [ "${FSN_TESTS_MUST_RUN:-}" = 1 ]; then

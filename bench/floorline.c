@@ -273,6 +273,17 @@ int floor_line_record(struct floor_line *f, const struct fanotify_event_metadata
 	bool first = true;
 	int r;
 
+	if (m->mask & FAN_Q_OVERFLOW) { /* (no path: the loss is said, as fsnotifyd does) */
+		if (f->len + LINE_MAX_BYTES > sizeof(f->buf) && (r = floor_line_flush(f)) < 0)
+			return r;
+		PUTS(f, "{\"time\":\"");
+		put_time(f, now_usec);
+		PUTS(f, "\",\"kind\":\"overflow\",\"rule\":\"storm\",\"severity\":\"warning\"");
+		put(f, f->origin, f->origin_len);
+		put_u64(f, ++f->seq);
+		PUTS(f, "}\n");
+		return 0;
+	}
 	if (m->event_len > sizeof(*m) && fid->hdr.info_type == FAN_EVENT_INFO_TYPE_DFID_NAME) {
 		const struct file_handle *fh = (const void *)fid->handle;
 

@@ -21,8 +21,9 @@ struct floor_line;
  * NULL with errno on failure. */
 struct floor_line *floor_line_new(const char *watch, const char *out);
 /* One record of a read; names are the event type names, bit t of mask
- * being bits[t] (n of them). 1 when its path was not found (written as
- * null), -errno when the output cannot be written. */
+ * being bits[t] (n of them); an overflow is a line of its own. 1 when its
+ * path was not found (written as null), -errno when the output cannot be
+ * written. */
 int floor_line_record(struct floor_line *f, const struct fanotify_event_metadata *m,
 		      uint64_t now_usec, const char *const *names, const uint64_t *bits,
 		      unsigned n);
