@@ -259,12 +259,11 @@ struct evinfo {
 	bool proc_checked; /* own children checked */
 	bool own;          /* the daemon's own activity */
 	/* the object's attributes (a rule's attributes): 0 not read yet, 1
-	 * read (and what it was, when known), -1 could not be (attrs_skipped:
-	 * why) */
+	 * read into the matcher's ev_attrs (and what it was, when known: its
+	 * ev_before), -1 could not be (attrs_skipped: why) */
 	int attrs_state;
 	const char *attrs_skipped;
 	bool has_before;
-	struct record_attrs attrs, before;
 };
 
 static bool fsid_equal(const int32_t a[2], const int32_t b[2]) {
@@ -449,14 +448,14 @@ static void evinfo_attrs(struct matcher *mt, struct evinfo *x) {
 	}
 	if (x->ev->source != FSN_SOURCE_FANOTIFY || !mt->ops->stat)
 		return;
-	r = mt->ops->stat(mt->userdata, x->ev, &x->attrs);
+	r = mt->ops->stat(mt->userdata, x->ev, &mt->ev_attrs);
 	if (r < 0) {
 		x->attrs_skipped = lookup_failure(r);
 		return;
 	}
 	x->attrs_state = 1;
 	x->has_before =
-	    attrcache_swap(&mt->attrs, &x->attrs, (x->bits & FAN_CREATE) != 0, &x->before);
+	    attrcache_swap(&mt->attrs, &mt->ev_attrs, (x->bits & FAN_CREATE) != 0, &mt->ev_before);
 }
 
 void matcher_set_attribute_cache(struct matcher *mt, size_t max) {
@@ -550,6 +549,8 @@ static bool own_child(struct matcher *mt, struct evinfo *x) {
 }
 
 /* Try one mark for the event; report it for the mark's rule. */
+static const struct record record_blank;
+
 static void match_mark(struct matcher *mt, const struct emark *m, struct evinfo *x) {
 	struct erule *r = m->rule;
 	const struct rule_conf *rc = r->conf;
@@ -619,22 +620,23 @@ static void match_mark(struct matcher *mt, const struct emark *m, struct evinfo 
 	attrs = rc->attributes && (bits & ATTR_EVENTS);
 	if (attrs)
 		evinfo_attrs(mt, x);
-	rec = (struct record){
-		.who = rc->who ? who_of(mt, p) : NULL,
-		.kind = RECORD_EVENT,
-		.time_usec = record_time(mt),
-		.rule = rc->name,
-		.mask = bits | (x->ondir ? FAN_ONDIR : 0),
-		.path = x->path,
-		.old_path = x->old_path,
-		.pid = x->ev->source == FSN_SOURCE_FANOTIFY ? x->ev->pid : 0,
-		.comm = proc_info_comm(p),
-		.uid = proc_info_status(p) ? p->uid : (uid_t)-1,
-		.attrs_asked = attrs,
-		.attrs = attrs && x->attrs_state > 0 ? &x->attrs : NULL,
-		.attrs_before = attrs && x->attrs_state > 0 && x->has_before ? &x->before : NULL,
-		.attrs_skipped = attrs && x->attrs_state < 0 ? x->attrs_skipped : NULL,
-	};
+	/* (copied from a blank one, then set: a compound literal of its 30
+	 * fields is cleared with a string instruction slower than the copy) */
+	rec = record_blank;
+	rec.who = rc->who ? who_of(mt, p) : NULL;
+	rec.kind = RECORD_EVENT;
+	rec.time_usec = record_time(mt);
+	rec.rule = rc->name;
+	rec.mask = bits | (x->ondir ? FAN_ONDIR : 0);
+	rec.path = x->path;
+	rec.old_path = x->old_path;
+	rec.pid = x->ev->source == FSN_SOURCE_FANOTIFY ? x->ev->pid : 0;
+	rec.comm = proc_info_comm(p);
+	rec.uid = proc_info_status(p) ? p->uid : (uid_t)-1;
+	rec.attrs_asked = attrs;
+	rec.attrs = attrs && x->attrs_state > 0 ? &mt->ev_attrs : NULL;
+	rec.attrs_before = attrs && x->attrs_state > 0 && x->has_before ? &mt->ev_before : NULL;
+	rec.attrs_skipped = attrs && x->attrs_state < 0 ? x->attrs_skipped : NULL;
 	/* (read: still the event's process? else none of it) */
 	if (p && !evinfo_proc_still(x)) {
 		rec.who = rc->who ? who_of(mt, NULL) : NULL;
@@ -671,6 +673,7 @@ static void match_index_free(struct match_index *ix) {
 	strmap_done(&ix->by_path);
 	strmap_done(&ix->by_subtree);
 	free(ix->wide);
+	free(ix->memo);
 	*ix = (struct match_index){ 0 };
 }
 
@@ -731,6 +734,13 @@ struct cands {
 	bool all;
 };
 
+/* (none yet: its room is not cleared, that is 512 bytes per event) */
+static struct cands *cands_init(struct cands *c) {
+	c->n = 0;
+	c->all = false;
+	return c;
+}
+
 static void cands_add(struct cands *c, struct emark *m) {
 	for (size_t i = 0; i < c->n; i++)
 		if (c->v[i] == m)
@@ -775,12 +785,10 @@ static void cands_path(struct cands *c, const struct match_index *ix, const char
  * it (the scope tells how deep each reaches). One pass over the path: the
  * hash of each prefix is carried to the next, and the pass ends where the
  * longest subtree does (a storm's paths go deeper than the rule's path). */
-static void cands_subtree(struct cands *c, const struct match_index *ix, const char *path) {
+static void subtree_lookup(struct cands *c, const struct match_index *ix, const char *path) {
 	uint64_t h = HASH_INIT;
 	size_t i;
 
-	if (!path || path[0] != '/' || strmap_size(&ix->by_subtree) == 0)
-		return;
 	for (i = 0; path[i]; i++) {
 		if (i > ix->subtree_max)
 			return; /* (no prefix this long or longer is a subtree) */
@@ -793,6 +801,38 @@ static void cands_subtree(struct cands *c, const struct match_index *ix, const c
 	}
 	if (i > 1)
 		cands_entries(c, strmap_get_hashed(&ix->by_subtree, path, i, h), -1);
+}
+
+/* What subtree_lookup() found for the last path: it reads no more than
+ * the path's first subtree_max + 1 bytes, so a path that starts with the
+ * same ones (the next event's, most often, in a storm) has the same marks
+ * without a lookup. Forgotten with the index. */
+struct subtree_memo {
+	size_t len; /* the bytes of key; 0: nothing kept */
+	char key[PATH_MAX + 1];
+	struct cands found;
+};
+
+static void cands_subtree(struct cands *c, struct match_index *ix, const char *path) {
+	struct subtree_memo *mo = ix->memo;
+	size_t k;
+
+	if (!path || path[0] != '/' || strmap_size(&ix->by_subtree) == 0)
+		return;
+	k = strnlen(path, ix->subtree_max + 1);
+	if (!mo || mo->len != k || memcmp(mo->key, path, k) != 0) {
+		if (k > PATH_MAX || (!mo && !(mo = ix->memo = malloc(sizeof(*mo))))) {
+			subtree_lookup(c, ix, path);
+			return;
+		}
+		subtree_lookup(cands_init(&mo->found), ix, path);
+		memcpy(mo->key, path, k);
+		mo->len = k;
+	}
+	if (mo->found.all)
+		c->all = true;
+	for (size_t i = 0; i < mo->found.n; i++)
+		cands_add(c, mo->found.v[i]);
 }
 
 static void cands_fid(struct cands *c, const struct match_index *ix, const struct fsn_fid *fid) {
@@ -827,7 +867,7 @@ static void cands_own_object(struct cands *c, const struct match_index *ix,
 /* Every mark the event x can concern: by FID (inode marks; by path those
  * without one, and all when the event has no FID), by subtree, and the
  * whole-filesystem ones. */
-static void cands_event(struct cands *c, const struct match_index *ix, const struct evinfo *x) {
+static void cands_event(struct cands *c, struct match_index *ix, const struct evinfo *x) {
 	const struct fsn_event *ev = x->ev;
 	bool fids = ev->has & (FSN_HAS_FID | FSN_HAS_DFID | FSN_HAS_OLD | FSN_HAS_NEW);
 
@@ -860,7 +900,7 @@ static void cands_event(struct cands *c, const struct match_index *ix, const str
 void matcher_fanotify(struct matcher *mt, struct fsn_event *ev) {
 	char path[PATH_MAX], old[PATH_MAX];
 	struct evinfo x = { .ev = ev };
-	struct cands c = { .n = 0 };
+	struct cands c;
 	size_t n;
 
 	if (ev->mask & FAN_Q_OVERFLOW) {
@@ -886,9 +926,9 @@ void matcher_fanotify(struct matcher *mt, struct fsn_event *ev) {
 			  x.old_path ? text_escaped(p2, sizeof(p2), x.old_path) : "");
 	}
 	if ((ev->mask & (FAN_DELETE_SELF | FAN_MOVE_SELF)) || !x.path) {
-		struct cands own = { .n = 0 };
+		struct cands own;
 
-		cands_own_object(&own, &mt->ix, ev);
+		cands_own_object(cands_init(&own), &mt->ix, ev);
 		/* a planned inode mark's object went: watch the path again */
 		if (ev->mask & (FAN_DELETE_SELF | FAN_MOVE_SELF))
 			for (size_t i = 0; i < own.n; i++) {
@@ -909,7 +949,7 @@ void matcher_fanotify(struct matcher *mt, struct fsn_event *ev) {
 		return;
 	}
 
-	cands_event(&c, &mt->ix, &x);
+	cands_event(cands_init(&c), &mt->ix, &x);
 	n = c.all ? mt->ix.n_marks : c.n;
 	for (size_t i = 0; i < n; i++) {
 		const struct emark *m = c.all ? mt->ix.marks[i] : c.v[i];

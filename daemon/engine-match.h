@@ -99,7 +99,8 @@ struct match_index {
 	size_t n_path_nofid;      /* ... of them without a FID (found by path even in FID events) */
 	struct strmap by_subtree; /* SCOPE_SUBTREE marks, by their subtree */
 	size_t subtree_max;       /* the longest of those subtrees (bytes) */
-	struct emark **wide;      /* the others: a whole filesystem or mount (SCOPE_FSID) */
+	struct subtree_memo *memo; /* the last path's subtree marks (engine-match.c) */
+	struct emark **wide;       /* the others: a whole filesystem or mount (SCOPE_FSID) */
 	size_t n_wide;
 	struct emark *const *marks; /* all of them (the state's, borrowed): the fallback */
 	size_t n_marks;
@@ -165,6 +166,10 @@ struct matcher {
 				 * not hashed */
 	uint64_t attrs_shed_n;  /* records that said so (attrs_skipped "backlog") */
 	uint64_t hash_shed_n;   /* ... (hash_skipped "backlog") */
+	/* the attributes of the event being matched, and what they were
+	 * (evinfo_attrs(): one event at a time; here, not in each event's
+	 * struct evinfo, which is then small enough to clear per event) */
+	struct record_attrs ev_attrs, ev_before;
 	/* records' time during a dispatch (realtime µs, 0: none running), read
 	 * again every STAMP_EVERY records (record_time()) */
 	uint64_t stamp;

@@ -66,6 +66,10 @@ struct json_output {
 	/* Bytes waiting to be written: buf[off .. off+len). */
 	char *buf;
 	size_t off, len, cap, max;
+	/* the newlines in it: every line (or a written line's rest) enters
+	 * whole, so a flush that writes it all wrote this many lines, and
+	 * counts none itself */
+	size_t lines;
 	bool partial;  /* the first line in buf has been written in part */
 	uint64_t lost; /* records lost since the last "dropped" line */
 	/* The stream's id and the seq of the last line that entered it (was
@@ -161,6 +165,7 @@ static int buffer_append(struct json_output *j, const char *data, size_t n) {
 		return r;
 	memcpy(j->buf + j->off + j->len, data, n);
 	j->len += n;
+	j->lines++;
 	return 0;
 }
 
@@ -196,6 +201,7 @@ static void buffer_discard(struct json_output *j, bool keep_partial, int err) {
 	}
 	lines = count_lines(p + keep, j->len - keep);
 	j->len = keep;
+	j->lines = keep > 0; /* (the kept rest ends its line) */
 	if (keep == 0) {
 		j->off = 0;
 		j->partial = false;
@@ -222,7 +228,8 @@ static int flush(struct json_output *j) {
 	if (j->len == 0)
 		return 0;
 	w = write_all(j, j->buf + j->off, j->len, &err);
-	lines = count_lines(j->buf + j->off, w);
+	lines = w == j->len ? j->lines : count_lines(j->buf + j->off, w);
+	j->lines -= lines;
 	if (lines > 0)
 		output_succeeded(&j->head, lines);
 	if (w > 0) {
@@ -353,6 +360,7 @@ static void json_emit(struct output *o, const struct record *orig) {
 		n = j->format(&rec, j->buf + j->off + j->len, JSON_LINE_ROOM);
 		if (n >= 0 && n < JSON_LINE_ROOM) {
 			j->len += (size_t)n;
+			j->lines++;
 			j->seq++;
 			if (j->len >= JSON_BATCH_FLUSH && !ev_is_active(&j->io))
 				flush(j);

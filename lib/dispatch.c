@@ -357,6 +357,25 @@ static void event_done(struct fsn_ctx *ctx, struct fsn_pending_event *pe) {
 	fsn_fd_budget_release(ctx->budget, pe->n_held - pe->fd_to_perm - (kept && pe->n_held > 0));
 }
 
+/* A pending event's own fields; its event is the decoder's. */
+_Static_assert(sizeof(struct fsn_pending_event) == sizeof(struct fsn_event) + 56 ||
+		   sizeof(void *) != 8,
+	       "struct fsn_pending_event changed: set the new field in pe_init()");
+static void pe_init(struct fsn_pending_event *pe, struct fsn_group *g, const void *buf,
+		    size_t len) {
+	pe->group = g;
+	pe->perm_fd = -1;
+	pe->answered = false;
+	pe->n_held = 0;
+	pe->fd_to_perm = false;
+	pe->queued = false;
+	pe->flushed = false;
+	pe->queue_idx = 0;
+	pe->buf = buf;
+	pe->next = 0;
+	pe->len = len;
+}
+
 /* Hand out the events in buf[*off, len) read from source src (group g, or
  * the inotify fd when src == 0); *off: where it stopped (a callback's
  * error: the rest is the caller's to keep). The answers of its permission
@@ -366,9 +385,13 @@ static int dispatch_events(struct fsn_ctx *ctx, const void *buf, unsigned src, s
 	size_t off = *offp;
 
 	while (off < len) {
-		struct fsn_pending_event pe = { .perm_fd = -1, .group = g, .buf = buf, .len = len };
+		/* (its event is set whole by the decoder: not zeroed first, it
+		 * is 700 bytes, most of them room for handles) */
+		struct fsn_pending_event pe;
 		size_t next = off;
 		int r;
+
+		pe_init(&pe, g, buf, len);
 
 		if (g)
 			r = fsn_decode_fanotify(buf, len, &next, &pe.ev);

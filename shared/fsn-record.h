@@ -179,7 +179,8 @@ struct record {
 	const char *mount;
 	/* Where and in which order (set by the output that writes the
 	 * record): origin NULL: not said; stream: the id (32 hex digits) of
-	 * the output's stream of records, NULL: no stream and no seq; seq:
+	 * the output's stream of records, written as it is (only an output
+	 * sets it: nothing to escape), NULL: no stream and no seq; seq:
 	 * the record's number in that stream, 1 for its first. */
 	const struct record_origin *origin;
 	const char *stream;

@@ -16,11 +16,16 @@
 /* Append n bytes at *pos: what fits in buf[0..len-1), NUL terminated, *pos
  * advanced by n. */
 static inline void put(char *buf, size_t len, size_t *pos, const void *data, size_t n) {
-	if (len > 0 && *pos < len - 1) {
+	if (*pos + n < len) {
+		/* (it fits, as it nearly always does: a copy of n bytes, which
+		 * the compiler makes a few moves when n is a literal's length) */
+		memcpy(buf + *pos, data, n);
+		buf[*pos + n] = '\0';
+	} else if (len > 0 && *pos < len - 1) {
 		size_t room = len - 1 - *pos;
 
-		memcpy(buf + *pos, data, n < room ? n : room);
-		buf[*pos + (n < room ? n : room)] = '\0';
+		memcpy(buf + *pos, data, room);
+		buf[*pos + room] = '\0';
 	}
 	*pos += n;
 }
@@ -82,9 +87,19 @@ static inline void put_path(char *buf, size_t len, size_t *pos, const char *key,
 	puts_(buf, len, pos, "\"");
 }
 
+/* ,"key":"s" for a text the program made itself, that has nothing to
+ * escape (a severity's name, a stream id: hex digits); its length known */
+static inline void put_plain(char *buf, size_t len, size_t *pos, const char *key, size_t klen,
+			     const char *s, size_t n) {
+	put(buf, len, pos, key, klen);
+	put(buf, len, pos, "\"", 1);
+	put(buf, len, pos, s, n);
+	put(buf, len, pos, "\"", 1);
+}
+
 /* ,"key":"escaped" or ,"key":null */
-static inline void put_string(char *buf, size_t len, size_t *pos, const char *key, size_t klen,
-			      const char *s) {
+static inline __attribute__((always_inline)) void
+put_string(char *buf, size_t len, size_t *pos, const char *key, size_t klen, const char *s) {
 	put(buf, len, pos, key, klen);
 	if (!s) {
 		put(buf, len, pos, "null", 4);

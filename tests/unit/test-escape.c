@@ -430,6 +430,32 @@ START_TEST(test_json_escape_255) {
 }
 END_TEST
 
+/* Every byte at every place of a name longer than a word: the scan that
+ * takes eight plain bytes at a time stops for each byte a one-byte name
+ * escapes, wherever it is in the word, and for nothing else. */
+START_TEST(test_json_escape_every_place) {
+	for (unsigned b = 1; b < 256; b++) {
+		char one[2] = { (char)b, '\0' }, alone[16], in[24], want[64], got[64];
+		size_t n = 0;
+
+		json_escape(alone, sizeof(alone), &n, one);
+		for (size_t k = 0; k < 19; k++) {
+			size_t pos = 0;
+
+			memset(in, 'a', 19);
+			in[k] = (char)b;
+			in[19] = '\0';
+			snprintf(want, sizeof(want), "%.*s%s%.*s", (int)k, in, alone, (int)(18 - k),
+				 in + k + 1);
+			json_escape(got, sizeof(got), &pos, in);
+			ck_assert_msg(strcmp(got, want) == 0,
+				      "byte 0x%02x at %zu: got '%s', want '%s'", b, k, got, want);
+			ck_assert_uint_eq(pos, strlen(want));
+		}
+	}
+}
+END_TEST
+
 /* json_write_string() (shared/json.c: fsn-bench's, and anyone's JSON
  * written to a FILE) as a string; the caller frees it. */
 static char *write_string(const char *s) {
@@ -2675,6 +2701,7 @@ static void escape_suite(Suite *s) {
 	tcase_add_test(tc, test_json_escape);
 	tcase_add_test(tc, test_json_escape_append_truncate);
 	tcase_add_test(tc, test_json_escape_255);
+	tcase_add_test(tc, test_json_escape_every_place);
 	tcase_add_test(tc, test_json_write_string_same);
 	tcase_add_test(tc, test_text_escape);
 	tcase_add_test(tc, test_base64);

@@ -465,6 +465,52 @@ START_TEST(test_subtree_direct_children) {
 }
 END_TEST
 
+/* The subtree marks of the last path are kept for the next one that
+ * starts with the same bytes (as deep as the longest subtree and one
+ * more): a path that differs within them is looked up again, and a new
+ * index forgets them (its marks are others). */
+START_TEST(test_subtree_kept) {
+	struct fx fx;
+	struct erule *r, *q, *p;
+
+	fx_init(&fx);
+	r = fx_rule(&fx, "r", FAN_CREATE);
+	fx_subtree(&fx, r, "/w/a", true);
+	q = fx_rule(&fx, "q", FAN_CREATE);
+	fx_subtree(&fx, q, "/w", true);
+	fx_commit(&fx);
+
+	fan(&fx, FAN_CREATE, "/w/a/x");
+	expect_find(&fx, "r", FAN_CREATE, "/w/a/x", NULL);
+	expect_find(&fx, "q", FAN_CREATE, "/w/a/x", NULL);
+	ck_assert_uint_eq(fx.n_got, 2);
+	fx.n_got = 0;
+	fan(&fx, FAN_CREATE, "/w/a/y/z"); /* (the same first five bytes) */
+	expect_find(&fx, "r", FAN_CREATE, "/w/a/y/z", NULL);
+	ck_assert_uint_eq(fx.n_got, 2);
+	fx.n_got = 0;
+	fan(&fx, FAN_CREATE, "/w/ab"); /* a sibling of /w/a sharing its name's start */
+	expect_one(&fx, "q", FAN_CREATE, "/w/ab", NULL);
+	fan(&fx, FAN_CREATE, "/w/a");
+	expect_find(&fx, "r", FAN_CREATE, "/w/a", NULL);
+	ck_assert_uint_eq(fx.n_got, 2);
+	fx.n_got = 0;
+	fan(&fx, FAN_CREATE, "/w/b/c");
+	expect_one(&fx, "q", FAN_CREATE, "/w/b/c", NULL);
+
+	/* a new state: /w is another rule's now */
+	fx.n_planned = 0;
+	p = fx_rule(&fx, "p", FAN_CREATE);
+	fx_subtree(&fx, p, "/w", true);
+	fx_commit(&fx);
+	fan(&fx, FAN_CREATE, "/w/b/d");
+	expect_one(&fx, "p", FAN_CREATE, "/w/b/d", NULL);
+	fan(&fx, FAN_CREATE, "/w/a/x");
+	expect_one(&fx, "p", FAN_CREATE, "/w/a/x", NULL);
+	fx_done(&fx);
+}
+END_TEST
+
 /* An inode mark knows its object by FID, whatever path the event has: its
  * own events, its entries', not another object's at the same path. */
 START_TEST(test_object_by_fid) {
@@ -1267,6 +1313,7 @@ static void match_suite(Suite *s) {
 
 	tcase_add_test(tc, test_subtree_recursive);
 	tcase_add_test(tc, test_subtree_direct_children);
+	tcase_add_test(tc, test_subtree_kept);
 	tcase_add_test(tc, test_object_by_fid);
 	tcase_add_test(tc, test_filesystem_and_group);
 	tcase_add_test(tc, test_once_per_rule);
