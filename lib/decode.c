@@ -221,8 +221,11 @@ static int decode_info_records(const uint8_t *event, const struct fanotify_event
 	return 0;
 }
 
-_public_ int fsn_decode_fanotify(const void *buf, size_t len, size_t *offset,
-				 struct fsn_event *ev) {
+/* fsn_decode_fanotify(); keep: *ev untouched on failure (the info records
+ * all checked before one is decoded, as the API promises), or set in part
+ * (one pass: the library's own dispatch drops a malformed read's rest). */
+static int decode_fanotify(const void *buf, size_t len, size_t *offset, struct fsn_event *ev,
+			   bool keep) {
 	struct fanotify_event_metadata md;
 	const uint8_t *event;
 	size_t remaining;
@@ -246,12 +249,11 @@ _public_ int fsn_decode_fanotify(const void *buf, size_t len, size_t *offset,
 	    md.event_len > remaining)
 		return -EBADMSG;
 
-	/* The info records follow the metadata, up to event_len: all checked
-	 * first (*ev stays untouched on failure), then decoded straight into
-	 * *ev (not through a copy: the event is 700 bytes, most of them room
-	 * for handles, and a storm decodes millions). */
-	r = decode_info_records(event, &md, NULL);
-	if (r < 0)
+	/* The info records follow the metadata, up to event_len: with keep,
+	 * all checked first, then decoded straight into *ev (not through a
+	 * copy: the event is 700 bytes, most of them room for handles, and a
+	 * storm decodes millions). */
+	if (keep && (r = decode_info_records(event, &md, NULL)) < 0)
 		return r;
 	ev->source = FSN_SOURCE_FANOTIFY;
 	ev->mask = md.mask;
@@ -275,9 +277,20 @@ _public_ int fsn_decode_fanotify(const void *buf, size_t len, size_t *offset,
 	ev->cookie = 0;
 	ev->group = NULL;
 	ev->mark = NULL;
-	(void)decode_info_records(event, &md, ev);
+	r = decode_info_records(event, &md, ev);
+	if (r < 0)
+		return r; /* (only without keep: checked already with it) */
 	*offset += md.event_len;
 	return 1;
+}
+
+_public_ int fsn_decode_fanotify(const void *buf, size_t len, size_t *offset,
+				 struct fsn_event *ev) {
+	return decode_fanotify(buf, len, offset, ev, true);
+}
+
+int fsn_decode_fanotify_once(const void *buf, size_t len, size_t *offset, struct fsn_event *ev) {
+	return decode_fanotify(buf, len, offset, ev, false);
 }
 
 _public_ int fsn_decode_inotify(const void *buf, size_t len, size_t *offset, struct fsn_event *ev) {

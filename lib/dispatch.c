@@ -394,7 +394,7 @@ static int dispatch_events(struct fsn_ctx *ctx, const void *buf, unsigned src, s
 		pe_init(&pe, g, buf, len);
 
 		if (g)
-			r = fsn_decode_fanotify(buf, len, &next, &pe.ev);
+			r = fsn_decode_fanotify_once(buf, len, &next, &pe.ev);
 		else
 			r = fsn_decode_inotify(buf, len, &next, &pe.ev);
 		if (r == 0)

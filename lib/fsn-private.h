@@ -28,6 +28,11 @@ void fsn_append(char *buf, size_t len, size_t *pos, const char *fmt, ...) _print
 /* Errno name ("EOPNOTSUPP"), or NULL for unknown values. */
 const char *fsn_errno_name(int err);
 
+/* fsn_decode_fanotify() in one pass over the info records: the same
+ * results and checks, but on failure *ev may be set in part (for a caller
+ * that drops a malformed event and what follows it: the dispatch). */
+int fsn_decode_fanotify_once(const void *buf, size_t len, size_t *offset, struct fsn_event *ev);
+
 /* ---- internal context API shared by the context's files (ctx-private.h) ---- */
 
 /* Log through the context's callback, if any (priority as syslog). */

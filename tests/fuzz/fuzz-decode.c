@@ -8,7 +8,9 @@
  * 0 or -EBADMSG come back; 0 only at the end; an error leaves the offset
  * alone; success moves it forward and never past the end; the FSN_HAS_* bits
  * agree with the fields; every name byte up to the NUL is read (so ASan
- * catches an overread) and the NUL lies inside the event just decoded.
+ * catches an overread) and the NUL lies inside the event just decoded;
+ * the library's one-pass decoder (its dispatch's, fsn-private.h) gives the
+ * same result, offset and event as the public one.
  *
  * Built with -DFSN_LIBFUZZER it is a libFuzzer target (meson -Dfuzz=true,
  * CC=clang): a failed check aborts. Without it, it links replay.c:
@@ -24,6 +26,7 @@
 #include <sys/fanotify.h>
 #include <sys/stat.h>
 
+#include "fsn-private.h"
 #include "fsn.h"
 #include "replay.h"
 
@@ -83,18 +86,50 @@ static int check_inotify_event(const struct fsn_event *ev, const uint8_t *start,
 	return check_name(ev->name, end - start > 16, start + 16, end);
 }
 
-/* Decode buf as a stream of events until the end or an error. */
+/* a and b are the same event (what the decoder sets; handle bytes beyond
+ * handle_bytes are not set). */
+static int same_fid(const struct fsn_fid *a, const struct fsn_fid *b) {
+	CHECK(a->fsid[0] == b->fsid[0] && a->fsid[1] == b->fsid[1]);
+	CHECK(a->handle_bytes == b->handle_bytes && a->handle_type == b->handle_type);
+	CHECK(a->handle_bytes > FSN_HANDLE_MAX ||
+	      memcmp(a->f_handle, b->f_handle, a->handle_bytes) == 0);
+	return 0;
+}
+
+static int same_event(const struct fsn_event *a, const struct fsn_event *b) {
+	CHECK(a->source == b->source && a->mask == b->mask && a->fd == b->fd && a->pid == b->pid);
+	CHECK(a->has == b->has && a->name == b->name && a->old_name == b->old_name &&
+	      a->new_name == b->new_name);
+	CHECK(a->pidfd == b->pidfd && a->error == b->error && a->error_count == b->error_count);
+	CHECK(a->range_offset == b->range_offset && a->range_count == b->range_count);
+	CHECK(a->mnt_id == b->mnt_id && a->wd == b->wd && a->cookie == b->cookie);
+	CHECK(a->group == b->group && a->mark == b->mark);
+	if (same_fid(&a->fid, &b->fid) < 0 || same_fid(&a->dfid, &b->dfid) < 0 ||
+	    same_fid(&a->old_dfid, &b->old_dfid) < 0 || same_fid(&a->new_dfid, &b->new_dfid) < 0)
+		return -1;
+	return 0;
+}
+
+/* Decode buf as a stream of events until the end or an error. The
+ * library's one-pass decoder (its dispatch's) agrees with the public one
+ * on every event: the same result, offset and event. */
 static int run_stream(const uint8_t *buf, size_t size, int inotify) {
 	size_t off = 0;
 
 	for (;;) {
-		struct fsn_event ev;
-		size_t before = off;
+		struct fsn_event ev, once;
+		size_t before = off, once_off = off;
 		int r;
 
 		r = inotify ? fsn_decode_inotify(buf, size, &off, &ev)
 			    : fsn_decode_fanotify(buf, size, &off, &ev);
 		CHECK(r == 1 || r == 0 || r == -EBADMSG);
+		if (!inotify) {
+			CHECK(fsn_decode_fanotify_once(buf, size, &once_off, &once) == r);
+			CHECK(once_off == off);
+			if (r == 1 && same_event(&ev, &once) < 0)
+				return -1;
+		}
 		if (r == 0) {
 			CHECK(off == size && before == size);
 			return 0;
