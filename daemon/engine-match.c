@@ -548,9 +548,9 @@ static bool own_child(struct matcher *mt, struct evinfo *x) {
 	return x->own;
 }
 
-/* Try one mark for the event; report it for the mark's rule. */
 static const struct record record_blank;
 
+/* Try one mark for the event; report it for the mark's rule. */
 static void match_mark(struct matcher *mt, const struct emark *m, struct evinfo *x) {
 	struct erule *r = m->rule;
 	const struct rule_conf *rc = r->conf;

@@ -153,7 +153,7 @@ bool json_escape(char *buf, size_t len, size_t *pos, const char *s) {
 		const unsigned char *run = plain_run(p, end);
 		unsigned char c;
 
-		/* Copy a run of plain bytes at once */
+		/* a run of plain bytes copied at once */
 		if (run > p) {
 			put(buf, len, pos, p, (size_t)(run - p));
 			p = run;
@@ -727,7 +727,7 @@ static void put_label(char *buf, size_t len, size_t *pos, const struct record *r
 	const char *severity = severity_name(record_severity(r));
 
 	if (severity)
-		put_plain(buf, len, pos, KEY("severity"), severity, strlen(severity));
+		put_plain(buf, len, pos, KEY("severity"), severity);
 	else
 		put_string(buf, len, pos, KEY("severity"), NULL);
 	if (!r->label || r->label->n_tags == 0)
@@ -862,7 +862,7 @@ int record_to_json(const struct record *r, char *buf, size_t len) {
 	if (r->origin)
 		put_origin(buf, len, &pos, r->origin);
 	if (r->stream) {
-		put_plain(buf, len, &pos, KEY("stream"), r->stream, strlen(r->stream));
+		put_plain(buf, len, &pos, KEY("stream"), r->stream);
 		puts_(buf, len, &pos, ",\"seq\":");
 		put_u64(buf, len, &pos, r->seq);
 	}

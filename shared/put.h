@@ -88,12 +88,12 @@ static inline void put_path(char *buf, size_t len, size_t *pos, const char *key,
 }
 
 /* ,"key":"s" for a text the program made itself, that has nothing to
- * escape (a severity's name, a stream id: hex digits); its length known */
+ * escape (a severity's name, a stream id: hex digits) */
 static inline void put_plain(char *buf, size_t len, size_t *pos, const char *key, size_t klen,
-			     const char *s, size_t n) {
+			     const char *s) {
 	put(buf, len, pos, key, klen);
 	put(buf, len, pos, "\"", 1);
-	put(buf, len, pos, s, n);
+	put(buf, len, pos, s, strlen(s));
 	put(buf, len, pos, "\"", 1);
 }
 
