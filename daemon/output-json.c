@@ -483,6 +483,31 @@ static int open_file(const char *path, char *why, size_t whylen) {
 	return steal_fd(&fd);
 }
 
+/* A regular file whose last line was cut (its writer stopped in the middle
+ * of it: SIGKILL during a write that spans pages ends it at a page) gets
+ * the newline it lacks before the first record: the cut record is then a
+ * line of its own, and the records after it stay whole. Read through a
+ * descriptor of its own (fd is write-only), of the file just checked. */
+static void end_cut_line(const char *name, const char *path, int fd) {
+	char proc[64], last, esc[512];
+	struct stat st;
+	int rfd;
+
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+		return;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	rfd = open(proc, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (rfd < 0)
+		return;
+	if (pread(rfd, &last, 1, st.st_size - 1) == 1 && last != '\n' && write(fd, "\n", 1) == 1)
+		log_warning(
+		    "output '%s': %s ended in a line cut short (its writer stopped in the "
+		    "middle of it, as a kill -9 can): ended it, so that the records after it "
+		    "stay whole",
+		    name, text_escaped(esc, sizeof(esc), path));
+	close(rfd);
+}
+
 /* A directory others may write to lets them replace the file between two
  * rotations: say so, once per open. */
 static void warn_dir(const char *name, const char *path) {
@@ -540,11 +565,15 @@ static int json_reopen(struct output *o) {
 		return fd;
 	}
 	warn_dir(o->name, j->path);
-	/* What waits for the old file: one last try, then it is lost. */
+	/* What waits for the old file: one last try, then it is lost. Then
+	 * the new one's last line, if cut, is ended (after the old file's:
+	 * when both are one file, a line this daemon began there is
+	 * completed first, or ended for good if its rest was lost). */
 	flush(j);
 	disarm(j);
 	buffer_discard(j, false, 0);
 	close(j->fd);
+	end_cut_line(o->name, j->path, fd);
 	setup_fd(j, fd, true);
 	report_lost(j);
 	return 0;
@@ -602,8 +631,10 @@ int output_json_open(const struct output_conf *conf, struct ev_loop *loop, struc
 			goto fail;
 		}
 		fd = open_file(j->path, why, sizeof(why));
-		if (fd >= 0)
+		if (fd >= 0) {
 			warn_dir(conf->name, j->path);
+			end_cut_line(conf->name, j->path, fd);
+		}
 	} else
 		fd = open_stdout(&own);
 	if (fd < 0) {

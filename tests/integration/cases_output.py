@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """
 cases_output.py — the integration cases of outputs: the JSON file reopened
-on SIGUSR1 (rotation; and a clean stop on SIGINT), a hostile JSON file (a
+on SIGUSR1 (rotation; and a clean stop on SIGINT), a JSON file whose last
+line was cut short, a hostile JSON file (a
 symlink, a file or FIFO of another user, a link planted at the rotation),
 --foreground's lines on stdout, a journal output without journald, exec
 outputs (argv without a shell, fds, environment, capabilities, user =,
@@ -76,6 +77,36 @@ def usr1_reopen(t):
     rc = d.wait_exit(timeout=3)
     check(d.notify.find("STOPPING", "1", i) is not None, "no STOPPING=1 after SIGINT")
     check(rc == 0, f"exit status {rc} after SIGINT, expected 0")
+
+
+@test
+def json_cut_line(t):
+    # A JSON file whose last line was cut short (as a kill -9 in the middle
+    # of a write leaves it): the daemon ends that line before its first
+    # record, at its start and at a reopen (SIGUSR1), and says so; the
+    # records after it are whole lines (without the newline the first one
+    # would be glued to the cut line, and both unreadable).
+    w = t.mkdir("w")
+    outputs, out = t.json_setup()
+    cut = b'{"time":"2026-12-08T00:00:00.000000Z","kind":"event","rule":"r-w","uid":0'
+    with open(out.path, "wb") as f:
+        f.write(cut)
+    out.killed()
+    d, out, _ = start(t, [rule("r-w", [w], mark="auto", events=["create"])], outputs=outputs,
+                      reader=out)
+    c = t.child()
+    c.create(os.path.join(w, "a"))
+    out.wait(ev(os.path.join(w, "a"), "create"), "the first event after the cut line", daemon=d)
+    check(out.cuts == [cut], f"the cut line was not ended before the first record: {out.cuts}")
+    check(re.search(r"ended in a line cut short", d.stderr()),
+          f"no word of the cut line:{tail(d.stderr())}")
+    with open(out.path, "ab") as f:
+        f.write(cut[:40])
+    out.killed()
+    d.signal(signal.SIGUSR1)
+    c.create(os.path.join(w, "b"))
+    out.wait(ev(os.path.join(w, "b"), "create"), "the first event after the reopen", daemon=d)
+    check(out.cuts == [cut, cut[:40]], f"the cut line was not ended at the reopen: {out.cuts}")
 
 
 def machine_ids():

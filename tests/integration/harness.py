@@ -457,7 +457,7 @@ class JsonLines:
     not is kept in self.errors (the runner fails the test for it). The
     lines of each stream must number on without a gap, but for the records
     the daemon itself says it dropped (a "dropped" line of no rule):
-    gap_problems()."""
+    gap_problems(). A line a kill cut short is excused once: killed()."""
 
     def __init__(self, path, read=None):
         self.path = path
@@ -467,6 +467,8 @@ class JsonLines:
         self.records = []
         self.errors = []
         self.streams = {}  # stream -> [last seq, missing numbers, dropped counted]
+        self.cut = None  # the line a kill cut short (killed()), if any
+        self.cuts = []   # ... seen ended, as it was cut
 
     def _number(self, obj, line):
         st = self.streams.setdefault(obj.get("stream"), [None, 0, 0])
@@ -480,6 +482,15 @@ class JsonLines:
         st[0] = seq
         if obj.get("kind") == "dropped" and obj.get("rule") is None:
             st[2] += obj.get("count", 0)
+
+    def killed(self):
+        """The daemon writing this file was killed (SIGKILL): the line it
+        was writing may be cut short (a write spanning pages stops at one),
+        and its next start ends that line before its first record. That
+        line, exactly as the kill left it, is then not an error; any other
+        bad line still is."""
+        self.poll()
+        self.cut = self.partial or None
 
     def gap_problems(self):
         """Streams with more numbers missing than their dropped lines count."""
@@ -504,6 +515,10 @@ class JsonLines:
         lines = data.split(b"\n")
         self.partial = lines.pop()
         for line in lines:
+            if self.cut is not None and line == self.cut:
+                self.cuts.append(line)
+                self.cut = None
+                continue
             try:
                 text = line.decode("utf-8")
                 obj = json.loads(text, parse_constant=_no_constant)
@@ -1000,6 +1015,8 @@ class Daemon:
             except ProcessLookupError:
                 pass
             self.proc.wait()
+            for r in self.t.readers:
+                r.killed()
         self.notify.close()
 
 
