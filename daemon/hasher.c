@@ -124,20 +124,6 @@ static bool pace(uint64_t start_usec, uint64_t read, uint64_t rate, const volati
 	return !(stop && *stop);
 }
 
-/* fd (any fd of the file, O_PATH too) opened for reading: through
- * /proc/self/fd, the same inode whatever its name is now; O_NOATIME
- * (the daemon owns no file it hashes: it needs CAP_FOWNER, else without). */
-static int reopen_for_reading(int fd) {
-	char p[64];
-	int r;
-
-	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
-	r = open(p, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOATIME);
-	if (r < 0 && errno == EPERM)
-		r = open(p, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	return r < 0 ? -errno : r;
-}
-
 int hash_reader_init(struct hash_reader *rd) {
 	*rd = (struct hash_reader){ .size = READ_CHUNK };
 	rd->buf = malloc(rd->size);

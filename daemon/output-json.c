@@ -489,14 +489,13 @@ static int open_file(const char *path, char *why, size_t whylen) {
  * line of its own, and the records after it stay whole. Read through a
  * descriptor of its own (fd is write-only), of the file just checked. */
 static void end_cut_line(const char *name, const char *path, int fd) {
-	char proc[64], last, esc[512];
+	char last, esc[512];
 	struct stat st;
 	int rfd;
 
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
 		return;
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	rfd = open(proc, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	rfd = reopen_for_reading(fd);
 	if (rfd < 0)
 		return;
 	if (pread(rfd, &last, 1, st.st_size - 1) == 1 && last != '\n' && write(fd, "\n", 1) == 1)

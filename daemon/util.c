@@ -168,6 +168,17 @@ void hex_encode(const void *data, size_t n, char *out) {
 	out[2 * n] = '\0';
 }
 
+int reopen_for_reading(int fd) {
+	char p[64];
+	int r;
+
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	r = open(p, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOATIME);
+	if (r < 0 && errno == EPERM)
+		r = open(p, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	return r < 0 ? -errno : r;
+}
+
 int state_dir_open(const char *dir, char *err, size_t errlen) {
 	struct stat st;
 	int fd, r;

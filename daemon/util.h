@@ -35,6 +35,11 @@ ssize_t read_small(const char *path, char *buf, size_t len);
 char **strv_copy(char *const *v, size_t n);
 /* n bytes as 2n lower-case hex digits and a NUL in out. */
 void hex_encode(const void *data, size_t n, char *out);
+/* fd (any fd of the file, O_PATH or write-only too) opened again for
+ * reading: through /proc/self/fd, the same inode whatever its name is now;
+ * O_NOATIME where the daemon may (it needs CAP_FOWNER for a file it does
+ * not own), else without. The fd, or -errno. */
+int reopen_for_reading(int fd);
 
 /* The daemon's state: its directory dir, made 0700 if missing, or a file
  * name in it (dfd, or AT_FDCWD with name a path; dir NULL then), made 0600

@@ -393,6 +393,17 @@ static void expect_find_(struct fx *fx, const char *rule, uint64_t mask, const c
 }
 #define expect_find(fx, rule, mask, path, old) expect_find_(fx, rule, mask, path, old, __LINE__)
 
+/* Exactly two records since the last check, one for rule a and one for
+ * rule b, each as expect_at() says. */
+#define expect_two(fx, a, b, mask, path)                                                           \
+	do {                                                                                       \
+		expect_find(fx, a, mask, path, NULL);                                              \
+		expect_find(fx, b, mask, path, NULL);                                              \
+		ck_assert_msg((fx)->n_got == 2, "line %d: %zu records, expected two", __LINE__,    \
+			      (fx)->n_got);                                                        \
+		(fx)->n_got = 0;                                                                   \
+	} while (0)
+
 /* Exactly one record since the last check, as expect_at() says. */
 #define expect_one(fx, rule, mask, path, old)                                                      \
 	do {                                                                                       \
@@ -481,20 +492,13 @@ START_TEST(test_subtree_kept) {
 	fx_commit(&fx);
 
 	fan(&fx, FAN_CREATE, "/w/a/x");
-	expect_find(&fx, "r", FAN_CREATE, "/w/a/x", NULL);
-	expect_find(&fx, "q", FAN_CREATE, "/w/a/x", NULL);
-	ck_assert_uint_eq(fx.n_got, 2);
-	fx.n_got = 0;
+	expect_two(&fx, "r", "q", FAN_CREATE, "/w/a/x");
 	fan(&fx, FAN_CREATE, "/w/a/y/z"); /* (the same first five bytes) */
-	expect_find(&fx, "r", FAN_CREATE, "/w/a/y/z", NULL);
-	ck_assert_uint_eq(fx.n_got, 2);
-	fx.n_got = 0;
+	expect_two(&fx, "r", "q", FAN_CREATE, "/w/a/y/z");
 	fan(&fx, FAN_CREATE, "/w/ab"); /* a sibling of /w/a sharing its name's start */
 	expect_one(&fx, "q", FAN_CREATE, "/w/ab", NULL);
 	fan(&fx, FAN_CREATE, "/w/a");
-	expect_find(&fx, "r", FAN_CREATE, "/w/a", NULL);
-	ck_assert_uint_eq(fx.n_got, 2);
-	fx.n_got = 0;
+	expect_two(&fx, "r", "q", FAN_CREATE, "/w/a");
 	fan(&fx, FAN_CREATE, "/w/b/c");
 	expect_one(&fx, "q", FAN_CREATE, "/w/b/c", NULL);
 
